@@ -1,0 +1,185 @@
+//! Build script: embeds every `kernels/*.cu` into the crate.
+//!
+//! For each file it records the source text, a SHA-256 of that text and the `extern "C" __global__`
+//! entry points it declares, and writes `$OUT_DIR/kernels.rs` with:
+//! - `SOURCES: &[KernelSource]`, sorted by file name;
+//! - one module per file (`kernels/transpose.cu` -> `mod transpose`) holding one `Kernel` constant
+//!   per entry point. The case table names kernels through these constants, so a case that names a
+//!   kernel missing from its file is a compile error naming that file's module.
+//!
+//! A `.cu` file with no entry point, two files that map to one module name, or a repeated entry
+//! name stops the build with a message naming the file.
+
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let dir = root.join("kernels");
+    // A directory argument makes cargo re-run this script when any file below it changes,
+    // is added or is removed.
+    println!("cargo:rerun-if-changed=kernels");
+
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| fail(&dir, &format!("cannot read the kernels folder: {e}")))
+        .map(|entry| entry.expect("readable directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        fail(&dir, "no .cu files found; kernelgate needs at least one kernel source");
+    }
+
+    let mut sources = String::new();
+    let mut modules = String::new();
+    let mut seen_modules: Vec<String> = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| fail(path, &format!("cannot read: {e}")));
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let module = module_name(&file);
+        if seen_modules.contains(&module) {
+            fail(path, &format!("maps to module `{module}`, like another file; rename one of them"));
+        }
+        seen_modules.push(module.clone());
+
+        let entries = entry_points(&text);
+        if entries.is_empty() {
+            fail(path, "declares no `extern \"C\" __global__` kernel; every kernels/*.cu needs at least one");
+        }
+        for (i, (name, line)) in entries.iter().enumerate() {
+            if entries[..i].iter().any(|(n, _)| n == name) {
+                fail(path, &format!("line {line}: kernel `{name}` is declared twice"));
+            }
+        }
+        let hash = hex(&Sha256::digest(text.as_bytes()));
+        let names: Vec<String> = entries.iter().map(|(n, _)| format!("{n:?}")).collect();
+        writeln!(
+            sources,
+            "    KernelSource {{ file: {file:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}] }},",
+            path.display(),
+            names.join(", ")
+        )
+        .unwrap();
+
+        writeln!(modules, "/// Entry points of `kernels/{file}`.").unwrap();
+        writeln!(modules, "#[allow(non_upper_case_globals)]\npub mod {module} {{").unwrap();
+        for (name, line) in &entries {
+            writeln!(modules, "    /// `{name}`, declared at `kernels/{file}:{line}`.").unwrap();
+            writeln!(
+                modules,
+                "    pub const {name}: crate::Kernel = crate::Kernel {{ file: {file:?}, entry: {name:?} }};"
+            )
+            .unwrap();
+        }
+        writeln!(modules, "}}").unwrap();
+    }
+
+    let generated = format!(
+        "/// Every `kernels/*.cu`, sorted by file name, embedded at build time.\n\
+         pub static SOURCES: &[KernelSource] = &[\n{sources}];\n\n{modules}"
+    );
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("kernels.rs");
+    std::fs::write(&out, generated).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
+}
+
+/// Stops the build with a message that names the file.
+fn fail(path: &Path, message: &str) -> ! {
+    eprintln!("error: {}: {message}", path.display());
+    panic!("kernelgate build failed: {}: {message}", path.display());
+}
+
+/// `transpose.cu` -> `transpose`; characters that cannot start or continue an identifier become `_`.
+fn module_name(file: &str) -> String {
+    let stem = file.trim_end_matches(".cu");
+    let mut name: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
+    }
+    name
+}
+
+/// Finds `extern "C" __global__ ... name(` declarations, with their 1-based line numbers.
+/// Comments are blanked first so that a commented-out kernel is not listed.
+fn entry_points(text: &str) -> Vec<(String, usize)> {
+    let code = strip_comments(text);
+    let mut found = Vec::new();
+    let mut rest = code.as_str();
+    let mut offset = 0;
+    while let Some(at) = rest.find("extern \"C\"") {
+        let start = offset + at + "extern \"C\"".len();
+        let Some(paren) = code[start..].find('(') else { break };
+        // The declaration head runs to the first `(` that is not part of `__launch_bounds__(...)`.
+        let head_end = find_declarator_paren(&code[start..]).map_or(start + paren, |p| start + p);
+        let head = &code[start..head_end];
+        if head.split_whitespace().any(|w| w == "__global__") {
+            let name: String = head
+                .trim_end()
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            if !name.is_empty() {
+                let line = code[..head_end].matches('\n').count() + 1;
+                found.push((name, line));
+            }
+        }
+        offset = head_end;
+        rest = &code[offset..];
+    }
+    found
+}
+
+/// Position of the `(` that opens the parameter list, skipping `__launch_bounds__(...)`.
+fn find_declarator_paren(s: &str) -> Option<usize> {
+    let mut i = 0;
+    while let Some(p) = s[i..].find('(') {
+        let at = i + p;
+        if s[..at].trim_end().ends_with("__launch_bounds__") {
+            let close = s[at..].find(')')?;
+            i = at + close + 1;
+        } else {
+            return Some(at);
+        }
+    }
+    None
+}
+
+/// Replaces `//` and `/* */` comments with spaces, keeping newlines so line numbers hold.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut prev = ' ';
+                for c in chars.by_ref() {
+                    out.push(if c == '\n' { '\n' } else { ' ' });
+                    if prev == '*' && c == '/' {
+                        break;
+                    }
+                    prev = c;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

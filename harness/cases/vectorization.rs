@@ -1,0 +1,102 @@
+//! `kernels/vectorization.cu`: scalar vs float4 copy; SAXPY scalar vs float4 (grid-stride, tail),
+//! and the scalar-head variant for a base that is not 16-byte aligned.
+
+use super::elements;
+use crate::case::{Case, HostData, Init, Launch, Param, Tolerance};
+use crate::source::k::vectorization as kv;
+
+/// Elements: 2^26 floats, 256 MiB per buffer.
+pub const N: usize = 1 << 26;
+/// SAXPY's `a`.
+pub const A: f32 = 2.0;
+const BLOCK: u32 = 256;
+/// Blocks per SM for the grid-stride kernels: 8 x 256 threads = 2048, the most resident threads
+/// per SM on sm_80 and sm_90 (CUDA C++ Programming Guide, "Compute Capabilities" table).
+const BLOCKS_PER_SM: u32 = 8;
+
+/// The family at full size.
+pub fn cases() -> Vec<Case> {
+    sized(N)
+}
+
+/// `y = a * x + y` on the CPU over the elements from `offset` on.
+fn saxpy_ref(b: &[HostData], offset: usize) -> Vec<Vec<f32>> {
+    let (x, y) = (b[0].f32(), b[1].f32());
+    let mut out = y.to_vec();
+    for i in offset..y.len() {
+        out[i] = A * x[i] + y[i];
+    }
+    vec![out]
+}
+
+fn saxpy_case(variant: &str, n: usize, offset: usize, launch: Launch) -> Case {
+    let entry = match variant {
+        "saxpy" => kv::saxpy,
+        "saxpy_vec4" => kv::saxpy_vec4,
+        _ => kv::saxpy_vec4_head,
+    };
+    let size = if offset == 0 { elements(n) } else { format!("{}_off{offset}", elements(n)) };
+    let uniform = Init::Uniform { lo: -1.0, hi: 1.0 };
+    Case::new("vectorization", variant, size, entry)
+        .launch(launch)
+        .params([
+            Param::I32(i32::try_from(n).expect("n fits int")),
+            Param::F32(A),
+            Param::In { init: uniform, len: n + offset, offset },
+            Param::InOut { init: uniform, len: n + offset, offset },
+        ])
+        .reference(move |b| saxpy_ref(b, offset))
+        .tolerance(Tolerance::FMA)
+        .bytes(12 * n as u64)
+        .flops(2 * n as u64)
+}
+
+fn sized(n: usize) -> Vec<Case> {
+    assert!(n % 4 == 0, "the float4 copy needs n % 4 == 0");
+    let n_i32 = i32::try_from(n).expect("n fits int");
+    let copy = |b: &[HostData]| vec![b[0].f32().to_vec()];
+    let grid_stride = Launch::per_sm(BLOCKS_PER_SM, BLOCK);
+    vec![
+        Case::new("vectorization", "copy_scalar", elements(n), kv::copy_scalar)
+            .launch(Launch::linear(n, BLOCK))
+            .params([Param::input(n), Param::output(n), Param::I32(n_i32)])
+            .reference(copy)
+            .bytes(8 * n as u64),
+        Case::new("vectorization", "copy_vec4", elements(n), kv::copy_vec4)
+            .launch(Launch::linear(n / 4, BLOCK))
+            .params([Param::input(n), Param::output(n), Param::I32(n_i32 / 4)])
+            .reference(copy)
+            .bytes(8 * n as u64),
+        saxpy_case("saxpy", n, 0, Launch::linear(n, BLOCK)),
+        saxpy_case("saxpy", n + 3, 0, Launch::linear(n + 3, BLOCK)),
+        saxpy_case("saxpy", n, 1, Launch::linear(n, BLOCK)),
+        saxpy_case("saxpy_vec4", n, 0, grid_stride),
+        // n % 4 == 3 exercises the scalar tail.
+        saxpy_case("saxpy_vec4", n + 3, 0, grid_stride),
+        // x and y one float past 16-byte alignment: 3 scalar head elements, then float4.
+        saxpy_case("saxpy_vec4_head", n, 1, grid_stride),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_fit_their_buffers() {
+        super::super::assert_references_fit(&sized(64));
+    }
+
+    #[test]
+    fn offset_saxpy_leaves_the_skipped_element_alone() {
+        let out = saxpy_ref(&[HostData::F32(vec![1.0, 1.0, 2.0]), HostData::F32(vec![5.0, 1.0, 1.0])], 1);
+        assert_eq!(out, vec![vec![5.0, 3.0, 5.0]]);
+    }
+
+    #[test]
+    fn names_show_size_and_offset() {
+        let names: Vec<String> = sized(64).iter().map(Case::name).collect();
+        assert!(names.contains(&"vectorization/saxpy_vec4/67".to_string()));
+        assert!(names.contains(&"vectorization/saxpy_vec4_head/64_off1".to_string()));
+    }
+}

@@ -1,0 +1,115 @@
+//! Compile stage: kernel sources to PTX with NVRTC, for one target architecture.
+//!
+//! NVRTC is loaded at run time. cudarc panics on first use when `libnvrtc` is missing (checked on
+//! 2026-11-30, ../shared/gpu/README.md), so [`nvrtc_available`] asks first and callers turn a
+//! missing library into an ignored trial with the reason.
+#![allow(unsafe_code)]
+
+use crate::{Error, KernelSource, Result};
+use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
+
+/// NVRTC options used for every kernel besides the architecture: C++17 and line info (so that
+/// Nsight Compute can correlate SASS with source lines).
+pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17", "-lineinfo"];
+
+/// `Ok(())` when `libnvrtc` can be opened; otherwise the reason, with the fix.
+///
+/// # Errors
+/// [`Error::Unavailable`] when the library is not on the loader path.
+pub fn nvrtc_available() -> Result<()> {
+    // SAFETY: `is_culib_present` only dlopens candidate library names and drops the handles;
+    // it calls no NVRTC function.
+    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        Ok(())
+    } else {
+        Err(Error::Unavailable(
+            "libnvrtc (CUDA 13) is not on the loader path; install the CUDA toolkit, or \
+             `pip install nvidia-cuda-nvrtc` and add site-packages/nvidia/cu13/lib to LD_LIBRARY_PATH"
+                .into(),
+        ))
+    }
+}
+
+/// NVRTC's version as `(major, minor)`.
+///
+/// # Errors
+/// [`Error::Unavailable`] if NVRTC is missing or the call fails.
+pub fn nvrtc_version() -> Result<(i32, i32)> {
+    nvrtc_available()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC is loaded (checked above); nvrtcVersion writes two ints through valid pointers.
+    let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    status
+        .result()
+        .map_err(|e| Error::Unavailable(format!("nvrtcVersion failed: {e:?}")))?;
+    Ok((major, minor))
+}
+
+/// Compiles one kernel file to PTX for `arch` (e.g. `"sm_90"`).
+///
+/// The program is named after the file, so NVRTC's log reads `transpose.cu(12): error: ...`.
+///
+/// # Errors
+/// [`Error::Unavailable`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim.
+pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
+    nvrtc_available()?;
+    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
+    options.push(format!("--gpu-architecture={arch}"));
+    let opts = CompileOptions { options, name: Some(source.file.to_string()), ..Default::default() };
+    cudarc::nvrtc::compile_ptx_with_opts(source.source, opts).map_err(|e| match e {
+        CompileError::CompileError { nvrtc, log, .. } => Error::Compile {
+            file: source.file.to_string(),
+            arch: arch.to_string(),
+            status: format!("{:?}", nvrtc.0),
+            log: log.to_string_lossy().into_owned(),
+        },
+        other => Error::Compile {
+            file: source.file.to_string(),
+            arch: arch.to_string(),
+            status: format!("{other:?}"),
+            log: String::new(),
+        },
+    })
+}
+
+/// The `.entry` names declared in a PTX module, in order.
+pub fn ptx_entries(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+        .map(|rest| rest.split(['(', ' ']).next().unwrap_or(rest))
+        .collect()
+}
+
+/// Compiles `source` for `arch` and checks that the PTX holds exactly the entry points that
+/// `build.rs` listed; the body of the `compile/<file>/<arch>` trials, which need no GPU.
+///
+/// # Errors
+/// As [`compile`]; [`Error::Unavailable`]... never for a mismatch, which is returned as
+/// `Ok(Err(message))` so the trial fails with it.
+pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::Result<(), String>> {
+    let ptx = compile(source, arch)?.to_src();
+    let mut found: Vec<&str> = ptx_entries(&ptx);
+    let mut listed: Vec<&str> = source.entries.to_vec();
+    found.sort_unstable();
+    listed.sort_unstable();
+    if found == listed {
+        Ok(Ok(()))
+    } else {
+        Ok(Err(format!(
+            "kernels/{}: build.rs listed entry points {listed:?} but NVRTC's PTX for {arch} declares {found:?}",
+            source.file
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ptx_entries_reads_visible_entries() {
+        let ptx = ".version 8.8\n.target sm_90\n.visible .entry copy_vec4(\n\t.param .u64 a\n)\n\
+                   .func helper()\n  .visible .entry saxpy(\n";
+        assert_eq!(ptx_entries(ptx), vec!["copy_vec4", "saxpy"]);
+    }
+}

@@ -1,0 +1,208 @@
+//! Options of kernelgate's own, read from `KERNELGATE_*` environment variables in one place.
+//!
+//! libtest's flags (filters, `--list`, `--exact`, `--ignored`, `--test-threads`) stay libtest's;
+//! everything kernelgate adds is an environment variable, as insta and trybuild do, so that
+//! `cargo test --release` passes it through untouched. The README lists them with their defaults.
+
+use crate::{Error, Result};
+use std::path::PathBuf;
+
+/// When to stop taking timing samples of one case.
+///
+/// Defaults are nvbench's (`nvbench/detail/measure_cold.cuh`, `stdrel` criterion): at least 10
+/// samples and 0.5 s of measured GPU time, then stop once the relative standard deviation is at
+/// most 0.5 %, or after 15 s of wall time whatever the noise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StoppingRule {
+    /// Fewest samples (`KERNELGATE_MIN_SAMPLES`, default 10).
+    pub min_samples: usize,
+    /// Least total GPU time of the samples, seconds (`KERNELGATE_MIN_TIME`, default 0.5).
+    pub min_time_s: f64,
+    /// Noise target: stddev / mean, percent (`KERNELGATE_MAX_NOISE`, default 0.5).
+    pub max_noise_pct: f64,
+    /// Wall-clock limit for one case's timing loop, seconds (`KERNELGATE_TIMEOUT`, default 15).
+    pub timeout_s: f64,
+}
+
+impl Default for StoppingRule {
+    fn default() -> Self {
+        StoppingRule { min_samples: 10, min_time_s: 0.5, max_noise_pct: 0.5, timeout_s: 15.0 }
+    }
+}
+
+/// Every option kernelgate reads, completed from defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// When to stop sampling.
+    pub stopping: StoppingRule,
+    /// Untimed launches before the samples (`KERNELGATE_WARMUP`, default 1, as nvbench).
+    pub warmup: usize,
+    /// Seed of the input generator (`KERNELGATE_SEED`); `None` draws a new one per run, which is
+    /// printed so a failure can be replayed.
+    pub seed: Option<u64>,
+    /// Where run CSVs go (`KERNELGATE_OUT_DIR`); `None` means `<project root>/target/kernelgate`.
+    pub out_dir: Option<PathBuf>,
+    /// Fail GPU trials instead of ignoring them when no GPU is usable (`KERNELGATE_REQUIRE_GPU=1`);
+    /// for GPU runners, where a broken driver must not pass as "ignored".
+    pub require_gpu: bool,
+    /// Fail the NVRTC compile trials instead of ignoring them when libnvrtc is missing
+    /// (`KERNELGATE_REQUIRE_NVRTC=1`); CI sets it so the compile check cannot silently vanish.
+    pub require_nvrtc: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            stopping: StoppingRule::default(),
+            warmup: 1,
+            seed: None,
+            out_dir: None,
+            require_gpu: false,
+            require_nvrtc: false,
+        }
+    }
+}
+
+impl Config {
+    /// Reads the process environment.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first variable whose value does not parse.
+    pub fn from_env() -> Result<Config> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads options through `lookup` (a variable name to its value); the pure core of
+    /// [`Config::from_env`], testable without touching the environment.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first variable whose value does not parse.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config> {
+        let d = Config::default();
+        let s = d.stopping;
+        Ok(Config {
+            stopping: StoppingRule {
+                min_samples: parse(&lookup, "KERNELGATE_MIN_SAMPLES", s.min_samples, positive)?,
+                min_time_s: parse(&lookup, "KERNELGATE_MIN_TIME", s.min_time_s, non_negative)?,
+                max_noise_pct: parse(&lookup, "KERNELGATE_MAX_NOISE", s.max_noise_pct, non_negative)?,
+                timeout_s: parse(&lookup, "KERNELGATE_TIMEOUT", s.timeout_s, positive)?,
+            },
+            warmup: parse(&lookup, "KERNELGATE_WARMUP", d.warmup, |_| true)?,
+            seed: match lookup("KERNELGATE_SEED") {
+                None => None,
+                Some(v) => Some(parse_value("KERNELGATE_SEED", &v, |_: &u64| true)?),
+            },
+            out_dir: lookup("KERNELGATE_OUT_DIR").filter(|v| !v.is_empty()).map(PathBuf::from),
+            require_gpu: flag(&lookup, "KERNELGATE_REQUIRE_GPU")?,
+            require_nvrtc: flag(&lookup, "KERNELGATE_REQUIRE_NVRTC")?,
+        })
+    }
+}
+
+fn positive<T: PartialOrd + Default>(v: &T) -> bool {
+    *v > T::default()
+}
+
+fn non_negative<T: PartialOrd + Default>(v: &T) -> bool {
+    *v >= T::default()
+}
+
+fn parse<T>(
+    lookup: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: T,
+    valid: impl Fn(&T) -> bool,
+) -> Result<T>
+where
+    T: std::str::FromStr + std::fmt::Display,
+{
+    match lookup(name) {
+        None => Ok(default),
+        Some(v) if v.trim().is_empty() => Ok(default),
+        Some(v) => parse_value(name, &v, valid),
+    }
+}
+
+fn parse_value<T: std::str::FromStr>(name: &'static str, value: &str, valid: impl Fn(&T) -> bool) -> Result<T> {
+    match value.trim().parse::<T>() {
+        Ok(v) if valid(&v) => Ok(v),
+        _ => Err(Error::Config {
+            name,
+            value: value.to_string(),
+            expected: format!("expected a {} number; unset it to use the default", kind_of::<T>()),
+        }),
+    }
+}
+
+fn kind_of<T>() -> &'static str {
+    let t = std::any::type_name::<T>();
+    if t.contains("f64") { "non-negative decimal" } else { "non-negative whole" }
+}
+
+fn flag(lookup: &impl Fn(&str) -> Option<String>, name: &'static str) -> Result<bool> {
+    match lookup(name).as_deref().map(str::trim) {
+        None | Some("") | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(other) => Err(Error::Config {
+            name,
+            value: other.to_string(),
+            expected: "expected 1 (on) or 0 (off)".into(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(pairs: &[(&str, &str)]) -> Result<Config> {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn defaults_are_nvbench_defaults() {
+        let c = with(&[]).unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.stopping.min_samples, 10);
+        assert_eq!(c.stopping.min_time_s, 0.5);
+        assert_eq!(c.stopping.max_noise_pct, 0.5);
+        assert_eq!(c.stopping.timeout_s, 15.0);
+    }
+
+    #[test]
+    fn values_override_defaults() {
+        let c = with(&[
+            ("KERNELGATE_MIN_SAMPLES", "25"),
+            ("KERNELGATE_MIN_TIME", "0.1"),
+            ("KERNELGATE_MAX_NOISE", "1.5"),
+            ("KERNELGATE_TIMEOUT", "3"),
+            ("KERNELGATE_SEED", "42"),
+            ("KERNELGATE_OUT_DIR", "/tmp/x"),
+            ("KERNELGATE_REQUIRE_GPU", "1"),
+        ])
+        .unwrap();
+        assert_eq!(c.stopping.min_samples, 25);
+        assert_eq!(c.stopping.min_time_s, 0.1);
+        assert_eq!(c.stopping.max_noise_pct, 1.5);
+        assert_eq!(c.stopping.timeout_s, 3.0);
+        assert_eq!(c.seed, Some(42));
+        assert_eq!(c.out_dir, Some(PathBuf::from("/tmp/x")));
+        assert!(c.require_gpu && !c.require_nvrtc);
+    }
+
+    #[test]
+    fn bad_values_name_the_variable() {
+        for (name, value) in [
+            ("KERNELGATE_MIN_SAMPLES", "0"),
+            ("KERNELGATE_MIN_SAMPLES", "ten"),
+            ("KERNELGATE_MIN_TIME", "-1"),
+            ("KERNELGATE_TIMEOUT", "0"),
+            ("KERNELGATE_SEED", "0x1"),
+            ("KERNELGATE_REQUIRE_GPU", "yes"),
+        ] {
+            let err = with(&[(name, value)]).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains(value), "{err}");
+        }
+    }
+}

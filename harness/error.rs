@@ -1,0 +1,79 @@
+//! The crate's one error type.
+
+use std::path::PathBuf;
+
+/// Result alias used across kernelgate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong outside a kernel's own verdict. Each variant's message is a full
+/// sentence that names the file, variable or kernel involved and, where there is one, the fix.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A `KERNELGATE_*` environment variable holds a value that does not parse.
+    #[error("environment variable {name}={value:?} is invalid: {expected}")]
+    Config {
+        /// Variable name.
+        name: &'static str,
+        /// The value found.
+        value: String,
+        /// What a valid value looks like.
+        expected: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing CSV failed.
+    #[error("{}: {source}", path.display())]
+    Csv {
+        /// The CSV file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: csv::Error,
+    },
+    /// NVRTC rejected a kernel source; `log` is NVRTC's log, verbatim (it names file and line).
+    #[error("NVRTC failed to compile kernels/{file} for {arch} ({status}); its log follows:\n{log}")]
+    Compile {
+        /// The `.cu` file name.
+        file: String,
+        /// Target architecture, e.g. `sm_90`.
+        arch: String,
+        /// NVRTC's status code.
+        status: String,
+        /// NVRTC's program log.
+        log: String,
+    },
+    /// A CUDA driver call failed.
+    #[error("CUDA driver call failed while {doing}: {source}")]
+    Driver {
+        /// What kernelgate was doing.
+        doing: String,
+        /// The driver's error.
+        #[source]
+        source: cudarc::driver::DriverError,
+    },
+    /// The shared libraries or the device that a GPU trial needs are not there.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+
+    /// Wraps a driver error with what was being done.
+    pub fn driver(doing: impl Into<String>) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
+        let doing = doing.into();
+        move |source| Error::Driver { doing, source }
+    }
+}

@@ -1,0 +1,350 @@
+//! The GPU: opening the device, its facts, module loading, buffers, launches and events.
+//!
+//! This is one of the two modules allowed `unsafe` (the other is [`crate::compile`]): kernel
+//! launches pass untyped parameter lists to the driver. Every `unsafe` block states the invariant
+//! it relies on.
+#![allow(unsafe_code)]
+
+use crate::case::{Case, HostData, Param};
+use crate::{Error, Kernel, Result, compile};
+use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, CudaView};
+use cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Size of each of the two buffers of the copy-bandwidth measurement: 1 GiB, the size used for the
+/// runner's recorded ceiling in ../shared/gpu/README.md.
+pub const COPY_PROBE_BYTES: usize = 1 << 30;
+
+/// What is recorded about the device with every result.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DeviceFacts {
+    /// Marketing name as the driver reports it (`NVIDIA H200`).
+    pub name: String,
+    /// Baseline folder key, `vendor-model-smXY` ([`gpu_key`]).
+    pub gpu_key: String,
+    /// Compute capability major.
+    pub cc_major: i32,
+    /// Compute capability minor.
+    pub cc_minor: i32,
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// Device memory, bytes.
+    pub memory_bytes: u64,
+    /// L2 cache, bytes.
+    pub l2_bytes: u64,
+    /// Kernel driver version from NVML (`580.159.04`), or `unknown` without NVML.
+    pub driver_version: String,
+    /// CUDA version the driver supports, `major.minor` (`cuDriverGetVersion`).
+    pub cuda_driver_version: String,
+    /// NVRTC version used to compile, `major.minor`.
+    pub nvrtc_version: String,
+    /// ECC enabled.
+    pub ecc: bool,
+    /// Measured device-to-device copy bandwidth, GB/s (1e9 bytes/s), bytes read plus bytes written;
+    /// median of the copy-probe samples ([`COPY_PROBE_BYTES`]).
+    pub copy_bandwidth_gbps: f64,
+}
+
+/// `"NVIDIA H200"`, 9.0 -> `"nvidia-h200-sm90"`: lowercase, runs of non-alphanumerics become one `-`.
+pub fn gpu_key(name: &str, cc_major: i32, cc_minor: i32) -> String {
+    let mut key = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            key.push(c.to_ascii_lowercase());
+        } else if !key.ends_with('-') && !key.is_empty() {
+            key.push('-');
+        }
+    }
+    let key = key.trim_end_matches('-');
+    format!("{key}-sm{cc_major}{cc_minor}")
+}
+
+/// `Ok(())` when the CUDA driver library can be opened and reports at least one device.
+///
+/// # Errors
+/// [`Error::Unavailable`] with the reason (no libcuda, no device, driver error).
+pub fn gpu_available() -> Result<()> {
+    // SAFETY: `is_culib_present` only dlopens candidate names of libcuda and drops the handles.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(Error::Unavailable(
+            "no GPU: the CUDA driver library (libcuda.so) is not on the loader path".into(),
+        ));
+    }
+    match CudaContext::device_count() {
+        Ok(n) if n > 0 => Ok(()),
+        Ok(_) => Err(Error::Unavailable("no GPU: the CUDA driver reports no device".into())),
+        Err(e) => Err(Error::Unavailable(format!("no GPU: the CUDA driver failed to initialize: {e}"))),
+    }
+}
+
+/// A buffer on the device.
+#[derive(Debug)]
+pub enum DeviceData {
+    /// `float` elements.
+    F32(CudaSlice<f32>),
+    /// `unsigned int` elements.
+    U32(CudaSlice<u32>),
+}
+
+/// The opened device: context, the one stream every trial uses, facts, and a module cache.
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    /// Device facts, copy bandwidth included.
+    pub facts: DeviceFacts,
+    /// `sm_XY` of this device, the NVRTC target.
+    pub arch: String,
+    l2_flush: CudaSlice<u8>,
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("facts", &self.facts).finish_non_exhaustive()
+    }
+}
+
+impl Gpu {
+    /// Opens device 0, reads its facts and measures its copy bandwidth.
+    ///
+    /// # Errors
+    /// [`Error::Unavailable`] without a driver or device, or without NVRTC; [`Error::Driver`] if a
+    /// driver call fails.
+    pub fn open() -> Result<Gpu> {
+        gpu_available()?;
+        let (nv_major, nv_minor) = compile::nvrtc_version()?;
+        let ctx = CudaContext::new(0).map_err(Error::driver("creating a context on device 0"))?;
+        // SAFETY: kernelgate uses one stream per context, so cudarc's cross-stream event tracking
+        // is not needed; turning it off keeps event records out of the launch path.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        let attr = |a: Attr| ctx.attribute(a).map_err(Error::driver(format!("reading {a:?}")));
+        let (cc_major, cc_minor) = ctx.compute_capability().map_err(Error::driver("reading the compute capability"))?;
+        let name = ctx.name().map_err(Error::driver("reading the device name"))?;
+        let l2_bytes = attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64;
+        let mut cuda_version = 0;
+        // SAFETY: the driver library is loaded (gpu_available); the call writes one int.
+        unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut cuda_version) }
+            .result()
+            .map_err(Error::driver("reading the driver's CUDA version"))?;
+        let driver_version = nvml_wrapper::Nvml::init()
+            .and_then(|nvml| nvml.sys_driver_version())
+            .unwrap_or_else(|_| "unknown".to_string());
+        // nvbench flushes L2 by writing a buffer of the L2's size before each cold sample
+        // (nvbench/detail/l2flush.cuh); twice the size leaves no line of the previous sample.
+        let l2_flush = stream
+            .alloc_zeros::<u8>(2 * l2_bytes as usize)
+            .map_err(Error::driver("allocating the L2 flush buffer"))?;
+        let mut gpu = Gpu {
+            facts: DeviceFacts {
+                gpu_key: gpu_key(&name, cc_major, cc_minor),
+                name,
+                cc_major,
+                cc_minor,
+                sm_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+                memory_bytes: ctx.total_mem().map_err(Error::driver("reading total memory"))? as u64,
+                l2_bytes,
+                driver_version,
+                cuda_driver_version: format!("{}.{}", cuda_version / 1000, (cuda_version % 1000) / 10),
+                nvrtc_version: format!("{nv_major}.{nv_minor}"),
+                ecc: attr(Attr::CU_DEVICE_ATTRIBUTE_ECC_ENABLED)? != 0,
+                copy_bandwidth_gbps: f64::NAN,
+            },
+            arch: format!("sm_{cc_major}{cc_minor}"),
+            ctx,
+            stream,
+            l2_flush,
+            modules: Mutex::new(HashMap::new()),
+        };
+        gpu.facts.copy_bandwidth_gbps = gpu.measure_copy_bandwidth()?;
+        Ok(gpu)
+    }
+
+    /// Device-to-device copy bandwidth, GB/s counting bytes read plus written: median of 20 copies
+    /// of [`COPY_PROBE_BYTES`] timed with events, after 3 untimed copies.
+    fn measure_copy_bandwidth(&self) -> Result<f64> {
+        let doing = "measuring device-to-device copy bandwidth";
+        let src = self.stream.alloc_zeros::<u8>(COPY_PROBE_BYTES).map_err(Error::driver(doing))?;
+        let mut dst = self.stream.alloc_zeros::<u8>(COPY_PROBE_BYTES).map_err(Error::driver(doing))?;
+        let (start, stop) = (self.timing_event()?, self.timing_event()?);
+        let mut seconds = Vec::with_capacity(20);
+        for i in 0..23 {
+            start.record(&self.stream).map_err(Error::driver(doing))?;
+            self.stream.memcpy_dtod(&src, &mut dst).map_err(Error::driver(doing))?;
+            stop.record(&self.stream).map_err(Error::driver(doing))?;
+            if i >= 3 {
+                seconds.push(f64::from(start.elapsed_ms(&stop).map_err(Error::driver(doing))?) / 1e3);
+            }
+        }
+        let median = crate::stats::median(&seconds);
+        Ok(2.0 * COPY_PROBE_BYTES as f64 / median / 1e9)
+    }
+
+    /// A CUDA event created with timing enabled (`CU_EVENT_DEFAULT`; cudarc's `new_event(None)`
+    /// disables timing).
+    ///
+    /// # Errors
+    /// [`Error::Driver`].
+    pub fn timing_event(&self) -> Result<CudaEvent> {
+        self.ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(Error::driver("creating a timing event"))
+    }
+
+    /// The stream all work goes to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// Compiles (once per run and file) and loads `kernel`'s module for this device's arch.
+    ///
+    /// # Errors
+    /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
+    pub fn function(&self, kernel: Kernel) -> Result<CudaFunction> {
+        let module = {
+            let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+            match modules.get(kernel.file) {
+                Some(m) => m.clone(),
+                None => {
+                    let ptx = compile::compile(kernel.source(), &self.arch)?;
+                    let m = self
+                        .ctx
+                        .load_module(ptx)
+                        .map_err(Error::driver(format!("loading the module of kernels/{}", kernel.file)))?;
+                    modules.insert(kernel.file, m.clone());
+                    m
+                }
+            }
+        };
+        module
+            .load_function(kernel.entry)
+            .map_err(Error::driver(format!("looking up {} in kernels/{}", kernel.entry, kernel.file)))
+    }
+
+    /// Copies a host buffer to a new device buffer.
+    ///
+    /// # Errors
+    /// [`Error::Driver`].
+    pub fn upload(&self, data: &HostData) -> Result<DeviceData> {
+        let doing = "uploading an input buffer";
+        Ok(match data {
+            HostData::F32(v) => DeviceData::F32(self.stream.clone_htod(v).map_err(Error::driver(doing))?),
+            HostData::U32(v) => DeviceData::U32(self.stream.clone_htod(v).map_err(Error::driver(doing))?),
+        })
+    }
+
+    /// Copies an `f32` device buffer back.
+    ///
+    /// # Errors
+    /// [`Error::Driver`].
+    pub fn download(&self, data: &DeviceData) -> Result<Vec<f32>> {
+        match data {
+            DeviceData::F32(s) => self.stream.clone_dtoh(s).map_err(Error::driver("downloading an output buffer")),
+            DeviceData::U32(_) => unreachable!("outputs are f32 (case::Param::Out)"),
+        }
+    }
+
+    /// Fills a device buffer with 0xFF bytes (NaN as `f32`), so an element the kernel fails to write
+    /// cannot match its reference.
+    ///
+    /// # Errors
+    /// [`Error::Driver`].
+    pub fn poison(&self, data: &mut DeviceData) -> Result<()> {
+        let (ptr, bytes) = match data {
+            DeviceData::F32(s) => (s.device_ptr(&self.stream).0, s.len() * 4),
+            DeviceData::U32(s) => (s.device_ptr(&self.stream).0, s.len() * 4),
+        };
+        // SAFETY: `ptr` addresses a live allocation of exactly `bytes` bytes owned by `data`, which
+        // is borrowed mutably for the whole call; the memset is ordered on the one stream.
+        unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, bytes, self.stream.cu_stream()) }
+            .map_err(Error::driver("poisoning an output buffer"))
+    }
+
+    /// Evicts the L2 by writing the flush buffer (2 x L2 size) with `cuMemsetD8Async`, as nvbench
+    /// does before every cold sample.
+    ///
+    /// # Errors
+    /// [`Error::Driver`].
+    pub fn flush_l2(&self) -> Result<()> {
+        let (ptr, _) = self.l2_flush.device_ptr(&self.stream);
+        // SAFETY: `ptr` addresses the flush buffer, owned by `self` and `2 * l2_bytes` bytes long.
+        unsafe {
+            cudarc::driver::result::memset_d8_async(ptr, 0, self.l2_flush.len(), self.stream.cu_stream())
+        }
+        .map_err(Error::driver("flushing the L2 cache"))
+    }
+
+    /// Waits for all work on the stream.
+    ///
+    /// # Errors
+    /// [`Error::Driver`], e.g. a kernel's illegal address.
+    pub fn synchronize(&self) -> Result<()> {
+        self.stream.synchronize().map_err(Error::driver("waiting for the stream"))
+    }
+
+    /// Launches `case`'s kernel on the stream with `buffers` (one per buffer parameter of
+    /// `case.params`, in order, as [`Gpu::upload`] made them).
+    ///
+    /// # Errors
+    /// [`Error::Driver`] if the launch is rejected (errors inside the kernel surface at the next
+    /// synchronization).
+    pub fn launch(&self, func: &CudaFunction, case: &Case, buffers: &[DeviceData]) -> Result<()> {
+        enum Arg<'a> {
+            F32(CudaView<'a, f32>),
+            U32(CudaView<'a, u32>),
+            I32(i32),
+            Float(f32),
+        }
+        let mut next = buffers.iter();
+        let mut view = |offset: usize| match next.next().expect("one device buffer per buffer parameter") {
+            DeviceData::F32(s) => Arg::F32(s.slice(offset..)),
+            DeviceData::U32(s) => Arg::U32(s.slice(offset..)),
+        };
+        let args: Vec<Arg> = case
+            .params
+            .iter()
+            .map(|p| match p {
+                Param::In { offset, .. } | Param::InOut { offset, .. } => view(*offset),
+                Param::Out { .. } => view(0),
+                Param::I32(v) => Arg::I32(*v),
+                Param::F32(v) => Arg::Float(*v),
+            })
+            .collect();
+        let mut builder = self.stream.launch_builder(func);
+        for arg in &args {
+            match arg {
+                Arg::F32(v) => builder.arg(v),
+                Arg::U32(v) => builder.arg(v),
+                Arg::I32(v) => builder.arg(v),
+                Arg::Float(v) => builder.arg(v),
+            };
+        }
+        let grid = case.launch.grid_for(self.facts.sm_count);
+        let cfg = LaunchConfig {
+            grid_dim: (grid[0], grid[1], grid[2]),
+            block_dim: (case.launch.block[0], case.launch.block[1], case.launch.block[2]),
+            shared_mem_bytes: case.launch.shared_bytes,
+        };
+        // SAFETY: the case table declares `case.params` in the parameter order and types of
+        // `case.kernel`'s `extern "C"` signature (pointers for buffers, `int` for I32, `float`
+        // for F32); each buffer holds `len` elements and the kernel touches only the elements its
+        // reference describes, which the check verifies on every run. `args` outlives the launch.
+        unsafe { builder.launch(cfg) }
+            .map(|_| ())
+            .map_err(Error::driver(format!("launching {}", case.name())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_key_is_vendor_model_sm() {
+        assert_eq!(gpu_key("NVIDIA H200", 9, 0), "nvidia-h200-sm90");
+        assert_eq!(gpu_key("NVIDIA GeForce RTX 4090", 8, 9), "nvidia-geforce-rtx-4090-sm89");
+        assert_eq!(gpu_key("NVIDIA A100-SXM4-80GB ", 8, 0), "nvidia-a100-sxm4-80gb-sm80");
+    }
+}

@@ -1,0 +1,40 @@
+//! kernelgate: regression testing for CUDA kernels.
+//!
+//! `cargo test --release` runs one libtest trial per [`Case`]: the kernel is compiled with NVRTC
+//! for the device's own architecture, checked against a CPU reference on fresh random inputs, and
+//! timed with CUDA events (L2 flushed before each sample) inside an NVTX range named after the
+//! trial. Results are printed as a table and written as CSV.
+//!
+//! The stages of the data flow are one module each (see `DESIGN.md` in the steering repo):
+//!
+//! | stage    | module        | touches           |
+//! |----------|---------------|-------------------|
+//! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
+//! | compile  | [`compile`]   | NVRTC             |
+//! | check    | [`check`]     | GPU               |
+//! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
+//! | record   | [`record`]    | git, files        |
+//! | report   | [`report`]    | stdout, files     |
+//!
+//! [`suite`] wires them into libtest-mimic trials.
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod case;
+pub mod cases;
+pub mod check;
+pub mod compile;
+pub mod config;
+mod error;
+pub mod gpu;
+pub mod measure;
+pub mod record;
+pub mod report;
+pub mod source;
+pub mod stats;
+pub mod suite;
+
+pub use case::{Case, Init, Launch, Param, Tolerance};
+pub use config::Config;
+pub use error::{Error, Result};
+pub use source::{Kernel, KernelSource, SOURCES};

@@ -1,0 +1,345 @@
+//! Record stage: where the run happened (git commit, dirty flag, project root) and the run's CSV.
+//!
+//! The CSV is long-form: one row per case and statistic, every value with its unit, every row
+//! carrying the GPU facts and git state, so that rows from different runs and GPUs can be
+//! concatenated and still read alone.
+
+use crate::gpu::DeviceFacts;
+use crate::measure::StopReason;
+use crate::stats::Summary;
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// Version of the run-CSV columns below; bumped when a column changes meaning.
+pub const RUN_CSV_SCHEMA: u32 = 1;
+
+/// Git state of the working tree the run came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitState {
+    /// Full hex id of HEAD, or `unknown` outside a repository or before the first commit.
+    pub commit: String,
+    /// Tracked files differ from HEAD (untracked files do not count, as in `git describe --dirty`);
+    /// `None` when unknown.
+    pub dirty: Option<bool>,
+}
+
+/// Reads HEAD and the dirty flag of the repository containing `root`.
+pub fn git_state(root: &Path) -> GitState {
+    let unknown = GitState { commit: "unknown".into(), dirty: None };
+    let Ok(repo) = git2::Repository::discover(root) else { return unknown };
+    let Ok(head) = repo.head().and_then(|h| h.peel_to_commit()) else { return unknown };
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(false).include_ignored(false);
+    let dirty = repo.statuses(Some(&mut opts)).ok().map(|s| !s.is_empty());
+    GitState { commit: head.id().to_string(), dirty }
+}
+
+/// The project root: the nearest folder at or above `start` holding both `Cargo.toml` and
+/// `kernels/`; failing that, the nearest holding `.git`; failing that, `start`. Found at run time
+/// (not from compile-time paths) so that a staged binary run on a GPU runner writes into the
+/// working tree it was started in.
+pub fn project_root(start: &Path) -> PathBuf {
+    let find = |pred: &dyn Fn(&Path) -> bool| start.ancestors().find(|d| pred(d)).map(Path::to_path_buf);
+    find(&|d| d.join("Cargo.toml").is_file() && d.join("kernels").is_dir())
+        .or_else(|| find(&|d| d.join(".git").exists()))
+        .unwrap_or_else(|| start.to_path_buf())
+}
+
+/// One timed case's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseResult {
+    /// Trial name, `family/variant/size`.
+    pub trial: String,
+    /// Entry point launched.
+    pub kernel: String,
+    /// Timing summary (seconds).
+    pub summary: Summary,
+    /// Why sampling stopped.
+    pub stop: StopReason,
+    /// Wall time of the sampling loop, s.
+    pub wall_s: f64,
+    /// Bytes the kernel must move (declared by the case).
+    pub bytes: u64,
+    /// FLOPs (declared by the case); 0 for data movement.
+    pub flops: u64,
+}
+
+impl CaseResult {
+    /// Effective bandwidth at the median time, GB/s (1e9 bytes/s).
+    pub fn bandwidth_gbps(&self) -> f64 {
+        self.bytes as f64 / self.summary.median_s / 1e9
+    }
+
+    /// Effective bandwidth as a percentage of the measured copy bandwidth.
+    pub fn pct_of_copy(&self, copy_gbps: f64) -> f64 {
+        100.0 * self.bandwidth_gbps() / copy_gbps
+    }
+
+    /// GFLOP/s at the median time; `None` for cases with no FLOPs.
+    pub fn gflops(&self) -> Option<f64> {
+        (self.flops > 0).then(|| self.flops as f64 / self.summary.median_s / 1e9)
+    }
+}
+
+/// What is the same for every row of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    /// UTC start time, `YYYYMMDDTHHMMSSZ`.
+    pub run_id: String,
+    /// Seed of the input generator.
+    pub seed: u64,
+    /// Git state.
+    pub git: GitState,
+    /// The device.
+    pub facts: DeviceFacts,
+}
+
+/// One CSV row.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Row {
+    /// [`RUN_CSV_SCHEMA`].
+    pub schema_version: u32,
+    /// Run start, UTC.
+    pub run_id: String,
+    /// Git HEAD.
+    pub commit: String,
+    /// `true`/`false`/`unknown`.
+    pub dirty: String,
+    /// Baseline folder key.
+    pub gpu_key: String,
+    /// Device name.
+    pub gpu_name: String,
+    /// Compute capability, `9.0`.
+    pub compute_capability: String,
+    /// SM count.
+    pub sm_count: u32,
+    /// Device memory, MiB.
+    pub memory_mib: u64,
+    /// Driver version (NVML).
+    pub driver: String,
+    /// Driver's CUDA version.
+    pub cuda: String,
+    /// NVRTC version.
+    pub nvrtc: String,
+    /// ECC on.
+    pub ecc: bool,
+    /// Measured copy bandwidth of this run, GB/s.
+    pub copy_bandwidth_gbps: f64,
+    /// Input seed.
+    pub seed: u64,
+    /// Trial name.
+    pub trial: String,
+    /// Entry point.
+    pub kernel: String,
+    /// Statistic name.
+    pub statistic: &'static str,
+    /// Value.
+    pub value: f64,
+    /// Unit of `value`.
+    pub unit: &'static str,
+}
+
+/// The statistics written per case: name, unit, value. Times in seconds.
+pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static str, f64)> {
+    let s = &r.summary;
+    let mut v = vec![
+        ("samples", "count", s.n as f64),
+        ("median", "s", s.median_s),
+        ("mean", "s", s.mean_s),
+        ("stddev", "s", s.stddev_s),
+        ("min", "s", s.min_s),
+        ("max", "s", s.max_s),
+        ("noise", "%", s.noise_pct),
+        ("timed_out", "bool", f64::from(u8::from(r.stop == StopReason::Timeout))),
+        ("sampling_wall", "s", r.wall_s),
+        ("bytes", "byte", r.bytes as f64),
+        ("bandwidth", "GB/s", r.bandwidth_gbps()),
+        ("pct_of_copy_bandwidth", "%", r.pct_of_copy(copy_gbps)),
+    ];
+    if let Some(g) = r.gflops() {
+        v.push(("flops", "flop", r.flops as f64));
+        v.push(("throughput", "GFLOP/s", g));
+    }
+    v
+}
+
+/// Builds the rows of a run (pure).
+pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
+    let f = &run.facts;
+    let mut out = Vec::new();
+    for r in results {
+        for (statistic, unit, value) in statistics(r, f.copy_bandwidth_gbps) {
+            out.push(Row {
+                schema_version: RUN_CSV_SCHEMA,
+                run_id: run.run_id.clone(),
+                commit: run.git.commit.clone(),
+                dirty: run.git.dirty.map_or("unknown".into(), |d| d.to_string()),
+                gpu_key: f.gpu_key.clone(),
+                gpu_name: f.name.clone(),
+                compute_capability: format!("{}.{}", f.cc_major, f.cc_minor),
+                sm_count: f.sm_count,
+                memory_mib: f.memory_bytes >> 20,
+                driver: f.driver_version.clone(),
+                cuda: f.cuda_driver_version.clone(),
+                nvrtc: f.nvrtc_version.clone(),
+                ecc: f.ecc,
+                copy_bandwidth_gbps: f.copy_bandwidth_gbps,
+                seed: run.seed,
+                trial: r.trial.clone(),
+                kernel: r.kernel.clone(),
+                statistic,
+                value,
+                unit,
+            });
+        }
+    }
+    out
+}
+
+/// The run CSV's path: `<out_dir>/runs/<run_id>-<commit:7>.csv`. A new file per run; nothing
+/// earlier is overwritten.
+pub fn run_csv_path(out_dir: &Path, run: &RunInfo) -> PathBuf {
+    let short: String = run.git.commit.chars().take(7).collect();
+    out_dir.join("runs").join(format!("{}-{short}.csv", run.run_id))
+}
+
+/// Writes `rows` to a new file at `path`, creating folders; refuses to overwrite.
+///
+/// # Errors
+/// [`Error::Io`] if the file exists or cannot be written; [`Error::Csv`] on serialization errors.
+pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    }
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(Error::io(path))?;
+    let mut w = csv::Writer::from_writer(file);
+    for row in rows {
+        w.serialize(row).map_err(|source| Error::Csv { path: path.to_path_buf(), source })?;
+    }
+    w.flush().map_err(Error::io(path))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) fn facts() -> DeviceFacts {
+        DeviceFacts {
+            name: "NVIDIA H200".into(),
+            gpu_key: "nvidia-h200-sm90".into(),
+            cc_major: 9,
+            cc_minor: 0,
+            sm_count: 132,
+            memory_bytes: 143_771 << 20,
+            l2_bytes: 50 << 20,
+            driver_version: "580.159.04".into(),
+            cuda_driver_version: "13.0".into(),
+            nvrtc_version: "13.0".into(),
+            ecc: true,
+            copy_bandwidth_gbps: 4000.0,
+        }
+    }
+
+    pub(crate) fn result(trial: &str, median_s: f64, bytes: u64, flops: u64) -> CaseResult {
+        CaseResult {
+            trial: trial.into(),
+            kernel: "k".into(),
+            summary: Summary {
+                n: 100,
+                median_s,
+                mean_s: median_s,
+                stddev_s: median_s / 1000.0,
+                min_s: median_s * 0.99,
+                max_s: median_s * 1.01,
+                noise_pct: 0.1,
+            },
+            stop: StopReason::Converged,
+            wall_s: 1.0,
+            bytes,
+            flops,
+        }
+    }
+
+    fn run() -> RunInfo {
+        RunInfo {
+            run_id: "20261130T030000Z".into(),
+            seed: 7,
+            git: GitState { commit: "0123456789abcdef".into(), dirty: Some(false) },
+            facts: facts(),
+        }
+    }
+
+    #[test]
+    fn derived_rates() {
+        let r = result("a/b/1", 1e-3, 2_000_000_000, 1_000_000_000);
+        assert!((r.bandwidth_gbps() - 2000.0).abs() < 1e-9);
+        assert!((r.pct_of_copy(4000.0) - 50.0).abs() < 1e-9);
+        assert!((r.gflops().unwrap() - 1000.0).abs() < 1e-9);
+        assert_eq!(result("a/b/1", 1e-3, 8, 0).gflops(), None);
+    }
+
+    #[test]
+    fn csv_golden() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = run();
+        let path = run_csv_path(dir.path(), &run);
+        assert!(path.ends_with("runs/20261130T030000Z-0123456.csv"));
+        let rows = rows(&run, &[result("copy/x/4", 0.5e-3, 2_000_000_000, 0)]);
+        write_csv(&path, &rows).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
+             driver,cuda,nvrtc,ecc,copy_bandwidth_gbps,seed,trial,kernel,statistic,value,unit"
+        );
+        assert_eq!(
+            lines.next().unwrap(),
+            "1,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
+             580.159.04,13.0,13.0,true,4000.0,7,copy/x/4,k,samples,100.0,count"
+        );
+        assert!(text.contains(",bandwidth,4000.0,GB/s\n"));
+        assert!(text.contains(",pct_of_copy_bandwidth,100.0,%\n"));
+        assert!(!text.contains("throughput"), "no FLOPs, no throughput row");
+        assert_eq!(text.lines().count(), 1 + 12);
+        // A second write to the same path is refused: nothing recorded is overwritten.
+        let err = write_csv(&path, &rows).unwrap_err().to_string();
+        assert!(err.contains("20261130T030000Z-0123456.csv"), "{err}");
+    }
+
+    #[test]
+    fn git_state_outside_a_repository_is_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = git_state(dir.path());
+        assert_eq!(s.commit, "unknown");
+        assert_eq!(s.dirty, None);
+    }
+
+    #[test]
+    fn git_state_reads_head_and_dirty() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "1").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let id = repo.commit(Some("HEAD"), &sig, &sig, "one", &tree, &[]).unwrap();
+        assert_eq!(git_state(dir.path()), GitState { commit: id.to_string(), dirty: Some(false) });
+        std::fs::write(dir.path().join("untracked.txt"), "x").unwrap();
+        assert_eq!(git_state(dir.path()).dirty, Some(false), "untracked files do not count");
+        std::fs::write(dir.path().join("a.txt"), "2").unwrap();
+        assert_eq!(git_state(dir.path()).dirty, Some(true));
+    }
+
+    #[test]
+    fn project_root_walks_up_to_cargo_toml_with_kernels() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Cargo.toml"), "").unwrap();
+        std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(project_root(&deep), dir.path());
+    }
+}

@@ -1,0 +1,108 @@
+//! Report stage: what a person reads. Printers format; they compute nothing but unit choices.
+
+use crate::gpu::DeviceFacts;
+use crate::record::CaseResult;
+use std::fmt::Write as _;
+
+/// A duration in seconds with a unit that keeps 3-4 significant digits: `812.3 ns`, `131.9 us`,
+/// `2.051 ms`, `1.200 s`.
+pub fn duration(s: f64) -> String {
+    if s < 1e-6 {
+        format!("{:.1} ns", s * 1e9)
+    } else if s < 1e-3 {
+        format!("{:.1} us", s * 1e6)
+    } else if s < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
+/// The device block printed at the start of a run.
+pub fn device(f: &DeviceFacts) -> String {
+    format!(
+        "kernelgate: {} (compute capability {}.{}, {} SMs, {} MiB, L2 {} MiB, ECC {}), driver {}, CUDA {}, NVRTC {}\n\
+         kernelgate: device-to-device copy bandwidth {:.0} GB/s (read + write, median of 20 x 1 GiB); GPU key {}",
+        f.name,
+        f.cc_major,
+        f.cc_minor,
+        f.sm_count,
+        f.memory_bytes >> 20,
+        f.l2_bytes >> 20,
+        if f.ecc { "on" } else { "off" },
+        f.driver_version,
+        f.cuda_driver_version,
+        f.nvrtc_version,
+        f.copy_bandwidth_gbps,
+        f.gpu_key,
+    )
+}
+
+/// The results table: one row per timed case, in the order given.
+///
+/// Columns: trial; median time; noise (stddev / mean); samples; effective bandwidth (declared
+/// bytes / median); that as % of the run's measured copy bandwidth; GFLOP/s where the case
+/// declares FLOPs; `timeout` where the noise target was not met.
+pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
+    let width = results.iter().map(|r| r.trial.len()).max().unwrap_or(5).max(5);
+    let mut out = String::new();
+    writeln!(
+        out,
+        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {}",
+        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop"
+    )
+    .unwrap();
+    for r in results {
+        let gflops = r.gflops().map_or("-".to_string(), |g| format!("{g:.1}"));
+        writeln!(
+            out,
+            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {}",
+            r.trial,
+            duration(r.summary.median_s),
+            r.summary.noise_pct,
+            r.summary.n,
+            r.bandwidth_gbps(),
+            r.pct_of_copy(copy_gbps),
+            gflops,
+            r.stop.as_str(),
+        )
+        .unwrap();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::tests::{facts, result};
+
+    #[test]
+    fn durations_pick_a_unit() {
+        assert_eq!(duration(812.34e-9), "812.3 ns");
+        assert_eq!(duration(131.94e-6), "131.9 us");
+        assert_eq!(duration(2.0514e-3), "2.051 ms");
+        assert_eq!(duration(1.2), "1.200 s");
+    }
+
+    #[test]
+    fn table_golden() {
+        let rows = [
+            result("coalescing/copy/67108864", 131.94e-6, 536_870_912, 0),
+            result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728),
+        ];
+        let expected = "\
+trial                             median   noise  samples      GB/s   %copy   GFLOP/s  stop
+coalescing/copy/67108864        131.9 us   0.10%      100    4069.1  101.7%         -  converged
+vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     671.1  converged
+";
+        assert_eq!(table(&rows, 4000.0), expected);
+    }
+
+    #[test]
+    fn device_block_names_everything_recorded() {
+        let text = device(&facts());
+        for part in ["NVIDIA H200", "9.0", "132 SMs", "143771 MiB", "580.159.04", "CUDA 13.0", "4000 GB/s", "nvidia-h200-sm90"] {
+            assert!(text.contains(part), "{part} missing from {text}");
+        }
+    }
+}
