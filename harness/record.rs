@@ -23,15 +23,43 @@ pub struct GitState {
     pub dirty: Option<bool>,
 }
 
+impl GitState {
+    /// Commit `unknown`, dirty unknown: outside a repository or when git cannot be read.
+    pub fn unknown() -> GitState {
+        GitState { commit: "unknown".into(), dirty: None }
+    }
+}
+
 /// Reads HEAD and the dirty flag of the repository containing `root`.
-pub fn git_state(root: &Path) -> GitState {
-    let unknown = GitState { commit: "unknown".into(), dirty: None };
-    let Ok(repo) = git2::Repository::discover(root) else { return unknown };
-    let Ok(head) = repo.head().and_then(|h| h.peel_to_commit()) else { return unknown };
+///
+/// A working tree owned by another user (as on a GPU runner that received a copy of it) is read
+/// anyway: libgit2's owner check (git's `safe.directory`) guards against running a stranger's
+/// configured commands, and kernelgate only reads HEAD and file status, running nothing.
+///
+/// # Errors
+/// libgit2's message when there is no repository, no commit yet, or the status cannot be read.
+pub fn git_state(root: &Path) -> Result<GitState, String> {
+    let repo = match git2::Repository::discover(root) {
+        Err(e) if e.code() == git2::ErrorCode::Owner => {
+            // SAFETY: this changes a process-wide libgit2 option; kernelgate opens repositories
+            // only here, to read them.
+            #[allow(unsafe_code)]
+            unsafe {
+                git2::opts::set_verify_owner_validation(false).map_err(|e| e.message().to_string())?;
+            }
+            git2::Repository::discover(root)
+        }
+        other => other,
+    }
+    .map_err(|e| format!("no git repository at or above {}: {}", root.display(), e.message()))?;
+    let head = repo
+        .head()
+        .and_then(|h| h.peel_to_commit())
+        .map_err(|e| format!("cannot read HEAD: {}", e.message()))?;
     let mut opts = git2::StatusOptions::new();
     opts.include_untracked(false).include_ignored(false);
     let dirty = repo.statuses(Some(&mut opts)).ok().map(|s| !s.is_empty());
-    GitState { commit: head.id().to_string(), dirty }
+    Ok(GitState { commit: head.id().to_string(), dirty })
 }
 
 /// The project root: the nearest folder at or above `start` holding both `Cargo.toml` and
@@ -310,9 +338,8 @@ pub(crate) mod tests {
     #[test]
     fn git_state_outside_a_repository_is_unknown() {
         let dir = tempfile::tempdir().unwrap();
-        let s = git_state(dir.path());
-        assert_eq!(s.commit, "unknown");
-        assert_eq!(s.dirty, None);
+        let err = git_state(dir.path()).unwrap_err();
+        assert!(err.contains("no git repository"), "{err}");
     }
 
     #[test]
@@ -326,11 +353,11 @@ pub(crate) mod tests {
         let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
         let sig = git2::Signature::now("t", "t@example.com").unwrap();
         let id = repo.commit(Some("HEAD"), &sig, &sig, "one", &tree, &[]).unwrap();
-        assert_eq!(git_state(dir.path()), GitState { commit: id.to_string(), dirty: Some(false) });
+        assert_eq!(git_state(dir.path()).unwrap(), GitState { commit: id.to_string(), dirty: Some(false) });
         std::fs::write(dir.path().join("untracked.txt"), "x").unwrap();
-        assert_eq!(git_state(dir.path()).dirty, Some(false), "untracked files do not count");
+        assert_eq!(git_state(dir.path()).unwrap().dirty, Some(false), "untracked files do not count");
         std::fs::write(dir.path().join("a.txt"), "2").unwrap();
-        assert_eq!(git_state(dir.path()).dirty, Some(true));
+        assert_eq!(git_state(dir.path()).unwrap().dirty, Some(true));
     }
 
     #[test]

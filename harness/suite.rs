@@ -122,11 +122,10 @@ fn check_and_measure(suite: &Suite, gpu: &Gpu, case: &Case) -> crate::Result<Res
     let func = gpu.function(case.kernel)?;
 
     // NVTX: one push/pop range per name component, nested, so that
-    // `ncu --nvtx --nvtx-include "family/variant/size/"` selects exactly this trial.
-    let _ranges: Vec<nvtx::LocalRange> = [case.family, &case.variant, &case.size]
-        .into_iter()
-        .map(|part| nvtx::LocalRange::new(nvtx::Str::from_str_lossy(part)))
-        .collect();
+    // `ncu --nvtx --nvtx-include "family/variant/size/"` selects exactly this trial (ncu reads `/`
+    // in a filter as nesting: one range named "family/variant/size" matched nothing on the H200,
+    // 2026-11-30). ASCII messages: wide-string ranges (`nvtx::Str::from_str_lossy`) matched nothing.
+    let _ranges = nvtx_ranges(case);
 
     gpu.launch(&func, case, &device)?;
     gpu.synchronize()?;
@@ -159,6 +158,15 @@ fn check_and_measure(suite: &Suite, gpu: &Gpu, case: &Case) -> crate::Result<Res
     };
     suite.results.lock().unwrap_or_else(|p| p.into_inner()).push(result);
     Ok(Ok(()))
+}
+
+/// Pushes the trial's NVTX ranges (popped when the returned guards drop).
+fn nvtx_ranges(case: &Case) -> Vec<nvtx::LocalRange> {
+    let parts = [case.family.to_string(), case.variant.clone(), case.size.clone()];
+    parts
+        .into_iter()
+        .map(|p| nvtx::LocalRange::new(nvtx::Str::from(std::ffi::CString::new(p).expect("case names hold no NUL"))))
+        .collect()
 }
 
 /// The `kernels` test binary's `main`: parse libtest flags, run the trials, print the table, write
@@ -202,7 +210,10 @@ fn write_results(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Res
     let run = RunInfo {
         run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
         seed: suite.seed,
-        git: record::git_state(&root),
+        git: record::git_state(&root).unwrap_or_else(|reason| {
+            eprintln!("kernelgate: commit recorded as unknown: {reason}");
+            record::GitState::unknown()
+        }),
         facts: gpu.facts.clone(),
     };
     let out_dir = suite.config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate"));
