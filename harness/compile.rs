@@ -84,8 +84,7 @@ pub fn ptx_entries(ptx: &str) -> Vec<&str> {
 /// `build.rs` listed; the body of the `compile/<file>/<arch>` trials, which need no GPU.
 ///
 /// # Errors
-/// As [`compile`]; [`Error::Unavailable`]... never for a mismatch, which is returned as
-/// `Ok(Err(message))` so the trial fails with it.
+/// As [`compile`]. A mismatch is not an `Err` but `Ok(Err(message))`, so the trial fails with it.
 pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::Result<(), String>> {
     let ptx = compile(source, arch)?.to_src();
     let mut found: Vec<&str> = ptx_entries(&ptx);
@@ -111,5 +110,42 @@ mod tests {
         let ptx = ".version 8.8\n.target sm_90\n.visible .entry copy_vec4(\n\t.param .u64 a\n)\n\
                    .func helper()\n  .visible .entry saxpy(\n";
         assert_eq!(ptx_entries(ptx), vec!["copy_vec4", "saxpy"]);
+    }
+
+    /// Runs wherever libnvrtc is on the loader path (CI installs it and sets
+    /// KERNELGATE_REQUIRE_NVRTC=1, which turns its absence into a failure).
+    #[test]
+    fn compile_errors_carry_the_nvrtc_log_with_file_and_line() {
+        if let Err(e) = nvrtc_available() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "{e}");
+            eprintln!("skipped: {e}");
+            return;
+        }
+        let broken = KernelSource {
+            file: "broken.cu",
+            source: "extern \"C\" __global__ void k(float* x)\n{\n    x[0] = y;\n}\n",
+            sha256: "",
+            entries: &["k"],
+        };
+        let err = compile(&broken, "sm_90").unwrap_err().to_string();
+        assert!(err.starts_with("NVRTC failed to compile kernels/broken.cu for sm_90"), "{err}");
+        assert!(err.contains("broken.cu(3): error: identifier \"y\" is undefined"), "{err}");
+        assert!(check_compiles(&broken, "sm_90").is_err());
+    }
+
+    #[test]
+    fn a_listed_entry_missing_from_the_ptx_fails_the_compile_trial() {
+        if nvrtc_available().is_err() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
+            return;
+        }
+        let source = KernelSource {
+            file: "two.cu",
+            source: "extern \"C\" __global__ void a(float* x) { x[0] = 1.0f; }\n",
+            sha256: "",
+            entries: &["a", "b"],
+        };
+        let message = check_compiles(&source, "sm_80").unwrap().unwrap_err();
+        assert!(message.contains("[\"a\", \"b\"]") && message.contains("[\"a\"]"), "{message}");
     }
 }

@@ -42,6 +42,9 @@ pub struct Config {
     pub seed: Option<u64>,
     /// Where run CSVs go (`KERNELGATE_OUT_DIR`); `None` means `<project root>/target/kernelgate`.
     pub out_dir: Option<PathBuf>,
+    /// Commit to record instead of HEAD (`KERNELGATE_COMMIT`, a hex id or any revision git2 can
+    /// parse); for runners whose copy of the repository has objects but no refs.
+    pub commit: Option<String>,
     /// Fail GPU trials instead of ignoring them when no GPU is usable (`KERNELGATE_REQUIRE_GPU=1`);
     /// for GPU runners, where a broken driver must not pass as "ignored".
     pub require_gpu: bool,
@@ -57,6 +60,7 @@ impl Default for Config {
             warmup: 1,
             seed: None,
             out_dir: None,
+            commit: None,
             require_gpu: false,
             require_nvrtc: false,
         }
@@ -93,6 +97,7 @@ impl Config {
                 Some(v) => Some(parse_value("KERNELGATE_SEED", &v, |_: &u64| true)?),
             },
             out_dir: lookup("KERNELGATE_OUT_DIR").filter(|v| !v.is_empty()).map(PathBuf::from),
+            commit: lookup("KERNELGATE_COMMIT").map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
             require_gpu: flag(&lookup, "KERNELGATE_REQUIRE_GPU")?,
             require_nvrtc: flag(&lookup, "KERNELGATE_REQUIRE_NVRTC")?,
         })

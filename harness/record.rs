@@ -30,15 +30,20 @@ impl GitState {
     }
 }
 
-/// Reads HEAD and the dirty flag of the repository containing `root`.
+/// Reads the commit and dirty flag of the repository containing `root`.
+///
+/// The commit is `commit` when given (from `KERNELGATE_COMMIT`, for checkouts that carry git
+/// objects but no refs, as the GPU runner's copy of the working tree does), else HEAD. Dirty means
+/// a tracked file differs from that commit's tree (staged or not; untracked files do not count, as
+/// in `git describe --dirty`); it is computed against the tree, so it needs no index file.
 ///
 /// A working tree owned by another user (as on a GPU runner that received a copy of it) is read
 /// anyway: libgit2's owner check (git's `safe.directory`) guards against running a stranger's
-/// configured commands, and kernelgate only reads HEAD and file status, running nothing.
+/// configured commands, and kernelgate only reads objects and file contents, running nothing.
 ///
 /// # Errors
-/// libgit2's message when there is no repository, no commit yet, or the status cannot be read.
-pub fn git_state(root: &Path) -> Result<GitState, String> {
+/// libgit2's message when there is no repository, the commit cannot be found, or HEAD is unborn.
+pub fn git_state(root: &Path, commit: Option<&str>) -> Result<GitState, String> {
     let repo = match git2::Repository::discover(root) {
         Err(e) if e.code() == git2::ErrorCode::Owner => {
             // SAFETY: this changes a process-wide libgit2 option; kernelgate opens repositories
@@ -52,14 +57,24 @@ pub fn git_state(root: &Path) -> Result<GitState, String> {
         other => other,
     }
     .map_err(|e| format!("no git repository at or above {}: {}", root.display(), e.message()))?;
-    let head = repo
-        .head()
-        .and_then(|h| h.peel_to_commit())
-        .map_err(|e| format!("cannot read HEAD: {}", e.message()))?;
-    let mut opts = git2::StatusOptions::new();
+    let found = match commit {
+        Some(rev) => repo
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|e| format!("KERNELGATE_COMMIT={rev} is not a commit of this repository: {}", e.message()))?,
+        None => repo
+            .head()
+            .and_then(|h| h.peel_to_commit())
+            .map_err(|e| format!("cannot read HEAD ({}); set KERNELGATE_COMMIT to the commit built", e.message()))?,
+    };
+    let mut opts = git2::DiffOptions::new();
     opts.include_untracked(false).include_ignored(false);
-    let dirty = repo.statuses(Some(&mut opts)).ok().map(|s| !s.is_empty());
-    Ok(GitState { commit: head.id().to_string(), dirty })
+    let dirty = found
+        .tree()
+        .and_then(|tree| repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts)))
+        .ok()
+        .map(|d| d.deltas().len() > 0);
+    Ok(GitState { commit: found.id().to_string(), dirty })
 }
 
 /// The project root: the nearest folder at or above `start` holding both `Cargo.toml` and
@@ -338,7 +353,7 @@ pub(crate) mod tests {
     #[test]
     fn git_state_outside_a_repository_is_unknown() {
         let dir = tempfile::tempdir().unwrap();
-        let err = git_state(dir.path()).unwrap_err();
+        let err = git_state(dir.path(), None).unwrap_err();
         assert!(err.contains("no git repository"), "{err}");
     }
 
@@ -353,11 +368,16 @@ pub(crate) mod tests {
         let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
         let sig = git2::Signature::now("t", "t@example.com").unwrap();
         let id = repo.commit(Some("HEAD"), &sig, &sig, "one", &tree, &[]).unwrap();
-        assert_eq!(git_state(dir.path()).unwrap(), GitState { commit: id.to_string(), dirty: Some(false) });
+        assert_eq!(git_state(dir.path(), None).unwrap(), GitState { commit: id.to_string(), dirty: Some(false) });
         std::fs::write(dir.path().join("untracked.txt"), "x").unwrap();
-        assert_eq!(git_state(dir.path()).unwrap().dirty, Some(false), "untracked files do not count");
+        assert_eq!(git_state(dir.path(), None).unwrap().dirty, Some(false), "untracked files do not count");
         std::fs::write(dir.path().join("a.txt"), "2").unwrap();
-        assert_eq!(git_state(dir.path()).unwrap().dirty, Some(true));
+        assert_eq!(git_state(dir.path(), None).unwrap().dirty, Some(true));
+        // An explicit commit is looked up by id (the GPU runner's copy has objects, no refs).
+        let by_id = git_state(dir.path(), Some(&id.to_string())).unwrap();
+        assert_eq!(by_id, GitState { commit: id.to_string(), dirty: Some(true) });
+        let err = git_state(dir.path(), Some("0123456789012345678901234567890123456789")).unwrap_err();
+        assert!(err.contains("KERNELGATE_COMMIT"), "{err}");
     }
 
     #[test]

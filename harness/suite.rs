@@ -210,7 +210,7 @@ fn write_results(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Res
     let run = RunInfo {
         run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
         seed: suite.seed,
-        git: record::git_state(&root).unwrap_or_else(|reason| {
+        git: record::git_state(&root, suite.config.commit.as_deref()).unwrap_or_else(|reason| {
             eprintln!("kernelgate: commit recorded as unknown: {reason}");
             record::GitState::unknown()
         }),
