@@ -59,6 +59,18 @@ pub enum Error {
         #[source]
         source: cudarc::driver::DriverError,
     },
+    /// Nsight Compute output that cannot be used: unparseable CSV, an `==ERROR==` line, no profiled
+    /// kernel, or a requested metric missing. `origin` is the file (or command) it came from;
+    /// `line` the 1-based line where known; `message` says what is wrong and what to do.
+    #[error("{}{}: {message}", origin.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Ncu {
+        /// The CSV or report file, or the ncu command.
+        origin: PathBuf,
+        /// 1-based line in `origin`, where known.
+        line: Option<usize>,
+        /// What is wrong, and the fix.
+        message: String,
+    },
     /// The shared libraries or the device that a GPU trial needs are not there.
     #[error("{0}")]
     Unavailable(String),
