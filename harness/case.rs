@@ -2,6 +2,7 @@
 //! reference and the bytes and FLOPs it must move and do.
 
 use crate::Kernel;
+use crate::expect::Expectation;
 use std::sync::Arc;
 
 /// How a buffer's contents are drawn before each run. Never zeros: zeros hide unwritten outputs
@@ -212,6 +213,10 @@ pub struct Case {
     pub bytes: u64,
     /// Floating-point operations (an FMA counts 2); 0 for pure data movement.
     pub flops: u64,
+    /// ncu metrics to collect besides `crate::ncu::metrics::DEFAULT_METRICS`.
+    pub metrics: Vec<&'static str>,
+    /// Counter expectations checked when the run profiles with ncu (`KERNELGATE_NCU=1`).
+    pub expectations: Vec<Expectation>,
 }
 
 impl std::fmt::Debug for Case {
@@ -223,6 +228,7 @@ impl std::fmt::Debug for Case {
             .field("params", &self.params)
             .field("bytes", &self.bytes)
             .field("flops", &self.flops)
+            .field("expectations", &self.expectations)
             .finish()
     }
 }
@@ -242,6 +248,8 @@ impl Case {
             tolerance: Tolerance::EXACT,
             bytes: 0,
             flops: 0,
+            metrics: Vec::new(),
+            expectations: Vec::new(),
         }
     }
 
@@ -279,6 +287,29 @@ impl Case {
     pub fn flops(mut self, flops: u64) -> Case {
         self.flops = flops;
         self
+    }
+
+    /// Adds an ncu metric to collect for this case (verbatim ncu name).
+    pub fn metric(mut self, name: &'static str) -> Case {
+        self.metrics.push(name);
+        self
+    }
+
+    /// Adds a counter expectation.
+    pub fn expect(mut self, expectation: Expectation) -> Case {
+        self.expectations.push(expectation);
+        self
+    }
+
+    /// Adds several counter expectations.
+    pub fn expects(mut self, expectations: impl IntoIterator<Item = Expectation>) -> Case {
+        self.expectations.extend(expectations);
+        self
+    }
+
+    /// The trial name of another variant at this case's family and size.
+    pub fn sibling(&self, variant: &str) -> String {
+        format!("{}/{variant}/{}", self.family, self.size)
     }
 
     /// `family/variant/size`: the trial name and the NVTX range path.

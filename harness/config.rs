@@ -45,6 +45,14 @@ pub struct Config {
     /// Commit to record instead of HEAD (`KERNELGATE_COMMIT`, a hex id or any revision git2 can
     /// parse); for runners whose copy of the repository has objects but no refs.
     pub commit: Option<String>,
+    /// Profile the selected trials with Nsight Compute and check their counter expectations
+    /// (`KERNELGATE_NCU=1`).
+    pub ncu: bool,
+    /// The ncu executable (`KERNELGATE_NCU_PATH`, default `ncu` on PATH).
+    pub ncu_path: PathBuf,
+    /// ncu's `--clock-control` (`KERNELGATE_NCU_CLOCK_CONTROL`, default `none`: leave the GPU's
+    /// clocks as they are, as the runner's rules ask; ncu's own default, `base`, locks them).
+    pub ncu_clock_control: String,
     /// Fail GPU trials instead of ignoring them when no GPU is usable (`KERNELGATE_REQUIRE_GPU=1`);
     /// for GPU runners, where a broken driver must not pass as "ignored".
     pub require_gpu: bool,
@@ -61,6 +69,9 @@ impl Default for Config {
             seed: None,
             out_dir: None,
             commit: None,
+            ncu: false,
+            ncu_path: PathBuf::from("ncu"),
+            ncu_clock_control: "none".to_string(),
             require_gpu: false,
             require_nvrtc: false,
         }
@@ -98,6 +109,19 @@ impl Config {
             },
             out_dir: lookup("KERNELGATE_OUT_DIR").filter(|v| !v.is_empty()).map(PathBuf::from),
             commit: lookup("KERNELGATE_COMMIT").map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
+            ncu: flag(&lookup, "KERNELGATE_NCU")?,
+            ncu_path: lookup("KERNELGATE_NCU_PATH").filter(|v| !v.is_empty()).map_or(d.ncu_path, PathBuf::from),
+            ncu_clock_control: match lookup("KERNELGATE_NCU_CLOCK_CONTROL").as_deref().map(str::trim) {
+                None | Some("") => d.ncu_clock_control,
+                Some(v @ ("none" | "base")) => v.to_string(),
+                Some(other) => {
+                    return Err(Error::Config {
+                        name: "KERNELGATE_NCU_CLOCK_CONTROL",
+                        value: other.to_string(),
+                        expected: "expected none or base (ncu --clock-control)".into(),
+                    });
+                }
+            },
             require_gpu: flag(&lookup, "KERNELGATE_REQUIRE_GPU")?,
             require_nvrtc: flag(&lookup, "KERNELGATE_REQUIRE_NVRTC")?,
         })
@@ -194,6 +218,10 @@ mod tests {
         assert_eq!(c.seed, Some(42));
         assert_eq!(c.out_dir, Some(PathBuf::from("/tmp/x")));
         assert!(c.require_gpu && !c.require_nvrtc);
+        let ncu = with(&[("KERNELGATE_NCU", "1"), ("KERNELGATE_NCU_PATH", "/opt/ncu"), ("KERNELGATE_NCU_CLOCK_CONTROL", "base")]).unwrap();
+        assert!(ncu.ncu);
+        assert_eq!(ncu.ncu_path, PathBuf::from("/opt/ncu"));
+        assert_eq!(ncu.ncu_clock_control, "base");
     }
 
     #[test]
@@ -205,6 +233,8 @@ mod tests {
             ("KERNELGATE_TIMEOUT", "0"),
             ("KERNELGATE_SEED", "0x1"),
             ("KERNELGATE_REQUIRE_GPU", "yes"),
+            ("KERNELGATE_NCU", "true"),
+            ("KERNELGATE_NCU_CLOCK_CONTROL", "max"),
         ] {
             let err = with(&[(name, value)]).unwrap_err().to_string();
             assert!(err.contains(name) && err.contains(value), "{err}");

@@ -113,6 +113,15 @@ impl Gpu {
     /// [`Error::Unavailable`] without a driver or device, or without NVRTC; [`Error::Driver`] if a
     /// driver call fails.
     pub fn open() -> Result<Gpu> {
+        Gpu::open_with(true)
+    }
+
+    /// As [`Gpu::open`]; `measure_bandwidth: false` skips the copy probe (the profiled child of an
+    /// ncu session times nothing) and leaves `copy_bandwidth_gbps` NaN.
+    ///
+    /// # Errors
+    /// As [`Gpu::open`].
+    pub fn open_with(measure_bandwidth: bool) -> Result<Gpu> {
         gpu_available()?;
         let (nv_major, nv_minor) = compile::nvrtc_version()?;
         let ctx = CudaContext::new(0).map_err(Error::driver("creating a context on device 0"))?;
@@ -158,7 +167,9 @@ impl Gpu {
             l2_flush,
             modules: Mutex::new(HashMap::new()),
         };
-        gpu.facts.copy_bandwidth_gbps = gpu.measure_copy_bandwidth()?;
+        if measure_bandwidth {
+            gpu.facts.copy_bandwidth_gbps = gpu.measure_copy_bandwidth()?;
+        }
         Ok(gpu)
     }
 

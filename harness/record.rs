@@ -239,18 +239,20 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
     out
 }
 
-/// The run CSV's path: `<out_dir>/runs/<run_id>-<commit:7>.csv`. A new file per run; nothing
-/// earlier is overwritten.
-pub fn run_csv_path(out_dir: &Path, run: &RunInfo) -> PathBuf {
-    let short: String = run.git.commit.chars().take(7).collect();
-    out_dir.join("runs").join(format!("{}-{short}.csv", run.run_id))
+/// Stem of a run's files: `<out_dir>/runs/<run_id>-<commit:7>`; the run CSV adds `.csv`, the ncu
+/// outputs `.ncu-rep`, `-metrics.csv`, `-raw.csv`, `-ncu.log`. Run ids are start times to the
+/// second, so runs do not overwrite each other's files.
+pub fn run_stem(out_dir: &Path, run_id: &str, git: &GitState) -> PathBuf {
+    let short: String = git.commit.chars().take(7).collect();
+    out_dir.join("runs").join(format!("{run_id}-{short}"))
 }
 
-/// Writes `rows` to a new file at `path`, creating folders; refuses to overwrite.
+/// Writes `rows` (run rows, metric rows: any serializable record) to a new CSV file at `path`,
+/// creating folders; refuses to overwrite.
 ///
 /// # Errors
 /// [`Error::Io`] if the file exists or cannot be written; [`Error::Csv`] on serialization errors.
-pub fn write_csv(path: &Path, rows: &[Row]) -> Result<()> {
+pub fn write_csv<R: serde::Serialize>(path: &Path, rows: &[R]) -> Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     }
@@ -325,7 +327,7 @@ pub(crate) mod tests {
     fn csv_golden() {
         let dir = tempfile::tempdir().unwrap();
         let run = run();
-        let path = run_csv_path(dir.path(), &run);
+        let path = run_stem(dir.path(), &run.run_id, &run.git).with_extension("csv");
         assert!(path.ends_with("runs/20261130T030000Z-0123456.csv"));
         let rows = rows(&run, &[result("copy/x/4", 0.5e-3, 2_000_000_000, 0)]);
         write_csv(&path, &rows).unwrap();

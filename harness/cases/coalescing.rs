@@ -2,6 +2,7 @@
 
 use super::elements;
 use crate::case::{Case, Init, Launch, Param};
+use crate::expect::Expectation as E;
 use crate::source::k::coalescing as kc;
 
 /// Elements of the copies: 2^26 floats, 256 MiB per buffer (five times the H200's 50 MiB L2).
@@ -17,6 +18,25 @@ pub fn cases() -> Vec<Case> {
     sized(N, N_STRIDED)
 }
 
+/// Stride `s` uses 4 of every `4 s` fetched bytes until a float has a sector to itself (s >= 8), and
+/// DRAM reads grow with it: s times the stride-1 read up to s = 8, a whole sector per float beyond.
+fn strided_lessons(stride: usize) -> Vec<E> {
+    let used = 32.0 / stride.min(8) as f64;
+    let mut lessons = vec![E::metric("global_ld_bytes_per_sector")
+        .between(used * 0.98, used * 1.02)
+        .because("bytes used per sector = 32 / stride, 4 from stride 8 on")];
+    if stride > 1 {
+        let grows = stride.min(8) as f64;
+        lessons.push(
+            E::metric("dram__bytes_read.sum")
+                .relative_to("read_strided_s1")
+                .between(grows * 0.9, grows * 1.1)
+                .because("DRAM reads grow with the stride: one sector per float from stride 8 on"),
+        );
+    }
+    lessons
+}
+
 fn sized(n: usize, n_strided: usize) -> Vec<Case> {
     let n_i32 = i32::try_from(n).expect("n fits int");
     let mut cases = vec![
@@ -24,7 +44,9 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
             .launch(Launch::linear(n, BLOCK))
             .params([Param::input(n), Param::output(n), Param::I32(n_i32)])
             .reference(|b| vec![b[0].f32().to_vec()])
-            .bytes(8 * n as u64),
+            .bytes(8 * n as u64)
+            .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("a warp's 32 consecutive floats use every byte of 4 sectors"))
+            .expect(E::metric("dram_overfetch").between(0.9, 1.1).because("each byte read and written once")),
         // The same kernel with its input pointer one float past a 256-byte boundary: every warp's
         // 128 bytes straddle two 128-byte lines (5 sectors instead of 4).
         Case::new("coalescing", "copy_misaligned", elements(n), kc::copy_coalesced)
@@ -35,7 +57,9 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
                 Param::I32(n_i32),
             ])
             .reference(|b| vec![b[0].f32()[1..].to_vec()])
-            .bytes(8 * n as u64),
+            .bytes(8 * n as u64)
+            .expect(E::metric("global_ld_bytes_per_sector").between(24.0, 27.0).because("128 useful bytes over 5 sectors: 25.6 bytes per sector"))
+            .expect(E::metric("dram_overfetch").between(0.9, 1.1).because("neighbouring warps share the straddled sectors in L2")),
     ];
     let m = n_strided;
     let m_i32 = i32::try_from(m).expect("n fits int");
@@ -47,7 +71,8 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
                 .reference(move |b| vec![b[0].f32().iter().step_by(stride).copied().collect()])
                 // Useful bytes: the m floats read and the m written. Bytes fetched grow with the
                 // stride, which is the lesson; effective bandwidth shows it.
-                .bytes(8 * m as u64),
+                .bytes(8 * m as u64)
+                .expects(strided_lessons(stride)),
         );
     }
     cases.push(
@@ -64,7 +89,8 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
                 vec![idx.iter().map(|&j| input[j as usize]).collect()]
             })
             // the values, the indices and the output, each once: a permutation reads every input once
-            .bytes(12 * m as u64),
+            .bytes(12 * m as u64)
+            .expect(E::metric("dram_overfetch").at_least(2.0).because("every scattered 4-byte read fetches a whole sector")),
     );
     cases
 }

@@ -2,6 +2,7 @@
 //! traversal of a row-major matrix.
 
 use crate::case::{Case, Launch, Param, Tolerance};
+use crate::expect::Expectation as E;
 use crate::source::k::layout as kl;
 
 /// Particles: 2^24, 16 bytes each, 256 MiB per array of structures.
@@ -30,7 +31,10 @@ fn sized(n: usize, (rows, cols): (usize, usize)) -> Vec<Case> {
         .params([Param::input(4 * n), Param::output(4 * n), Param::I32(n_i32), Param::F32(DT)])
         .reference(|b| vec![b[0].f32().chunks_exact(4).flat_map(|p| step(p[0], p[1], p[2], p[3])).collect()])
         .tolerance(Tolerance::FMA)
-        .bytes(particle_bytes);
+        .bytes(particle_bytes)
+        .expect(E::metric("global_ld_bytes_per_sector").between(7.8, 8.2).because("a field load strides 16 bytes: 4 of each 16 bytes used"))
+        .expect(E::metric("global_st_bytes_per_sector").between(7.8, 8.2).because("a field store strides 16 bytes"))
+        .expect(E::metric("dram_overfetch").between(0.9, 1.1).because("L1 and L2 merge the four field accesses, DRAM sees each byte once"));
     let soa = Case::new("layout", "particles_soa", n.to_string(), kl::particles_soa)
         .launch(Launch::linear(n, BLOCK))
         .params(
@@ -49,7 +53,9 @@ fn sized(n: usize, (rows, cols): (usize, usize)) -> Vec<Case> {
             out
         })
         .tolerance(Tolerance::FMA)
-        .bytes(particle_bytes);
+        .bytes(particle_bytes)
+        .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("every field array is read coalesced"))
+        .expect(E::metric("global_st_bytes_per_sector").at_least(31.9).because("every field array is written coalesced"));
 
     let size = format!("{rows}x{cols}");
     let params = [
@@ -65,12 +71,15 @@ fn sized(n: usize, (rows, cols): (usize, usize)) -> Vec<Case> {
         .launch(Launch::grid2d(blocks(cols, rows), [bx, by]))
         .params(params.clone())
         .reference(twice)
-        .bytes(8 * (rows * cols) as u64);
+        .bytes(8 * (rows * cols) as u64)
+        .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("a warp reads 32 consecutive floats of a row"));
     let colwise = Case::new("layout", "traverse_colwise", size, kl::traverse_colwise)
         .launch(Launch::grid2d(blocks(rows, cols), [bx, by]))
         .params(params)
         .reference(twice)
-        .bytes(8 * (rows * cols) as u64);
+        .bytes(8 * (rows * cols) as u64)
+        .expect(E::metric("global_ld_bytes_per_sector").between(3.9, 4.1).because("a warp reads 32 floats a row apart: 4 bytes of each sector"))
+        .expect(E::metric("gpu__time_duration.sum").relative_to("traverse_rowwise").at_least(2.0).because("column-wise traversal is several times slower"));
     vec![aos, soa, rowwise, colwise]
 }
 

@@ -2,6 +2,7 @@
 //! non-square, and sizes that are not multiples of 32.
 
 use crate::case::{Case, Launch, Param};
+use crate::expect::Expectation as E;
 use crate::source::k::transpose as kt;
 use crate::Kernel;
 
@@ -43,6 +44,36 @@ pub fn transpose(input: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     out
 }
 
+/// The counter lessons of each variant. Wavefronts per shared instruction judge bank conflicts:
+/// on sm_80+ the bank-conflict counter also counts arbitration (../shared/gpu/README.md).
+fn lessons(variant: &str) -> Vec<E> {
+    let conflict_free = || {
+        E::metric("shared_ld_wavefronts_per_inst").between(0.99, 1.1).because("column reads hit 32 different banks")
+    };
+    let faster = || {
+        E::metric("gpu__time_duration.sum")
+            .relative_to("shared")
+            .at_most(0.9)
+            .because("removing the 32-way conflict speeds the transpose up")
+    };
+    match variant {
+        "naive" => vec![
+            E::metric("global_ld_bytes_per_sector").at_least(31.0).because("rows are read coalesced"),
+            E::metric("global_st_bytes_per_sector").between(3.9, 4.1).because("column stores use an eighth of each sector"),
+        ],
+        "strided_read" => vec![
+            E::metric("global_ld_bytes_per_sector").between(3.9, 4.1).because("column reads use an eighth of each sector"),
+            E::metric("global_st_bytes_per_sector").at_least(31.0).because("rows are written coalesced"),
+        ],
+        "shared" => vec![
+            E::metric("shared_ld_wavefronts_per_inst").between(28.0, 33.0).because("a 32x32 tile read by column is a 32-way bank conflict"),
+            E::metric("shared_st_wavefronts_per_inst").between(0.99, 1.1).because("row writes are conflict-free"),
+            E::metric("global_st_bytes_per_sector").at_least(31.0).because("the tile makes stores coalesced"),
+        ],
+        _ => vec![conflict_free(), faster()],
+    }
+}
+
 fn sized(shapes: &[(usize, usize)]) -> Vec<Case> {
     let mut cases = Vec::new();
     for &(rows, cols) in shapes {
@@ -59,7 +90,8 @@ fn sized(shapes: &[(usize, usize)]) -> Vec<Case> {
                         Param::I32(cols as i32),
                     ])
                     .reference(move |b| vec![transpose(b[0].f32(), rows, cols)])
-                    .bytes(8 * (rows * cols) as u64),
+                    .bytes(8 * (rows * cols) as u64)
+                    .expects(lessons(variant)),
             );
         }
     }

@@ -1,0 +1,1007 @@
+//! Parser for Nsight Compute's CSV output (`ncu --csv`): the raw page and the details page.
+//!
+//! - **raw** (`--page raw`): a header row with one column per metric; with `--print-units base` a
+//!   units row follows it (empty `ID`; metric columns hold `ns`, `byte`, `%`, …, empty for counts);
+//!   then one row per profiled kernel.
+//! - **details** (`--page details`, ncu's default): long form, one row per metric and kernel, with
+//!   `Section Name, Metric Name, Metric Unit, Metric Value` (ncu 2025 adds `Rule Name, Rule Type,
+//!   Rule Description, Estimated Speedup Type, Estimated Speedup`). The rows of one kernel share its
+//!   `ID`; rule rows (empty `Metric Name`) are skipped.
+//!
+//! What ncu really prints, and so what this parser accepts (fixtures in `tests/fixtures/ncu/`, from
+//! ncu 2020.1 to 2025.3.1):
+//! - the program's own stdout and ncu's `==PROF==` / `==WARNING==` lines before and after the table.
+//!   The header is the first line whose first field is `ID` and that has a `Kernel Name` column.
+//!   `==WARNING==` lines go to [`Report::warnings`]; any `==ERROR==` line fails the parse.
+//! - headers of every era: 2020's has `Kernel Time` and no `Block Size`, `Grid Size`, `Device`, `CC`;
+//!   with `--nvtx`, 2025's has an NVTX push/pop column (see [`KernelRecord::nvtx`]).
+//! - thousands separators, decimal commas, `n/a` and text values ([`parse_value`]), and units
+//!   auto-scaled although base units were asked for ([`normalize_unit`]).
+//! - ragged rows: fields missing at the end of a row are absent; a row longer than the header is an
+//!   error.
+//!
+//! Source: Nsight Compute CLI documentation, "Command Line Options" (`--csv`, `--page`,
+//! `--print-units`, `--nvtx`), <https://docs.nvidia.com/nsight-compute/NsightComputeCli/index.html>.
+
+use crate::{Error, Result};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+/// One metric value as ncu printed it, normalized.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetricValue {
+    /// A number, without its thousands separators, scaled to the metric's base unit
+    /// ([`normalize_unit`]).
+    Number(f64),
+    /// A value that is not a number, trimmed: `0x3`, `No-CC`, `(32, 8, 1)`, `PolicySpread`, or empty
+    /// (ncu prints `launch__kernel_name` empty).
+    Text(String),
+    /// ncu printed `n/a`: the metric exists but has no value for this kernel.
+    NotAvailable,
+}
+
+/// One metric of one kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Metric {
+    /// The value, in `unit`.
+    pub value: MetricValue,
+    /// The unit after normalization to base units ([`normalize_unit`]); `""` for counts.
+    pub unit: String,
+}
+
+/// One profiled kernel launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRecord {
+    /// ncu's `ID` column: the launch's index among the profiled ones, unique in one output.
+    pub id: String,
+    /// The `Kernel Name` column, verbatim (may hold commas and template arguments).
+    pub kernel: String,
+    /// Names of the NVTX push/pop ranges open at the launch, outermost first; empty without an NVTX
+    /// column (ncu run without `--nvtx`) or without open ranges. Read from the column named like
+    /// `thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`, whose cells read
+    /// `TID  "DOMAIN:RANGE:none:…"  "DOMAIN:RANGE:none:…" ` (the domain is `<default domain>` unless
+    /// the program named one).
+    pub nvtx: Vec<String>,
+    /// The `Block Size` column, e.g. `(32, 8, 1)`; `None` where ncu printed none (before ~2021).
+    pub block: Option<String>,
+    /// The `Grid Size` column, e.g. `(1024, 1, 1)`; `None` where ncu printed none.
+    pub grid: Option<String>,
+    /// Metrics by name: the ncu metric name verbatim (raw page, and details rows of `--metrics`) or
+    /// the details page's `Metric Name` (`Duration`). A details name that appears twice for one
+    /// kernel keeps its first value; the later one is stored as `SECTION: NAME` (with a warning).
+    pub metrics: BTreeMap<String, Metric>,
+}
+
+impl KernelRecord {
+    /// The value of `metric` when it is a number (in the unit of [`Metric::unit`]); `None` when it
+    /// is absent, text or `n/a`.
+    pub fn number(&self, metric: &str) -> Option<f64> {
+        match self.metrics.get(metric)?.value {
+            MetricValue::Number(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The NVTX ranges joined with `/`, e.g. `transpose/shared_padded/8192x8192`, the form of
+    /// ncu's `--nvtx-include` filter; `""` without ranges.
+    pub fn nvtx_path(&self) -> String {
+        self.nvtx.join("/")
+    }
+
+    /// `kernel `NAME` (ID 3, NVTX `a/b`)`, for messages.
+    fn describe(&self) -> String {
+        let nvtx = if self.nvtx.is_empty() { String::new() } else { format!(", NVTX `{}`", self.nvtx_path()) };
+        format!("kernel `{}` (ID {}{nvtx})", self.kernel, self.id)
+    }
+}
+
+/// Which ncu page the CSV holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `--page raw`: one row per kernel, one column per metric.
+    Raw,
+    /// `--page details`: one row per kernel and metric.
+    Details,
+}
+
+/// Everything read from one ncu CSV output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The page the CSV holds.
+    pub layout: Layout,
+    /// Profiled kernels in order of first appearance of their `ID`; never empty.
+    pub kernels: Vec<KernelRecord>,
+    /// ncu's `==WARNING==` lines and the parser's own notes, each as `line N: …`.
+    pub warnings: Vec<String>,
+}
+
+/// Columns of either page that describe the launch rather than hold a metric.
+const ATTRIBUTE_COLUMNS: &[&str] = &[
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Kernel Time",
+    "Context",
+    "Stream",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+];
+
+/// Parses ncu CSV text. `origin` names the file for error messages.
+///
+/// # Errors
+/// [`Error::Ncu`] when ncu printed an `==ERROR==` line (for `ERR_NVGPUCTRPERM`, with the fix for
+/// counter permissions); when no header line or no kernel row is found (no kernel was profiled);
+/// when a row has more fields than the header, has an empty `ID`, or a second, different header
+/// appears.
+pub fn parse_csv(text: &str, origin: &Path) -> Result<Report> {
+    let lines: Vec<&str> = text.lines().collect();
+    reject_errors(&lines, origin)?;
+    let mut warnings: Vec<String> = (lines.iter().enumerate())
+        .filter(|(_, l)| l.trim_start().starts_with("==WARNING=="))
+        .map(|(i, l)| format!("line {}: {}", i + 1, l.trim()))
+        .collect();
+    let Some(start) = lines.iter().position(|l| is_header(l)) else {
+        let what = "no ncu CSV header (a line whose first field is `ID` and that has a `Kernel Name` column) \
+                    was found";
+        return Err(no_kernels(origin, None, what, &warnings));
+    };
+    let mut records = csv_records(&lines, start, origin, &mut warnings)?.into_iter();
+    let Some((header_line, header)) = records.next() else {
+        return Err(no_kernels(origin, Some(start + 1), "the header cannot be read", &warnings));
+    };
+    let mut rows = Vec::new();
+    for (line, row) in records {
+        if row.first().is_some_and(|id| id == "ID") {
+            if row == header {
+                continue; // the same table's header again
+            }
+            let message = format!(
+                "a second ncu table with a different header starts here (the first header is on line \
+                 {header_line}); split the file so that each holds one ncu CSV table."
+            );
+            return Err(ncu_error(origin, Some(line), message));
+        }
+        if row.len() > header.len() {
+            let message = format!(
+                "this row has {} fields but the header on line {header_line} has {}, so its values cannot be \
+                 matched to columns. Check that the file holds a single, unmodified ncu CSV table (write it \
+                 with `ncu --csv --log-file FILE` so that the program's own output cannot mix in).",
+                row.len(),
+                header.len()
+            );
+            return Err(ncu_error(origin, Some(line), message));
+        }
+        rows.push((line, row));
+    }
+    let col = |name: &str| header.iter().position(|c| c == name);
+    let columns = Columns {
+        kernel: col("Kernel Name").unwrap_or(usize::MAX), // is_header checked that it is there
+        nvtx: header.iter().position(|c| c.contains("Push/Pop_Range")),
+        block: col("Block Size"),
+        grid: col("Grid Size"),
+    };
+    let (layout, kernels) = match (col("Metric Name"), col("Metric Value")) {
+        (Some(name), Some(value)) => {
+            let details = DetailColumns { name, value, unit: col("Metric Unit"), section: col("Section Name") };
+            (Layout::Details, details_kernels(&rows, &columns, &details, origin, &mut warnings)?)
+        }
+        _ => (Layout::Raw, raw_kernels(&header, &rows, &columns, origin)?),
+    };
+    if kernels.is_empty() {
+        let what = format!("the CSV header on line {header_line} is followed by no kernel row");
+        return Err(no_kernels(origin, Some(header_line), &what, &warnings));
+    }
+    Ok(Report { layout, kernels, warnings })
+}
+
+/// Checks that every kernel has every metric in `requested` (as Number or NotAvailable).
+///
+/// ncu silently leaves out metric names that are not valid on the chip (and exits 0), so a missing
+/// metric is most often a misspelled name or one from another architecture.
+///
+/// # Errors
+/// [`Error::Ncu`] listing each requested metric that is missing, or text, for some kernel: it names
+/// the metric and the (first) kernel, and says to check the name with
+/// `ncu --query-metrics --chip <chip>`.
+pub fn require_metrics(report: &Report, requested: &[&str], origin: &Path) -> Result<()> {
+    let mut missing = Vec::new();
+    let mut text = Vec::new();
+    for &name in requested {
+        let lacking: Vec<&KernelRecord> = report.kernels.iter().filter(|k| !k.metrics.contains_key(name)).collect();
+        if let Some(first) = lacking.first() {
+            missing.push(format!("metric `{name}` is missing for {}{}", first.describe(), and_more(lacking.len())));
+        }
+        let texts: Vec<(&KernelRecord, &str)> = (report.kernels.iter())
+            .filter_map(|k| match &k.metrics.get(name)?.value {
+                MetricValue::Text(t) => Some((k, t.as_str())),
+                _ => None,
+            })
+            .collect();
+        if let Some((first, value)) = texts.first() {
+            text.push(format!(
+                "metric `{name}` of {} is the text {value:?}, not a number{}",
+                first.describe(),
+                and_more(texts.len())
+            ));
+        }
+    }
+    let mut message = String::new();
+    if !missing.is_empty() {
+        message += &format!(
+            "{}. ncu silently leaves out requested metrics whose names are not valid on the profiled chip: \
+             check each name with `ncu --query-metrics --chip <chip>` (e.g. `--chip gh100` for H100/H200, \
+             where the valid name is `smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct`, not \
+             `sm__sass_average_data_bytes_per_sector_mem_global_op_ld.pct`) and correct the requested list.",
+            missing.join("; ")
+        );
+    }
+    if !text.is_empty() {
+        let sep = if message.is_empty() { "" } else { " " };
+        message += &format!("{sep}{}. Request a metric with a numeric value instead.", text.join("; "));
+    }
+    if message.is_empty() { Ok(()) } else { Err(ncu_error(origin, None, message)) }
+}
+
+/// Parses one value as ncu printed it.
+///
+/// - `n/a` (any case) is [`MetricValue::NotAvailable`].
+/// - Numbers: plain (`1234.5`, `-3`, `1e-3`), with thousands separators (`1,234,567.89`), or in a
+///   decimal-comma locale (`0,5`, `1.234,5`). With both `.` and `,`, the last of them is the decimal
+///   separator and the other must group the integer part by threes; with `,` alone, a value like
+///   `65,536` (`^\d{1,3}(,\d{3})+$`) is thousands-separated, anything else (`0,5`) a decimal comma.
+/// - Anything else (`0x3`, `No-CC`, `(32, 8, 1)`, `nan`, empty) is [`MetricValue::Text`], trimmed.
+pub fn parse_value(text: &str) -> MetricValue {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("n/a") {
+        return MetricValue::NotAvailable;
+    }
+    match parse_number(t) {
+        Some(x) => MetricValue::Number(x),
+        None => MetricValue::Text(t.to_string()),
+    }
+}
+
+fn parse_number(t: &str) -> Option<f64> {
+    let plain = match (t.rfind('.'), t.rfind(',')) {
+        (Some(dot), Some(comma)) => {
+            let (decimal, group) = if dot > comma { ('.', ',') } else { (',', '.') };
+            let (int, frac) = t.rsplit_once(decimal)?;
+            if !grouped(int, group) {
+                return None;
+            }
+            format!("{}.{frac}", int.replace(group, ""))
+        }
+        (None, Some(_)) if grouped(t, ',') => t.replace(',', ""),
+        (None, Some(_)) => t.replacen(',', ".", 1),
+        _ => t.to_string(),
+    };
+    let numeric =
+        plain.bytes().any(|b| b.is_ascii_digit()) && plain.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+    if numeric { plain.parse().ok() } else { None }
+}
+
+/// `^[+-]?\d{1,3}(SEP\d{3})+$`: an integer with `sep` between groups of three digits.
+fn grouped(s: &str, sep: char) -> bool {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let mut groups = digits.split(sep);
+    let first = groups.next().unwrap_or("");
+    let all_digits = |g: &str| g.bytes().all(|b| b.is_ascii_digit());
+    let mut rest = groups.peekable();
+    (1..=3).contains(&first.len())
+        && all_digits(first)
+        && rest.peek().is_some()
+        && rest.all(|g| g.len() == 3 && all_digits(g))
+}
+
+/// Unit normalization: `(unit as ncu prints it, base unit, factor the value is multiplied by)`,
+/// matched ignoring ASCII case; a unit ending in `/s` is read as `/second` first (ncu 2025 prints
+/// `Gbyte/s`). Units not listed (`%`, `cycle`, `sector`, `register/thread`, `byte/block`, …) are
+/// left as they are.
+///
+/// | printed | base | factor |
+/// |---|---|---|
+/// | `nsecond`/`ns`, `usecond`/`us`, `msecond`/`ms`, `second`/`s` | `ns` | 1, 1e3, 1e6, 1e9 |
+/// | `Kbyte`, `Mbyte`, `Gbyte`, `Tbyte` | `byte` | 1e3, 1e6, 1e9, 1e12 |
+/// | `Kbyte/second` … `Tbyte/second` | `byte/second` | 1e3 … 1e12 |
+/// | `hz`, `khz`, `Mhz`, `Ghz` | `cycle/second` | 1, 1e3, 1e6, 1e9 |
+/// | `Kcycle/second`, `Mcycle/second`, `Gcycle/second` | `cycle/second` | 1e3, 1e6, 1e9 |
+/// | `cycle/nsecond`, `cycle/usecond`, `cycle/msecond` | `cycle/second` | 1e9, 1e6, 1e3 |
+///
+/// Source: Nsight Compute CLI documentation, option `--print-units` (`auto`, the default, scales
+/// metrics to a fitting magnitude with SI prefixes; `base` prints base units). The prefixes are
+/// powers of 1000: in fixture `ncu-public/04.csv`, 2.33 `Mbyte` read in 6.75 `us` is reported as
+/// 345.14 `Gbyte/s`, which holds for powers of 1000 and not of 1024.
+pub const UNITS: &[(&str, &str, f64)] = &[
+    ("nsecond", "ns", 1.0),
+    ("ns", "ns", 1.0),
+    ("usecond", "ns", 1e3),
+    ("us", "ns", 1e3),
+    ("msecond", "ns", 1e6),
+    ("ms", "ns", 1e6),
+    ("second", "ns", 1e9),
+    ("s", "ns", 1e9),
+    ("Kbyte", "byte", 1e3),
+    ("Mbyte", "byte", 1e6),
+    ("Gbyte", "byte", 1e9),
+    ("Tbyte", "byte", 1e12),
+    ("Kbyte/second", "byte/second", 1e3),
+    ("Mbyte/second", "byte/second", 1e6),
+    ("Gbyte/second", "byte/second", 1e9),
+    ("Tbyte/second", "byte/second", 1e12),
+    ("hz", "cycle/second", 1.0),
+    ("khz", "cycle/second", 1e3),
+    ("Mhz", "cycle/second", 1e6),
+    ("Ghz", "cycle/second", 1e9),
+    ("Kcycle/second", "cycle/second", 1e3),
+    ("Mcycle/second", "cycle/second", 1e6),
+    ("Gcycle/second", "cycle/second", 1e9),
+    ("cycle/nsecond", "cycle/second", 1e9),
+    ("cycle/usecond", "cycle/second", 1e6),
+    ("cycle/msecond", "cycle/second", 1e3),
+];
+
+/// The base unit of `unit` and the factor that converts a value into it, by [`UNITS`];
+/// `(unit, 1.0)` (trimmed) for a unit not listed there.
+pub fn normalize_unit(unit: &str) -> (String, f64) {
+    let unit = unit.trim();
+    let long = unit.strip_suffix("/s").map(|per| format!("{per}/second"));
+    let lookup = long.as_deref().unwrap_or(unit);
+    match UNITS.iter().find(|(printed, _, _)| printed.eq_ignore_ascii_case(lookup)) {
+        Some(&(_, base, factor)) => (base.to_string(), factor),
+        None => (long.unwrap_or_else(|| unit.to_string()), 1.0),
+    }
+}
+
+/// A metric from one cell and its (unnormalized) unit.
+fn metric(cell: &str, unit: &str) -> Metric {
+    let (unit, factor) = normalize_unit(unit);
+    let value = match parse_value(cell) {
+        MetricValue::Number(x) => MetricValue::Number(x * factor),
+        other => other,
+    };
+    Metric { value, unit }
+}
+
+/// Range names from an NVTX push/pop cell, outermost first (see [`KernelRecord::nvtx`]). Each
+/// quoted entry is `DOMAIN:RANGE:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; a range name that
+/// itself holds `:` is rejoined from the fields between the domain and the last six.
+fn nvtx_ranges(cell: &str) -> Vec<String> {
+    (cell.split('"').skip(1).step_by(2))
+        .filter_map(|entry| {
+            let fields: Vec<&str> = entry.split(':').collect();
+            match fields.len() {
+                n if n >= 8 => Some(fields[1..n - 6].join(":")),
+                n if n >= 2 => Some(fields[1].to_string()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Where the launch attributes are in the header (`ID` is always column 0).
+struct Columns {
+    kernel: usize,
+    nvtx: Option<usize>,
+    block: Option<usize>,
+    grid: Option<usize>,
+}
+
+impl Columns {
+    /// The record of the kernel that `row` (from `line`) belongs to, without metrics.
+    fn kernel(&self, row: &[String], line: usize, origin: &Path) -> Result<KernelRecord> {
+        let id = cell(row, 0).trim();
+        if id.is_empty() {
+            let message = "this row has an empty `ID` field, so it cannot be attributed to a kernel (only a \
+                           units row, right after the header, may have one). Check that the file is unmodified \
+                           ncu CSV output.";
+            return Err(ncu_error(origin, Some(line), message));
+        }
+        let text = |c: Option<usize>| Some(cell(row, c?).trim()).filter(|s| !s.is_empty()).map(str::to_string);
+        Ok(KernelRecord {
+            id: id.to_string(),
+            kernel: cell(row, self.kernel).trim().to_string(),
+            nvtx: self.nvtx.map(|c| nvtx_ranges(cell(row, c))).unwrap_or_default(),
+            block: text(self.block),
+            grid: text(self.grid),
+            metrics: BTreeMap::new(),
+        })
+    }
+}
+
+/// Where the metric fields of a details page are.
+struct DetailColumns {
+    name: usize,
+    value: usize,
+    unit: Option<usize>,
+    section: Option<usize>,
+}
+
+/// Kernels of a raw page: a units row may follow the header; then one kernel per row, every
+/// column that is not a launch attribute (nor NVTX) being a metric.
+fn raw_kernels(
+    header: &[String],
+    rows: &[(usize, Vec<String>)],
+    columns: &Columns,
+    origin: &Path,
+) -> Result<Vec<KernelRecord>> {
+    let (units, rows) = match rows.split_first() {
+        Some(((_, first), rest)) if cell(first, 0).trim().is_empty() => (first.as_slice(), rest),
+        _ => (&[][..], rows),
+    };
+    let metric_columns: Vec<usize> = (0..header.len())
+        .filter(|&c| !ATTRIBUTE_COLUMNS.contains(&header[c].as_str()) && !header[c].contains("Domain:"))
+        .collect();
+    (rows.iter())
+        .map(|(line, row)| {
+            let mut kernel = columns.kernel(row, *line, origin)?;
+            for &c in &metric_columns {
+                if let Some(value) = row.get(c) {
+                    kernel.metrics.insert(header[c].clone(), metric(value, cell(units, c)));
+                }
+            }
+            Ok(kernel)
+        })
+        .collect()
+}
+
+/// Kernels of a details page, grouped by `ID` in order of first appearance.
+fn details_kernels(
+    rows: &[(usize, Vec<String>)],
+    columns: &Columns,
+    details: &DetailColumns,
+    origin: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<KernelRecord>> {
+    let mut kernels: Vec<KernelRecord> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut renamed: HashSet<String> = HashSet::new();
+    for (line, row) in rows {
+        let id = cell(row, 0).trim();
+        let k = match index.get(id) {
+            Some(&k) => k,
+            None => {
+                kernels.push(columns.kernel(row, *line, origin)?);
+                index.insert(id.to_string(), kernels.len() - 1);
+                kernels.len() - 1
+            }
+        };
+        let name = cell(row, details.name).trim();
+        let Some(value) = row.get(details.value).filter(|_| !name.is_empty()) else {
+            continue; // a rule row, or a row cut short
+        };
+        let metric = metric(value, details.unit.map_or("", |c| cell(row, c)));
+        let metrics = &mut kernels[k].metrics;
+        if !metrics.contains_key(name) {
+            metrics.insert(name.to_string(), metric);
+            continue;
+        }
+        let section = details.section.map_or("", |c| cell(row, c)).trim();
+        let key = format!("{section}: {name}");
+        if renamed.insert(key.clone()) {
+            warnings.push(format!(
+                "line {line}: kernel ID {id} already has a metric named {name:?}; this one, from section \
+                 {section:?}, is kept as {key:?} (likewise for every kernel)"
+            ));
+        }
+        metrics.entry(key).or_insert(metric);
+    }
+    Ok(kernels)
+}
+
+/// The CSV records from the header line on, each with the 1-based line it starts on. ncu's own
+/// `==TAG==` lines and blank lines are left out; so are lines that cannot be CSV rows (when the
+/// header is quoted, as ncu writes it, a row starts with `"`), with a warning. Quotes are tracked so
+/// that a quoted field may span lines.
+fn csv_records(
+    lines: &[&str],
+    start: usize,
+    origin: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(usize, Vec<String>)>> {
+    let quoted = lines[start].trim_start_matches('\u{feff}').trim_start().starts_with('"');
+    let (mut kept, mut line_of) = (String::new(), Vec::new());
+    let mut in_quotes = false;
+    for (i, &line) in lines.iter().enumerate().skip(start) {
+        let line = if i == start { line.trim_start_matches('\u{feff}') } else { line };
+        let t = line.trim_start();
+        if !in_quotes && (t.is_empty() || is_ncu_log(t)) {
+            continue;
+        }
+        if !in_quotes && quoted && !t.starts_with('"') {
+            warnings.push(format!("line {}: skipped, not a CSV row: {}", i + 1, line.trim()));
+            continue;
+        }
+        kept.push_str(line);
+        kept.push('\n');
+        line_of.push(i + 1);
+        in_quotes ^= line.matches('"').count() % 2 == 1;
+    }
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(kept.as_bytes());
+    let line = |p: Option<&csv::Position>| p.and_then(|p| line_of.get((p.line() as usize).checked_sub(1)?).copied());
+    (reader.records())
+        .map(|record| match record {
+            Ok(r) => Ok((line(r.position()).unwrap_or(start + 1), r.iter().map(str::to_string).collect())),
+            Err(e) => Err(ncu_error(
+                origin,
+                line(e.position()),
+                format!("the CSV cannot be read ({e}); check that the file is unmodified ncu CSV output."),
+            )),
+        })
+        .collect()
+}
+
+/// The first field of `line` is `ID` and a field is `Kernel Name`: ncu's CSV header.
+fn is_header(line: &str) -> bool {
+    let t = line.trim_start_matches('\u{feff}').trim_start();
+    (t.starts_with("\"ID\",") || t.starts_with("ID,"))
+        && (csv::ReaderBuilder::new().has_headers(false).from_reader(t.as_bytes()).records().next())
+            .is_some_and(|r| r.is_ok_and(|r| r.iter().any(|f| f == "Kernel Name")))
+}
+
+/// `==PROF==`, `==WARNING==`, `==ERROR==` and other lines ncu writes itself.
+fn is_ncu_log(t: &str) -> bool {
+    t.strip_prefix("==")
+        .and_then(|rest| rest.split_once("=="))
+        .is_some_and(|(tag, _)| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_uppercase()))
+}
+
+/// Fails with every `==ERROR==` line, quoted with its line number.
+fn reject_errors(lines: &[&str], origin: &Path) -> Result<()> {
+    let errors: Vec<(usize, &str)> = (lines.iter().enumerate())
+        .filter(|(_, l)| l.trim_start().starts_with("==ERROR=="))
+        .map(|(i, l)| (i + 1, l.trim()))
+        .collect();
+    let Some(&(first, _)) = errors.first() else {
+        return Ok(());
+    };
+    let quoted: Vec<String> = errors.iter().map(|(n, l)| format!("line {n}: {l}")).collect();
+    let fix = if errors.iter().any(|(_, l)| l.contains("ERR_NVGPUCTRPERM")) {
+        "This user may not read the GPU's performance counters (ERR_NVGPUCTRPERM). Run ncu as root (e.g. \
+         `sudo ncu …`), or allow profiling by non-admin users: put the line \
+         `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in a file under /etc/modprobe.d/, then \
+         reload the nvidia driver (unload and load its kernel modules, or reboot; run \
+         `update-initramfs -u` first where the driver loads from the initramfs); see \
+         https://developer.nvidia.com/ERR_NVGPUCTRPERM."
+    } else {
+        "Fix what it says and profile again; no metric from this output is used."
+    };
+    let message = format!("ncu reported an error: {}. {fix}", quoted.join("; "));
+    Err(ncu_error(origin, Some(first), message))
+}
+
+/// The "no kernel was profiled" error, with what was found and ncu's warnings.
+fn no_kernels(origin: &Path, line: Option<usize>, what: &str, warnings: &[String]) -> Error {
+    let mut message = format!(
+        "no kernel was profiled: {what}. Check that ncu ran with `--csv`, that its kernel filter \
+         (`-k`/`--kernel-name`, `--launch-skip`, `-c`) and NVTX filter (`--nvtx --nvtx-include`; a \
+         push/pop range needs a trailing `/`, e.g. `family/variant/size/`) match what the program runs, \
+         and that the program launched a kernel at all."
+    );
+    if !warnings.is_empty() {
+        message += &format!(" ncu warned: {}", warnings.join("; "));
+    }
+    ncu_error(origin, line, message)
+}
+
+fn ncu_error(origin: &Path, line: Option<usize>, message: impl Into<String>) -> Error {
+    Error::Ncu { origin: origin.to_path_buf(), line, message: message.into() }
+}
+
+/// Field `c` of `row`, `""` when the row is shorter.
+fn cell(row: &[String], c: usize) -> &str {
+    row.get(c).map_or("", String::as_str)
+}
+
+/// `" and N other kernel(s)"` for a count of `n` kernels including the one named.
+fn and_more(n: usize) -> String {
+    match n {
+        0 | 1 => String::new(),
+        2 => " and 1 other kernel".to_string(),
+        n => format!(" and {} other kernels", n - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F01: &str = include_str!("../../tests/fixtures/ncu/ncu-public/01.csv");
+    const F04: &str = include_str!("../../tests/fixtures/ncu/ncu-public/04.csv");
+    const F07: &str = include_str!("../../tests/fixtures/ncu/ncu-public/07.csv");
+    const F12: &str = include_str!("../../tests/fixtures/ncu/ncu-public/12.csv");
+    const SAXPY_RAW: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_raw.csv");
+    const SAXPY_DETAILS: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_details.csv");
+    const TILE_RAW: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
+
+    fn parse(text: &str) -> Report {
+        parse_csv(text, Path::new("t.csv")).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn error(text: &str) -> (Option<usize>, String) {
+        match parse_csv(text, Path::new("t.csv")) {
+            Err(Error::Ncu { line, message, .. }) => (line, message),
+            other => panic!("expected Error::Ncu, got {other:?}"),
+        }
+    }
+
+    /// The metric's number and unit; panics with the metric when it is not a number.
+    fn num<'a>(k: &'a KernelRecord, name: &str) -> (f64, &'a str) {
+        let m = k.metrics.get(name).unwrap_or_else(|| panic!("{name} missing from {}", k.kernel));
+        match m.value {
+            MetricValue::Number(x) => (x, &m.unit),
+            ref v => panic!("{name} = {v:?}"),
+        }
+    }
+
+    fn close(got: (f64, &str), want: f64, unit: &str) {
+        assert!((got.0 - want).abs() <= 1e-12 * want.abs().max(1.0), "{} != {want}", got.0);
+        assert_eq!(got.1, unit);
+    }
+
+    fn text(k: &KernelRecord, name: &str) -> MetricValue {
+        k.metrics[name].value.clone()
+    }
+
+    const HEADER: &str = r#""ID","Kernel Name","Block Size","gpu__time_duration.sum","dram__bytes.sum""#;
+
+    #[test]
+    fn public_01_details_a100_thousands_separators() {
+        let r = parse(F01);
+        assert_eq!(r.layout, Layout::Details);
+        let ids: Vec<&str> = r.kernels.iter().map(|k| k.id.as_str()).collect();
+        assert_eq!(ids, ["0", "1", "2"]);
+        let [k0, k1, k2] = &r.kernels[..] else { unreachable!() };
+        assert_eq!(k0.kernel, "void randomInit<float>(T1 *, int, int, unsigned int)");
+        assert_eq!(k2.kernel, "void gemm_v0<float>(T1 *, T1 *, T1 *, int, int, int)");
+        assert_eq!((k0.block.as_deref(), k0.grid.as_deref()), (Some("(32, 32, 1)"), Some("(640, 1280, 1)")));
+        assert_eq!(k1.grid.as_deref(), Some("(1280, 640, 1)"));
+        assert!(k0.nvtx.is_empty() && k0.nvtx_path().is_empty());
+        assert_eq!((k0.metrics.len(), k1.metrics.len(), k2.metrics.len()), (15, 15, 9)); // the file is cut short
+        close(num(k0, "dram__bytes.sum"), 5_318_969_728.0, "byte");
+        close(num(k0, "l1tex__t_bytes.sum"), 16_764_800_860_160.0, "byte");
+        close(num(k0, "smsp__cycles_elapsed.avg.per_second"), 764_999_989.86, "cycle/second");
+        close(num(k0, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"), 838_860_800.0, "inst");
+        close(num(k2, "smsp__cycles_elapsed.avg"), 28_293_058_736.76, "cycle");
+        assert!(r.warnings.is_empty());
+    }
+
+    #[test]
+    fn public_04_details_rules_autoscaled_units() {
+        let r = parse(F04);
+        assert_eq!(r.layout, Layout::Details);
+        assert_eq!(r.kernels.len(), 1);
+        let k = &r.kernels[0];
+        assert!(k.kernel.starts_with("enable_if<!T7, void>::type kernel<int, int, __nv_bfloat16,"));
+        assert!(k.kernel.ends_with("cublasGemvTensorStridedBatched<__nv_bfloat16>, float>>(T13)"));
+        assert_eq!((k.block.as_deref(), k.grid.as_deref()), (Some("(32, 4, 1)"), Some("(224, 1, 1)")));
+        close(num(k, "dram__bytes_read.sum"), 2.33e6, "byte"); // printed 2.33 Mbyte
+        close(num(k, "gpu__time_duration.sum"), 6750.0, "ns"); // printed 6.75 us
+        close(num(k, "Duration"), 6750.0, "ns");
+        close(num(k, "DRAM Frequency"), 13.72e9, "cycle/second"); // printed 13.72 Ghz
+        close(num(k, "Elapsed Cycles"), 13_485.0, "cycle");
+        close(num(k, "SM Active Cycles"), 9_495.42, "cycle");
+        close(num(k, "Block Limit Barriers"), 24.0, "block");
+        assert_eq!(k.metrics["flop_count_hp.sum"], Metric { value: MetricValue::NotAvailable, unit: String::new() });
+        assert_eq!(k.number("flop_count_sp.sum"), None);
+        // "Memory Throughput" appears in two sections: the first stays, the second is qualified.
+        close(num(k, "Memory Throughput"), 19.66, "%");
+        close(num(k, "Memory Workload Analysis: Memory Throughput"), 345.14e9, "byte/second"); // Gbyte/s
+        assert!(r.warnings.iter().any(|w| w.contains("\"Memory Workload Analysis: Memory Throughput\"")));
+        // 36 rows with a metric name (two named "Memory Throughput"); the 3 rule rows are skipped.
+        assert_eq!(k.metrics.len(), 36);
+        assert!(!k.metrics.contains_key(""));
+    }
+
+    #[test]
+    fn public_07_old_header_program_output_first() {
+        let r = parse(F07);
+        assert_eq!(r.layout, Layout::Details);
+        assert_eq!(r.kernels.len(), 2);
+        let k = &r.kernels[0];
+        assert_eq!(k.kernel, "cuda_compute_step_factor(int,float*,float*,float*)");
+        assert_eq!(r.kernels[1].kernel, "cuda_compute_flux(int,int*,float*,float*,float*)");
+        assert_eq!((k.block.as_ref(), k.grid.as_ref()), (None, None)); // no such columns in 2020
+        assert!(!k.metrics.contains_key("Kernel Time"));
+        assert_eq!(k.metrics.len(), 26);
+        close(num(k, "Duration"), 8992.0, "ns"); // printed in nsecond
+        close(num(k, "Memory Frequency"), 768_683_274.02, "cycle/second");
+        close(num(k, "SOL FB"), 46.47, "%");
+        close(num(k, "Block Size"), 192.0, ""); // the Launch Statistics metric, not the column
+        close(num(k, "Registers Per Thread"), 20.0, "register/thread");
+        close(num(&r.kernels[1], "SOL FB"), 34.41, "%");
+    }
+
+    #[test]
+    fn public_12_raw_with_units_row_and_text_values() {
+        let r = parse(F12);
+        assert_eq!(r.layout, Layout::Raw);
+        assert_eq!(r.kernels.len(), 2);
+        let [k0, k1] = &r.kernels[..] else { unreachable!() };
+        assert_eq!(k0.kernel, "void <unnamed>::w13_kernel<4, 1>(const __half *, const int *)");
+        assert_eq!(k1.kernel, "<unnamed>::w2_batch_reduce_kernel(const __half *, const float *, int)");
+        assert_eq!((k0.block.as_deref(), k0.grid.as_deref()), (Some("(256, 1, 1)"), Some("(5, 20, 1)")));
+        assert_eq!(k0.metrics.len(), 6);
+        close(num(k0, "dram__bytes_read.sum"), 5_156_128.0, "byte");
+        close(num(k0, "gpu__time_duration.sum"), 28_448.0, "ns");
+        close(num(k1, "dram__bytes_write.sum"), 0.0, "byte");
+        assert_eq!(text(k0, "c2clink__enabled_mask"), MetricValue::Text("0x3".into()));
+        assert_eq!(text(k0, "device__attribute_confidential_computing_mode"), MetricValue::Text("No-CC".into()));
+        assert_eq!(text(k1, "launch__func_cache_config"), MetricValue::Text("CachePreferNone".into()));
+        assert_eq!(k0.metrics["c2clink__enabled_mask"].unit, "");
+        assert!(!k0.metrics.contains_key("CC") && !k0.metrics.contains_key("Process ID"));
+    }
+
+    #[test]
+    fn h200_saxpy_raw_nvtx_and_silently_dropped_metric() {
+        let r = parse(SAXPY_RAW);
+        assert_eq!(r.layout, Layout::Raw);
+        assert_eq!(r.kernels.len(), 2);
+        for (k, id) in r.kernels.iter().zip(["0", "1"]) {
+            assert_eq!((k.id.as_str(), k.kernel.as_str()), (id, "saxpy"));
+            assert_eq!(k.nvtx, ["saxpy"]);
+            assert_eq!((k.block.as_deref(), k.grid.as_deref()), (Some("(1024, 1, 1)"), Some("(65536, 1, 1)")));
+            assert_eq!(k.metrics.len(), 282); // 295 columns less 13 attributes (2 of them NVTX)
+            assert!(!k.metrics.keys().any(|m| m.contains("Domain:")));
+        }
+        let [k0, k1] = &r.kernels[..] else { unreachable!() };
+        close(num(k0, "gpu__time_duration.sum"), 274_240.0, "ns");
+        close(num(k1, "gpu__time_duration.sum"), 274_656.0, "ns");
+        close(num(k0, "dram__bytes_read.avg"), 11_185_002.67, "byte");
+        close(num(k0, "dram__bytes_read.sum"), 536_880_128.0, "byte");
+        close(num(k0, "launch__thread_count"), 67_108_864.0, "thread");
+        close(num(k0, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 16_777_216.0, "sector");
+        assert_eq!(text(k0, "launch__kernel_name"), MetricValue::Text(String::new()));
+        assert_eq!(text(k0, "device__attribute_display_name"), MetricValue::Text("NVIDIA H200".into()));
+        assert!(r.warnings[0].starts_with("line 1: ==WARNING== Note: Running with unmodified GPU clocks."));
+        // The run asked for the sm__ spelling, which gh100 does not have: ncu left it out.
+        let origin = Path::new("saxpy_raw.csv");
+        require_metrics(&r, &["gpu__time_duration.sum", "dram__bytes_read.sum"], origin).unwrap();
+        let bad = "sm__sass_average_data_bytes_per_sector_mem_global_op_ld.pct";
+        let message = require_metrics(&r, &["gpu__time_duration.sum", bad], origin).unwrap_err().to_string();
+        assert!(message.starts_with("saxpy_raw.csv: metric `sm__sass_average"), "{message}");
+        assert!(message.contains("kernel `saxpy` (ID 0, NVTX `saxpy`) and 1 other kernel"), "{message}");
+        assert!(message.contains("ncu --query-metrics --chip <chip>"), "{message}");
+        assert!(message.contains("`smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct`"), "{message}");
+    }
+
+    #[test]
+    fn h200_tile_raw_bank_conflicts() {
+        let r = parse(TILE_RAW);
+        assert_eq!(r.kernels.len(), 1);
+        let k = &r.kernels[0];
+        assert_eq!((k.id.as_str(), k.kernel.as_str()), ("0", "tile_conflict"));
+        assert_eq!(k.nvtx, ["tile_conflict"]);
+        assert_eq!(k.nvtx_path(), "tile_conflict");
+        assert_eq!((k.block.as_deref(), k.grid.as_deref()), (Some("(32, 32, 1)"), Some("(1024, 1, 1)")));
+        close(num(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), 1_018_878.0, "");
+        close(num(k, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), 1_051_646.0, "");
+        close(num(k, "smsp__sass_inst_executed_op_shared_ld.sum"), 32_768.0, "inst");
+        close(num(k, "smsp__sass_inst_executed_op_shared_ld.avg"), 62.06, "inst");
+        close(num(k, "gpu__time_duration.sum"), 7_008.0, "ns");
+        close(num(k, "launch__shared_mem_per_block_static"), 4_096.0, "byte/block");
+        assert_eq!(k.metrics.len(), 280);
+        let requested = ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "gpu__time_duration.sum"];
+        require_metrics(&r, &requested, Path::new("tile_raw.csv")).unwrap();
+    }
+
+    #[test]
+    fn h200_saxpy_details_nvtx_and_hz() {
+        let r = parse(SAXPY_DETAILS);
+        assert_eq!(r.layout, Layout::Details);
+        assert_eq!(r.kernels.len(), 1);
+        let k = &r.kernels[0];
+        assert_eq!((k.kernel.as_str(), k.nvtx_path()), ("saxpy", "saxpy".to_string()));
+        assert_eq!(k.grid.as_deref(), Some("(65536, 1, 1)"));
+        assert_eq!(k.metrics.len(), 50); // 52 rows, 2 of them rule rows
+        close(num(k, "DRAM Frequency"), 3_199_142_513.48, "cycle/second"); // printed in hz
+        close(num(k, "Duration"), 274_912.0, "ns");
+        close(num(k, "Grid Size"), 65_536.0, "");
+        close(num(k, "Threads"), 67_108_864.0, "thread");
+        close(num(k, "Total SMSP Elapsed Cycles"), 287_307_752.0, "cycle");
+        assert_eq!(text(k, "Cluster Scheduling Policy"), MetricValue::Text("PolicySpread".into()));
+        assert_eq!(text(k, "Enabled TPC IDs"), MetricValue::Text("all".into()));
+        assert_eq!(r.warnings.len(), 1);
+    }
+
+    #[test]
+    fn error_lines_fail_with_their_line_numbers() {
+        let text = format!(
+            "==PROF== Connected\n==ERROR== Failed to profile \"k\" in process 7\n{HEADER}\n\
+                            \"0\",\"k\",\"(1, 1, 1)\",\"1\",\"2\"\n==ERROR== The application returned an error code (1).\n"
+        );
+        let (line, message) = error(&text);
+        assert_eq!(line, Some(2));
+        assert!(message.contains("line 2: ==ERROR== Failed to profile \"k\" in process 7"), "{message}");
+        assert!(message.contains("line 5: ==ERROR== The application returned an error code (1)."), "{message}");
+        assert!(message.contains("profile again"), "{message}");
+    }
+
+    #[test]
+    fn err_nvgpuctrperm_explains_the_fix() {
+        let text = "==PROF== Connected to process 1 (/bin/app)\n==ERROR== ERR_NVGPUCTRPERM - The user does not have \
+                    permission to access NVIDIA GPU Performance Counters on the target device 0.\n";
+        let (line, message) = error(text);
+        assert_eq!(line, Some(2));
+        assert!(message.contains("line 2: ==ERROR== ERR_NVGPUCTRPERM - The user"), "{message}");
+        assert!(message.contains("as root"), "{message}");
+        assert!(message.contains("options nvidia NVreg_RestrictProfilingToAdminUsers=0"), "{message}");
+        assert!(message.contains("/etc/modprobe.d"), "{message}");
+        assert!(message.contains("https://developer.nvidia.com/ERR_NVGPUCTRPERM"), "{message}");
+    }
+
+    #[test]
+    fn no_header_means_no_kernel_profiled() {
+        let text = "==PROF== Connected to process 9 (/bin/app)\nhello\n==WARNING== No kernels were profiled.\n";
+        let (line, message) = error(text);
+        assert_eq!(line, None);
+        assert!(message.starts_with("no kernel was profiled: no ncu CSV header"), "{message}");
+        assert!(message.contains("--nvtx-include"), "{message}");
+        assert!(message.contains("ncu warned: line 3: ==WARNING== No kernels were profiled."), "{message}");
+        let (_, message) = error("");
+        assert!(message.starts_with("no kernel was profiled"), "{message}");
+    }
+
+    #[test]
+    fn header_without_kernel_rows() {
+        let text = format!("==WARNING== No kernels were profiled.\n{HEADER}\n==PROF== Disconnected from process 9\n");
+        let (line, message) = error(&text);
+        assert_eq!(line, Some(2));
+        assert!(message.contains("the CSV header on line 2 is followed by no kernel row"), "{message}");
+        assert!(message.contains("No kernels were profiled."), "{message}");
+        // A units row alone is not a kernel either.
+        let (_, message) = error(&format!("{HEADER}\n\"\",\"\",\"\",\"ns\",\"byte\"\n"));
+        assert!(message.starts_with("no kernel was profiled"), "{message}");
+    }
+
+    #[test]
+    fn row_with_too_many_fields_names_its_line() {
+        let text = format!(
+            "app output\n{HEADER}\n\"0\",\"k\",\"(1, 1, 1)\",\"1\",\"2\"\n\"1\",\"k\",\"(1, 1, 1)\",\"1\",\"2\",\"3\"\n"
+        );
+        let (line, message) = error(&text);
+        assert_eq!(line, Some(4));
+        assert!(message.starts_with("this row has 6 fields but the header on line 2 has 5"), "{message}");
+    }
+
+    #[test]
+    fn ragged_rows_lack_their_missing_fields() {
+        let r = parse(&format!("{HEADER}\n\"0\",\"k\",\"(1, 1, 1)\",\"5\"\n\"1\",\"k2\"\n"));
+        assert_eq!(r.kernels[0].metrics.len(), 1);
+        assert_eq!(r.kernels[0].number("gpu__time_duration.sum"), Some(5.0));
+        assert!(r.kernels[1].metrics.is_empty() && r.kernels[1].block.is_none());
+        let message = require_metrics(&r, &["dram__bytes.sum"], Path::new("t.csv")).unwrap_err().to_string();
+        assert!(message.starts_with("t.csv: metric `dram__bytes.sum` is missing for kernel `k` (ID 0) and 1 other"));
+    }
+
+    #[test]
+    fn require_metrics_accepts_na_and_rejects_missing_and_text() {
+        let r = parse(&format!("{HEADER}\n\"0\",\"saxpy\",\"(1, 1, 1)\",\"n/a\",\"No-CC\"\n"));
+        let origin = Path::new("p.csv");
+        require_metrics(&r, &["gpu__time_duration.sum"], origin).unwrap();
+        let Err(Error::Ncu { origin: o, line, message }) = require_metrics(&r, &["dram__bytes.sum", "x.sum"], origin)
+        else {
+            panic!("expected an error")
+        };
+        assert_eq!((o.as_path(), line), (origin, None));
+        assert!(message.contains("metric `x.sum` is missing for kernel `saxpy` (ID 0)"), "{message}");
+        assert!(message.contains("metric `dram__bytes.sum` of kernel `saxpy` (ID 0) is the text \"No-CC\""));
+        assert!(message.contains("--query-metrics --chip"), "{message}");
+    }
+
+    #[test]
+    fn values_thousands_decimal_comma_na_text() {
+        let n = |s: &str| match parse_value(s) {
+            MetricValue::Number(x) => x,
+            v => panic!("{s}: {v:?}"),
+        };
+        assert_eq!(n("1,234,567.89"), 1_234_567.89);
+        assert_eq!(n("65,536"), 65_536.0);
+        assert_eq!(n("-1,000"), -1000.0);
+        assert_eq!(n("1234.5"), 1234.5);
+        assert_eq!(n("42"), 42.0);
+        assert_eq!(n(" 1.5e-3 "), 1.5e-3);
+        assert_eq!(n("2E6"), 2e6);
+        assert_eq!(n("0,5"), 0.5); // decimal comma
+        assert_eq!(n("1,2345"), 1.2345); // not groups of three: decimal comma
+        assert_eq!(n("1.234,5"), 1234.5); // the last separator is the decimal one
+        assert_eq!(n("11.185.002,67"), 11_185_002.67);
+        for na in ["n/a", "N/A", " n/a "] {
+            assert_eq!(parse_value(na), MetricValue::NotAvailable);
+        }
+        for t in ["0x3", "No-CC", "(32, 8, 1)", "PolicySpread", "all", "", "nan", "1,23.4", "1,2,3", "12-3"] {
+            assert_eq!(parse_value(t), MetricValue::Text(t.trim().to_string()), "{t}");
+        }
+    }
+
+    #[test]
+    fn units_are_scaled_to_base() {
+        assert_eq!(normalize_unit("Mbyte"), ("byte".to_string(), 1e6));
+        assert_eq!(normalize_unit("us"), ("ns".to_string(), 1e3));
+        assert_eq!(normalize_unit("usecond"), ("ns".to_string(), 1e3));
+        assert_eq!(normalize_unit("second"), ("ns".to_string(), 1e9));
+        assert_eq!(normalize_unit("Gbyte/s"), ("byte/second".to_string(), 1e9));
+        assert_eq!(normalize_unit("Kbyte/second"), ("byte/second".to_string(), 1e3));
+        assert_eq!(normalize_unit("khz"), ("cycle/second".to_string(), 1e3));
+        assert_eq!(normalize_unit("cycle/nsecond"), ("cycle/second".to_string(), 1e9));
+        for same in ["", "%", "byte", "ns", "cycle", "register/thread", "byte/block", "inst"] {
+            assert_eq!(normalize_unit(same), (same.to_string(), 1.0));
+        }
+        let text = "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n\
+                    \"0\",\"k\",\"S\",\"read\",\"Mbyte\",\"1.5\"\n\"0\",\"k\",\"S\",\"t1\",\"us\",\"2,5\"\n\
+                    \"0\",\"k\",\"S\",\"t2\",\"usecond\",\"1,024.5\"\n\"0\",\"k\",\"S\",\"rate\",\"Tbyte/second\",\"3.35\"\n";
+        let k = &parse(text).kernels[0];
+        close(num(k, "read"), 1.5e6, "byte");
+        close(num(k, "t1"), 2500.0, "ns");
+        close(num(k, "t2"), 1_024_500.0, "ns");
+        close(num(k, "rate"), 3.35e12, "byte/second");
+    }
+
+    #[test]
+    fn raw_units_row_scales_values() {
+        let text = format!("{HEADER}\n\"\",\"\",\"\",\"usecond\",\"Kbyte\"\n\"0\",\"k\",\"(1, 1, 1)\",\"1.5\",\"2\"\n");
+        let k = &parse(&text).kernels[0];
+        close(num(k, "gpu__time_duration.sum"), 1500.0, "ns");
+        close(num(k, "dram__bytes.sum"), 2000.0, "byte");
+    }
+
+    #[test]
+    fn quoted_kernel_names_with_commas_and_quotes() {
+        let text = format!("{HEADER}\n\"0\",\"void f<int, 4>(float *, \"\"x,y\"\")\",\"(32, 8, 1)\",\"7,008\",\"1\"\n");
+        let k = &parse(&text).kernels[0];
+        assert_eq!(k.kernel, "void f<int, 4>(float *, \"x,y\")");
+        assert_eq!(k.block.as_deref(), Some("(32, 8, 1)"));
+        close(num(k, "gpu__time_duration.sum"), 7008.0, "");
+    }
+
+    #[test]
+    fn nested_nvtx_ranges_and_named_domains() {
+        let cell = "6076  \"<default domain>:transpose:none:none:none:none:none:none\"  \
+                    \"<default domain>:shared_padded:none:none:none:none:none:none\"  \
+                    \"<default domain>:8192x8192:none:none:none:none:none:none\" ";
+        assert_eq!(nvtx_ranges(cell), ["transpose", "shared_padded", "8192x8192"]);
+        assert_eq!(nvtx_ranges("7  \"kernelgate:a:b:none:none:none:none:none:none\" "), ["a:b"]);
+        assert!(nvtx_ranges("").is_empty() && nvtx_ranges("6076 ").is_empty());
+        let text = format!(
+            "\"ID\",\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\",\"Kernel Name\"\n\
+             \"0\",\"{}\",\"transpose_padded\"\n",
+            cell.replace('"', "\"\"")
+        );
+        let k = &parse(&text).kernels[0];
+        assert_eq!(k.nvtx_path(), "transpose/shared_padded/8192x8192");
+        assert!(k.metrics.is_empty());
+    }
+
+    #[test]
+    fn details_order_rule_rows_and_stray_lines() {
+        let text = "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\"\n\
+                    \"5\",\"b\",\"S\",\"\",\"\",\"\",\"SOLBottleneck\"\n\
+                    \"2\",\"a\",\"S\",\"m\",\"\",\"1\"\n\
+                    program output after the table\n\
+                    \n\
+                    \"5\",\"b\",\"S\",\"m\",\"\",\"2\"\n\
+                    ==PROF== Disconnected from process 1\n";
+        let r = parse(text);
+        let got: Vec<(&str, &str, usize)> =
+            r.kernels.iter().map(|k| (k.id.as_str(), k.kernel.as_str(), k.metrics.len())).collect();
+        assert_eq!(got, [("5", "b", 1), ("2", "a", 1)]);
+        assert_eq!(r.kernels[0].number("m"), Some(2.0));
+        assert_eq!(r.warnings, ["line 4: skipped, not a CSV row: program output after the table"]);
+    }
+
+    #[test]
+    fn empty_id_and_second_header_are_errors() {
+        let (line, message) = error(&format!("{HEADER}\n\"0\",\"k\"\n\"\",\"k\"\n"));
+        assert_eq!(line, Some(3));
+        assert!(message.contains("empty `ID`"), "{message}");
+        let (line, message) = error(&format!("{HEADER}\n\"0\",\"k\"\n\"ID\",\"Kernel Name\"\n"));
+        assert_eq!(line, Some(3));
+        assert!(message.contains("second ncu table"), "{message}");
+        // The same header repeated (two ncu runs appended) is skipped.
+        assert_eq!(parse(&format!("{HEADER}\n\"0\",\"k\"\n{HEADER}\n\"1\",\"k\"\n")).kernels.len(), 2);
+    }
+}

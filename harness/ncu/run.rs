@@ -1,0 +1,207 @@
+//! Running ncu: one ncu process re-runs the test binary over the whole selection, NVTX-filtered to
+//! the selected trials' ranges, exporting a `.ncu-rep`; a second `ncu --import` prints its raw page
+//! as CSV into a file, which [`super::parse`] reads. Nothing is parsed from the program's stdout.
+
+use super::parse::{self, Report};
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Environment variable that tells the test binary it is the profiled child: run the listed trials'
+/// checked launch once each, inside their NVTX ranges, and time nothing.
+pub const CHILD_ENV: &str = "KERNELGATE_PROFILE_TRIALS";
+
+/// What one profiling session needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    /// The ncu executable.
+    pub ncu: PathBuf,
+    /// `--clock-control` value (`none` or `base`).
+    pub clock_control: String,
+    /// Metric names to collect (ncu names, verbatim).
+    pub metrics: Vec<&'static str>,
+    /// Trial names to profile; each becomes an `--nvtx-include "<name>/"` filter.
+    pub trials: Vec<String>,
+    /// The `.ncu-rep` to write (must not exist).
+    pub report: PathBuf,
+}
+
+/// Files one session leaves behind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outputs {
+    /// The report, for the Nsight Compute GUI.
+    pub report: PathBuf,
+    /// ncu's and the child's output while profiling.
+    pub log: PathBuf,
+    /// The raw page of the report as CSV (`--print-units base`).
+    pub csv: PathBuf,
+}
+
+impl Session {
+    /// Paths of the log and CSV written beside the report.
+    pub fn outputs(&self) -> Outputs {
+        let stem = self.report.with_extension("");
+        let with = |suffix: &str| PathBuf::from(format!("{}{suffix}", stem.display()));
+        Outputs { report: self.report.clone(), log: with("-ncu.log"), csv: with("-raw.csv") }
+    }
+
+    /// ncu's arguments for profiling `program` (pure; tested).
+    pub fn profile_args(&self, program: &Path) -> Vec<String> {
+        let mut args = vec!["--nvtx".to_string()];
+        for trial in &self.trials {
+            args.push("--nvtx-include".into());
+            args.push(format!("{trial}/"));
+        }
+        args.extend([
+            "--clock-control".into(),
+            self.clock_control.clone(),
+            "--metrics".into(),
+            self.metrics.join(","),
+            "--export".into(),
+            self.report.display().to_string(),
+            program.display().to_string(),
+        ]);
+        args
+    }
+
+    /// ncu's arguments for printing the report's raw page as CSV into `csv` (pure; tested).
+    pub fn import_args(report: &Path, csv: &Path) -> Vec<String> {
+        [
+            "--import",
+            &report.display().to_string(),
+            "--csv",
+            "--page",
+            "raw",
+            "--print-units",
+            "base",
+            "--log-file",
+            &csv.display().to_string(),
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    /// Profiles `program` (this test binary) with `child_env` added to its environment, imports the
+    /// report, parses it and checks that every requested metric is there for every kernel.
+    ///
+    /// # Errors
+    /// [`Error::Ncu`] when ncu is missing, exits non-zero, prints `==ERROR==` (including
+    /// ERR_NVGPUCTRPERM, with the fix), profiles no kernel, or leaves out a requested metric;
+    /// [`Error::Io`] for the output files.
+    pub fn run(&self, program: &Path, child_env: &[(&str, String)]) -> Result<(Outputs, Report)> {
+        let out = self.outputs();
+        if let Some(dir) = out.report.parent() {
+            std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        }
+        let log = std::fs::File::create(&out.log).map_err(Error::io(&out.log))?;
+        let log_err = log.try_clone().map_err(Error::io(&out.log))?;
+        let mut profile = Command::new(&self.ncu);
+        profile.args(self.profile_args(program)).stdout(Stdio::from(log)).stderr(Stdio::from(log_err));
+        for (k, v) in child_env {
+            profile.env(k, v);
+        }
+        let status = profile.status().map_err(|e| self.spawn_error(e))?;
+        let log_text = std::fs::read_to_string(&out.log).map_err(Error::io(&out.log))?;
+        // ==ERROR== lines (ERR_NVGPUCTRPERM among them) are reported by the parser with their fix.
+        if log_text.contains("==ERROR==") {
+            parse::parse_csv(&log_text, &out.log)?;
+        }
+        if !status.success() {
+            return Err(Error::Ncu {
+                origin: out.log.clone(),
+                line: None,
+                message: format!("ncu exited with {status} while profiling; the end of its log:\n{}", tail(&log_text, 20)),
+            });
+        }
+        let status = Command::new(&self.ncu)
+            .args(Self::import_args(&out.report, &out.csv))
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| self.spawn_error(e))?;
+        if !status.success() {
+            return Err(Error::Ncu {
+                origin: out.report.clone(),
+                line: None,
+                message: format!("`ncu --import` exited with {status}; open the report in the Nsight Compute GUI to inspect it"),
+            });
+        }
+        let text = std::fs::read_to_string(&out.csv).map_err(Error::io(&out.csv))?;
+        let report = parse::parse_csv(&text, &out.csv)?;
+        parse::require_metrics(&report, &self.metrics, &out.csv)?;
+        Ok((out, report))
+    }
+
+    fn spawn_error(&self, e: std::io::Error) -> Error {
+        let hint = if e.kind() == std::io::ErrorKind::NotFound {
+            "is not installed or not on PATH; install Nsight Compute or set KERNELGATE_NCU_PATH to the ncu executable"
+        } else {
+            "could not be started"
+        };
+        Error::Ncu { origin: self.ncu.clone(), line: None, message: format!("ncu {hint} ({e})") }
+    }
+}
+
+/// The version line of `ncu --version` (`Version 2025.3.1.0 (build ...)`), or the error.
+pub fn version(ncu: &Path) -> std::result::Result<String, String> {
+    let out = Command::new(ncu).arg("--version").output().map_err(|e| e.to_string())?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.starts_with("Version"))
+        .map(|l| l.trim_start_matches("Version").trim().to_string())
+        .ok_or_else(|| "`ncu --version` printed no Version line".to_string())
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Session {
+        Session {
+            ncu: PathBuf::from("ncu"),
+            clock_control: "none".into(),
+            metrics: vec!["gpu__time_duration.sum", "dram__bytes_read.sum"],
+            trials: vec!["transpose/shared/8192x8192".into(), "transpose/shared_padded/8192x8192".into()],
+            report: PathBuf::from("/out/runs/20261130T030000Z-0123456.ncu-rep"),
+        }
+    }
+
+    #[test]
+    fn profile_command_filters_each_trial_by_nvtx() {
+        let args = session().profile_args(Path::new("/bin/kernels"));
+        assert_eq!(
+            args.join(" "),
+            "--nvtx --nvtx-include transpose/shared/8192x8192/ --nvtx-include transpose/shared_padded/8192x8192/ \
+             --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum \
+             --export /out/runs/20261130T030000Z-0123456.ncu-rep /bin/kernels"
+        );
+    }
+
+    #[test]
+    fn import_prints_the_raw_page_in_base_units_into_a_file() {
+        let out = session().outputs();
+        assert_eq!(out.log, PathBuf::from("/out/runs/20261130T030000Z-0123456-ncu.log"));
+        assert_eq!(out.csv, PathBuf::from("/out/runs/20261130T030000Z-0123456-raw.csv"));
+        let args = Session::import_args(&out.report, &out.csv).join(" ");
+        assert_eq!(
+            args,
+            "--import /out/runs/20261130T030000Z-0123456.ncu-rep --csv --page raw --print-units base \
+             --log-file /out/runs/20261130T030000Z-0123456-raw.csv"
+        );
+    }
+
+    #[test]
+    fn a_missing_ncu_says_how_to_fix_it() {
+        let mut s = session();
+        s.ncu = PathBuf::from("/nonexistent/ncu");
+        let dir = tempfile::tempdir().unwrap();
+        s.report = dir.path().join("r.ncu-rep");
+        let err = s.run(Path::new("/bin/true"), &[]).unwrap_err().to_string();
+        assert!(err.contains("KERNELGATE_NCU_PATH"), "{err}");
+        assert!(version(Path::new("/nonexistent/ncu")).is_err());
+    }
+}
