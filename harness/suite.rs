@@ -62,9 +62,16 @@ impl Suite {
             check::mix(nanos, u64::from(std::process::id()))
         });
         let root = record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-        let git = record::git_state(&root, config.commit.as_deref()).unwrap_or_else(|reason| {
-            eprintln!("kernelgate: commit recorded as unknown: {reason}");
-            GitState::unknown()
+        let git = record::git_state(&root, config.commit.as_deref()).unwrap_or_else(|reason| match &config.commit {
+            // The GPU runner's copy of the repository may lack the commit's objects too.
+            Some(given) => {
+                eprintln!("kernelgate: recording KERNELGATE_COMMIT={given} as given, dirty unknown: {reason}");
+                GitState { commit: given.clone(), dirty: None }
+            }
+            None => {
+                eprintln!("kernelgate: commit recorded as unknown: {reason}");
+                GitState::unknown()
+            }
         });
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
@@ -295,7 +302,7 @@ fn profile_selection(suite: &Suite, selected: &[&str]) -> crate::Result<Profiled
     let child_env = [(CHILD_ENV, session.trials.join("\n")), ("KERNELGATE_SEED", suite.seed.to_string())];
     let (outputs, parsed) = session.run(&program, &child_env)?;
     let version = run::version(&session.ncu).unwrap_or_else(|e| format!("unknown ({e})"));
-    let profiled = profile::collect(&parsed, &profiled_cases, &outputs.csv, &version, &session.clock_control, &outputs.report)?;
+    let profiled = profile::collect(&parsed, &profiled_cases, &session.metrics, &outputs.csv, &version, &session.clock_control, &outputs.report)?;
     println!(
         "kernelgate: ncu {version} profiled {} kernels in {:.1} s; report {} (open it in the Nsight Compute GUI)",
         profiled.values.len(),

@@ -44,31 +44,38 @@ pub fn transpose(input: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     out
 }
 
-/// The counter lessons of each variant. Wavefronts per shared instruction judge bank conflicts:
-/// on sm_80+ the bank-conflict counter also counts arbitration (../shared/gpu/README.md).
-fn lessons(variant: &str) -> Vec<E> {
-    let conflict_free = || {
-        E::metric("shared_ld_wavefronts_per_inst").between(0.99, 1.1).because("column reads hit 32 different banks")
-    };
+/// The counter lessons of each variant at `rows x cols`. Wavefronts per shared instruction judge
+/// bank conflicts: on sm_80+ the bank-conflict counter also counts arbitration
+/// (../shared/gpu/README.md). Bounds were read off the H200 (ncu 2025.3.1, 2026-11-30) with margin:
+/// conflict-free tiles measured 1.07-1.12 wavefronts per load, the unpadded tile 32.46; rows whose
+/// length is not a multiple of 32 floats start off 128-byte lines, so coalesced accesses used 26.24
+/// of 32 bytes per sector there; the padded and swizzled tiles ran in 0.48-0.50 of the unpadded
+/// tile's time on aligned shapes and 0.72-0.74 on 8191x8193.
+fn lessons(variant: &str, rows: usize, cols: usize) -> Vec<E> {
+    let aligned = rows % 32 == 0 && cols % 32 == 0;
+    let coalesced = if aligned { 31.0 } else { 25.0 };
+    let speedup_bound = if aligned { 0.67 } else { 0.87 };
+    let conflict_free =
+        || E::metric("shared_ld_wavefronts_per_inst").between(0.99, 1.2).because("column reads hit 32 different banks");
     let faster = || {
         E::metric("gpu__time_duration.sum")
             .relative_to("shared")
-            .at_most(0.9)
-            .because("removing the 32-way conflict speeds the transpose up")
+            .at_most(speedup_bound)
+            .because("removing the 32-way conflict speeds the transpose up (1.5x aligned, 1.15x otherwise)")
     };
     match variant {
         "naive" => vec![
-            E::metric("global_ld_bytes_per_sector").at_least(31.0).because("rows are read coalesced"),
+            E::metric("global_ld_bytes_per_sector").at_least(coalesced).because("rows are read coalesced"),
             E::metric("global_st_bytes_per_sector").between(3.9, 4.1).because("column stores use an eighth of each sector"),
         ],
         "strided_read" => vec![
             E::metric("global_ld_bytes_per_sector").between(3.9, 4.1).because("column reads use an eighth of each sector"),
-            E::metric("global_st_bytes_per_sector").at_least(31.0).because("rows are written coalesced"),
+            E::metric("global_st_bytes_per_sector").at_least(coalesced).because("rows are written coalesced"),
         ],
         "shared" => vec![
-            E::metric("shared_ld_wavefronts_per_inst").between(28.0, 33.0).because("a 32x32 tile read by column is a 32-way bank conflict"),
-            E::metric("shared_st_wavefronts_per_inst").between(0.99, 1.1).because("row writes are conflict-free"),
-            E::metric("global_st_bytes_per_sector").at_least(31.0).because("the tile makes stores coalesced"),
+            E::metric("shared_ld_wavefronts_per_inst").between(28.0, 34.0).because("a 32x32 tile read by column is a 32-way bank conflict"),
+            E::metric("shared_st_wavefronts_per_inst").between(0.99, 1.2).because("row writes are conflict-free"),
+            E::metric("global_st_bytes_per_sector").at_least(coalesced).because("the tile makes stores coalesced"),
         ],
         _ => vec![conflict_free(), faster()],
     }
@@ -91,7 +98,7 @@ fn sized(shapes: &[(usize, usize)]) -> Vec<Case> {
                     ])
                     .reference(move |b| vec![transpose(b[0].f32(), rows, cols)])
                     .bytes(8 * (rows * cols) as u64)
-                    .expects(lessons(variant)),
+                    .expects(lessons(variant, rows, cols)),
             );
         }
     }
@@ -113,6 +120,14 @@ mod tests {
         assert_eq!(transpose(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 2, 3), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
         let big: Vec<f32> = (0..(70 * 45)).map(|i| i as f32).collect();
         assert_eq!(transpose(&transpose(&big, 70, 45), 45, 70), big);
+    }
+
+    #[test]
+    fn unaligned_shapes_get_their_own_bounds() {
+        let bound = |rows, cols| lessons("shared_padded", rows, cols)[1].max.unwrap();
+        assert_eq!(bound(8192, 8192), 0.67);
+        assert_eq!(bound(8191, 8193), 0.87);
+        assert_eq!(lessons("naive", 8191, 8193)[0].min, Some(25.0));
     }
 
     #[test]

@@ -27,8 +27,9 @@ pub struct Profiled {
     pub report: PathBuf,
 }
 
-/// Assigns each profiled kernel to the trial whose NVTX ranges enclosed it, derives metrics, and
-/// reads the chip. `ncu_version`, `clock_control` and `report_file` are recorded as given.
+/// Assigns each profiled kernel to the trial whose NVTX ranges enclosed it, keeps the `requested`
+/// metrics (the raw page also carries every device attribute), derives metrics, and reads the
+/// chip. `ncu_version`, `clock_control` and `report_file` are recorded as given.
 ///
 /// # Errors
 /// [`Error::Ncu`] naming the trial if a trial's ranges hold more than one kernel (its checked
@@ -36,6 +37,7 @@ pub struct Profiled {
 pub fn collect(
     report: &Report,
     cases: &[&Case],
+    requested: &[&str],
     origin: &Path,
     ncu_version: &str,
     clock_control: &str,
@@ -61,7 +63,7 @@ pub fn collect(
             ))
         })?;
         let mut values = Values::new();
-        for (name, metric) in &record.metrics {
+        for (name, metric) in record.metrics.iter().filter(|(n, _)| requested.contains(&n.as_str())) {
             if let MetricValue::Number(v) = metric.value {
                 values.insert(name.clone(), v);
                 p.units.insert(name.clone(), metric.unit.clone());
