@@ -71,6 +71,21 @@ pub enum Error {
         /// What is wrong, and the fix.
         message: String,
     },
+    /// A baseline file that cannot be used: unreadable, corrupt, or of another schema version.
+    /// `path` and `line` locate it; `message` says what is wrong and the fix. A baseline that fails to
+    /// load is never rewritten.
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Baseline {
+        /// The baseline or samples CSV.
+        path: PathBuf,
+        /// 1-based line, where known.
+        line: Option<usize>,
+        /// What is wrong, and the fix.
+        message: String,
+    },
+    /// Timing samples a statistic cannot use (empty, NaN, infinite, not positive).
+    #[error("invalid samples: {0}")]
+    Samples(String),
     /// The shared libraries or the device that a GPU trial needs are not there.
     #[error("{0}")]
     Unavailable(String),
