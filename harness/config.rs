@@ -53,6 +53,27 @@ pub struct Config {
     /// ncu's `--clock-control` (`KERNELGATE_NCU_CLOCK_CONTROL`, default `none`: leave the GPU's
     /// clocks as they are, as the runner's rules ask; ncu's own default, `base`, locks them).
     pub ncu_clock_control: String,
+    /// Write the trials' results into the baseline (`KERNELGATE_BLESS=1`): only the trials run,
+    /// and only those that passed their check.
+    pub bless: bool,
+    /// Folder holding one baseline folder per GPU key (`KERNELGATE_BASELINES`, default
+    /// `<project root>/baselines`).
+    pub baselines: Option<PathBuf>,
+    /// Raw samples kept per trial in a blessed baseline for the two-sample test
+    /// (`KERNELGATE_BASELINE_SAMPLES`, default 1000, evenly spaced over the run).
+    pub baseline_samples: usize,
+    /// Family-wise significance level of the gate (`KERNELGATE_ALPHA`, default 0.05, criterion.rs's
+    /// `significance_level`).
+    pub alpha: f64,
+    /// Smallest change ever called a regression, percent (`KERNELGATE_MIN_EFFECT`, default 1,
+    /// criterion.rs's `noise_threshold` of 0.01); the baseline's own noise can raise it.
+    pub min_effect_pct: f64,
+    /// Verdicts that fail a trial (`KERNELGATE_FAIL_ON`, comma-separated from `regressed`,
+    /// `ambiguous`, `invalid`; default `regressed`).
+    pub fail_on: Vec<String>,
+    /// Compare `time` (seconds, default) or `cycles` (seconds x the SM clock NVML read after each
+    /// sample), `KERNELGATE_COMPARE`.
+    pub compare_cycles: bool,
     /// Fail GPU trials instead of ignoring them when no GPU is usable (`KERNELGATE_REQUIRE_GPU=1`);
     /// for GPU runners, where a broken driver must not pass as "ignored".
     pub require_gpu: bool,
@@ -72,6 +93,13 @@ impl Default for Config {
             ncu: false,
             ncu_path: PathBuf::from("ncu"),
             ncu_clock_control: "none".to_string(),
+            bless: false,
+            baselines: None,
+            baseline_samples: 1000,
+            alpha: 0.05,
+            min_effect_pct: 1.0,
+            fail_on: vec!["regressed".to_string()],
+            compare_cycles: false,
             require_gpu: false,
             require_nvrtc: false,
         }
@@ -119,6 +147,36 @@ impl Config {
                         name: "KERNELGATE_NCU_CLOCK_CONTROL",
                         value: other.to_string(),
                         expected: "expected none or base (ncu --clock-control)".into(),
+                    });
+                }
+            },
+            bless: flag(&lookup, "KERNELGATE_BLESS")?,
+            baselines: lookup("KERNELGATE_BASELINES").filter(|v| !v.is_empty()).map(PathBuf::from),
+            baseline_samples: parse(&lookup, "KERNELGATE_BASELINE_SAMPLES", d.baseline_samples, positive)?,
+            alpha: parse(&lookup, "KERNELGATE_ALPHA", d.alpha, |a: &f64| *a > 0.0 && *a < 1.0)?,
+            min_effect_pct: parse(&lookup, "KERNELGATE_MIN_EFFECT", d.min_effect_pct, non_negative)?,
+            fail_on: match lookup("KERNELGATE_FAIL_ON") {
+                None => d.fail_on,
+                Some(v) => {
+                    let list: Vec<String> = v.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+                    if let Some(bad) = list.iter().find(|x| !["regressed", "ambiguous", "invalid"].contains(&x.as_str())) {
+                        return Err(Error::Config {
+                            name: "KERNELGATE_FAIL_ON",
+                            value: v.clone(),
+                            expected: format!("{bad:?} is not a verdict; use a comma-separated list of regressed, ambiguous, invalid"),
+                        });
+                    }
+                    list
+                }
+            },
+            compare_cycles: match lookup("KERNELGATE_COMPARE").as_deref().map(str::trim) {
+                None | Some("") | Some("time") => false,
+                Some("cycles") => true,
+                Some(other) => {
+                    return Err(Error::Config {
+                        name: "KERNELGATE_COMPARE",
+                        value: other.to_string(),
+                        expected: "expected time or cycles".into(),
                     });
                 }
             },
@@ -222,6 +280,16 @@ mod tests {
         assert!(ncu.ncu);
         assert_eq!(ncu.ncu_path, PathBuf::from("/opt/ncu"));
         assert_eq!(ncu.ncu_clock_control, "base");
+        let gate = with(&[
+            ("KERNELGATE_BLESS", "1"),
+            ("KERNELGATE_FAIL_ON", "regressed, invalid"),
+            ("KERNELGATE_COMPARE", "cycles"),
+            ("KERNELGATE_MIN_EFFECT", "2.5"),
+        ])
+        .unwrap();
+        assert!(gate.bless && gate.compare_cycles);
+        assert_eq!(gate.fail_on, vec!["regressed", "invalid"]);
+        assert_eq!(gate.min_effect_pct, 2.5);
     }
 
     #[test]
@@ -235,6 +303,9 @@ mod tests {
             ("KERNELGATE_REQUIRE_GPU", "yes"),
             ("KERNELGATE_NCU", "true"),
             ("KERNELGATE_NCU_CLOCK_CONTROL", "max"),
+            ("KERNELGATE_FAIL_ON", "regressed,slow"),
+            ("KERNELGATE_COMPARE", "ticks"),
+            ("KERNELGATE_ALPHA", "1.5"),
         ] {
             let err = with(&[(name, value)]).unwrap_err().to_string();
             assert!(err.contains(name) && err.contains(value), "{err}");

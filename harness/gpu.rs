@@ -10,6 +10,9 @@ use crate::{Error, Kernel, Result, compile};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, CudaView};
 use cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
+use nvml_wrapper::bitmasks::device::ThrottleReasons;
+use nvml_wrapper::enum_wrappers::device::Clock;
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -97,8 +100,29 @@ pub struct Gpu {
     /// `sm_XY` of this device, the NVRTC target.
     pub arch: String,
     l2_flush: CudaSlice<u8>,
-    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// Loaded modules by kernel file, with the SHA-256 of their PTX.
+    modules: Mutex<HashMap<&'static str, (Arc<CudaModule>, String)>>,
+    /// NVML and this device's NVML index, when NVML is there (clocks, throttle reasons, processes).
+    nvml: Option<(nvml_wrapper::Nvml, u32)>,
 }
+
+/// Clock state read right after a timing sample, through NVML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockSample {
+    /// SM clock, MHz.
+    pub sm_mhz: u32,
+    /// Whether a throttle reason that lowers clocks under load was active ([`THROTTLING`]).
+    pub throttled: bool,
+}
+
+/// Throttle reasons that mark a sample as throttled: power capping and thermal or hardware
+/// slowdowns (NVML `nvmlClocksEventReasons`). Idle, application-clock and sync-boost reasons are
+/// not slowdowns of a running kernel and do not count.
+pub const THROTTLING: ThrottleReasons = ThrottleReasons::SW_POWER_CAP
+    .union(ThrottleReasons::HW_SLOWDOWN)
+    .union(ThrottleReasons::HW_THERMAL_SLOWDOWN)
+    .union(ThrottleReasons::SW_THERMAL_SLOWDOWN)
+    .union(ThrottleReasons::HW_POWER_BRAKE_SLOWDOWN);
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -138,9 +162,20 @@ impl Gpu {
         unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut cuda_version) }
             .result()
             .map_err(Error::driver("reading the driver's CUDA version"))?;
-        let driver_version = nvml_wrapper::Nvml::init()
-            .and_then(|nvml| nvml.sys_driver_version())
-            .unwrap_or_else(|_| "unknown".to_string());
+        let nvml = nvml_wrapper::Nvml::init().ok();
+        let driver_version =
+            nvml.as_ref().and_then(|n| n.sys_driver_version().ok()).unwrap_or_else(|| "unknown".to_string());
+        // NVML numbers devices in PCI order; find ours by its PCI address.
+        let pci = format!(
+            "{:08x}:{:02x}:{:02x}.0",
+            attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+            attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+        );
+        let nvml = nvml.and_then(|n| {
+            let index = n.device_by_pci_bus_id(pci.as_str()).and_then(|d| d.index()).ok()?;
+            Some((n, index))
+        });
         // nvbench flushes L2 by writing a buffer of the L2's size before each cold sample
         // (nvbench/detail/l2flush.cuh); twice the size leaves no line of the previous sample.
         let l2_flush = stream
@@ -166,6 +201,7 @@ impl Gpu {
             stream,
             l2_flush,
             modules: Mutex::new(HashMap::new()),
+            nvml,
         };
         if measure_bandwidth {
             gpu.facts.copy_bandwidth_gbps = gpu.measure_copy_bandwidth()?;
@@ -209,29 +245,54 @@ impl Gpu {
         &self.stream
     }
 
-    /// Compiles (once per run and file) and loads `kernel`'s module for this device's arch.
+    /// Compiles (once per run and file) and loads `kernel`'s module for this device's arch; returns
+    /// the function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
     ///
     /// # Errors
     /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
-    pub fn function(&self, kernel: Kernel) -> Result<CudaFunction> {
-        let module = {
+    pub fn function(&self, kernel: Kernel) -> Result<(CudaFunction, String)> {
+        let (module, sha256) = {
             let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
             match modules.get(kernel.file) {
                 Some(m) => m.clone(),
                 None => {
                     let ptx = compile::compile(kernel.source(), &self.arch)?;
+                    let sha256: String =
+                        Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
                     let m = self
                         .ctx
                         .load_module(ptx)
                         .map_err(Error::driver(format!("loading the module of kernels/{}", kernel.file)))?;
-                    modules.insert(kernel.file, m.clone());
-                    m
+                    modules.insert(kernel.file, (m.clone(), sha256.clone()));
+                    (m, sha256)
                 }
             }
         };
-        module
+        let func = module
             .load_function(kernel.entry)
-            .map_err(Error::driver(format!("looking up {} in kernels/{}", kernel.entry, kernel.file)))
+            .map_err(Error::driver(format!("looking up {} in kernels/{}", kernel.entry, kernel.file)))?;
+        Ok((func, sha256))
+    }
+
+    /// SM clock and throttle state now, through NVML; `None` without NVML.
+    pub fn clock_sample(&self) -> Option<ClockSample> {
+        let (nvml, index) = self.nvml.as_ref()?;
+        let device = nvml.device_by_index(*index).ok()?;
+        Some(ClockSample {
+            sm_mhz: device.clock_info(Clock::SM).ok()?,
+            throttled: device.current_throttle_reasons().map(|r| r.intersects(THROTTLING)).unwrap_or(false),
+        })
+    }
+
+    /// Process ids of other processes running compute work on this GPU (NVML); empty without
+    /// NVML. A timing taken while another process uses the GPU is not trustworthy.
+    pub fn other_processes(&self) -> Vec<u32> {
+        let Some((nvml, index)) = self.nvml.as_ref() else { return Vec::new() };
+        let own = std::process::id();
+        nvml.device_by_index(*index)
+            .and_then(|d| d.running_compute_processes())
+            .map(|ps| ps.into_iter().map(|p| p.pid).filter(|&pid| pid != own).collect())
+            .unwrap_or_default()
     }
 
     /// Copies a host buffer to a new device buffer.

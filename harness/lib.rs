@@ -20,9 +20,11 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod baseline;
 pub mod case;
 pub mod cases;
 pub mod check;
+pub mod compare;
 pub mod compile;
 pub mod config;
 mod error;

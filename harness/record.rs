@@ -4,14 +4,16 @@
 //! carrying the GPU facts and git state, so that rows from different runs and GPUs can be
 //! concatenated and still read alone.
 
+use crate::compare::{Comparison, Verdict};
 use crate::gpu::DeviceFacts;
 use crate::measure::StopReason;
 use crate::stats::Summary;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
-/// Version of the run-CSV columns below; bumped when a column changes meaning.
-pub const RUN_CSV_SCHEMA: u32 = 1;
+/// Version of the run-CSV columns below; bumped when a column changes meaning. 2 added `verdict`
+/// and `module_sha256` and the gate's statistics.
+pub const RUN_CSV_SCHEMA: u32 = 2;
 
 /// Git state of the working tree the run came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +107,18 @@ pub struct CaseResult {
     pub bytes: u64,
     /// FLOPs (declared by the case); 0 for data movement.
     pub flops: u64,
+    /// SHA-256 of the module's PTX: the identity of the code timed.
+    pub module_sha256: String,
+    /// Median SM clock over the samples (NVML), MHz.
+    pub sm_clock_mhz: Option<f64>,
+    /// Samples dropped as throttled.
+    pub throttled: usize,
+    /// The gate's verdict.
+    pub verdict: Verdict,
+    /// The comparison with the baseline, when there was one.
+    pub comparison: Option<Comparison>,
+    /// Why the measurement is invalid, when it is.
+    pub invalid_reason: Option<String>,
 }
 
 impl CaseResult {
@@ -174,6 +188,10 @@ pub struct Row {
     pub trial: String,
     /// Entry point.
     pub kernel: String,
+    /// SHA-256 of the module's PTX.
+    pub module_sha256: String,
+    /// The gate's verdict for the trial.
+    pub verdict: &'static str,
     /// Statistic name.
     pub statistic: &'static str,
     /// Value.
@@ -195,6 +213,7 @@ pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static
         ("noise", "%", s.noise_pct),
         ("timed_out", "bool", f64::from(u8::from(r.stop == StopReason::Timeout))),
         ("sampling_wall", "s", r.wall_s),
+        ("throttled_samples", "count", r.throttled as f64),
         ("bytes", "byte", r.bytes as f64),
         ("bandwidth", "GB/s", r.bandwidth_gbps()),
         ("pct_of_copy_bandwidth", "%", r.pct_of_copy(copy_gbps)),
@@ -202,6 +221,16 @@ pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static
     if let Some(g) = r.gflops() {
         v.push(("flops", "flop", r.flops as f64));
         v.push(("throughput", "GFLOP/s", g));
+    }
+    if let Some(mhz) = r.sm_clock_mhz {
+        v.push(("sm_clock", "MHz", mhz));
+    }
+    if let Some(c) = &r.comparison {
+        v.push(("baseline_median", "s", c.baseline_median_s));
+        v.push(("delta", "%", 100.0 * c.delta));
+        v.push(("p_value", "1", c.p_value));
+        v.push(("p_adjusted", "1", c.p_adjusted));
+        v.push(("min_effect", "%", 100.0 * c.min_effect));
     }
     v
 }
@@ -230,6 +259,8 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 seed: run.seed,
                 trial: r.trial.clone(),
                 kernel: r.kernel.clone(),
+                module_sha256: r.module_sha256.clone(),
+                verdict: r.verdict.as_str(),
                 statistic,
                 value,
                 unit,
@@ -302,6 +333,12 @@ pub(crate) mod tests {
             wall_s: 1.0,
             bytes,
             flops,
+            module_sha256: "ab12".into(),
+            sm_clock_mhz: None,
+            throttled: 0,
+            verdict: Verdict::NoBaseline,
+            comparison: None,
+            invalid_reason: None,
         }
     }
 
@@ -336,17 +373,17 @@ pub(crate) mod tests {
         assert_eq!(
             lines.next().unwrap(),
             "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
-             driver,cuda,nvrtc,ecc,copy_bandwidth_gbps,seed,trial,kernel,statistic,value,unit"
+             driver,cuda,nvrtc,ecc,copy_bandwidth_gbps,seed,trial,kernel,module_sha256,verdict,statistic,value,unit"
         );
         assert_eq!(
             lines.next().unwrap(),
-            "1,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
-             580.159.04,13.0,13.0,true,4000.0,7,copy/x/4,k,samples,100.0,count"
+            "2,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
+             580.159.04,13.0,13.0,true,4000.0,7,copy/x/4,k,ab12,no-baseline,samples,100.0,count"
         );
         assert!(text.contains(",bandwidth,4000.0,GB/s\n"));
         assert!(text.contains(",pct_of_copy_bandwidth,100.0,%\n"));
         assert!(!text.contains("throughput"), "no FLOPs, no throughput row");
-        assert_eq!(text.lines().count(), 1 + 12);
+        assert_eq!(text.lines().count(), 1 + 13);
         // A second write to the same path is refused: nothing recorded is overwritten.
         let err = write_csv(&path, &rows).unwrap_err().to_string();
         assert!(err.contains("20261130T030000Z-0123456.csv"), "{err}");

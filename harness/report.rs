@@ -42,21 +42,23 @@ pub fn device(f: &DeviceFacts) -> String {
 ///
 /// Columns: trial; median time; noise (stddev / mean); samples; effective bandwidth (declared
 /// bytes / median); that as % of the run's measured copy bandwidth; GFLOP/s where the case
-/// declares FLOPs; `timeout` where the noise target was not met.
+/// declares FLOPs; `timeout` where the noise target was not met; the change of the median against
+/// the baseline and the gate's verdict.
 pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
     let width = results.iter().map(|r| r.trial.len()).max().unwrap_or(5).max(5);
     let mut out = String::new();
     writeln!(
         out,
-        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {}",
-        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop"
+        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:<9}  {:>7}  {}",
+        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop", "vs base", "verdict"
     )
     .unwrap();
     for r in results {
         let gflops = r.gflops().map_or("-".to_string(), |g| format!("{g:.1}"));
+        let delta = r.comparison.as_ref().map_or("-".to_string(), |c| format!("{:+.2}%", 100.0 * c.delta));
         writeln!(
             out,
-            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {}",
+            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {:<9}  {:>7}  {}",
             r.trial,
             duration(r.summary.median_s),
             r.summary.noise_pct,
@@ -65,6 +67,8 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
             r.pct_of_copy(copy_gbps),
             gflops,
             r.stop.as_str(),
+            delta,
+            r.verdict.as_str(),
         )
         .unwrap();
     }
@@ -91,9 +95,9 @@ mod tests {
             result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728),
         ];
         let expected = "\
-trial                             median   noise  samples      GB/s   %copy   GFLOP/s  stop
-coalescing/copy/67108864        131.9 us   0.10%      100    4069.1  101.7%         -  converged
-vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     671.1  converged
+trial                             median   noise  samples      GB/s   %copy   GFLOP/s  stop       vs base  verdict
+coalescing/copy/67108864        131.9 us   0.10%      100    4069.1  101.7%         -  converged        -  no-baseline
+vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     671.1  converged        -  no-baseline
 ";
         assert_eq!(table(&rows, 4000.0), expected);
     }

@@ -51,6 +51,25 @@ pub fn median(samples: &[f64]) -> f64 {
     Data::new(samples.to_vec()).median()
 }
 
+/// Median absolute deviation from the median, unscaled, in the samples' unit.
+///
+/// # Panics
+/// If `samples` is empty.
+pub fn mad(samples: &[f64]) -> f64 {
+    let m = median(samples);
+    let deviations: Vec<f64> = samples.iter().map(|x| (x - m).abs()).collect();
+    median(&deviations)
+}
+
+/// At most `k` samples, evenly spaced over `samples` (first kept, order preserved): the subset a
+/// baseline keeps for the two-sample test.
+pub fn evenly_spaced(samples: &[f64], k: usize) -> Vec<f64> {
+    if samples.len() <= k {
+        return samples.to_vec();
+    }
+    (0..k).map(|i| samples[i * samples.len() / k]).collect()
+}
+
 /// Running mean and variance (Welford, 1962, "Note on a method for calculating corrected sums of
 /// squares and products", Technometrics 4(3)); lets the stopping rule read the noise after every
 /// sample in O(1).
@@ -116,6 +135,13 @@ mod tests {
     #[should_panic(expected = "non-finite")]
     fn nan_is_rejected() {
         summarize(&[1.0, f64::NAN]);
+    }
+
+    #[test]
+    fn mad_and_even_spacing() {
+        assert_eq!(mad(&[1.0, 2.0, 3.0, 4.0, 100.0]), 1.0);
+        assert_eq!(evenly_spaced(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 3), vec![0.0, 2.0, 4.0]);
+        assert_eq!(evenly_spaced(&[1.0, 2.0], 5), vec![1.0, 2.0]);
     }
 
     #[test]

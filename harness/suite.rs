@@ -5,16 +5,21 @@
 //! kernel runs on the same GPU is wrong. Kernels compile inside their trial, so `--exact` builds
 //! only what it runs.
 //!
+//! Every timed trial is compared with the baseline of its GPU (`baselines/<gpu-key>/`) and gets a
+//! verdict (`crate::compare`); `KERNELGATE_BLESS=1` writes the trials run into that baseline.
+//!
 //! With `KERNELGATE_NCU=1` the run starts with one ncu process over the whole selection: ncu
 //! re-runs this binary as a child (`KERNELGATE_PROFILE_TRIALS`) that performs each selected
 //! trial's checked launch once inside its NVTX ranges; the parent then runs the trials as usual and
 //! each trial also checks its counter expectations against what ncu measured.
 
+use crate::baseline::{self, Baseline, Entry};
 use crate::case::{Case, HostData, Param};
+use crate::compare::{self, Comparison, CounterTolerance, Policy, Verdict};
 use crate::check::{self, compare, describe, trial_seed};
 use crate::expect::{Outcome, check_all};
 use crate::gpu::{DeviceData, Gpu};
-use crate::measure::measure_cold;
+use crate::measure::{Samples, measure_cold};
 use crate::ncu::profile::{self, Profiled};
 use crate::ncu::run::{CHILD_ENV, Session};
 use crate::ncu::{metrics, run};
@@ -22,16 +27,23 @@ use crate::record::{self, CaseResult, GitState, RunInfo};
 use crate::{Config, Error, SOURCES, cases, compile, report};
 use cudarc::driver::CudaFunction;
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Architectures every kernel must compile for, with or without a GPU: Ampere (sm_80) and Hopper
 /// (sm_90), the two generations the suite's lessons were written for.
 pub const COMPILE_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
-/// Exit code for a bad `KERNELGATE_*` value (libtest uses 101 for failed trials).
+/// Exit code for a bad `KERNELGATE_*` value (libtest uses 101 for failed trials, which kernelgate
+/// keeps for wrong results and harness errors).
 pub const EXIT_CONFIG: u8 = 2;
+
+/// Exit code when every failed trial failed only its performance gate (a verdict listed in
+/// `KERNELGATE_FAIL_ON`): a regression, told apart from wrong results and harness errors (101).
+pub const EXIT_REGRESSION: u8 = 3;
 
 /// State shared by the trials of one run.
 #[derive(Debug)]
@@ -46,9 +58,18 @@ pub struct Suite {
     pub git: GitState,
     /// Where run files go.
     pub out_dir: PathBuf,
+    /// The project root.
+    pub root: PathBuf,
     gpu: OnceLock<Result<Arc<Gpu>, String>>,
     profiled: OnceLock<Result<Profiled, String>>,
+    baseline: OnceLock<Result<Baseline, String>>,
+    /// Cases of this run that have a baseline: the `tests` of the family-wise correction.
+    compared: AtomicUsize,
     results: Mutex<Vec<CaseResult>>,
+    /// Kept samples (evenly spaced subset) per trial, for blessing.
+    kept: Mutex<BTreeMap<String, Vec<f64>>>,
+    /// Trials that failed only their performance gate.
+    gate_failures: AtomicUsize,
 }
 
 impl Suite {
@@ -75,13 +96,18 @@ impl Suite {
         });
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
+            root,
             config,
             seed,
             run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
             git,
             gpu: OnceLock::new(),
             profiled: OnceLock::new(),
+            baseline: OnceLock::new(),
+            compared: AtomicUsize::new(0),
             results: Mutex::new(Vec::new()),
+            kept: Mutex::new(BTreeMap::new()),
+            gate_failures: AtomicUsize::new(0),
         }
     }
 
@@ -102,6 +128,19 @@ impl Suite {
     /// Results of the trials that completed, in completion order.
     pub fn results(&self) -> Vec<CaseResult> {
         self.results.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The gate's policy from the options.
+    pub fn policy(&self) -> Policy {
+        Policy { alpha: self.config.alpha, effect_floor: self.config.min_effect_pct / 100.0, ..Policy::default() }
+    }
+
+    /// This GPU's baseline folder: `<KERNELGATE_BASELINES or <root>/baselines>/<gpu key>`.
+    pub fn baseline_dir(&self, gpu_key: &str) -> PathBuf {
+        match &self.config.baselines {
+            Some(dir) => dir.join(gpu_key),
+            None => Baseline::dir_for(&self.root, gpu_key),
+        }
     }
 
     /// File stem of this run's outputs ([`record::run_stem`]).
@@ -134,7 +173,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     trials
 }
 
-/// One GPU trial: check, measurement, counter expectations, result.
+/// One GPU trial: check, measurement, verdict against the baseline, counter expectations.
 fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     let gpu = match suite.gpu() {
         Ok(gpu) => gpu,
@@ -151,24 +190,128 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     })
     .map_err(harness_error)?;
     drop(ranges);
+
+    let judged = judge(suite, case, &samples).map_err(Failed::from)?;
+    let (kept, throttled) = samples.kept();
+    let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
+    suite.kept.lock().unwrap_or_else(|p| p.into_inner()).insert(
+        case.name(),
+        crate::stats::evenly_spaced(&kept, suite.config.baseline_samples),
+    );
     suite.results.lock().unwrap_or_else(|p| p.into_inner()).push(CaseResult {
         trial: case.name(),
         kernel: case.kernel.entry.to_string(),
-        summary: crate::stats::summarize(&samples.seconds),
+        summary,
         stop: samples.stop,
         wall_s: samples.wall_s,
         bytes: case.bytes,
         flops: case.flops,
+        module_sha256: prepared.module_sha256.clone(),
+        sm_clock_mhz: samples.median_sm_mhz(),
+        throttled,
+        verdict: judged.verdict,
+        comparison: judged.comparison.clone(),
+        invalid_reason: samples.invalid_reason(),
     });
     if suite.config.ncu {
         check_counters(suite, case).map_err(Failed::from)?;
     }
+    if !suite.config.bless && suite.config.fail_on.iter().any(|v| v == judged.verdict.as_str()) {
+        suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+        return Err(judged.message.into());
+    }
     Ok(Completion::Completed)
+}
+
+/// A verdict and what to say about it.
+struct Judged {
+    verdict: Verdict,
+    comparison: Option<Comparison>,
+    message: String,
+}
+
+/// Compares a trial's samples (and, with ncu, counters) with its baseline. `Err` when the baseline
+/// cannot be used at all (a corrupt file): that is a harness error, not a verdict.
+fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String> {
+    let name = case.name();
+    let plain = |verdict: Verdict, why: String| Judged { verdict, comparison: None, message: format!("{name}: {}: {why}", verdict.as_str()) };
+    if let Some(reason) = samples.invalid_reason() {
+        return Ok(plain(Verdict::Invalid, reason));
+    }
+    let baseline = match suite.baseline.get() {
+        Some(Ok(b)) => b,
+        Some(Err(e)) => return Err(e.clone()),
+        None => return Ok(plain(Verdict::NoBaseline, "no baseline loaded".into())),
+    };
+    let (Some(entry), Some(base)) = (baseline.time(&name), baseline.samples(&name)) else {
+        return Ok(plain(Verdict::NoBaseline, format!("no entry in {}", baseline.dir.display())));
+    };
+    let (kept, _) = samples.kept();
+    let (now, base, unit) = if suite.config.compare_cycles {
+        match (samples.kept_cycles(), entry.sm_clock_mhz) {
+            // The baseline keeps seconds and its median SM clock: its cycles are approximate.
+            (Some(now), Some(mhz)) => (now, base.iter().map(|s| s * mhz * 1e6).collect(), "cycles"),
+            _ => return Ok(plain(Verdict::Invalid, "KERNELGATE_COMPARE=cycles needs SM clocks (NVML) in this run and the baseline".into())),
+        }
+    } else {
+        (kept, base.to_vec(), "time")
+    };
+    let tests = suite.compared.load(Ordering::Relaxed).max(1);
+    let c = compare::compare(&now, &base, &suite.policy(), tests).map_err(|e| format!("{name}: {e}"))?;
+
+    let (moved, counter_regressed) = counter_moves(suite, baseline, &name);
+    let verdict = if counter_regressed && c.verdict != Verdict::Regressed { Verdict::Regressed } else { c.verdict };
+    let mut message = format!(
+        "{name}: {}: median {} vs baseline {} ({:+.2}%, compared in {unit}), one-sided Mann-Whitney p = {:.2e}, \
+         x{tests} cases (Bonferroni, Holm's first step) = {:.2e} against alpha {}, effect floor {:.2}%",
+        verdict.as_str(),
+        report::duration(c.median_s),
+        report::duration(c.baseline_median_s),
+        100.0 * c.delta,
+        c.p_value,
+        c.p_adjusted,
+        suite.config.alpha,
+        100.0 * c.min_effect,
+    );
+    if !moved.is_empty() {
+        message.push_str("; counters that moved most: ");
+        message.push_str(&moved.join(", "));
+    }
+    Ok(Judged { verdict, comparison: Some(c), message })
+}
+
+/// Counters of this run that moved against the baseline's, largest relative change first (at most
+/// 5), and whether a deterministic count (exact tolerance) got worse: that alone is a regression.
+/// Rates and times are reported, not gated: the timing test gates time.
+fn counter_moves(suite: &Suite, baseline: &Baseline, trial: &str) -> (Vec<String>, bool) {
+    let Some(Ok(profiled)) = suite.profiled.get() else { return (Vec::new(), false) };
+    let Some(values) = profiled.values.get(trial) else { return (Vec::new(), false) };
+    let mut moved: Vec<(f64, String)> = Vec::new();
+    let mut regressed = false;
+    for e in baseline.counters(trial) {
+        let Some(&now) = values.get(&e.metric) else { continue };
+        let tolerance = compare::counter_tolerance(&e.metric);
+        let verdict = compare::compare_counter(now, e.median, tolerance, higher_is_better(&e.metric));
+        if verdict == Verdict::Unchanged {
+            continue;
+        }
+        regressed |= verdict == Verdict::Regressed && tolerance == CounterTolerance::Exact;
+        let rel = if e.median != 0.0 { now / e.median - 1.0 } else { f64::INFINITY };
+        moved.push((rel.abs(), format!("{} {:+.2}% ({} -> {})", e.metric, 100.0 * rel, e.median, now)));
+    }
+    moved.sort_by(|a, b| b.0.total_cmp(&a.0));
+    (moved.into_iter().take(5).map(|(_, m)| m).collect(), regressed)
+}
+
+/// Metrics where a larger value is better: bytes used per sector and occupancy.
+fn higher_is_better(metric: &str) -> bool {
+    metric.contains("bytes_per_sector") || metric.contains("warps_active") || metric.contains("maximum_warps")
 }
 
 /// A case's kernel and device buffers after a passing check, ready to time.
 struct Prepared {
     func: CudaFunction,
+    module_sha256: String,
     buffers: Vec<DeviceData>,
 }
 
@@ -189,7 +332,7 @@ fn check_case(gpu: &Gpu, case: &Case, run_seed: u64) -> crate::Result<Result<Pre
             gpu.poison(buffer)?;
         }
     }
-    let func = gpu.function(case.kernel)?;
+    let (func, module_sha256) = gpu.function(case.kernel)?;
     gpu.launch(&func, case, &buffers)?;
     gpu.synchronize()?;
     let expected = (case.reference)(&host);
@@ -200,7 +343,7 @@ fn check_case(gpu: &Gpu, case: &Case, run_seed: u64) -> crate::Result<Result<Pre
             return Ok(Err(describe(case, *param_index, &m, run_seed)));
         }
     }
-    Ok(Ok(Prepared { func, buffers }))
+    Ok(Ok(Prepared { func, module_sha256, buffers }))
 }
 
 /// Checks `case`'s counter expectations against this run's ncu values.
@@ -259,7 +402,9 @@ pub fn main() -> ExitCode {
             let _ = suite.profiled.set(profile_selection(&suite, &selected).map_err(|e| e.to_string()));
         }
         // Open the GPU (and measure copy bandwidth) before the first trial line is printed.
-        let _ = suite.gpu();
+        if let Ok(gpu) = suite.gpu() {
+            load_baseline(&suite, &gpu.facts.gpu_key, &selected);
+        }
         println!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
     }
     let conclusion = libtest_mimic::run(&args, trials);
@@ -267,7 +412,32 @@ pub fn main() -> ExitCode {
         eprintln!("kernelgate: {e}");
         return ExitCode::FAILURE;
     }
+    let gate_failures = suite.gate_failures.load(Ordering::Relaxed) as u64;
+    if conclusion.has_failed() && conclusion.num_failed == gate_failures {
+        println!("kernelgate: {gate_failures} trial(s) failed the performance gate only; exit code {EXIT_REGRESSION}");
+        return ExitCode::from(EXIT_REGRESSION);
+    }
     conclusion.exit_code()
+}
+
+/// Loads this GPU's baseline and counts the selected trials it covers (the family-wise `tests`).
+fn load_baseline(suite: &Suite, gpu_key: &str, selected: &[&str]) {
+    let dir = suite.baseline_dir(gpu_key);
+    let loaded = Baseline::load(&dir).map_err(|e| e.to_string());
+    match &loaded {
+        Ok(b) => {
+            let covered = selected.iter().filter(|t| b.time(t).is_some()).count();
+            suite.compared.store(covered, Ordering::Relaxed);
+            println!(
+                "kernelgate: baseline {}: {covered} of {} selected trials covered; verdicts fail on: {}",
+                dir.display(),
+                selected.len(),
+                suite.config.fail_on.join(", ")
+            );
+        }
+        Err(e) => println!("kernelgate: baseline unusable, every GPU trial fails: {e}"),
+    }
+    let _ = suite.baseline.set(loaded);
 }
 
 /// Runs the one ncu session over `selected` trials and the variants their ratio expectations name.
@@ -355,6 +525,9 @@ fn write_results(suite: &Suite) -> crate::Result<()> {
         let path = with_suffix(&suite.stem(), ".csv");
         record::write_csv(&path, &record::rows(&run, &results))?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
+        if suite.config.bless {
+            bless(suite, gpu, &results)?;
+        }
     }
     if let Some(Ok(profiled)) = suite.profiled.get() {
         let gpu_key = suite.gpu.get().and_then(|g| g.as_ref().ok()).map_or("unknown".to_string(), |g| g.facts.gpu_key.clone());
@@ -364,6 +537,72 @@ fn write_results(suite: &Suite) -> crate::Result<()> {
     }
     if let Some(Err(e)) = suite.profiled.get() {
         println!("kernelgate: ncu profiling failed: {e}");
+    }
+    Ok(())
+}
+
+/// Writes the trials run into this GPU's baseline: the time entry with its kept samples, and every
+/// requested and derived counter when ncu ran. Trials not run are untouched; a baseline that failed
+/// to load is never rewritten.
+fn bless(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Result<()> {
+    let dir = suite.baseline_dir(&gpu.facts.gpu_key);
+    let mut base = match suite.baseline.get() {
+        Some(Ok(b)) => b.clone(),
+        Some(Err(e)) => {
+            return Err(Error::Baseline { path: dir, line: None, message: format!("not blessed, the baseline did not load: {e}") });
+        }
+        None => Baseline::load(&dir)?,
+    };
+    let f = &gpu.facts;
+    let date = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let kept = suite.kept.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let entry = |r: &CaseResult, metric: &str, unit: &str, n: u64, (median, mad, mean, stddev, min): (f64, f64, f64, f64, f64)| Entry {
+        schema_version: baseline::BASELINE_SCHEMA,
+        trial: r.trial.clone(),
+        kernel: r.kernel.clone(),
+        metric: metric.to_string(),
+        unit: unit.to_string(),
+        n,
+        median,
+        mad,
+        mean,
+        stddev,
+        min,
+        commit: suite.git.commit.clone(),
+        date: date.clone(),
+        module_sha256: r.module_sha256.clone(),
+        sm_clock_mhz: r.sm_clock_mhz,
+        gpu_name: f.name.clone(),
+        compute_capability: format!("{}.{}", f.cc_major, f.cc_minor),
+        sm_count: f.sm_count,
+        memory_mib: f.memory_bytes >> 20,
+        driver: f.driver_version.clone(),
+        cuda: f.cuda_driver_version.clone(),
+        ecc: f.ecc,
+    };
+    let mut entries = Vec::new();
+    let mut samples = BTreeMap::new();
+    for r in results {
+        let Some(subset) = kept.get(&r.trial).filter(|s| !s.is_empty()) else { continue };
+        let s = &r.summary;
+        entries.push(entry(r, "time", "s", s.n as u64, (s.median_s, crate::stats::mad(subset), s.mean_s, s.stddev_s, s.min_s)));
+        samples.insert(r.trial.clone(), subset.clone());
+        match suite.profiled.get() {
+            Some(Ok(p)) => {
+                for (metric, &value) in p.values.get(&r.trial).into_iter().flatten() {
+                    let unit = p.units.get(metric).map_or("", String::as_str);
+                    entries.push(entry(r, metric, unit, 1, (value, 0.0, value, 0.0, value)));
+                }
+            }
+            // Without ncu this run, the trial's blessed counters stay as they were.
+            _ => entries.extend(base.counters(&r.trial).cloned()),
+        }
+    }
+    let changes = base.bless(entries, samples);
+    base.save()?;
+    println!("kernelgate: blessed {} trials into {} ({} changes)", results.len(), dir.display(), changes.len());
+    for c in &changes {
+        println!("  {c}");
     }
     Ok(())
 }

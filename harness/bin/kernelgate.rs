@@ -3,10 +3,16 @@
 //! `kernelgate import-ncu FILE [--csv]` reads an ncu CSV (raw or details page, any ncu version
 //! kernelgate knows) or a `.ncu-rep` (through `ncu --import`) and prints the normalized metrics per
 //! kernel, so that existing ncu captures enter kernelgate.
+//!
+//! `kernelgate baseline list|show|remove` reads and edits the per-GPU baselines under
+//! `<project root>/baselines/<gpu-key>/` (see `kernelgate::baseline`); the project root is found
+//! from the current folder as the test runs find it (`kernelgate::record::project_root`).
 
 use clap::{Parser, Subcommand};
+use kernelgate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
 use kernelgate::ncu::import;
-use std::path::PathBuf;
+use kernelgate::{Error, Result};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Regression testing for CUDA kernels: the commands besides `cargo test`.
@@ -30,6 +36,40 @@ enum Command {
         #[arg(long, env = "KERNELGATE_NCU_PATH", default_value = "ncu")]
         ncu: PathBuf,
     },
+    /// List, show or remove the trials of the per-GPU baselines under `<project root>/baselines/`.
+    Baseline {
+        #[command(subcommand)]
+        command: BaselineCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BaselineCommand {
+    /// For each GPU's baseline (or just --gpu's): every trial with its time median, sample count,
+    /// commit and date.
+    List {
+        /// GPU key, the folder name under baselines/ (`nvidia-h200-sm90`); default: every GPU.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
+    /// Every entry of one trial (metric, median and mad with their unit, n, commit, date, module
+    /// hash) and the number of its kept samples.
+    Show {
+        /// Trial name, `family/variant/size`.
+        trial: String,
+        /// GPU key; default: the only GPU with a baseline.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
+    /// Remove trials' entries and samples from a baseline, print the changes and save it.
+    Remove {
+        /// Trial names, `family/variant/size`; each must be in the baseline, or nothing is removed.
+        #[arg(required = true)]
+        trials: Vec<String>,
+        /// GPU key; default: the only GPU with a baseline.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -39,6 +79,7 @@ fn main() -> ExitCode {
             print!("{}", if csv { import::to_csv(&report)? } else { import::to_table(&report) });
             Ok(())
         }),
+        Command::Baseline { command } => baseline_command(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -47,4 +88,192 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Runs a `kernelgate baseline` command from the project root of the current folder.
+fn baseline_command(command: BaselineCommand) -> Result<()> {
+    let cwd = std::env::current_dir().map_err(Error::io("."))?;
+    let root = kernelgate::record::project_root(&cwd);
+    match command {
+        BaselineCommand::List { gpu } => {
+            let keys = match gpu {
+                Some(key) => vec![checked_key(&root, &key)?],
+                None => baseline::gpu_keys(&root)?,
+            };
+            if keys.is_empty() {
+                println!(
+                    "no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)",
+                    root.join(BASELINES_DIR).display()
+                );
+            }
+            for (i, key) in keys.iter().enumerate() {
+                let base = Baseline::load(&Baseline::dir_for(&root, key))?;
+                print!("{}{}", if i > 0 { "\n" } else { "" }, list(key, &base));
+            }
+            Ok(())
+        }
+        BaselineCommand::Show { trial, gpu } => {
+            let key = choose_gpu(&root, gpu)?;
+            let base = Baseline::load(&Baseline::dir_for(&root, &key))?;
+            print!("{}", show(&key, &base, &trial)?);
+            Ok(())
+        }
+        BaselineCommand::Remove { trials, gpu } => {
+            let key = choose_gpu(&root, gpu)?;
+            let mut base = Baseline::load(&Baseline::dir_for(&root, &key))?;
+            let known = base.trials();
+            let missing: Vec<&str> = trials.iter().map(String::as_str).filter(|t| !known.contains(t)).collect();
+            if !missing.is_empty() {
+                return Err(Error::Baseline {
+                    path: base.dir.join(BASELINE_FILE),
+                    line: None,
+                    message: format!(
+                        "no trial {} in this baseline, so nothing was removed; `kernelgate baseline list --gpu {key}` \
+                         lists its trials",
+                        missing.join(", ")
+                    ),
+                });
+            }
+            let changes = base.remove(&trials);
+            base.save()?;
+            for change in &changes {
+                println!("{change}");
+            }
+            let count = trials.iter().collect::<std::collections::BTreeSet<_>>().len();
+            println!(
+                "kernelgate: removed {count} trial{} from {BASELINES_DIR}/{key}",
+                if count == 1 { "" } else { "s" }
+            );
+            Ok(())
+        }
+    }
+}
+
+/// `key` if it names a folder under baselines/ holding a baseline.csv; otherwise an error listing
+/// the keys that do.
+fn checked_key(root: &Path, key: &str) -> Result<String> {
+    let keys = baseline::gpu_keys(root)?;
+    if keys.iter().any(|k| k == key) {
+        return Ok(key.to_string());
+    }
+    Err(Error::Baseline {
+        path: Baseline::dir_for(root, key).join(BASELINE_FILE),
+        line: None,
+        message: format!("there is no baseline for GPU key {key:?}; {}", found(&keys)),
+    })
+}
+
+/// The GPU key to use: `--gpu`'s (checked), or the only one with a baseline.
+fn choose_gpu(root: &Path, gpu: Option<String>) -> Result<String> {
+    if let Some(key) = gpu {
+        return checked_key(root, &key);
+    }
+    let mut keys = baseline::gpu_keys(root)?;
+    if keys.len() == 1 {
+        return Ok(keys.remove(0));
+    }
+    let message = if keys.is_empty() {
+        "no GPU folder here holds a baseline.csv; a run with KERNELGATE_BLESS=1 writes one".to_string()
+    } else {
+        format!("{}; pass --gpu KEY to choose one", found(&keys))
+    };
+    Err(Error::Baseline { path: root.join(BASELINES_DIR), line: None, message })
+}
+
+/// `baselines found for GPU keys a, b`, or that there are none.
+fn found(keys: &[String]) -> String {
+    if keys.is_empty() {
+        "no GPU key has one yet (a run with KERNELGATE_BLESS=1 writes one)".to_string()
+    } else {
+        format!("baselines found for GPU keys {}", keys.join(", "))
+    }
+}
+
+/// The first `n` characters of `s`.
+fn short(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// `kernelgate baseline list` for one GPU: the key, then one line per trial.
+fn list(key: &str, base: &Baseline) -> String {
+    let trials = base.trials();
+    let mut rows = vec![["trial", "median", "n", "commit", "date"].map(String::from).to_vec()];
+    for trial in &trials {
+        let time = base.time(trial);
+        let any = time.or_else(|| base.entries.iter().find(|e| e.trial == *trial));
+        rows.push(vec![
+            trial.to_string(),
+            time.map_or_else(|| "-".to_string(), |t| baseline::format_value(t.median, &t.unit)),
+            time.map_or_else(|| "-".to_string(), |t| t.n.to_string()),
+            any.map_or_else(String::new, |e| short(&e.commit, 7)),
+            any.map_or_else(String::new, |e| e.date.clone()),
+        ]);
+    }
+    let count = format!("{} trial{}", trials.len(), if trials.len() == 1 { "" } else { "s" });
+    let mut out = format!("{key} ({BASELINES_DIR}/{key}, {count})\n");
+    if !trials.is_empty() {
+        out += &table(&rows, &[false, true, true, false, false]);
+    }
+    out
+}
+
+/// `kernelgate baseline show`: the trial's device and entries, and its kept samples.
+fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
+    // The time entry first, then the counters by name.
+    let entries: Vec<&Entry> = base.time(trial).into_iter().chain(base.counters(trial)).collect();
+    let Some(first) = base.time(trial).or(entries.first().copied()) else {
+        return Err(Error::Baseline {
+            path: base.dir.join(BASELINE_FILE),
+            line: None,
+            message: format!(
+                "no trial {trial} in this baseline; `kernelgate baseline list --gpu {key}` lists its trials"
+            ),
+        });
+    };
+    let clock = first.sm_clock_mhz.map_or_else(|| "unknown".to_string(), |c| format!("{c} MHz"));
+    let mut out = format!(
+        "{trial} (kernel {}) in {BASELINES_DIR}/{key}\n\
+         {} (compute capability {}, {} SMs, {} MiB, ECC {}), driver {}, CUDA {}, SM clock {clock}\n",
+        first.kernel,
+        first.gpu_name,
+        first.compute_capability,
+        first.sm_count,
+        first.memory_mib,
+        if first.ecc { "on" } else { "off" },
+        first.driver,
+        first.cuda,
+    );
+    // Median and mad carry the unit: times with one that keeps 3-4 digits, counters as stored.
+    let mut rows = vec![["metric", "median", "n", "mad", "commit", "date", "module"].map(String::from).to_vec()];
+    for e in entries {
+        rows.push(vec![
+            e.metric.clone(),
+            baseline::format_value(e.median, &e.unit),
+            e.n.to_string(),
+            baseline::format_value(e.mad, &e.unit),
+            short(&e.commit, 7),
+            e.date.clone(),
+            short(&e.module_sha256, 12),
+        ]);
+    }
+    out += &table(&rows, &[false, true, true, true, false, false, false]);
+    let kept = base.samples(trial).map_or(0, <[f64]>::len);
+    out += &format!("kept samples: {kept}\n");
+    Ok(out)
+}
+
+/// Rows as columns two spaces apart, indented by two; `right[c]` right-aligns column `c`.
+fn table(rows: &[Vec<String>], right: &[bool]) -> String {
+    let widths: Vec<usize> =
+        (0..right.len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = (row.iter().zip(&widths).zip(right))
+            .map(|((cell, &w), &r)| if r { format!("{cell:>w$}") } else { format!("{cell:<w$}") })
+            .collect();
+        out += "  ";
+        out += cells.join("  ").trim_end();
+        out += "\n";
+    }
+    out
 }
