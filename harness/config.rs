@@ -125,15 +125,15 @@ impl Config {
         let s = d.stopping;
         Ok(Config {
             stopping: StoppingRule {
-                min_samples: parse(&lookup, "KERNELGATE_MIN_SAMPLES", s.min_samples, positive)?,
-                min_time_s: parse(&lookup, "KERNELGATE_MIN_TIME", s.min_time_s, non_negative)?,
-                max_noise_pct: parse(&lookup, "KERNELGATE_MAX_NOISE", s.max_noise_pct, non_negative)?,
-                timeout_s: parse(&lookup, "KERNELGATE_TIMEOUT", s.timeout_s, positive)?,
+                min_samples: parse(&lookup, "KERNELGATE_MIN_SAMPLES", s.min_samples, positive, WHOLE_POSITIVE)?,
+                min_time_s: parse(&lookup, "KERNELGATE_MIN_TIME", s.min_time_s, non_negative, DECIMAL_NON_NEGATIVE)?,
+                max_noise_pct: parse(&lookup, "KERNELGATE_MAX_NOISE", s.max_noise_pct, non_negative, DECIMAL_NON_NEGATIVE)?,
+                timeout_s: parse(&lookup, "KERNELGATE_TIMEOUT", s.timeout_s, positive, DECIMAL_POSITIVE)?,
             },
-            warmup: parse(&lookup, "KERNELGATE_WARMUP", d.warmup, |_| true)?,
+            warmup: parse(&lookup, "KERNELGATE_WARMUP", d.warmup, |_| true, WHOLE)?,
             seed: match lookup("KERNELGATE_SEED") {
                 None => None,
-                Some(v) => Some(parse_value("KERNELGATE_SEED", &v, |_: &u64| true)?),
+                Some(v) => Some(parse_value("KERNELGATE_SEED", &v, |_: &u64| true, "a whole number below 2^64")?),
             },
             out_dir: lookup("KERNELGATE_OUT_DIR").filter(|v| !v.is_empty()).map(PathBuf::from),
             commit: lookup("KERNELGATE_COMMIT").map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
@@ -152,9 +152,9 @@ impl Config {
             },
             bless: flag(&lookup, "KERNELGATE_BLESS")?,
             baselines: lookup("KERNELGATE_BASELINES").filter(|v| !v.is_empty()).map(PathBuf::from),
-            baseline_samples: parse(&lookup, "KERNELGATE_BASELINE_SAMPLES", d.baseline_samples, positive)?,
-            alpha: parse(&lookup, "KERNELGATE_ALPHA", d.alpha, |a: &f64| *a > 0.0 && *a < 1.0)?,
-            min_effect_pct: parse(&lookup, "KERNELGATE_MIN_EFFECT", d.min_effect_pct, non_negative)?,
+            baseline_samples: parse(&lookup, "KERNELGATE_BASELINE_SAMPLES", d.baseline_samples, positive, WHOLE_POSITIVE)?,
+            alpha: parse(&lookup, "KERNELGATE_ALPHA", d.alpha, |a: &f64| *a > 0.0 && *a < 1.0, "a decimal number between 0 and 1, both excluded")?,
+            min_effect_pct: parse(&lookup, "KERNELGATE_MIN_EFFECT", d.min_effect_pct, non_negative, DECIMAL_NON_NEGATIVE)?,
             fail_on: match lookup("KERNELGATE_FAIL_ON") {
                 None => d.fail_on,
                 Some(v) => {
@@ -186,6 +186,11 @@ impl Config {
     }
 }
 
+const WHOLE: &str = "a whole number";
+const WHOLE_POSITIVE: &str = "a whole number of at least 1";
+const DECIMAL_NON_NEGATIVE: &str = "a decimal number of at least 0";
+const DECIMAL_POSITIVE: &str = "a decimal number above 0";
+
 fn positive<T: PartialOrd + Default>(v: &T) -> bool {
     *v > T::default()
 }
@@ -199,31 +204,28 @@ fn parse<T>(
     name: &'static str,
     default: T,
     valid: impl Fn(&T) -> bool,
+    says: &str,
 ) -> Result<T>
 where
-    T: std::str::FromStr + std::fmt::Display,
+    T: std::str::FromStr,
 {
     match lookup(name) {
         None => Ok(default),
         Some(v) if v.trim().is_empty() => Ok(default),
-        Some(v) => parse_value(name, &v, valid),
+        Some(v) => parse_value(name, &v, valid, says),
     }
 }
 
-fn parse_value<T: std::str::FromStr>(name: &'static str, value: &str, valid: impl Fn(&T) -> bool) -> Result<T> {
+/// Parses `value`; the error says what a valid value is (`says`, e.g. "a whole number of at least 1").
+fn parse_value<T: std::str::FromStr>(name: &'static str, value: &str, valid: impl Fn(&T) -> bool, says: &str) -> Result<T> {
     match value.trim().parse::<T>() {
         Ok(v) if valid(&v) => Ok(v),
         _ => Err(Error::Config {
             name,
             value: value.to_string(),
-            expected: format!("expected a {} number; unset it to use the default", kind_of::<T>()),
+            expected: format!("expected {says}; unset it to use the default"),
         }),
     }
-}
-
-fn kind_of<T>() -> &'static str {
-    let t = std::any::type_name::<T>();
-    if t.contains("f64") { "non-negative decimal" } else { "non-negative whole" }
 }
 
 fn flag(lookup: &impl Fn(&str) -> Option<String>, name: &'static str) -> Result<bool> {
@@ -293,6 +295,14 @@ mod tests {
     }
 
     #[test]
+    fn messages_say_what_is_valid() {
+        let err = with(&[("KERNELGATE_MIN_SAMPLES", "0")]).unwrap_err().to_string();
+        assert!(err.contains("a whole number of at least 1"), "{err}");
+        let err = with(&[("KERNELGATE_ALPHA", "2")]).unwrap_err().to_string();
+        assert!(err.contains("between 0 and 1"), "{err}");
+    }
+
+    #[test]
     fn bad_values_name_the_variable() {
         for (name, value) in [
             ("KERNELGATE_MIN_SAMPLES", "0"),
@@ -309,6 +319,7 @@ mod tests {
         ] {
             let err = with(&[(name, value)]).unwrap_err().to_string();
             assert!(err.contains(name) && err.contains(value), "{err}");
+            assert!(!err.contains("non-negative"), "0 is non-negative; say what is valid: {err}");
         }
     }
 }

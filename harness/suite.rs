@@ -118,6 +118,9 @@ impl Suite {
                 let opened = Gpu::open().map(Arc::new).map_err(|e| e.to_string());
                 match &opened {
                     Ok(gpu) => println!("{}", report::device(&gpu.facts)),
+                    Err(reason) if self.config.require_gpu => {
+                        println!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}")
+                    }
                     Err(reason) => println!("kernelgate: GPU trials are ignored: {reason}"),
                 }
                 opened
@@ -250,7 +253,7 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
     let (now, base, unit) = if suite.config.compare_cycles {
         match (samples.kept_cycles(), entry.sm_clock_mhz) {
             // The baseline keeps seconds and its median SM clock: its cycles are approximate.
-            (Some(now), Some(mhz)) => (now, base.iter().map(|s| s * mhz * 1e6).collect(), "cycles"),
+            (Some(now), Some(mhz)) => (now, base.iter().map(|s| s * mhz * 1e6).collect::<Vec<f64>>(), "cycles"),
             _ => return Ok(plain(Verdict::Invalid, "KERNELGATE_COMPARE=cycles needs SM clocks (NVML) in this run and the baseline".into())),
         }
     } else {
@@ -261,12 +264,14 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
 
     let (moved, counter_regressed) = counter_moves(suite, baseline, &name);
     let verdict = if counter_regressed && c.verdict != Verdict::Regressed { Verdict::Regressed } else { c.verdict };
+    // `Comparison` holds seconds, or cycles with KERNELGATE_COMPARE=cycles.
+    let show = |v: f64| if unit == "cycles" { format!("{v:.0} cycles") } else { report::duration(v) };
     let mut message = format!(
-        "{name}: {}: median {} vs baseline {} ({:+.2}%, compared in {unit}), one-sided Mann-Whitney p = {:.2e}, \
+        "{name}: {}: median {} vs baseline {} ({:+.2}%), one-sided Mann-Whitney p = {:.2e}, \
          x{tests} cases (Bonferroni, Holm's first step) = {:.2e} against alpha {}, effect floor {:.2}%",
         verdict.as_str(),
-        report::duration(c.median_s),
-        report::duration(c.baseline_median_s),
+        show(c.median_s),
+        show(c.baseline_median_s),
         100.0 * c.delta,
         c.p_value,
         c.p_adjusted,
