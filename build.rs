@@ -35,8 +35,7 @@ fn main() {
     let mut modules = String::new();
     let mut seen_modules: Vec<String> = Vec::new();
     for path in &files {
-        let text = std::fs::read_to_string(path)
-            .unwrap_or_else(|e| fail(path, &format!("cannot read: {e}")));
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(path, &format!("cannot read: {e}")));
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         let module = module_name(&file);
         if seen_modules.contains(&module) {

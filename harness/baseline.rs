@@ -421,10 +421,10 @@ pub fn gpu_keys(root: &Path) -> Result<Vec<String>> {
     let mut keys = Vec::new();
     for item in listing {
         let item = item.map_err(Error::io(&dir))?;
-        if item.path().join(BASELINE_FILE).is_file() {
-            if let Some(key) = item.file_name().to_str() {
-                keys.push(key.to_string());
-            }
+        if item.path().join(BASELINE_FILE).is_file()
+            && let Some(key) = item.file_name().to_str()
+        {
+            keys.push(key.to_string());
         }
     }
     keys.sort();
@@ -441,10 +441,10 @@ fn changes(before: &[Entry], after: &[Entry]) -> Vec<Change> {
     keys.into_iter()
         .filter_map(|key| {
             let (b, a) = (before.get(key), after.get(key));
-            if let (Some((b, _)), Some((a, _))) = (b, a) {
-                if b == a {
-                    return None;
-                }
+            if let (Some((b, _)), Some((a, _))) = (b, a)
+                && b == a
+            {
+                return None;
             }
             let unit = a.or(b).map(|(_, u)| u.clone()).unwrap_or_default();
             Some(Change {

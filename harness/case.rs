@@ -329,10 +329,4 @@ mod tests {
         assert_eq!(Launch::linear(1024, 256).grid_for(132), [4, 1, 1]);
         assert_eq!(Launch::per_sm(4, 256).grid_for(132), [528, 1, 1]);
     }
-
-    #[test]
-    fn tolerance_constants() {
-        assert_eq!(Tolerance::EXACT.abs, 0.0);
-        assert!(Tolerance::FMA.rel > 0.0);
-    }
 }

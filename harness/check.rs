@@ -83,6 +83,8 @@ pub struct Mismatch {
 /// Compares every element: ok when `|got - want| <= abs + rel * |want|`; NaN or a length
 /// difference is always a mismatch (a length difference reports index `min(len)`).
 pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
+    // Written as a negated `<=` on purpose: any comparison with NaN is false, so NaN counts as bad.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     let bad = |g: f32, w: f32| !((g - w).abs() <= tol.abs + tol.rel * w.abs());
     let mut first = None;
     let mut count = 0;
@@ -95,7 +97,8 @@ pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
     let short = got.len().min(want.len());
     count += got.len().max(want.len()) - short;
     if first.is_none() && count > 0 {
-        first = Some((short, want.get(short).copied().unwrap_or(f32::NAN), got.get(short).copied().unwrap_or(f32::NAN)));
+        first =
+            Some((short, want.get(short).copied().unwrap_or(f32::NAN), got.get(short).copied().unwrap_or(f32::NAN)));
     }
     first.map(|(index, expected, got_value)| Mismatch { index, expected, got: got_value, count, len: want.len() })
 }

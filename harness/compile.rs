@@ -39,9 +39,7 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
     let (mut major, mut minor) = (0, 0);
     // SAFETY: NVRTC is loaded (checked above); nvrtcVersion writes two ints through valid pointers.
     let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
-    status
-        .result()
-        .map_err(|e| Error::Unavailable(format!("nvrtcVersion failed: {e:?}")))?;
+    status.result().map_err(|e| Error::Unavailable(format!("nvrtcVersion failed: {e:?}")))?;
     Ok((major, minor))
 }
 

@@ -127,7 +127,13 @@ impl Config {
             stopping: StoppingRule {
                 min_samples: parse(&lookup, "KERNELGATE_MIN_SAMPLES", s.min_samples, positive, WHOLE_POSITIVE)?,
                 min_time_s: parse(&lookup, "KERNELGATE_MIN_TIME", s.min_time_s, non_negative, DECIMAL_NON_NEGATIVE)?,
-                max_noise_pct: parse(&lookup, "KERNELGATE_MAX_NOISE", s.max_noise_pct, non_negative, DECIMAL_NON_NEGATIVE)?,
+                max_noise_pct: parse(
+                    &lookup,
+                    "KERNELGATE_MAX_NOISE",
+                    s.max_noise_pct,
+                    non_negative,
+                    DECIMAL_NON_NEGATIVE,
+                )?,
                 timeout_s: parse(&lookup, "KERNELGATE_TIMEOUT", s.timeout_s, positive, DECIMAL_POSITIVE)?,
             },
             warmup: parse(&lookup, "KERNELGATE_WARMUP", d.warmup, |_| true, WHOLE)?,
@@ -152,18 +158,41 @@ impl Config {
             },
             bless: flag(&lookup, "KERNELGATE_BLESS")?,
             baselines: lookup("KERNELGATE_BASELINES").filter(|v| !v.is_empty()).map(PathBuf::from),
-            baseline_samples: parse(&lookup, "KERNELGATE_BASELINE_SAMPLES", d.baseline_samples, positive, WHOLE_POSITIVE)?,
-            alpha: parse(&lookup, "KERNELGATE_ALPHA", d.alpha, |a: &f64| *a > 0.0 && *a < 1.0, "a decimal number between 0 and 1, both excluded")?,
-            min_effect_pct: parse(&lookup, "KERNELGATE_MIN_EFFECT", d.min_effect_pct, non_negative, DECIMAL_NON_NEGATIVE)?,
+            baseline_samples: parse(
+                &lookup,
+                "KERNELGATE_BASELINE_SAMPLES",
+                d.baseline_samples,
+                positive,
+                WHOLE_POSITIVE,
+            )?,
+            alpha: parse(
+                &lookup,
+                "KERNELGATE_ALPHA",
+                d.alpha,
+                |a: &f64| *a > 0.0 && *a < 1.0,
+                "a decimal number between 0 and 1, both excluded",
+            )?,
+            min_effect_pct: parse(
+                &lookup,
+                "KERNELGATE_MIN_EFFECT",
+                d.min_effect_pct,
+                non_negative,
+                DECIMAL_NON_NEGATIVE,
+            )?,
             fail_on: match lookup("KERNELGATE_FAIL_ON") {
                 None => d.fail_on,
                 Some(v) => {
-                    let list: Vec<String> = v.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
-                    if let Some(bad) = list.iter().find(|x| !["regressed", "ambiguous", "invalid"].contains(&x.as_str())) {
+                    let list: Vec<String> =
+                        v.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+                    if let Some(bad) =
+                        list.iter().find(|x| !["regressed", "ambiguous", "invalid"].contains(&x.as_str()))
+                    {
                         return Err(Error::Config {
                             name: "KERNELGATE_FAIL_ON",
                             value: v.clone(),
-                            expected: format!("{bad:?} is not a verdict; use a comma-separated list of regressed, ambiguous, invalid"),
+                            expected: format!(
+                                "{bad:?} is not a verdict; use a comma-separated list of regressed, ambiguous, invalid"
+                            ),
                         });
                     }
                     list
@@ -217,7 +246,12 @@ where
 }
 
 /// Parses `value`; the error says what a valid value is (`says`, e.g. "a whole number of at least 1").
-fn parse_value<T: std::str::FromStr>(name: &'static str, value: &str, valid: impl Fn(&T) -> bool, says: &str) -> Result<T> {
+fn parse_value<T: std::str::FromStr>(
+    name: &'static str,
+    value: &str,
+    valid: impl Fn(&T) -> bool,
+    says: &str,
+) -> Result<T> {
     match value.trim().parse::<T>() {
         Ok(v) if valid(&v) => Ok(v),
         _ => Err(Error::Config {
@@ -232,11 +266,9 @@ fn flag(lookup: &impl Fn(&str) -> Option<String>, name: &'static str) -> Result<
     match lookup(name).as_deref().map(str::trim) {
         None | Some("") | Some("0") => Ok(false),
         Some("1") => Ok(true),
-        Some(other) => Err(Error::Config {
-            name,
-            value: other.to_string(),
-            expected: "expected 1 (on) or 0 (off)".into(),
-        }),
+        Some(other) => {
+            Err(Error::Config { name, value: other.to_string(), expected: "expected 1 (on) or 0 (off)".into() })
+        }
     }
 }
 
@@ -278,7 +310,12 @@ mod tests {
         assert_eq!(c.seed, Some(42));
         assert_eq!(c.out_dir, Some(PathBuf::from("/tmp/x")));
         assert!(c.require_gpu && !c.require_nvrtc);
-        let ncu = with(&[("KERNELGATE_NCU", "1"), ("KERNELGATE_NCU_PATH", "/opt/ncu"), ("KERNELGATE_NCU_CLOCK_CONTROL", "base")]).unwrap();
+        let ncu = with(&[
+            ("KERNELGATE_NCU", "1"),
+            ("KERNELGATE_NCU_PATH", "/opt/ncu"),
+            ("KERNELGATE_NCU_CLOCK_CONTROL", "base"),
+        ])
+        .unwrap();
         assert!(ncu.ncu);
         assert_eq!(ncu.ncu_path, PathBuf::from("/opt/ncu"));
         assert_eq!(ncu.ncu_clock_control, "base");

@@ -180,7 +180,9 @@ mod tests {
 
     #[test]
     fn report_line_shows_measured_and_expected() {
-        let e = Expectation::metric("shared_ld_wavefronts_per_inst").between(0.9, 1.1).because("padding removes the conflict");
+        let e = Expectation::metric("shared_ld_wavefronts_per_inst")
+            .between(0.9, 1.1)
+            .because("padding removes the conflict");
         let v = values(&[("shared_ld_wavefronts_per_inst", 32.09)]);
         let checked = check_all(std::slice::from_ref(&e), &v, |_| None);
         assert_eq!(

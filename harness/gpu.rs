@@ -178,9 +178,8 @@ impl Gpu {
         });
         // nvbench flushes L2 by writing a buffer of the L2's size before each cold sample
         // (nvbench/detail/l2flush.cuh); twice the size leaves no line of the previous sample.
-        let l2_flush = stream
-            .alloc_zeros::<u8>(2 * l2_bytes as usize)
-            .map_err(Error::driver("allocating the L2 flush buffer"))?;
+        let l2_flush =
+            stream.alloc_zeros::<u8>(2 * l2_bytes as usize).map_err(Error::driver("allocating the L2 flush buffer"))?;
         let mut gpu = Gpu {
             facts: DeviceFacts {
                 gpu_key: gpu_key(&name, cc_major, cc_minor),
@@ -235,9 +234,7 @@ impl Gpu {
     /// # Errors
     /// [`Error::Driver`].
     pub fn timing_event(&self) -> Result<CudaEvent> {
-        self.ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(Error::driver("creating a timing event"))
+        self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating a timing event"))
     }
 
     /// The stream all work goes to.
@@ -342,10 +339,8 @@ impl Gpu {
     pub fn flush_l2(&self) -> Result<()> {
         let (ptr, _) = self.l2_flush.device_ptr(&self.stream);
         // SAFETY: `ptr` addresses the flush buffer, owned by `self` and `2 * l2_bytes` bytes long.
-        unsafe {
-            cudarc::driver::result::memset_d8_async(ptr, 0, self.l2_flush.len(), self.stream.cu_stream())
-        }
-        .map_err(Error::driver("flushing the L2 cache"))
+        unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, self.l2_flush.len(), self.stream.cu_stream()) }
+            .map_err(Error::driver("flushing the L2 cache"))
     }
 
     /// Waits for all work on the stream.
@@ -403,9 +398,7 @@ impl Gpu {
         // `case.kernel`'s `extern "C"` signature (pointers for buffers, `int` for I32, `float`
         // for F32); each buffer holds `len` elements and the kernel touches only the elements its
         // reference describes, which the check verifies on every run. `args` outlives the launch.
-        unsafe { builder.launch(cfg) }
-            .map(|_| ())
-            .map_err(Error::driver(format!("launching {}", case.name())))
+        unsafe { builder.launch(cfg) }.map(|_| ()).map_err(Error::driver(format!("launching {}", case.name())))
     }
 }
 

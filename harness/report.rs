@@ -49,8 +49,8 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
     let mut out = String::new();
     writeln!(
         out,
-        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:<9}  {:>7}  {}",
-        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop", "vs base", "verdict"
+        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:<9}  {:>7}  verdict",
+        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop", "vs base"
     )
     .unwrap();
     for r in results {
@@ -105,7 +105,9 @@ vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     
     #[test]
     fn device_block_names_everything_recorded() {
         let text = device(&facts());
-        for part in ["NVIDIA H200", "9.0", "132 SMs", "143771 MiB", "580.159.04", "CUDA 13.0", "4000 GB/s", "nvidia-h200-sm90"] {
+        for part in
+            ["NVIDIA H200", "9.0", "132 SMs", "143771 MiB", "580.159.04", "CUDA 13.0", "4000 GB/s", "nvidia-h200-sm90"]
+        {
             assert!(text.contains(part), "{part} missing from {text}");
         }
     }

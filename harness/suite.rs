@@ -15,8 +15,8 @@
 
 use crate::baseline::{self, Baseline, Entry};
 use crate::case::{Case, HostData, Param};
-use crate::compare::{self, Comparison, CounterTolerance, Policy, Verdict};
 use crate::check::{self, compare, describe, trial_seed};
+use crate::compare::{self, Comparison, CounterTolerance, Policy, Verdict};
 use crate::expect::{Outcome, check_all};
 use crate::gpu::{DeviceData, Gpu};
 use crate::measure::{Samples, measure_cold};
@@ -77,9 +77,8 @@ impl Suite {
     /// seed is `config.seed` or drawn from the clock.
     pub fn new(config: Config) -> Suite {
         let seed = config.seed.unwrap_or_else(|| {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             check::mix(nanos, u64::from(std::process::id()))
         });
         let root = record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
@@ -197,10 +196,11 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     let judged = judge(suite, case, &samples).map_err(Failed::from)?;
     let (kept, throttled) = samples.kept();
     let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
-    suite.kept.lock().unwrap_or_else(|p| p.into_inner()).insert(
-        case.name(),
-        crate::stats::evenly_spaced(&kept, suite.config.baseline_samples),
-    );
+    suite
+        .kept
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(case.name(), crate::stats::evenly_spaced(&kept, suite.config.baseline_samples));
     suite.results.lock().unwrap_or_else(|p| p.into_inner()).push(CaseResult {
         trial: case.name(),
         kernel: case.kernel.entry.to_string(),
@@ -237,7 +237,11 @@ struct Judged {
 /// cannot be used at all (a corrupt file): that is a harness error, not a verdict.
 fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String> {
     let name = case.name();
-    let plain = |verdict: Verdict, why: String| Judged { verdict, comparison: None, message: format!("{name}: {}: {why}", verdict.as_str()) };
+    let plain = |verdict: Verdict, why: String| Judged {
+        verdict,
+        comparison: None,
+        message: format!("{name}: {}: {why}", verdict.as_str()),
+    };
     if let Some(reason) = samples.invalid_reason() {
         return Ok(plain(Verdict::Invalid, reason));
     }
@@ -254,7 +258,12 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
         match (samples.kept_cycles(), entry.sm_clock_mhz) {
             // The baseline keeps seconds and its median SM clock: its cycles are approximate.
             (Some(now), Some(mhz)) => (now, base.iter().map(|s| s * mhz * 1e6).collect::<Vec<f64>>(), "cycles"),
-            _ => return Ok(plain(Verdict::Invalid, "KERNELGATE_COMPARE=cycles needs SM clocks (NVML) in this run and the baseline".into())),
+            _ => {
+                return Ok(plain(
+                    Verdict::Invalid,
+                    "KERNELGATE_COMPARE=cycles needs SM clocks (NVML) in this run and the baseline".into(),
+                ));
+            }
         }
     } else {
         (kept, base.to_vec(), "time")
@@ -324,12 +333,8 @@ struct Prepared {
 /// `Ok(Err(message))` for a wrong result, `Err` for a harness or driver error.
 fn check_case(gpu: &Gpu, case: &Case, run_seed: u64) -> crate::Result<Result<Prepared, String>> {
     let seed = trial_seed(run_seed, &case.name());
-    let host: Vec<HostData> = case
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| check::draw(p, check::mix(seed, i as u64)))
-        .collect();
+    let host: Vec<HostData> =
+        case.params.iter().enumerate().filter_map(|(i, p)| check::draw(p, check::mix(seed, i as u64))).collect();
     let buffer_params: Vec<(usize, &Param)> = case.params.iter().enumerate().filter(|(_, p)| p.is_buffer()).collect();
     let mut buffers = host.iter().map(|h| gpu.upload(h)).collect::<crate::Result<Vec<DeviceData>>>()?;
     for ((_, param), buffer) in buffer_params.iter().zip(buffers.iter_mut()) {
@@ -473,11 +478,23 @@ fn profile_selection(suite: &Suite, selected: &[&str]) -> crate::Result<Profiled
     };
     let program = std::env::current_exe().map_err(Error::io("the test executable"))?;
     let started = std::time::Instant::now();
-    println!("kernelgate: profiling {} trials with ncu (--clock-control {})", session.trials.len(), session.clock_control);
+    println!(
+        "kernelgate: profiling {} trials with ncu (--clock-control {})",
+        session.trials.len(),
+        session.clock_control
+    );
     let child_env = [(CHILD_ENV, session.trials.join("\n")), ("KERNELGATE_SEED", suite.seed.to_string())];
     let (outputs, parsed) = session.run(&program, &child_env)?;
     let version = run::version(&session.ncu).unwrap_or_else(|e| format!("unknown ({e})"));
-    let profiled = profile::collect(&parsed, &profiled_cases, &session.metrics, &outputs.csv, &version, &session.clock_control, &outputs.report)?;
+    let profiled = profile::collect(
+        &parsed,
+        &profiled_cases,
+        &session.metrics,
+        &outputs.csv,
+        &version,
+        &session.clock_control,
+        &outputs.report,
+    )?;
     println!(
         "kernelgate: ncu {version} profiled {} kernels in {:.1} s; report {} (open it in the Nsight Compute GUI)",
         profiled.values.len(),
@@ -526,7 +543,12 @@ fn write_results(suite: &Suite) -> crate::Result<()> {
     let results = suite.results();
     if let (false, Some(Ok(gpu))) = (results.is_empty(), suite.gpu.get()) {
         println!("\n{}", report::table(&results, gpu.facts.copy_bandwidth_gbps));
-        let run = RunInfo { run_id: suite.run_id.clone(), seed: suite.seed, git: suite.git.clone(), facts: gpu.facts.clone() };
+        let run = RunInfo {
+            run_id: suite.run_id.clone(),
+            seed: suite.seed,
+            git: suite.git.clone(),
+            facts: gpu.facts.clone(),
+        };
         let path = with_suffix(&suite.stem(), ".csv");
         record::write_csv(&path, &record::rows(&run, &results))?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
@@ -535,7 +557,8 @@ fn write_results(suite: &Suite) -> crate::Result<()> {
         }
     }
     if let Some(Ok(profiled)) = suite.profiled.get() {
-        let gpu_key = suite.gpu.get().and_then(|g| g.as_ref().ok()).map_or("unknown".to_string(), |g| g.facts.gpu_key.clone());
+        let gpu_key =
+            suite.gpu.get().and_then(|g| g.as_ref().ok()).map_or("unknown".to_string(), |g| g.facts.gpu_key.clone());
         let path = with_suffix(&suite.stem(), "-metrics.csv");
         record::write_csv(&path, &profile::rows(profiled, &suite.run_id, &suite.git, &gpu_key))?;
         println!("kernelgate: wrote {} ({} trials profiled)", path.display(), profiled.values.len());
@@ -554,14 +577,22 @@ fn bless(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Result<()> 
     let mut base = match suite.baseline.get() {
         Some(Ok(b)) => b.clone(),
         Some(Err(e)) => {
-            return Err(Error::Baseline { path: dir, line: None, message: format!("not blessed, the baseline did not load: {e}") });
+            return Err(Error::Baseline {
+                path: dir,
+                line: None,
+                message: format!("not blessed, the baseline did not load: {e}"),
+            });
         }
         None => Baseline::load(&dir)?,
     };
     let f = &gpu.facts;
     let date = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     let kept = suite.kept.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let entry = |r: &CaseResult, metric: &str, unit: &str, n: u64, (median, mad, mean, stddev, min): (f64, f64, f64, f64, f64)| Entry {
+    let entry = |r: &CaseResult,
+                 metric: &str,
+                 unit: &str,
+                 n: u64,
+                 (median, mad, mean, stddev, min): (f64, f64, f64, f64, f64)| Entry {
         schema_version: baseline::BASELINE_SCHEMA,
         trial: r.trial.clone(),
         kernel: r.kernel.clone(),
@@ -590,7 +621,13 @@ fn bless(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Result<()> 
     for r in results {
         let Some(subset) = kept.get(&r.trial).filter(|s| !s.is_empty()) else { continue };
         let s = &r.summary;
-        entries.push(entry(r, "time", "s", s.n as u64, (s.median_s, crate::stats::mad(subset), s.mean_s, s.stddev_s, s.min_s)));
+        entries.push(entry(
+            r,
+            "time",
+            "s",
+            s.n as u64,
+            (s.median_s, crate::stats::mad(subset), s.mean_s, s.stddev_s, s.min_s),
+        ));
         samples.insert(r.trial.clone(), subset.clone());
         match suite.profiled.get() {
             Some(Ok(p)) => {

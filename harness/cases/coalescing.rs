@@ -24,9 +24,11 @@ pub fn cases() -> Vec<Case> {
 /// moved 64 bytes per isolated read; ncu 2025.3.1, 2026-11-30).
 fn strided_lessons(stride: usize) -> Vec<E> {
     let used = 32.0 / stride.min(8) as f64;
-    let mut lessons = vec![E::metric("global_ld_bytes_per_sector")
-        .between(used * 0.98, used * 1.02)
-        .because("bytes used per sector = 32 / stride, 4 from stride 8 on")];
+    let mut lessons = vec![
+        E::metric("global_ld_bytes_per_sector")
+            .between(used * 0.98, used * 1.02)
+            .because("bytes used per sector = 32 / stride, 4 from stride 8 on"),
+    ];
     let dram = E::metric("dram__bytes_read.sum").relative_to("read_strided_s1");
     match stride {
         1 => {}
@@ -47,7 +49,11 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
             .params([Param::input(n), Param::output(n), Param::I32(n_i32)])
             .reference(|b| vec![b[0].f32().to_vec()])
             .bytes(8 * n as u64)
-            .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("a warp's 32 consecutive floats use every byte of 4 sectors"))
+            .expect(
+                E::metric("global_ld_bytes_per_sector")
+                    .at_least(31.9)
+                    .because("a warp's 32 consecutive floats use every byte of 4 sectors"),
+            )
             .expect(E::metric("dram_overfetch").between(0.9, 1.1).because("each byte read and written once")),
         // The same kernel with its input pointer one float past a 256-byte boundary: every warp's
         // 128 bytes straddle two 128-byte lines (5 sectors instead of 4).
@@ -60,8 +66,16 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
             ])
             .reference(|b| vec![b[0].f32()[1..].to_vec()])
             .bytes(8 * n as u64)
-            .expect(E::metric("global_ld_bytes_per_sector").between(24.0, 27.0).because("128 useful bytes over 5 sectors: 25.6 bytes per sector"))
-            .expect(E::metric("dram_overfetch").between(0.9, 1.1).because("neighbouring warps share the straddled sectors in L2")),
+            .expect(
+                E::metric("global_ld_bytes_per_sector")
+                    .between(24.0, 27.0)
+                    .because("128 useful bytes over 5 sectors: 25.6 bytes per sector"),
+            )
+            .expect(
+                E::metric("dram_overfetch")
+                    .between(0.9, 1.1)
+                    .because("neighbouring warps share the straddled sectors in L2"),
+            ),
     ];
     let m = n_strided;
     let m_i32 = i32::try_from(m).expect("n fits int");
@@ -92,7 +106,9 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
             })
             // the values, the indices and the output, each once: a permutation reads every input once
             .bytes(12 * m as u64)
-            .expect(E::metric("dram_overfetch").at_least(2.0).because("every scattered 4-byte read fetches a whole sector")),
+            .expect(
+                E::metric("dram_overfetch").at_least(2.0).because("every scattered 4-byte read fetches a whole sector"),
+            ),
     );
     cases
 }

@@ -32,9 +32,17 @@ fn sized(n: usize, (rows, cols): (usize, usize)) -> Vec<Case> {
         .reference(|b| vec![b[0].f32().chunks_exact(4).flat_map(|p| step(p[0], p[1], p[2], p[3])).collect()])
         .tolerance(Tolerance::FMA)
         .bytes(particle_bytes)
-        .expect(E::metric("global_ld_bytes_per_sector").between(7.8, 8.2).because("a field load strides 16 bytes: 4 of each 16 bytes used"))
+        .expect(
+            E::metric("global_ld_bytes_per_sector")
+                .between(7.8, 8.2)
+                .because("a field load strides 16 bytes: 4 of each 16 bytes used"),
+        )
         .expect(E::metric("global_st_bytes_per_sector").between(7.8, 8.2).because("a field store strides 16 bytes"))
-        .expect(E::metric("dram_overfetch").between(0.9, 1.1).because("L1 and L2 merge the four field accesses, DRAM sees each byte once"));
+        .expect(
+            E::metric("dram_overfetch")
+                .between(0.9, 1.1)
+                .because("L1 and L2 merge the four field accesses, DRAM sees each byte once"),
+        );
     let soa = Case::new("layout", "particles_soa", n.to_string(), kl::particles_soa)
         .launch(Launch::linear(n, BLOCK))
         .params(
@@ -44,7 +52,7 @@ fn sized(n: usize, (rows, cols): (usize, usize)) -> Vec<Case> {
         )
         .reference(|b| {
             let (x, y, vx, vy) = (b[0].f32(), b[1].f32(), b[2].f32(), b[3].f32());
-            let mut out = vec![Vec::with_capacity(x.len()); 4];
+            let mut out: Vec<Vec<f32>> = (0..4).map(|_| Vec::with_capacity(x.len())).collect();
             for i in 0..x.len() {
                 for (o, v) in out.iter_mut().zip(step(x[i], y[i], vx[i], vy[i])) {
                     o.push(v);
@@ -55,31 +63,43 @@ fn sized(n: usize, (rows, cols): (usize, usize)) -> Vec<Case> {
         .tolerance(Tolerance::FMA)
         .bytes(particle_bytes)
         .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("every field array is read coalesced"))
-        .expect(E::metric("global_st_bytes_per_sector").at_least(31.9).because("every field array is written coalesced"));
+        .expect(
+            E::metric("global_st_bytes_per_sector").at_least(31.9).because("every field array is written coalesced"),
+        );
 
     let size = format!("{rows}x{cols}");
-    let params = [
-        Param::input(rows * cols),
-        Param::output(rows * cols),
-        Param::I32(rows as i32),
-        Param::I32(cols as i32),
-    ];
+    let params =
+        [Param::input(rows * cols), Param::output(rows * cols), Param::I32(rows as i32), Param::I32(cols as i32)];
     let twice = |b: &[crate::case::HostData]| vec![b[0].f32().iter().map(|x| 2.0 * x).collect()];
     let (bx, by) = (32u32, 8u32);
-    let blocks = |along: usize, across: usize| [along.div_ceil(bx as usize) as u32, across.div_ceil(by as usize) as u32];
+    let blocks =
+        |along: usize, across: usize| [along.div_ceil(bx as usize) as u32, across.div_ceil(by as usize) as u32];
     let rowwise = Case::new("layout", "traverse_rowwise", size.clone(), kl::traverse_rowwise)
         .launch(Launch::grid2d(blocks(cols, rows), [bx, by]))
         .params(params.clone())
         .reference(twice)
         .bytes(8 * (rows * cols) as u64)
-        .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("a warp reads 32 consecutive floats of a row"));
+        .expect(
+            E::metric("global_ld_bytes_per_sector")
+                .at_least(31.9)
+                .because("a warp reads 32 consecutive floats of a row"),
+        );
     let colwise = Case::new("layout", "traverse_colwise", size, kl::traverse_colwise)
         .launch(Launch::grid2d(blocks(rows, cols), [bx, by]))
         .params(params)
         .reference(twice)
         .bytes(8 * (rows * cols) as u64)
-        .expect(E::metric("global_ld_bytes_per_sector").between(3.9, 4.1).because("a warp reads 32 floats a row apart: 4 bytes of each sector"))
-        .expect(E::metric("gpu__time_duration.sum").relative_to("traverse_rowwise").at_least(2.0).because("column-wise traversal is several times slower"));
+        .expect(
+            E::metric("global_ld_bytes_per_sector")
+                .between(3.9, 4.1)
+                .because("a warp reads 32 floats a row apart: 4 bytes of each sector"),
+        )
+        .expect(
+            E::metric("gpu__time_duration.sum")
+                .relative_to("traverse_rowwise")
+                .at_least(2.0)
+                .because("column-wise traversal is several times slower"),
+        );
     vec![aos, soa, rowwise, colwise]
 }
 

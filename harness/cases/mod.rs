@@ -23,7 +23,11 @@ pub fn all() -> Vec<Case> {
     cases.sort_by_key(Case::name);
     for c in &cases {
         for part in [c.family, c.variant.as_str(), c.size.as_str()] {
-            assert!(!part.is_empty() && !part.contains('/') && part.is_ascii() && !part.contains('\0'), "{}: bad name component {part:?}", c.name());
+            assert!(
+                !part.is_empty() && !part.contains('/') && part.is_ascii() && !part.contains('\0'),
+                "{}: bad name component {part:?}",
+                c.name()
+            );
         }
     }
     for pair in cases.windows(2) {
@@ -35,25 +39,6 @@ pub fn all() -> Vec<Case> {
 /// `2^26` as a size label: the element count in decimal.
 pub(crate) fn elements(n: usize) -> String {
     n.to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::case::Param;
-
-    #[test]
-    fn table_is_sorted_unique_and_consistent() {
-        let cases = all();
-        assert!(cases.len() >= 30);
-        for c in &cases {
-            assert_eq!(c.family, c.kernel.file.trim_end_matches(".cu"), "{}: family = kernel file", c.name());
-            assert!(c.bytes > 0, "{} declares the bytes it moves", c.name());
-            assert!(c.params.iter().any(Param::is_compared), "{} has an output to check", c.name());
-            let block: u32 = c.launch.block.iter().product();
-            assert!((32..=1024).contains(&block) && block % 32 == 0, "{}: block of {block}", c.name());
-        }
-    }
 }
 
 /// Test helper: runs every case's reference on freshly drawn inputs and checks it returns one
@@ -73,5 +58,24 @@ pub(crate) fn assert_references_fit(cases: &[Case]) {
             })
             .collect();
         assert_eq!(out.iter().map(Vec::len).collect::<Vec<_>>(), lens, "{}", c.name());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Param;
+
+    #[test]
+    fn table_is_sorted_unique_and_consistent() {
+        let cases = all();
+        assert!(cases.len() >= 30);
+        for c in &cases {
+            assert_eq!(c.family, c.kernel.file.trim_end_matches(".cu"), "{}: family = kernel file", c.name());
+            assert!(c.bytes > 0, "{} declares the bytes it moves", c.name());
+            assert!(c.params.iter().any(Param::is_compared), "{} has an output to check", c.name());
+            let block: u32 = c.launch.block.iter().product();
+            assert!((32..=1024).contains(&block) && block.is_multiple_of(32), "{}: block of {block}", c.name());
+        }
     }
 }

@@ -1,10 +1,10 @@
 //! `kernels/transpose.cu`: naive, strided-read, shared tile, padded tile, swizzled tile; square,
 //! non-square, and sizes that are not multiples of 32.
 
+use crate::Kernel;
 use crate::case::{Case, Launch, Param};
 use crate::expect::Expectation as E;
 use crate::source::k::transpose as kt;
-use crate::Kernel;
 
 /// Input shapes, rows x cols: square, non-square, and neither dimension a multiple of 32.
 pub const SHAPES: [(usize, usize); 3] = [(8192, 8192), (4096, 16384), (8191, 8193)];
@@ -52,7 +52,7 @@ pub fn transpose(input: &[f32], rows: usize, cols: usize) -> Vec<f32> {
 /// of 32 bytes per sector there; the padded and swizzled tiles ran in 0.48-0.50 of the unpadded
 /// tile's time on aligned shapes and 0.72-0.74 on 8191x8193.
 fn lessons(variant: &str, rows: usize, cols: usize) -> Vec<E> {
-    let aligned = rows % 32 == 0 && cols % 32 == 0;
+    let aligned = rows.is_multiple_of(32) && cols.is_multiple_of(32);
     let coalesced = if aligned { 31.0 } else { 25.0 };
     let speedup_bound = if aligned { 0.67 } else { 0.87 };
     let conflict_free =
@@ -66,14 +66,20 @@ fn lessons(variant: &str, rows: usize, cols: usize) -> Vec<E> {
     match variant {
         "naive" => vec![
             E::metric("global_ld_bytes_per_sector").at_least(coalesced).because("rows are read coalesced"),
-            E::metric("global_st_bytes_per_sector").between(3.9, 4.1).because("column stores use an eighth of each sector"),
+            E::metric("global_st_bytes_per_sector")
+                .between(3.9, 4.1)
+                .because("column stores use an eighth of each sector"),
         ],
         "strided_read" => vec![
-            E::metric("global_ld_bytes_per_sector").between(3.9, 4.1).because("column reads use an eighth of each sector"),
+            E::metric("global_ld_bytes_per_sector")
+                .between(3.9, 4.1)
+                .because("column reads use an eighth of each sector"),
             E::metric("global_st_bytes_per_sector").at_least(coalesced).because("rows are written coalesced"),
         ],
         "shared" => vec![
-            E::metric("shared_ld_wavefronts_per_inst").between(28.0, 34.0).because("a 32x32 tile read by column is a 32-way bank conflict"),
+            E::metric("shared_ld_wavefronts_per_inst")
+                .between(28.0, 34.0)
+                .because("a 32x32 tile read by column is a 32-way bank conflict"),
             E::metric("shared_st_wavefronts_per_inst").between(0.99, 1.2).because("row writes are conflict-free"),
             E::metric("global_st_bytes_per_sector").at_least(coalesced).because("the tile makes stores coalesced"),
         ],

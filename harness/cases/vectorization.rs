@@ -62,7 +62,7 @@ fn quarter_of_the_loads(scalar: &'static str) -> E {
 }
 
 fn sized(n: usize) -> Vec<Case> {
-    assert!(n % 4 == 0, "the float4 copy needs n % 4 == 0");
+    assert!(n.is_multiple_of(4), "the float4 copy needs n % 4 == 0");
     let n_i32 = i32::try_from(n).expect("n fits int");
     let copy = |b: &[HostData]| vec![b[0].f32().to_vec()];
     let grid_stride = Launch::per_sm(BLOCKS_PER_SM, BLOCK);

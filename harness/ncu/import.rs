@@ -21,14 +21,16 @@ pub fn load(file: &Path, ncu: &Path) -> Result<Report> {
         }
         let dir = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
         let csv = dir.path().join("raw.csv");
-        let status = Command::new(ncu)
-            .args(Session::import_args(file, &csv))
-            .stdout(Stdio::null())
-            .status()
-            .map_err(|e| Error::Ncu {
-                origin: ncu.to_path_buf(),
-                line: None,
-                message: format!("cannot run ncu to read {} ({e}); install Nsight Compute or pass --ncu PATH", file.display()),
+        let status =
+            Command::new(ncu).args(Session::import_args(file, &csv)).stdout(Stdio::null()).status().map_err(|e| {
+                Error::Ncu {
+                    origin: ncu.to_path_buf(),
+                    line: None,
+                    message: format!(
+                        "cannot run ncu to read {} ({e}); install Nsight Compute or pass --ncu PATH",
+                        file.display()
+                    ),
+                }
             })?;
         let text = std::fs::read_to_string(&csv).unwrap_or_default();
         if !status.success() {
@@ -102,7 +104,10 @@ mod tests {
         assert!(table.contains("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"));
         let csv = to_csv(&report).unwrap();
         assert!(csv.starts_with("id,kernel,nvtx,metric,value,unit\n"));
-        assert!(csv.contains("0,tile_conflict,tile_conflict,smsp__sass_inst_executed_op_shared_ld.sum,32768,"), "{csv}");
+        assert!(
+            csv.contains("0,tile_conflict,tile_conflict,smsp__sass_inst_executed_op_shared_ld.sum,32768,"),
+            "{csv}"
+        );
         assert!(csv.contains("0,tile_conflict,tile_conflict,gpu__time_duration.sum,7008,ns\n"), "{csv}");
     }
 

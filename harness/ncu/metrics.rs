@@ -25,8 +25,14 @@ pub const DEFAULT_METRICS: &[(&str, &str)] = &[
     ("smsp__sass_inst_executed_op_shared_st.sum", "shared store instructions (warp level)"),
     ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared load wavefronts"),
     ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "shared store wavefronts"),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared load bank conflicts (counts arbitration too on sm_80+)"),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "shared store bank conflicts (counts arbitration too on sm_80+)"),
+    (
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "shared load bank conflicts (counts arbitration too on sm_80+)",
+    ),
+    (
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "shared store bank conflicts (counts arbitration too on sm_80+)",
+    ),
     ("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy, %"),
     ("sm__maximum_warps_per_active_cycle_pct", "theoretical occupancy, %"),
     ("launch__occupancy_limit_blocks", "occupancy limit from the block-count limit, blocks"),
@@ -125,14 +131,26 @@ pub fn derive(raw: &BTreeMap<String, f64>, declared_bytes: u64, elements: u64) -
     };
     let sum = |a: &str, b: &str| Some(get(a)? + get(b)?);
     let values = [
-        ratio(get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), get("smsp__sass_inst_executed_op_shared_ld.sum")),
-        ratio(get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), get("smsp__sass_inst_executed_op_shared_st.sum")),
+        ratio(
+            get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+            get("smsp__sass_inst_executed_op_shared_ld.sum"),
+        ),
+        ratio(
+            get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+            get("smsp__sass_inst_executed_op_shared_st.sum"),
+        ),
         get("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct").map(|p| p / 100.0 * 32.0),
         get("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct").map(|p| p / 100.0 * 32.0),
-        ratio(get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")),
+        ratio(
+            get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+            get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+        ),
         ratio(sum("dram__bytes_read.sum", "dram__bytes_write.sum"), Some(declared_bytes as f64)),
         ratio(
-            sum("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"),
+            sum(
+                "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+                "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+            ),
             Some(elements as f64),
         ),
     ];

@@ -152,4 +152,3 @@ pub fn rows(p: &Profiled, run_id: &str, git: &GitState, gpu_key: &str) -> Vec<Me
     }
     out
 }
-

@@ -110,7 +110,10 @@ impl Session {
             return Err(Error::Ncu {
                 origin: out.log.clone(),
                 line: None,
-                message: format!("ncu exited with {status} while profiling; the end of its log:\n{}", tail(&log_text, 20)),
+                message: format!(
+                    "ncu exited with {status} while profiling; the end of its log:\n{}",
+                    tail(&log_text, 20)
+                ),
             });
         }
         let status = Command::new(&self.ncu)
@@ -122,7 +125,9 @@ impl Session {
             return Err(Error::Ncu {
                 origin: out.report.clone(),
                 line: None,
-                message: format!("`ncu --import` exited with {status}; open the report in the Nsight Compute GUI to inspect it"),
+                message: format!(
+                    "`ncu --import` exited with {status}; open the report in the Nsight Compute GUI to inspect it"
+                ),
             });
         }
         let text = std::fs::read_to_string(&out.csv).map_err(Error::io(&out.csv))?;
