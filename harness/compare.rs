@@ -464,6 +464,42 @@ pub fn compare_counter(now: f64, base: f64, tolerance: CounterTolerance, higher_
     }
 }
 
+/// Compares every trial that has a time entry and samples in both records (two baseline folders:
+/// the blessed baseline and a run's `<stem>-baseline/`, or two runs), `run`'s samples multiplied by
+/// `scale` against `base`'s, with `tests` = the number of trials compared. `scale` 1.0 compares as
+/// measured; 1.02 applies a synthetic 2 % slowdown to real samples, to estimate the gate's power
+/// against the runner's real run-to-run noise (an estimate: a kernel that really does 2 % more work
+/// need not slow down uniformly). Sorted by trial.
+///
+/// # Errors
+/// As [`compare`], naming the trial; [`crate::Error::Samples`] if `scale` is not positive and finite.
+pub fn compare_records(
+    base: &crate::baseline::Baseline,
+    run: &crate::baseline::Baseline,
+    policy: &Policy,
+    scale: f64,
+) -> crate::Result<Vec<(String, Comparison)>> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(crate::Error::Samples(format!("scale {scale} is not a positive finite number")));
+    }
+    let common: Vec<(&str, &[f64], &[f64])> = run
+        .trials()
+        .into_iter()
+        .filter_map(|t| Some((t, base.samples(t)?, run.samples(t)?)))
+        .filter(|(t, _, _)| base.time(t).is_some() && run.time(t).is_some())
+        .collect();
+    let tests = common.len().max(1);
+    common
+        .into_iter()
+        .map(|(trial, b, r)| {
+            let scaled: Vec<f64> = r.iter().map(|x| x * scale).collect();
+            compare(&scaled, b, policy, tests)
+                .map(|c| (trial.to_string(), c))
+                .map_err(|e| crate::Error::Samples(format!("{trial}: {e}")))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -866,5 +902,50 @@ mod tests {
         assert_eq!(compare_counter(16.0, 0.0, Relative(0.05), false), Verdict::Regressed);
         assert_eq!(compare_counter(f64::NAN, 1.0, Exact, false), Verdict::Invalid);
         assert_eq!(compare_counter(1.0, f64::INFINITY, Relative(0.05), false), Verdict::Invalid);
+    }
+
+    #[test]
+    fn records_compare_trial_by_trial_and_scale_for_power() {
+        use crate::baseline::{BASELINE_SCHEMA, Baseline, Entry};
+        let entry = |trial: &str| Entry {
+            schema_version: BASELINE_SCHEMA,
+            trial: trial.into(),
+            kernel: "k".into(),
+            metric: "time".into(),
+            unit: "s".into(),
+            n: 200,
+            median: 1e-4,
+            mad: 0.0,
+            mean: 1e-4,
+            stddev: 0.0,
+            min: 1e-4,
+            commit: "c".into(),
+            date: "2026-11-30T03:00:00Z".into(),
+            module_sha256: "m".into(),
+            sm_clock_mhz: None,
+            gpu_name: "g".into(),
+            compute_capability: "9.0".into(),
+            sm_count: 1,
+            memory_mib: 1,
+            driver: "d".into(),
+            cuda: "13.0".into(),
+            ecc: true,
+        };
+        let jitter = |i: usize| 1e-4 * (1.0 + 0.001 * ((i * 7919) % 13) as f64);
+        let record = |trials: &[&str]| {
+            let mut b = Baseline::empty("/nonexistent");
+            let samples = trials.iter().map(|t| (t.to_string(), (0..200).map(jitter).collect())).collect();
+            b.bless(trials.iter().map(|t| entry(t)).collect(), samples);
+            b
+        };
+        let base = record(&["a/x/1", "a/y/1"]);
+        let run = record(&["a/x/1", "b/z/1"]);
+        let same = compare_records(&base, &run, &Policy::default(), 1.0).unwrap();
+        assert_eq!(same.len(), 1, "only trials in both records");
+        assert_eq!((same[0].0.as_str(), same[0].1.verdict), ("a/x/1", Verdict::Unchanged));
+        let slower = compare_records(&base, &run, &Policy::default(), 1.05).unwrap();
+        assert_eq!(slower[0].1.verdict, Verdict::Regressed);
+        assert!((slower[0].1.delta - 0.05).abs() < 1e-9);
+        assert!(compare_records(&base, &run, &Policy::default(), 0.0).is_err());
     }
 }

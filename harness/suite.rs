@@ -552,6 +552,7 @@ fn write_results(suite: &Suite) -> crate::Result<()> {
         let path = with_suffix(&suite.stem(), ".csv");
         record::write_csv(&path, &record::rows(&run, &results))?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
+        keep_run_record(suite, gpu, &results);
         if suite.config.bless {
             bless(suite, gpu, &results)?;
         }
@@ -585,8 +586,30 @@ fn bless(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Result<()> 
         }
         None => Baseline::load(&dir)?,
     };
+    let (mut entries, samples) = run_record(suite, gpu, results);
+    if !matches!(suite.profiled.get(), Some(Ok(_))) {
+        // Without ncu this run, the trials' blessed counters stay as they were.
+        for trial in samples.keys() {
+            entries.extend(base.counters(trial).cloned());
+        }
+    }
+    let changes = base.bless(entries, samples);
+    base.save()?;
+    println!("kernelgate: blessed {} trials into {} ({} changes)", results.len(), dir.display(), changes.len());
+    for c in &changes {
+        println!("  {c}");
+    }
+    Ok(())
+}
+
+/// This run's results in baseline form: per trial the time entry (n, median, MAD of the kept
+/// samples, mean, stddev, min, commit, date, module hash, SM clock, GPU fingerprint) and, when ncu
+/// ran, one entry per metric; and the kept samples (evenly spaced, at most
+/// `KERNELGATE_BASELINE_SAMPLES`). What bless writes, and what `<stem>-baseline/` keeps of every run
+/// for `kernelgate compare`.
+fn run_record(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> (Vec<Entry>, BTreeMap<String, Vec<f64>>) {
     let f = &gpu.facts;
-    let date = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let date = baseline::utc_now();
     let kept = suite.kept.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let entry = |r: &CaseResult,
                  metric: &str,
@@ -621,32 +644,31 @@ fn bless(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Result<()> 
     for r in results {
         let Some(subset) = kept.get(&r.trial).filter(|s| !s.is_empty()) else { continue };
         let s = &r.summary;
-        entries.push(entry(
-            r,
-            "time",
-            "s",
-            s.n as u64,
-            (s.median_s, crate::stats::mad(subset), s.mean_s, s.stddev_s, s.min_s),
-        ));
+        let stats = (s.median_s, crate::stats::mad(subset), s.mean_s, s.stddev_s, s.min_s);
+        entries.push(entry(r, baseline::TIME_METRIC, "s", s.n as u64, stats));
         samples.insert(r.trial.clone(), subset.clone());
-        match suite.profiled.get() {
-            Some(Ok(p)) => {
-                for (metric, &value) in p.values.get(&r.trial).into_iter().flatten() {
-                    let unit = p.units.get(metric).map_or("", String::as_str);
-                    entries.push(entry(r, metric, unit, 1, (value, 0.0, value, 0.0, value)));
-                }
+        if let Some(Ok(p)) = suite.profiled.get() {
+            for (metric, &value) in p.values.get(&r.trial).into_iter().flatten() {
+                let unit = p.units.get(metric).map_or("", String::as_str);
+                entries.push(entry(r, metric, unit, 1, (value, 0.0, value, 0.0, value)));
             }
-            // Without ncu this run, the trial's blessed counters stay as they were.
-            _ => entries.extend(base.counters(&r.trial).cloned()),
         }
     }
-    let changes = base.bless(entries, samples);
-    base.save()?;
-    println!("kernelgate: blessed {} trials into {} ({} changes)", results.len(), dir.display(), changes.len());
-    for c in &changes {
-        println!("  {c}");
+    (entries, samples)
+}
+
+/// Keeps this run's record in baseline form in `<stem>-baseline/`, for `kernelgate compare` (a
+/// run against the baseline or against another run). A failure here is reported, not fatal: the
+/// run's CSV is already written.
+fn keep_run_record(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) {
+    let dir = with_suffix(&suite.stem(), "-baseline");
+    let (entries, samples) = run_record(suite, gpu, results);
+    let mut record = Baseline::empty(&dir);
+    record.bless(entries, samples);
+    match record.save() {
+        Ok(()) => println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display()),
+        Err(e) => eprintln!("kernelgate: could not keep the run's samples: {e}"),
     }
-    Ok(())
 }
 
 fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {

@@ -10,6 +10,7 @@
 
 use clap::{Parser, Subcommand};
 use kernelgate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
+use kernelgate::compare::{self, Policy};
 use kernelgate::ncu::import;
 use kernelgate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -35,6 +36,25 @@ enum Command {
         /// The ncu executable used to read `.ncu-rep` files.
         #[arg(long, env = "KERNELGATE_NCU_PATH", default_value = "ncu")]
         ncu: PathBuf,
+    },
+    /// Compare two records in baseline form with the gate's statistics: the blessed baseline
+    /// (`baselines/<gpu-key>`) and a run's `<out>/runs/<stem>-baseline`, or two runs. Prints one
+    /// line per common trial and exits 3 if any regressed.
+    Compare {
+        /// The reference: a baseline folder (holding baseline.csv and samples.csv).
+        base: PathBuf,
+        /// The run to judge: a folder of the same form.
+        run: PathBuf,
+        /// Multiply the run's samples by this factor first (1.02: a synthetic 2 % slowdown, to
+        /// estimate the gate's power on real noise).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        /// Family-wise significance level.
+        #[arg(long, env = "KERNELGATE_ALPHA", default_value_t = 0.05)]
+        alpha: f64,
+        /// Smallest change called a regression, percent.
+        #[arg(long, env = "KERNELGATE_MIN_EFFECT", default_value_t = 1.0)]
+        min_effect: f64,
     },
     /// List, show or remove the trials of the per-GPU baselines under `<project root>/baselines/`.
     Baseline {
@@ -77,17 +97,62 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::ImportNcu { file, csv, ncu } => import::load(&file, &ncu).and_then(|report| {
             print!("{}", if csv { import::to_csv(&report)? } else { import::to_table(&report) });
-            Ok(())
+            Ok(false)
         }),
-        Command::Baseline { command } => baseline_command(command),
+        Command::Baseline { command } => baseline_command(command).map(|()| false),
+        Command::Compare { base, run, scale, alpha, min_effect } => {
+            compare_command(&base, &run, scale, alpha, min_effect)
+        }
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::from(kernelgate::suite::EXIT_REGRESSION),
+        Ok(false) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kernelgate: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// `kernelgate compare`: one line per common trial; `Ok(true)` when any regressed.
+fn compare_command(base: &Path, run: &Path, scale: f64, alpha: f64, min_effect: f64) -> Result<bool> {
+    for dir in [base, run] {
+        if !dir.join(BASELINE_FILE).is_file() {
+            return Err(Error::Baseline {
+                path: dir.to_path_buf(),
+                line: None,
+                message: format!("no {BASELINE_FILE} here: pass a baseline folder or a run's <stem>-baseline folder"),
+            });
+        }
+    }
+    let (b, r) = (Baseline::load(base)?, Baseline::load(run)?);
+    let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
+    let compared = compare::compare_records(&b, &r, &policy, scale)?;
+    if compared.is_empty() {
+        println!("no trial has samples in both {} and {}", base.display(), run.display());
+        return Ok(false);
+    }
+    let width = compared.iter().map(|(t, _)| t.len()).max().unwrap_or(5);
+    println!(
+        "{:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  verdict",
+        "trial", "base", "run", "delta", "p_adj", "floor"
+    );
+    let mut counts = std::collections::BTreeMap::new();
+    for (trial, c) in &compared {
+        *counts.entry(c.verdict.as_str()).or_insert(0) += 1;
+        println!(
+            "{trial:<width$}  {:>10}  {:>10}  {:>+7.2}%  {:>9.1e}  {:>5.2}%  {}",
+            kernelgate::report::duration(c.baseline_median_s),
+            kernelgate::report::duration(c.median_s),
+            100.0 * c.delta,
+            c.p_adjusted,
+            100.0 * c.min_effect,
+            c.verdict.as_str()
+        );
+    }
+    let summary: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+    println!("{} trials compared (scale {scale}): {}", compared.len(), summary.join(", "));
+    Ok(counts.contains_key("regressed"))
 }
 
 /// Runs a `kernelgate baseline` command from the project root of the current folder.
