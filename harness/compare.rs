@@ -464,6 +464,38 @@ pub fn compare_counter(now: f64, base: f64, tolerance: CounterTolerance, higher_
     }
 }
 
+/// Metrics where a larger value is better: bytes used per sector and occupancy (achieved and
+/// theoretical). Every other metric of kernelgate's set counts work or traffic, where more is worse.
+pub fn higher_is_better(metric: &str) -> bool {
+    metric.contains("bytes_per_sector") || metric.contains("warps_active") || metric.contains("maximum_warps")
+}
+
+/// Counters that moved against their baseline entries (`now`: this run's values by metric name),
+/// largest relative change first, at most 5, as `metric +x.xx% (base -> now)`; and whether a
+/// deterministic count ([`CounterTolerance::Exact`]) got worse, which alone makes a regression.
+/// Rates and times are reported, not gated: the timing test gates time. Metrics missing from `now`
+/// are skipped.
+pub fn counter_moves<'a>(
+    baseline: impl IntoIterator<Item = &'a crate::baseline::Entry>,
+    now: &std::collections::BTreeMap<String, f64>,
+) -> (Vec<String>, bool) {
+    let mut moved: Vec<(f64, String)> = Vec::new();
+    let mut regressed = false;
+    for e in baseline {
+        let Some(&value) = now.get(&e.metric) else { continue };
+        let tolerance = counter_tolerance(&e.metric);
+        let verdict = compare_counter(value, e.median, tolerance, higher_is_better(&e.metric));
+        if verdict == Verdict::Unchanged {
+            continue;
+        }
+        regressed |= verdict == Verdict::Regressed && tolerance == CounterTolerance::Exact;
+        let rel = if e.median != 0.0 { value / e.median - 1.0 } else { f64::INFINITY };
+        moved.push((rel.abs(), format!("{} {:+.2}% ({} -> {value})", e.metric, 100.0 * rel, e.median)));
+    }
+    moved.sort_by(|a, b| b.0.total_cmp(&a.0));
+    (moved.into_iter().take(5).map(|(_, m)| m).collect(), regressed)
+}
+
 /// Compares every trial that has a time entry and samples in both records (two baseline folders:
 /// the blessed baseline and a run's `<stem>-baseline/`, or two runs), `run`'s samples multiplied by
 /// `scale` against `base`'s, with `tests` = the number of trials compared. `scale` 1.0 compares as
@@ -947,5 +979,64 @@ mod tests {
         assert_eq!(slower[0].1.verdict, Verdict::Regressed);
         assert!((slower[0].1.delta - 0.05).abs() < 1e-9);
         assert!(compare_records(&base, &run, &Policy::default(), 0.0).is_err());
+    }
+
+    #[test]
+    fn counter_moves_gate_only_worse_deterministic_counts() {
+        use crate::baseline::{BASELINE_SCHEMA, Entry};
+        let entry = |metric: &str, median: f64| Entry {
+            schema_version: BASELINE_SCHEMA,
+            trial: "t/v/1".into(),
+            kernel: "k".into(),
+            metric: metric.into(),
+            unit: String::new(),
+            n: 1,
+            median,
+            mad: 0.0,
+            mean: median,
+            stddev: 0.0,
+            min: median,
+            commit: "c".into(),
+            date: "2026-11-30T03:00:00Z".into(),
+            module_sha256: "m".into(),
+            sm_clock_mhz: None,
+            gpu_name: "g".into(),
+            compute_capability: "9.0".into(),
+            sm_count: 1,
+            memory_mib: 1,
+            driver: "d".into(),
+            cuda: "13.0".into(),
+            ecc: true,
+        };
+        let base = [
+            entry("smsp__sass_inst_executed_op_global_ld.sum", 1000.0),
+            entry("gpu__time_duration.sum", 100.0),
+            entry("global_ld_bytes_per_sector", 32.0),
+            entry("absent_now", 1.0),
+        ];
+        let now = |pairs: &[(&str, f64)]| pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        // Same counts, a 20 % slower ncu duration: reported, not gated.
+        let (moved, regressed) = counter_moves(
+            &base,
+            &now(&[
+                ("smsp__sass_inst_executed_op_global_ld.sum", 1000.0),
+                ("gpu__time_duration.sum", 120.0),
+                ("global_ld_bytes_per_sector", 32.0),
+            ]),
+        );
+        assert!(!regressed);
+        assert_eq!(moved, vec!["gpu__time_duration.sum +20.00% (100 -> 120)"]);
+        // One more load instruction: a deterministic count got worse.
+        let (_, regressed) = counter_moves(&base, &now(&[("smsp__sass_inst_executed_op_global_ld.sum", 1001.0)]));
+        assert!(regressed);
+        // Fewer instructions and more bytes used per sector are improvements, not regressions.
+        let (moved, regressed) = counter_moves(
+            &base,
+            &now(&[("smsp__sass_inst_executed_op_global_ld.sum", 250.0), ("global_ld_bytes_per_sector", 32.0)]),
+        );
+        assert!(!regressed);
+        assert_eq!(moved, vec!["smsp__sass_inst_executed_op_global_ld.sum -75.00% (1000 -> 250)"]);
+        assert!(higher_is_better("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"));
+        assert!(!higher_is_better("dram__bytes_read.sum"));
     }
 }

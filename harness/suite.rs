@@ -16,7 +16,7 @@
 use crate::baseline::{self, Baseline, Entry};
 use crate::case::{Case, HostData, Param};
 use crate::check::{self, compare, describe, trial_seed};
-use crate::compare::{self, Comparison, CounterTolerance, Policy, Verdict};
+use crate::compare::{self, Comparison, Policy, Verdict};
 use crate::expect::{Outcome, check_all};
 use crate::gpu::{DeviceData, Gpu};
 use crate::measure::{Samples, measure_cold};
@@ -294,32 +294,15 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
     Ok(Judged { verdict, comparison: Some(c), message })
 }
 
-/// Counters of this run that moved against the baseline's, largest relative change first (at most
-/// 5), and whether a deterministic count (exact tolerance) got worse: that alone is a regression.
-/// Rates and times are reported, not gated: the timing test gates time.
+/// [`compare::counter_moves`] of this trial, when ncu ran and profiled it.
 fn counter_moves(suite: &Suite, baseline: &Baseline, trial: &str) -> (Vec<String>, bool) {
-    let Some(Ok(profiled)) = suite.profiled.get() else { return (Vec::new(), false) };
-    let Some(values) = profiled.values.get(trial) else { return (Vec::new(), false) };
-    let mut moved: Vec<(f64, String)> = Vec::new();
-    let mut regressed = false;
-    for e in baseline.counters(trial) {
-        let Some(&now) = values.get(&e.metric) else { continue };
-        let tolerance = compare::counter_tolerance(&e.metric);
-        let verdict = compare::compare_counter(now, e.median, tolerance, higher_is_better(&e.metric));
-        if verdict == Verdict::Unchanged {
-            continue;
-        }
-        regressed |= verdict == Verdict::Regressed && tolerance == CounterTolerance::Exact;
-        let rel = if e.median != 0.0 { now / e.median - 1.0 } else { f64::INFINITY };
-        moved.push((rel.abs(), format!("{} {:+.2}% ({} -> {})", e.metric, 100.0 * rel, e.median, now)));
+    match suite.profiled.get() {
+        Some(Ok(profiled)) => match profiled.values.get(trial) {
+            Some(values) => compare::counter_moves(baseline.counters(trial), values),
+            None => (Vec::new(), false),
+        },
+        _ => (Vec::new(), false),
     }
-    moved.sort_by(|a, b| b.0.total_cmp(&a.0));
-    (moved.into_iter().take(5).map(|(_, m)| m).collect(), regressed)
-}
-
-/// Metrics where a larger value is better: bytes used per sector and occupancy.
-fn higher_is_better(metric: &str) -> bool {
-    metric.contains("bytes_per_sector") || metric.contains("warps_active") || metric.contains("maximum_warps")
 }
 
 /// A case's kernel and device buffers after a passing check, ready to time.
