@@ -50,6 +50,18 @@ pub struct DeviceFacts {
     pub copy_bandwidth_gbps: f64,
 }
 
+impl DeviceFacts {
+    /// Compute capability as written in CSVs and baselines, `major.minor` (`9.0`).
+    pub fn compute_capability(&self) -> String {
+        format!("{}.{}", self.cc_major, self.cc_minor)
+    }
+
+    /// Device memory, MiB.
+    pub fn memory_mib(&self) -> u64 {
+        self.memory_bytes >> 20
+    }
+}
+
 /// `"NVIDIA H200"`, 9.0 -> `"nvidia-h200-sm90"`: lowercase, runs of non-alphanumerics become one `-`.
 pub fn gpu_key(name: &str, cc_major: i32, cc_minor: i32) -> String {
     let mut key = String::new();

@@ -27,7 +27,7 @@ pub fn device(f: &DeviceFacts) -> String {
         f.cc_major,
         f.cc_minor,
         f.sm_count,
-        f.memory_bytes >> 20,
+        f.memory_mib(),
         f.l2_bytes >> 20,
         if f.ecc { "on" } else { "off" },
         f.driver_version,
