@@ -9,6 +9,11 @@
 //!    [`mann_whitney_less`]) in the direction of `delta`, Bonferroni-adjusted for the number of
 //!    cases in the run, must be significant at [`Policy::alpha`].
 //!
+//! Before either question, the run must be able to answer them at all: if the 95 % confidence
+//! interval of its own median ([`median_ci_half_width`]) is wider than the minimum effect, the
+//! measurement is too noisy to tell a change of that size from noise, and the verdict is
+//! [`Verdict::Invalid`].
+//!
 //! Why both: with the thousands of samples a run takes, the U test finds shifts far below 1 %,
 //! and it assumes independent samples drawn from one distribution per run. Timing samples are
 //! neither: clocks and temperature drift within a run, and the whole distribution moves a little
@@ -24,6 +29,14 @@ use statrs::function::gamma::ln_gamma;
 /// normal distribution (Rousseeuw & Croux 1993, "Alternatives to the Median Absolute Deviation",
 /// JASA 88(424), eq. 1.1 and the constant b = 1.4826 there).
 const MAD_TO_SIGMA: f64 = 1.4826;
+
+/// `√(π/2)`: the sample median of `n` normal samples with standard deviation σ has asymptotic
+/// standard error `√(π/2) σ / √n` (the median's asymptotic variance `1 / (4 n f(m)²)`, f the density
+/// at the median; Serfling 1980, "Approximation Theorems of Mathematical Statistics", §2.3.3).
+const MEDIAN_SE_PER_SIGMA: f64 = 1.253_314_137_315_500_3;
+
+/// The standard normal quantile of 0.975: a two-sided 95 % interval is ±1.96 standard errors.
+const Z_95: f64 = 1.959_963_984_540_054;
 
 /// What is wrong with `samples`, if anything, as a sentence fragment naming the index.
 fn problem(samples: &[f64]) -> Option<String> {
@@ -89,6 +102,19 @@ pub fn relative_mad(samples: &[f64]) -> f64 {
     let m = median(samples);
     let deviations: Vec<f64> = samples.iter().map(|x| (x - m).abs()).collect();
     MAD_TO_SIGMA * median(&deviations) / m
+}
+
+/// Half-width of the 95 % confidence interval of the median of `samples`, relative to the median
+/// (a fraction): `1.96 * √(π/2) * relative_mad / √n`. σ is estimated robustly by
+/// [`relative_mad`]; the normal approximation of the median's standard error is Serfling's
+/// (see `MEDIAN_SE_PER_SIGMA`). For one sample, or more than half the samples equal, 0; NaN for
+/// an empty slice.
+///
+/// What it is for: a run whose median is this uncertain cannot resolve a change smaller than it,
+/// so [`compare`] calls such a run [`Verdict::Invalid`] (too noisy) when this exceeds the minimum
+/// effect.
+pub fn median_ci_half_width(samples: &[f64]) -> f64 {
+    Z_95 * MEDIAN_SE_PER_SIGMA * relative_mad(samples) / (samples.len() as f64).sqrt()
 }
 
 /// The Mann-Whitney U statistic of `a` against `b`, with what its null variance needs.
@@ -303,8 +329,11 @@ pub enum Verdict {
     /// The baseline has no entry for this case on this GPU (set by the caller; never returned
     /// here).
     NoBaseline,
-    /// The samples or values cannot be compared (NaN, infinite, not positive; [`compare`] returns
-    /// an error instead, [`compare_counter`] this verdict).
+    /// The measurement cannot be judged: the run is too noisy ([`compare`]: the 95 % confidence
+    /// interval of its median is wider than the minimum effect), was throttled or shared the GPU
+    /// (set by the caller from [`crate::measure::Samples::invalid_reason`]), or a counter value
+    /// is not a number ([`compare_counter`]). NaN, infinite or non-positive timings are an error
+    /// of [`compare`], not this verdict.
     Invalid,
 }
 
@@ -345,6 +374,23 @@ pub struct Comparison {
     pub p_adjusted: f64,
     /// The minimum effect applied, [`Policy::min_effect`] of the baseline, a fraction.
     pub min_effect: f64,
+    /// [`median_ci_half_width`] of this run's samples, a fraction; the verdict is
+    /// [`Verdict::Invalid`] (too noisy) when it exceeds `min_effect`.
+    pub median_ci: f64,
+}
+
+impl Comparison {
+    /// Why the verdict is [`Verdict::Invalid`], when it is: the run's median is too uncertain.
+    pub fn too_noisy(&self) -> Option<String> {
+        (self.verdict == Verdict::Invalid).then(|| {
+            format!(
+                "too noisy: the 95 % confidence interval of this run's median is ±{:.2}%, wider than the \
+                 effect floor {:.2}%; take more samples (KERNELGATE_TIMEOUT, KERNELGATE_MIN_SAMPLES) or quiet the GPU",
+                100.0 * self.median_ci,
+                100.0 * self.min_effect
+            )
+        })
+    }
 }
 
 /// Compares this run's timing samples `now` with the `baseline`'s (both seconds, any sizes >= 1;
@@ -353,6 +399,8 @@ pub struct Comparison {
 /// `delta` = relative change of the medians; p = one-sided Mann-Whitney p-value in the direction
 /// of `delta`, adjusted to `min(1, p * tests)` (Bonferroni; see [`Comparison::p_adjusted`]);
 /// `min_effect` = [`Policy::min_effect`] of the baseline. Then:
+/// - [`Verdict::Invalid`] if [`median_ci_half_width`]`(now) > min_effect`: too noisy to judge
+///   ([`Comparison::too_noisy`] says so);
 /// - [`Verdict::Regressed`] if `delta >= min_effect` and `p_adjusted <= alpha`;
 /// - [`Verdict::Improved`] if `delta <= -min_effect` and `p_adjusted <= alpha`;
 /// - [`Verdict::Unchanged`] if `|delta| < min_effect`, significant or not;
@@ -377,8 +425,11 @@ pub fn compare(now: &[f64], baseline: &[f64], policy: &Policy, tests: usize) -> 
     let p_value = if delta >= 0.0 { mann_whitney_greater(now, baseline) } else { mann_whitney_less(now, baseline) };
     let p_adjusted = (p_value * tests.max(1) as f64).min(1.0);
     let min_effect = policy.min_effect(baseline);
+    let median_ci = median_ci_half_width(now);
     let significant = p_adjusted <= policy.alpha;
-    let verdict = if delta >= min_effect && significant {
+    let verdict = if median_ci > min_effect {
+        Verdict::Invalid
+    } else if delta >= min_effect && significant {
         Verdict::Regressed
     } else if delta <= -min_effect && significant {
         Verdict::Improved
@@ -387,7 +438,7 @@ pub fn compare(now: &[f64], baseline: &[f64], policy: &Policy, tests: usize) -> 
     } else {
         Verdict::Ambiguous
     };
-    Ok(Comparison { verdict, baseline_median_s, median_s, delta, p_value, p_adjusted, min_effect })
+    Ok(Comparison { verdict, baseline_median_s, median_s, delta, p_value, p_adjusted, min_effect, median_ci })
 }
 
 /// How one Nsight Compute counter is compared with its baseline value ([`compare_counter`]).
@@ -742,6 +793,36 @@ mod tests {
         assert_eq!(compared(&now, &base, 35).verdict, Verdict::Ambiguous);
         // Alone in its run (tests = 1), p = 0.05 <= alpha: the exact test would say the same.
         assert_eq!(compared(&now, &base, 1).verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn median_confidence_interval_known_answer() {
+        // Deviations from the median 10: 0, 1, 1, 2, 2 -> MAD 1; relative MAD 1.4826 / 10.
+        let xs = [8.0, 9.0, 10.0, 11.0, 12.0];
+        close(median_ci_half_width(&xs), 1.959_964 * 1.253_314 * 0.148_26 / 5f64.sqrt(), 1e-6);
+        assert_eq!(median_ci_half_width(&[1.0]), 0.0);
+        // 100 x the samples: the interval narrows by 10.
+        let many: Vec<f64> = xs.iter().cycle().take(500).copied().collect();
+        close(median_ci_half_width(&many), median_ci_half_width(&xs) / 10.0, 1e-12);
+    }
+
+    #[test]
+    fn too_noisy_runs_are_invalid_whatever_the_shift() {
+        let mut rng = Lcg(11);
+        let base = rng.timings(1000, 100e-6, 0.002);
+        // 20 samples with 10 % noise: the median is known to about ±5.5 %, past the 1 % floor.
+        for shift in [1.0, 1.05] {
+            let noisy = rng.timings(20, 100e-6 * shift, 0.10);
+            let c = compared(&noisy, &base, 35);
+            assert_eq!(c.verdict, Verdict::Invalid, "shift {shift}: {c:?}");
+            let why = c.too_noisy().unwrap();
+            assert!(why.contains("too noisy") && why.contains("effect floor 1.00%"), "{why}");
+        }
+        // The same noise over 20,000 samples pins the median to ±0.17 %: judged again.
+        let many = rng.timings(20_000, 105e-6, 0.10);
+        let c = compared(&many, &base, 35);
+        assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+        assert_eq!(c.too_noisy(), None);
     }
 
     #[test]

@@ -80,6 +80,11 @@ pub struct Config {
     /// Fail the NVRTC compile trials instead of ignoring them when libnvrtc is missing
     /// (`KERNELGATE_REQUIRE_NVRTC=1`); CI sets it so the compile check cannot silently vanish.
     pub require_nvrtc: bool,
+    /// Work multiplier for the gate's power benchmark (`KERNELGATE_WORK_SCALE`, default 1, from 0.5
+    /// to 2): every case runs at its problem size times this factor under its nominal trial name,
+    /// so it is judged against the nominal baseline (`crate::cases::scaled`). A run with a factor
+    /// other than 1 records it in the run CSV's `work_scale` column and cannot bless.
+    pub work_scale: f64,
 }
 
 impl Default for Config {
@@ -102,6 +107,7 @@ impl Default for Config {
             compare_cycles: false,
             require_gpu: false,
             require_nvrtc: false,
+            work_scale: 1.0,
         }
     }
 }
@@ -123,7 +129,7 @@ impl Config {
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config> {
         let d = Config::default();
         let s = d.stopping;
-        Ok(Config {
+        let config = Config {
             stopping: StoppingRule {
                 min_samples: parse(&lookup, "KERNELGATE_MIN_SAMPLES", s.min_samples, positive, WHOLE_POSITIVE)?,
                 min_time_s: parse(&lookup, "KERNELGATE_MIN_TIME", s.min_time_s, non_negative, DECIMAL_NON_NEGATIVE)?,
@@ -211,7 +217,24 @@ impl Config {
             },
             require_gpu: flag(&lookup, "KERNELGATE_REQUIRE_GPU")?,
             require_nvrtc: flag(&lookup, "KERNELGATE_REQUIRE_NVRTC")?,
-        })
+            work_scale: parse(
+                &lookup,
+                "KERNELGATE_WORK_SCALE",
+                d.work_scale,
+                |f: &f64| (0.5..=2.0).contains(f),
+                "a decimal number from 0.5 to 2",
+            )?,
+        };
+        if config.bless && config.work_scale != 1.0 {
+            return Err(Error::Config {
+                name: "KERNELGATE_WORK_SCALE",
+                value: config.work_scale.to_string(),
+                expected: "a run with scaled work cannot bless (KERNELGATE_BLESS=1): its times are not the nominal \
+                           cases'; unset one of the two"
+                    .into(),
+            });
+        }
+        Ok(config)
     }
 }
 
@@ -340,6 +363,14 @@ mod tests {
     }
 
     #[test]
+    fn scaled_work_is_for_benchmarks_only() {
+        assert_eq!(with(&[("KERNELGATE_WORK_SCALE", "1.02")]).unwrap().work_scale, 1.02);
+        let err = with(&[("KERNELGATE_WORK_SCALE", "1.02"), ("KERNELGATE_BLESS", "1")]).unwrap_err().to_string();
+        assert!(err.contains("KERNELGATE_WORK_SCALE") && err.contains("cannot bless"), "{err}");
+        assert!(with(&[("KERNELGATE_WORK_SCALE", "1"), ("KERNELGATE_BLESS", "1")]).is_ok());
+    }
+
+    #[test]
     fn bad_values_name_the_variable() {
         for (name, value) in [
             ("KERNELGATE_MIN_SAMPLES", "0"),
@@ -353,6 +384,7 @@ mod tests {
             ("KERNELGATE_FAIL_ON", "regressed,slow"),
             ("KERNELGATE_COMPARE", "ticks"),
             ("KERNELGATE_ALPHA", "1.5"),
+            ("KERNELGATE_WORK_SCALE", "3"),
         ] {
             let err = with(&[(name, value)]).unwrap_err().to_string();
             assert!(err.contains(name) && err.contains(value), "{err}");

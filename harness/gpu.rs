@@ -123,8 +123,21 @@ pub struct Gpu {
 pub struct ClockSample {
     /// SM clock, MHz.
     pub sm_mhz: u32,
-    /// Whether a throttle reason that lowers clocks under load was active ([`THROTTLING`]).
-    pub throttled: bool,
+    /// Active clock event ("throttle") reasons, NVML's `nvmlClocksEventReasons` bitmask; empty when
+    /// NVML could not read them.
+    pub reasons: ThrottleReasons,
+}
+
+impl ClockSample {
+    /// Whether a reason that lowers clocks under load was active ([`THROTTLING`]).
+    pub fn throttled(&self) -> bool {
+        self.reasons.intersects(THROTTLING)
+    }
+}
+
+/// NVML's names of the reasons in `reasons` (`SW_POWER_CAP`, `GPU_IDLE`, ...), in bit order.
+pub fn reason_names(reasons: ThrottleReasons) -> Vec<&'static str> {
+    reasons.iter_names().map(|(name, _)| name).filter(|name| *name != "NONE").collect()
 }
 
 /// Throttle reasons that mark a sample as throttled: power capping and thermal or hardware
@@ -289,7 +302,7 @@ impl Gpu {
         let device = nvml.device_by_index(*index).ok()?;
         Some(ClockSample {
             sm_mhz: device.clock_info(Clock::SM).ok()?,
-            throttled: device.current_throttle_reasons().map(|r| r.intersects(THROTTLING)).unwrap_or(false),
+            reasons: device.current_throttle_reasons().unwrap_or(ThrottleReasons::empty()),
         })
     }
 
@@ -423,5 +436,18 @@ mod tests {
         assert_eq!(gpu_key("NVIDIA H200", 9, 0), "nvidia-h200-sm90");
         assert_eq!(gpu_key("NVIDIA GeForce RTX 4090", 8, 9), "nvidia-geforce-rtx-4090-sm89");
         assert_eq!(gpu_key("NVIDIA A100-SXM4-80GB ", 8, 0), "nvidia-a100-sxm4-80gb-sm80");
+    }
+
+    #[test]
+    fn only_slowdowns_mark_a_sample_throttled() {
+        let sample = |reasons| ClockSample { sm_mhz: 1980, reasons };
+        assert!(!sample(ThrottleReasons::GPU_IDLE | ThrottleReasons::APPLICATIONS_CLOCKS_SETTING).throttled());
+        assert!(sample(ThrottleReasons::GPU_IDLE | ThrottleReasons::SW_POWER_CAP).throttled());
+        assert!(sample(ThrottleReasons::HW_THERMAL_SLOWDOWN).throttled());
+        assert_eq!(
+            reason_names(ThrottleReasons::GPU_IDLE | ThrottleReasons::SW_POWER_CAP),
+            ["GPU_IDLE", "SW_POWER_CAP"]
+        );
+        assert!(reason_names(ThrottleReasons::NONE).is_empty());
     }
 }

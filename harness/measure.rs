@@ -8,6 +8,7 @@ use crate::config::StoppingRule;
 use crate::gpu::{ClockSample, Gpu};
 use crate::stats::Running;
 use crate::{Error, Result};
+use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use std::time::Instant;
 
 /// Why sampling ended.
@@ -71,7 +72,7 @@ impl Samples {
     /// The samples that count: those not flagged throttled ([`crate::gpu::THROTTLING`], read right
     /// after the sample), with how many were dropped.
     pub fn kept(&self) -> (Vec<f64>, usize) {
-        let throttled = |i: usize| self.clocks.get(i).copied().flatten().is_some_and(|c| c.throttled);
+        let throttled = |i: usize| self.clocks.get(i).copied().flatten().is_some_and(|c| c.throttled());
         let kept: Vec<f64> = self.seconds.iter().enumerate().filter(|(i, _)| !throttled(*i)).map(|(_, s)| *s).collect();
         let dropped = self.seconds.len() - kept.len();
         (kept, dropped)
@@ -81,6 +82,14 @@ impl Samples {
     pub fn median_sm_mhz(&self) -> Option<f64> {
         let mhz: Vec<f64> = self.clocks.iter().flatten().map(|c| f64::from(c.sm_mhz)).collect();
         (!mhz.is_empty()).then(|| crate::stats::median(&mhz))
+    }
+
+    /// Every clock event ("throttle") reason NVML reported after any sample, by NVML's name
+    /// (`SW_POWER_CAP`, `GPU_IDLE`, ...): recorded with the run whether or not it marks a sample
+    /// throttled ([`crate::gpu::THROTTLING`]).
+    pub fn throttle_reasons(&self) -> Vec<&'static str> {
+        let seen = self.clocks.iter().flatten().fold(ThrottleReasons::empty(), |all, c| all | c.reasons);
+        crate::gpu::reason_names(seen)
     }
 
     /// Why these samples cannot be compared, if they cannot: other processes on the GPU, or more
@@ -102,7 +111,7 @@ impl Samples {
         self.seconds
             .iter()
             .zip(&self.clocks)
-            .filter(|(_, c)| !c.is_some_and(|c| c.throttled))
+            .filter(|(_, c)| !c.is_some_and(|c| c.throttled()))
             .map(|(s, c)| c.map(|c| s * f64::from(c.sm_mhz) * 1e6))
             .collect()
     }
@@ -177,7 +186,15 @@ mod tests {
     fn samples(clocks: &[Option<(u32, bool)>], others: &[u32]) -> Samples {
         Samples {
             seconds: (1..=clocks.len()).map(|i| i as f64 * 1e-4).collect(),
-            clocks: clocks.iter().map(|c| c.map(|(sm_mhz, throttled)| ClockSample { sm_mhz, throttled })).collect(),
+            clocks: clocks
+                .iter()
+                .map(|c| {
+                    c.map(|(sm_mhz, throttled)| ClockSample {
+                        sm_mhz,
+                        reasons: if throttled { ThrottleReasons::SW_POWER_CAP } else { ThrottleReasons::empty() },
+                    })
+                })
+                .collect(),
             other_processes: others.to_vec(),
             stop: StopReason::Converged,
             wall_s: 1.0,
@@ -197,6 +214,7 @@ mod tests {
         c[4] = Some((1500, true));
         c[5] = Some((1500, true));
         assert!(samples(&c, &[]).invalid_reason().unwrap().contains("3 of 20 samples throttled"));
+        assert_eq!(samples(&c, &[]).throttle_reasons(), vec!["SW_POWER_CAP"]);
     }
 
     #[test]
@@ -208,6 +226,7 @@ mod tests {
         assert_eq!(no_nvml.kept_cycles(), None);
         assert_eq!(no_nvml.median_sm_mhz(), None);
         assert_eq!(no_nvml.invalid_reason(), None, "no NVML: nothing known to be wrong");
+        assert!(no_nvml.throttle_reasons().is_empty());
     }
 
     #[test]

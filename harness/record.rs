@@ -12,8 +12,9 @@ use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// Version of the run-CSV columns below; bumped when a column changes meaning. 2 added `verdict`
-/// and `module_sha256` and the gate's statistics.
-pub const RUN_CSV_SCHEMA: u32 = 2;
+/// and `module_sha256` and the gate's statistics; 3 added `work_scale`, `throttle_reasons` and
+/// `other_processes`.
+pub const RUN_CSV_SCHEMA: u32 = 3;
 
 /// Git state of the working tree the run came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +114,10 @@ pub struct CaseResult {
     pub sm_clock_mhz: Option<f64>,
     /// Samples dropped as throttled.
     pub throttled: usize,
+    /// Every NVML clock event reason seen after any sample ([`crate::measure::Samples::throttle_reasons`]).
+    pub throttle_reasons: Vec<&'static str>,
+    /// Other processes computing on the GPU when sampling began, by pid (NVML).
+    pub other_processes: Vec<u32>,
     /// The gate's verdict.
     pub verdict: Verdict,
     /// The comparison with the baseline, when there was one.
@@ -149,6 +154,8 @@ pub struct RunInfo {
     pub git: GitState,
     /// The device.
     pub facts: DeviceFacts,
+    /// `KERNELGATE_WORK_SCALE` of the run: 1 for every normal run ([`crate::Config::work_scale`]).
+    pub work_scale: f64,
 }
 
 /// One CSV row.
@@ -184,6 +191,8 @@ pub struct Row {
     pub copy_bandwidth_gbps: f64,
     /// Input seed.
     pub seed: u64,
+    /// Work multiplier of a power benchmark run (`KERNELGATE_WORK_SCALE`); 1 otherwise.
+    pub work_scale: f64,
     /// Trial name.
     pub trial: String,
     /// Entry point.
@@ -192,6 +201,12 @@ pub struct Row {
     pub module_sha256: String,
     /// The gate's verdict for the trial.
     pub verdict: &'static str,
+    /// NVML clock event reasons seen during the trial's sampling, `|`-separated (`GPU_IDLE|SW_POWER_CAP`);
+    /// empty when none or without NVML.
+    pub throttle_reasons: String,
+    /// Pids of other processes computing on the GPU when the trial's sampling began,
+    /// space-separated; empty when none (or without NVML).
+    pub other_processes: String,
     /// Statistic name.
     pub statistic: &'static str,
     /// Value.
@@ -257,10 +272,13 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 ecc: f.ecc,
                 copy_bandwidth_gbps: f.copy_bandwidth_gbps,
                 seed: run.seed,
+                work_scale: run.work_scale,
                 trial: r.trial.clone(),
                 kernel: r.kernel.clone(),
                 module_sha256: r.module_sha256.clone(),
                 verdict: r.verdict.as_str(),
+                throttle_reasons: r.throttle_reasons.join("|"),
+                other_processes: r.other_processes.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
                 statistic,
                 value,
                 unit,
@@ -336,6 +354,8 @@ pub(crate) mod tests {
             module_sha256: "ab12".into(),
             sm_clock_mhz: None,
             throttled: 0,
+            throttle_reasons: vec!["GPU_IDLE", "SW_POWER_CAP"],
+            other_processes: vec![4242, 4343],
             verdict: Verdict::NoBaseline,
             comparison: None,
             invalid_reason: None,
@@ -348,6 +368,7 @@ pub(crate) mod tests {
             seed: 7,
             git: GitState { commit: "0123456789abcdef".into(), dirty: Some(false) },
             facts: facts(),
+            work_scale: 1.0,
         }
     }
 
@@ -373,12 +394,14 @@ pub(crate) mod tests {
         assert_eq!(
             lines.next().unwrap(),
             "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
-             driver,cuda,nvrtc,ecc,copy_bandwidth_gbps,seed,trial,kernel,module_sha256,verdict,statistic,value,unit"
+             driver,cuda,nvrtc,ecc,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,\
+             throttle_reasons,other_processes,statistic,value,unit"
         );
         assert_eq!(
             lines.next().unwrap(),
-            "2,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
-             580.159.04,13.0,13.0,true,4000.0,7,copy/x/4,k,ab12,no-baseline,samples,100.0,count"
+            "3,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
+             580.159.04,13.0,13.0,true,4000.0,7,1.0,copy/x/4,k,ab12,no-baseline,GPU_IDLE|SW_POWER_CAP,4242 4343,\
+             samples,100.0,count"
         );
         assert!(text.contains(",bandwidth,4000.0,GB/s\n"));
         assert!(text.contains(",pct_of_copy_bandwidth,100.0,%\n"));

@@ -167,7 +167,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
             }));
         }
     }
-    for case in cases::all() {
+    for case in cases::with_work_scale(suite.config.work_scale) {
         let suite = Arc::clone(suite);
         trials.push(Trial::ignorable_test(case.name(), move || run_case(&suite, &case)));
     }
@@ -212,9 +212,11 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         module_sha256: prepared.module_sha256.clone(),
         sm_clock_mhz: samples.median_sm_mhz(),
         throttled,
+        throttle_reasons: samples.throttle_reasons(),
+        other_processes: samples.other_processes.clone(),
         verdict: judged.verdict,
         comparison: judged.comparison.clone(),
-        invalid_reason: samples.invalid_reason(),
+        invalid_reason: samples.invalid_reason().or_else(|| judged.comparison.as_ref().and_then(Comparison::too_noisy)),
     });
     if suite.config.ncu {
         check_counters(suite, case).map_err(Failed::from)?;
@@ -271,6 +273,9 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
     let tests = suite.compared.load(Ordering::Relaxed).max(1);
     let c = compare::compare(&now, &base, &suite.policy(), tests).map_err(|e| format!("{name}: {e}"))?;
 
+    if let Some(why) = c.too_noisy() {
+        return Ok(Judged { verdict: c.verdict, message: format!("{name}: invalid: {why}"), comparison: Some(c) });
+    }
     let (moved, counter_regressed) = counter_moves(suite, baseline, &name);
     let verdict = if counter_regressed && c.verdict != Verdict::Regressed { Verdict::Regressed } else { c.verdict };
     // `Comparison` holds seconds, or cycles with KERNELGATE_COMPARE=cycles.
@@ -399,6 +404,13 @@ pub fn main() -> ExitCode {
             load_baseline(&suite, &gpu.facts.gpu_key, &selected);
         }
         println!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
+        if suite.config.work_scale != 1.0 {
+            println!(
+                "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \
+                 (power benchmark; the run CSV's bytes rows hold the real work)",
+                suite.config.work_scale, suite.config.work_scale
+            );
+        }
     }
     let conclusion = libtest_mimic::run(&args, trials);
     if let Err(e) = write_results(&suite) {
@@ -435,7 +447,7 @@ fn load_baseline(suite: &Suite, gpu_key: &str, selected: &[&str]) {
 
 /// Runs the one ncu session over `selected` trials and the variants their ratio expectations name.
 fn profile_selection(suite: &Suite, selected: &[&str]) -> crate::Result<Profiled> {
-    let all = cases::all();
+    let all = cases::with_work_scale(suite.config.work_scale);
     let mut names: Vec<String> = Vec::new();
     for case in all.iter().filter(|c| selected.contains(&c.name().as_str())) {
         names.push(case.name());
@@ -497,7 +509,7 @@ fn profile_child(config: &Config, list: &str) -> ExitCode {
         }
     };
     let seed = config.seed.unwrap_or(0);
-    let all = cases::all();
+    let all = cases::with_work_scale(config.work_scale);
     let mut failed = false;
     for name in list.lines().filter(|l| !l.is_empty()) {
         let Some(case) = all.iter().find(|c| c.name() == name) else {
@@ -531,6 +543,7 @@ fn write_results(suite: &Suite) -> crate::Result<()> {
             seed: suite.seed,
             git: suite.git.clone(),
             facts: gpu.facts.clone(),
+            work_scale: suite.config.work_scale,
         };
         let path = with_suffix(&suite.stem(), ".csv");
         record::write_csv(&path, &record::rows(&run, &results))?;

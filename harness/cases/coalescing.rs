@@ -1,6 +1,6 @@
 //! `kernels/coalescing.cu`: coalesced copy, strided reads, random gather, misaligned base.
 
-use super::elements;
+use super::{elements, scaled_count};
 use crate::case::{Case, Init, Launch, Param};
 use crate::expect::Expectation as E;
 use crate::source::k::coalescing as kc;
@@ -16,6 +16,11 @@ const BLOCK: u32 = 256;
 /// The family at full size.
 pub fn cases() -> Vec<Case> {
     sized(N, N_STRIDED)
+}
+
+/// The family with `scale` times the elements, changed by a multiple of 1024 ([`super::scaled_count`]).
+pub fn scaled(scale: f64) -> Vec<Case> {
+    sized(scaled_count(N, scale, 1024), scaled_count(N_STRIDED, scale, 1024))
 }
 
 /// Stride `s` uses 4 of every `4 s` fetched bytes until a float has a sector to itself (s >= 8).

@@ -1,6 +1,7 @@
 //! `kernels/layout.cu`: array of structures vs structure of arrays; row-wise vs column-wise
 //! traversal of a row-major matrix.
 
+use super::scaled_count;
 use crate::case::{Case, Launch, Param, Tolerance};
 use crate::expect::Expectation as E;
 use crate::source::k::layout as kl;
@@ -16,6 +17,12 @@ const BLOCK: u32 = 256;
 /// The family at full size.
 pub fn cases() -> Vec<Case> {
     sized(PARTICLES, MATRIX)
+}
+
+/// The family with `scale` times the particles (changed by a multiple of 1024) and matrix rows
+/// (by a multiple of 32): [`super::scaled_count`].
+pub fn scaled(scale: f64) -> Vec<Case> {
+    sized(scaled_count(PARTICLES, scale, 1024), (scaled_count(MATRIX.0, scale, 32), MATRIX.1))
 }
 
 /// One particle step on the CPU: `x += vx * dt`, `y += vy * dt`, velocities unchanged.

@@ -16,10 +16,27 @@ pub mod vectorization;
 /// If two cases share a name or a name component is empty or holds `/` (a case-table mistake; the
 /// CPU tests call this).
 pub fn all() -> Vec<Case> {
-    let mut cases: Vec<Case> = [coalescing::cases(), layout::cases(), transpose::cases(), vectorization::cases()]
-        .into_iter()
-        .flatten()
-        .collect();
+    with_work_scale(1.0)
+}
+
+/// Every case, sorted by name, doing `scale` times its work under its nominal name: the power
+/// benchmark's "same kernel, 1/2/5 % more work" variants (issue 4), judged against the nominal
+/// baseline. Each family scales its problem size by `scale` ([`scaled_count`]), so the work ratio
+/// is close to, not exactly, `scale`; the run CSV's `bytes` rows hold the real work. `scale` 1 is
+/// [`all`].
+///
+/// # Panics
+/// As [`all`]; also if a family's scaled table does not list the same variants in the same order
+/// as its nominal one.
+pub fn with_work_scale(scale: f64) -> Vec<Case> {
+    let nominal = [coalescing::cases(), layout::cases(), transpose::cases(), vectorization::cases()];
+    let mut cases: Vec<Case> = if scale == 1.0 {
+        nominal.into_iter().flatten().collect()
+    } else {
+        let scaled =
+            [coalescing::scaled(scale), layout::scaled(scale), transpose::scaled(scale), vectorization::scaled(scale)];
+        nominal.into_iter().zip(scaled).flat_map(|(n, s)| stand_in(n, s)).collect()
+    };
     cases.sort_by_key(Case::name);
     for c in &cases {
         for part in [c.family, c.variant.as_str(), c.size.as_str()] {
@@ -34,6 +51,33 @@ pub fn all() -> Vec<Case> {
         assert_ne!(pair[0].name(), pair[1].name(), "two cases share a name");
     }
     cases
+}
+
+/// Gives each scaled case its nominal case's size label, so that its trial name (and baseline
+/// entry) is the nominal one.
+fn stand_in(nominal: Vec<Case>, scaled: Vec<Case>) -> Vec<Case> {
+    assert_eq!(nominal.len(), scaled.len(), "a family's scaled table has other cases");
+    nominal
+        .into_iter()
+        .zip(scaled)
+        .map(|(n, mut s)| {
+            assert_eq!((n.family, &n.variant), (s.family, &s.variant), "a family's scaled table is in another order");
+            s.size = n.size;
+            s
+        })
+        .collect()
+}
+
+/// `n` changed by the multiple of `multiple` nearest to `n * (scale - 1)`: about `scale` times the
+/// work, with `n % multiple` (alignment, a vector width's tail) unchanged. At least 1.
+///
+/// # Panics
+/// If `scale` is not finite and positive, or `multiple` is 0.
+pub fn scaled_count(n: usize, scale: f64, multiple: usize) -> usize {
+    assert!(scale.is_finite() && scale > 0.0 && multiple > 0, "scale {scale}, multiple {multiple}");
+    let steps = (n as f64 * (scale - 1.0) / multiple as f64).round() as i64;
+    let scaled = n as i64 + steps * multiple as i64;
+    usize::try_from(scaled.max(1)).expect("at least 1")
 }
 
 /// `2^26` as a size label: the element count in decimal.
@@ -65,6 +109,30 @@ pub(crate) fn assert_references_fit(cases: &[Case]) {
 mod tests {
     use super::*;
     use crate::case::Param;
+
+    #[test]
+    fn scaled_counts_keep_the_remainder() {
+        assert_eq!(scaled_count(1 << 26, 1.0, 1024), 1 << 26);
+        assert_eq!(scaled_count(1 << 26, 1.01, 1024), (1 << 26) + 655 * 1024, "+0.9995 %");
+        assert_eq!(scaled_count(1 << 26, 1.05, 1024), (1 << 26) + 3277 * 1024);
+        assert_eq!(scaled_count(8191, 1.02, 32), 8191 + 5 * 32, "8191 stays odd");
+        assert_eq!(scaled_count(8192, 0.5, 32), 4096);
+        assert_eq!(scaled_count(100, 1.01, 1024), 100, "a step of 1024 is too big: unchanged");
+    }
+
+    #[test]
+    fn scaled_cases_stand_in_for_the_nominal_trials() {
+        let nominal = all();
+        let scaled = with_work_scale(1.02);
+        let names = |cases: &[Case]| cases.iter().map(Case::name).collect::<Vec<_>>();
+        assert_eq!(names(&scaled), names(&nominal));
+        for (n, s) in nominal.iter().zip(&scaled) {
+            let ratio = s.bytes as f64 / n.bytes as f64;
+            assert!((1.015..=1.025).contains(&ratio), "{}: work x{ratio}", n.name());
+            assert_eq!(n.kernel, s.kernel);
+        }
+        assert_references_fit(&scaled);
+    }
 
     #[test]
     fn table_is_sorted_unique_and_consistent() {

@@ -1,6 +1,7 @@
 //! `kernels/transpose.cu`: naive, strided-read, shared tile, padded tile, swizzled tile; square,
 //! non-square, and sizes that are not multiples of 32.
 
+use super::scaled_count;
 use crate::Kernel;
 use crate::case::{Case, Launch, Param};
 use crate::expect::Expectation as E;
@@ -26,6 +27,12 @@ const VARIANTS: [(&str, Kernel, bool); 5] = [
 /// The family at full size.
 pub fn cases() -> Vec<Case> {
     sized(&SHAPES)
+}
+
+/// The family with `scale` times the rows of each shape, changed by a multiple of 32 (one tile), so
+/// the output's rows keep their alignment (`8191` stays odd): [`super::scaled_count`].
+pub fn scaled(scale: f64) -> Vec<Case> {
+    sized(&SHAPES.map(|(rows, cols)| (scaled_count(rows, scale, 32), cols)))
 }
 
 /// `out[c][r] = in[r][c]`, row-major, `in` being rows x cols.

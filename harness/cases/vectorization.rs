@@ -1,7 +1,7 @@
 //! `kernels/vectorization.cu`: scalar vs float4 copy; SAXPY scalar vs float4 (grid-stride, tail),
 //! and the scalar-head variant for a base that is not 16-byte aligned.
 
-use super::elements;
+use super::{elements, scaled_count};
 use crate::case::{Case, HostData, Init, Launch, Param, Tolerance};
 use crate::expect::Expectation as E;
 use crate::source::k::vectorization as kv;
@@ -18,6 +18,12 @@ const BLOCKS_PER_SM: u32 = 8;
 /// The family at full size.
 pub fn cases() -> Vec<Case> {
     sized(N)
+}
+
+/// The family with `scale` times the elements, changed by a multiple of 1024 so that `n % 4` stays
+/// what each variant needs ([`super::scaled_count`]).
+pub fn scaled(scale: f64) -> Vec<Case> {
+    sized(scaled_count(N, scale, 1024))
 }
 
 /// `y = a * x + y` on the CPU over the elements from `offset` on.
