@@ -68,7 +68,7 @@ pub struct DerivedMetric {
     pub formula: &'static str,
 }
 
-/// Metrics kernelgate derives; see [`derive`].
+/// Metrics kernelgate derives; see [`derive()`].
 pub const DERIVED: &[DerivedMetric] = &[
     DerivedMetric {
         name: "shared_ld_wavefronts_per_inst",
