@@ -9,8 +9,12 @@
 //!   mad = stddev = 0.
 //! - `samples.csv`: the raw timing samples kept for the two-sample test, one row per sample
 //!   (columns [`SAMPLE_COLUMNS`]); at most about a thousand per trial, chosen by the caller.
+//! - `run_to_run.csv` (optional; written by `kernelgate baseline calibrate`): per trial, how much
+//!   the median of the blessed code moves between runs ([`RunToRun`], columns
+//!   [`RUN_TO_RUN_COLUMNS`]); when present, the gate's effect floor comes from it
+//!   (`crate::compare::Policy::run_to_run_floor`).
 //!
-//! Both carry a `schema_version` column ([`BASELINE_SCHEMA`]). Rows are written sorted by
+//! All carry a `schema_version` column ([`BASELINE_SCHEMA`]). Rows are written sorted by
 //! (trial, metric) and (trial, index), and numbers in their shortest round-trip form, so a save
 //! that changes one trial changes only that trial's lines. A file that cannot be read is an error
 //! naming the file, the line and the fix, and is never rewritten: [`Baseline::load`] only reads,
@@ -35,6 +39,18 @@ pub const BASELINE_FILE: &str = "baseline.csv";
 
 /// File name of the kept timing samples, in a GPU's baseline folder.
 pub const SAMPLES_FILE: &str = "samples.csv";
+
+/// File name of the run-to-run spreads, in a GPU's baseline folder.
+pub const RUN_TO_RUN_FILE: &str = "run_to_run.csv";
+
+/// Columns of `run_to_run.csv`, in order: the field names of [`RunToRun`].
+pub const RUN_TO_RUN_COLUMNS: [&str; 6] = ["schema_version", "trial", "module_sha256", "runs", "median_rsd", "date"];
+
+/// Fewest runs of the blessed code a run-to-run spread must come from to be used (10). The sample
+/// standard deviation of n values has a relative standard error of about `1 / sqrt(2 (n - 1))`:
+/// 24 % at n = 10. 10 is also what the H200 benchmark calibrated from and checked
+/// (baselines/nvidia-h200-sm90/BENCHMARK.md).
+pub const MIN_RUNS: u64 = 10;
 
 /// The metric name of the timing entry (unit `s`).
 pub const TIME_METRIC: &str = "time";
@@ -149,7 +165,26 @@ pub fn format_value(value: f64, unit: &str) -> String {
     }
 }
 
-/// One GPU's baseline: the entries of `<dir>/baseline.csv` and the samples of `<dir>/samples.csv`.
+/// One row of `run_to_run.csv`: how much one trial's median moved between runs of the blessed code.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunToRun {
+    /// [`BASELINE_SCHEMA`].
+    pub schema_version: u32,
+    /// Trial name.
+    pub trial: String,
+    /// The module hash of the runs it comes from: the time entry's [`Entry::module_sha256`] when
+    /// calibrated. A later bless of other code makes the row stale ([`Baseline::run_to_run`]).
+    pub module_sha256: String,
+    /// Runs the spread comes from (the blessed run and the run records given).
+    pub runs: u64,
+    /// Relative standard deviation of those runs' medians: sample stddev / mean, a fraction.
+    pub median_rsd: f64,
+    /// When it was calibrated, UTC, RFC 3339.
+    pub date: String,
+}
+
+/// One GPU's baseline: the entries of `<dir>/baseline.csv`, the samples of `<dir>/samples.csv` and
+/// the run-to-run spreads of `<dir>/run_to_run.csv`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Baseline {
     /// The GPU's folder, `<project root>/baselines/<gpu-key>` ([`Baseline::dir_for`]).
@@ -159,6 +194,8 @@ pub struct Baseline {
     /// Kept timing samples per trial, seconds, in the order measured; only trials with a time
     /// entry, and no empty lists.
     pub samples: BTreeMap<String, Vec<f64>>,
+    /// Run-to-run spread per trial (`run_to_run.csv`); only trials with a time entry.
+    pub run_to_run: BTreeMap<String, RunToRun>,
 }
 
 /// A metric of a trial whose value changed, appeared or disappeared, by a bless or a removal.
@@ -204,7 +241,7 @@ impl Baseline {
 
     /// A baseline with no entries and no samples, for `dir`.
     pub fn empty(dir: impl Into<PathBuf>) -> Baseline {
-        Baseline { dir: dir.into(), entries: Vec::new(), samples: BTreeMap::new() }
+        Baseline { dir: dir.into(), entries: Vec::new(), samples: BTreeMap::new(), run_to_run: BTreeMap::new() }
     }
 
     /// Loads `<dir>/baseline.csv` and `<dir>/samples.csv`. A missing folder or missing files are
@@ -232,7 +269,54 @@ impl Baseline {
             Some(bytes) => parse_samples(&bytes, &samples_path, &timed)?,
             None => BTreeMap::new(),
         };
-        Ok(Baseline { dir: dir.to_path_buf(), entries, samples })
+        let spread_path = dir.join(RUN_TO_RUN_FILE);
+        let run_to_run = match read_if_present(&spread_path)? {
+            Some(bytes) => parse_run_to_run(&bytes, &spread_path, &timed)?,
+            None => BTreeMap::new(),
+        };
+        Ok(Baseline { dir: dir.to_path_buf(), entries, samples, run_to_run })
+    }
+
+    /// The run-to-run spread of `trial`'s median, when it can be used: calibrated from at least
+    /// [`MIN_RUNS`] runs of the code blessed now (its module hash equals the time entry's).
+    pub fn run_to_run(&self, trial: &str) -> Option<&RunToRun> {
+        let time = self.time(trial)?;
+        self.run_to_run.get(trial).filter(|r| r.runs >= MIN_RUNS && r.module_sha256 == time.module_sha256)
+    }
+
+    /// Sets the run-to-run spread of each trial in `medians` (trial -> medians of runs of its
+    /// blessed code, seconds; the caller includes the blessed median and checks module hashes)
+    /// that has a time entry and at least [`MIN_RUNS`] medians; replaces what was there. Returns
+    /// one line per trial: what was set, or why not.
+    pub fn calibrate(&mut self, medians: &BTreeMap<String, Vec<f64>>) -> Vec<String> {
+        let date = utc_now();
+        let mut said = Vec::new();
+        for (trial, ms) in medians {
+            let Some(time) = self.time(trial) else {
+                said.push(format!("{trial}: not calibrated: no time entry in this baseline"));
+                continue;
+            };
+            if (ms.len() as u64) < MIN_RUNS {
+                said.push(format!("{trial}: not calibrated: {} runs of the blessed code, {MIN_RUNS} needed", ms.len()));
+                continue;
+            }
+            let rsd = crate::stats::relative_stddev(ms);
+            let before = self
+                .run_to_run
+                .get(trial)
+                .map_or_else(String::new, |r| format!(" (was {:.3}% over {} runs)", 100.0 * r.median_rsd, r.runs));
+            said.push(format!("{trial}: median moves {:.3}% between {} runs{before}", 100.0 * rsd, ms.len()));
+            let row = RunToRun {
+                schema_version: BASELINE_SCHEMA,
+                trial: trial.clone(),
+                module_sha256: time.module_sha256.clone(),
+                runs: ms.len() as u64,
+                median_rsd: rsd,
+                date: date.clone(),
+            };
+            self.run_to_run.insert(trial.clone(), row);
+        }
+        said
     }
 
     /// The timing entry of `trial` (metric [`TIME_METRIC`]).
@@ -292,6 +376,7 @@ impl Baseline {
             std::mem::take(&mut self.entries).into_iter().partition(|e| gone.contains(e.trial.as_str()));
         self.entries = kept;
         self.samples.retain(|t, _| !gone.contains(t.as_str()));
+        self.run_to_run.retain(|t, _| !gone.contains(t.as_str()));
         changes(&before, &[])
     }
 
@@ -312,17 +397,23 @@ impl Baseline {
         let entries_path = self.dir.join(BASELINE_FILE);
         let samples_path = self.dir.join(SAMPLES_FILE);
         self.check(&entries_path, &samples_path)?;
+        let spread_path = self.dir.join(RUN_TO_RUN_FILE);
         let entries_csv = self.entries_csv(&entries_path)?;
         let samples_csv = self.samples_csv(&samples_path)?;
+        let spread_csv = self.run_to_run_csv(&spread_path)?;
         std::fs::create_dir_all(&self.dir).map_err(Error::io(&self.dir))?;
-        // Both temporary files are complete before either rename, so a full disk or a write error
-        // changes nothing.
-        let staged_entries = Staged::write(&entries_path, &entries_csv)?;
-        let staged_samples = Staged::write(&samples_path, &samples_csv)?;
-        if let Some(s) = staged_entries {
-            s.commit()?;
-        }
-        if let Some(s) = staged_samples {
+        // Every temporary file is complete before any rename, so a full disk or a write error
+        // changes nothing. No run_to_run.csv is created for a baseline that never had one.
+        let staged = [
+            Staged::write(&entries_path, &entries_csv)?,
+            Staged::write(&samples_path, &samples_csv)?,
+            if self.run_to_run.is_empty() && !spread_path.exists() {
+                None
+            } else {
+                Staged::write(&spread_path, &spread_csv)?
+            },
+        ];
+        for s in staged.into_iter().flatten() {
             s.commit()?;
         }
         // Make the renames durable where the platform allows opening a folder (not on Windows).
@@ -375,7 +466,28 @@ impl Baseline {
                 return Err(refuse(samples_path, message));
             }
         }
+        let spread_path = self.dir.join(RUN_TO_RUN_FILE);
+        for (trial, r) in &self.run_to_run {
+            if self.time(trial).is_none() {
+                let message = format!("a run-to-run spread is kept for trial {trial}, which has no time entry");
+                return Err(refuse(&spread_path, message));
+            }
+            if let Some(problem) = run_to_run_problem(r) {
+                return Err(refuse(&spread_path, format!("trial {trial}: {problem}")));
+            }
+        }
         Ok(())
+    }
+
+    /// `run_to_run.csv`'s bytes: the header, then one row per trial, sorted.
+    fn run_to_run_csv(&self, path: &Path) -> Result<Vec<u8>> {
+        let csv_error = |source| Error::Csv { path: path.to_path_buf(), source };
+        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+        w.write_record(RUN_TO_RUN_COLUMNS).map_err(csv_error)?;
+        for r in self.run_to_run.values() {
+            w.serialize(r).map_err(csv_error)?;
+        }
+        w.into_inner().map_err(|e| Error::io(path)(e.into_error()))
     }
 
     /// `baseline.csv`'s bytes: the header, then the entries sorted by (trial, metric).
@@ -405,14 +517,14 @@ impl Baseline {
     }
 }
 
-/// The GPU keys under `<root>/baselines` that hold a `baseline.csv`, sorted. Folders without one
-/// (a folder of run records only, for instance) are not baselines and are left out; a missing
-/// `baselines` folder gives none.
+/// The GPU keys in `baselines` (the folder of per-GPU folders: `<root>/baselines`, or
+/// `KERNELGATE_BASELINES`) that hold a `baseline.csv`, sorted. Folders without one (a folder of
+/// run records only, for instance) are not baselines and are left out; a missing folder gives none.
 ///
 /// # Errors
-/// [`Error::Io`] if the `baselines` folder exists but cannot be listed.
-pub fn gpu_keys(root: &Path) -> Result<Vec<String>> {
-    let dir = root.join(BASELINES_DIR);
+/// [`Error::Io`] if the folder exists but cannot be listed.
+pub fn gpu_keys(baselines: &Path) -> Result<Vec<String>> {
+    let dir = baselines.to_path_buf();
     let listing = match std::fs::read_dir(&dir) {
         Ok(listing) => listing,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -701,6 +813,53 @@ fn parse_samples(bytes: &[u8], path: &Path, timed: &BTreeSet<&str>) -> Result<BT
         list.push(seconds);
     }
     Ok(samples)
+}
+
+/// What is wrong with a run-to-run row, if anything.
+fn run_to_run_problem(r: &RunToRun) -> Option<String> {
+    if r.schema_version != BASELINE_SCHEMA {
+        Some(format!("schema_version {}, but this kernelgate writes {BASELINE_SCHEMA}", r.schema_version))
+    } else if !(r.median_rsd.is_finite() && r.median_rsd >= 0.0) {
+        Some(format!("median_rsd is {}; a spread is a finite number >= 0", r.median_rsd))
+    } else if r.runs < 2 {
+        Some(format!("runs is {}; a spread needs at least 2 runs", r.runs))
+    } else if chrono::DateTime::parse_from_rfc3339(&r.date).is_err() {
+        Some(format!("date {:?} is not RFC 3339 (2026-11-30T03:22:13Z)", r.date))
+    } else {
+        None
+    }
+}
+
+/// Parses `run_to_run.csv`; `timed` are the trials with a time entry.
+fn parse_run_to_run(bytes: &[u8], path: &Path, timed: &BTreeSet<&str>) -> Result<BTreeMap<String, RunToRun>> {
+    let mut rows = BTreeMap::new();
+    for (line, record) in records(bytes, path, &RUN_TO_RUN_COLUMNS)? {
+        let f = Fields { record: &record, columns: &RUN_TO_RUN_COLUMNS, line, path };
+        let row = RunToRun {
+            schema_version: BASELINE_SCHEMA, // checked by `records`
+            trial: f.text(1),
+            module_sha256: f.text(2),
+            runs: f.parse(3, "a whole number")?,
+            median_rsd: f.float(4)?,
+            date: f.text(5),
+        };
+        if !timed.contains(row.trial.as_str()) {
+            let what = format!(
+                "a run-to-run spread for trial {:?}, which has no time entry in {BASELINE_FILE}; delete this row",
+                row.trial
+            );
+            return Err(corrupt(path, Some(line), what));
+        }
+        if let Some(problem) = run_to_run_problem(&row) {
+            return Err(corrupt(path, Some(line), problem));
+        }
+        if rows.contains_key(&row.trial) {
+            let what = format!("trial {} appears a second time; delete one of the two rows", row.trial);
+            return Err(corrupt(path, Some(line), what));
+        }
+        rows.insert(row.trial.clone(), row);
+    }
+    Ok(rows)
 }
 
 /// A finished temporary file beside its target, removed on drop unless renamed over the target.
@@ -1057,6 +1216,64 @@ mod tests {
     }
 
     #[test]
+    fn run_to_run_calibration_round_trips_and_is_used_only_when_it_fits() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut base = two_trials(dir.path());
+        base.save().unwrap();
+        assert!(!dir.path().join(RUN_TO_RUN_FILE).exists(), "no calibration, no file");
+        // A: 10 medians 1 % apart in pairs; B: only 3 runs.
+        let a: Vec<f64> = (0..10).map(|i| if i % 2 == 0 { 99.0e-6 } else { 101.0e-6 }).collect();
+        let said = base.calibrate(&BTreeMap::from([(A.to_string(), a), (B.to_string(), vec![1e-4; 3])]));
+        assert!(said[1].contains("10 runs") && said[0].contains("3 runs of the blessed code, 10 needed"), "{said:?}");
+        let rsd = base.run_to_run(A).unwrap().median_rsd;
+        assert!((rsd - 0.01 * (10.0f64 / 9.0).sqrt()).abs() < 1e-12, "sample stddev / mean: {rsd}");
+        assert!(base.run_to_run(B).is_none());
+        base.save().unwrap();
+        let text = read(&dir.path().join(RUN_TO_RUN_FILE));
+        assert!(
+            text.starts_with("schema_version,trial,module_sha256,runs,median_rsd,date\n1,transpose/naive/8192x8192,")
+        );
+        let loaded = Baseline::load(dir.path()).unwrap();
+        assert_eq!(loaded, base);
+        // A re-bless of other code makes the calibration stale: kept on disk, not used.
+        let mut rebless = loaded.clone();
+        let mut other = entry(A, TIME_METRIC, 900e-6);
+        other.module_sha256 = "0".repeat(64);
+        rebless.bless(vec![other], BTreeMap::from([(A.to_string(), vec![900e-6])]));
+        assert!(rebless.run_to_run(A).is_none() && rebless.run_to_run.contains_key(A));
+        // Removing the trial removes its calibration.
+        let mut removed = loaded.clone();
+        removed.remove(&[A.to_string()]);
+        assert!(removed.run_to_run.is_empty());
+        removed.save().unwrap();
+        assert_eq!(
+            read(&dir.path().join(RUN_TO_RUN_FILE)),
+            "schema_version,trial,module_sha256,runs,median_rsd,date\n"
+        );
+    }
+
+    #[test]
+    fn corrupt_run_to_run_rows_name_file_and_line_and_are_not_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut base = two_trials(dir.path());
+        base.calibrate(&BTreeMap::from([(A.to_string(), vec![1e-3; 12])]));
+        base.save().unwrap();
+        let path = dir.path().join(RUN_TO_RUN_FILE);
+        let good = read(&path);
+        for (edit, line, says) in [
+            (good.replace(",12,", ",1,"), 2, "runs is 1"),
+            (good.replace(",0.0,", ",-0.5,"), 2, "median_rsd is -0.5"),
+            (format!("{good}1,gone/x/1,ab,12,0.01,2026-11-30T03:22:13Z\n"), 3, "no time entry"),
+        ] {
+            std::fs::write(&path, &edit).unwrap();
+            let (file, at, message) = baseline_error(Baseline::load(dir.path()));
+            assert_eq!((file.as_str(), at), (RUN_TO_RUN_FILE, Some(line)), "{message}");
+            assert!(message.contains(says), "{message}");
+            assert_eq!(read(&path), edit, "a failed load writes nothing");
+        }
+    }
+
+    #[test]
     fn missing_folder_or_files_are_an_empty_baseline() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("baselines/nvidia-h200-sm90");
@@ -1066,10 +1283,10 @@ mod tests {
         std::fs::write(missing.join("README.md"), "runs\n").unwrap();
         assert_eq!(Baseline::load(&missing).unwrap(), Baseline::empty(&missing));
         assert!(Baseline::load(&missing).unwrap().trials().is_empty());
-        assert_eq!(gpu_keys(dir.path()).unwrap(), Vec::<String>::new());
+        assert_eq!(gpu_keys(&dir.path().join(BASELINES_DIR)).unwrap(), Vec::<String>::new());
         Baseline::empty(dir.path().join("baselines/b-sm80")).save().unwrap();
         two_trials(&dir.path().join("baselines/a-sm90")).save().unwrap();
-        assert_eq!(gpu_keys(dir.path()).unwrap(), ["a-sm90", "b-sm80"]);
+        assert_eq!(gpu_keys(&dir.path().join(BASELINES_DIR)).unwrap(), ["a-sm90", "b-sm80"]);
         assert_eq!(gpu_keys(&dir.path().join("nowhere")).unwrap(), Vec::<String>::new());
     }
 

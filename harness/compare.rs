@@ -4,7 +4,10 @@
 //! A timing comparison ([`compare`]) asks two questions of the two sample sets:
 //!
 //! 1. Is the change large enough to matter? The relative change of the medians, `delta`, must
-//!    reach [`Policy::min_effect`]: a fixed floor (1 %, criterion.rs's) raised for noisy baselines.
+//!    reach the minimum effect: a fixed floor (1 %, criterion.rs's) raised for noisy baselines —
+//!    by how far the baseline's median moves between runs when that was measured
+//!    ([`Policy::run_to_run_floor`], `kernelgate baseline calibrate`), otherwise by the spread of
+//!    its samples ([`Policy::min_effect`]).
 //! 2. Is it real? A one-sided Mann-Whitney U test ([`mann_whitney_greater`],
 //!    [`mann_whitney_less`]) in the direction of `delta`, Bonferroni-adjusted for the number of
 //!    cases in the run, must be significant at [`Policy::alpha`].
@@ -315,6 +318,27 @@ impl Policy {
         let scaled = self.noise_multiplier * relative_mad(baseline);
         if scaled.is_nan() { self.effect_floor } else { self.effect_floor.max(scaled) }
     }
+
+    /// The minimum effect for a baseline whose median moves `median_rsd` (relative standard
+    /// deviation of per-run medians, a fraction; [`crate::baseline::RunToRun`]) between runs of
+    /// unchanged code: `max(effect_floor, z * sqrt(2) * median_rsd)`, z the standard normal
+    /// quantile of `1 - alpha / tests`.
+    ///
+    /// Why: the change of the median between the baseline's run and a new run of the same code
+    /// is the difference of two run-level shifts, with standard deviation `sqrt(2) * median_rsd`
+    /// if runs are independent (Kalibera & Jones 2013 measure this between-execution variation by
+    /// repeating executions, as the calibration does). A threshold of z such standard deviations
+    /// keeps the chance that any of `tests` unchanged cases crosses it at about alpha (Bonferroni,
+    /// one-sided, normal approximation). This replaces [`Policy::min_effect`]'s `2 x relative MAD`
+    /// of one run's samples, which overstates how far a short kernel's median moves (H200: 1.46 %
+    /// per-sample spread, 0.10 % between runs of the median; baselines/nvidia-h200-sm90/BENCHMARK.md).
+    /// A NaN `median_rsd` gives the floor.
+    pub fn run_to_run_floor(&self, median_rsd: f64, tests: usize) -> f64 {
+        let tail = (self.alpha / tests.max(1) as f64).clamp(f64::MIN_POSITIVE, 0.5);
+        let z = Normal::standard().inverse_cdf(1.0 - tail);
+        let scaled = z * std::f64::consts::SQRT_2 * median_rsd;
+        if scaled.is_nan() { self.effect_floor } else { self.effect_floor.max(scaled) }
+    }
 }
 
 /// A case's verdict, from timings ([`compare`]) or one counter ([`compare_counter`]).
@@ -418,6 +442,22 @@ impl Comparison {
 /// [`crate::Error::Samples`] if either slice fails [`validate`]; the message says which
 /// ("this run's" or "baseline") and the index.
 pub fn compare(now: &[f64], baseline: &[f64], policy: &Policy, tests: usize) -> crate::Result<Comparison> {
+    compare_calibrated(now, baseline, None, policy, tests)
+}
+
+/// [`compare`], with the minimum effect from the baseline's run-to-run spread
+/// ([`Policy::run_to_run_floor`]) when `median_rsd` is given, instead of [`Policy::min_effect`]
+/// of the baseline's samples.
+///
+/// # Errors
+/// As [`compare`].
+pub fn compare_calibrated(
+    now: &[f64],
+    baseline: &[f64],
+    median_rsd: Option<f64>,
+    policy: &Policy,
+    tests: usize,
+) -> crate::Result<Comparison> {
     for (samples, which) in [(now, "this run's"), (baseline, "baseline")] {
         if let Some(message) = problem(samples) {
             return Err(crate::Error::Samples(format!("{which} samples: {message}")));
@@ -428,7 +468,10 @@ pub fn compare(now: &[f64], baseline: &[f64], policy: &Policy, tests: usize) -> 
     let delta = median_s / baseline_median_s - 1.0;
     let p_value = if delta >= 0.0 { mann_whitney_greater(now, baseline) } else { mann_whitney_less(now, baseline) };
     let p_adjusted = (p_value * tests.max(1) as f64).min(1.0);
-    let min_effect = policy.min_effect(baseline);
+    let min_effect = match median_rsd {
+        Some(rsd) => policy.run_to_run_floor(rsd, tests),
+        None => policy.min_effect(baseline),
+    };
     let median_ci = median_ci_half_width(now);
     let significant = p_adjusted <= policy.alpha;
     let verdict = if median_ci > min_effect {
@@ -556,7 +599,9 @@ pub fn counter_moves<'a>(
 /// `scale` against `base`'s, with `tests` = the number of trials compared. `scale` 1.0 compares as
 /// measured; 1.02 applies a synthetic 2 % slowdown to real samples, to estimate the gate's power
 /// against the runner's real run-to-run noise (an estimate: a kernel that really does 2 % more work
-/// need not slow down uniformly). Sorted by trial.
+/// need not slow down uniformly). The minimum effect comes from `base`'s run-to-run spread where
+/// it has a usable one ([`crate::baseline::Baseline::run_to_run`], [`compare_calibrated`]). Sorted
+/// by trial.
 ///
 /// # Errors
 /// As [`compare`], naming the trial; [`crate::Error::Samples`] if `scale` is not positive and finite.
@@ -580,7 +625,8 @@ pub fn compare_records(
         .into_iter()
         .map(|(trial, b, r)| {
             let scaled: Vec<f64> = r.iter().map(|x| x * scale).collect();
-            compare(&scaled, b, policy, tests)
+            let rsd = base.run_to_run(trial).map(|r| r.median_rsd);
+            compare_calibrated(&scaled, b, rsd, policy, tests)
                 .map(|c| (trial.to_string(), c))
                 .map_err(|e| crate::Error::Samples(format!("{trial}: {e}")))
         })
@@ -797,6 +843,33 @@ mod tests {
         assert_eq!(compared(&now, &base, 35).verdict, Verdict::Ambiguous);
         // Alone in its run (tests = 1), p = 0.05 <= alpha: the exact test would say the same.
         assert_eq!(compared(&now, &base, 1).verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn run_to_run_floor_known_answers() {
+        let p = Policy::default();
+        // alpha 0.05 over 35 cases: z = Φ⁻¹(1 - 0.05 / 35) = 2.98270 (Python statistics.NormalDist).
+        close(p.run_to_run_floor(0.005, 35), 2.982_704 * std::f64::consts::SQRT_2 * 0.005, 1e-8);
+        assert_eq!(p.run_to_run_floor(0.001, 35), 0.01, "a quiet median: the 1 % floor");
+        assert_eq!(p.run_to_run_floor(f64::NAN, 35), 0.01);
+        assert!(p.run_to_run_floor(0.005, 1) < p.run_to_run_floor(0.005, 35), "more cases, higher floor");
+    }
+
+    #[test]
+    fn calibrated_floor_replaces_the_per_sample_mad() {
+        // A short kernel: 1.5 % per-sample noise (floor 3 % from the MAD), median quiet between runs.
+        let mut rng = Lcg(5);
+        let base = rng.timings(1000, 54e-6, 0.015);
+        let slower = rng.timings(10_000, 54e-6 * 1.02, 0.015);
+        let by_mad = compare(&slower, &base, &Policy::default(), 35).unwrap();
+        assert_eq!(by_mad.verdict, Verdict::Unchanged, "{by_mad:?}");
+        assert!(by_mad.min_effect > 0.025);
+        let calibrated = compare_calibrated(&slower, &base, Some(0.001), &Policy::default(), 35).unwrap();
+        assert_eq!((calibrated.verdict, calibrated.min_effect), (Verdict::Regressed, 0.01), "{calibrated:?}");
+        // A median that moves a lot between runs raises the floor above the MAD's.
+        let loose = compare_calibrated(&slower, &base, Some(0.02), &Policy::default(), 35).unwrap();
+        assert_eq!(loose.verdict, Verdict::Unchanged);
+        assert!(loose.min_effect > 0.08, "{}", loose.min_effect);
     }
 
     #[test]

@@ -61,6 +61,17 @@ pub fn mad(samples: &[f64]) -> f64 {
     median(&deviations)
 }
 
+/// Relative standard deviation: sample standard deviation (n - 1) / mean, a fraction; 0 for one
+/// value. For a handful of per-run medians (the run-to-run spread of a baseline).
+///
+/// # Panics
+/// If `values` is empty.
+pub fn relative_stddev(values: &[f64]) -> f64 {
+    assert!(!values.is_empty(), "relative stddev of no values");
+    let s = summarize(values);
+    if values.len() < 2 { 0.0 } else { s.stddev_s / s.mean_s }
+}
+
 /// At most `k` samples, evenly spaced over `samples` (first kept, order preserved): the subset a
 /// baseline keeps for the two-sample test.
 pub fn evenly_spaced(samples: &[f64], k: usize) -> Vec<f64> {
@@ -135,6 +146,13 @@ mod tests {
     #[should_panic(expected = "non-finite")]
     fn nan_is_rejected() {
         summarize(&[1.0, f64::NAN]);
+    }
+
+    #[test]
+    fn relative_stddev_known_answer() {
+        // Mean 10, sample variance (1 + 1) / 1 = 2 for [9, 11]: stddev 1.4142.
+        assert!((relative_stddev(&[9.0, 11.0]) - 2f64.sqrt() / 10.0).abs() < 1e-12);
+        assert_eq!(relative_stddev(&[5.0]), 0.0);
     }
 
     #[test]

@@ -271,7 +271,13 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
         (kept, base.to_vec(), "time")
     };
     let tests = suite.compared.load(Ordering::Relaxed).max(1);
-    let c = compare::compare(&now, &base, &suite.policy(), tests).map_err(|e| format!("{name}: {e}"))?;
+    let spread = baseline.run_to_run(&name);
+    let c = compare::compare_calibrated(&now, &base, spread.map(|r| r.median_rsd), &suite.policy(), tests)
+        .map_err(|e| format!("{name}: {e}"))?;
+    let floor_from = match spread {
+        Some(r) => format!("the median's run-to-run spread, {:.3}% over {} runs", 100.0 * r.median_rsd, r.runs),
+        None => "KERNELGATE_MIN_EFFECT or 2 x the baseline's relative MAD".to_string(),
+    };
 
     if let Some(why) = c.too_noisy() {
         return Ok(Judged { verdict: c.verdict, message: format!("{name}: invalid: {why}"), comparison: Some(c) });
@@ -282,7 +288,8 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
     let show = |v: f64| if unit == "cycles" { format!("{v:.0} cycles") } else { report::duration(v) };
     let mut message = format!(
         "{name}: {}: median {} vs baseline {} ({:+.2}%), one-sided Mann-Whitney p = {:.2e}, \
-         x{tests} cases (Bonferroni, Holm's first step) = {:.2e} against alpha {}, effect floor {:.2}%",
+         x{tests} cases (Bonferroni, Holm's first step) = {:.2e} against alpha {}, effect floor {:.2}% \
+         (from {floor_from})",
         verdict.as_str(),
         show(c.median_s),
         show(c.baseline_median_s),

@@ -4,9 +4,10 @@
 //! kernelgate knows) or a `.ncu-rep` (through `ncu --import`) and prints the normalized metrics per
 //! kernel, so that existing ncu captures enter kernelgate.
 //!
-//! `kernelgate baseline list|show|remove` reads and edits the per-GPU baselines under
-//! `<project root>/baselines/<gpu-key>/` (see `kernelgate::baseline`); the project root is found
-//! from the current folder as the test runs find it (`kernelgate::record::project_root`).
+//! `kernelgate baseline list|show|remove|calibrate` reads and edits the per-GPU baselines under
+//! `<project root>/baselines/<gpu-key>/` (see `kernelgate::baseline`), or `KERNELGATE_BASELINES/<gpu-key>/`;
+//! the project root is found from the current folder as the test runs find it
+//! (`kernelgate::record::project_root`).
 
 use clap::{Parser, Subcommand};
 use kernelgate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
@@ -47,16 +48,17 @@ enum Command {
         run: PathBuf,
         /// Multiply the run's samples by this factor first (1.02: a synthetic 2 % slowdown, to
         /// estimate the gate's power on real noise).
-        #[arg(long, default_value_t = 1.0)]
+        #[arg(long, default_value_t = 1.0, value_parser = positive)]
         scale: f64,
-        /// Family-wise significance level.
-        #[arg(long, env = "KERNELGATE_ALPHA", default_value_t = 0.05)]
+        /// Family-wise significance level, between 0 and 1.
+        #[arg(long, env = "KERNELGATE_ALPHA", default_value_t = 0.05, value_parser = probability)]
         alpha: f64,
-        /// Smallest change called a regression, percent.
-        #[arg(long, env = "KERNELGATE_MIN_EFFECT", default_value_t = 1.0)]
+        /// Smallest change called a regression, percent (at least 0).
+        #[arg(long, env = "KERNELGATE_MIN_EFFECT", default_value_t = 1.0, value_parser = non_negative)]
         min_effect: f64,
     },
-    /// List, show or remove the trials of the per-GPU baselines under `<project root>/baselines/`.
+    /// List, show, remove or calibrate the trials of the per-GPU baselines under
+    /// `<project root>/baselines/`.
     Baseline {
         #[command(subcommand)]
         command: BaselineCommand,
@@ -90,6 +92,39 @@ enum BaselineCommand {
         #[arg(long, value_name = "KEY")]
         gpu: Option<String>,
     },
+    /// Measure how far each trial's median moves between runs of the blessed code, from run
+    /// records, and keep it in run_to_run.csv: the gate then takes its effect floor from that
+    /// spread instead of from the baseline's per-sample MAD. Needs at least 10 runs of a trial's
+    /// blessed code (its module hash), counting the blessed run; replaces the trial's earlier
+    /// calibration.
+    Calibrate {
+        /// Run records in baseline form: the `<out>/runs/<stem>-baseline/` folders runs leave.
+        /// Records of other code (another module hash) are skipped, per trial.
+        #[arg(required = true)]
+        records: Vec<PathBuf>,
+        /// GPU key; default: the only GPU with a baseline.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
+}
+
+/// A finite number > 0 (clap value parser).
+fn positive(text: &str) -> std::result::Result<f64, String> {
+    number(text).filter(|v| *v > 0.0).ok_or_else(|| format!("{text:?} is not a number above 0"))
+}
+
+/// A number between 0 and 1, both excluded (clap value parser).
+fn probability(text: &str) -> std::result::Result<f64, String> {
+    number(text).filter(|v| *v > 0.0 && *v < 1.0).ok_or_else(|| format!("{text:?} is not between 0 and 1 (excluded)"))
+}
+
+/// A finite number >= 0 (clap value parser).
+fn non_negative(text: &str) -> std::result::Result<f64, String> {
+    number(text).filter(|v| *v >= 0.0).ok_or_else(|| format!("{text:?} is not a number of at least 0"))
+}
+
+fn number(text: &str) -> Option<f64> {
+    text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
 fn main() -> ExitCode {
@@ -155,37 +190,40 @@ fn compare_command(base: &Path, run: &Path, scale: f64, alpha: f64, min_effect: 
     Ok(counts.contains_key("regressed"))
 }
 
-/// Runs a `kernelgate baseline` command from the project root of the current folder.
+/// Runs a `kernelgate baseline` command on `KERNELGATE_BASELINES`, or on the `baselines` folder of
+/// the project root of the current folder (as the suite does).
 fn baseline_command(command: BaselineCommand) -> Result<()> {
-    let cwd = std::env::current_dir().map_err(Error::io("."))?;
-    let root = kernelgate::record::project_root(&cwd);
+    let baselines = match std::env::var_os("KERNELGATE_BASELINES").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let cwd = std::env::current_dir().map_err(Error::io("."))?;
+            kernelgate::record::project_root(&cwd).join(BASELINES_DIR)
+        }
+    };
     match command {
         BaselineCommand::List { gpu } => {
             let keys = match gpu {
-                Some(key) => vec![checked_key(&root, &key)?],
-                None => baseline::gpu_keys(&root)?,
+                Some(key) => vec![checked_key(&baselines, &key)?],
+                None => baseline::gpu_keys(&baselines)?,
             };
             if keys.is_empty() {
-                println!(
-                    "no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)",
-                    root.join(BASELINES_DIR).display()
-                );
+                println!("no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)", baselines.display());
             }
             for (i, key) in keys.iter().enumerate() {
-                let base = Baseline::load(&Baseline::dir_for(&root, key))?;
+                let base = Baseline::load(&baselines.join(key))?;
                 print!("{}{}", if i > 0 { "\n" } else { "" }, list(key, &base));
             }
             Ok(())
         }
         BaselineCommand::Show { trial, gpu } => {
-            let key = choose_gpu(&root, gpu)?;
-            let base = Baseline::load(&Baseline::dir_for(&root, &key))?;
+            let key = choose_gpu(&baselines, gpu)?;
+            let base = Baseline::load(&baselines.join(&key))?;
             print!("{}", show(&key, &base, &trial)?);
             Ok(())
         }
         BaselineCommand::Remove { trials, gpu } => {
-            let key = choose_gpu(&root, gpu)?;
-            let mut base = Baseline::load(&Baseline::dir_for(&root, &key))?;
+            let key = choose_gpu(&baselines, gpu)?;
+            let mut base = Baseline::load(&baselines.join(&key))?;
             let known = base.trials();
             let missing: Vec<&str> = trials.iter().map(String::as_str).filter(|t| !known.contains(t)).collect();
             if !missing.is_empty() {
@@ -206,34 +244,80 @@ fn baseline_command(command: BaselineCommand) -> Result<()> {
             }
             let count = trials.iter().collect::<std::collections::BTreeSet<_>>().len();
             println!(
-                "kernelgate: removed {count} trial{} from {BASELINES_DIR}/{key}",
-                if count == 1 { "" } else { "s" }
+                "kernelgate: removed {count} trial{} from {}",
+                if count == 1 { "" } else { "s" },
+                base.dir.display()
             );
             Ok(())
         }
+        BaselineCommand::Calibrate { records, gpu } => calibrate(&baselines, &records, gpu),
     }
 }
 
 /// `key` if it names a folder under baselines/ holding a baseline.csv; otherwise an error listing
 /// the keys that do.
-fn checked_key(root: &Path, key: &str) -> Result<String> {
-    let keys = baseline::gpu_keys(root)?;
+/// `kernelgate baseline calibrate`: the blessed median and every record's median of the same code,
+/// per trial, into the baseline's run-to-run spreads.
+fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Result<()> {
+    let key = choose_gpu(baselines, gpu)?;
+    let mut base = Baseline::load(&baselines.join(&key))?;
+    let mut medians: std::collections::BTreeMap<String, Vec<f64>> =
+        base.trials().into_iter().filter_map(|t| base.time(t).map(|e| (t.to_string(), vec![e.median]))).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut other_code = 0usize;
+    for dir in records {
+        if !dir.join(BASELINE_FILE).is_file() {
+            return Err(Error::Baseline {
+                path: dir.clone(),
+                line: None,
+                message: format!("no {BASELINE_FILE} here: pass the <stem>-baseline folders that runs leave"),
+            });
+        }
+        if !seen.insert(dir.canonicalize().map_err(Error::io(dir))?) {
+            continue;
+        }
+        let record = Baseline::load(dir)?;
+        for (trial, list) in &mut medians {
+            let (Some(blessed), Some(run)) = (base.time(trial), record.time(trial)) else { continue };
+            if run.module_sha256 == blessed.module_sha256 {
+                list.push(run.median);
+            } else {
+                other_code += 1;
+            }
+        }
+    }
+    let said = base.calibrate(&medians);
+    base.save()?;
+    for line in &said {
+        println!("  {line}");
+    }
+    println!(
+        "kernelgate: calibrated {} from {} records{}",
+        base.dir.join(baseline::RUN_TO_RUN_FILE).display(),
+        seen.len(),
+        if other_code > 0 { format!(" ({other_code} trial results of other code skipped)") } else { String::new() }
+    );
+    Ok(())
+}
+
+fn checked_key(baselines: &Path, key: &str) -> Result<String> {
+    let keys = baseline::gpu_keys(baselines)?;
     if keys.iter().any(|k| k == key) {
         return Ok(key.to_string());
     }
     Err(Error::Baseline {
-        path: Baseline::dir_for(root, key).join(BASELINE_FILE),
+        path: baselines.join(key).join(BASELINE_FILE),
         line: None,
         message: format!("there is no baseline for GPU key {key:?}; {}", found(&keys)),
     })
 }
 
 /// The GPU key to use: `--gpu`'s (checked), or the only one with a baseline.
-fn choose_gpu(root: &Path, gpu: Option<String>) -> Result<String> {
+fn choose_gpu(baselines: &Path, gpu: Option<String>) -> Result<String> {
     if let Some(key) = gpu {
-        return checked_key(root, &key);
+        return checked_key(baselines, &key);
     }
-    let mut keys = baseline::gpu_keys(root)?;
+    let mut keys = baseline::gpu_keys(baselines)?;
     if keys.len() == 1 {
         return Ok(keys.remove(0));
     }
@@ -242,7 +326,7 @@ fn choose_gpu(root: &Path, gpu: Option<String>) -> Result<String> {
     } else {
         format!("{}; pass --gpu KEY to choose one", found(&keys))
     };
-    Err(Error::Baseline { path: root.join(BASELINES_DIR), line: None, message })
+    Err(Error::Baseline { path: baselines.to_path_buf(), line: None, message })
 }
 
 /// `baselines found for GPU keys a, b`, or that there are none.
@@ -324,6 +408,21 @@ fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
     out += &table(&rows, &[false, true, true, true, false, false, false]);
     let kept = base.samples(trial).map_or(0, <[f64]>::len);
     out += &format!("kept samples: {kept}\n");
+    if let Some(r) = base.run_to_run.get(trial) {
+        let usable = if base.run_to_run(trial).is_some() {
+            "used for the effect floor"
+        } else if r.runs < baseline::MIN_RUNS {
+            "not used: too few runs"
+        } else {
+            "not used: calibrated on other code (re-run kernelgate baseline calibrate)"
+        };
+        out += &format!(
+            "run-to-run spread of the median: {:.3}% over {} runs, {} ({usable})\n",
+            100.0 * r.median_rsd,
+            r.runs,
+            r.date
+        );
+    }
     Ok(out)
 }
 
