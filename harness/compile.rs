@@ -24,7 +24,7 @@ pub fn nvrtc_available() -> Result<()> {
     } else {
         Err(Error::Unavailable(
             "libnvrtc (CUDA 13) is not on the loader path; install the CUDA toolkit, or \
-             `pip install nvidia-cuda-nvrtc` and add site-packages/nvidia/cu13/lib to LD_LIBRARY_PATH"
+             `pip install nvidia-cuda-nvrtc==13.5.37` (what CI uses) and add site-packages/nvidia/cu13/lib to LD_LIBRARY_PATH"
                 .into(),
         ))
     }
