@@ -246,7 +246,7 @@ fn baseline_command(command: BaselineCommand) -> Result<()> {
             println!(
                 "kernelgate: removed {count} trial{} from {}",
                 if count == 1 { "" } else { "s" },
-                base.dir.display()
+                shown(&base.dir)
             );
             Ok(())
         }
@@ -293,7 +293,7 @@ fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Resu
     }
     println!(
         "kernelgate: calibrated {} from {} records{}",
-        base.dir.join(baseline::RUN_TO_RUN_FILE).display(),
+        shown(&base.dir.join(baseline::RUN_TO_RUN_FILE)),
         seen.len(),
         if other_code > 0 { format!(" ({other_code} trial results of other code skipped)") } else { String::new() }
     );
@@ -339,6 +339,12 @@ fn found(keys: &[String]) -> String {
 }
 
 /// The first `n` characters of `s`.
+/// `dir` relative to the current folder when it is below it (`baselines/nvidia-h200-sm90`).
+fn shown(dir: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    dir.strip_prefix(&cwd).unwrap_or(dir).display().to_string()
+}
+
 fn short(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
@@ -359,7 +365,7 @@ fn list(key: &str, base: &Baseline) -> String {
         ]);
     }
     let count = format!("{} trial{}", trials.len(), if trials.len() == 1 { "" } else { "s" });
-    let mut out = format!("{key} ({BASELINES_DIR}/{key}, {count})\n");
+    let mut out = format!("{key} ({}, {count})\n", shown(&base.dir));
     if !trials.is_empty() {
         out += &table(&rows, &[false, true, true, false, false]);
     }
@@ -381,9 +387,10 @@ fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
     };
     let clock = first.sm_clock_mhz.map_or_else(|| "unknown".to_string(), |c| format!("{c} MHz"));
     let mut out = format!(
-        "{trial} (kernel {}) in {BASELINES_DIR}/{key}\n\
+        "{trial} (kernel {}) in {}\n\
          {} (compute capability {}, {} SMs, {} MiB, ECC {}), driver {}, CUDA {}, SM clock {clock}\n",
         first.kernel,
+        shown(&base.dir),
         first.gpu_name,
         first.compute_capability,
         first.sm_count,
