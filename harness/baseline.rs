@@ -287,8 +287,9 @@ impl Baseline {
     /// Sets the run-to-run spread of each trial in `medians` (trial -> medians of runs of its
     /// blessed code, seconds; the caller includes the blessed median and checks module hashes)
     /// that has a time entry and at least [`MIN_RUNS`] medians; replaces what was there. Returns
-    /// one line per trial: what was set, or why not.
-    pub fn calibrate(&mut self, medians: &BTreeMap<String, Vec<f64>>) -> Vec<String> {
+    /// how many trials were set, and one line per trial: what was set, or why not.
+    pub fn calibrate(&mut self, medians: &BTreeMap<String, Vec<f64>>) -> (usize, Vec<String>) {
+        let mut set = 0;
         let date = utc_now();
         let mut said = Vec::new();
         for (trial, ms) in medians {
@@ -297,7 +298,8 @@ impl Baseline {
                 continue;
             };
             if (ms.len() as u64) < MIN_RUNS {
-                said.push(format!("{trial}: not calibrated: {} runs of the blessed code, {MIN_RUNS} needed", ms.len()));
+                let runs = if ms.len() == 1 { "1 run".to_string() } else { format!("{} runs", ms.len()) };
+                said.push(format!("{trial}: not calibrated: {runs} of the blessed code, {MIN_RUNS} needed"));
                 continue;
             }
             let rsd = crate::stats::relative_stddev(ms);
@@ -315,8 +317,9 @@ impl Baseline {
                 date: date.clone(),
             };
             self.run_to_run.insert(trial.clone(), row);
+            set += 1;
         }
-        said
+        (set, said)
     }
 
     /// The timing entry of `trial` (metric [`TIME_METRIC`]).
@@ -1223,7 +1226,8 @@ mod tests {
         assert!(!dir.path().join(RUN_TO_RUN_FILE).exists(), "no calibration, no file");
         // A: 10 medians 1 % apart in pairs; B: only 3 runs.
         let a: Vec<f64> = (0..10).map(|i| if i % 2 == 0 { 99.0e-6 } else { 101.0e-6 }).collect();
-        let said = base.calibrate(&BTreeMap::from([(A.to_string(), a), (B.to_string(), vec![1e-4; 3])]));
+        let (set, said) = base.calibrate(&BTreeMap::from([(A.to_string(), a), (B.to_string(), vec![1e-4; 3])]));
+        assert_eq!(set, 1);
         assert!(said[1].contains("10 runs") && said[0].contains("3 runs of the blessed code, 10 needed"), "{said:?}");
         let rsd = base.run_to_run(A).unwrap().median_rsd;
         assert!((rsd - 0.01 * (10.0f64 / 9.0).sqrt()).abs() < 1e-12, "sample stddev / mean: {rsd}");

@@ -442,19 +442,38 @@ impl Comparison {
 /// [`crate::Error::Samples`] if either slice fails [`validate`]; the message says which
 /// ("this run's" or "baseline") and the index.
 pub fn compare(now: &[f64], baseline: &[f64], policy: &Policy, tests: usize) -> crate::Result<Comparison> {
-    compare_calibrated(now, baseline, None, policy, tests)
+    compare_with(now, baseline, Known::default(), policy, tests)
 }
 
-/// [`compare`], with the minimum effect from the baseline's run-to-run spread
-/// ([`Policy::run_to_run_floor`]) when `median_rsd` is given, instead of [`Policy::min_effect`]
-/// of the baseline's samples.
+/// What a comparison knows besides the two sample sets ([`compare_with`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Known {
+    /// The median of all of the baseline run's samples, seconds: the reference for `delta`.
+    /// `None`: the median of the samples given. Why it matters: a baseline keeps an evenly spaced
+    /// subset (about 1000) of its samples, and a subset's median can sit far from the run's when
+    /// the timings are bimodal. On the H200 the short strided reads have two modes about 2 %
+    /// apart with about half the samples each; the kept subset's median was 0.33 % (stride 1) and
+    /// 0.41 % (stride 2) under the full run's (baselines/nvidia-h200-sm90, 2026-11-30).
+    pub baseline_median: Option<f64>,
+    /// The median of all of this run's samples, seconds, when `now` is a kept subset (a run
+    /// record); `None`: the median of `now`.
+    pub now_median: Option<f64>,
+    /// How far the baseline's median moves between runs (relative stddev, a fraction;
+    /// [`crate::baseline::RunToRun`]): the minimum effect is then [`Policy::run_to_run_floor`]
+    /// instead of [`Policy::min_effect`] of the baseline's samples.
+    pub median_rsd: Option<f64>,
+}
+
+/// [`compare`], with what else is known of the two runs ([`Known`]): their full-run medians for
+/// `delta`, and the baseline's run-to-run spread for the minimum effect. The samples serve the rank
+/// test and the noise checks as in [`compare`].
 ///
 /// # Errors
-/// As [`compare`].
-pub fn compare_calibrated(
+/// As [`compare`]; also [`crate::Error::Samples`] if a given median is not a positive finite number.
+pub fn compare_with(
     now: &[f64],
     baseline: &[f64],
-    median_rsd: Option<f64>,
+    known: Known,
     policy: &Policy,
     tests: usize,
 ) -> crate::Result<Comparison> {
@@ -463,12 +482,17 @@ pub fn compare_calibrated(
             return Err(crate::Error::Samples(format!("{which} samples: {message}")));
         }
     }
-    let baseline_median_s = median(baseline);
-    let median_s = median(now);
+    for (given, which) in [(known.now_median, "this run's"), (known.baseline_median, "baseline")] {
+        if let Some(m) = given.filter(|m| !(m.is_finite() && *m > 0.0)) {
+            return Err(crate::Error::Samples(format!("{which} median is {m}, not a positive number of seconds")));
+        }
+    }
+    let baseline_median_s = known.baseline_median.unwrap_or_else(|| median(baseline));
+    let median_s = known.now_median.unwrap_or_else(|| median(now));
     let delta = median_s / baseline_median_s - 1.0;
     let p_value = if delta >= 0.0 { mann_whitney_greater(now, baseline) } else { mann_whitney_less(now, baseline) };
     let p_adjusted = (p_value * tests.max(1) as f64).min(1.0);
-    let min_effect = match median_rsd {
+    let min_effect = match known.median_rsd {
         Some(rsd) => policy.run_to_run_floor(rsd, tests),
         None => policy.min_effect(baseline),
     };
@@ -600,7 +624,8 @@ pub fn counter_moves<'a>(
 /// measured; 1.02 applies a synthetic 2 % slowdown to real samples, to estimate the gate's power
 /// against the runner's real run-to-run noise (an estimate: a kernel that really does 2 % more work
 /// need not slow down uniformly). The minimum effect comes from `base`'s run-to-run spread where
-/// it has a usable one ([`crate::baseline::Baseline::run_to_run`], [`compare_calibrated`]). Sorted
+/// it has a usable one ([`crate::baseline::Baseline::run_to_run`]), and `delta` from the two
+/// records' full-run medians (their time entries; [`Known`]). Sorted
 /// by trial.
 ///
 /// # Errors
@@ -626,7 +651,12 @@ pub fn compare_records(
         .map(|(trial, b, r)| {
             let scaled: Vec<f64> = r.iter().map(|x| x * scale).collect();
             let rsd = base.run_to_run(trial).map(|r| r.median_rsd);
-            compare_calibrated(&scaled, b, rsd, policy, tests)
+            let known = Known {
+                baseline_median: base.time(trial).map(|e| e.median),
+                now_median: run.time(trial).map(|e| e.median * scale),
+                median_rsd: rsd,
+            };
+            compare_with(&scaled, b, known, policy, tests)
                 .map(|c| (trial.to_string(), c))
                 .map_err(|e| crate::Error::Samples(format!("{trial}: {e}")))
         })
@@ -864,12 +894,30 @@ mod tests {
         let by_mad = compare(&slower, &base, &Policy::default(), 35).unwrap();
         assert_eq!(by_mad.verdict, Verdict::Unchanged, "{by_mad:?}");
         assert!(by_mad.min_effect > 0.025);
-        let calibrated = compare_calibrated(&slower, &base, Some(0.001), &Policy::default(), 35).unwrap();
+        let calibrated = Known { median_rsd: Some(0.001), ..Known::default() };
+        let calibrated = compare_with(&slower, &base, calibrated, &Policy::default(), 35).unwrap();
         assert_eq!((calibrated.verdict, calibrated.min_effect), (Verdict::Regressed, 0.01), "{calibrated:?}");
         // A median that moves a lot between runs raises the floor above the MAD's.
-        let loose = compare_calibrated(&slower, &base, Some(0.02), &Policy::default(), 35).unwrap();
+        let loose = Known { median_rsd: Some(0.02), ..Known::default() };
+        let loose = compare_with(&slower, &base, loose, &Policy::default(), 35).unwrap();
         assert_eq!(loose.verdict, Verdict::Unchanged);
         assert!(loose.min_effect > 0.08, "{}", loose.min_effect);
+    }
+
+    #[test]
+    fn full_run_medians_set_delta_when_known() {
+        // A bimodal baseline: the kept subset's median sits in the lower mode, the run's did not.
+        let base: Vec<f64> = (0..1000).map(|i| if i % 2 == 0 { 53.0e-6 } else { 54.1e-6 }).collect();
+        let now = vec![54.1e-6; 100];
+        let by_subset = compare(&now, &base, &Policy::default(), 1).unwrap();
+        close(by_subset.delta, 54.1 / 53.55 - 1.0, 1e-9);
+        let known = Known { baseline_median: Some(54.0e-6), ..Known::default() };
+        let c = compare_with(&now, &base, known, &Policy::default(), 1).unwrap();
+        close(c.delta, 54.1 / 54.0 - 1.0, 1e-9);
+        assert_eq!(c.baseline_median_s, 54.0e-6);
+        let bad = Known { now_median: Some(f64::NAN), ..Known::default() };
+        let message = samples_error(compare_with(&now, &base, bad, &Policy::default(), 1));
+        assert!(message.contains("this run's median is NaN"), "{message}");
     }
 
     #[test]

@@ -272,8 +272,18 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
     };
     let tests = suite.compared.load(Ordering::Relaxed).max(1);
     let spread = baseline.run_to_run(&name);
-    let c = compare::compare_calibrated(&now, &base, spread.map(|r| r.median_rsd), &suite.policy(), tests)
-        .map_err(|e| format!("{name}: {e}"))?;
+    // `delta` against the baseline run's full median (the kept samples are a subset), in the
+    // unit compared: with cycles, the blessed median at the blessed SM clock.
+    let known = compare::Known {
+        baseline_median: Some(if unit == "cycles" {
+            entry.median * entry.sm_clock_mhz.unwrap_or(f64::NAN) * 1e6
+        } else {
+            entry.median
+        }),
+        now_median: None,
+        median_rsd: spread.map(|r| r.median_rsd),
+    };
+    let c = compare::compare_with(&now, &base, known, &suite.policy(), tests).map_err(|e| format!("{name}: {e}"))?;
     let floor_from = match spread {
         Some(r) => format!("the median's run-to-run spread, {:.3}% over {} runs", 100.0 * r.median_rsd, r.runs),
         None => "KERNELGATE_MIN_EFFECT or 2 x the baseline's relative MAD".to_string(),
