@@ -277,7 +277,7 @@ fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Resu
             });
         }
         match work_scale(dir)? {
-            Some(scale) if scale == 1.0 => {}
+            Some(1.0) => {}
             Some(scale) => {
                 println!("  skipped {}: a power-benchmark run (KERNELGATE_WORK_SCALE={scale})", dir.display());
                 continue;
