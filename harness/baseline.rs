@@ -160,9 +160,21 @@ pub fn utc_now() -> String {
 pub fn format_value(value: f64, unit: &str) -> String {
     match unit {
         "s" => crate::report::duration(value),
-        "" => format!("{value}"),
-        _ => format!("{value} {unit}"),
+        "" => significant(value),
+        _ => format!("{} {unit}", significant(value)),
     }
+}
+
+/// `value` with at most 6 significant digits, trailing zeros dropped (`32.4617`, `0.5`); whole
+/// numbers in full (`268435456`). For people: the CSV files keep every digit.
+fn significant(value: f64) -> String {
+    if !value.is_finite() || (value.fract() == 0.0 && value.abs() < 1e15) {
+        return format!("{value}");
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    let decimals = usize::try_from(5 - magnitude).unwrap_or(0);
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
 }
 
 /// One row of `run_to_run.csv`: how much one trial's median moved between runs of the blessed code.
@@ -1342,5 +1354,9 @@ mod tests {
         assert_eq!(format_value(968.8e-6, "s"), "968.8 us");
         assert_eq!(format_value(32.0, "byte/sector"), "32 byte/sector");
         assert_eq!(format_value(0.5, ""), "0.5");
+        assert_eq!(format_value(32.46173143386841, "wavefront/inst"), "32.4617 wavefront/inst");
+        assert_eq!(format_value(268_435_456.0, "byte"), "268435456 byte");
+        assert_eq!(format_value(11_185_002.67, "byte"), "11185003 byte");
+        assert_eq!(format_value(0.000_123_456_78, "%"), "0.000123457 %");
     }
 }
