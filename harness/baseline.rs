@@ -927,10 +927,11 @@ impl Drop for Staged {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn entry(trial: &str, metric: &str, median: f64) -> Entry {
+    /// A test entry of `trial` and `metric` with `median` (the other fields plausible H200 values).
+    pub(crate) fn entry(trial: &str, metric: &str, median: f64) -> Entry {
         let time = metric == TIME_METRIC;
         Entry {
             schema_version: BASELINE_SCHEMA,

@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod calibrate;
 pub mod case;
 pub mod cases;
 pub mod check;

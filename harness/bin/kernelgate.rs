@@ -257,107 +257,42 @@ fn baseline_command(command: BaselineCommand) -> Result<()> {
 
 /// `key` if it names a folder under baselines/ holding a baseline.csv; otherwise an error listing
 /// the keys that do.
-/// `kernelgate baseline calibrate`: the blessed median and every record's median of the same code,
-/// per trial, into the baseline's run-to-run spreads. Records of the same run (same folder name,
-/// `<run id>-<commit>-baseline`) count once; records of power-benchmark runs
-/// (`KERNELGATE_WORK_SCALE` other than 1, read from the run CSV beside the record) are skipped.
+/// `kernelgate baseline calibrate`: the blessed median and every usable record's median of the same
+/// code, per trial ([`kernelgate::calibrate::gather`]), into the baseline's run-to-run spreads.
 fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Result<()> {
     let key = choose_gpu(baselines, gpu)?;
     let mut base = Baseline::load(&baselines.join(&key))?;
-    let mut medians: std::collections::BTreeMap<String, Vec<f64>> =
-        base.trials().into_iter().filter_map(|t| base.time(t).map(|e| (t.to_string(), vec![e.median]))).collect();
-    let mut seen: std::collections::BTreeMap<std::ffi::OsString, &Path> = std::collections::BTreeMap::new();
-    let (mut used, mut other_code) = (0usize, 0usize);
-    for dir in records {
-        if !dir.join(BASELINE_FILE).is_file() {
-            return Err(Error::Baseline {
-                path: dir.clone(),
-                line: None,
-                message: format!("no {BASELINE_FILE} here: pass the <stem>-baseline folders that runs leave"),
-            });
-        }
-        match work_scale(dir)? {
-            Some(1.0) => {}
-            Some(scale) => {
-                println!("  skipped {}: a power-benchmark run (KERNELGATE_WORK_SCALE={scale})", dir.display());
-                continue;
-            }
-            None => {
-                println!(
-                    "  skipped {}: no run CSV beside it to tell its work scale (keep <stem>.csv next to <stem>-baseline/)",
-                    dir.display()
-                );
-                continue;
-            }
-        }
-        let name = dir.canonicalize().map_err(Error::io(dir))?.file_name().unwrap_or_default().to_owned();
-        if let Some(first) = seen.get(&name) {
-            println!("  skipped {}: the same run as {}", dir.display(), first.display());
-            continue;
-        }
-        seen.insert(name, dir);
-        used += 1;
-        let record = Baseline::load(dir)?;
-        for (trial, list) in &mut medians {
-            let (Some(blessed), Some(run)) = (base.time(trial), record.time(trial)) else { continue };
-            if run.module_sha256 == blessed.module_sha256 {
-                list.push(run.median);
-            } else {
-                other_code += 1;
-            }
-        }
+    let found = kernelgate::calibrate::gather(&base, records)?;
+    for (dir, why) in &found.skipped {
+        println!("  skipped {}: {why}", dir.display());
     }
-    let (set, said) = base.calibrate(&medians);
+    let (set, said) = base.calibrate(&found.medians);
     for line in &said {
         println!("  {line}");
     }
-    let records = format!("{used} record{}", if used == 1 { "" } else { "s" });
+    let used = format!("{} record{}", found.used, if found.used == 1 { "" } else { "s" });
     if set == 0 {
         return Err(Error::Baseline {
             path: base.dir.join(baseline::RUN_TO_RUN_FILE),
             line: None,
             message: format!(
-                "nothing calibrated from {records} (each trial needs {} runs of its blessed code, the blessed run \
+                "nothing calibrated from {used} (each trial needs {} runs of its blessed code, the blessed run \
                  included); the file was left as it was",
                 baseline::MIN_RUNS
             ),
         });
     }
     base.save()?;
+    let other = match found.other_code {
+        0 => String::new(),
+        n => format!(" ({n} trial results of other code skipped)"),
+    };
     println!(
-        "kernelgate: calibrated {set} of {} trials in {} from the blessed run and {records}{}",
+        "kernelgate: calibrated {set} of {} trials in {} from the blessed run and {used}{other}",
         said.len(),
         shown(&base.dir.join(baseline::RUN_TO_RUN_FILE)),
-        if other_code > 0 { format!(" ({other_code} trial results of other code skipped)") } else { String::new() }
     );
     Ok(())
-}
-
-/// The `work_scale` of the run whose record is `record` (`<stem>-baseline/`), from the run CSV beside
-/// it (`<stem>.csv`); 1 for CSVs older than that column (schema 2); `None` without a run CSV.
-fn work_scale(record: &Path) -> Result<Option<f64>> {
-    let name = record.canonicalize().map_err(Error::io(record))?;
-    let Some(stem) = name.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_suffix("-baseline")) else {
-        return Ok(None);
-    };
-    let csv_path = name.with_file_name(format!("{stem}.csv"));
-    let Ok(mut reader) = csv::Reader::from_path(&csv_path) else { return Ok(None) };
-    let csv_error = |source| Error::Csv { path: csv_path.clone(), source };
-    let Some(column) = reader.headers().map_err(csv_error)?.iter().position(|h| h == "work_scale") else {
-        return Ok(Some(1.0));
-    };
-    match reader.records().next() {
-        Some(row) => {
-            let row = row.map_err(csv_error)?;
-            let text = row.get(column).unwrap_or_default();
-            text.parse().map(Some).map_err(|_| Error::Baseline {
-                path: csv_path.clone(),
-                line: Some(2),
-                message: format!("column `work_scale` holds {text:?}, not a number"),
-            })
-        }
-        None => Ok(Some(1.0)),
-    }
 }
 
 fn checked_key(baselines: &Path, key: &str) -> Result<String> {
