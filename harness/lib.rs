@@ -13,6 +13,7 @@
 //! | compile  | [`compile`]   | NVRTC             |
 //! | check    | [`check`]     | GPU               |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
+//! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |
 //! | record   | [`record`]    | git, files        |
 //! | report   | [`report`]    | stdout, files     |
 //!
