@@ -73,12 +73,13 @@ pub fn gather(base: &Baseline, records: &[PathBuf]) -> Result<Gathered> {
                 message: format!("no {BASELINE_FILE} here: pass the <stem>-baseline folders that runs leave"),
             });
         }
-        let skip = match work_scale(dir)? {
+        let path = dir.canonicalize().map_err(Error::io(dir))?;
+        let skip = match work_scale(&path)? {
             Some(1.0) => None,
             Some(scale) => Some(Skipped::PowerRun(scale)),
             None => Some(Skipped::NoRunCsv),
         };
-        let name = dir.canonicalize().map_err(Error::io(dir))?.file_name().unwrap_or_default().to_owned();
+        let name = path.file_name().unwrap_or_default().to_owned();
         let skip = skip.or_else(|| seen.get(&name).map(|first| Skipped::Duplicate(first.clone())));
         if let Some(why) = skip {
             found.skipped.push((dir.clone(), why));

@@ -137,7 +137,8 @@ impl ClockSample {
 
 /// NVML's names of the reasons in `reasons` (`SW_POWER_CAP`, `GPU_IDLE`, ...), in bit order.
 pub fn reason_names(reasons: ThrottleReasons) -> Vec<&'static str> {
-    reasons.iter_names().map(|(name, _)| name).filter(|name| *name != "NONE").collect()
+    // `NONE` has no bits, so `iter_names` never yields it.
+    reasons.iter_names().map(|(name, _)| name).collect()
 }
 
 /// Throttle reasons that mark a sample as throttled: power capping and thermal or hardware

@@ -256,10 +256,11 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
         return Ok(plain(Verdict::NoBaseline, format!("no entry in {}", baseline.dir.display())));
     };
     let (kept, _) = samples.kept();
-    let (now, base, unit) = if suite.config.compare_cycles {
+    // `base_unit`: the baseline's seconds in the unit compared.
+    let (now, base_unit, unit) = if suite.config.compare_cycles {
         match (samples.kept_cycles(), entry.sm_clock_mhz) {
             // The baseline keeps seconds and its median SM clock: its cycles are approximate.
-            (Some(now), Some(mhz)) => (now, base.iter().map(|s| s * mhz * 1e6).collect::<Vec<f64>>(), "cycles"),
+            (Some(now), Some(mhz)) => (now, mhz * 1e6, "cycles"),
             _ => {
                 return Ok(plain(
                     Verdict::Invalid,
@@ -268,18 +269,14 @@ fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String
             }
         }
     } else {
-        (kept, base.to_vec(), "time")
+        (kept, 1.0, "time")
     };
+    let base: Vec<f64> = base.iter().map(|s| s * base_unit).collect();
     let tests = suite.compared.load(Ordering::Relaxed).max(1);
     let spread = baseline.run_to_run(&name);
-    // `delta` against the baseline run's full median (the kept samples are a subset), in the
-    // unit compared: with cycles, the blessed median at the blessed SM clock.
+    // `delta` against the baseline run's full median (the kept samples are a subset).
     let known = compare::Known {
-        baseline_median: Some(if unit == "cycles" {
-            entry.median * entry.sm_clock_mhz.unwrap_or(f64::NAN) * 1e6
-        } else {
-            entry.median
-        }),
+        baseline_median: Some(entry.median * base_unit),
         now_median: None,
         median_rsd: spread.map(|r| r.median_rsd),
     };
