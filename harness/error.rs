@@ -83,6 +83,18 @@ pub enum Error {
         /// What is wrong, and the fix.
         message: String,
     },
+    /// A store folder (`crate::store`) whose files cannot be trusted or written together: a
+    /// manifest that does not parse, a file that does not match what the manifest vouches for
+    /// (cut short, edited, missing). `message` says what is wrong and the fix; nothing was written.
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Store {
+        /// The file (or the folder).
+        path: PathBuf,
+        /// 1-based line, where known.
+        line: Option<usize>,
+        /// What is wrong, and the fix.
+        message: String,
+    },
     /// Timing samples a statistic cannot use (empty, NaN, infinite, not positive).
     #[error("invalid samples: {0}")]
     Samples(String),

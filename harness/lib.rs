@@ -38,6 +38,7 @@ pub mod record;
 pub mod report;
 pub mod source;
 pub mod stats;
+pub mod store;
 pub mod suite;
 
 pub use case::{Case, Init, Launch, Param, Tolerance};
