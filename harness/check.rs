@@ -1,7 +1,10 @@
 //! Check stage: fresh random inputs, poisoned outputs, one launch, every element compared with the
-//! CPU reference. Input drawing and comparison are pure and tested on the CPU.
+//! CPU reference. Input drawing and comparison are pure and tested on the CPU; [`check_case`] is
+//! the part that runs on the GPU.
 
 use crate::case::{Case, HostData, Init, Param, Tolerance};
+use crate::gpu::{DeviceData, Gpu};
+use cudarc::driver::CudaFunction;
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -118,6 +121,43 @@ pub fn describe(case: &Case, param_index: usize, m: &Mismatch, seed: u64) -> Str
         case.tolerance.abs,
         case.tolerance.rel,
     )
+}
+
+/// Draws `case`'s inputs from the trial's seed (`run_seed` mixed with the trial name), poisons its
+/// outputs, launches `func` once and compares every element of every compared output with the
+/// reference. Returns the device buffers (ready for timing the same launch), `Ok(Err(message))`
+/// for a wrong result (the message names the element, the values and the seed), or `Err` for a
+/// harness or driver error.
+///
+/// # Errors
+/// [`crate::Error::Driver`] when an upload, the launch or a download fails.
+pub fn check_case(
+    gpu: &Gpu,
+    case: &Case,
+    func: &CudaFunction,
+    run_seed: u64,
+) -> crate::Result<Result<Vec<DeviceData>, String>> {
+    let seed = trial_seed(run_seed, &case.name());
+    let host: Vec<HostData> =
+        case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect();
+    let buffer_params: Vec<(usize, &Param)> = case.params.iter().enumerate().filter(|(_, p)| p.is_buffer()).collect();
+    let mut buffers = host.iter().map(|h| gpu.upload(h)).collect::<crate::Result<Vec<DeviceData>>>()?;
+    for ((_, param), buffer) in buffer_params.iter().zip(buffers.iter_mut()) {
+        if matches!(param, Param::Out { .. }) {
+            gpu.poison(buffer)?;
+        }
+    }
+    gpu.launch(func, case, &buffers)?;
+    gpu.synchronize()?;
+    let expected = (case.reference)(&host);
+    let compared = buffer_params.iter().zip(&buffers).filter(|((_, p), _)| p.is_compared());
+    for (((param_index, _), buffer), want) in compared.zip(&expected) {
+        let got = gpu.download(buffer)?;
+        if let Some(m) = compare(&got, want, case.tolerance) {
+            return Ok(Err(describe(case, *param_index, &m, run_seed)));
+        }
+    }
+    Ok(Ok(buffers))
 }
 
 #[cfg(test)]

@@ -50,19 +50,28 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// # Errors
 /// [`Error::Unavailable`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim.
 pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
+    compile_text(source.file, source.source, arch)
+}
+
+/// Compiles the text `source` of kernel file `file` (as at another git revision, for same-run
+/// A/B) to PTX for `arch`, with the same options as [`compile`].
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
     nvrtc_available()?;
     let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
     options.push(format!("--gpu-architecture={arch}"));
-    let opts = CompileOptions { options, name: Some(source.file.to_string()), ..Default::default() };
-    cudarc::nvrtc::compile_ptx_with_opts(source.source, opts).map_err(|e| match e {
+    let opts = CompileOptions { options, name: Some(file.to_string()), ..Default::default() };
+    cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| match e {
         CompileError::CompileError { nvrtc, log, .. } => Error::Compile {
-            file: source.file.to_string(),
+            file: file.to_string(),
             arch: arch.to_string(),
             status: format!("{:?}", nvrtc.0),
             log: log.to_string_lossy().into_owned(),
         },
         other => Error::Compile {
-            file: source.file.to_string(),
+            file: file.to_string(),
             arch: arch.to_string(),
             status: format!("{other:?}"),
             log: String::new(),

@@ -7,27 +7,68 @@
 use crate::{Error, Result};
 use std::path::PathBuf;
 
+/// Which rule ends sampling once the minimum samples and time are reached
+/// ([`crate::measure`] implements both).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Criterion {
+    /// Stop once the 95 % confidence interval of the median is at most `fraction` of the effect
+    /// floor the gate will apply to this trial (`KERNELGATE_STOP=precision`, the default;
+    /// `KERNELGATE_PRECISION`, default 0.25): the samples answer the gate's question and no more.
+    Precision {
+        /// Largest CI half-width, as a fraction of the effect floor.
+        fraction: f64,
+    },
+    /// nvbench's `stdrel` criterion: stop once stddev / mean is at most
+    /// [`StoppingRule::max_noise_pct`] (`KERNELGATE_STOP=noise`).
+    Noise,
+}
+
 /// When to stop taking timing samples of one case.
 ///
-/// Defaults are nvbench's (`nvbench/detail/measure_cold.cuh`, `stdrel` criterion): at least 10
-/// samples and 0.5 s of measured GPU time, then stop once the relative standard deviation is at
-/// most 0.5 %, or after 15 s of wall time whatever the noise.
+/// The minimum samples and time and the timeout are nvbench's defaults
+/// (`nvbench/detail/measure_cold.cuh`): at least 10 samples and 0.5 s of measured GPU time; then
+/// the [`Criterion`] decides, and 15 s of wall time end sampling whatever it says.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StoppingRule {
+    /// What ends sampling after the minimums (`KERNELGATE_STOP`, default precision).
+    pub criterion: Criterion,
     /// Fewest samples (`KERNELGATE_MIN_SAMPLES`, default 10).
     pub min_samples: usize,
     /// Least total GPU time of the samples, seconds (`KERNELGATE_MIN_TIME`, default 0.5).
     pub min_time_s: f64,
-    /// Noise target: stddev / mean, percent (`KERNELGATE_MAX_NOISE`, default 0.5).
+    /// Noise target of [`Criterion::Noise`]: stddev / mean, percent (`KERNELGATE_MAX_NOISE`,
+    /// default 0.5, nvbench's).
     pub max_noise_pct: f64,
     /// Wall-clock limit for one case's timing loop, seconds (`KERNELGATE_TIMEOUT`, default 15).
     pub timeout_s: f64,
 }
 
+/// Default of `KERNELGATE_PRECISION`: the median's 95 % CI half-width may be a quarter of the
+/// effect floor. kernelgate's choice: a run whose median is known that well adds little to the
+/// between-run movement that the floor is set against (the H200's medians move 0.03-0.5 % between
+/// runs, baselines/nvidia-h200-sm90/BENCHMARK.md), and the 1 % floor then needs the CI within
+/// ±0.25 %, which a 54 us kernel with 1.5 % per-sample noise reaches in about 220 samples.
+pub const DEFAULT_PRECISION: f64 = 0.25;
+
 impl Default for StoppingRule {
     fn default() -> Self {
-        StoppingRule { min_samples: 10, min_time_s: 0.5, max_noise_pct: 0.5, timeout_s: 15.0 }
+        StoppingRule {
+            criterion: Criterion::Precision { fraction: DEFAULT_PRECISION },
+            min_samples: 10,
+            min_time_s: 0.5,
+            max_noise_pct: 0.5,
+            timeout_s: 15.0,
+        }
     }
+}
+
+/// Which GPUs a run uses (`KERNELGATE_DEVICES`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Devices {
+    /// Every GPU the CUDA driver reports (`all`).
+    All,
+    /// These CUDA ordinals (`0,1`), in the order given, no repeats; default `[0]`.
+    List(Vec<usize>),
 }
 
 /// Every option kernelgate reads, completed from defaults.
@@ -42,8 +83,8 @@ pub struct Config {
     pub seed: Option<u64>,
     /// Where run CSVs go (`KERNELGATE_OUT_DIR`); `None` means `<project root>/target/kernelgate`.
     pub out_dir: Option<PathBuf>,
-    /// Commit to record instead of HEAD (`KERNELGATE_COMMIT`, a hex id or any revision git2 can
-    /// parse); for runners whose copy of the repository has objects but no refs.
+    /// Commit to record instead of the one the binary was built from (`KERNELGATE_COMMIT`, a hex id
+    /// or any revision git2 can parse).
     pub commit: Option<String>,
     /// Profile the selected trials with Nsight Compute and check their counter expectations
     /// (`KERNELGATE_NCU=1`).
@@ -54,7 +95,7 @@ pub struct Config {
     /// clocks as they are, as the runner's rules ask; ncu's own default, `base`, locks them).
     pub ncu_clock_control: String,
     /// Write the trials' results into the baseline (`KERNELGATE_BLESS=1`): only the trials run,
-    /// and only those that passed their check.
+    /// and only those that passed their check and were measured under good conditions.
     pub bless: bool,
     /// Folder holding one baseline folder per GPU key (`KERNELGATE_BASELINES`, default
     /// `<project root>/baselines`).
@@ -66,10 +107,11 @@ pub struct Config {
     /// `significance_level`).
     pub alpha: f64,
     /// Smallest change ever called a regression, percent (`KERNELGATE_MIN_EFFECT`, default 1,
-    /// criterion.rs's `noise_threshold` of 0.01); the baseline's own noise can raise it.
+    /// criterion.rs's `noise_threshold` of 0.01, at most [`MAX_MIN_EFFECT_PCT`]); the baseline's own
+    /// noise can raise it.
     pub min_effect_pct: f64,
     /// Verdicts that fail a trial (`KERNELGATE_FAIL_ON`, comma-separated from `regressed`,
-    /// `ambiguous`, `invalid`; default `regressed`).
+    /// `ambiguous`, `invalid`; default `regressed`; never empty).
     pub fail_on: Vec<String>,
     /// Compare `time` (seconds, default) or `cycles` (seconds x the SM clock NVML read after each
     /// sample), `KERNELGATE_COMPARE`.
@@ -85,7 +127,16 @@ pub struct Config {
     /// so it is judged against the nominal baseline (`crate::cases::scaled`). A run with a factor
     /// other than 1 records it in the run CSV's `work_scale` column and cannot bless.
     pub work_scale: f64,
+    /// The GPUs to run on, one trial per GPU at a time (`KERNELGATE_DEVICES`, default `0`).
+    pub devices: Devices,
+    /// Same-run A/B: the git revision whose `kernels/*.cu` are timed against this build's, in one
+    /// process, samples interleaved (`KERNELGATE_AB`, e.g. `HEAD`, `main`, a commit id).
+    pub ab: Option<String>,
 }
+
+/// Largest `KERNELGATE_MIN_EFFECT`, percent: 50. A floor of half the time would call a 1.5x
+/// slowdown unchanged; beyond it the gate is off in all but name (issue 8).
+pub const MAX_MIN_EFFECT_PCT: f64 = 50.0;
 
 impl Default for Config {
     fn default() -> Self {
@@ -108,7 +159,55 @@ impl Default for Config {
             require_gpu: false,
             require_nvrtc: false,
             work_scale: 1.0,
+            devices: Devices::List(vec![0]),
+            ab: None,
         }
+    }
+}
+
+/// The `KERNELGATE_*` variables kernelgate reads; any other variable with the prefix is a typo and
+/// refused ([`Config::from_lookup`] is given the names present).
+pub const VARIABLES: &[&str] = &[
+    "KERNELGATE_AB",
+    "KERNELGATE_ALPHA",
+    "KERNELGATE_BASELINES",
+    "KERNELGATE_BASELINE_SAMPLES",
+    "KERNELGATE_BLESS",
+    "KERNELGATE_COMMIT",
+    "KERNELGATE_COMPARE",
+    "KERNELGATE_DEVICES",
+    "KERNELGATE_FAIL_ON",
+    "KERNELGATE_MAX_NOISE",
+    "KERNELGATE_MIN_EFFECT",
+    "KERNELGATE_MIN_SAMPLES",
+    "KERNELGATE_MIN_TIME",
+    "KERNELGATE_NCU",
+    "KERNELGATE_NCU_CLOCK_CONTROL",
+    "KERNELGATE_NCU_PATH",
+    "KERNELGATE_NVRTC",
+    "KERNELGATE_OUT_DIR",
+    "KERNELGATE_PRECISION",
+    "KERNELGATE_PROFILE_TRIALS",
+    "KERNELGATE_REQUIRE_GPU",
+    "KERNELGATE_REQUIRE_NVRTC",
+    "KERNELGATE_SEED",
+    "KERNELGATE_STOP",
+    "KERNELGATE_TIMEOUT",
+    "KERNELGATE_WARMUP",
+    "KERNELGATE_WORK_SCALE",
+];
+
+/// A finite number in `range`, with the sentence that says so.
+struct Range {
+    lo: f64,
+    lo_open: bool,
+    hi: f64,
+    says: &'static str,
+}
+
+impl Range {
+    fn holds(&self, v: f64) -> bool {
+        v.is_finite() && (if self.lo_open { v > self.lo } else { v >= self.lo }) && v <= self.hi
     }
 }
 
@@ -116,80 +215,160 @@ impl Config {
     /// Reads the process environment.
     ///
     /// # Errors
-    /// [`Error::Config`] naming the first variable whose value does not parse.
+    /// [`Error::Config`] naming the first variable whose value is not valid, with what is.
     pub fn from_env() -> Result<Config> {
+        let names: Vec<String> = std::env::vars_os()
+            .filter_map(|(k, _)| k.into_string().ok())
+            .filter(|k| k.starts_with("KERNELGATE_"))
+            .collect();
+        if let Some(typo) = names.iter().find(|n| !VARIABLES.contains(&n.as_str())) {
+            return Err(Error::Config {
+                name: "KERNELGATE_*",
+                value: typo.clone(),
+                expected: format!(
+                    "{typo} is not an option of kernelgate (a typo would silently leave the default on); the \
+                     options are: {}",
+                    VARIABLES.join(", ")
+                ),
+            });
+        }
         Config::from_lookup(|name| std::env::var(name).ok())
     }
 
     /// Reads options through `lookup` (a variable name to its value); the pure core of
-    /// [`Config::from_env`], testable without touching the environment.
+    /// [`Config::from_env`], testable without touching the environment. Every value is checked at
+    /// this boundary: numbers are finite and in range, lists are not empty, and a variable that is
+    /// set but empty is refused (unset it for the default): a gate must never be switched off by a
+    /// value that happens to parse.
     ///
     /// # Errors
-    /// [`Error::Config`] naming the first variable whose value does not parse.
+    /// [`Error::Config`] naming the first variable whose value is not valid, with what is.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config> {
         let d = Config::default();
         let s = d.stopping;
+        let get = |name: &'static str| -> Result<Option<String>> {
+            match lookup(name) {
+                None => Ok(None),
+                Some(v) if v.trim().is_empty() => Err(Error::Config {
+                    name,
+                    value: v,
+                    expected: "the variable is set but empty; unset it to use the default".into(),
+                }),
+                Some(v) => Ok(Some(v.trim().to_string())),
+            }
+        };
+        let number = |name: &'static str, default: f64, range: Range| -> Result<f64> {
+            match get(name)? {
+                None => Ok(default),
+                Some(v) => match v.parse::<f64>() {
+                    Ok(x) if range.holds(x) => Ok(x),
+                    _ => Err(Error::Config {
+                        name,
+                        value: v,
+                        expected: format!("expected {}; unset it to use the default ({default})", range.says),
+                    }),
+                },
+            }
+        };
+        let whole = |name: &'static str, default: usize, min: usize| -> Result<usize> {
+            match get(name)? {
+                None => Ok(default),
+                Some(v) => match v.parse::<usize>() {
+                    Ok(x) if x >= min => Ok(x),
+                    _ => Err(Error::Config {
+                        name,
+                        value: v,
+                        expected: format!(
+                            "expected a whole number of at least {min}; unset it to use the default ({default})"
+                        ),
+                    }),
+                },
+            }
+        };
+        let flag = |name: &'static str| -> Result<bool> {
+            match get(name)?.as_deref() {
+                None | Some("0") => Ok(false),
+                Some("1") => Ok(true),
+                Some(other) => {
+                    Err(Error::Config { name, value: other.to_string(), expected: "expected 1 (on) or 0 (off)".into() })
+                }
+            }
+        };
+        let choice = |name: &'static str, allowed: &[&str], default: &str| -> Result<String> {
+            match get(name)? {
+                None => Ok(default.to_string()),
+                Some(v) if allowed.contains(&v.as_str()) => Ok(v),
+                Some(v) => {
+                    Err(Error::Config { name, value: v, expected: format!("expected {}", allowed.join(" or ")) })
+                }
+            }
+        };
+        let criterion = match choice("KERNELGATE_STOP", &["precision", "noise"], "precision")?.as_str() {
+            "noise" => Criterion::Noise,
+            _ => Criterion::Precision {
+                fraction: number(
+                    "KERNELGATE_PRECISION",
+                    DEFAULT_PRECISION,
+                    Range {
+                        lo: 0.0,
+                        lo_open: true,
+                        hi: 1.0,
+                        says: "a fraction of the effect floor above 0, at most 1",
+                    },
+                )?,
+            },
+        };
         let config = Config {
             stopping: StoppingRule {
-                min_samples: parse(&lookup, "KERNELGATE_MIN_SAMPLES", s.min_samples, positive, WHOLE_POSITIVE)?,
-                min_time_s: parse(&lookup, "KERNELGATE_MIN_TIME", s.min_time_s, non_negative, DECIMAL_NON_NEGATIVE)?,
-                max_noise_pct: parse(
-                    &lookup,
+                criterion,
+                min_samples: whole("KERNELGATE_MIN_SAMPLES", s.min_samples, 1)?,
+                min_time_s: number(
+                    "KERNELGATE_MIN_TIME",
+                    s.min_time_s,
+                    Range { lo: 0.0, lo_open: false, hi: 3600.0, says: "seconds from 0 to 3600" },
+                )?,
+                max_noise_pct: number(
                     "KERNELGATE_MAX_NOISE",
                     s.max_noise_pct,
-                    non_negative,
-                    DECIMAL_NON_NEGATIVE,
+                    Range { lo: 0.0, lo_open: true, hi: 100.0, says: "a percentage above 0, at most 100" },
                 )?,
-                timeout_s: parse(&lookup, "KERNELGATE_TIMEOUT", s.timeout_s, positive, DECIMAL_POSITIVE)?,
+                timeout_s: number(
+                    "KERNELGATE_TIMEOUT",
+                    s.timeout_s,
+                    Range { lo: 0.0, lo_open: true, hi: 86_400.0, says: "seconds above 0, at most 86400" },
+                )?,
             },
-            warmup: parse(&lookup, "KERNELGATE_WARMUP", d.warmup, |_| true, WHOLE)?,
-            seed: match lookup("KERNELGATE_SEED") {
+            warmup: whole("KERNELGATE_WARMUP", d.warmup, 0)?,
+            seed: match get("KERNELGATE_SEED")? {
                 None => None,
-                Some(v) => Some(parse_value("KERNELGATE_SEED", &v, |_: &u64| true, "a whole number below 2^64")?),
+                Some(v) => Some(v.parse::<u64>().map_err(|_| Error::Config {
+                    name: "KERNELGATE_SEED",
+                    value: v.clone(),
+                    expected: "expected a whole number below 2^64; unset it to draw one".into(),
+                })?),
             },
-            out_dir: lookup("KERNELGATE_OUT_DIR").filter(|v| !v.is_empty()).map(PathBuf::from),
-            commit: lookup("KERNELGATE_COMMIT").map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
-            ncu: flag(&lookup, "KERNELGATE_NCU")?,
-            ncu_path: lookup("KERNELGATE_NCU_PATH").filter(|v| !v.is_empty()).map_or(d.ncu_path, PathBuf::from),
-            ncu_clock_control: match lookup("KERNELGATE_NCU_CLOCK_CONTROL").as_deref().map(str::trim) {
-                None | Some("") => d.ncu_clock_control,
-                Some(v @ ("none" | "base")) => v.to_string(),
-                Some(other) => {
-                    return Err(Error::Config {
-                        name: "KERNELGATE_NCU_CLOCK_CONTROL",
-                        value: other.to_string(),
-                        expected: "expected none or base (ncu --clock-control)".into(),
-                    });
-                }
-            },
-            bless: flag(&lookup, "KERNELGATE_BLESS")?,
-            baselines: lookup("KERNELGATE_BASELINES").filter(|v| !v.is_empty()).map(PathBuf::from),
-            baseline_samples: parse(
-                &lookup,
-                "KERNELGATE_BASELINE_SAMPLES",
-                d.baseline_samples,
-                positive,
-                WHOLE_POSITIVE,
-            )?,
-            alpha: parse(
-                &lookup,
+            out_dir: get("KERNELGATE_OUT_DIR")?.map(PathBuf::from),
+            commit: get("KERNELGATE_COMMIT")?,
+            ncu: flag("KERNELGATE_NCU")?,
+            ncu_path: get("KERNELGATE_NCU_PATH")?.map_or(d.ncu_path, PathBuf::from),
+            ncu_clock_control: choice("KERNELGATE_NCU_CLOCK_CONTROL", &["none", "base"], "none")?,
+            bless: flag("KERNELGATE_BLESS")?,
+            baselines: get("KERNELGATE_BASELINES")?.map(PathBuf::from),
+            baseline_samples: whole("KERNELGATE_BASELINE_SAMPLES", d.baseline_samples, 1)?,
+            alpha: number(
                 "KERNELGATE_ALPHA",
                 d.alpha,
-                |a: &f64| *a > 0.0 && *a < 1.0,
-                "a decimal number between 0 and 1, both excluded",
+                Range { lo: 0.0, lo_open: true, hi: 0.5, says: "a probability above 0, at most 0.5" },
             )?,
-            min_effect_pct: parse(
-                &lookup,
+            min_effect_pct: number(
                 "KERNELGATE_MIN_EFFECT",
                 d.min_effect_pct,
-                non_negative,
-                DECIMAL_NON_NEGATIVE,
+                Range { lo: 0.0, lo_open: false, hi: MAX_MIN_EFFECT_PCT, says: "a percentage from 0 to 50" },
             )?,
-            fail_on: match lookup("KERNELGATE_FAIL_ON") {
+            fail_on: match get("KERNELGATE_FAIL_ON")? {
                 None => d.fail_on,
                 Some(v) => {
-                    let list: Vec<String> =
-                        v.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+                    let list: Vec<String> = v.split(',').map(|x| x.trim().to_string()).collect();
                     if let Some(bad) =
                         list.iter().find(|x| !["regressed", "ambiguous", "invalid"].contains(&x.as_str()))
                     {
@@ -201,97 +380,73 @@ impl Config {
                             ),
                         });
                     }
+                    if !list.iter().any(|x| x == "regressed") {
+                        return Err(Error::Config {
+                            name: "KERNELGATE_FAIL_ON",
+                            value: v.clone(),
+                            expected: "the list must include regressed: a gate that does not fail on a regression \
+                                       is off"
+                                .into(),
+                        });
+                    }
                     list
                 }
             },
-            compare_cycles: match lookup("KERNELGATE_COMPARE").as_deref().map(str::trim) {
-                None | Some("") | Some("time") => false,
-                Some("cycles") => true,
-                Some(other) => {
-                    return Err(Error::Config {
-                        name: "KERNELGATE_COMPARE",
-                        value: other.to_string(),
-                        expected: "expected time or cycles".into(),
-                    });
-                }
-            },
-            require_gpu: flag(&lookup, "KERNELGATE_REQUIRE_GPU")?,
-            require_nvrtc: flag(&lookup, "KERNELGATE_REQUIRE_NVRTC")?,
-            work_scale: parse(
-                &lookup,
+            compare_cycles: choice("KERNELGATE_COMPARE", &["time", "cycles"], "time")? == "cycles",
+            require_gpu: flag("KERNELGATE_REQUIRE_GPU")?,
+            require_nvrtc: flag("KERNELGATE_REQUIRE_NVRTC")?,
+            work_scale: number(
                 "KERNELGATE_WORK_SCALE",
                 d.work_scale,
-                |f: &f64| (0.5..=2.0).contains(f),
-                "a decimal number from 0.5 to 2",
+                Range { lo: 0.5, lo_open: false, hi: 2.0, says: "a decimal number from 0.5 to 2" },
             )?,
+            devices: match get("KERNELGATE_DEVICES")? {
+                None => d.devices,
+                Some(v) if v == "all" => Devices::All,
+                Some(v) => {
+                    let parsed: std::result::Result<Vec<usize>, _> = v.split(',').map(|x| x.trim().parse()).collect();
+                    match parsed {
+                        Ok(list)
+                            if !list.is_empty()
+                                && list.iter().collect::<std::collections::BTreeSet<_>>().len() == list.len() =>
+                        {
+                            Devices::List(list)
+                        }
+                        _ => {
+                            return Err(Error::Config {
+                                name: "KERNELGATE_DEVICES",
+                                value: v,
+                                expected: "expected all, or CUDA device ordinals separated by commas, each once (0,1)"
+                                    .into(),
+                            });
+                        }
+                    }
+                }
+            },
+            ab: get("KERNELGATE_AB")?,
+        };
+        let conflict = |name: &'static str, value: String, why: &str| {
+            Err(Error::Config { name, value, expected: why.to_string() })
         };
         if config.bless && config.work_scale != 1.0 {
-            return Err(Error::Config {
-                name: "KERNELGATE_WORK_SCALE",
-                value: config.work_scale.to_string(),
-                expected: "a run with scaled work cannot bless (KERNELGATE_BLESS=1): its times are not the nominal \
-                           cases'; unset one of the two"
-                    .into(),
-            });
+            return conflict(
+                "KERNELGATE_WORK_SCALE",
+                config.work_scale.to_string(),
+                "a run with scaled work cannot bless (KERNELGATE_BLESS=1): its times are not the nominal cases'; \
+                 unset one of the two",
+            );
+        }
+        if let Some(rev) = &config.ab
+            && (config.bless || config.work_scale != 1.0)
+        {
+            return conflict(
+                "KERNELGATE_AB",
+                rev.clone(),
+                "an A/B run times two revisions against each other; it cannot bless or scale work (unset \
+                 KERNELGATE_BLESS / KERNELGATE_WORK_SCALE)",
+            );
         }
         Ok(config)
-    }
-}
-
-const WHOLE: &str = "a whole number";
-const WHOLE_POSITIVE: &str = "a whole number of at least 1";
-const DECIMAL_NON_NEGATIVE: &str = "a decimal number of at least 0";
-const DECIMAL_POSITIVE: &str = "a decimal number above 0";
-
-fn positive<T: PartialOrd + Default>(v: &T) -> bool {
-    *v > T::default()
-}
-
-fn non_negative<T: PartialOrd + Default>(v: &T) -> bool {
-    *v >= T::default()
-}
-
-fn parse<T>(
-    lookup: &impl Fn(&str) -> Option<String>,
-    name: &'static str,
-    default: T,
-    valid: impl Fn(&T) -> bool,
-    says: &str,
-) -> Result<T>
-where
-    T: std::str::FromStr,
-{
-    match lookup(name) {
-        None => Ok(default),
-        Some(v) if v.trim().is_empty() => Ok(default),
-        Some(v) => parse_value(name, &v, valid, says),
-    }
-}
-
-/// Parses `value`; the error says what a valid value is (`says`, e.g. "a whole number of at least 1").
-fn parse_value<T: std::str::FromStr>(
-    name: &'static str,
-    value: &str,
-    valid: impl Fn(&T) -> bool,
-    says: &str,
-) -> Result<T> {
-    match value.trim().parse::<T>() {
-        Ok(v) if valid(&v) => Ok(v),
-        _ => Err(Error::Config {
-            name,
-            value: value.to_string(),
-            expected: format!("expected {says}; unset it to use the default"),
-        }),
-    }
-}
-
-fn flag(lookup: &impl Fn(&str) -> Option<String>, name: &'static str) -> Result<bool> {
-    match lookup(name).as_deref().map(str::trim) {
-        None | Some("") | Some("0") => Ok(false),
-        Some("1") => Ok(true),
-        Some(other) => {
-            Err(Error::Config { name, value: other.to_string(), expected: "expected 1 (on) or 0 (off)".into() })
-        }
     }
 }
 
@@ -305,13 +460,13 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_nvbench_defaults() {
+    fn defaults() {
         let c = with(&[]).unwrap();
         assert_eq!(c, Config::default());
-        assert_eq!(c.stopping.min_samples, 10);
-        assert_eq!(c.stopping.min_time_s, 0.5);
+        assert_eq!(c.stopping.criterion, Criterion::Precision { fraction: 0.25 });
+        assert_eq!((c.stopping.min_samples, c.stopping.min_time_s, c.stopping.timeout_s), (10, 0.5, 15.0));
         assert_eq!(c.stopping.max_noise_pct, 0.5);
-        assert_eq!(c.stopping.timeout_s, 15.0);
+        assert_eq!(c.devices, Devices::List(vec![0]));
     }
 
     #[test]
@@ -319,20 +474,27 @@ mod tests {
         let c = with(&[
             ("KERNELGATE_MIN_SAMPLES", "25"),
             ("KERNELGATE_MIN_TIME", "0.1"),
+            ("KERNELGATE_STOP", "noise"),
             ("KERNELGATE_MAX_NOISE", "1.5"),
             ("KERNELGATE_TIMEOUT", "3"),
             ("KERNELGATE_SEED", "42"),
             ("KERNELGATE_OUT_DIR", "/tmp/x"),
             ("KERNELGATE_REQUIRE_GPU", "1"),
+            ("KERNELGATE_DEVICES", "1, 0"),
+            ("KERNELGATE_AB", "main"),
         ])
         .unwrap();
-        assert_eq!(c.stopping.min_samples, 25);
-        assert_eq!(c.stopping.min_time_s, 0.1);
-        assert_eq!(c.stopping.max_noise_pct, 1.5);
+        assert_eq!(c.stopping.criterion, Criterion::Noise);
+        assert_eq!((c.stopping.min_samples, c.stopping.min_time_s, c.stopping.max_noise_pct), (25, 0.1, 1.5));
         assert_eq!(c.stopping.timeout_s, 3.0);
-        assert_eq!(c.seed, Some(42));
-        assert_eq!(c.out_dir, Some(PathBuf::from("/tmp/x")));
+        assert_eq!((c.seed, c.out_dir.clone()), (Some(42), Some(PathBuf::from("/tmp/x"))));
         assert!(c.require_gpu && !c.require_nvrtc);
+        assert_eq!((c.devices, c.ab.as_deref()), (Devices::List(vec![1, 0]), Some("main")));
+        assert_eq!(
+            with(&[("KERNELGATE_PRECISION", "0.5")]).unwrap().stopping.criterion,
+            Criterion::Precision { fraction: 0.5 }
+        );
+        assert_eq!(with(&[("KERNELGATE_DEVICES", "all")]).unwrap().devices, Devices::All);
         let ncu = with(&[
             ("KERNELGATE_NCU", "1"),
             ("KERNELGATE_NCU_PATH", "/opt/ncu"),
@@ -340,8 +502,7 @@ mod tests {
         ])
         .unwrap();
         assert!(ncu.ncu);
-        assert_eq!(ncu.ncu_path, PathBuf::from("/opt/ncu"));
-        assert_eq!(ncu.ncu_clock_control, "base");
+        assert_eq!((ncu.ncu_path, ncu.ncu_clock_control.as_str()), (PathBuf::from("/opt/ncu"), "base"));
         let gate = with(&[
             ("KERNELGATE_BLESS", "1"),
             ("KERNELGATE_FAIL_ON", "regressed, invalid"),
@@ -355,40 +516,56 @@ mod tests {
     }
 
     #[test]
-    fn messages_say_what_is_valid() {
-        let err = with(&[("KERNELGATE_MIN_SAMPLES", "0")]).unwrap_err().to_string();
-        assert!(err.contains("a whole number of at least 1"), "{err}");
-        let err = with(&[("KERNELGATE_ALPHA", "2")]).unwrap_err().to_string();
-        assert!(err.contains("between 0 and 1"), "{err}");
-    }
-
-    #[test]
-    fn scaled_work_is_for_benchmarks_only() {
+    fn scaled_work_and_a_b_are_for_their_own_runs() {
         assert_eq!(with(&[("KERNELGATE_WORK_SCALE", "1.02")]).unwrap().work_scale, 1.02);
         let err = with(&[("KERNELGATE_WORK_SCALE", "1.02"), ("KERNELGATE_BLESS", "1")]).unwrap_err().to_string();
         assert!(err.contains("KERNELGATE_WORK_SCALE") && err.contains("cannot bless"), "{err}");
         assert!(with(&[("KERNELGATE_WORK_SCALE", "1"), ("KERNELGATE_BLESS", "1")]).is_ok());
+        let err = with(&[("KERNELGATE_AB", "HEAD"), ("KERNELGATE_BLESS", "1")]).unwrap_err().to_string();
+        assert!(err.contains("KERNELGATE_AB") && err.contains("cannot bless"), "{err}");
     }
 
+    /// Every value that would switch the gate off, or that is not a value at all (issue 8).
     #[test]
-    fn bad_values_name_the_variable() {
-        for (name, value) in [
-            ("KERNELGATE_MIN_SAMPLES", "0"),
-            ("KERNELGATE_MIN_SAMPLES", "ten"),
-            ("KERNELGATE_MIN_TIME", "-1"),
-            ("KERNELGATE_TIMEOUT", "0"),
-            ("KERNELGATE_SEED", "0x1"),
-            ("KERNELGATE_REQUIRE_GPU", "yes"),
-            ("KERNELGATE_NCU", "true"),
-            ("KERNELGATE_NCU_CLOCK_CONTROL", "max"),
-            ("KERNELGATE_FAIL_ON", "regressed,slow"),
-            ("KERNELGATE_COMPARE", "ticks"),
-            ("KERNELGATE_ALPHA", "1.5"),
-            ("KERNELGATE_WORK_SCALE", "3"),
+    fn bad_values_name_the_variable_and_what_is_valid() {
+        for (name, value, says) in [
+            ("KERNELGATE_MIN_SAMPLES", "0", "a whole number of at least 1"),
+            ("KERNELGATE_MIN_SAMPLES", "ten", "a whole number"),
+            ("KERNELGATE_MIN_TIME", "-1", "seconds from 0 to 3600"),
+            ("KERNELGATE_MIN_TIME", "inf", "seconds from 0 to 3600"),
+            ("KERNELGATE_MIN_TIME", "NaN", "seconds from 0 to 3600"),
+            ("KERNELGATE_TIMEOUT", "0", "seconds above 0"),
+            ("KERNELGATE_TIMEOUT", "inf", "seconds above 0"),
+            ("KERNELGATE_MAX_NOISE", "inf", "a percentage above 0"),
+            ("KERNELGATE_MAX_NOISE", "0", "a percentage above 0"),
+            ("KERNELGATE_MIN_EFFECT", "inf", "a percentage from 0 to 50"),
+            ("KERNELGATE_MIN_EFFECT", "1e308", "a percentage from 0 to 50"),
+            ("KERNELGATE_MIN_EFFECT", "-1", "a percentage from 0 to 50"),
+            ("KERNELGATE_PRECISION", "0", "above 0, at most 1"),
+            ("KERNELGATE_ALPHA", "1.5", "a probability above 0, at most 0.5"),
+            ("KERNELGATE_ALPHA", "1", "a probability"),
+            ("KERNELGATE_SEED", "0x1", "a whole number below 2^64"),
+            ("KERNELGATE_REQUIRE_GPU", "yes", "1 (on) or 0 (off)"),
+            ("KERNELGATE_NCU", "true", "1 (on) or 0 (off)"),
+            ("KERNELGATE_NCU_CLOCK_CONTROL", "max", "none or base"),
+            ("KERNELGATE_FAIL_ON", "regressed,slow", "\"slow\" is not a verdict"),
+            ("KERNELGATE_FAIL_ON", "invalid", "must include regressed"),
+            ("KERNELGATE_FAIL_ON", ",", "\"\" is not a verdict"),
+            ("KERNELGATE_FAIL_ON", "", "set but empty"),
+            ("KERNELGATE_FAIL_ON", "  ", "set but empty"),
+            ("KERNELGATE_SEED", "", "set but empty"),
+            ("KERNELGATE_OUT_DIR", "", "set but empty"),
+            ("KERNELGATE_COMPARE", "ticks", "time or cycles"),
+            ("KERNELGATE_STOP", "never", "precision or noise"),
+            ("KERNELGATE_WORK_SCALE", "3", "from 0.5 to 2"),
+            ("KERNELGATE_DEVICES", "0,0", "each once"),
+            ("KERNELGATE_DEVICES", "gpu0", "CUDA device ordinals"),
         ] {
             let err = with(&[(name, value)]).unwrap_err().to_string();
-            assert!(err.contains(name) && err.contains(value), "{err}");
-            assert!(!err.contains("non-negative"), "0 is non-negative; say what is valid: {err}");
+            assert!(
+                err.contains(name) && err.contains(&format!("{value:?}")) && err.contains(says),
+                "{name}={value}: {err}"
+            );
         }
     }
 }

@@ -95,6 +95,9 @@ pub enum Error {
         /// What is wrong, and the fix.
         message: String,
     },
+    /// Two inputs that cannot be compared: nothing in common, or measured on different GPU models.
+    #[error("{0}")]
+    Compare(String),
     /// Timing samples a statistic cannot use (empty, NaN, infinite, not positive).
     #[error("invalid samples: {0}")]
     Samples(String),

@@ -48,6 +48,16 @@ pub struct DeviceFacts {
     /// Measured device-to-device copy bandwidth, GB/s (1e9 bytes/s), bytes read plus bytes written;
     /// median of the copy-probe samples ([`COPY_PROBE_BYTES`]).
     pub copy_bandwidth_gbps: f64,
+    /// CUDA device ordinal the run used (`KERNELGATE_DEVICES`).
+    pub ordinal: usize,
+    /// The physical GPU: NVML UUID (`GPU-20ce1a7a-…`); `unknown` without NVML.
+    pub uuid: String,
+    /// Board serial number (NVML); `unknown` without NVML or where the board has none.
+    pub serial: String,
+    /// VBIOS version (NVML); `unknown` without NVML.
+    pub vbios: String,
+    /// PCI bus id, `domain:bus:device.function` (`00000000:18:00.0`), from the CUDA driver.
+    pub pci_bus_id: String,
 }
 
 impl DeviceFacts {
@@ -74,6 +84,17 @@ pub fn gpu_key(name: &str, cc_major: i32, cc_minor: i32) -> String {
     }
     let key = key.trim_end_matches('-');
     format!("{key}-sm{cc_major}{cc_minor}")
+}
+
+/// The number of CUDA devices when the driver library can be opened and reports at least one.
+///
+/// # Errors
+/// [`Error::Unavailable`] with the reason (no libcuda, no device, driver error).
+pub fn device_count() -> Result<usize> {
+    gpu_available()?;
+    CudaContext::device_count()
+        .map(|n| n as usize)
+        .map_err(|e| Error::Unavailable(format!("no GPU: the CUDA driver failed to initialize: {e}")))
 }
 
 /// `Ok(())` when the CUDA driver library can be opened and reports at least one device.
@@ -112,8 +133,8 @@ pub struct Gpu {
     /// `sm_XY` of this device, the NVRTC target.
     pub arch: String,
     l2_flush: CudaSlice<u8>,
-    /// Loaded modules by kernel file, with the SHA-256 of their PTX.
-    modules: Mutex<HashMap<&'static str, (Arc<CudaModule>, String)>>,
+    /// Loaded modules by the SHA-256 of their source text, with the SHA-256 of their PTX.
+    modules: Mutex<HashMap<String, (Arc<CudaModule>, String)>>,
     /// NVML and this device's NVML index, when NVML is there (clocks, throttle reasons, processes).
     nvml: Option<(nvml_wrapper::Nvml, u32)>,
 }
@@ -157,13 +178,13 @@ impl std::fmt::Debug for Gpu {
 }
 
 impl Gpu {
-    /// Opens device 0, reads its facts and measures its copy bandwidth.
+    /// Opens CUDA device `ordinal`, reads its facts and measures its copy bandwidth.
     ///
     /// # Errors
     /// [`Error::Unavailable`] without a driver or device, or without NVRTC; [`Error::Driver`] if a
     /// driver call fails.
-    pub fn open() -> Result<Gpu> {
-        Gpu::open_with(true)
+    pub fn open(ordinal: usize) -> Result<Gpu> {
+        Gpu::open_with(ordinal, true)
     }
 
     /// As [`Gpu::open`]; `measure_bandwidth: false` skips the copy probe (the profiled child of an
@@ -171,10 +192,11 @@ impl Gpu {
     ///
     /// # Errors
     /// As [`Gpu::open`].
-    pub fn open_with(measure_bandwidth: bool) -> Result<Gpu> {
+    pub fn open_with(ordinal: usize, measure_bandwidth: bool) -> Result<Gpu> {
         gpu_available()?;
         let (nv_major, nv_minor) = compile::nvrtc_version()?;
-        let ctx = CudaContext::new(0).map_err(Error::driver("creating a context on device 0"))?;
+        let ctx =
+            CudaContext::new(ordinal).map_err(Error::driver(format!("creating a context on device {ordinal}")))?;
         // SAFETY: kernelgate uses one stream per context, so cudarc's cross-stream event tracking
         // is not needed; turning it off keeps event records out of the launch path.
         unsafe { ctx.disable_event_tracking() };
@@ -202,6 +224,15 @@ impl Gpu {
             let index = n.device_by_pci_bus_id(pci.as_str()).and_then(|d| d.index()).ok()?;
             Some((n, index))
         });
+        // The physical GPU, which one GPU key's folder does not tell apart (issue 12).
+        let (uuid, serial, vbios) = nvml
+            .as_ref()
+            .and_then(|(n, i)| n.device_by_index(*i).ok())
+            .map(|d| {
+                let known = |r: std::result::Result<String, _>| r.unwrap_or_else(|_| "unknown".to_string());
+                (known(d.uuid()), known(d.serial()), known(d.vbios_version()))
+            })
+            .unwrap_or_else(|| ("unknown".into(), "unknown".into(), "unknown".into()));
         // nvbench flushes L2 by writing a buffer of the L2's size before each cold sample
         // (nvbench/detail/l2flush.cuh); twice the size leaves no line of the previous sample.
         let l2_flush =
@@ -220,6 +251,11 @@ impl Gpu {
                 nvrtc_version: format!("{nv_major}.{nv_minor}"),
                 ecc: attr(Attr::CU_DEVICE_ATTRIBUTE_ECC_ENABLED)? != 0,
                 copy_bandwidth_gbps: f64::NAN,
+                ordinal,
+                uuid,
+                serial,
+                vbios,
+                pci_bus_id: pci,
             },
             arch: format!("sm_{cc_major}{cc_minor}"),
             ctx,
@@ -274,26 +310,35 @@ impl Gpu {
     /// # Errors
     /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
     pub fn function(&self, kernel: Kernel) -> Result<(CudaFunction, String)> {
+        self.function_of(kernel.file, kernel.source().source, kernel.entry)
+    }
+
+    /// As [`Gpu::function`], for the text `source` of kernel file `file` (as at another git
+    /// revision): compiled once per run and text, with the same options.
+    ///
+    /// # Errors
+    /// As [`Gpu::function`]; [`Error::Driver`] naming the entry when the module lacks it.
+    pub fn function_of(&self, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
+        let key: String = Sha256::digest(source.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
         let (module, sha256) = {
             let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-            match modules.get(kernel.file) {
+            match modules.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    let ptx = compile::compile(kernel.source(), &self.arch)?;
+                    let ptx = compile::compile_text(file, source, &self.arch)?;
                     let sha256: String =
                         Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
                     let m = self
                         .ctx
                         .load_module(ptx)
-                        .map_err(Error::driver(format!("loading the module of kernels/{}", kernel.file)))?;
-                    modules.insert(kernel.file, (m.clone(), sha256.clone()));
+                        .map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
+                    modules.insert(key, (m.clone(), sha256.clone()));
                     (m, sha256)
                 }
             }
         };
-        let func = module
-            .load_function(kernel.entry)
-            .map_err(Error::driver(format!("looking up {} in kernels/{}", kernel.entry, kernel.file)))?;
+        let func =
+            module.load_function(entry).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
         Ok((func, sha256))
     }
 

@@ -21,16 +21,16 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod baseline;
-pub mod calibrate;
+pub mod ab;
 pub mod case;
 pub mod cases;
 pub mod check;
-pub mod compare;
 pub mod compile;
 pub mod config;
+pub mod devices;
 mod error;
 pub mod expect;
+pub mod gate;
 pub mod gpu;
 pub mod measure;
 pub mod ncu;
@@ -40,6 +40,7 @@ pub mod source;
 pub mod stats;
 pub mod store;
 pub mod suite;
+pub mod units;
 
 pub use case::{Case, Init, Launch, Param, Tolerance};
 pub use config::Config;

@@ -4,7 +4,8 @@
 //! the start event, launch, record the stop event, wait, read the elapsed time. The rule that ends
 //! sampling ([`StoppingRule::verdict`]) is pure and tested on the CPU.
 
-use crate::config::StoppingRule;
+use crate::case::Case;
+use crate::config::{Criterion, StoppingRule};
 use crate::gpu::{ClockSample, Gpu};
 use crate::stats::Running;
 use crate::{Error, Result};
@@ -31,21 +32,78 @@ impl StopReason {
 }
 
 impl StoppingRule {
-    /// Whether to stop after the samples in `running`, `wall_s` seconds into the loop.
+    /// Whether to stop after the samples counted in `p`, `wall_s` seconds into the loop; `ci` gives
+    /// the relative half-width of the median's 95 % confidence interval of the samples so far
+    /// ([`crate::gate::median_ci_half_width`]; called only when the minimums are met), and `floor`
+    /// is the effect floor the gate will judge this trial with (a fraction).
     ///
-    /// Converged once `n >= min_samples`, `sum >= min_time_s` and noise (stddev / mean)
-    /// `<= max_noise_pct`; otherwise Timeout once `wall_s >= timeout_s` (after at least one
-    /// sample); otherwise `None`. nvbench's `stdrel` criterion, without its noise-trend early exit.
-    pub fn verdict(&self, running: &Running, wall_s: f64) -> Option<StopReason> {
-        let enough = running.n() >= self.min_samples && running.sum() >= self.min_time_s;
-        if enough && running.noise_pct() <= self.max_noise_pct {
+    /// The minimums: `n >= min_samples` and `sum >= min_time_s`. Then [`Criterion::Precision`]
+    /// stops once `ci() <= fraction * floor`, and [`Criterion::Noise`] once stddev / mean
+    /// `<= max_noise_pct` (nvbench's `stdrel` criterion, without its noise-trend early exit).
+    /// Otherwise [`StopReason::Timeout`] once `wall_s >= timeout_s` (after at least one sample),
+    /// else `None`.
+    pub fn verdict(&self, p: &Progress, ci: impl FnOnce() -> f64, wall_s: f64, floor: f64) -> Option<StopReason> {
+        let enough = p.n >= self.min_samples && p.gpu_s >= self.min_time_s;
+        let met = enough
+            && match self.criterion {
+                Criterion::Precision { fraction } => ci() <= fraction * floor,
+                Criterion::Noise => p.noise_pct <= self.max_noise_pct,
+            };
+        if met {
             Some(StopReason::Converged)
-        } else if wall_s >= self.timeout_s && running.n() > 0 {
+        } else if wall_s >= self.timeout_s && p.n > 0 {
             Some(StopReason::Timeout)
         } else {
             None
         }
     }
+}
+
+/// Where a sampling loop stands, for [`StoppingRule::verdict`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Samples (or pairs) so far.
+    pub n: usize,
+    /// GPU time measured so far, seconds (both versions' in A/B).
+    pub gpu_s: f64,
+    /// stddev / mean of the samples (of the ratios in A/B), percent; infinite below two.
+    pub noise_pct: f64,
+}
+
+impl From<&Running> for Progress {
+    fn from(r: &Running) -> Progress {
+        Progress { n: r.n(), gpu_s: r.sum(), noise_pct: r.noise_pct() }
+    }
+}
+
+/// When the loop asks the stopping rule about the median's confidence interval, which costs O(n):
+/// after every sample up to 64, then whenever the count has grown by 1/16 since the last look, so
+/// the checks cost O(n) over the whole loop and overshoot the stopping point by at most 1/16.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cadence {
+    next: usize,
+}
+
+impl Cadence {
+    fn due(&mut self, n: usize) -> bool {
+        if n < self.next {
+            return false;
+        }
+        self.next = if n < 64 { n + 1 } else { n + n / 16 };
+        true
+    }
+}
+
+/// Pushes the trial's NVTX ranges (popped when the returned guards drop): one push/pop range per
+/// name component, nested, so that `ncu --nvtx --nvtx-include "family/variant/size/"` selects
+/// exactly this trial (ncu reads `/` in a filter as nesting: a single range named
+/// "family/variant/size" matched nothing on the H200, 2026-11-30). ASCII messages: wide-string
+/// ranges (`nvtx::Str::from_str_lossy`) matched nothing either.
+pub fn nvtx_ranges(case: &Case) -> Vec<nvtx::LocalRange> {
+    [case.family, &case.variant, &case.size]
+        .into_iter()
+        .map(|p| nvtx::LocalRange::new(nvtx::Str::from(std::ffi::CString::new(p).expect("case names hold no NUL"))))
+        .collect()
 }
 
 /// The samples of one case.
@@ -118,7 +176,8 @@ impl Samples {
 }
 
 /// Cold measurement: `warmup` untimed launches, then samples of one launch each with the L2
-/// flushed before it, until `rule` says stop. `launch` enqueues one launch on `gpu`'s stream.
+/// flushed before it, until `rule` says stop; `floor` is the effect floor the gate will apply (for
+/// [`Criterion::Precision`]). `launch` enqueues one launch on `gpu`'s stream.
 ///
 /// # Errors
 /// Whatever `launch` or the driver returns (an illegal address surfaces at the event wait).
@@ -126,6 +185,7 @@ pub fn measure_cold(
     gpu: &Gpu,
     rule: &StoppingRule,
     warmup: usize,
+    floor: f64,
     mut launch: impl FnMut() -> Result<()>,
 ) -> Result<Samples> {
     let doing = "timing a sample";
@@ -140,6 +200,7 @@ pub fn measure_cold(
     let mut running = Running::default();
     let mut seconds = Vec::new();
     let mut clocks = Vec::new();
+    let mut cadence = Cadence::default();
     loop {
         gpu.flush_l2()?;
         start.record(gpu.stream()).map_err(Error::driver(doing))?;
@@ -150,8 +211,129 @@ pub fn measure_cold(
         clocks.push(gpu.clock_sample());
         running.push(s);
         let wall_s = begun.elapsed().as_secs_f64();
-        if let Some(reason) = rule.verdict(&running, wall_s) {
+        // The interval only where the rule will read it, and at the cadence's checkpoints.
+        let due = cadence.due(seconds.len());
+        let ci = || if due { crate::gate::median_ci_half_width(&seconds) } else { f64::INFINITY };
+        if let Some(reason) = rule.verdict(&Progress::from(&running), ci, wall_s, floor) {
             return Ok(Samples { seconds, clocks, other_processes, stop: reason, wall_s });
+        }
+    }
+}
+
+/// Two versions of one kernel timed in pairs ([`measure_pairs`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pairs {
+    /// Times of the reference version (the A/B revision's), seconds, one per pair.
+    pub a: Vec<f64>,
+    /// Times of the version under test (this build's), seconds, one per pair.
+    pub b: Vec<f64>,
+    /// Whether A ran first in each pair (drawn at random per pair).
+    pub a_first: Vec<bool>,
+    /// SM clock and throttle state read after each pair.
+    pub clocks: Vec<Option<ClockSample>>,
+    /// Other processes computing on the GPU when sampling began.
+    pub other_processes: Vec<u32>,
+    /// Why sampling ended.
+    pub stop: StopReason,
+    /// Wall time of the sampling loop, seconds.
+    pub wall_s: f64,
+}
+
+impl Pairs {
+    /// The pairs that count (not throttled), as (a, b), with how many were dropped.
+    pub fn kept(&self) -> (Vec<f64>, Vec<f64>, usize) {
+        let throttled = |i: usize| self.clocks.get(i).copied().flatten().is_some_and(|c| c.throttled());
+        let keep: Vec<usize> = (0..self.a.len()).filter(|&i| !throttled(i)).collect();
+        let a = keep.iter().map(|&i| self.a[i]).collect();
+        let b = keep.iter().map(|&i| self.b[i]).collect();
+        (a, b, self.a.len() - keep.len())
+    }
+
+    /// The version under test's samples as [`Samples`] (for the summary, the record and the
+    /// validity of the conditions).
+    pub fn as_samples_of_b(&self) -> Samples {
+        Samples {
+            seconds: self.b.clone(),
+            clocks: self.clocks.clone(),
+            other_processes: self.other_processes.clone(),
+            stop: self.stop,
+            wall_s: self.wall_s,
+        }
+    }
+}
+
+/// Same-run A/B measurement: `warmup` untimed launches of each version, then pairs: per pair the
+/// order of A and B is drawn at random (seeded by `seed`, so a run replays), and each launch is
+/// timed cold as in [`measure_cold`] (L2 flushed, events around the launch). Stops by `rule` on
+/// the pairs: the minimums count pairs and the GPU time of both versions; the precision
+/// criterion reads the confidence interval of the median log ratio
+/// ([`crate::gate::paired::median_ratio_ci`]) against `floor`, the noise criterion the spread of
+/// the ratios.
+///
+/// # Errors
+/// Whatever a launch or the driver returns.
+pub fn measure_pairs(
+    gpu: &Gpu,
+    rule: &StoppingRule,
+    warmup: usize,
+    floor: f64,
+    seed: u64,
+    mut launch_a: impl FnMut() -> Result<()>,
+    mut launch_b: impl FnMut() -> Result<()>,
+) -> Result<Pairs> {
+    use rand::{RngExt, SeedableRng};
+    let doing = "timing an A/B pair";
+    for _ in 0..warmup {
+        gpu.flush_l2()?;
+        launch_a()?;
+        gpu.flush_l2()?;
+        launch_b()?;
+    }
+    gpu.synchronize()?;
+    let other_processes = gpu.other_processes();
+    let (start, stop) = (gpu.timing_event()?, gpu.timing_event()?);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let time = |launch: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
+        gpu.flush_l2()?;
+        start.record(gpu.stream()).map_err(Error::driver(doing))?;
+        launch()?;
+        stop.record(gpu.stream()).map_err(Error::driver(doing))?;
+        Ok(f64::from(start.elapsed_ms(&stop).map_err(Error::driver(doing))?) / 1e3)
+    };
+    let begun = Instant::now();
+    let (mut a, mut b, mut a_first, mut clocks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut ratios = Running::default();
+    let mut log_ratios = Vec::new();
+    let mut gpu_s = 0.0;
+    let mut cadence = Cadence::default();
+    loop {
+        let first = rng.random::<bool>();
+        let (ta, tb) = if first {
+            let ta = time(&mut launch_a)?;
+            (ta, time(&mut launch_b)?)
+        } else {
+            let tb = time(&mut launch_b)?;
+            (time(&mut launch_a)?, tb)
+        };
+        a.push(ta);
+        b.push(tb);
+        a_first.push(first);
+        clocks.push(gpu.clock_sample());
+        ratios.push(tb / ta);
+        log_ratios.push((tb / ta).ln());
+        gpu_s += ta + tb;
+        let wall_s = begun.elapsed().as_secs_f64();
+        let progress = Progress { n: a.len(), gpu_s, noise_pct: ratios.noise_pct() };
+        let due = cadence.due(a.len());
+        let ci = || {
+            if !due {
+                return f64::INFINITY;
+            }
+            let resolution = crate::gate::quantum(&a) / crate::stats::median(&a);
+            crate::gate::paired::median_ratio_ci(&log_ratios, resolution)
+        };
+        if let Some(reason) = rule.verdict(&progress, ci, wall_s, floor) {
+            return Ok(Pairs { a, b, a_first, clocks, other_processes, stop: reason, wall_s });
         }
     }
 }
@@ -166,21 +348,57 @@ mod tests {
         r
     }
 
+    fn noise_rule(min_samples: usize, min_time_s: f64, max_noise_pct: f64, timeout_s: f64) -> StoppingRule {
+        StoppingRule { criterion: Criterion::Noise, min_samples, min_time_s, max_noise_pct, timeout_s }
+    }
+
+    /// The noise rule's verdict (no interval, no floor).
+    fn noise_verdict(rule: &StoppingRule, r: &Running, wall_s: f64) -> Option<StopReason> {
+        rule.verdict(&Progress::from(r), || panic!("the noise rule reads no interval"), wall_s, 0.01)
+    }
+
     #[test]
     fn needs_min_samples_and_min_time() {
-        let rule = StoppingRule { min_samples: 10, min_time_s: 0.5, max_noise_pct: 0.5, timeout_s: 15.0 };
-        assert_eq!(rule.verdict(&run(&[0.1; 9]), 1.0), None, "9 samples < 10");
-        assert_eq!(rule.verdict(&run(&[0.01; 20]), 1.0), None, "0.2 s < 0.5 s");
-        assert_eq!(rule.verdict(&run(&[0.1; 10]), 1.0), Some(StopReason::Converged));
+        let rule = noise_rule(10, 0.5, 0.5, 15.0);
+        assert_eq!(noise_verdict(&rule, &run(&[0.1; 9]), 1.0), None, "9 samples < 10");
+        assert_eq!(noise_verdict(&rule, &run(&[0.01; 20]), 1.0), None, "0.2 s < 0.5 s");
+        assert_eq!(noise_verdict(&rule, &run(&[0.1; 10]), 1.0), Some(StopReason::Converged));
     }
 
     #[test]
     fn noisy_samples_run_until_timeout() {
-        let rule = StoppingRule { min_samples: 2, min_time_s: 0.0, max_noise_pct: 0.5, timeout_s: 3.0 };
+        let rule = noise_rule(2, 0.0, 0.5, 3.0);
         let noisy = run(&[1.0, 2.0, 1.0, 2.0]);
-        assert_eq!(rule.verdict(&noisy, 2.9), None);
-        assert_eq!(rule.verdict(&noisy, 3.0), Some(StopReason::Timeout));
-        assert_eq!(rule.verdict(&run(&[]), 100.0), None, "never stop with no sample");
+        assert_eq!(noise_verdict(&rule, &noisy, 2.9), None);
+        assert_eq!(noise_verdict(&rule, &noisy, 3.0), Some(StopReason::Timeout));
+        assert_eq!(noise_verdict(&rule, &run(&[]), 100.0), None, "never stop with no sample");
+    }
+
+    #[test]
+    fn precision_rule_stops_when_the_median_is_known_to_a_fraction_of_the_floor() {
+        let rule =
+            StoppingRule { criterion: Criterion::Precision { fraction: 0.25 }, ..noise_rule(10, 0.0, 0.5, 15.0) };
+        let r = Progress::from(&run(&[1e-4; 20]));
+        // Floor 1 %: stop at a CI of 0.25 %, not at 0.26 %; the interval is read only past the minimums.
+        assert_eq!(rule.verdict(&r, || 0.0025, 0.1, 0.01), Some(StopReason::Converged));
+        assert_eq!(rule.verdict(&r, || 0.0026, 0.1, 0.01), None);
+        assert_eq!(rule.verdict(&Progress::from(&run(&[1e-4; 5])), || panic!("under the minimum"), 0.1, 0.01), None);
+        assert_eq!(rule.verdict(&r, || 0.0026, 15.0, 0.01), Some(StopReason::Timeout));
+        // A wider floor stops sooner: the same interval is enough at a 2 % floor.
+        assert_eq!(rule.verdict(&r, || 0.004, 0.1, 0.02), Some(StopReason::Converged));
+    }
+
+    #[test]
+    fn the_interval_is_read_at_a_geometric_cadence() {
+        let mut cadence = Cadence::default();
+        let looks: Vec<usize> = (1..=10_000).filter(|&n| cadence.due(n)).collect();
+        assert_eq!(&looks[..3], &[1, 2, 3]);
+        assert!(
+            looks.contains(&64) && looks.len() < 64 + 90,
+            "{} looks: about 64 + ln(10000/64) / ln(17/16)",
+            looks.len()
+        );
+        assert!(looks.windows(2).all(|w| w[1] - w[0] <= 1 + w[0] / 16), "at most 1/16 overshoot");
     }
 
     fn samples(clocks: &[Option<(u32, bool)>], others: &[u32]) -> Samples {
@@ -232,8 +450,8 @@ mod tests {
     #[test]
     fn noise_target_is_inclusive() {
         // Two samples 1 and 1 + d: stddev = d / sqrt(2), mean = 1 + d / 2.
-        let rule = StoppingRule { min_samples: 2, min_time_s: 0.0, max_noise_pct: 1.0, timeout_s: 1e9 };
-        assert_eq!(rule.verdict(&run(&[1.0, 1.01]), 0.0), Some(StopReason::Converged));
-        assert_eq!(rule.verdict(&run(&[1.0, 1.02]), 0.0), None);
+        let rule = noise_rule(2, 0.0, 1.0, 1e9);
+        assert_eq!(noise_verdict(&rule, &run(&[1.0, 1.01]), 0.0), Some(StopReason::Converged));
+        assert_eq!(noise_verdict(&rule, &run(&[1.0, 1.02]), 0.0), None);
     }
 }

@@ -4,7 +4,7 @@
 //! carrying the GPU facts and git state, so that rows from different runs and GPUs can be
 //! concatenated and still read alone.
 
-use crate::compare::{Comparison, Verdict};
+use crate::gate::{Comparison, Verdict};
 use crate::gpu::DeviceFacts;
 use crate::measure::StopReason;
 use crate::stats::Summary;
@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 
 /// Version of the run-CSV columns below; bumped when a column changes meaning. 2 added `verdict`
 /// and `module_sha256` and the gate's statistics; 3 added `work_scale`, `throttle_reasons` and
-/// `other_processes`.
-pub const RUN_CSV_SCHEMA: u32 = 3;
+/// `other_processes`; 4 added the physical GPU (`gpu_uuid`, `gpu_serial`, `vbios`, `pci_bus_id`),
+/// `decided_by` (the evidence behind the verdict) and `ab_revision` (same-run A/B).
+pub const RUN_CSV_SCHEMA: u32 = 4;
 
 /// Git state of the working tree the run came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +121,8 @@ pub struct CaseResult {
     pub other_processes: Vec<u32>,
     /// The gate's verdict.
     pub verdict: Verdict,
+    /// What decided it: `time`, `counter <metric>`, `conditions` (see `crate::gate::Decided`).
+    pub decided_by: String,
     /// The comparison with the baseline, when there was one.
     pub comparison: Option<Comparison>,
     /// Why the measurement is invalid, when it is.
@@ -156,6 +159,8 @@ pub struct RunInfo {
     pub facts: DeviceFacts,
     /// `KERNELGATE_WORK_SCALE` of the run: 1 for every normal run ([`crate::Config::work_scale`]).
     pub work_scale: f64,
+    /// The revision timed against in a same-run A/B run (`KERNELGATE_AB`); empty otherwise.
+    pub ab_revision: String,
 }
 
 /// One CSV row.
@@ -187,6 +192,14 @@ pub struct Row {
     pub nvrtc: String,
     /// ECC on.
     pub ecc: bool,
+    /// NVML UUID of the physical GPU (`unknown` without NVML).
+    pub gpu_uuid: String,
+    /// Board serial number (NVML).
+    pub gpu_serial: String,
+    /// VBIOS version (NVML).
+    pub vbios: String,
+    /// PCI bus id.
+    pub pci_bus_id: String,
     /// Measured copy bandwidth of this run, GB/s.
     pub copy_bandwidth_gbps: f64,
     /// Input seed.
@@ -201,6 +214,10 @@ pub struct Row {
     pub module_sha256: String,
     /// The gate's verdict for the trial.
     pub verdict: &'static str,
+    /// What decided the verdict (`time`, `counter <metric>`, `conditions`).
+    pub decided_by: String,
+    /// `KERNELGATE_AB`'s revision in a same-run A/B run; empty otherwise.
+    pub ab_revision: String,
     /// NVML clock event reasons seen during the trial's sampling, `|`-separated (`GPU_IDLE|SW_POWER_CAP`);
     /// empty when none or without NVML.
     pub throttle_reasons: String,
@@ -270,6 +287,10 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 cuda: f.cuda_driver_version.clone(),
                 nvrtc: f.nvrtc_version.clone(),
                 ecc: f.ecc,
+                gpu_uuid: f.uuid.clone(),
+                gpu_serial: f.serial.clone(),
+                vbios: f.vbios.clone(),
+                pci_bus_id: f.pci_bus_id.clone(),
                 copy_bandwidth_gbps: f.copy_bandwidth_gbps,
                 seed: run.seed,
                 work_scale: run.work_scale,
@@ -277,6 +298,8 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 kernel: r.kernel.clone(),
                 module_sha256: r.module_sha256.clone(),
                 verdict: r.verdict.as_str(),
+                decided_by: r.decided_by.clone(),
+                ab_revision: run.ab_revision.clone(),
                 throttle_reasons: r.throttle_reasons.join("|"),
                 other_processes: r.other_processes.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
                 statistic,
@@ -289,28 +312,61 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
 }
 
 /// Stem of a run's files: `<out_dir>/runs/<run_id>-<commit:7>`; the run CSV adds `.csv`, the ncu
-/// outputs `.ncu-rep`, `-metrics.csv`, `-raw.csv`, `-ncu.log`. Run ids are start times to the
-/// second, so runs do not overwrite each other's files.
+/// outputs `.ncu-rep`, `-metrics.csv`, `-raw.csv`, `-ncu.log`, the run record `-baseline/`.
 pub fn run_stem(out_dir: &Path, run_id: &str, git: &GitState) -> PathBuf {
     let short: String = git.commit.chars().take(7).collect();
     out_dir.join("runs").join(format!("{run_id}-{short}"))
 }
 
-/// Writes `rows` (run rows, metric rows: any serializable record) to a new CSV file at `path`,
-/// creating folders; refuses to overwrite.
+/// [`run_stem`], made unique: run ids are start times to the second, and two runs may start in the
+/// same second (nextest starts one process per trial, in parallel). Claims the stem by creating
+/// `<stem>.csv` empty (`create_new`, so two processes never get the same one), trying `<stem>`,
+/// `<stem>-2`, `<stem>-3`, ... Returns the stem; the caller writes the run CSV over the claim.
 ///
 /// # Errors
-/// [`Error::Io`] if the file exists or cannot be written; [`Error::Csv`] on serialization errors.
-pub fn write_csv<R: serde::Serialize>(path: &Path, rows: &[R]) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+/// [`Error::Io`] if the folder cannot be created or written.
+pub fn claim_stem(out_dir: &Path, run_id: &str, git: &GitState) -> Result<PathBuf> {
+    let base = run_stem(out_dir, run_id, git);
+    let dir = base.parent().expect("a stem is inside runs/");
+    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    for n in 1.. {
+        let stem = if n == 1 { base.clone() } else { PathBuf::from(format!("{}-{n}", base.display())) };
+        let csv = PathBuf::from(format!("{}.csv", stem.display()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&csv) {
+            Ok(_) => return Ok(stem),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(&csv)(e)),
+        }
     }
-    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path).map_err(Error::io(path))?;
-    let mut w = csv::Writer::from_writer(file);
+    unreachable!("some suffix is free")
+}
+
+/// Writes `rows` (run rows, metric rows: any serializable record) to a new CSV file at `path`,
+/// creating folders, atomically: the rows go to a temporary file in the same folder, flushed to
+/// disk, which is then moved to `path` only if `path` does not exist or is an empty claim of
+/// [`claim_stem`]. A reader never sees a half-written file, and nothing recorded is overwritten.
+///
+/// # Errors
+/// [`Error::Io`] if a non-empty `path` exists or a file cannot be written; [`Error::Csv`] on
+/// serialization errors.
+pub fn write_csv<R: serde::Serialize>(path: &Path, rows: &[R]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        let exists = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a recorded file is never overwritten");
+        return Err(Error::io(path)(exists));
+    }
+    let temp = tempfile::NamedTempFile::new_in(dir).map_err(Error::io(dir))?;
+    let mut w = csv::Writer::from_writer(temp);
     for row in rows {
         w.serialize(row).map_err(|source| Error::Csv { path: path.to_path_buf(), source })?;
     }
-    w.flush().map_err(Error::io(path))
+    let temp = w.into_inner().map_err(|e| Error::io(path)(e.into_error()))?;
+    temp.as_file().sync_all().map_err(Error::io(path))?;
+    // Over an empty claim (rename replaces it), else where nothing is (persist_noclobber).
+    let claimed = std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
+    let done = if claimed { temp.persist(path) } else { temp.persist_noclobber(path) };
+    done.map(|_| ()).map_err(|e| Error::io(path)(e.error))
 }
 
 #[cfg(test)]
@@ -331,6 +387,11 @@ pub(crate) mod tests {
             nvrtc_version: "13.0".into(),
             ecc: true,
             copy_bandwidth_gbps: 4000.0,
+            ordinal: 0,
+            uuid: "GPU-20ce1a7a-fd28-021f-c48b-96e110fd8d88".into(),
+            serial: "1653724057703".into(),
+            vbios: "96.00.A5.00.1A".into(),
+            pci_bus_id: "00000000:18:00.0".into(),
         }
     }
 
@@ -357,6 +418,7 @@ pub(crate) mod tests {
             throttle_reasons: vec!["GPU_IDLE", "SW_POWER_CAP"],
             other_processes: vec![4242, 4343],
             verdict: Verdict::NoBaseline,
+            decided_by: "conditions".into(),
             comparison: None,
             invalid_reason: None,
         }
@@ -369,6 +431,7 @@ pub(crate) mod tests {
             git: GitState { commit: "0123456789abcdef".into(), dirty: Some(false) },
             facts: facts(),
             work_scale: 1.0,
+            ab_revision: String::new(),
         }
     }
 
@@ -394,13 +457,14 @@ pub(crate) mod tests {
         assert_eq!(
             lines.next().unwrap(),
             "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
-             driver,cuda,nvrtc,ecc,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,\
-             throttle_reasons,other_processes,statistic,value,unit"
+             driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,\
+             kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,other_processes,statistic,value,unit"
         );
         assert_eq!(
             lines.next().unwrap(),
-            "3,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
-             580.159.04,13.0,13.0,true,4000.0,7,1.0,copy/x/4,k,ab12,no-baseline,GPU_IDLE|SW_POWER_CAP,4242 4343,\
+            "4,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
+             580.159.04,13.0,13.0,true,GPU-20ce1a7a-fd28-021f-c48b-96e110fd8d88,1653724057703,96.00.A5.00.1A,\
+             00000000:18:00.0,4000.0,7,1.0,copy/x/4,k,ab12,no-baseline,conditions,,GPU_IDLE|SW_POWER_CAP,4242 4343,\
              samples,100.0,count"
         );
         assert!(text.contains(",bandwidth,4000.0,GB/s\n"));
@@ -409,7 +473,14 @@ pub(crate) mod tests {
         assert_eq!(text.lines().count(), 1 + 13);
         // A second write to the same path is refused: nothing recorded is overwritten.
         let err = write_csv(&path, &rows).unwrap_err().to_string();
-        assert!(err.contains("20261130T030000Z-0123456.csv"), "{err}");
+        assert!(err.contains("20261130T030000Z-0123456.csv") && err.contains("never overwritten"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        // Runs that start in the same second get stems of their own.
+        let claimed = claim_stem(dir.path(), &run.run_id, &run.git).unwrap();
+        assert!(claimed.ends_with("runs/20261130T030000Z-0123456-2"), "{}", claimed.display());
+        let third = claim_stem(dir.path(), &run.run_id, &run.git).unwrap();
+        assert!(third.ends_with("runs/20261130T030000Z-0123456-3"));
+        write_csv(&PathBuf::from(format!("{}.csv", claimed.display())), &rows).unwrap();
     }
 
     #[test]

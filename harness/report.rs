@@ -4,19 +4,7 @@ use crate::gpu::DeviceFacts;
 use crate::record::CaseResult;
 use std::fmt::Write as _;
 
-/// A duration in seconds with a unit that keeps 3-4 significant digits: `812.3 ns`, `131.9 us`,
-/// `2.051 ms`, `1.200 s`.
-pub fn duration(s: f64) -> String {
-    if s < 1e-6 {
-        format!("{:.1} ns", s * 1e9)
-    } else if s < 1e-3 {
-        format!("{:.1} us", s * 1e6)
-    } else if s < 1.0 {
-        format!("{:.3} ms", s * 1e3)
-    } else {
-        format!("{s:.3} s")
-    }
-}
+pub use crate::units::duration;
 
 /// The device block printed at the start of a run.
 pub fn device(f: &DeviceFacts) -> String {
@@ -79,14 +67,6 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
 mod tests {
     use super::*;
     use crate::record::tests::{facts, result};
-
-    #[test]
-    fn durations_pick_a_unit() {
-        assert_eq!(duration(812.34e-9), "812.3 ns");
-        assert_eq!(duration(131.94e-6), "131.9 us");
-        assert_eq!(duration(2.0514e-3), "2.051 ms");
-        assert_eq!(duration(1.2), "1.200 s");
-    }
 
     #[test]
     fn table_golden() {

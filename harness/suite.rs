@@ -1,31 +1,33 @@
 //! The libtest-mimic suite: one trial per case (`family/variant/size`) plus one NVRTC compile trial
-//! per kernel file and architecture (`compile/<file>/<arch>`), and the run around them.
+//! per kernel file and architecture (`compile/<file>/<arch>`), and the run around them. Wiring
+//! only: each stage lives in its own module.
 //!
-//! Trials run one at a time unless `--test-threads` says otherwise: a time taken while another
-//! kernel runs on the same GPU is wrong. Kernels compile inside their trial, so `--exact` builds
-//! only what it runs.
+//! | stage | module |
+//! |---|---|
+//! | GPUs, one trial per GPU | [`crate::devices`] |
+//! | check | [`crate::check::check_case`] |
+//! | measure | [`crate::measure::measure_cold`] |
+//! | profile (ncu) | [`crate::ncu::select`] |
+//! | gate | [`crate::gate::judge`], [`crate::gate::baseline`] |
+//! | record, report | [`crate::record`], [`crate::report`] |
 //!
-//! Every timed trial is compared with the baseline of its GPU (`baselines/<gpu-key>/`) and gets a
-//! verdict (`crate::compare`); `KERNELGATE_BLESS=1` writes the trials run into that baseline.
-//!
-//! With `KERNELGATE_NCU=1` the run starts with one ncu process over the whole selection: ncu
-//! re-runs this binary as a child (`KERNELGATE_PROFILE_TRIALS`) that performs each selected
-//! trial's checked launch once inside its NVTX ranges; the parent then runs the trials as usual and
-//! each trial also checks its counter expectations against what ncu measured.
+//! Trials run one per GPU at a time (`KERNELGATE_DEVICES`; one GPU by default): a time taken while
+//! another kernel runs on the same GPU is wrong. Kernels compile inside their trial, so `--exact`
+//! builds only what it runs.
 
-use crate::baseline::{self, Baseline, Entry};
-use crate::case::{Case, HostData, Param};
-use crate::check::{self, compare, describe, trial_seed};
-use crate::compare::{self, Comparison, Policy, Verdict};
+use crate::ab::{self, AbResult};
+use crate::case::Case;
+use crate::devices::{Lease, Pool};
 use crate::expect::{Outcome, check_all};
-use crate::gpu::{DeviceData, Gpu};
-use crate::measure::{Samples, measure_cold};
+use crate::gate::baseline::run::{Form, Measured, Provenance};
+use crate::gate::baseline::{self, Baseline};
+use crate::gate::{Base, CounterBase, Decided, Judged, Now, Policy, TimeUnit, Verdict};
+use crate::gpu::Gpu;
+use crate::measure::{Samples, measure_cold, nvtx_ranges};
 use crate::ncu::profile::{self, Profiled};
-use crate::ncu::run::{CHILD_ENV, Session};
-use crate::ncu::{metrics, run};
+use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState, RunInfo};
-use crate::{Config, Error, SOURCES, cases, compile, report};
-use cudarc::driver::CudaFunction;
+use crate::{Config, Error, SOURCES, cases, check, compile, report};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -45,6 +47,16 @@ pub const EXIT_CONFIG: u8 = 2;
 /// `KERNELGATE_FAIL_ON`): a regression, told apart from wrong results and harness errors (101).
 pub const EXIT_REGRESSION: u8 = 3;
 
+/// One timed trial's result with what its record and bless need.
+#[derive(Debug, Clone)]
+struct Timed {
+    result: CaseResult,
+    /// Kept samples (evenly spaced subset), seconds.
+    kept: Vec<f64>,
+    /// The GPU it ran on.
+    gpu: Arc<Gpu>,
+}
+
 /// State shared by the trials of one run.
 #[derive(Debug)]
 pub struct Suite {
@@ -60,16 +72,22 @@ pub struct Suite {
     pub out_dir: PathBuf,
     /// The project root.
     pub root: PathBuf,
-    gpu: OnceLock<Result<Arc<Gpu>, String>>,
+    /// Every case of the run (at `KERNELGATE_WORK_SCALE`).
+    cases: Vec<Case>,
+    pool: OnceLock<Result<Pool, String>>,
+    /// Set when `KERNELGATE_DEVICES` names a device that does not exist (exit code 2).
+    bad_devices: OnceLock<String>,
     profiled: OnceLock<Result<Profiled, String>>,
     baseline: OnceLock<Result<Baseline, String>>,
-    /// Cases of this run that have a baseline: the `tests` of the family-wise correction.
+    /// The A/B revision's kernels, when `KERNELGATE_AB` is set.
+    ab: OnceLock<Result<ab::Revision, String>>,
+    /// Cases of this run that have a baseline (or, in A/B, that are timed): the `tests` of the
+    /// family-wise correction.
     compared: AtomicUsize,
-    results: Mutex<Vec<CaseResult>>,
-    /// Kept samples (evenly spaced subset) per trial, for blessing.
-    kept: Mutex<BTreeMap<String, Vec<f64>>>,
+    timed: Mutex<Vec<Timed>>,
     /// Trials that failed only their performance gate.
     gate_failures: AtomicUsize,
+    stem: OnceLock<PathBuf>,
 }
 
 impl Suite {
@@ -95,41 +113,56 @@ impl Suite {
         });
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
+            cases: cases::with_work_scale(config.work_scale),
             root,
             config,
             seed,
             run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
             git,
-            gpu: OnceLock::new(),
+            pool: OnceLock::new(),
+            bad_devices: OnceLock::new(),
             profiled: OnceLock::new(),
             baseline: OnceLock::new(),
+            ab: OnceLock::new(),
             compared: AtomicUsize::new(0),
-            results: Mutex::new(Vec::new()),
-            kept: Mutex::new(BTreeMap::new()),
+            timed: Mutex::new(Vec::new()),
             gate_failures: AtomicUsize::new(0),
+            stem: OnceLock::new(),
         }
     }
 
-    /// The GPU, opened on first use (facts printed then); `Err` holds why there is none.
-    pub fn gpu(&self) -> Result<Arc<Gpu>, String> {
-        self.gpu
+    /// The GPUs, found on first use; `Err` holds why there are none.
+    fn pool(&self) -> Result<&Pool, String> {
+        self.pool
             .get_or_init(|| {
-                let opened = Gpu::open().map(Arc::new).map_err(|e| e.to_string());
-                match &opened {
-                    Ok(gpu) => println!("{}", report::device(&gpu.facts)),
-                    Err(reason) if self.config.require_gpu => {
-                        println!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}")
+                let pool =
+                    Pool::new(&self.config.devices, |gpu| println!("{}", report::device(&gpu.facts))).map_err(|e| {
+                        if matches!(e, Error::Config { .. }) {
+                            let _ = self.bad_devices.set(e.to_string());
+                        }
+                        e.to_string()
+                    });
+                if let Err(reason) = &pool {
+                    if self.config.require_gpu {
+                        println!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
+                    } else {
+                        println!("kernelgate: GPU trials are ignored: {reason}");
                     }
-                    Err(reason) => println!("kernelgate: GPU trials are ignored: {reason}"),
                 }
-                opened
+                pool
             })
-            .clone()
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Borrows a GPU for one trial.
+    fn lease(&self) -> Result<Lease<'_>, String> {
+        self.pool()?.acquire()
     }
 
     /// Results of the trials that completed, in completion order.
     pub fn results(&self) -> Vec<CaseResult> {
-        self.results.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.timed.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|t| t.result.clone()).collect()
     }
 
     /// The gate's policy from the options.
@@ -145,13 +178,27 @@ impl Suite {
         }
     }
 
-    /// File stem of this run's outputs ([`record::run_stem`]).
-    pub fn stem(&self) -> PathBuf {
-        record::run_stem(&self.out_dir, &self.run_id, &self.git)
+    /// File stem of this run's outputs, claimed on first use ([`record::claim_stem`]).
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the runs folder cannot be written.
+    pub fn stem(&self) -> crate::Result<PathBuf> {
+        if let Some(stem) = self.stem.get() {
+            return Ok(stem.clone());
+        }
+        let claimed = record::claim_stem(&self.out_dir, &self.run_id, &self.git)?;
+        Ok(self.stem.get_or_init(|| claimed).clone())
+    }
+
+    /// The number of trials compared in this run (at least 1).
+    fn tests(&self) -> usize {
+        self.compared.load(Ordering::Relaxed).max(1)
     }
 }
 
 /// Every trial, sorted by name: compile trials for each file and [`COMPILE_ARCHS`], then cases.
+/// Without a GPU the GPU trials are marked ignored here, at discovery, so that runners that list
+/// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
 pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let mut trials = Vec::new();
     for source in SOURCES {
@@ -167,41 +214,52 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
             }));
         }
     }
-    for case in cases::with_work_scale(suite.config.work_scale) {
-        let suite = Arc::clone(suite);
-        trials.push(Trial::ignorable_test(case.name(), move || run_case(&suite, &case)));
+    let no_gpu = !suite.config.require_gpu && crate::gpu::gpu_available().is_err();
+    for (i, case) in suite.cases.iter().enumerate() {
+        let s = Arc::clone(suite);
+        trials.push(Trial::ignorable_test(case.name(), move || run_case(&s, &s.cases[i])).with_ignored_flag(no_gpu));
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
 }
 
-/// One GPU trial: check, measurement, verdict against the baseline, counter expectations.
+/// One GPU trial: check, measurement, verdict (against the baseline, or the A/B revision), counter
+/// expectations.
 fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
-    let gpu = match suite.gpu() {
-        Ok(gpu) => gpu,
+    let lease = match suite.lease() {
+        Ok(lease) => lease,
         Err(reason) if suite.config.require_gpu => {
             return Err(format!("{reason} (KERNELGATE_REQUIRE_GPU=1 makes this a failure)").into());
         }
         Err(reason) => return Ok(Completion::ignored_with(reason)),
     };
+    if let Some(Ok(revision)) = suite.ab.get() {
+        match ab::run_case(&suite.config, suite.seed, revision, lease.gpu(), case, suite.tests())? {
+            AbResult::Identical(why) => return Ok(Completion::ignored_with(why)),
+            AbResult::Timed { result, judged, kept } => {
+                let gpu = Arc::clone(lease.gpu());
+                drop(lease);
+                return finish(suite, case, &gpu, *result, &judged, kept);
+            }
+            AbResult::New(why) => println!("kernelgate: {}: {why}; timed alone, with no verdict", case.name()),
+        }
+    }
     let harness_error = |e: Error| Failed::from(e.to_string());
+    let gpu = Arc::clone(lease.gpu());
+    let (func, module_sha256) = gpu.function(case.kernel).map_err(harness_error)?;
+    let buffers = check::check_case(&gpu, case, &func, suite.seed).map_err(harness_error)?.map_err(Failed::from)?;
+    let floor = effect_floor(suite, case, &gpu);
     let ranges = nvtx_ranges(case);
-    let prepared = check_case(&gpu, case, suite.seed).map_err(harness_error)?.map_err(Failed::from)?;
-    let samples = measure_cold(&gpu, &suite.config.stopping, suite.config.warmup, || {
-        gpu.launch(&prepared.func, case, &prepared.buffers)
-    })
-    .map_err(harness_error)?;
+    let samples =
+        measure_cold(&gpu, &suite.config.stopping, suite.config.warmup, floor, || gpu.launch(&func, case, &buffers))
+            .map_err(harness_error)?;
     drop(ranges);
-
-    let judged = judge(suite, case, &samples).map_err(Failed::from)?;
+    drop(buffers);
+    drop(lease);
+    let judged = judge(suite, case, &samples, &gpu).map_err(Failed::from)?;
     let (kept, throttled) = samples.kept();
     let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
-    suite
-        .kept
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(case.name(), crate::stats::evenly_spaced(&kept, suite.config.baseline_samples));
-    suite.results.lock().unwrap_or_else(|p| p.into_inner()).push(CaseResult {
+    let result = CaseResult {
         trial: case.name(),
         kernel: case.kernel.entry.to_string(),
         summary,
@@ -209,153 +267,149 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         wall_s: samples.wall_s,
         bytes: case.bytes,
         flops: case.flops,
-        module_sha256: prepared.module_sha256.clone(),
+        module_sha256,
         sm_clock_mhz: samples.median_sm_mhz(),
         throttled,
         throttle_reasons: samples.throttle_reasons(),
         other_processes: samples.other_processes.clone(),
         verdict: judged.verdict,
+        decided_by: decided_by(&judged.decided),
         comparison: judged.comparison.clone(),
-        invalid_reason: samples.invalid_reason().or_else(|| judged.comparison.as_ref().and_then(Comparison::too_noisy)),
-    });
+        invalid_reason: samples.invalid_reason(),
+    };
+    let kept = crate::stats::evenly_spaced(&kept, suite.config.baseline_samples);
+    finish(suite, case, &gpu, result, &judged, kept)
+}
+
+/// Records a timed trial, checks its counter expectations, and fails it on a gating verdict.
+fn finish(
+    suite: &Suite,
+    case: &Case,
+    gpu: &Arc<Gpu>,
+    result: CaseResult,
+    judged: &Judged,
+    kept: Vec<f64>,
+) -> Result<Completion, Failed> {
+    let verdict = result.verdict;
+    suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(Timed { result, kept, gpu: Arc::clone(gpu) });
     if suite.config.ncu {
         check_counters(suite, case).map_err(Failed::from)?;
     }
-    if !suite.config.bless && suite.config.fail_on.iter().any(|v| v == judged.verdict.as_str()) {
+    if !suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str()) {
         suite.gate_failures.fetch_add(1, Ordering::Relaxed);
-        return Err(judged.message.into());
+        let mut message = format!("{}: {}", case.name(), judged.message());
+        if let Some(note) = other_gpu_note(suite, case, gpu) {
+            message += &format!("; {note}");
+        }
+        return Err(message.into());
     }
     Ok(Completion::Completed)
 }
 
-/// A verdict and what to say about it.
-struct Judged {
-    verdict: Verdict,
-    comparison: Option<Comparison>,
-    message: String,
+/// `time`, `counter <metric>` or `conditions`: the run CSV's `decided_by`.
+fn decided_by(decided: &Decided) -> String {
+    match decided {
+        Decided::Conditions => "conditions".into(),
+        Decided::Time => "time".into(),
+        Decided::Counter(m) => format!("counter {}", m.metric),
+    }
 }
 
-/// Compares a trial's samples (and, with ncu, counters) with its baseline. `Err` when the baseline
-/// cannot be used at all (a corrupt file): that is a harness error, not a verdict.
-fn judge(suite: &Suite, case: &Case, samples: &Samples) -> Result<Judged, String> {
+/// The effect floor the gate will judge `case` with, for the precision stopping rule: the
+/// calibrated floor, else the baseline's per-sample floor, else `KERNELGATE_MIN_EFFECT`.
+fn effect_floor(suite: &Suite, case: &Case, gpu: &Gpu) -> f64 {
+    let policy = suite.policy();
+    let Some(Ok(base)) = suite.baseline.get() else { return policy.effect_floor };
     let name = case.name();
-    let plain = |verdict: Verdict, why: String| Judged {
-        verdict,
-        comparison: None,
-        message: format!("{name}: {}: {why}", verdict.as_str()),
-    };
-    if let Some(reason) = samples.invalid_reason() {
-        return Ok(plain(Verdict::Invalid, reason));
+    match (base.run_to_run(&name), base.samples(&name)) {
+        (Some(r), _) => policy.run_to_run_floor(r.rsd, suite.tests()),
+        (None, Some(samples)) if base.time(&name).is_some() && gpu.facts.gpu_key == key_of(base) => {
+            policy.min_effect(samples)
+        }
+        _ => policy.effect_floor,
     }
-    let baseline = match suite.baseline.get() {
-        Some(Ok(b)) => b,
-        Some(Err(e)) => return Err(e.clone()),
-        None => return Ok(plain(Verdict::NoBaseline, "no baseline loaded".into())),
-    };
-    let (Some(entry), Some(base)) = (baseline.time(&name), baseline.samples(&name)) else {
-        return Ok(plain(Verdict::NoBaseline, format!("no entry in {}", baseline.dir.display())));
-    };
+}
+
+/// The GPU key of a baseline: its folder's name.
+fn key_of(base: &Baseline) -> String {
+    base.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// A trial's verdict against its baseline. `Err` when the baseline cannot be used at all (a
+/// corrupt file): that is a harness error, not a verdict.
+fn judge(suite: &Suite, case: &Case, samples: &Samples, gpu: &Gpu) -> Result<Judged, String> {
+    let name = case.name();
     let (kept, _) = samples.kept();
-    // `base_unit`: the baseline's seconds in the unit compared.
-    let (now, base_unit, unit) = if suite.config.compare_cycles {
-        match (samples.kept_cycles(), entry.sm_clock_mhz) {
-            // The baseline keeps seconds and its median SM clock: its cycles are approximate.
-            (Some(now), Some(mhz)) => (now, mhz * 1e6, "cycles"),
-            _ => {
-                return Ok(plain(
-                    Verdict::Invalid,
-                    "KERNELGATE_COMPARE=cycles needs SM clocks (NVML) in this run and the baseline".into(),
-                ));
-            }
+    let invalid = samples.invalid_reason();
+    let counters = match suite.profiled.get() {
+        Some(Ok(p)) => p.values.get(&name),
+        _ => None,
+    };
+    let baseline = match suite.baseline.get() {
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => return Err(e.clone()),
+        None => None,
+    };
+    let entry = baseline.and_then(|b| Some((b, b.time(&name)?, b.samples(&name)?)));
+    let cycles = suite.config.compare_cycles;
+    let (now, base_unit) = match (cycles, samples.kept_cycles(), entry.and_then(|(_, e, _)| e.sm_clock_mhz)) {
+        (false, _, _) => (kept, 1.0),
+        // The baseline keeps seconds and its median SM clock: its cycles are approximate.
+        (true, Some(now), Some(mhz)) => (now, mhz * 1e6),
+        (true, ..) => {
+            let why = "KERNELGATE_COMPARE=cycles needs SM clocks (NVML) in this run and the baseline";
+            return Ok(Judged {
+                verdict: Verdict::Invalid,
+                decided: Decided::Conditions,
+                comparison: None,
+                moved: Vec::new(),
+                reason: why.into(),
+            });
         }
-    } else {
-        (kept, 1.0, "time")
     };
-    let base: Vec<f64> = base.iter().map(|s| s * base_unit).collect();
-    let tests = suite.compared.load(Ordering::Relaxed).max(1);
-    let spread = baseline.run_to_run(&name);
-    // `delta` against the baseline run's full median (the kept samples are a subset).
-    let known = compare::Known {
-        baseline_median: Some(entry.median * base_unit),
-        now_median: None,
-        median_rsd: spread.map(|r| r.median_rsd),
-    };
-    let c = compare::compare_with(&now, &base, known, &suite.policy(), tests).map_err(|e| format!("{name}: {e}"))?;
-    let floor_from = match spread {
-        Some(r) => format!("the median's run-to-run spread, {:.3}% over {} runs", 100.0 * r.median_rsd, r.runs),
-        None => "KERNELGATE_MIN_EFFECT or 2 x the baseline's relative MAD".to_string(),
-    };
-
-    if let Some(why) = c.too_noisy() {
-        return Ok(Judged { verdict: c.verdict, message: format!("{name}: invalid: {why}"), comparison: Some(c) });
-    }
-    let (moved, counter_regressed) = counter_moves(suite, baseline, &name);
-    let verdict = if counter_regressed && c.verdict != Verdict::Regressed { Verdict::Regressed } else { c.verdict };
-    // `Comparison` holds seconds, or cycles with KERNELGATE_COMPARE=cycles.
-    let show = |v: f64| if unit == "cycles" { format!("{v:.0} cycles") } else { report::duration(v) };
-    let mut message = format!(
-        "{name}: {}: median {} vs baseline {} ({:+.2}%), one-sided Mann-Whitney p = {:.2e}, \
-         x{tests} cases (Bonferroni, Holm's first step) = {:.2e} against alpha {}, effect floor {:.2}% \
-         (from {floor_from})",
-        verdict.as_str(),
-        show(c.median_s),
-        show(c.baseline_median_s),
-        100.0 * c.delta,
-        c.p_value,
-        c.p_adjusted,
-        suite.config.alpha,
-        100.0 * c.min_effect,
-    );
-    if !moved.is_empty() {
-        message.push_str("; counters that moved most: ");
-        message.push_str(&moved.join(", "));
-    }
-    Ok(Judged { verdict, comparison: Some(c), message })
+    let base_samples: Vec<f64> = entry.map(|(_, _, s)| s.iter().map(|x| x * base_unit).collect()).unwrap_or_default();
+    let reference = entry.map(|(b, e, _)| Base {
+        samples: &base_samples,
+        median: e.median * base_unit,
+        spread: b.run_to_run(&name).map(|r| (r.rsd, r.runs)),
+        counters: b
+            .counters(&name)
+            .map(|c| CounterBase { metric: &c.metric, value: c.median, rsd: b.spread(&name, &c.metric).map(|s| s.rsd) })
+            .collect(),
+        invalid: None,
+    });
+    let now = Now { samples: &now, median: None, invalid: invalid.as_deref(), counters };
+    let unit = if cycles { TimeUnit::Cycles } else { TimeUnit::Seconds };
+    crate::gate::judge(&now, reference.as_ref(), &suite.policy(), suite.tests(), unit)
+        .map_err(|e| format!("{name}: {e}"))
+        .map(|j| if entry.is_some() { j } else { no_baseline(j, baseline, &name, gpu) })
 }
 
-/// [`compare::counter_moves`] of this trial, when ncu ran and profiled it.
-fn counter_moves(suite: &Suite, baseline: &Baseline, trial: &str) -> (Vec<String>, bool) {
-    match suite.profiled.get() {
-        Some(Ok(profiled)) => match profiled.values.get(trial) {
-            Some(values) => compare::counter_moves(baseline.counters(trial), values),
-            None => (Vec::new(), false),
-        },
-        _ => (Vec::new(), false),
+/// A no-baseline verdict's reason, naming the folder looked in.
+fn no_baseline(mut j: Judged, baseline: Option<&Baseline>, name: &str, gpu: &Gpu) -> Judged {
+    if j.verdict == Verdict::NoBaseline {
+        j.reason = match baseline {
+            Some(b) => format!("no entry for {name} in {}", b.dir.display()),
+            None => format!("no baseline loaded for {}", gpu.facts.gpu_key),
+        };
     }
+    j
 }
 
-/// A case's kernel and device buffers after a passing check, ready to time.
-struct Prepared {
-    func: CudaFunction,
-    module_sha256: String,
-    buffers: Vec<DeviceData>,
-}
-
-/// Draws inputs, poisons outputs, launches once and compares every element with the reference.
-/// `Ok(Err(message))` for a wrong result, `Err` for a harness or driver error.
-fn check_case(gpu: &Gpu, case: &Case, run_seed: u64) -> crate::Result<Result<Prepared, String>> {
-    let seed = trial_seed(run_seed, &case.name());
-    let host: Vec<HostData> =
-        case.params.iter().enumerate().filter_map(|(i, p)| check::draw(p, check::mix(seed, i as u64))).collect();
-    let buffer_params: Vec<(usize, &Param)> = case.params.iter().enumerate().filter(|(_, p)| p.is_buffer()).collect();
-    let mut buffers = host.iter().map(|h| gpu.upload(h)).collect::<crate::Result<Vec<DeviceData>>>()?;
-    for ((_, param), buffer) in buffer_params.iter().zip(buffers.iter_mut()) {
-        if matches!(param, Param::Out { .. }) {
-            gpu.poison(buffer)?;
-        }
-    }
-    let (func, module_sha256) = gpu.function(case.kernel)?;
-    gpu.launch(&func, case, &buffers)?;
-    gpu.synchronize()?;
-    let expected = (case.reference)(&host);
-    let compared = buffer_params.iter().zip(&buffers).filter(|((_, p), _)| p.is_compared());
-    for (((param_index, _), buffer), want) in compared.zip(&expected) {
-        let got = gpu.download(buffer)?;
-        if let Some(m) = compare(&got, want, case.tolerance) {
-            return Ok(Err(describe(case, *param_index, &m, run_seed)));
-        }
-    }
-    Ok(Ok(Prepared { func, module_sha256, buffers }))
+/// When the baseline entry of `case` was blessed on another physical GPU than `gpu`, a sentence
+/// saying so (one baseline holds for the GPU it was blessed on: baselines/nvidia-h200-sm90/
+/// BENCHMARK.md, "A second machine").
+fn other_gpu_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<String> {
+    let Some(Ok(base)) = suite.baseline.get() else { return None };
+    let entry = base.time(&case.name())?;
+    (entry.gpu_uuid != gpu.facts.uuid).then(|| {
+        let blessed = if entry.gpu_uuid.is_empty() { "an unrecorded GPU".to_string() } else { entry.gpu_uuid.clone() };
+        format!(
+            "the baseline was blessed on another physical GPU ({blessed}; this run: {}): medians of one kernel \
+             differed by -5.8 to +2.9 % between two H200s; bless on the machine that gates, or use KERNELGATE_AB",
+            gpu.facts.uuid
+        )
+    })
 }
 
 /// Checks `case`'s counter expectations against this run's ncu values.
@@ -373,18 +427,6 @@ fn check_counters(suite: &Suite, case: &Case) -> Result<(), String> {
     Err(format!("{name}: counter expectations (ncu, report {}):\n{}", profiled.report.display(), lines.join("\n")))
 }
 
-/// Pushes the trial's NVTX ranges (popped when the returned guards drop): one push/pop range per
-/// name component, nested, so that `ncu --nvtx --nvtx-include "family/variant/size/"` selects
-/// exactly this trial (ncu reads `/` in a filter as nesting: a single range named
-/// "family/variant/size" matched nothing on the H200, 2026-11-30). ASCII messages: wide-string
-/// ranges (`nvtx::Str::from_str_lossy`) matched nothing either.
-fn nvtx_ranges(case: &Case) -> Vec<nvtx::LocalRange> {
-    [case.family, &case.variant, &case.size]
-        .into_iter()
-        .map(|p| nvtx::LocalRange::new(nvtx::Str::from(std::ffi::CString::new(p).expect("case names hold no NUL"))))
-        .collect()
-}
-
 /// The `kernels` test binary's `main`: parse libtest flags, profile with ncu if asked, run the
 /// trials, print the table, write the CSVs. Returns libtest's exit code, or [`EXIT_CONFIG`] for a
 /// bad option.
@@ -397,11 +439,9 @@ pub fn main() -> ExitCode {
         }
     };
     if let Ok(list) = std::env::var(CHILD_ENV) {
-        return profile_child(&config, &list);
+        return select::child(&config, &cases::with_work_scale(config.work_scale), &list);
     }
     let mut args = Arguments::from_args();
-    // One trial at a time per GPU unless the user asks for more.
-    args.test_threads.get_or_insert(1);
     let suite = Arc::new(Suite::new(config));
     let trials = trials(&suite);
     let selected: Vec<&str> = trials
@@ -410,22 +450,18 @@ pub fn main() -> ExitCode {
         .map(Trial::name)
         .collect();
     if !args.list && !selected.is_empty() {
-        if suite.config.ncu {
-            let _ = suite.profiled.set(profile_selection(&suite, &selected).map_err(|e| e.to_string()));
-        }
-        // Open the GPU (and measure copy bandwidth) before the first trial line is printed.
-        if let Ok(gpu) = suite.gpu() {
-            load_baseline(&suite, &gpu.facts.gpu_key, &selected);
-        }
-        println!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
-        if suite.config.work_scale != 1.0 {
-            println!(
-                "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \
-                 (power benchmark; the run CSV's bytes rows hold the real work)",
-                suite.config.work_scale, suite.config.work_scale
-            );
+        match prepare(&suite, &selected) {
+            Ok(threads) => {
+                // One trial per GPU unless the user asks otherwise.
+                args.test_threads.get_or_insert(threads);
+            }
+            Err(e) => {
+                eprintln!("kernelgate: {e}");
+                return ExitCode::from(EXIT_CONFIG);
+            }
         }
     }
+    args.test_threads.get_or_insert(1);
     let conclusion = libtest_mimic::run(&args, trials);
     if let Err(e) = write_results(&suite) {
         eprintln!("kernelgate: {e}");
@@ -439,9 +475,56 @@ pub fn main() -> ExitCode {
     conclusion.exit_code()
 }
 
-/// Loads this GPU's baseline and counts the selected trials it covers (the family-wise `tests`).
-fn load_baseline(suite: &Suite, gpu_key: &str, selected: &[&str]) {
-    let dir = suite.baseline_dir(gpu_key);
+/// Before the trials: open the first GPU (its facts and copy bandwidth print before the first
+/// trial line), profile with ncu, load the baseline or the A/B revision. Returns how many trials
+/// may run at once (the pool's GPUs).
+///
+/// # Errors
+/// A bad `KERNELGATE_DEVICES` or `KERNELGATE_AB`, as a sentence (exit code 2).
+fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
+    let gpu = suite.pool().ok().and_then(|pool| pool.first().ok());
+    if let Some(bad) = suite.bad_devices.get() {
+        return Err(bad.clone());
+    }
+    if let Some(rev) = &suite.config.ab {
+        let revision = ab::Revision::read(&suite.root, rev)
+            .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e }.to_string())?;
+        println!("kernelgate: A/B: each case against kernels/ at {rev} ({}), timed in pairs", revision.commit);
+        let _ = suite.ab.set(Ok(revision));
+        suite.compared.store(selected.len(), Ordering::Relaxed);
+    }
+    if let Some(gpu) = &gpu {
+        if suite.config.ncu {
+            let profiled = std::env::current_exe()
+                .map_err(Error::io("the test executable"))
+                .and_then(|program| {
+                    let report = suite.stem()?.with_extension("ncu-rep");
+                    select::profile(&suite.config, &suite.cases, selected, &program, report)
+                })
+                .map_err(|e| e.to_string());
+            let _ = suite.profiled.set(profiled);
+        }
+        if suite.config.ab.is_none() {
+            load_baseline(suite, gpu, selected);
+        }
+    } else if suite.config.ncu {
+        println!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU (the GPU trials say why)");
+    }
+    println!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
+    if suite.config.work_scale != 1.0 {
+        println!(
+            "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \
+             (power benchmark; the run CSV's bytes rows hold the real work)",
+            suite.config.work_scale, suite.config.work_scale
+        );
+    }
+    Ok(suite.pool().map_or(1, Pool::len))
+}
+
+/// Loads this GPU's baseline and counts the selected trials it covers (the family-wise `tests`);
+/// says when it was blessed on another physical GPU.
+fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
+    let dir = suite.baseline_dir(&gpu.facts.gpu_key);
     let loaded = Baseline::load(&dir).map_err(|e| e.to_string());
     match &loaded {
         Ok(b) => {
@@ -453,124 +536,62 @@ fn load_baseline(suite: &Suite, gpu_key: &str, selected: &[&str]) {
                 selected.len(),
                 suite.config.fail_on.join(", ")
             );
+            let mut others: Vec<&str> = selected
+                .iter()
+                .filter_map(|t| b.time(t))
+                .map(|e| e.gpu_uuid.as_str())
+                .filter(|u| *u != gpu.facts.uuid)
+                .collect();
+            others.sort_unstable();
+            others.dedup();
+            if !others.is_empty() {
+                let shown: Vec<&str> = others.iter().map(|u| if u.is_empty() { "unrecorded" } else { u }).collect();
+                println!(
+                    "kernelgate: WARNING: the baseline was blessed on another physical GPU ({}) than this run's ({}); \
+                     medians of one kernel differed by -5.8 to +2.9 % between two H200s, so regressions may be the \
+                     machine's: bless on the machine that gates, or gate with KERNELGATE_AB=<rev>",
+                    shown.join(", "),
+                    gpu.facts.uuid
+                );
+            }
         }
         Err(e) => println!("kernelgate: baseline unusable, every GPU trial fails: {e}"),
     }
     let _ = suite.baseline.set(loaded);
 }
 
-/// Runs the one ncu session over `selected` trials and the variants their ratio expectations name.
-fn profile_selection(suite: &Suite, selected: &[&str]) -> crate::Result<Profiled> {
-    let all = cases::with_work_scale(suite.config.work_scale);
-    let mut names: Vec<String> = Vec::new();
-    for case in all.iter().filter(|c| selected.contains(&c.name().as_str())) {
-        names.push(case.name());
-        names.extend(case.expectations.iter().filter_map(|e| e.relative_to).map(|v| case.sibling(v)));
-    }
-    names.sort();
-    names.dedup();
-    let profiled_cases: Vec<&Case> = all.iter().filter(|c| names.contains(&c.name())).collect();
-    let mut metric_names: Vec<&'static str> = Vec::new();
-    for case in &profiled_cases {
-        for m in metrics::requested(case) {
-            if !metric_names.contains(&m) {
-                metric_names.push(m);
-            }
-        }
-    }
-    let session = Session {
-        ncu: suite.config.ncu_path.clone(),
-        clock_control: suite.config.ncu_clock_control.clone(),
-        metrics: metric_names,
-        trials: profiled_cases.iter().map(|c| c.name()).collect(),
-        report: suite.stem().with_extension("ncu-rep"),
-    };
-    let program = std::env::current_exe().map_err(Error::io("the test executable"))?;
-    let started = std::time::Instant::now();
-    println!(
-        "kernelgate: profiling {} trials with ncu (--clock-control {})",
-        session.trials.len(),
-        session.clock_control
-    );
-    let child_env = [(CHILD_ENV, session.trials.join("\n")), ("KERNELGATE_SEED", suite.seed.to_string())];
-    let (outputs, parsed) = session.run(&program, &child_env)?;
-    let version = run::version(&session.ncu).unwrap_or_else(|e| format!("unknown ({e})"));
-    let profiled = profile::collect(
-        &parsed,
-        &profiled_cases,
-        &session.metrics,
-        &outputs.csv,
-        &version,
-        &session.clock_control,
-        &outputs.report,
-    )?;
-    println!(
-        "kernelgate: ncu {version} profiled {} kernels in {:.1} s; report {} (open it in the Nsight Compute GUI)",
-        profiled.values.len(),
-        started.elapsed().as_secs_f64(),
-        outputs.report.display()
-    );
-    Ok(profiled)
-}
-
-/// The profiled child: each listed trial's checked launch, once, inside its NVTX ranges.
-fn profile_child(config: &Config, list: &str) -> ExitCode {
-    let gpu = match Gpu::open_with(false) {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            eprintln!("kernelgate (profiled child): {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let seed = config.seed.unwrap_or(0);
-    let all = cases::with_work_scale(config.work_scale);
-    let mut failed = false;
-    for name in list.lines().filter(|l| !l.is_empty()) {
-        let Some(case) = all.iter().find(|c| c.name() == name) else {
-            eprintln!("kernelgate (profiled child): no case named {name}");
-            failed = true;
-            continue;
-        };
-        let _ranges = nvtx_ranges(case);
-        match check_case(&gpu, case, seed) {
-            Ok(Ok(_)) => {}
-            Ok(Err(message)) => {
-                eprintln!("kernelgate (profiled child): {message}");
-                failed = true;
-            }
-            Err(e) => {
-                eprintln!("kernelgate (profiled child): {name}: {e}");
-                failed = true;
-            }
-        }
-    }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
-}
-
-/// Prints the table and writes the run CSV, and the metrics CSV when ncu ran.
+/// Prints the table and writes the run CSV, the run record, the bless, and the metrics CSV.
 fn write_results(suite: &Suite) -> crate::Result<()> {
-    let results = suite.results();
-    if let (false, Some(Ok(gpu))) = (results.is_empty(), suite.gpu.get()) {
-        println!("\n{}", report::table(&results, gpu.facts.copy_bandwidth_gbps));
-        let run = RunInfo {
-            run_id: suite.run_id.clone(),
-            seed: suite.seed,
-            git: suite.git.clone(),
-            facts: gpu.facts.clone(),
-            work_scale: suite.config.work_scale,
-        };
-        let path = with_suffix(&suite.stem(), ".csv");
-        record::write_csv(&path, &record::rows(&run, &results))?;
+    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    if let Some(first) = timed.first() {
+        let facts = &first.gpu.facts;
+        let results: Vec<CaseResult> = timed.iter().map(|t| t.result.clone()).collect();
+        println!("\n{}", report::table(&results, facts.copy_bandwidth_gbps));
+        let stem = suite.stem()?;
+        // One group of rows per GPU: each row carries the facts of the GPU its trial ran on.
+        let mut rows = Vec::new();
+        for t in &timed {
+            let run = RunInfo {
+                run_id: suite.run_id.clone(),
+                seed: suite.seed,
+                git: suite.git.clone(),
+                facts: t.gpu.facts.clone(),
+                work_scale: suite.config.work_scale,
+                ab_revision: suite.config.ab.clone().unwrap_or_default(),
+            };
+            rows.extend(record::rows(&run, std::slice::from_ref(&t.result)));
+        }
+        let path = with_suffix(&stem, ".csv");
+        record::write_csv(&path, &rows)?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
-        keep_run_record(suite, gpu, &results);
+        keep_run_record(suite, &timed, &stem);
         if suite.config.bless {
-            bless(suite, gpu, &results)?;
+            bless(suite, &timed)?;
         }
     }
     if let Some(Ok(profiled)) = suite.profiled.get() {
-        let gpu_key =
-            suite.gpu.get().and_then(|g| g.as_ref().ok()).map_or("unknown".to_string(), |g| g.facts.gpu_key.clone());
-        let path = with_suffix(&suite.stem(), "-metrics.csv");
+        let gpu_key = timed.first().map_or("unknown".to_string(), |t| t.gpu.facts.gpu_key.clone());
+        let path = with_suffix(&suite.stem()?, "-metrics.csv");
         record::write_csv(&path, &profile::rows(profiled, &suite.run_id, &suite.git, &gpu_key))?;
         println!("kernelgate: wrote {} ({} trials profiled)", path.display(), profiled.values.len());
     }
@@ -580,105 +601,95 @@ fn write_results(suite: &Suite) -> crate::Result<()> {
     Ok(())
 }
 
-/// Writes the trials run into this GPU's baseline: the time entry with its kept samples, and every
-/// requested and derived counter when ncu ran. Trials not run are untouched; a baseline that failed
-/// to load is never rewritten.
-fn bless(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> crate::Result<()> {
-    let dir = suite.baseline_dir(&gpu.facts.gpu_key);
-    let mut base = match suite.baseline.get() {
-        Some(Ok(b)) => b.clone(),
-        Some(Err(e)) => {
-            return Err(Error::Baseline {
-                path: dir,
-                line: None,
-                message: format!("not blessed, the baseline did not load: {e}"),
-            });
-        }
-        None => Baseline::load(&dir)?,
-    };
-    let (mut entries, samples) = run_record(suite, gpu, results);
-    if !matches!(suite.profiled.get(), Some(Ok(_))) {
-        // Without ncu this run, the trials' blessed counters stay as they were.
-        for trial in samples.keys() {
-            entries.extend(base.counters(trial).cloned());
-        }
-    }
-    let changes = base.bless(entries, samples);
-    base.save()?;
-    println!("kernelgate: blessed {} trials into {} ({} changes)", results.len(), dir.display(), changes.len());
-    for c in &changes {
-        println!("  {c}");
-    }
-    Ok(())
-}
-
-/// This run's results in baseline form: per trial the time entry (n, median, MAD of the kept
-/// samples, mean, stddev, min, commit, date, module hash, SM clock, GPU fingerprint) and, when ncu
-/// ran, one entry per metric; and the kept samples (evenly spaced, at most
-/// `KERNELGATE_BASELINE_SAMPLES`). What bless writes, and what `<stem>-baseline/` keeps of every run
-/// for `kernelgate compare`.
-fn run_record(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) -> (Vec<Entry>, BTreeMap<String, Vec<f64>>) {
-    let f = &gpu.facts;
+/// The run's timed trials in baseline form, per GPU key (one key per GPU model).
+fn in_baseline_form(suite: &Suite, timed: &[Timed]) -> BTreeMap<String, Form> {
     let date = baseline::utc_now();
-    let kept = suite.kept.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let entry = |r: &CaseResult,
-                 metric: &str,
-                 unit: &str,
-                 n: u64,
-                 (median, mad, mean, stddev, min): (f64, f64, f64, f64, f64)| Entry {
-        schema_version: baseline::BASELINE_SCHEMA,
-        trial: r.trial.clone(),
-        kernel: r.kernel.clone(),
-        metric: metric.to_string(),
-        unit: unit.to_string(),
-        n,
-        median,
-        mad,
-        mean,
-        stddev,
-        min,
-        commit: suite.git.commit.clone(),
-        date: date.clone(),
-        module_sha256: r.module_sha256.clone(),
-        sm_clock_mhz: r.sm_clock_mhz,
-        gpu_name: f.name.clone(),
-        compute_capability: f.compute_capability(),
-        sm_count: f.sm_count,
-        memory_mib: f.memory_mib(),
-        driver: f.driver_version.clone(),
-        cuda: f.cuda_driver_version.clone(),
-        ecc: f.ecc,
+    let profiled = match suite.profiled.get() {
+        Some(Ok(p)) => Some(p),
+        _ => None,
     };
-    let mut entries = Vec::new();
-    let mut samples = BTreeMap::new();
-    for r in results {
-        let Some(subset) = kept.get(&r.trial).filter(|s| !s.is_empty()) else { continue };
-        let s = &r.summary;
-        let stats = (s.median_s, crate::stats::mad(subset), s.mean_s, s.stddev_s, s.min_s);
-        entries.push(entry(r, baseline::TIME_METRIC, "s", s.n as u64, stats));
-        samples.insert(r.trial.clone(), subset.clone());
-        if let Some(Ok(p)) = suite.profiled.get() {
-            for (metric, &value) in p.values.get(&r.trial).into_iter().flatten() {
-                let unit = p.units.get(metric).map_or("", String::as_str);
-                entries.push(entry(r, metric, unit, 1, (value, 0.0, value, 0.0, value)));
-            }
-        }
+    let mut by_key: BTreeMap<String, Form> = BTreeMap::new();
+    for t in timed {
+        let r = &t.result;
+        let counters = profiled.and_then(|p| p.values.get(&r.trial).map(|v| (v, &p.units)));
+        let m = Measured {
+            trial: &r.trial,
+            kernel: &r.kernel,
+            summary: &r.summary,
+            kept: &t.kept,
+            module_sha256: &r.module_sha256,
+            sm_clock_mhz: r.sm_clock_mhz,
+            invalid_reason: r.invalid_reason.as_deref(),
+            counters,
+        };
+        let at = Provenance { commit: &suite.git.commit, date: &date, facts: &t.gpu.facts };
+        let (entries, samples) = baseline::run::entries(&at, &[m]);
+        let slot = by_key.entry(t.gpu.facts.gpu_key.clone()).or_default();
+        slot.0.extend(entries);
+        slot.1.extend(samples);
     }
-    (entries, samples)
+    by_key
 }
 
-/// Keeps this run's record in baseline form in `<stem>-baseline/`, for `kernelgate compare` (a
-/// run against the baseline or against another run). A failure here is reported, not fatal: the
-/// run's CSV is already written.
-fn keep_run_record(suite: &Suite, gpu: &Gpu, results: &[CaseResult]) {
-    let dir = with_suffix(&suite.stem(), "-baseline");
-    let (entries, samples) = run_record(suite, gpu, results);
-    let mut record = Baseline::empty(&dir);
-    record.bless(entries, samples);
-    match record.save() {
-        Ok(()) => println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display()),
+/// Keeps this run's record in baseline form in `<stem>-baseline/` (`kernelgate compare`,
+/// `kernelgate baseline calibrate`). A failure here is reported, not fatal: the run's CSV is
+/// already written.
+fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) {
+    let dir = with_suffix(stem, "-baseline");
+    let (mut entries, mut samples) = (Vec::new(), BTreeMap::new());
+    for (_, (e, s)) in in_baseline_form(suite, timed) {
+        entries.extend(e);
+        samples.extend(s);
+    }
+    match Baseline::update(&dir, |record| {
+        record.bless(entries, samples);
+        Ok(Some(()))
+    }) {
+        Ok(_) => println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display()),
         Err(e) => eprintln!("kernelgate: could not keep the run's samples: {e}"),
     }
+}
+
+/// Writes the trials run into their GPU's baseline, under its lock: the time entry with its kept
+/// samples, and every requested and derived counter when ncu ran (otherwise the trial's blessed
+/// counters stay). Trials measured under bad conditions are not blessed; trials not run are
+/// untouched; a baseline that failed to load is never rewritten.
+fn bless(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
+    if let Some(Err(e)) = suite.baseline.get() {
+        return Err(Error::Baseline {
+            path: suite.out_dir.clone(),
+            line: None,
+            message: format!("not blessed, the baseline did not load: {e}"),
+        });
+    }
+    let with_counters = matches!(suite.profiled.get(), Some(Ok(_)));
+    for (key, (entries, samples)) in in_baseline_form(suite, timed) {
+        let dir = suite.baseline_dir(&key);
+        let (good, bad): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| {
+            timed.iter().find(|t| t.result.trial == e.trial).is_none_or(|t| t.result.invalid_reason.is_none())
+        });
+        for e in bad.iter().filter(|e| e.is_time()) {
+            println!("kernelgate: not blessed: {}: {}", e.trial, e.invalid_reason);
+        }
+        let samples: BTreeMap<String, Vec<f64>> =
+            samples.into_iter().filter(|(t, _)| good.iter().any(|e| &e.trial == t)).collect();
+        let changes = Baseline::update(&dir, |base| {
+            let mut entries = good.clone();
+            if !with_counters {
+                // Without ncu this run, the trials' blessed counters stay as they were.
+                for trial in samples.keys() {
+                    entries.extend(base.counters(trial).cloned());
+                }
+            }
+            Ok(Some(base.bless(entries, samples.clone())))
+        })?
+        .unwrap_or_default();
+        println!("kernelgate: blessed {} trials into {} ({} changes)", samples.len(), dir.display(), changes.len());
+        for c in &changes {
+            println!("  {c}");
+        }
+    }
+    Ok(())
 }
 
 fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {

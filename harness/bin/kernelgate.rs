@@ -4,15 +4,19 @@
 //! kernelgate knows) or a `.ncu-rep` (through `ncu --import`) and prints the normalized metrics per
 //! kernel, so that existing ncu captures enter kernelgate.
 //!
-//! `kernelgate baseline list|show|remove|calibrate` reads and edits the per-GPU baselines under
-//! `<project root>/baselines/<gpu-key>/` (see `kernelgate::baseline`), or `KERNELGATE_BASELINES/<gpu-key>/`;
-//! the project root is found from the current folder as the test runs find it
-//! (`kernelgate::record::project_root`).
+//! `kernelgate baseline list|show|remove|calibrate|bless|reseal` reads and edits the per-GPU
+//! baselines under `<project root>/baselines/<gpu-key>/` (see `kernelgate::gate::baseline`), or
+//! `KERNELGATE_BASELINES/<gpu-key>/`; the project root is found from the current folder as the test
+//! runs find it (`kernelgate::record::project_root`). Every change goes through the baseline
+//! store: under the folder's lock, committed whole.
+//!
+//! `kernelgate compare BASE RUN` judges two records with the gate's rules.
 
 use clap::{Parser, Subcommand};
-use kernelgate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
-use kernelgate::compare::{self, Policy};
+use kernelgate::gate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
+use kernelgate::gate::{CompareOptions, Policy, RunRecord, Verdict, compare_records};
 use kernelgate::ncu::import;
+use kernelgate::units::format_value;
 use kernelgate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -54,9 +58,13 @@ enum Command {
         /// Family-wise significance level, between 0 and 1.
         #[arg(long, env = "KERNELGATE_ALPHA", default_value_t = 0.05, value_parser = probability)]
         alpha: f64,
-        /// Smallest change called a regression, percent (at least 0).
-        #[arg(long, env = "KERNELGATE_MIN_EFFECT", default_value_t = 1.0, value_parser = non_negative)]
+        /// Smallest change called a regression, percent (0 to 50).
+        #[arg(long, env = "KERNELGATE_MIN_EFFECT", default_value_t = 1.0, value_parser = percent)]
         min_effect: f64,
+        /// Compare SM cycles (seconds x each record's median SM clock), for records taken at
+        /// different clocks.
+        #[arg(long)]
+        cycles: bool,
     },
     /// List, show, remove or calibrate the trials of the per-GPU baselines under
     /// `<project root>/baselines/`.
@@ -93,11 +101,28 @@ enum BaselineCommand {
         #[arg(long, value_name = "KEY")]
         gpu: Option<String>,
     },
-    /// Measure how far each trial's median moves between runs of the blessed code, from run
-    /// records, and keep it in run_to_run.csv: the gate then takes its effect floor from that
-    /// spread instead of from the baseline's per-sample MAD. Needs at least 10 runs of a trial's
-    /// blessed code (its module hash), counting the blessed run; replaces the trial's earlier
-    /// calibration.
+    /// Write trials of a run record (a run's `<stem>-baseline` folder) into the baseline, as a run
+    /// with KERNELGATE_BLESS=1 would have: without running anything again.
+    Bless {
+        /// The run record.
+        record: PathBuf,
+        /// Trial names to bless; default: every valid trial of the record.
+        trials: Vec<String>,
+        /// GPU key; default: the record's.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
+    /// Vouch for a baseline folder's files as they are now, after a deliberate edit or a git merge:
+    /// checks every file fully, then writes a new manifest.json. Never needed otherwise.
+    Reseal {
+        /// The folder (a baseline folder or a run record).
+        folder: PathBuf,
+    },
+    /// Measure how far each trial's median (and, from runs with ncu, each counter) moves between
+    /// runs of the blessed code, from run records, and keep it in run_to_run.csv: the gate then
+    /// takes its effect floor (and counter tolerances) from that spread. Needs at least 10 valid
+    /// runs of a trial's blessed code (its module hash), counting the blessed run; replaces the
+    /// trial's earlier calibration.
     Calibrate {
         /// Run records in baseline form: the `<out>/runs/<stem>-baseline/` folders runs leave.
         /// Records of other code (another module hash) are skipped, per trial.
@@ -114,14 +139,18 @@ fn positive(text: &str) -> std::result::Result<f64, String> {
     number(text).filter(|v| *v > 0.0).ok_or_else(|| format!("{text:?} is not a number above 0"))
 }
 
-/// A number between 0 and 1, both excluded (clap value parser).
+/// A probability above 0, at most 0.5, as `KERNELGATE_ALPHA` (clap value parser).
 fn probability(text: &str) -> std::result::Result<f64, String> {
-    number(text).filter(|v| *v > 0.0 && *v < 1.0).ok_or_else(|| format!("{text:?} is not between 0 and 1 (excluded)"))
+    number(text)
+        .filter(|v| *v > 0.0 && *v <= 0.5)
+        .ok_or_else(|| format!("{text:?} is not a probability above 0, at most 0.5 (--alpha or KERNELGATE_ALPHA)"))
 }
 
-/// A finite number >= 0 (clap value parser).
-fn non_negative(text: &str) -> std::result::Result<f64, String> {
-    number(text).filter(|v| *v >= 0.0).ok_or_else(|| format!("{text:?} is not a number of at least 0"))
+/// A percentage from 0 to 50, as `KERNELGATE_MIN_EFFECT` (clap value parser).
+fn percent(text: &str) -> std::result::Result<f64, String> {
+    number(text)
+        .filter(|v| (0.0..=kernelgate::config::MAX_MIN_EFFECT_PCT).contains(v))
+        .ok_or_else(|| format!("{text:?} is not a percentage from 0 to 50 (--min-effect or KERNELGATE_MIN_EFFECT)"))
 }
 
 fn number(text: &str) -> Option<f64> {
@@ -136,8 +165,9 @@ fn main() -> ExitCode {
             Ok(false)
         }),
         Command::Baseline { command } => baseline_command(command).map(|()| false),
-        Command::Compare { base, run, scale, alpha, min_effect } => {
-            compare_command(&base, &run, scale, alpha, min_effect)
+        Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
+            let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
+            compare_command(&base, &run, &CompareOptions { policy, scale, cycles })
         }
     };
     match result {
@@ -150,44 +180,58 @@ fn main() -> ExitCode {
     }
 }
 
-/// `kernelgate compare`: one line per common trial; `Ok(true)` when any regressed.
-fn compare_command(base: &Path, run: &Path, scale: f64, alpha: f64, min_effect: f64) -> Result<bool> {
-    for dir in [base, run] {
-        if !dir.join(BASELINE_FILE).is_file() {
-            return Err(Error::Baseline {
-                path: dir.to_path_buf(),
-                line: None,
-                message: format!("no {BASELINE_FILE} here: pass a baseline folder or a run's <stem>-baseline folder"),
-            });
-        }
+/// `kernelgate compare`: the GPU warnings, then one line per common trial; `Ok(true)` when any
+/// regressed.
+fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<bool> {
+    let (b, r) = (RunRecord::load(base)?, RunRecord::load(run)?);
+    let compared = compare_records(&b, &r, options)?;
+    for w in &compared.warnings {
+        println!("warning: {w}");
     }
-    let (b, r) = (Baseline::load(base)?, Baseline::load(run)?);
-    let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
-    let compared = compare::compare_records(&b, &r, &policy, scale)?;
-    if compared.is_empty() {
-        println!("no trial has samples in both {} and {}", base.display(), run.display());
-        return Ok(false);
-    }
-    let width = compared.iter().map(|(t, _)| t.len()).max().unwrap_or(5);
+    let width = compared.rows.iter().map(|(t, _)| t.len()).max().unwrap_or(5);
     println!(
-        "{:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  verdict",
+        "{:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  verdict (decided by)",
         "trial", "base", "run", "delta", "p_adj", "floor"
     );
     let mut counts = std::collections::BTreeMap::new();
-    for (trial, c) in &compared {
-        *counts.entry(c.verdict.as_str()).or_insert(0) += 1;
-        println!(
-            "{trial:<width$}  {:>10}  {:>10}  {:>+7.2}%  {:>9.1e}  {:>5.2}%  {}",
-            kernelgate::report::duration(c.baseline_median_s),
-            kernelgate::report::duration(c.median_s),
-            100.0 * c.delta,
-            c.p_adjusted,
-            100.0 * c.min_effect,
-            c.verdict.as_str()
-        );
+    for (trial, j) in &compared.rows {
+        *counts.entry(j.verdict.as_str()).or_insert(0) += 1;
+        let show = |v: f64| if options.cycles { format!("{v:.0} cyc") } else { kernelgate::units::duration(v) };
+        let by = match &j.decided {
+            kernelgate::gate::Decided::Time => "time".to_string(),
+            kernelgate::gate::Decided::Counter(m) => format!("counter {}", m.metric),
+            kernelgate::gate::Decided::Conditions => j.reason.clone(),
+        };
+        match &j.comparison {
+            Some(c) => println!(
+                "{trial:<width$}  {:>10}  {:>10}  {:>+7.2}%  {:>9.1e}  {:>5.2}%  {} ({by})",
+                show(c.baseline_median_s),
+                show(c.median_s),
+                100.0 * c.delta,
+                c.p_adjusted,
+                100.0 * c.min_effect,
+                j.verdict.as_str()
+            ),
+            None => println!(
+                "{trial:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  {} ({by})",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                j.verdict.as_str()
+            ),
+        }
     }
     let summary: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
-    println!("{} trials compared (scale {scale}): {}", compared.len(), summary.join(", "));
+    let only = match compared.only_in_one {
+        0 => String::new(),
+        n => format!("; {n} trial{} in only one record", if n == 1 { "" } else { "s" }),
+    };
+    println!("{} trials compared (scale {}): {}{only}", compared.rows.len(), options.scale, summary.join(", "));
+    if !compared.warnings.is_empty() && compared.rows.iter().any(|(_, j)| j.verdict != Verdict::Unchanged) {
+        println!("note: the verdicts above come from records of different machines or settings (warnings above)");
+    }
     Ok(counts.contains_key("regressed"))
 }
 
@@ -224,77 +268,133 @@ fn baseline_command(command: BaselineCommand) -> Result<()> {
         }
         BaselineCommand::Remove { trials, gpu } => {
             let key = choose_gpu(&baselines, gpu)?;
-            let mut base = Baseline::load(&baselines.join(&key))?;
-            let known = base.trials();
-            let missing: Vec<&str> = trials.iter().map(String::as_str).filter(|t| !known.contains(t)).collect();
-            if !missing.is_empty() {
-                return Err(Error::Baseline {
-                    path: base.dir.join(BASELINE_FILE),
-                    line: None,
-                    message: format!(
-                        "no trial {} in this baseline, so nothing was removed; `kernelgate baseline list --gpu {key}` \
-                         lists its trials",
-                        missing.join(", ")
-                    ),
-                });
-            }
-            let changes = base.remove(&trials);
-            base.save()?;
+            let dir = baselines.join(&key);
+            let changes = Baseline::update(&dir, |base| {
+                let known = base.trials();
+                let missing: Vec<&str> = trials.iter().map(String::as_str).filter(|t| !known.contains(t)).collect();
+                if !missing.is_empty() {
+                    return Err(Error::Baseline {
+                        path: dir.join(BASELINE_FILE),
+                        line: None,
+                        message: format!(
+                            "no trial {} in this baseline, so nothing was removed; `kernelgate baseline list --gpu \
+                             {key}` lists its trials",
+                            missing.join(", ")
+                        ),
+                    });
+                }
+                Ok(Some(base.remove(&trials)))
+            })?
+            .unwrap_or_default();
             for change in &changes {
                 println!("{change}");
             }
             let count = trials.iter().collect::<std::collections::BTreeSet<_>>().len();
-            println!(
-                "kernelgate: removed {count} trial{} from {}",
-                if count == 1 { "" } else { "s" },
-                shown(&base.dir)
-            );
+            println!("kernelgate: removed {count} trial{} from {}", if count == 1 { "" } else { "s" }, shown(&dir));
             Ok(())
         }
         BaselineCommand::Calibrate { records, gpu } => calibrate(&baselines, &records, gpu),
+        BaselineCommand::Bless { record, trials, gpu } => bless(&baselines, &record, &trials, gpu),
+        BaselineCommand::Reseal { folder } => {
+            let generation = Baseline::reseal(&folder)?;
+            println!("kernelgate: {} checked and sealed as generation {generation}", shown(&folder));
+            Ok(())
+        }
     }
 }
 
-/// `key` if it names a folder under baselines/ holding a baseline.csv; otherwise an error listing
-/// the keys that do.
-/// `kernelgate baseline calibrate`: the blessed median and every usable record's median of the same
-/// code, per trial ([`kernelgate::calibrate::gather`]), into the baseline's run-to-run spreads.
-fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Result<()> {
-    let key = choose_gpu(baselines, gpu)?;
-    let mut base = Baseline::load(&baselines.join(&key))?;
-    let found = kernelgate::calibrate::gather(&base, records)?;
-    for (dir, why) in &found.skipped {
-        println!("  skipped {}: {why}", dir.display());
-    }
-    let (set, said) = base.calibrate(&found.medians);
-    for line in &said {
-        println!("  {line}");
-    }
-    let used = format!("{} record{}", found.used, if found.used == 1 { "" } else { "s" });
-    if set == 0 {
+/// `kernelgate baseline bless`: the record's trials (all valid ones, or those named) into the
+/// baseline of the record's GPU key, under the baseline's lock.
+fn bless(baselines: &Path, record: &Path, trials: &[String], gpu: Option<String>) -> Result<()> {
+    let source = RunRecord::load(record)?;
+    let rec = &source.record;
+    let named: Vec<&str> = if trials.is_empty() { rec.trials() } else { trials.iter().map(String::as_str).collect() };
+    let missing: Vec<&str> = named.iter().copied().filter(|t| rec.time(t).is_none()).collect();
+    if !missing.is_empty() {
         return Err(Error::Baseline {
-            path: base.dir.join(baseline::RUN_TO_RUN_FILE),
+            path: record.join(BASELINE_FILE),
             line: None,
-            message: format!(
-                "nothing calibrated from {used} (each trial needs {} runs of its blessed code, the blessed run \
-                 included); the file was left as it was",
-                baseline::MIN_RUNS
-            ),
+            message: format!("no time entry for {} in this record; nothing was blessed", missing.join(", ")),
         });
     }
-    base.save()?;
-    let other = match found.other_code {
+    let (valid, invalid): (Vec<&str>, Vec<&str>) = named.iter().partition(|t| source.invalid(t).is_none());
+    for t in &invalid {
+        println!("  not blessed: {t}: {}", source.invalid(t).unwrap_or_default());
+    }
+    if valid.is_empty() {
+        return Err(Error::Baseline {
+            path: record.to_path_buf(),
+            line: None,
+            message: "no valid trial to bless (each was measured under bad conditions, above)".into(),
+        });
+    }
+    let key = match gpu {
+        Some(key) => key,
+        None => key_of(rec.time(valid[0]).expect("checked")),
+    };
+    let entries: Vec<Entry> = rec.entries.iter().filter(|e| valid.contains(&e.trial.as_str())).cloned().collect();
+    let samples = valid.iter().filter_map(|t| Some((t.to_string(), rec.samples(t)?.to_vec()))).collect();
+    let dir = baselines.join(&key);
+    let changes = Baseline::update(&dir, |base| Ok(Some(base.bless(entries, samples))))?.unwrap_or_default();
+    for c in &changes {
+        println!("  {c}");
+    }
+    println!("kernelgate: blessed {} trials from {} into {}", valid.len(), shown(record), shown(&dir));
+    Ok(())
+}
+
+/// The GPU key an entry was measured on (`nvidia-h200-sm90`), from its name and compute capability.
+fn key_of(e: &Entry) -> String {
+    let (major, minor) = e.compute_capability.split_once('.').unwrap_or((&e.compute_capability, "0"));
+    kernelgate::gpu::gpu_key(&e.gpu_name, major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
+}
+
+/// `kernelgate baseline calibrate`: under the baseline's lock, the blessed value and every usable
+/// record's value of the same code, per trial and metric ([`kernelgate::gate::calibrate::gather`]),
+/// into the baseline's run-to-run spreads.
+fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Result<()> {
+    let key = choose_gpu(baselines, gpu)?;
+    let dir = baselines.join(&key);
+    let (set, total, used, other) = Baseline::update(&dir, |base| {
+        let found = kernelgate::gate::calibrate::gather(base, records)?;
+        for (dir, why) in &found.skipped {
+            println!("  skipped {}: {why}", dir.display());
+        }
+        for (dir, trial, why) in &found.invalid {
+            println!("  skipped {trial} of {}: invalid: {why}", dir.display());
+        }
+        let (set, said) = base.calibrate(&found.values);
+        for line in said.iter().filter(|l| !l.contains("not calibrated: 1 run of")) {
+            println!("  {line}");
+        }
+        let used = format!("{} record{}", found.used, if found.used == 1 { "" } else { "s" });
+        if set == 0 {
+            return Err(Error::Baseline {
+                path: base.dir.join(baseline::RUN_TO_RUN_FILE),
+                line: None,
+                message: format!(
+                    "nothing calibrated from {used} (each trial needs {} valid runs of its blessed code, the blessed \
+                     run included); the file was left as it was",
+                    baseline::MIN_RUNS
+                ),
+            });
+        }
+        Ok(Some((set, said.len(), used, found.other_code)))
+    })?
+    .expect("the change always returns a value");
+    let other = match other {
         0 => String::new(),
         n => format!(" ({n} trial results of other code skipped)"),
     };
     println!(
-        "kernelgate: calibrated {set} of {} trials in {} from the blessed run and {used}{other}",
-        said.len(),
-        shown(&base.dir.join(baseline::RUN_TO_RUN_FILE)),
+        "kernelgate: calibrated {set} of {total} trial metrics in {} from the blessed run and {used}{other}",
+        shown(&dir.join(baseline::RUN_TO_RUN_FILE)),
     );
     Ok(())
 }
 
+/// `key` if it names a folder under baselines/ holding a baseline.csv; otherwise an error listing
+/// the keys that do.
 fn checked_key(baselines: &Path, key: &str) -> Result<String> {
     let keys = baseline::gpu_keys(baselines)?;
     if keys.iter().any(|k| k == key) {
@@ -353,7 +453,7 @@ fn list(key: &str, base: &Baseline) -> String {
         let any = time.or_else(|| base.entries.iter().find(|e| e.trial == *trial));
         rows.push(vec![
             trial.to_string(),
-            time.map_or_else(|| "-".to_string(), |t| baseline::format_value(t.median, &t.unit)),
+            time.map_or_else(|| "-".to_string(), |t| format_value(t.median, &t.unit)),
             time.map_or_else(|| "-".to_string(), |t| t.n.to_string()),
             any.map_or_else(String::new, |e| short(&e.commit, 7)),
             any.map_or_else(String::new, |e| e.date.clone()),
@@ -383,7 +483,8 @@ fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
     let clock = first.sm_clock_mhz.map_or_else(|| "unknown".to_string(), |c| format!("{c} MHz"));
     let mut out = format!(
         "{trial} (kernel {}) in {}\n\
-         {} (compute capability {}, {} SMs, {} MiB, ECC {}), driver {}, CUDA {}, SM clock {clock}\n",
+         {} (compute capability {}, {} SMs, {} MiB, ECC {}), driver {}, CUDA {}, SM clock {clock}\n\
+         physical GPU {} (serial {}, VBIOS {}, PCI {})\n",
         first.kernel,
         shown(&base.dir),
         first.gpu_name,
@@ -393,15 +494,19 @@ fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
         if first.ecc { "on" } else { "off" },
         first.driver,
         first.cuda,
+        or_unknown(&first.gpu_uuid),
+        or_unknown(&first.gpu_serial),
+        or_unknown(&first.vbios),
+        or_unknown(&first.pci_bus_id),
     );
     // Median and mad carry the unit: times with one that keeps 3-4 digits, counters as stored.
     let mut rows = vec![["metric", "median", "n", "mad", "commit", "date", "module"].map(String::from).to_vec()];
     for e in entries {
         rows.push(vec![
             e.metric.clone(),
-            baseline::format_value(e.median, &e.unit),
+            format_value(e.median, &e.unit),
             e.n.to_string(),
-            baseline::format_value(e.mad, &e.unit),
+            format_value(e.mad, &e.unit),
             short(&e.commit, 7),
             e.date.clone(),
             short(&e.module_sha256, 12),
@@ -410,9 +515,9 @@ fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
     out += &table(&rows, &[false, true, true, true, false, false, false]);
     let kept = base.samples(trial).map_or(0, <[f64]>::len);
     out += &format!("kept samples: {kept}\n");
-    if let Some(r) = base.run_to_run.get(trial) {
+    if let Some(r) = base.run_to_run.get(&(trial.to_string(), baseline::TIME_METRIC.to_string())) {
         let cases = base.trials().len();
-        let floor = Policy::default().run_to_run_floor(r.median_rsd, cases);
+        let floor = Policy::default().run_to_run_floor(r.rsd, cases);
         let usable = if base.run_to_run(trial).is_some() {
             &format!("used: effect floor {:.2}% when all {cases} trials are compared at alpha 0.05", 100.0 * floor)
         } else if r.runs < baseline::MIN_RUNS {
@@ -422,12 +527,17 @@ fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
         };
         out += &format!(
             "run-to-run spread of the median: {:.3}% over {} runs, {} ({usable})\n",
-            100.0 * r.median_rsd,
+            100.0 * r.rsd,
             r.runs,
             r.date
         );
     }
     Ok(out)
+}
+
+/// `unknown` for an empty field (recorded before kernelgate kept it, or without NVML).
+fn or_unknown(s: &str) -> &str {
+    if s.is_empty() { "unknown" } else { s }
 }
 
 /// Rows as columns two spaces apart, indented by two; `right[c]` right-aligns column `c`.

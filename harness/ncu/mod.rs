@@ -10,3 +10,4 @@ pub mod metrics;
 pub mod parse;
 pub mod profile;
 pub mod run;
+pub mod select;

@@ -25,8 +25,8 @@
 //! dominates within-execution variation). The effect floor is what keeps an A/A comparison (same
 //! code, new run) from raising alarms; the test is what keeps a few noisy samples from doing so.
 
+use super::rank::{mann_whitney_greater, mann_whitney_less};
 use statrs::distribution::{ContinuousCDF, Normal};
-use statrs::function::gamma::ln_gamma;
 
 /// `1 / Φ⁻¹(3/4)`: scales the median absolute deviation to estimate the standard deviation of a
 /// normal distribution (Rousseeuw & Croux 1993, "Alternatives to the Median Absolute Deviation",
@@ -108,166 +108,42 @@ pub fn relative_mad(samples: &[f64]) -> f64 {
 }
 
 /// Half-width of the 95 % confidence interval of the median of `samples`, relative to the median
-/// (a fraction): `1.96 * √(π/2) * relative_mad / √n`. σ is estimated robustly by
-/// [`relative_mad`]; the normal approximation of the median's standard error is Serfling's
-/// (see `MEDIAN_SE_PER_SIGMA`). For one sample, or more than half the samples equal, 0; NaN for
-/// an empty slice.
+/// (a fraction): `1.96 * √(π/2) * σ / √n / median`, with σ estimated robustly as
+/// `max(1.4826 MAD, q / √12)` ([`relative_spread`], `q` the timer's quantum seen in the samples,
+/// [`quantum`]); the normal approximation of the median's standard error is Serfling's (see
+/// `MEDIAN_SE_PER_SIGMA`). For one sample of a continuous timer, 0; NaN for an empty slice.
 ///
 /// What it is for: a run whose median is this uncertain cannot resolve a change smaller than it,
 /// so [`compare`] calls such a run [`Verdict::Invalid`] (too noisy) when this exceeds the minimum
-/// effect.
+/// effect, and the precision stopping rule stops sampling once it is small enough.
 pub fn median_ci_half_width(samples: &[f64]) -> f64 {
-    Z_95 * MEDIAN_SE_PER_SIGMA * relative_mad(samples) / (samples.len() as f64).sqrt()
+    Z_95 * MEDIAN_SE_PER_SIGMA * relative_spread(samples, quantum(samples)) / (samples.len() as f64).sqrt()
 }
 
-/// The Mann-Whitney U statistic of `a` against `b`, with what its null variance needs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct UStatistic {
-    /// `U_a = R_a - n (n + 1) / 2`, `R_a` the sum of `a`'s midranks in the pooled sample: the
-    /// number of pairs (x in a, y in b) with x > y, ties counting 1/2.
-    u: f64,
-    /// `Σ (t³ - t)` over the groups of tied values (t = group size).
-    ties: f64,
-    /// Whether every pooled value is equal (a single tie group).
-    all_tied: bool,
-}
-
-/// U statistic of non-empty, NaN-free `a` and `b`: pool, sort, give each tie group its midrank.
-fn u_statistic(a: &[f64], b: &[f64]) -> UStatistic {
-    let mut pooled: Vec<(f64, bool)> = a.iter().map(|&x| (x, true)).chain(b.iter().map(|&y| (y, false))).collect();
-    pooled.sort_unstable_by(|p, q| p.0.total_cmp(&q.0));
-    let (mut rank_sum_a, mut ties, mut groups) = (0.0f64, 0.0f64, 0usize);
-    let mut start = 0;
-    while start < pooled.len() {
-        let mut end = start + 1;
-        while end < pooled.len() && pooled[end].0 == pooled[start].0 {
-            end += 1;
-        }
-        // 1-based ranks start + 1 ..= end share their mean.
-        let midrank = (start + 1 + end) as f64 / 2.0;
-        let in_a = pooled[start..end].iter().filter(|p| p.1).count();
-        rank_sum_a += midrank * in_a as f64;
-        let t = (end - start) as f64;
-        ties += t * t * t - t;
-        groups += 1;
-        start = end;
+/// The timer's resolution as the samples show it, seconds: when the samples are quantized (at most
+/// half as many distinct values as samples, as CUDA event timings of short kernels are: "a
+/// resolution of around 0.5 microseconds", CUDA Runtime API, `cudaEventElapsedTime`; 32 ns steps
+/// on the H200), the smallest gap between two distinct values; otherwise 0 (no sign of a
+/// quantum). Gaps under 1 ns are float rounding of the timer's float milliseconds, not ticks.
+pub fn quantum(samples: &[f64]) -> f64 {
+    let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_unstable_by(f64::total_cmp);
+    v.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    if v.len() < 2 || 2 * v.len() > samples.len() {
+        return 0.0;
     }
-    let n = a.len() as f64;
-    UStatistic { u: rank_sum_a - n * (n + 1.0) / 2.0, ties, all_tied: groups == 1 }
+    v.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min)
 }
 
-/// One-sided Mann-Whitney p-value; `greater` selects H1 "a tends to be larger than b".
-fn mann_whitney(a: &[f64], b: &[f64], greater: bool) -> f64 {
-    if a.iter().chain(b).any(|x| x.is_nan()) {
-        return f64::NAN;
-    }
-    if a.is_empty() || b.is_empty() {
-        return 1.0;
-    }
-    let s = u_statistic(a, b);
-    if s.all_tied {
-        return 1.0;
-    }
-    let (n, m) = (a.len() as f64, b.len() as f64);
-    let total = n + m;
-    let mean = n * m / 2.0;
-    // Positive whenever there are two distinct values; max() only guards rounding.
-    let variance = (n * m / 12.0 * ((total + 1.0) - s.ties / (total * (total - 1.0)))).max(f64::MIN_POSITIVE);
-    let sd = variance.sqrt();
-    let z = Normal::standard();
-    let p = if greater { z.sf((s.u - mean - 0.5) / sd) } else { z.cdf((s.u - mean + 0.5) / sd) };
-    // The exact null distribution gives each of the C(n+m, n) arrangements probability
-    // 1 / C(n+m, n) (Mann & Whitney 1947), so no tail probability is smaller than that.
-    let smallest = (-(ln_gamma(total + 1.0) - ln_gamma(n + 1.0) - ln_gamma(m + 1.0))).exp();
-    p.clamp(smallest.min(1.0), 1.0)
-}
-
-/// One-sided Mann-Whitney U test (Mann & Whitney 1947, "On a test of whether one of two random
-/// variables is stochastically larger than the other", Ann. Math. Statist. 18(1)): the p-value
-/// for H1 "values in `a` tend to be LARGER than values in `b`" (H0: same distribution).
-///
-/// `a` and `b` are samples of any unit, of sizes n and m. Method (Lehmann 1975, "Nonparametrics:
-/// Statistical Methods Based on Ranks", ch. 1: the Wilcoxon rank-sum / Mann-Whitney statistic,
-/// its normal approximation, and ties):
-/// - `U = R_a - n(n+1)/2`, `R_a` the sum of `a`'s ranks in the pooled sample, tied values getting
-///   their midrank;
-/// - under H0 `E[U] = nm/2` and, with tie groups of sizes t,
-///   `Var[U] = nm/12 · ((N+1) - Σ(t³-t) / (N(N-1)))`, N = n + m;
-/// - `p = 1 - Φ((U - nm/2 - 1/2) / sd)`, the 1/2 being the continuity correction.
-///
-/// This is what SciPy's `mannwhitneyu(a, b, alternative="greater", method="asymptotic",
-/// use_continuity=True)` computes. Two additions: the p-value is never below `1 / C(N, n)`, the
-/// smallest probability any outcome has under the exact null distribution (without ties), and is
-/// 1 when all N values are equal (no ordering information at all).
-///
-/// Limits of the approximation: it is good for n, m >= 8 or so (Lehmann); below that the p-value
-/// is approximate only, in either direction: n = m = 5 fully separated gives 0.0061 against the
-/// exact 1/252 = 0.0040; n = m = 3 fully separated gives 0.040, raised by the floor to the exact
-/// 1/20 = 0.05. One sample each gives at best 0.5. Samples are assumed independent; timing samples
-/// are autocorrelated, which makes p-values too small, one reason [`compare`] also needs a minimum
-/// effect. Returns 1 if either slice is empty, NaN if either holds a NaN. O(N log N).
-pub fn mann_whitney_greater(a: &[f64], b: &[f64]) -> f64 {
-    mann_whitney(a, b, true)
-}
-
-/// One-sided Mann-Whitney U test for H1 "values in `a` tend to be SMALLER than values in `b`":
-/// `p = Φ((U - nm/2 + 1/2) / sd)`, the mirror of [`mann_whitney_greater`] (same method, sources
-/// and limits); `mann_whitney_less(a, b) == mann_whitney_greater(b, a)`.
-pub fn mann_whitney_less(a: &[f64], b: &[f64]) -> f64 {
-    mann_whitney(a, b, false)
-}
-
-/// p-values made usable: NaN becomes 1 (no evidence), the rest clamped into [0, 1].
-fn sanitized(p: &[f64]) -> Vec<f64> {
-    p.iter().map(|&x| if x.is_nan() { 1.0 } else { x.clamp(0.0, 1.0) }).collect()
-}
-
-/// Indices of `p` in ascending order of value (stable, so equal p-values keep input order).
-fn ascending(p: &[f64]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..p.len()).collect();
-    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
-    order
-}
-
-/// Holm's step-down adjusted p-values (Holm 1979, "A simple sequentially rejective multiple test
-/// procedure", Scand. J. Statist. 6(2)), in the order of `p`.
-///
-/// With the k p-values sorted ascending, `p(1) <= ... <= p(k)`, the adjusted value of the i-th is
-/// `max over j <= i of min(1, (k - j + 1) p(j))`: rejecting where it is `<= alpha` controls the
-/// family-wise error rate at alpha under any dependence. Each output is capped at 1 and, in sorted
-/// order, non-decreasing. NaN inputs count as 1; an empty input gives an empty output.
-/// Example: `[0.01, 0.04, 0.03, 0.005]` -> `[0.03, 0.06, 0.06, 0.02]`.
-pub fn holm(p: &[f64]) -> Vec<f64> {
-    let p = sanitized(p);
-    let k = p.len();
-    let mut adjusted = vec![0.0; k];
-    let mut running = 0.0f64;
-    for (j, &i) in ascending(&p).iter().enumerate() {
-        running = running.max(((k - j) as f64 * p[i]).min(1.0));
-        adjusted[i] = running;
-    }
-    adjusted
-}
-
-/// Benjamini-Hochberg adjusted p-values, or q-values (Benjamini & Hochberg 1995, "Controlling the
-/// false discovery rate: a practical and powerful approach to multiple testing", JRSS B 57(1)), in
-/// the order of `p`.
-///
-/// With the k p-values sorted ascending, the adjusted value of the i-th is
-/// `min over j >= i of min(1, k p(j) / j)`: rejecting where it is `<= q` controls the false
-/// discovery rate at q for independent (or positively dependent) tests. Capped at 1, and
-/// non-decreasing in sorted order. NaN inputs count as 1; an empty input gives an empty output.
-/// Example: `[0.01, 0.04, 0.03, 0.005]` -> `[0.02, 0.04, 0.04, 0.02]`.
-pub fn benjamini_hochberg(p: &[f64]) -> Vec<f64> {
-    let p = sanitized(p);
-    let k = p.len();
-    let mut adjusted = vec![0.0; k];
-    let mut running = 1.0f64;
-    for (j, &i) in ascending(&p).iter().enumerate().rev() {
-        running = running.min((k as f64 * p[i] / (j + 1) as f64).min(1.0));
-        adjusted[i] = running;
-    }
-    adjusted
+/// Robust relative spread of quantized samples: `max(1.4826 MAD, q / √12) / median`. `q / √12` is
+/// the standard deviation of the rounding error of a quantizer of step `q` (Widrow & Kollár 2008,
+/// "Quantization Noise", ch. 5: uniform rounding noise of variance q²/12), a floor under the MAD,
+/// which is 0 when more than half the samples fall on one tick: an all-ties sample set must not
+/// shrink the effect floor or the confidence interval to zero (issue 12). With `q = 0`, exactly
+/// [`relative_mad`].
+pub fn relative_spread(samples: &[f64], q: f64) -> f64 {
+    let m = median(samples);
+    relative_mad(samples).max(q / 12f64.sqrt() / m)
 }
 
 /// The gate's decision rule for timings; see [`compare`].
@@ -312,10 +188,11 @@ impl Default for Policy {
 
 impl Policy {
     /// The smallest relative change of the median called a change against `baseline` (seconds):
-    /// `max(effect_floor, noise_multiplier * relative_mad(baseline))`, a fraction. The floor alone
-    /// for an empty baseline.
+    /// `max(effect_floor, noise_multiplier * relative_spread(baseline))`, a fraction
+    /// ([`relative_spread`]: the relative MAD, floored by the timer's quantum). The floor alone for
+    /// an empty baseline.
     pub fn min_effect(&self, baseline: &[f64]) -> f64 {
-        let scaled = self.noise_multiplier * relative_mad(baseline);
+        let scaled = self.noise_multiplier * relative_spread(baseline, quantum(baseline));
         if scaled.is_nan() { self.effect_floor } else { self.effect_floor.max(scaled) }
     }
 
@@ -400,11 +277,15 @@ pub struct Comparison {
     /// run under any dependence. A run-level [`holm`] over all p-values rejects everything this
     /// rejects, and possibly more.
     pub p_adjusted: f64,
-    /// The minimum effect applied, [`Policy::min_effect`] of the baseline, a fraction.
+    /// The minimum effect applied, a fraction: [`Policy::min_effect`] of the baseline, or
+    /// [`Policy::run_to_run_floor`] when calibrated, and never under [`QUANTUM_TICKS`] timer ticks.
     pub min_effect: f64,
     /// [`median_ci_half_width`] of this run's samples, a fraction; the verdict is
     /// [`Verdict::Invalid`] (too noisy) when it exceeds `min_effect`.
     pub median_ci: f64,
+    /// The timer's quantum seen in either sample set ([`quantum`]), seconds; 0 when the samples
+    /// show none. `min_effect` is at least [`QUANTUM_TICKS`] quanta of the baseline median.
+    pub quantum_s: f64,
 }
 
 impl Comparison {
@@ -492,10 +373,15 @@ pub fn compare_with(
     let delta = median_s / baseline_median_s - 1.0;
     let p_value = if delta >= 0.0 { mann_whitney_greater(now, baseline) } else { mann_whitney_less(now, baseline) };
     let p_adjusted = (p_value * tests.max(1) as f64).min(1.0);
+    // Medians of quantized timings move in whole ticks: a move of one or two ticks is a few ties
+    // changing sides, not a change of the kernel.
+    let quantum_s = quantum(now).max(quantum(baseline));
+    let ticks = QUANTUM_TICKS * quantum_s / baseline_median_s;
     let min_effect = match known.median_rsd {
         Some(rsd) => policy.run_to_run_floor(rsd, tests),
         None => policy.min_effect(baseline),
-    };
+    }
+    .max(ticks);
     let median_ci = median_ci_half_width(now);
     let significant = p_adjusted <= policy.alpha;
     let verdict = if median_ci > min_effect {
@@ -509,199 +395,29 @@ pub fn compare_with(
     } else {
         Verdict::Ambiguous
     };
-    Ok(Comparison { verdict, baseline_median_s, median_s, delta, p_value, p_adjusted, min_effect, median_ci })
+    Ok(Comparison {
+        verdict,
+        baseline_median_s,
+        median_s,
+        delta,
+        p_value,
+        p_adjusted,
+        min_effect,
+        median_ci,
+        quantum_s,
+    })
 }
 
-/// How one Nsight Compute counter is compared with its baseline value ([`compare_counter`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CounterTolerance {
-    /// Deterministic counts: equal, up to f64 rounding (`|now - base| <= 1e-12 * max(|now|,
-    /// |base|)`, i.e. the same integer for any count below 10^12).
-    Exact,
-    /// Measured rates and amounts: equal within this fraction of the baseline value,
-    /// `|now - base| <= r * |base|` (0.05 = 5 %).
-    Relative(f64),
-}
-
-/// The default tolerance of an ncu metric, or of one of kernelgate's derived metrics
-/// ([`crate::ncu::metrics::DERIVED`]), by name. Rules, first match wins; the facts behind them are
-/// from the H200 runs recorded in this repository, where the instruction, request, sector and
-/// wavefront counts of a kernel were identical run to run, `dram__bytes_*` varied by ~1-3 % and
-/// `gpu__time_duration` by several percent:
-///
-/// | name                                   | tolerance | why |
-/// |----------------------------------------|-----------|-----|
-/// | contains `gpu__time_duration`          | 10 %      | a single profiled launch, clocks not locked (`--clock-control none`): several % run to run; the timing gate ([`compare`]) is the precise check of time |
-/// | contains `bank_conflicts`              | 5 %       | on sm_80+ the counter includes arbitration stalls, which depend on timing |
-/// | starts with `dram__bytes`              | 5 %       | DRAM traffic depends on what L2 holds and on other clients (~1-3 % observed) |
-/// | no `__`, contains `_per_` (derived)    | 2 %       | ratios of exact counts, or of ncu percentages printed with 2 decimals; 2 % absorbs that rounding and is far below the changes they encode (a 2-way bank conflict doubles wavefronts/inst; 4 -> 8 sectors/request) |
-/// | starts with `launch__`                 | exact     | launch configuration and occupancy limits: decided before the kernel runs |
-/// | `sm__maximum_warps_per_active_cycle_pct` | exact   | theoretical occupancy, computed from the launch configuration like `launch__occupancy_limit_*` |
-/// | contains `.pct`, `pct_of_peak` or `sm__warps_active` | 5 % | percentages of a peak, and achieved occupancy: measured over time |
-/// | contains `inst_executed`, `requests`, `sectors`, `wavefronts`, or starts with `l1tex__t_bytes` | exact | counts of work fixed by the code and the inputs' sizes (identical run to run on the H200); `l1tex__t_bytes` is sectors x 32 |
-/// | anything else                          | 5 %       | unknown metrics: the tolerance of the measured amounts above |
-pub fn counter_tolerance(metric: &str) -> CounterTolerance {
-    use CounterTolerance::{Exact, Relative};
-    let has = |s: &str| metric.contains(s);
-    if has("gpu__time_duration") {
-        Relative(0.10)
-    } else if has("bank_conflicts") || metric.starts_with("dram__bytes") {
-        Relative(0.05)
-    } else if !has("__") && has("_per_") {
-        Relative(0.02)
-    } else if metric.starts_with("launch__") || metric == "sm__maximum_warps_per_active_cycle_pct" {
-        Exact
-    } else if has(".pct") || has("pct_of_peak") || has("sm__warps_active") {
-        Relative(0.05)
-    } else if ["inst_executed", "requests", "sectors", "wavefronts"].iter().any(|s| has(s))
-        || metric.starts_with("l1tex__t_bytes")
-    {
-        Exact
-    } else {
-        Relative(0.05)
-    }
-}
-
-/// Verdict for one counter value `now` against the baseline's `base` (same metric, same unit).
-///
-/// [`Verdict::Unchanged`] within `tolerance` (a zero baseline tolerates only zero); otherwise
-/// [`Verdict::Regressed`] if the value moved the bad way and [`Verdict::Improved`] if the good
-/// way. For most of kernelgate's metrics more is worse (more instructions, traffic, time:
-/// `higher_is_better = false`); for achieved occupancy and bytes-used-per-sector style metrics more
-/// is better (`higher_is_better = true`). [`Verdict::Invalid`] if either value is NaN or infinite.
-pub fn compare_counter(now: f64, base: f64, tolerance: CounterTolerance, higher_is_better: bool) -> Verdict {
-    if !now.is_finite() || !base.is_finite() {
-        return Verdict::Invalid;
-    }
-    let allowed = match tolerance {
-        CounterTolerance::Exact => 1e-12 * now.abs().max(base.abs()),
-        CounterTolerance::Relative(r) => r * base.abs(),
-    };
-    if (now - base).abs() <= allowed {
-        Verdict::Unchanged
-    } else if (now > base) != higher_is_better {
-        Verdict::Regressed
-    } else {
-        Verdict::Improved
-    }
-}
-
-/// Metrics where a larger value is better: bytes used per sector and occupancy (achieved and
-/// theoretical). Every other metric of kernelgate's set counts work or traffic, where more is worse.
-pub fn higher_is_better(metric: &str) -> bool {
-    metric.contains("bytes_per_sector") || metric.contains("warps_active") || metric.contains("maximum_warps")
-}
-
-/// Counters that moved against their baseline entries (`now`: this run's values by metric name),
-/// largest relative change first, at most 5, as `metric +x.xx% (base -> now)`; and whether a
-/// deterministic count ([`CounterTolerance::Exact`]) got worse, which alone makes a regression.
-/// Rates and times are reported, not gated: the timing test gates time. Metrics missing from `now`
-/// are skipped.
-pub fn counter_moves<'a>(
-    baseline: impl IntoIterator<Item = &'a crate::baseline::Entry>,
-    now: &std::collections::BTreeMap<String, f64>,
-) -> (Vec<String>, bool) {
-    let mut moved: Vec<(f64, String)> = Vec::new();
-    let mut regressed = false;
-    for e in baseline {
-        let Some(&value) = now.get(&e.metric) else { continue };
-        let tolerance = counter_tolerance(&e.metric);
-        let verdict = compare_counter(value, e.median, tolerance, higher_is_better(&e.metric));
-        if verdict == Verdict::Unchanged {
-            continue;
-        }
-        regressed |= verdict == Verdict::Regressed && tolerance == CounterTolerance::Exact;
-        let rel = if e.median != 0.0 { value / e.median - 1.0 } else { f64::INFINITY };
-        moved.push((rel.abs(), format!("{} {:+.2}% ({} -> {value})", e.metric, 100.0 * rel, e.median)));
-    }
-    moved.sort_by(|a, b| b.0.total_cmp(&a.0));
-    (moved.into_iter().take(5).map(|(_, m)| m).collect(), regressed)
-}
-
-/// Compares every trial that has a time entry and samples in both records (two baseline folders:
-/// the blessed baseline and a run's `<stem>-baseline/`, or two runs), `run`'s samples multiplied by
-/// `scale` against `base`'s, with `tests` = the number of trials compared. `scale` 1.0 compares as
-/// measured; 1.02 applies a synthetic 2 % slowdown to real samples, to estimate the gate's power
-/// against the runner's real run-to-run noise (an estimate: a kernel that really does 2 % more work
-/// need not slow down uniformly). The minimum effect comes from `base`'s run-to-run spread where
-/// it has a usable one ([`crate::baseline::Baseline::run_to_run`]), and `delta` from the two
-/// records' full-run medians (their time entries; [`Known`]). Sorted
-/// by trial.
-///
-/// # Errors
-/// As [`compare`], naming the trial; [`crate::Error::Samples`] if `scale` is not positive and finite.
-pub fn compare_records(
-    base: &crate::baseline::Baseline,
-    run: &crate::baseline::Baseline,
-    policy: &Policy,
-    scale: f64,
-) -> crate::Result<Vec<(String, Comparison)>> {
-    if !(scale.is_finite() && scale > 0.0) {
-        return Err(crate::Error::Samples(format!("scale {scale} is not a positive finite number")));
-    }
-    let common: Vec<(&str, &[f64], &[f64])> = run
-        .trials()
-        .into_iter()
-        .filter_map(|t| Some((t, base.samples(t)?, run.samples(t)?)))
-        .filter(|(t, _, _)| base.time(t).is_some() && run.time(t).is_some())
-        .collect();
-    let tests = common.len().max(1);
-    common
-        .into_iter()
-        .map(|(trial, b, r)| {
-            let scaled: Vec<f64> = r.iter().map(|x| x * scale).collect();
-            let rsd = base.run_to_run(trial).map(|r| r.median_rsd);
-            let known = Known {
-                baseline_median: base.time(trial).map(|e| e.median),
-                now_median: run.time(trial).map(|e| e.median * scale),
-                median_rsd: rsd,
-            };
-            compare_with(&scaled, b, known, policy, tests)
-                .map(|c| (trial.to_string(), c))
-                .map_err(|e| crate::Error::Samples(format!("{trial}: {e}")))
-        })
-        .collect()
-}
+/// How many timer ticks a median must move before the move can count: 2. The median of quantized
+/// samples sits on a tick or halfway between two, so unchanged code can move it by one tick when a
+/// few samples change sides; two ticks is the smallest move that is more than that.
+pub const QUANTUM_TICKS: f64 = 2.0;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::Error;
-
-    /// Knuth's MMIX linear congruential generator: deterministic test data, no dependency.
-    struct Lcg(u64);
-
-    impl Lcg {
-        /// Uniform in [0, 1), from the top 53 bits.
-        fn uniform(&mut self) -> f64 {
-            self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 11) as f64 / (1u64 << 53) as f64
-        }
-
-        /// Approximately standard normal: sum of 12 uniforms minus 6 (Irwin-Hall).
-        fn normal(&mut self) -> f64 {
-            (0..12).map(|_| self.uniform()).sum::<f64>() - 6.0
-        }
-
-        /// `n` log-normal timings with the given median and relative noise sigma (log scale).
-        fn timings(&mut self, n: usize, median_s: f64, sigma: f64) -> Vec<f64> {
-            (0..n).map(|_| median_s * (sigma * self.normal()).exp()).collect()
-        }
-
-        /// Fisher-Yates shuffle of a copy.
-        fn shuffled(&mut self, xs: &[f64]) -> Vec<f64> {
-            let mut v = xs.to_vec();
-            for i in (1..v.len()).rev() {
-                let j = (self.uniform() * (i + 1) as f64) as usize;
-                v.swap(i, j);
-            }
-            v
-        }
-    }
-
-    fn close(actual: f64, expected: f64, tolerance: f64) {
-        assert!((actual - expected).abs() <= tolerance, "{actual} != {expected} +- {tolerance}");
-    }
+    use crate::gate::testdata::{Lcg, close};
 
     fn compared(now: &[f64], baseline: &[f64], tests: usize) -> Comparison {
         compare(now, baseline, &Policy::default(), tests).unwrap()
@@ -742,85 +458,6 @@ mod tests {
         assert!(relative_mad(&[]).is_nan());
         // Log-normal with sigma 0.03: 1.4826 MAD / median estimates ~0.03.
         close(relative_mad(&Lcg(7).timings(20_000, 1e-4, 0.03)), 0.03, 0.001);
-    }
-
-    #[test]
-    fn mann_whitney_separated_samples_known_answer() {
-        // a = [1..5], b = [6..10]: a's ranks are 1..5, R_a = 15, U = 15 - 5*6/2 = 0.
-        // E[U] = 12.5, Var[U] = 25/12 * 11 = 22.917, sd = 4.7871.
-        // less:    z = (0 - 12.5 + 0.5) / 4.7871 = -2.5067, p = Φ(-2.5067) = 0.0060929
-        //          (exact: 1 / C(10, 5) = 1/252 = 0.0039683).
-        // greater: z = (0 - 12.5 - 0.5) / 4.7871 = -2.7156, p = 1 - Φ(-2.7156) = 0.9966923.
-        let a = [1.0, 2.0, 3.0, 4.0, 5.0];
-        let b = [6.0, 7.0, 8.0, 9.0, 10.0];
-        assert_eq!(u_statistic(&a, &b).u, 0.0);
-        assert_eq!(u_statistic(&b, &a).u, 25.0);
-        close(mann_whitney_less(&a, &b), 0.006_092_890, 1e-8);
-        close(mann_whitney_greater(&a, &b), 0.996_692_325, 1e-8);
-        assert_eq!(mann_whitney_greater(&b, &a), mann_whitney_less(&a, &b), "mirror");
-        assert_eq!(mann_whitney_less(&b, &a), mann_whitney_greater(&a, &b), "mirror");
-    }
-
-    #[test]
-    fn mann_whitney_ties_known_answer() {
-        // Pooled, sorted: 1a 2a 2a 2b 3a 3b 3b 4b. Midranks: 1 -> 1, 2 -> 3, 3 -> 6, 4 -> 8.
-        // R_a = 1 + 3 + 3 + 6 = 13, U = 13 - 10 = 3, E[U] = 8.
-        // Ties: two groups of 3, Σ(t³ - t) = 48; Var = 16/12 * (9 - 48/56) = 10.857, sd = 3.2950.
-        // less: z = (3 - 8 + 0.5) / 3.2950 = -1.3657, p = 0.086017.
-        // greater: z = (3 - 8 - 0.5) / 3.2950 = -1.6692, p = 0.952460.
-        let a = [1.0, 2.0, 2.0, 3.0];
-        let b = [2.0, 3.0, 3.0, 4.0];
-        let s = u_statistic(&a, &b);
-        assert_eq!((s.u, s.ties, s.all_tied), (3.0, 48.0, false));
-        close(mann_whitney_less(&a, &b), 0.086_016_854, 1e-8);
-        close(mann_whitney_greater(&a, &b), 0.952_459_807, 1e-8);
-    }
-
-    #[test]
-    fn mann_whitney_degenerate_inputs_are_sane() {
-        // All values equal: no ordering information, p = 1 either way, never NaN.
-        assert_eq!(mann_whitney_greater(&[2.0; 7], &[2.0; 5]), 1.0);
-        assert_eq!(mann_whitney_less(&[2.0; 7], &[2.0; 5]), 1.0);
-        // One sample each: U = 1, E = 0.5, sd = 0.5; greater z = 0, p = 0.5 (exact: 0.5).
-        close(mann_whitney_greater(&[2.0], &[1.0]), 0.5, 1e-12);
-        close(mann_whitney_less(&[2.0], &[1.0]), 0.977_249_868, 1e-8); // Φ(2)
-        // n = m = 3 fully separated: normal approximation 0.0404, floor 1 / C(6, 3) = 0.05 (exact).
-        close(mann_whitney_greater(&[4.0, 5.0, 6.0], &[1.0, 2.0, 3.0]), 0.05, 1e-12);
-        assert_eq!(mann_whitney_greater(&[], &[1.0]), 1.0);
-        assert!(mann_whitney_less(&[1.0, f64::NAN], &[1.0]).is_nan());
-    }
-
-    #[test]
-    fn holm_and_bh_textbook_examples() {
-        let p = [0.01, 0.04, 0.03, 0.005];
-        // Sorted 0.005, 0.01, 0.03, 0.04; Holm: 4*0.005 = 0.02, 3*0.01 = 0.03, 2*0.03 = 0.06,
-        // 1*0.04 = 0.04 -> running max 0.06.
-        let h = holm(&p);
-        for (got, want) in h.iter().zip([0.03, 0.06, 0.06, 0.02]) {
-            close(*got, want, 1e-15);
-        }
-        // BH: 4/1*0.005 = 0.02, 4/2*0.01 = 0.02, 4/3*0.03 = 0.04, 4/4*0.04 = 0.04 (running min from top).
-        let q = benjamini_hochberg(&p);
-        for (got, want) in q.iter().zip([0.02, 0.04, 0.04, 0.02]) {
-            close(*got, want, 1e-15);
-        }
-        // Benjamini & Hochberg (1995)'s worked example, 15 p-values: at 0.05, BH rejects the 4
-        // smallest (0.0095 <= 4/15*0.05 = 0.0133), Holm the 3 smallest (12 * 0.0095 = 0.114 > 0.05).
-        let bh95 = [
-            0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459, 0.3240, 0.4262, 0.5719, 0.6528,
-            0.7590, 1.000,
-        ];
-        assert_eq!(benjamini_hochberg(&bh95).iter().filter(|&&q| q <= 0.05).count(), 4);
-        assert_eq!(holm(&bh95).iter().filter(|&&q| q <= 0.05).count(), 3);
-        // Capped at 1, monotone in sorted order, NaN as 1, empty stays empty.
-        assert_eq!(holm(&[0.5, 0.6]), vec![1.0, 1.0]);
-        assert_eq!(benjamini_hochberg(&[0.5, 0.6]), vec![0.6, 0.6]);
-        assert_eq!(holm(&[f64::NAN, 0.01]), vec![1.0, 0.02]);
-        assert!(holm(&[]).is_empty() && benjamini_hochberg(&[]).is_empty());
-        for adjusted in [holm(&bh95), benjamini_hochberg(&bh95)] {
-            assert!(adjusted.windows(2).all(|w| w[0] <= w[1]), "{adjusted:?}");
-            assert!(adjusted.iter().zip(&bh95).all(|(a, p)| a >= p && *a <= 1.0));
-        }
     }
 
     #[test]
@@ -1010,8 +647,6 @@ mod tests {
         assert_eq!(c.min_effect, 0.01);
     }
 
-    /// Verdict counts of `trials` comparisons of log-normal samples: `n` now vs 1000 baseline,
-    /// relative noise `sigma`, true shift `shift`, `tests` cases in the run.
     fn simulate(seed: u64, trials: usize, n: usize, sigma: f64, shift: f64, tests: usize) -> [usize; 4] {
         let mut rng = Lcg(seed);
         let mut counts = [0; 4];
@@ -1080,169 +715,5 @@ mod tests {
             w.serialize(verdict).unwrap();
             assert_eq!(String::from_utf8(w.into_inner().unwrap()).unwrap(), format!("{name}\n"), "serde form");
         }
-    }
-
-    #[test]
-    fn counter_tolerance_table() {
-        use CounterTolerance::{Exact, Relative};
-        let table = [
-            ("gpu__time_duration.sum", Relative(0.10)),
-            ("dram__bytes_read.sum", Relative(0.05)),
-            ("dram__bytes_write.sum", Relative(0.05)),
-            ("dram__bytes.sum", Relative(0.05)),
-            ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", Relative(0.05)),
-            ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", Relative(0.05)),
-            ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", Exact),
-            ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", Exact),
-            ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", Exact),
-            ("smsp__sass_inst_executed_op_shared_ld.sum", Exact),
-            ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", Exact),
-            ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", Exact),
-            ("l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", Exact),
-            ("launch__registers_per_thread", Exact),
-            ("launch__occupancy_limit_shared_mem", Exact),
-            ("launch__shared_mem_per_block_static", Exact),
-            ("sm__maximum_warps_per_active_cycle_pct", Exact),
-            ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", Relative(0.05)),
-            ("sm__warps_active.avg.pct_of_peak_sustained_active", Relative(0.05)),
-            ("sm__throughput.avg.pct_of_peak_sustained_elapsed", Relative(0.05)),
-            ("shared_ld_wavefronts_per_inst", Relative(0.02)),
-            ("global_ld_bytes_per_sector", Relative(0.02)),
-            ("global_ld_sectors_per_request", Relative(0.02)),
-            ("atomics_per_element", Relative(0.02)),
-            ("dram_overfetch", Relative(0.05)),
-            ("smsp__cycles_elapsed.avg.per_second", Relative(0.05)),
-            ("something__new.sum", Relative(0.05)),
-        ];
-        for (metric, want) in table {
-            assert_eq!(counter_tolerance(metric), want, "{metric}");
-        }
-    }
-
-    #[test]
-    fn compare_counter_directions() {
-        use CounterTolerance::{Exact, Relative};
-        assert_eq!(compare_counter(32768.0, 32768.0, Exact, false), Verdict::Unchanged);
-        assert_eq!(compare_counter(32769.0, 32768.0, Exact, false), Verdict::Regressed);
-        assert_eq!(compare_counter(32767.0, 32768.0, Exact, false), Verdict::Improved);
-        assert_eq!(compare_counter(1e11 + 1.0, 1e11, Exact, false), Verdict::Regressed, "one unit in 1e11");
-        // Relative: inclusive at the edge, relative to the baseline.
-        assert_eq!(compare_counter(105.0, 100.0, Relative(0.05), false), Verdict::Unchanged);
-        assert_eq!(compare_counter(95.0, 100.0, Relative(0.05), false), Verdict::Unchanged);
-        assert_eq!(compare_counter(105.5, 100.0, Relative(0.05), false), Verdict::Regressed);
-        assert_eq!(compare_counter(94.5, 100.0, Relative(0.05), false), Verdict::Improved);
-        // Higher is better (achieved occupancy, bytes used per sector): directions flip.
-        assert_eq!(compare_counter(40.0, 50.0, Relative(0.05), true), Verdict::Regressed);
-        assert_eq!(compare_counter(60.0, 50.0, Relative(0.05), true), Verdict::Improved);
-        assert_eq!(compare_counter(50.0, 50.0, Relative(0.05), true), Verdict::Unchanged);
-        // A zero baseline tolerates only zero: new spills are a regression.
-        assert_eq!(compare_counter(0.0, 0.0, Relative(0.05), false), Verdict::Unchanged);
-        assert_eq!(compare_counter(16.0, 0.0, Relative(0.05), false), Verdict::Regressed);
-        assert_eq!(compare_counter(f64::NAN, 1.0, Exact, false), Verdict::Invalid);
-        assert_eq!(compare_counter(1.0, f64::INFINITY, Relative(0.05), false), Verdict::Invalid);
-    }
-
-    #[test]
-    fn records_compare_trial_by_trial_and_scale_for_power() {
-        use crate::baseline::{BASELINE_SCHEMA, Baseline, Entry};
-        let entry = |trial: &str| Entry {
-            schema_version: BASELINE_SCHEMA,
-            trial: trial.into(),
-            kernel: "k".into(),
-            metric: "time".into(),
-            unit: "s".into(),
-            n: 200,
-            median: 1e-4,
-            mad: 0.0,
-            mean: 1e-4,
-            stddev: 0.0,
-            min: 1e-4,
-            commit: "c".into(),
-            date: "2026-11-30T03:00:00Z".into(),
-            module_sha256: "m".into(),
-            sm_clock_mhz: None,
-            gpu_name: "g".into(),
-            compute_capability: "9.0".into(),
-            sm_count: 1,
-            memory_mib: 1,
-            driver: "d".into(),
-            cuda: "13.0".into(),
-            ecc: true,
-        };
-        let jitter = |i: usize| 1e-4 * (1.0 + 0.001 * ((i * 7919) % 13) as f64);
-        let record = |trials: &[&str]| {
-            let mut b = Baseline::empty("/nonexistent");
-            let samples = trials.iter().map(|t| (t.to_string(), (0..200).map(jitter).collect())).collect();
-            b.bless(trials.iter().map(|t| entry(t)).collect(), samples);
-            b
-        };
-        let base = record(&["a/x/1", "a/y/1"]);
-        let run = record(&["a/x/1", "b/z/1"]);
-        let same = compare_records(&base, &run, &Policy::default(), 1.0).unwrap();
-        assert_eq!(same.len(), 1, "only trials in both records");
-        assert_eq!((same[0].0.as_str(), same[0].1.verdict), ("a/x/1", Verdict::Unchanged));
-        let slower = compare_records(&base, &run, &Policy::default(), 1.05).unwrap();
-        assert_eq!(slower[0].1.verdict, Verdict::Regressed);
-        assert!((slower[0].1.delta - 0.05).abs() < 1e-9);
-        assert!(compare_records(&base, &run, &Policy::default(), 0.0).is_err());
-    }
-
-    #[test]
-    fn counter_moves_gate_only_worse_deterministic_counts() {
-        use crate::baseline::{BASELINE_SCHEMA, Entry};
-        let entry = |metric: &str, median: f64| Entry {
-            schema_version: BASELINE_SCHEMA,
-            trial: "t/v/1".into(),
-            kernel: "k".into(),
-            metric: metric.into(),
-            unit: String::new(),
-            n: 1,
-            median,
-            mad: 0.0,
-            mean: median,
-            stddev: 0.0,
-            min: median,
-            commit: "c".into(),
-            date: "2026-11-30T03:00:00Z".into(),
-            module_sha256: "m".into(),
-            sm_clock_mhz: None,
-            gpu_name: "g".into(),
-            compute_capability: "9.0".into(),
-            sm_count: 1,
-            memory_mib: 1,
-            driver: "d".into(),
-            cuda: "13.0".into(),
-            ecc: true,
-        };
-        let base = [
-            entry("smsp__sass_inst_executed_op_global_ld.sum", 1000.0),
-            entry("gpu__time_duration.sum", 100.0),
-            entry("global_ld_bytes_per_sector", 32.0),
-            entry("absent_now", 1.0),
-        ];
-        let now = |pairs: &[(&str, f64)]| pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-        // Same counts, a 20 % slower ncu duration: reported, not gated.
-        let (moved, regressed) = counter_moves(
-            &base,
-            &now(&[
-                ("smsp__sass_inst_executed_op_global_ld.sum", 1000.0),
-                ("gpu__time_duration.sum", 120.0),
-                ("global_ld_bytes_per_sector", 32.0),
-            ]),
-        );
-        assert!(!regressed);
-        assert_eq!(moved, vec!["gpu__time_duration.sum +20.00% (100 -> 120)"]);
-        // One more load instruction: a deterministic count got worse.
-        let (_, regressed) = counter_moves(&base, &now(&[("smsp__sass_inst_executed_op_global_ld.sum", 1001.0)]));
-        assert!(regressed);
-        // Fewer instructions and more bytes used per sector are improvements, not regressions.
-        let (moved, regressed) = counter_moves(
-            &base,
-            &now(&[("smsp__sass_inst_executed_op_global_ld.sum", 250.0), ("global_ld_bytes_per_sector", 32.0)]),
-        );
-        assert!(!regressed);
-        assert_eq!(moved, vec!["smsp__sass_inst_executed_op_global_ld.sum -75.00% (1000 -> 250)"]);
-        assert!(higher_is_better("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"));
-        assert!(!higher_is_better("dram__bytes_read.sum"));
     }
 }

@@ -1,0 +1,214 @@
+//! The GPUs of a run, one trial per GPU at a time: within this process (a pool the trials borrow
+//! from) and across processes (an OS file lock per physical GPU, so that nextest's one process per
+//! trial, or two `cargo test` runs at once, never time two kernels on one GPU).
+//!
+//! A GPU is opened (context, facts, copy-bandwidth probe) the first time a trial borrows it, after
+//! its lock is taken: the probe's 2 GiB of copies must not run beside another process's timing.
+#![allow(unsafe_code)]
+
+use crate::config::Devices;
+use crate::gpu::Gpu;
+use crate::{Error, Result};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
+
+/// The folder of the per-GPU lock files: `<temp dir>/kernelgate` (`/tmp/kernelgate` on Linux).
+/// One file per physical GPU, named after its PCI bus id, shared by every kernelgate process of
+/// the machine.
+pub fn lock_dir() -> PathBuf {
+    std::env::temp_dir().join("kernelgate")
+}
+
+/// The PCI bus id of CUDA device `ordinal` (`0000:18:00`), read without creating a context.
+///
+/// # Errors
+/// [`Error::Driver`] when the driver cannot be initialized or the ordinal does not exist.
+fn pci_id(ordinal: usize) -> Result<String> {
+    use cudarc::driver::result;
+    use cudarc::driver::sys::CUdevice_attribute as Attr;
+    let doing = format!("reading the PCI bus id of device {ordinal}");
+    result::init().map_err(Error::driver(doing.clone()))?;
+    let dev = result::device::get(ordinal as i32).map_err(Error::driver(doing.clone()))?;
+    let attr = |a: Attr| {
+        // SAFETY: `dev` is a valid device handle from `cuDeviceGet` after `cuInit`; the call
+        // writes one int.
+        unsafe { result::device::get_attribute(dev, a) }.map_err(Error::driver(doing.clone()))
+    };
+    Ok(format!(
+        "{:04x}:{:02x}:{:02x}",
+        attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+    ))
+}
+
+/// One GPU of the pool.
+struct Slot {
+    ordinal: usize,
+    gpu: OnceLock<std::result::Result<Arc<Gpu>, String>>,
+}
+
+/// The GPUs a run may use, each lent to one trial at a time.
+pub struct Pool {
+    slots: Vec<Slot>,
+    busy: Mutex<Vec<bool>>,
+    freed: Condvar,
+    /// Called once per GPU right after it is opened (the suite prints its facts).
+    on_open: Box<dyn Fn(&Gpu) + Send + Sync>,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool").field("ordinals", &self.ordinals()).finish()
+    }
+}
+
+/// A GPU lent to one trial; given back (and its cross-process lock released) when dropped.
+pub struct Lease<'a> {
+    pool: &'a Pool,
+    index: usize,
+    gpu: Arc<Gpu>,
+    _lock: std::fs::File,
+}
+
+impl Lease<'_> {
+    /// The GPU.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        let mut busy = self.pool.busy.lock().unwrap_or_else(|p| p.into_inner());
+        busy[self.index] = false;
+        self.pool.freed.notify_all();
+    }
+}
+
+impl Pool {
+    /// The pool of `devices`, each GPU opened on its first lease.
+    ///
+    /// # Errors
+    /// [`Error::Unavailable`] without a usable driver; [`Error::Config`] naming
+    /// `KERNELGATE_DEVICES` when an ordinal is not a device of this machine.
+    pub fn new(devices: &Devices, on_open: impl Fn(&Gpu) + Send + Sync + 'static) -> Result<Pool> {
+        let count = crate::gpu::device_count()?;
+        let ordinals = match devices {
+            Devices::All => (0..count).collect(),
+            Devices::List(list) => {
+                if let Some(bad) = list.iter().find(|&&o| o >= count) {
+                    return Err(Error::Config {
+                        name: "KERNELGATE_DEVICES",
+                        value: format!("{list:?}"),
+                        expected: format!("device {bad} does not exist: the CUDA driver reports {count} (0..{count})"),
+                    });
+                }
+                list.clone()
+            }
+        };
+        Ok(Pool {
+            busy: Mutex::new(vec![false; ordinals.len()]),
+            slots: ordinals.into_iter().map(|ordinal| Slot { ordinal, gpu: OnceLock::new() }).collect(),
+            freed: Condvar::new(),
+            on_open: Box::new(on_open),
+        })
+    }
+
+    /// The CUDA ordinals of the pool, in order.
+    pub fn ordinals(&self) -> Vec<usize> {
+        self.slots.iter().map(|s| s.ordinal).collect()
+    }
+
+    /// How many GPUs the pool holds: the number of trials that may run at once.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the pool holds no GPU (never: [`Pool::new`] refuses that).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The first GPU, opened if need be, without a lease: for facts and the baseline, before the
+    /// trials run (its lock is taken and released around the opening).
+    ///
+    /// # Errors
+    /// Why the GPU cannot be opened.
+    pub fn first(&self) -> std::result::Result<Arc<Gpu>, String> {
+        let lease = self.acquire()?;
+        Ok(Arc::clone(lease.gpu()))
+    }
+
+    /// Borrows a free GPU: one not lent in this process whose lock no other process holds, waiting
+    /// (and saying so once) until one is free.
+    ///
+    /// # Errors
+    /// Why the GPU cannot be opened (the first lease of each GPU opens it).
+    pub fn acquire(&self) -> std::result::Result<Lease<'_>, String> {
+        let mut said = false;
+        loop {
+            let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+            for index in 0..self.slots.len() {
+                if busy[index] {
+                    continue;
+                }
+                let Some(lock) = self.try_lock(index)? else { continue };
+                busy[index] = true;
+                drop(busy);
+                let slot = &self.slots[index];
+                let opened = slot
+                    .gpu
+                    .get_or_init(|| {
+                        let gpu = Gpu::open(slot.ordinal).map(Arc::new).map_err(|e| e.to_string());
+                        if let Ok(gpu) = &gpu {
+                            (self.on_open)(gpu);
+                        }
+                        gpu
+                    })
+                    .clone();
+                return match opened {
+                    Ok(gpu) => Ok(Lease { pool: self, index, gpu, _lock: lock }),
+                    Err(e) => {
+                        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+                        busy[index] = false;
+                        self.freed.notify_all();
+                        Err(e)
+                    }
+                };
+            }
+            if !said {
+                said = true;
+                eprintln!(
+                    "kernelgate: waiting for a free GPU among devices {:?} (another trial or process is timing on them)",
+                    self.ordinals()
+                );
+            }
+            // Woken by a lease of this process ending; other processes' locks are polled.
+            let _ = self.freed.wait_timeout(busy, Duration::from_millis(50));
+        }
+    }
+
+    /// The cross-process lock of GPU `index`, if free now.
+    fn try_lock(&self, index: usize) -> std::result::Result<Option<std::fs::File>, String> {
+        let ordinal = self.slots[index].ordinal;
+        let id = pci_id(ordinal).map_err(|e| e.to_string())?;
+        let dir = lock_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = dir.join(format!("gpu-{}.lock", id.replace(':', "-")));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .or_else(|_| std::fs::File::open(&path))
+            .map_err(|e| format!("{}: {e} (the per-GPU lock of device {ordinal})", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Same-run A/B: paired timings of two versions of a kernel, taken in one process on one GPU with
+//! the order of each pair drawn at random, judged on the per-pair log ratios. Pure.
+//!
+//! Why paired: the two versions see the same clocks, temperature and machine within a few
+//! microseconds of each other, so what moves a whole run (another physical GPU, another day) moves
+//! both alike and cancels in the ratio (Kalibera & Jones 2013 measure the between-run variation that
+//! unpaired comparisons must absorb; the H200 pool shows -5.8 to +2.9 % per kernel between two
+//! machines, baselines/nvidia-h200-sm90/BENCHMARK.md). What is left is judged with the baseline
+//! gate's rules: the same effect floor, the same family-wise correction, and `invalid` when the
+//! estimate is less precise than the floor.
+
+use super::rank::wilcoxon_signed_rank;
+use super::timing::{Comparison, Policy, QUANTUM_TICKS, Verdict, quantum};
+use statrs::distribution::{ContinuousCDF, Normal};
+
+/// `1 / Φ⁻¹(3/4)` (see [`super::timing`]).
+const MAD_TO_SIGMA: f64 = 1.4826;
+/// `√(π/2)`, the median's asymptotic standard error per σ (Serfling 1980, §2.3.3).
+const MEDIAN_SE_PER_SIGMA: f64 = 1.253_314_137_315_500_3;
+
+/// Median of a non-empty slice (mean of the two middle values for even n).
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_unstable_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// Half-width of the 95 % confidence interval of the median of the log ratios `d` (natural log,
+/// so about a relative change): `1.96 √(π/2) σ / √n`, σ estimated as `max(1.4826 MAD(d), r)`
+/// with `r` the smallest log-ratio step the timer can make (its quantum over the median time),
+/// so that all-equal ratios of a quantized timer do not shrink the interval to zero.
+pub fn median_ratio_ci(d: &[f64], resolution: f64) -> f64 {
+    if d.is_empty() {
+        return f64::INFINITY;
+    }
+    let m = median(d);
+    let deviations: Vec<f64> = d.iter().map(|x| (x - m).abs()).collect();
+    let sigma = (MAD_TO_SIGMA * median(&deviations)).max(resolution / 12f64.sqrt());
+    Normal::standard().inverse_cdf(0.975) * MEDIAN_SE_PER_SIGMA * sigma / (d.len() as f64).sqrt()
+}
+
+/// Judges paired samples: `a[i]` and `b[i]` timed back to back (seconds; `b` the version under
+/// test, `a` the reference), `tests` the cases compared in the run.
+///
+/// - `delta = exp(median(ln(b_i / a_i))) - 1`: the typical per-pair ratio, +0.02 = B 2 % slower;
+/// - p: the one-sided Wilcoxon signed-rank test of the log ratios in the direction of `delta`
+///   ([`wilcoxon_signed_rank`]), times `tests` (Bonferroni, as the baseline gate);
+/// - the minimum effect is [`Policy::effect_floor`], and at least [`QUANTUM_TICKS`] timer ticks of
+///   the reference's median;
+/// - the verdict follows [`super::timing::compare`]'s rules, `median_ci` being
+///   [`median_ratio_ci`].
+///
+/// The returned [`Comparison`] holds the medians of `b` and `a` as `median_s` and
+/// `baseline_median_s`.
+///
+/// # Errors
+/// [`crate::Error::Samples`] when the slices differ in length or are empty, or a sample is not
+/// positive and finite (a zero sample is judged invalid by the caller first).
+pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> crate::Result<Comparison> {
+    if a.len() != b.len() || a.is_empty() {
+        return Err(crate::Error::Samples(format!("paired samples of lengths {} and {}", a.len(), b.len())));
+    }
+    if let Some((i, x)) = a.iter().chain(b).enumerate().find(|(_, x)| !(x.is_finite() && **x > 0.0)) {
+        return Err(crate::Error::Samples(format!("paired sample {i} is {x}; timings must be finite and > 0 s")));
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| (y / x).ln()).collect();
+    let m = median(&d);
+    let delta = m.exp() - 1.0;
+    let p_value = wilcoxon_signed_rank(&d, delta >= 0.0);
+    let p_adjusted = (p_value * tests.max(1) as f64).min(1.0);
+    let (median_a, median_b) = (median(a), median(b));
+    let quantum_s = quantum(a).max(quantum(b));
+    let min_effect = policy.effect_floor.max(QUANTUM_TICKS * quantum_s / median_a);
+    let median_ci = median_ratio_ci(&d, quantum_s / median_a);
+    let significant = p_adjusted <= policy.alpha;
+    let verdict = if median_ci > min_effect {
+        Verdict::Invalid
+    } else if delta >= min_effect && significant {
+        Verdict::Regressed
+    } else if delta <= -min_effect && significant {
+        Verdict::Improved
+    } else if delta.abs() < min_effect {
+        Verdict::Unchanged
+    } else {
+        Verdict::Ambiguous
+    };
+    Ok(Comparison {
+        verdict,
+        baseline_median_s: median_a,
+        median_s: median_b,
+        delta,
+        p_value,
+        p_adjusted,
+        min_effect,
+        median_ci,
+        quantum_s,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::testdata::{Lcg, close};
+
+    /// `n` pairs: a common per-pair drift (clock, temperature) times independent noise, B = A x
+    /// (1 + shift).
+    fn pairs(seed: u64, n: usize, shift: f64, drift: f64, noise: f64) -> (Vec<f64>, Vec<f64>) {
+        let mut rng = Lcg(seed);
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for i in 0..n {
+            let common = 1e-4 * (1.0 + drift * ((i as f64) / n as f64 - 0.5)) * (1.0 + 0.01 * rng.normal());
+            a.push(common * (1.0 + noise * rng.normal()));
+            b.push(common * (1.0 + shift) * (1.0 + noise * rng.normal()));
+        }
+        (a, b)
+    }
+
+    #[test]
+    fn a_a_pairs_are_unchanged_even_with_drift_that_would_fool_an_unpaired_test() {
+        for seed in 0..20 {
+            let (a, b) = pairs(seed, 2000, 0.0, 0.05, 0.002);
+            let c = compare_paired(&a, &b, &Policy::default(), 35).unwrap();
+            assert_eq!(c.verdict, Verdict::Unchanged, "seed {seed}: {c:?}");
+            assert!(c.delta.abs() < 0.001, "{c:?}");
+        }
+    }
+
+    #[test]
+    fn shifts_above_the_floor_are_detected_both_ways() {
+        let (a, b) = pairs(1, 2000, 0.02, 0.05, 0.002);
+        let c = compare_paired(&a, &b, &Policy::default(), 35).unwrap();
+        assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+        close(c.delta, 0.02, 0.0005);
+        let (a, b) = pairs(2, 2000, -0.05, 0.05, 0.002);
+        assert_eq!(compare_paired(&a, &b, &Policy::default(), 35).unwrap().verdict, Verdict::Improved);
+    }
+
+    #[test]
+    fn too_few_noisy_pairs_are_invalid_and_bad_input_is_refused() {
+        let (a, b) = pairs(3, 20, 0.02, 0.0, 0.05);
+        assert_eq!(compare_paired(&a, &b, &Policy::default(), 35).unwrap().verdict, Verdict::Invalid);
+        assert!(compare_paired(&a, &b[..10], &Policy::default(), 1).is_err());
+        assert!(compare_paired(&[1.0, 0.0], &[1.0, 1.0], &Policy::default(), 1).is_err());
+    }
+
+    #[test]
+    fn quantized_equal_pairs_keep_an_interval() {
+        // A 1.024 us kernel on a 32 ns tick: every ratio exactly 1.
+        let a = vec![1.024e-6; 500];
+        let c = compare_paired(&a, &a, &Policy::default(), 1);
+        // All ties in one value: not quantized by the distinct-value rule, so no tick floor; the
+        // interval is 0 and the verdict unchanged.
+        assert_eq!(c.unwrap().verdict, Verdict::Unchanged);
+        let b: Vec<f64> = (0..500).map(|i| 1.024e-6 + if i % 2 == 0 { 32e-9 } else { 0.0 }).collect();
+        let c = compare_paired(&a, &b, &Policy::default(), 1).unwrap();
+        assert!(c.min_effect >= 2.0 * 32e-9 / 1.024e-6 - 1e-12, "{c:?}");
+        assert_eq!(c.verdict, Verdict::Unchanged, "half the pairs one tick apart: {c:?}");
+    }
+}

@@ -1,0 +1,124 @@
+//! Which trials one ncu session profiles, and the profiled child's side of it.
+//!
+//! The suite starts one ncu process over the whole selection ([`profile`]); ncu re-runs the test
+//! binary with [`CHILD_ENV`] set, and that child ([`child`]) performs each listed trial's checked
+//! launch once inside its NVTX ranges, timing nothing.
+//!
+//! The child draws its inputs from [`PROFILE_SEED`], not from the run's seed: counters that depend
+//! on the data (the sectors of a gather over a permutation) then repeat from run to run. On the
+//! H200 a fresh permutation per run moved them by 17 in 18.9 million, enough for an exact
+//! comparison to call unchanged code a regression (issue 12).
+
+use super::metrics;
+use super::profile::{self, Profiled};
+use super::run::{CHILD_ENV, Session};
+use crate::gpu::Gpu;
+use crate::{Case, Config, Error, Result, check, measure};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Seed of the profiled child's inputs: fixed, so that data-dependent counters repeat between runs.
+pub const PROFILE_SEED: u64 = 0x6b65_726e_656c_6761; // "kernelga"
+
+/// Runs one ncu session over the `selected` trials and the variants their ratio expectations name
+/// (`all` is every case of the run), with the program `program` as the profiled child; the report
+/// goes to `report` (`<stem>.ncu-rep`).
+///
+/// # Errors
+/// What [`Session::run`] and [`profile::collect`] return: ncu missing, an `==ERROR==` line, no
+/// profiled kernel, a requested metric missing.
+pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path, report: PathBuf) -> Result<Profiled> {
+    let mut names: Vec<String> = Vec::new();
+    for case in all.iter().filter(|c| selected.contains(&c.name().as_str())) {
+        names.push(case.name());
+        names.extend(case.expectations.iter().filter_map(|e| e.relative_to).map(|v| case.sibling(v)));
+    }
+    names.sort();
+    names.dedup();
+    let profiled_cases: Vec<&Case> = all.iter().filter(|c| names.contains(&c.name())).collect();
+    let mut metric_names: Vec<&'static str> = Vec::new();
+    for case in &profiled_cases {
+        for m in metrics::requested(case) {
+            if !metric_names.contains(&m) {
+                metric_names.push(m);
+            }
+        }
+    }
+    let session = Session {
+        ncu: config.ncu_path.clone(),
+        clock_control: config.ncu_clock_control.clone(),
+        metrics: metric_names,
+        trials: profiled_cases.iter().map(|c| c.name()).collect(),
+        report,
+    };
+    let started = std::time::Instant::now();
+    println!(
+        "kernelgate: profiling {} trials with ncu (--clock-control {}, inputs from seed {PROFILE_SEED})",
+        session.trials.len(),
+        session.clock_control
+    );
+    let child_env = [(CHILD_ENV, session.trials.join("\n"))];
+    let (outputs, parsed) = session.run(program, &child_env)?;
+    let version = super::run::version(&session.ncu).unwrap_or_else(|e| format!("unknown ({e})"));
+    let profiled = profile::collect(
+        &parsed,
+        &profiled_cases,
+        &session.metrics,
+        &outputs.csv,
+        &version,
+        &session.clock_control,
+        &outputs.report,
+    )?;
+    println!(
+        "kernelgate: ncu {version} profiled {} kernels in {:.1} s; report {} (open it in the Nsight Compute GUI)",
+        profiled.values.len(),
+        started.elapsed().as_secs_f64(),
+        outputs.report.display()
+    );
+    Ok(profiled)
+}
+
+/// The profiled child: each trial named in `list` (one per line), its checked launch once inside
+/// its NVTX ranges, on inputs from [`PROFILE_SEED`], on the first device of
+/// `KERNELGATE_DEVICES`. Exit code 1 when a trial is unknown, fails its check or errs.
+pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
+    let ordinal = match &config.devices {
+        crate::config::Devices::List(list) => list[0],
+        crate::config::Devices::All => 0,
+    };
+    let gpu = match Gpu::open_with(ordinal, false) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("kernelgate (profiled child): {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut failed = false;
+    for name in list.lines().filter(|l| !l.is_empty()) {
+        let Some(case) = all.iter().find(|c| c.name() == name) else {
+            eprintln!("kernelgate (profiled child): no case named {name}");
+            failed = true;
+            continue;
+        };
+        let _ranges = measure::nvtx_ranges(case);
+        let checked =
+            gpu.function(case.kernel).and_then(|(func, _)| check::check_case(&gpu, case, &func, PROFILE_SEED));
+        match checked {
+            Ok(Ok(_)) => {}
+            Ok(Err(message)) => {
+                eprintln!("kernelgate (profiled child): {message}");
+                failed = true;
+            }
+            Err(e) => {
+                eprintln!("kernelgate (profiled child): {name}: {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+/// The error for a run that asked for ncu on a machine without a usable GPU.
+pub fn no_gpu(reason: &str) -> Error {
+    Error::Unavailable(format!("KERNELGATE_NCU=1 but there is no GPU to profile: {reason}"))
+}
