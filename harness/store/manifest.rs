@@ -59,7 +59,8 @@ impl FileEntry {
 
     /// `1234 bytes (56 lines, sha256 0123456789ab…)`, for messages.
     pub fn describe(&self) -> String {
-        format!("{} bytes ({} lines, sha256 {}…)", self.bytes, self.lines, &self.sha256[..self.sha256.len().min(12)])
+        let lines = if self.lines == 1 { "1 line".to_string() } else { format!("{} lines", self.lines) };
+        format!("{} bytes ({lines}, sha256 {}…)", self.bytes, &self.sha256[..self.sha256.len().min(12)])
     }
 }
 

@@ -46,10 +46,10 @@ use std::path::{Path, PathBuf};
 /// command), for the message of a writer that has to wait; its contents mean nothing else.
 pub const LOCK_FILE: &str = ".kernelgate.lock";
 
-/// How many times a reader that cannot take a shared lock retries when files and manifest
-/// disagree (a writer may be between its commit and its renames); then the disagreement is
-/// reported as damage.
-const READ_ATTEMPTS: usize = 20;
+/// How many times a reader that cannot take a shared lock reads when files and manifest disagree:
+/// a writer between its commit and its renames (microseconds) is done by the next attempt, 10 ms
+/// later; a disagreement that outlasts three reads is damage.
+const READ_ATTEMPTS: usize = 3;
 
 /// A folder whose files ([`Store::names`]) change only together; see the module docs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +136,9 @@ impl Store {
             if _shared.is_some() {
                 break; // No writer can be between commit and renames while we hold the lock.
             }
-            std::thread::sleep(std::time::Duration::from_millis(5 << attempt.min(4)));
+            if attempt + 1 < READ_ATTEMPTS {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
         }
         Err(last.expect("at least one attempt"))
     }
@@ -438,19 +440,15 @@ impl Store {
         Ok(file)
     }
 
-    /// A shared lock, when the folder lets us create or open the lock file; `None` otherwise (a
-    /// read-only checkout, a missing folder): the reader then retries around commits instead.
+    /// A shared lock, when the folder has a lock file we may open; `None` otherwise (no writer yet,
+    /// a read-only checkout, a missing folder): the reader then retries around commits instead.
     fn shared_lock(&self) -> Option<std::fs::File> {
         if !self.dir.is_dir() {
             return None;
         }
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(self.dir.join(LOCK_FILE))
-            .ok()?;
+        // Opened, never created: a read leaves the folder as it found it. A folder no writer has
+        // locked yet has no lock file, and its reader retries around a first commit instead.
+        let file = std::fs::File::open(self.dir.join(LOCK_FILE)).ok()?;
         file.lock_shared().ok()?;
         Some(file)
     }
