@@ -217,10 +217,16 @@ pub fn compare_records(base: &RunRecord, run: &RunRecord, options: &CompareOptio
                 r.dir.display()
             )));
         }
-        if eb.gpu_uuid != er.gpu_uuid || eb.gpu_uuid.is_empty() {
+        let machines = "medians of one kernel differed by -5.8 to +2.9 % between two H200s, \
+                        baselines/nvidia-h200-sm90/BENCHMARK.md";
+        if eb.gpu_uuid.is_empty() && er.gpu_uuid.is_empty() {
             warn(format!(
-                "another physical GPU: base {} vs run {} (same model; medians of one kernel differed by -5.8 to \
-                 +2.9 % between two H200s, baselines/nvidia-h200-sm90/BENCHMARK.md)",
+                "neither record names its physical GPU (recorded before kernelgate kept GPU UUIDs): they may come \
+                 from two machines of the same model ({machines})"
+            ));
+        } else if eb.gpu_uuid != er.gpu_uuid {
+            warn(format!(
+                "another physical GPU: base {} vs run {} (same model; {machines})",
                 identity(eb),
                 identity(er)
             ));

@@ -1,0 +1,94 @@
+//! Field reports 07, 08 and 09 (tests/fixtures/field-reports/, from ../shared/fixtures): each kind
+//! of fault, as a user meets it through `kernelgate`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/field-reports").join(path)
+}
+
+/// Runs `kernelgate args` in `dir`; returns the exit code and stdout + stderr.
+fn kernelgate(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> (i32, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kernelgate"));
+    cmd.current_dir(dir).args(args).env_remove("KERNELGATE_MIN_EFFECT").env_remove("KERNELGATE_ALPHA");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// A copy of a fixture folder, so that nothing a test runs can touch the fixture.
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn report_07_another_model_is_refused_another_clock_is_named_and_cycles_compare_it_out() {
+    let dir = fixture("07-other-gpu-or-clock");
+    let (code, text) = kernelgate(&dir, &["compare", "base_h200", "run_a100"], &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("NVIDIA A100-SXM4-80GB (compute capability 8.0)") && text.contains("not comparable"),
+        "{text}"
+    );
+    let (code, text) = kernelgate(&dir, &["compare", "base_h200", "run_h200_base_clock"], &[]);
+    assert_eq!(code, 3, "{text}");
+    assert!(text.contains("warning: another SM clock: base 1980 MHz vs run 1590 MHz (-19.7%)"), "{text}");
+    assert!(text.contains("--cycles compares cycles") && text.contains("note: the verdicts above"), "{text}");
+    let (code, text) = kernelgate(&dir, &["compare", "--cycles", "base_h200", "run_h200_base_clock"], &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("2 trials compared (scale 1): 2 unchanged"), "{text}");
+}
+
+#[test]
+fn report_08_a_contended_run_is_invalid_and_calibration_skips_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy(&fixture("08-contended-run-records"), tmp.path());
+    let records: Vec<String> = std::fs::read_dir(tmp.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("-baseline"))
+        .map(|n| format!("runs/{n}"))
+        .collect();
+    assert_eq!(records.len(), 10);
+    let mut args = vec!["baseline", "calibrate"];
+    args.extend(records.iter().map(String::as_str));
+    let baselines = tmp.path().join("baselines");
+    let (code, text) = kernelgate(tmp.path(), &args, &[("KERNELGATE_BASELINES", &baselines)]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("skipped transpose/shared_padded/8192x8192 of runs/20261201T004000Z-abcdef0-baseline: invalid: other processes computed on the GPU (pids 4242 4243"), "{text}");
+    // Without the contended run the median moves 0.04 %, not the 2.4 % the file held.
+    assert!(text.contains("median moves 0.043% between 10 runs (was 2.375% over 11 runs)"), "{text}");
+    let (code, text) = kernelgate(
+        tmp.path(),
+        &["compare", "baselines/nvidia-h200-sm90", "runs/20261201T004000Z-abcdef0-baseline"],
+        &[],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("invalid (other processes computed on the GPU (pids 4242 4243"), "{text}");
+}
+
+#[test]
+fn report_09_a_zero_sample_invalidates_its_trial_and_the_others_are_judged() {
+    let dir = fixture("09-zero-duration-sample");
+    let (code, text) = kernelgate(&dir, &["compare", "base", "run"], &[]);
+    assert_eq!(code, 3, "{text}");
+    assert!(
+        text.contains("reduce/block_sum/1024")
+            && text.contains("invalid (10 of 200 of this run's samples read 0 s, below the timer's resolution"),
+        "{text}"
+    );
+    assert!(text.contains("+9.97%") && text.contains("regressed (time)"), "{text}");
+    assert!(text.contains("1 invalid, 1 regressed"), "{text}");
+}
