@@ -1,12 +1,19 @@
 //! Nsight Compute (ncu) integration.
 //!
-//! - [`parse`]: ncu CSV (raw and details pages, old and new headers) to normalized metrics;
+//! - [`parse`]: ncu CSV (raw and details pages, old and new headers, several captures in one file)
+//!   to normalized metrics, as a stream of kernels; built on [`input`] (encodings, lines),
+//!   [`fields`] (CSV records), [`number`] (thousands and decimal separators) and [`units`] (base
+//!   units);
 //! - [`metrics`]: the metric set kernelgate collects and the metrics it derives;
 //! - [`run`]: one ncu process over the selected trials, its report and CSV files;
 //! - [`profile`]: metrics assigned to trials by NVTX range, and the metrics CSV;
-//! - [`import`]: `kernelgate import-ncu`.
+//! - [`import`]: `kernelgate import-ncu`, streaming a capture to a table or CSV.
+pub mod fields;
 pub mod import;
+pub mod input;
 pub mod metrics;
+pub mod number;
 pub mod parse;
 pub mod profile;
 pub mod run;
+pub mod units;

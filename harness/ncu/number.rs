@@ -1,0 +1,268 @@
+//! Numbers as ncu prints them: with the thousands separators of its locale (`65,536`,
+//! `11,185,002.67`), or, in a locale that writes decimal commas, `65.536` and `11.185.002,67`.
+//!
+//! # The rule
+//! A value is read on its own when its separators leave one reading ([`Number::Exact`]):
+//! - no `,` or `.`: a plain number (`42`, `-3`, `2E6`);
+//! - both: the last of them is the decimal separator; the other must group the integer part by
+//!   threes (`1,234.5`, `1.234,5`); anything else (`1,23.4`) is not a number;
+//! - one kind, twice or more: thousands separators, grouping by threes (`1,234,567`, `1.234.567`);
+//!   anything else (`1,2,3`) is not a number;
+//! - one separator once, with other than exactly three digits after it, or after a part that
+//!   cannot start a thousands group (empty, `0`, a leading zero, four digits or more): a decimal
+//!   separator (`0,5`, `59.51`, `1,2345`, `0,125`, `1234.5`).
+//!
+//! What is left is one separator between 1 to 3 digits (not starting with `0`) and exactly three
+//! digits: `1,125`, `65.536`, `-4,096`. That is 1125 where `,` groups thousands and 1.125 where it
+//! is the decimal separator ([`Number::Ambiguous`]); it is read by the convention of the table it
+//! is in ([`Decimal`]): the decimal separator that the table's first unambiguous value shows
+//! (values with both separators, two or more of one kind, or a decimal separator by the last
+//! rule). The parser looks at the whole kernel the value belongs to (its raw-page row, or its
+//! details-page rows) before choosing, so a later value of the same kernel counts. A table whose
+//! values never show it is read with a decimal point (`,` groups thousands), as ncu prints in the
+//! `C` and English locales, with a warning naming the first such value.
+//!
+//! Exponents (`1.5e-3`, `1,5E3`) are allowed after a decimal separator or a plain number.
+
+/// The decimal separator of a table: the other one groups thousands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decimal {
+    /// `1,234.5` (ncu in the `C` and English locales).
+    Point,
+    /// `1.234,5` (ncu in a locale with decimal commas, e.g. German).
+    Comma,
+}
+
+impl Decimal {
+    /// The separator character.
+    pub fn char(self) -> char {
+        match self {
+            Decimal::Point => '.',
+            Decimal::Comma => ',',
+        }
+    }
+}
+
+/// A value that reads as a number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    /// One reading; `shows` is the decimal separator it proves the table uses, if any.
+    Exact {
+        /// The value.
+        value: f64,
+        /// `Some` when the value shows the table's decimal separator (see the module docs).
+        shows: Option<Decimal>,
+    },
+    /// One separator between 1-3 digits and exactly three digits (`1,125`): `point` is the reading
+    /// with a decimal point (1125), `comma` the reading with a decimal comma (1.125).
+    Ambiguous {
+        /// The value where `.` is the decimal separator.
+        point: f64,
+        /// The value where `,` is the decimal separator.
+        comma: f64,
+    },
+}
+
+impl Number {
+    /// The value in a table whose decimal separator is `decimal`.
+    pub fn value(self, decimal: Decimal) -> f64 {
+        match (self, decimal) {
+            (Number::Exact { value, .. }, _) => value,
+            (Number::Ambiguous { point, .. }, Decimal::Point) => point,
+            (Number::Ambiguous { comma, .. }, Decimal::Comma) => comma,
+        }
+    }
+}
+
+/// Reads `text` (trimmed) as a number by the rule in the module docs; `None` when it is not one
+/// (`0x3`, `No-CC`, `(32, 8, 1)`, `nan`, `1,2,3`, empty).
+pub fn read_number(text: &str) -> Option<Number> {
+    let t = text.trim();
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let negative = t.starts_with('-');
+    let (mantissa, exponent) = match digits.find(['e', 'E']) {
+        Some(e) => (&digits[..e], Some(&digits[e + 1..])),
+        None => (digits, None),
+    };
+    if let Some(exponent) = exponent {
+        let e = exponent.strip_prefix(['+', '-']).unwrap_or(exponent);
+        if e.is_empty() || !all_digits(e) {
+            return None;
+        }
+    }
+    if !mantissa.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b',')
+        || !mantissa.bytes().any(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let exact = |int: &str, frac: Option<&str>, shows: Option<Decimal>| {
+        Some(Number::Exact { value: assemble(negative, int, frac, exponent)?, shows })
+    };
+    let (commas, dots) = (mantissa.matches(',').count(), mantissa.matches('.').count());
+    match (commas, dots) {
+        (0, 0) => exact(mantissa, None, None),
+        (1.., 1..) => {
+            let last = mantissa.rfind(['.', ',']).expect("a separator");
+            let (decimal, group) =
+                if mantissa[last..].starts_with('.') { (Decimal::Point, ',') } else { (Decimal::Comma, '.') };
+            let (int, frac) = (&mantissa[..last], &mantissa[last + 1..]);
+            if grouped(int, group) && !frac.is_empty() { exact(int, Some(frac), Some(decimal)) } else { None }
+        }
+        (n, 0) | (0, n) => {
+            let (sep, decimal, other) =
+                if commas > 0 { (',', Decimal::Comma, Decimal::Point) } else { ('.', Decimal::Point, Decimal::Comma) };
+            if n >= 2 {
+                // Thousands separators only, so the table's decimal separator is the other one.
+                return if grouped(mantissa, sep) && exponent.is_none() {
+                    exact(mantissa, None, Some(other))
+                } else {
+                    None
+                };
+            }
+            let (int, frac) = mantissa.split_once(sep).expect("one separator");
+            if first_group(int) && frac.len() == 3 && all_digits(frac) && exponent.is_none() {
+                let grouped = exact(mantissa, None, None)?.value(Decimal::Point);
+                let decimal = exact(int, Some(frac), None)?.value(Decimal::Point);
+                let (point, comma) = if sep == ',' { (grouped, decimal) } else { (decimal, grouped) };
+                return Some(Number::Ambiguous { point, comma });
+            }
+            // A decimal separator. A decimal point may stand without digits on one side (`.5`,
+            // `5.`), as Rust and C read them; a decimal comma needs digits on both.
+            let bare_ok = sep == '.' && !(int.is_empty() && frac.is_empty());
+            if (all_digits(int) && all_digits(frac) && !int.is_empty() && !frac.is_empty()) || bare_ok {
+                exact(
+                    if int.is_empty() { "0" } else { int },
+                    Some(if frac.is_empty() { "0" } else { frac }),
+                    Some(decimal),
+                )
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// The value of a number from its sign, integer digits (separators left out), fraction and
+/// exponent; assembled on the stack, as parsing a capture reads millions of values.
+fn assemble(negative: bool, int: &str, frac: Option<&str>, exponent: Option<&str>) -> Option<f64> {
+    let mut buf = [0u8; 128];
+    let mut len = 0;
+    let mut push = |bytes: &mut dyn Iterator<Item = u8>| {
+        for b in bytes {
+            *buf.get_mut(len)? = b;
+            len += 1;
+        }
+        Some(())
+    };
+    push(&mut b"-".iter().copied().filter(|_| negative))?;
+    push(&mut int.bytes().filter(u8::is_ascii_digit))?;
+    if let Some(frac) = frac {
+        push(&mut b".".iter().copied().chain(frac.bytes()))?;
+    }
+    if let Some(exponent) = exponent {
+        push(&mut b"e".iter().copied().chain(exponent.bytes()))?;
+    }
+    std::str::from_utf8(&buf[..len]).ok()?.parse().ok()
+}
+
+/// Whether every byte of `s` is an ASCII digit (true for `""`).
+fn all_digits(s: &str) -> bool {
+    s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `[1-9][0-9]{0,2}`: the first group of a number with thousands separators.
+fn first_group(s: &str) -> bool {
+    (1..=3).contains(&s.len()) && all_digits(s) && !s.starts_with('0')
+}
+
+/// `[1-9][0-9]{0,2}(SEP[0-9]{3})+`: an integer with `sep` between groups of three digits.
+fn grouped(s: &str, sep: char) -> bool {
+    let mut groups = s.split(sep);
+    let first = groups.next().unwrap_or("");
+    let mut rest = groups.peekable();
+    first_group(first) && rest.peek().is_some() && rest.all(|g| g.len() == 3 && all_digits(g))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exact(text: &str) -> (f64, Option<Decimal>) {
+        match read_number(text) {
+            Some(Number::Exact { value, shows }) => (value, shows),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    fn ambiguous(text: &str) -> (f64, f64) {
+        match read_number(text) {
+            Some(Number::Ambiguous { point, comma }) => (point, comma),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    use Decimal::{Comma, Point};
+
+    #[test]
+    fn unambiguous_values_and_what_they_show() {
+        assert_eq!(exact("42"), (42.0, None));
+        assert_eq!(exact("-3"), (-3.0, None));
+        assert_eq!(exact("2E6"), (2e6, None));
+        assert_eq!(exact(" 1.5e-3 "), (1.5e-3, Some(Point)));
+        assert_eq!(exact("59.51"), (59.51, Some(Point)));
+        assert_eq!(exact("1234.5"), (1234.5, Some(Point))); // four digits cannot start a group
+        assert_eq!(exact("0.125"), (0.125, Some(Point)));
+        assert_eq!(exact(".5"), (0.5, Some(Point)));
+        assert_eq!(exact("1,234,567.89"), (1_234_567.89, Some(Point)));
+        assert_eq!(exact("11,185,002.67"), (11_185_002.67, Some(Point)));
+        assert_eq!(exact("65,536,000"), (65_536_000.0, Some(Point))); // two groups: thousands
+        assert_eq!(exact("0,125"), (0.125, Some(Comma))); // `0` cannot start a group: the bug read 125
+        assert_eq!(exact("-0,125"), (-0.125, Some(Comma)));
+        assert_eq!(exact("0,5"), (0.5, Some(Comma)));
+        assert_eq!(exact("59,51"), (59.51, Some(Comma)));
+        assert_eq!(exact("1,2345"), (1.2345, Some(Comma)));
+        assert_eq!(exact("1234,567"), (1234.567, Some(Comma)));
+        assert_eq!(exact("1,5E3"), (1500.0, Some(Comma)));
+        assert_eq!(exact("1.234,5"), (1234.5, Some(Comma)));
+        assert_eq!(exact("11.185.002,67"), (11_185_002.67, Some(Comma)));
+        assert_eq!(exact("1.234.567"), (1_234_567.0, Some(Comma)));
+    }
+
+    #[test]
+    fn one_separator_before_three_digits_is_ambiguous() {
+        assert_eq!(ambiguous("1,125"), (1125.0, 1.125));
+        assert_eq!(ambiguous("65,536"), (65_536.0, 65.536));
+        assert_eq!(ambiguous("-4,096"), (-4096.0, -4.096));
+        assert_eq!(ambiguous("65.536"), (65.536, 65_536.0));
+        assert_eq!(ambiguous("999.000"), (999.0, 999_000.0));
+        let n = read_number("1,125").unwrap();
+        assert_eq!((n.value(Point), n.value(Comma)), (1125.0, 1.125));
+        assert_eq!(Number::Exact { value: 2.0, shows: None }.value(Comma), 2.0);
+        assert_eq!((Point.char(), Comma.char()), ('.', ','));
+    }
+
+    #[test]
+    fn not_numbers() {
+        for t in [
+            "",
+            " ",
+            "0x3",
+            "No-CC",
+            "(32, 8, 1)",
+            "nan",
+            "inf",
+            "1,23.4",
+            "1,2,3",
+            "12-3",
+            ",5",
+            "5,",
+            ".",
+            "1.2.3,4,5",
+        ] {
+            assert_eq!(read_number(t), None, "{t:?}");
+        }
+        for t in ["1,234,567e3", "1e", "1e+", "1,234.5.6", "1.2,3"] {
+            assert_eq!(read_number(t), None, "{t:?}");
+        }
+    }
+}
