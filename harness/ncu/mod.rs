@@ -1,9 +1,9 @@
 //! Nsight Compute (ncu) integration.
 //!
 //! - [`parse`]: ncu CSV (raw and details pages, old and new headers, several captures in one file)
-//!   to normalized metrics, as a stream of kernels; built on [`input`] (encodings, lines),
-//!   [`fields`] (CSV records), [`number`] (thousands and decimal separators) and [`units`] (base
-//!   units);
+//!   to normalized metrics, as a stream of kernels (its state machine is in `table.rs`), built on
+//!   [`input`] (encodings, lines), [`fields`] (CSV records), [`number`] (thousands and decimal
+//!   separators) and [`units`] (base units);
 //! - [`metrics`]: the metric set kernelgate collects and the metrics it derives;
 //! - [`run`]: one ncu process over the selected trials, its report and CSV files;
 //! - [`profile`]: metrics assigned to trials by NVTX range, and the metrics CSV;
@@ -16,4 +16,5 @@ pub mod number;
 pub mod parse;
 pub mod profile;
 pub mod run;
+mod table;
 pub mod units;

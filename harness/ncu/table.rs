@@ -1,0 +1,626 @@
+//! The streaming core of [`super::parse`]: a state machine fed one line at a time, which hands
+//! each kernel to a [`Sink`] as soon as it is complete.
+//!
+//! States: before the first header (program output and ncu's lines are skipped), then in a table.
+//! Each header starts a table (a capture); in a table a row is a raw-page kernel, a details-page
+//! metric of the current kernel (the kernel changes when `Process ID` or `ID` does), or the units
+//! row right after a raw-page header. Per table it keeps the columns, the units, the decimal
+//! separator ([`super::number`]), the last `ID` of each process (ncu prints kernels in increasing
+//! `ID` order, so a kernel that comes back, a repeated `ID`, is caught), and on a details page the
+//! kernel being read: memory does not grow with the number of kernels.
+
+use super::fields::{Fields, quote_open};
+use super::number::{Decimal, Number, read_number};
+use super::parse::{KernelRecord, Layout, Metric, MetricValue, Sink, Summary, ncu_error, no_kernels};
+use super::units::read_unit;
+use crate::{Error, Result};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+/// Columns of either page that describe the launch rather than hold a metric.
+const ATTRIBUTE_COLUMNS: &[&str] = &[
+    "ID",
+    "Process ID",
+    "Process Name",
+    "Host Name",
+    "Kernel Name",
+    "Kernel Time",
+    "Context",
+    "Stream",
+    "Block Size",
+    "Grid Size",
+    "Device",
+    "CC",
+];
+
+/// How many `==ERROR==` and `==WARNING==` lines are quoted in an error message.
+const QUOTED_LINES: usize = 20;
+
+/// Range names from an NVTX push/pop cell, outermost first (see [`KernelRecord::nvtx`]). Each
+/// quoted entry is `DOMAIN:RANGE:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; a range name that
+/// itself holds `:` is rejoined from the fields between the domain and the last six.
+pub(crate) fn nvtx_ranges(cell: &str) -> Vec<String> {
+    (cell.split('"').skip(1).step_by(2))
+        .filter_map(|entry| {
+            let fields: Vec<&str> = entry.split(':').collect();
+            match fields.len() {
+                n if n >= 8 => Some(fields[1..n - 6].join(":")),
+                n if n >= 2 => Some(fields[1].to_string()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Where the launch attributes are in the header (`ID` is always column 0).
+struct Columns {
+    kernel: usize,
+    process: Option<usize>,
+    nvtx: Option<usize>,
+    block: Option<usize>,
+    grid: Option<usize>,
+}
+
+impl Columns {
+    fn new(header: &Fields) -> Columns {
+        let col = |name: &str| header.iter().position(|c| c == name);
+        Columns {
+            kernel: col("Kernel Name").unwrap_or(usize::MAX), // is_header checked that it is there
+            process: col("Process ID"),
+            nvtx: header.iter().position(|c| c.contains("Push/Pop_Range")),
+            block: col("Block Size"),
+            grid: col("Grid Size"),
+        }
+    }
+
+    /// The record of the kernel that `row` belongs to, without metrics.
+    fn kernel(&self, row: &Fields, capture: usize) -> KernelRecord {
+        let text = |c: Option<usize>| Some(row.cell(c?).trim()).filter(|s| !s.is_empty()).map(str::to_string);
+        KernelRecord {
+            id: row.cell(0).trim().to_string(),
+            process: text(self.process),
+            capture,
+            kernel: row.cell(self.kernel).trim().to_string(),
+            nvtx: self.nvtx.map(|c| nvtx_ranges(row.cell(c))).unwrap_or_default(),
+            block: text(self.block),
+            grid: text(self.grid),
+            metrics: BTreeMap::new(),
+        }
+    }
+
+    /// The `Process ID` cell of `row`, `""` without the column.
+    fn process<'r>(&self, row: &'r Fields) -> &'r str {
+        self.process.map_or("", |c| row.cell(c).trim())
+    }
+}
+
+/// A raw page's metric column: where it is, its name, and its unit once the units row is read.
+struct RawColumn {
+    index: usize,
+    name: String,
+    unit: String,
+    factor: f64,
+}
+
+/// The page of a table and where its metrics are.
+enum Page {
+    /// Metric columns, in header order.
+    Raw(Vec<RawColumn>),
+    /// Where the metric fields of a details page are.
+    Details { name: usize, value: usize, unit: Option<usize>, section: Option<usize> },
+}
+
+impl Page {
+    fn layout(&self) -> Layout {
+        match self {
+            Page::Raw(_) => Layout::Raw,
+            Page::Details { .. } => Layout::Details,
+        }
+    }
+}
+
+/// A kernel being read: its record and its values that wait for the table's decimal separator.
+struct Building {
+    record: KernelRecord,
+    /// (metric key, the number, unit factor, line, text as printed).
+    ambiguous: Vec<(String, Number, f64, usize, String)>,
+}
+
+/// One ncu table: a header and the rows after it, up to the next header or the end.
+struct Table {
+    capture: usize,
+    header_line: usize,
+    width: usize,
+    /// The header's fields are quoted, as ncu writes them: a row starts with `"`.
+    quoted: bool,
+    columns: Columns,
+    page: Page,
+    /// Rows read after the header (a units row included).
+    rows: usize,
+    kernels: usize,
+    /// The decimal separator and the line of the first value that showed it.
+    decimal: Option<(Decimal, usize)>,
+    /// The first ambiguous value read with the default decimal point (line, text).
+    assumed: Option<(usize, String)>,
+    conflict_warned: bool,
+    /// Per process, the last kernel's ID (when it is a number) and its first line.
+    last_ids: HashMap<String, (u64, usize)>,
+    /// Details page: the kernel whose rows are being read.
+    current: Option<Building>,
+}
+
+/// The streaming parser: fed one line at a time.
+pub(super) struct Parser<'a> {
+    origin: &'a Path,
+    sink: &'a mut dyn Sink,
+    fields: Fields,
+    /// A record whose quoted field holds a line break, and the line it starts on.
+    open: Option<(usize, String)>,
+    table: Option<Table>,
+    first_header: Option<(usize, Vec<String>)>,
+    captures: usize,
+    kernels: usize,
+    /// `==ERROR==` lines (the first [`QUOTED_LINES`]) and how many there were.
+    errors: Vec<(usize, String)>,
+    error_count: usize,
+    /// `==WARNING==` lines (the first [`QUOTED_LINES`]), for the "no kernel" error.
+    ncu_warnings: Vec<String>,
+    /// Units already warned about, and details names already qualified by section.
+    unknown_units: HashSet<String>,
+    renamed: HashSet<String>,
+}
+
+impl<'a> Parser<'a> {
+    /// A parser of the input named `origin` in errors, handing what it reads to `sink`.
+    pub(super) fn new(origin: &'a Path, sink: &'a mut dyn Sink) -> Self {
+        Parser {
+            origin,
+            sink,
+            fields: Fields::default(),
+            open: None,
+            table: None,
+            first_header: None,
+            captures: 0,
+            kernels: 0,
+            errors: Vec::new(),
+            error_count: 0,
+            ncu_warnings: Vec::new(),
+            unknown_units: HashSet::new(),
+            renamed: HashSet::new(),
+        }
+    }
+
+    fn error(&self, line: Option<usize>, message: impl Into<String>) -> Error {
+        ncu_error(self.origin, line, message)
+    }
+
+    /// One line of the input, without its line break; `number` is 1-based.
+    pub(super) fn line(&mut self, number: usize, bytes: &[u8]) -> Result<()> {
+        if utf16_line(bytes) {
+            let message = "this line is UTF-16 text (a 0 byte beside each character) in a file that starts as \
+                           UTF-8: a UTF-16 capture was appended to it (PowerShell 5 writes UTF-16LE). Convert that \
+                           part with `iconv -f UTF-16LE -t UTF-8` before appending it, or write captures with \
+                           `Out-File -Encoding utf8` (or `ncu --csv --log-file FILE`).";
+            return Err(self.error(Some(number), message));
+        }
+        if let Some((start, mut record)) = self.open.take() {
+            record.push('\n');
+            record.push_str(self.strict_utf8(number, bytes)?);
+            if quote_open(&record) {
+                self.open = Some((start, record));
+                return Ok(());
+            }
+            self.fields.split(&record);
+            return self.record(start, true);
+        }
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => Cow::Borrowed(t),
+            Err(_) if self.would_be_row(bytes) => return self.strict_utf8(number, bytes).map(|_| ()),
+            Err(_) => String::from_utf8_lossy(bytes), // program output, skipped below
+        };
+        let t = text.trim_start_matches('\u{feff}').trim_start();
+        if t.starts_with("==ERROR==") {
+            self.error_count += 1;
+            if self.errors.len() < QUOTED_LINES {
+                self.errors.push((number, t.trim_end().to_string()));
+            }
+            return Ok(());
+        }
+        if t.starts_with("==WARNING==") {
+            let warning = format!("line {number}: {}", t.trim_end());
+            if self.ncu_warnings.len() < QUOTED_LINES {
+                self.ncu_warnings.push(warning.clone());
+            }
+            return self.sink.warning(warning);
+        }
+        if self.error_count > 0 || t.is_empty() || is_ncu_log(t) {
+            return Ok(()); // after an ==ERROR== only further ==ERROR== lines matter
+        }
+        match &self.table {
+            None if !(t.starts_with("\"ID\",") || t.starts_with("ID,")) => return Ok(()), // program output
+            None if !is_header(t, &mut self.fields) => return Ok(()),
+            Some(table) if table.quoted && !t.starts_with('"') => {
+                return self.sink.warning(format!("line {number}: skipped, not a CSV row: {}", t.trim_end()));
+            }
+            _ => {}
+        }
+        if quote_open(t) {
+            self.open = Some((number, t.to_string()));
+            return Ok(());
+        }
+        self.fields.split(t);
+        self.record(number, t.starts_with('"'))
+    }
+
+    /// Whether a line that is not UTF-8 would be read as a table row (or header), where a byte
+    /// cannot be replaced without changing a value.
+    fn would_be_row(&self, bytes: &[u8]) -> bool {
+        let t = bytes.trim_ascii_start();
+        match &self.table {
+            None => t.starts_with(b"\"ID\",") || t.starts_with(b"ID,"),
+            Some(table) => !table.quoted || t.starts_with(b"\""),
+        }
+    }
+
+    /// `bytes` as UTF-8, or the error naming the line, the byte and the fix.
+    fn strict_utf8<'b>(&self, number: usize, bytes: &'b [u8]) -> Result<&'b str> {
+        std::str::from_utf8(bytes).map_err(|e| {
+            let at = e.valid_up_to();
+            self.error(
+                Some(number),
+                format!(
+                    "byte 0x{:02X} at column {} of this table row is not UTF-8, the encoding ncu writes: the file \
+                     was converted or edited (Latin-1 or Windows-1252 text?). Convert it with `iconv -f LATIN1 -t \
+                     UTF-8 FILE > FILE.utf8.csv` (or the encoding it is in), or print the capture again with \
+                     `ncu --csv --log-file FILE`.",
+                    bytes[at],
+                    at + 1
+                ),
+            )
+        })
+    }
+
+    /// One whole CSV record, split into `self.fields`, starting on line `line`; `quoted`: its text
+    /// starts with `"`.
+    fn record(&mut self, line: usize, quoted: bool) -> Result<()> {
+        if self.fields.cell(0) == "ID" && self.fields.iter().any(|f| f == "Kernel Name") {
+            return self.header(line, quoted);
+        }
+        let table = self.table.as_mut().expect("records are read only after a header");
+        if self.fields.len() > table.width {
+            let message = format!(
+                "this row has {} fields but the header on line {} has {}, so its values cannot be matched to \
+                 columns. Check that the file holds unmodified ncu CSV tables (write them with `ncu --csv \
+                 --log-file FILE` so that the program's own output cannot mix in).",
+                self.fields.len(),
+                table.header_line,
+                table.width
+            );
+            return Err(ncu_error(self.origin, Some(line), message));
+        }
+        table.rows += 1;
+        if self.fields.cell(0).trim().is_empty() {
+            if let (1, Page::Raw(columns)) = (table.rows, &mut table.page) {
+                for column in columns.iter_mut() {
+                    let printed = self.fields.cell(column.index);
+                    let known = read_unit(printed);
+                    if known.is_none() && self.unknown_units.insert(printed.trim().to_string()) {
+                        self.sink.warning(unknown_unit(line, printed, &column.name))?;
+                    }
+                    (column.unit, column.factor) = known.unwrap_or_else(|| (printed.trim().to_string(), 1.0));
+                }
+                return Ok(());
+            }
+            let message = "this row has an empty `ID` field, so it cannot be attributed to a kernel (only a units \
+                           row, right after a raw page's header, may have one). Check that the file is unmodified \
+                           ncu CSV output.";
+            return Err(ncu_error(self.origin, Some(line), message));
+        }
+        if matches!(table.page, Page::Raw(_)) { self.raw_row(line) } else { self.details_row(line) }
+    }
+
+    /// A header line: the first table, or a repeated header that starts the next capture.
+    fn header(&mut self, line: usize, quoted: bool) -> Result<()> {
+        match &self.first_header {
+            Some((first_line, first)) if !self.fields.iter().eq(first.iter().map(String::as_str)) => {
+                let message = format!(
+                    "a second ncu table with a different header starts here (the first header is on line \
+                     {first_line}); split the file so that each holds ncu CSV tables of one kind (same page, \
+                     metrics and ncu version)."
+                );
+                return Err(self.error(Some(line), message));
+            }
+            Some(_) => self.end_table(true)?,
+            None => self.first_header = Some((line, self.fields.to_vec())),
+        }
+        self.captures += 1;
+        let (col, fields) = (|name: &str| self.fields.iter().position(|c| c == name), &self.fields);
+        let page = match (col("Metric Name"), col("Metric Value")) {
+            (Some(name), Some(value)) => {
+                Page::Details { name, value, unit: col("Metric Unit"), section: col("Section Name") }
+            }
+            _ => Page::Raw(
+                (fields.iter().enumerate())
+                    .filter(|(_, name)| !ATTRIBUTE_COLUMNS.contains(name) && !name.contains("Domain:"))
+                    .map(|(index, name)| RawColumn { index, name: name.to_string(), unit: String::new(), factor: 1.0 })
+                    .collect(),
+            ),
+        };
+        self.table = Some(Table {
+            capture: self.captures,
+            header_line: line,
+            width: fields.len(),
+            quoted,
+            columns: Columns::new(fields),
+            page,
+            rows: 0,
+            kernels: 0,
+            decimal: None,
+            assumed: None,
+            conflict_warned: false,
+            last_ids: HashMap::new(),
+            current: None,
+        });
+        Ok(())
+    }
+
+    /// A raw page's kernel row: a whole kernel.
+    fn raw_row(&mut self, line: usize) -> Result<()> {
+        let table = self.table.as_mut().expect("a table");
+        check_order(table, &self.fields, line, self.origin)?;
+        let mut kernel = Building { record: table.columns.kernel(&self.fields, table.capture), ambiguous: Vec::new() };
+        let Page::Raw(columns) = &table.page else { unreachable!("a raw page") };
+        let mut metrics = Vec::with_capacity(columns.len());
+        for column in columns {
+            if let Some(cell) = self.fields.get(column.index) {
+                let metric =
+                    value(cell, &column.unit, column.factor, line, &column.name, &mut table.decimal, &mut kernel);
+                metrics.push((column.name.clone(), metric));
+            }
+        }
+        kernel.record.metrics = metrics.into_iter().collect();
+        let record = settle(kernel, table, self.sink)?;
+        table.kernels += 1;
+        self.kernels += 1;
+        self.sink.kernel(record)
+    }
+
+    /// A details page's row: one metric (or a rule) of the current kernel, or the first row of the
+    /// next kernel, which completes the current one.
+    fn details_row(&mut self, line: usize) -> Result<()> {
+        let table = self.table.as_mut().expect("a table");
+        let (id, process) = (self.fields.cell(0).trim(), table.columns.process(&self.fields));
+        let same = table
+            .current
+            .as_ref()
+            .is_some_and(|k| k.record.id == id && k.record.process.as_deref().unwrap_or("") == process);
+        if !same {
+            if let Some(done) = table.current.take() {
+                let record = settle(done, table, self.sink)?;
+                table.kernels += 1;
+                self.kernels += 1;
+                self.sink.kernel(record)?;
+            }
+            check_order(table, &self.fields, line, self.origin)?;
+            let record = table.columns.kernel(&self.fields, table.capture);
+            table.current = Some(Building { record, ambiguous: Vec::new() });
+        }
+        let Page::Details { name, value: value_column, unit, section } = table.page else { unreachable!("details") };
+        let name = self.fields.cell(name).trim();
+        let Some(cell) = self.fields.get(value_column).filter(|_| !name.is_empty()) else {
+            return Ok(()); // a rule row, or a row cut short
+        };
+        let printed = unit.map_or("", |c| self.fields.cell(c));
+        let (unit, factor) = read_unit(printed).unwrap_or_else(|| (printed.trim().to_string(), 1.0));
+        if read_unit(printed).is_none() && self.unknown_units.insert(printed.trim().to_string()) {
+            self.sink.warning(unknown_unit(line, printed, name))?;
+        }
+        let kernel = table.current.as_mut().expect("a kernel");
+        let key = if kernel.record.metrics.contains_key(name) {
+            let section = section.map_or("", |c| self.fields.cell(c)).trim();
+            let key = format!("{section}: {name}");
+            if self.renamed.insert(key.clone()) {
+                self.sink.warning(format!(
+                    "line {line}: kernel ID {id} already has a metric named {name:?}; this one, from section \
+                     {section:?}, is kept as {key:?} (likewise for every kernel)"
+                ))?;
+            }
+            if kernel.record.metrics.contains_key(&key) {
+                return Ok(());
+            }
+            key
+        } else {
+            name.to_string()
+        };
+        let metric = value(cell, &unit, factor, line, &key, &mut table.decimal, kernel);
+        kernel.record.metrics.insert(key, metric);
+        Ok(())
+    }
+
+    /// Completes the current table: its last kernel, and a warning when it had no kernel row while
+    /// another table follows (`next`) or came before.
+    fn end_table(&mut self, next: bool) -> Result<()> {
+        let Some(table) = self.table.as_mut() else { return Ok(()) };
+        if let Some(done) = table.current.take() {
+            let record = settle(done, table, self.sink)?;
+            table.kernels += 1;
+            self.kernels += 1;
+            self.sink.kernel(record)?;
+        }
+        if table.kernels == 0 && (next || self.captures > 1) {
+            let header_line = table.header_line;
+            self.sink
+                .warning(format!("line {header_line}: this ncu table (capture {}) has no kernel row", table.capture))?;
+        }
+        Ok(())
+    }
+
+    /// The end of the input: the last kernel, and the errors that only the whole input shows.
+    pub(super) fn finish(mut self) -> Result<Summary> {
+        if let Some((start, _)) = &self.open {
+            let message = "a quoted field that starts on this line is never closed: the file is cut short, or is \
+                           not ncu CSV. Print the capture again with `ncu --csv --log-file FILE`.";
+            return Err(self.error(Some(*start), message));
+        }
+        if let Some(&(first, _)) = self.errors.first() {
+            return Err(self.ncu_errors(first));
+        }
+        self.end_table(false)?;
+        let Some(table) = &self.table else {
+            let what = "no ncu CSV header (a line whose first field is `ID` and that has a `Kernel Name` column) \
+                        was found";
+            return Err(no_kernels(self.origin, None, what, &self.ncu_warnings));
+        };
+        if self.kernels == 0 {
+            let line = self.first_header.as_ref().map_or(table.header_line, |(l, _)| *l);
+            let what = format!("the CSV header on line {line} is followed by no kernel row");
+            return Err(no_kernels(self.origin, Some(line), &what, &self.ncu_warnings));
+        }
+        Ok(Summary { layout: table.page.layout(), kernels: self.kernels, captures: self.captures })
+    }
+
+    /// The error quoting every `==ERROR==` line (the first [`QUOTED_LINES`]), with the fix.
+    fn ncu_errors(&self, first: usize) -> Error {
+        let mut quoted: Vec<String> = self.errors.iter().map(|(n, l)| format!("line {n}: {l}")).collect();
+        if self.error_count > self.errors.len() {
+            quoted.push(format!("and {} more", self.error_count - self.errors.len()));
+        }
+        let fix = if self.errors.iter().any(|(_, l)| l.contains("ERR_NVGPUCTRPERM")) {
+            "This user may not read the GPU's performance counters (ERR_NVGPUCTRPERM). Run ncu as root (e.g. \
+             `sudo ncu …`), or allow profiling by non-admin users: put the line \
+             `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in a file under /etc/modprobe.d/, then \
+             reload the nvidia driver (unload and load its kernel modules, or reboot; run \
+             `update-initramfs -u` first where the driver loads from the initramfs); see \
+             https://developer.nvidia.com/ERR_NVGPUCTRPERM."
+        } else {
+            "Fix what it says and profile again; do not use the metrics of this output."
+        };
+        self.error(Some(first), format!("ncu reported an error: {}. {fix}", quoted.join("; ")))
+    }
+}
+
+/// One metric value from `cell`, in `unit` after scaling by `factor`. A number shows the table's
+/// decimal separator (recorded in `decimal` when it is the first to); an ambiguous one waits in
+/// `kernel` for [`settle`].
+fn value(
+    cell: &str,
+    unit: &str,
+    factor: f64,
+    line: usize,
+    key: &str,
+    decimal: &mut Option<(Decimal, usize)>,
+    kernel: &mut Building,
+) -> Metric {
+    let t = cell.trim();
+    let value = if t.eq_ignore_ascii_case("n/a") {
+        MetricValue::NotAvailable
+    } else {
+        match read_number(t) {
+            Some(Number::Exact { value, shows }) => {
+                if let (Some(d), None) = (shows, &decimal) {
+                    *decimal = Some((d, line));
+                }
+                MetricValue::Number(value * factor)
+            }
+            Some(n @ Number::Ambiguous { .. }) => {
+                kernel.ambiguous.push((key.to_string(), n, factor, line, t.to_string()));
+                MetricValue::NotAvailable // settled with the kernel
+            }
+            None => MetricValue::Text(t.to_string()),
+        }
+    };
+    Metric { value, unit: unit.to_string() }
+}
+
+/// The kernel's record with its ambiguous values read by the table's decimal separator (a decimal
+/// point, with a warning, where nothing in the table has shown it yet).
+fn settle(mut kernel: Building, table: &mut Table, sink: &mut dyn Sink) -> Result<KernelRecord> {
+    if let (Some((Decimal::Comma, line)), Some((at, text)), false) =
+        (table.decimal, &table.assumed, table.conflict_warned)
+    {
+        table.conflict_warned = true;
+        sink.warning(format!(
+            "line {line}: this value has a decimal comma, but ambiguous values earlier in this table (first \
+             {text:?} on line {at}) were read with a decimal point, since no value before them showed the \
+             table's decimal separator; if the table uses decimal commas, those values are off by a factor of \
+             1000. Print the capture with a decimal point (ncu in the C or an English locale) to be sure."
+        ))?;
+    }
+    for (key, number, factor, line, text) in kernel.ambiguous.drain(..) {
+        let decimal = match table.decimal {
+            Some((d, _)) => d,
+            None => {
+                if table.assumed.is_none() {
+                    let (point, comma) = (number.value(Decimal::Point), number.value(Decimal::Comma));
+                    sink.warning(format!(
+                        "line {line}: {text:?} is {point} where `.` is the decimal separator and {comma} where `,` \
+                         is, and no value of this table before it (nor of its kernel) shows which the table uses; \
+                         it was read as {point} (a decimal point, as ncu prints in the C and English locales), and \
+                         so are the table's other such values until one shows the separator."
+                    ))?;
+                    table.assumed = Some((line, text));
+                }
+                Decimal::Point
+            }
+        };
+        if let Some(m) = kernel.record.metrics.get_mut(&key) {
+            m.value = MetricValue::Number(number.value(decimal) * factor);
+        }
+    }
+    Ok(kernel.record)
+}
+
+/// Checks that the kernel starting at `row` comes after the previous kernel of its process in
+/// ncu's `ID` order (when IDs are numbers), and records it.
+fn check_order(table: &mut Table, row: &Fields, line: usize, origin: &Path) -> Result<()> {
+    let Ok(id) = row.cell(0).trim().parse::<u64>() else { return Ok(()) };
+    let process = table.columns.process(row);
+    if let Some(&(previous, previous_line)) = table.last_ids.get(process)
+        && id <= previous
+    {
+        let whose = if process.is_empty() { String::new() } else { format!(" of process {process}") };
+        let message = format!(
+            "kernel ID {id}{whose} comes after ID {previous} (line {previous_line}) in the same table: ncu prints \
+             kernels in increasing ID order, each kernel's rows together, so this file was reordered or edited, or \
+             holds several captures without a header line before each. Keep ncu's order (print the capture again, \
+             e.g. `ncu --import REPORT --csv`), or put each capture's header line before its rows."
+        );
+        return Err(ncu_error(origin, Some(line), message));
+    }
+    if let Some(last) = table.last_ids.get_mut(process) {
+        *last = (id, line);
+    } else {
+        table.last_ids.insert(process.to_string(), (id, line));
+    }
+    Ok(())
+}
+
+/// The warning for a unit [`read_unit`] does not know.
+fn unknown_unit(line: usize, printed: &str, metric: &str) -> String {
+    format!(
+        "line {line}: unit {:?} (metric {metric:?}) is not one kernelgate knows, so its values are kept as \
+         printed, unscaled (likewise for every metric in it); print the capture with `--print-units base` for \
+         base units.",
+        printed.trim()
+    )
+}
+
+/// Whether `line` has a 0 byte beside each character: UTF-16 text (split at its `\n` bytes).
+fn utf16_line(line: &[u8]) -> bool {
+    line.contains(&0) && line.iter().filter(|&&b| b == 0).count() * 3 >= line.len().max(2)
+}
+
+/// The first field of `line` is `ID` and a field is `Kernel Name`: ncu's CSV header. Splits into
+/// `fields`.
+fn is_header(line: &str, fields: &mut Fields) -> bool {
+    fields.split(line);
+    fields.cell(0) == "ID" && fields.iter().any(|f| f == "Kernel Name")
+}
+
+/// `==PROF==`, `==WARNING==`, `==ERROR==` and other lines ncu writes itself.
+fn is_ncu_log(t: &str) -> bool {
+    t.strip_prefix("==")
+        .and_then(|rest| rest.split_once("=="))
+        .is_some_and(|(tag, _)| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_uppercase()))
+}
