@@ -125,9 +125,11 @@ impl<'a> Lines<'a> {
     }
 }
 
-/// Refuses UTF-16 without a byte-order mark and binary data, judged on the first bytes.
+/// Refuses UTF-16 without a byte-order mark and binary data, judged on the first bytes when the
+/// first line holds a 0 byte (a file that starts as UTF-8 text is left to the parser, line by line).
 fn check_text(head: &[u8], origin: &Path) -> Result<()> {
-    if !head.contains(&0) {
+    let first_line = head.iter().position(|&b| b == b'\n').map_or(head, |end| &head[..=end]);
+    if !first_line.contains(&0) {
         return Ok(());
     }
     let error = |message: String| Err(Error::Ncu { origin: origin.to_path_buf(), line: Some(1), message });

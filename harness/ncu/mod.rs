@@ -8,6 +8,8 @@
 //! - [`run`]: one ncu process over the selected trials, its report and CSV files;
 //! - [`profile`]: metrics assigned to trials by NVTX range, and the metrics CSV;
 //! - [`import`]: `kernelgate import-ncu`, streaming a capture to a table or CSV.
+#[cfg(test)]
+mod field_reports;
 pub mod fields;
 pub mod import;
 pub mod input;

@@ -216,7 +216,7 @@ pub fn parse_file(path: &Path) -> Result<Report> {
 }
 
 /// [`read`] into a [`Report`].
-fn collect<'a>(input: impl Read + 'a, origin: &Path) -> Result<Report> {
+pub(super) fn collect<'a>(input: impl Read + 'a, origin: &Path) -> Result<Report> {
     #[derive(Default)]
     struct Collect {
         kernels: Vec<KernelRecord>,
