@@ -19,37 +19,43 @@ impl Fields {
     pub fn split(&mut self, record: &str) {
         self.text.clear();
         self.ends.clear();
-        let mut rest = record;
+        let bytes = record.as_bytes();
+        let mut i = 0;
         loop {
-            if let Some(quoted) = rest.strip_prefix('"') {
+            // Every boundary below is at an ASCII byte (`"` or `,`), so slicing `record` there is at
+            // character boundaries.
+            let mut start = i;
+            if bytes.get(i) == Some(&b'"') {
                 // A quoted field: up to the quote not doubled, then anything up to the comma.
-                rest = quoted;
+                i += 1;
+                start = i;
                 loop {
-                    match rest.find('"') {
-                        Some(q) if rest[q + 1..].starts_with('"') => {
-                            self.text.push_str(&rest[..=q]);
-                            rest = &rest[q + 2..];
+                    match bytes[i..].iter().position(|&b| b == b'"') {
+                        Some(q) if bytes.get(i + q + 1) == Some(&b'"') => {
+                            self.text.push_str(&record[start..=i + q]);
+                            i += q + 2;
+                            start = i;
                         }
                         Some(q) => {
-                            self.text.push_str(&rest[..q]);
-                            rest = &rest[q + 1..];
+                            self.text.push_str(&record[start..i + q]);
+                            i += q + 1;
+                            start = i;
                             break;
                         }
                         None => {
-                            self.text.push_str(rest);
-                            rest = "";
+                            i = bytes.len();
                             break;
                         }
                     }
                 }
             }
-            let end = rest.find(',').unwrap_or(rest.len());
-            self.text.push_str(&rest[..end]);
+            let end = bytes[i..].iter().position(|&b| b == b',').map_or(bytes.len(), |c| i + c);
+            self.text.push_str(&record[start..end]);
             self.ends.push(self.text.len());
-            if end == rest.len() {
+            if end == bytes.len() {
                 return;
             }
-            rest = &rest[end + 1..];
+            i = end + 1;
         }
     }
 

@@ -80,7 +80,73 @@ pub fn read_number(text: &str) -> Option<Number> {
     let t = text.trim();
     let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
     let negative = t.starts_with('-');
-    let (mantissa, exponent) = match digits.find(['e', 'E']) {
+    // Most values of a capture are short and in ncu's default form: read them in one pass.
+    fast(negative, digits.as_bytes()).or_else(|| general(negative, digits))
+}
+
+/// Up to 15 digits in the forms `123`, `1,234,567`, `1,234.5`, `12.34`, `.5` (decimal point, `,`
+/// grouping): the value in one pass, the same as [`general`] gives; `None` for other forms.
+fn fast(negative: bool, s: &[u8]) -> Option<Number> {
+    let (mut n, mut digits, mut commas, mut group, mut first) = (0u64, 0, 0, 0, 0);
+    let mut i = 0;
+    while let Some(&b) = s.get(i) {
+        match b {
+            b'0'..=b'9' => {
+                n = n * 10 + u64::from(b - b'0');
+                (digits, group) = (digits + 1, group + 1);
+            }
+            b',' if commas == 0 || group == 3 => {
+                if commas == 0 {
+                    first = group;
+                }
+                (commas, group) = (commas + 1, 0);
+            }
+            b'.' => break,
+            _ => return None,
+        }
+        if digits > 15 {
+            return None;
+        }
+        i += 1;
+    }
+    let int_len = i;
+    if commas == 0 {
+        first = group;
+    } else if group != 3 || !(1..=3).contains(&first) || s[0] == b'0' {
+        return None;
+    }
+    let mut frac = 0;
+    if i < s.len() {
+        for &b in &s[i + 1..] {
+            if !b.is_ascii_digit() || digits == 15 {
+                return None;
+            }
+            n = n * 10 + u64::from(b - b'0');
+            (digits, frac) = (digits + 1, frac + 1);
+        }
+        if frac == 0 {
+            return None;
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    // Exact below 2^53, over an exact power of ten: one correctly rounded division.
+    let sign = if negative { -1.0 } else { 1.0 };
+    let (whole, value) = (sign * n as f64, sign * n as f64 / 10f64.powi(frac));
+    let group_start = (1..=3).contains(&first) && s[0] != b'0';
+    Some(match (commas, frac) {
+        (0, 0) => Number::Exact { value, shows: None },
+        (1, 0) => Number::Ambiguous { point: whole, comma: whole / 1000.0 },
+        (_, 0) => Number::Exact { value, shows: Some(Decimal::Point) }, // `,` groups: a decimal point
+        (0, 3) if group_start && int_len == first => Number::Ambiguous { point: value, comma: whole },
+        _ => Number::Exact { value, shows: Some(Decimal::Point) },
+    })
+}
+
+/// [`read_number`] for every form (after the sign): see the module docs.
+fn general(negative: bool, digits: &str) -> Option<Number> {
+    let (mantissa, exponent) = match digits.bytes().position(|b| b == b'e' || b == b'E') {
         Some(e) => (&digits[..e], Some(&digits[e + 1..])),
         None => (digits, None),
     };
@@ -98,7 +164,8 @@ pub fn read_number(text: &str) -> Option<Number> {
     let exact = |int: &str, frac: Option<&str>, shows: Option<Decimal>| {
         Some(Number::Exact { value: assemble(negative, int, frac, exponent)?, shows })
     };
-    let (commas, dots) = (mantissa.matches(',').count(), mantissa.matches('.').count());
+    let count = |sep: u8| mantissa.bytes().filter(|&b| b == sep).count();
+    let (commas, dots) = (count(b','), count(b'.'));
     match (commas, dots) {
         (0, 0) => exact(mantissa, None, None),
         (1.., 1..) => {
@@ -145,6 +212,17 @@ pub fn read_number(text: &str) -> Option<Number> {
 /// The value of a number from its sign, integer digits (separators left out), fraction and
 /// exponent; assembled on the stack, as parsing a capture reads millions of values.
 fn assemble(negative: bool, int: &str, frac: Option<&str>, exponent: Option<&str>) -> Option<f64> {
+    // Up to 15 digits without an exponent: the digits as an integer (exact, below 2^53) over a
+    // power of ten (exact up to 10^22), one correctly rounded division, so the same value as
+    // parsing the text (Clinger's fast path).
+    let frac = frac.unwrap_or("");
+    let digits = int.bytes().chain(frac.bytes()).filter(u8::is_ascii_digit);
+    if exponent.is_none() && digits.clone().count() <= 15 {
+        let n = digits.fold(0u64, |n, b| n * 10 + u64::from(b - b'0')) as f64;
+        let value = n / 10f64.powi(frac.len() as i32);
+        return Some(if negative { -value } else { value });
+    }
+    let frac = Some(frac).filter(|f| !f.is_empty());
     let mut buf = [0u8; 128];
     let mut len = 0;
     let mut push = |bytes: &mut dyn Iterator<Item = u8>| {
@@ -239,6 +317,33 @@ mod tests {
         assert_eq!((n.value(Point), n.value(Comma)), (1125.0, 1.125));
         assert_eq!(Number::Exact { value: 2.0, shows: None }.value(Comma), 2.0);
         assert_eq!((Point.char(), Comma.char()), ('.', ','));
+    }
+
+    /// The one-pass reading agrees with the general one on every string of up to 7 characters
+    /// over digits and separators, with and without a sign.
+    #[test]
+    fn the_fast_path_reads_as_the_general_one() {
+        let alphabet = [b'0', b'1', b'9', b',', b'.'];
+        let mut checked = 0;
+        for len in 1..=7u32 {
+            for mut code in 0..alphabet.len().pow(len) {
+                let mut s = Vec::new();
+                for _ in 0..len {
+                    s.push(alphabet[code % alphabet.len()]);
+                    code /= alphabet.len();
+                }
+                let text = std::str::from_utf8(&s).unwrap();
+                for negative in [false, true] {
+                    if let Some(fast) = fast(negative, &s) {
+                        assert_eq!(Some(fast), general(negative, text), "{negative} {text:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+        assert_eq!(fast(false, b"1234567890123456"), None); // 16 digits: the general path
+        assert_eq!(read_number("1234567890123456"), Some(Number::Exact { value: 1234567890123456.0, shows: None }));
     }
 
     #[test]

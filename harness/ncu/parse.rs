@@ -154,11 +154,12 @@ pub struct Report {
 
 /// Where [`read`] hands what it reads, as it reads it.
 pub trait Sink {
-    /// A kernel, complete: every row of it has been read.
+    /// A kernel, complete: every row of it has been read. Lent, not given: the parser reuses its
+    /// strings for the next kernel of a raw page (clone it to keep it).
     ///
     /// # Errors
     /// Whatever the sink fails with (e.g. writing to a closed pipe); it stops the parse.
-    fn kernel(&mut self, kernel: KernelRecord) -> Result<()>;
+    fn kernel(&mut self, kernel: &KernelRecord) -> Result<()>;
 
     /// A warning: an `==WARNING==` line of ncu, or a note of the parser, as `line N: …`.
     ///
@@ -223,8 +224,8 @@ pub(super) fn collect<'a>(input: impl Read + 'a, origin: &Path) -> Result<Report
         warnings: Vec<String>,
     }
     impl Sink for Collect {
-        fn kernel(&mut self, kernel: KernelRecord) -> Result<()> {
-            self.kernels.push(kernel);
+        fn kernel(&mut self, kernel: &KernelRecord) -> Result<()> {
+            self.kernels.push(kernel.clone());
             Ok(())
         }
         fn warning(&mut self, warning: String) -> Result<()> {

@@ -39,18 +39,34 @@ const QUOTED_LINES: usize = 20;
 
 /// Range names from an NVTX push/pop cell, outermost first (see [`KernelRecord::nvtx`]). Each
 /// quoted entry is `DOMAIN:RANGE:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; a range name that
-/// itself holds `:` is rejoined from the fields between the domain and the last six.
+/// itself holds `:` is what lies between the domain and the last six fields.
+#[cfg(test)]
 pub(crate) fn nvtx_ranges(cell: &str) -> Vec<String> {
-    (cell.split('"').skip(1).step_by(2))
-        .filter_map(|entry| {
-            let fields: Vec<&str> = entry.split(':').collect();
-            match fields.len() {
-                n if n >= 8 => Some(fields[1..n - 6].join(":")),
-                n if n >= 2 => Some(fields[1].to_string()),
-                _ => None,
+    let mut ranges = Vec::new();
+    nvtx_ranges_into(cell, &mut ranges);
+    ranges
+}
+
+/// [`nvtx_ranges`] written over `ranges`, reusing its strings (a raw page has a cell per kernel).
+fn nvtx_ranges_into(cell: &str, ranges: &mut Vec<String>) {
+    let mut n = 0;
+    for entry in cell.split('"').skip(1).step_by(2) {
+        let colons: Vec<usize> = entry.match_indices(':').map(|(i, _)| i).collect();
+        let range = match colons.len() {
+            c if c >= 7 => &entry[colons[0] + 1..colons[c - 6]],
+            c if c >= 1 => &entry[colons[0] + 1..colons.get(1).copied().unwrap_or(entry.len())],
+            _ => continue,
+        };
+        match ranges.get_mut(n) {
+            Some(r) => {
+                r.clear();
+                r.push_str(range);
             }
-        })
-        .collect()
+            None => ranges.push(range.to_string()),
+        }
+        n += 1;
+    }
+    ranges.truncate(n);
 }
 
 /// Where the launch attributes are in the header (`ID` is always column 0).
@@ -76,17 +92,40 @@ impl Columns {
 
     /// The record of the kernel that `row` belongs to, without metrics.
     fn kernel(&self, row: &Fields, capture: usize) -> KernelRecord {
-        let text = |c: Option<usize>| Some(row.cell(c?).trim()).filter(|s| !s.is_empty()).map(str::to_string);
-        KernelRecord {
-            id: row.cell(0).trim().to_string(),
-            process: text(self.process),
+        let mut record = KernelRecord {
+            id: String::new(),
+            process: None,
             capture,
-            kernel: row.cell(self.kernel).trim().to_string(),
-            nvtx: self.nvtx.map(|c| nvtx_ranges(row.cell(c))).unwrap_or_default(),
-            block: text(self.block),
-            grid: text(self.grid),
+            kernel: String::new(),
+            nvtx: Vec::new(),
+            block: None,
+            grid: None,
             metrics: BTreeMap::new(),
-        }
+        };
+        self.fill(row, capture, &mut record);
+        record
+    }
+
+    /// Writes the launch attributes of `row` over `record`, reusing its strings; leaves its metrics.
+    fn fill(&self, row: &Fields, capture: usize, record: &mut KernelRecord) {
+        let set = |to: &mut String, from: &str| {
+            to.clear();
+            to.push_str(from.trim());
+        };
+        let set_option = |to: &mut Option<String>, column: Option<usize>| match (
+            column.map(|c| row.cell(c).trim()).filter(|t| !t.is_empty()),
+            to.as_mut(),
+        ) {
+            (Some(t), Some(s)) => set(s, t),
+            (t, _) => *to = t.map(str::to_string),
+        };
+        set(&mut record.id, row.cell(0));
+        set_option(&mut record.process, self.process);
+        record.capture = capture;
+        set(&mut record.kernel, row.cell(self.kernel));
+        nvtx_ranges_into(self.nvtx.map_or("", |c| row.cell(c)), &mut record.nvtx);
+        set_option(&mut record.block, self.block);
+        set_option(&mut record.grid, self.grid);
     }
 
     /// The `Process ID` cell of `row`, `""` without the column.
@@ -105,8 +144,10 @@ struct RawColumn {
 
 /// The page of a table and where its metrics are.
 enum Page {
-    /// Metric columns, in header order.
-    Raw(Vec<RawColumn>),
+    /// Metric columns, in header order; `sorted`: their indices in the order of the names (the
+    /// order of [`KernelRecord::metrics`]), `None` when two columns share a name; `reuse`: the
+    /// last kernel of a row with every column, whose record the next such row overwrites.
+    Raw { columns: Vec<RawColumn>, sorted: Option<Vec<usize>>, reuse: Option<Building> },
     /// Where the metric fields of a details page are.
     Details { name: usize, value: usize, unit: Option<usize>, section: Option<usize> },
 }
@@ -114,7 +155,7 @@ enum Page {
 impl Page {
     fn layout(&self) -> Layout {
         match self {
-            Page::Raw(_) => Layout::Raw,
+            Page::Raw { .. } => Layout::Raw,
             Page::Details { .. } => Layout::Details,
         }
     }
@@ -125,6 +166,16 @@ struct Building {
     record: KernelRecord,
     /// (metric key, the number, unit factor, line, text as printed).
     ambiguous: Vec<(String, Number, f64, usize, String)>,
+}
+
+/// What a table has shown of its decimal separator ([`super::number`]).
+#[derive(Default)]
+struct DecimalState {
+    /// The decimal separator and the line of the first value that showed it.
+    shown: Option<(Decimal, usize)>,
+    /// The first ambiguous value read with the default decimal point (line, text).
+    assumed: Option<(usize, String)>,
+    conflict_warned: bool,
 }
 
 /// One ncu table: a header and the rows after it, up to the next header or the end.
@@ -139,11 +190,7 @@ struct Table {
     /// Rows read after the header (a units row included).
     rows: usize,
     kernels: usize,
-    /// The decimal separator and the line of the first value that showed it.
-    decimal: Option<(Decimal, usize)>,
-    /// The first ambiguous value read with the default decimal point (line, text).
-    assumed: Option<(usize, String)>,
-    conflict_warned: bool,
+    decimal: DecimalState,
     /// Per process, the last kernel's ID (when it is a number) and its first line.
     last_ids: HashMap<String, (u64, usize)>,
     /// Details page: the kernel whose rows are being read.
@@ -301,7 +348,7 @@ impl<'a> Parser<'a> {
         }
         table.rows += 1;
         if self.fields.cell(0).trim().is_empty() {
-            if let (1, Page::Raw(columns)) = (table.rows, &mut table.page) {
+            if let (1, Page::Raw { columns, .. }) = (table.rows, &mut table.page) {
                 for column in columns.iter_mut() {
                     let printed = self.fields.cell(column.index);
                     let known = read_unit(printed);
@@ -317,7 +364,7 @@ impl<'a> Parser<'a> {
                            ncu CSV output.";
             return Err(ncu_error(self.origin, Some(line), message));
         }
-        if matches!(table.page, Page::Raw(_)) { self.raw_row(line) } else { self.details_row(line) }
+        if matches!(table.page, Page::Raw { .. }) { self.raw_row(line) } else { self.details_row(line) }
     }
 
     /// A header line: the first table, or a repeated header that starts the next capture.
@@ -340,12 +387,16 @@ impl<'a> Parser<'a> {
             (Some(name), Some(value)) => {
                 Page::Details { name, value, unit: col("Metric Unit"), section: col("Section Name") }
             }
-            _ => Page::Raw(
-                (fields.iter().enumerate())
+            _ => {
+                let columns: Vec<RawColumn> = (fields.iter().enumerate())
                     .filter(|(_, name)| !ATTRIBUTE_COLUMNS.contains(name) && !name.contains("Domain:"))
                     .map(|(index, name)| RawColumn { index, name: name.to_string(), unit: String::new(), factor: 1.0 })
-                    .collect(),
-            ),
+                    .collect();
+                let mut sorted: Vec<usize> = (0..columns.len()).collect();
+                sorted.sort_by(|&a, &b| columns[a].name.cmp(&columns[b].name));
+                let unique = sorted.windows(2).all(|w| columns[w[0]].name != columns[w[1]].name);
+                Page::Raw { columns, sorted: unique.then_some(sorted), reuse: None }
+            }
         };
         self.table = Some(Table {
             capture: self.captures,
@@ -356,34 +407,55 @@ impl<'a> Parser<'a> {
             page,
             rows: 0,
             kernels: 0,
-            decimal: None,
-            assumed: None,
-            conflict_warned: false,
+            decimal: DecimalState::default(),
             last_ids: HashMap::new(),
             current: None,
         });
         Ok(())
     }
 
-    /// A raw page's kernel row: a whole kernel.
+    /// A raw page's kernel row: a whole kernel. A row with every column overwrites the record of
+    /// the previous such row (same metric names), so that a row allocates nothing.
     fn raw_row(&mut self, line: usize) -> Result<()> {
         let table = self.table.as_mut().expect("a table");
         check_order(table, &self.fields, line, self.origin)?;
-        let mut kernel = Building { record: table.columns.kernel(&self.fields, table.capture), ambiguous: Vec::new() };
-        let Page::Raw(columns) = &table.page else { unreachable!("a raw page") };
-        let mut metrics = Vec::with_capacity(columns.len());
-        for column in columns {
-            if let Some(cell) = self.fields.get(column.index) {
-                let metric =
-                    value(cell, &column.unit, column.factor, line, &column.name, &mut table.decimal, &mut kernel);
-                metrics.push((column.name.clone(), metric));
+        let Page::Raw { columns, sorted, reuse } = &mut table.page else { unreachable!("a raw page") };
+        let complete = columns.last().is_none_or(|c| c.index < self.fields.len());
+        let mut kernel = match (reuse.take(), &sorted) {
+            (Some(k), Some(_)) if complete => k,
+            _ => Building { record: table.columns.kernel(&self.fields, table.capture), ambiguous: Vec::new() },
+        };
+        table.columns.fill(&self.fields, table.capture, &mut kernel.record);
+        kernel.ambiguous.clear();
+        let metrics = &mut kernel.record.metrics;
+        match sorted {
+            Some(sorted) if complete && metrics.len() == columns.len() => {
+                for (slot, column) in metrics.values_mut().zip(sorted.iter().map(|&c| &columns[c])) {
+                    let cell = self.fields.cell(column.index);
+                    let (shown, pending) = (&mut table.decimal.shown, &mut kernel.ambiguous);
+                    value(cell, &column.unit, column.factor, line, &column.name, shown, pending, slot);
+                }
+            }
+            _ => {
+                metrics.clear();
+                for column in columns.iter() {
+                    if let Some(cell) = self.fields.get(column.index) {
+                        let mut slot = Metric { value: MetricValue::NotAvailable, unit: String::new() };
+                        let (shown, pending) = (&mut table.decimal.shown, &mut kernel.ambiguous);
+                        value(cell, &column.unit, column.factor, line, &column.name, shown, pending, &mut slot);
+                        metrics.insert(column.name.clone(), slot);
+                    }
+                }
             }
         }
-        kernel.record.metrics = metrics.into_iter().collect();
-        let record = settle(kernel, table, self.sink)?;
+        settle(&mut kernel, &mut table.decimal, self.sink)?;
         table.kernels += 1;
         self.kernels += 1;
-        self.sink.kernel(record)
+        self.sink.kernel(&kernel.record)?;
+        if complete {
+            *reuse = Some(kernel);
+        }
+        Ok(())
     }
 
     /// A details page's row: one metric (or a rule) of the current kernel, or the first row of the
@@ -396,11 +468,11 @@ impl<'a> Parser<'a> {
             .as_ref()
             .is_some_and(|k| k.record.id == id && k.record.process.as_deref().unwrap_or("") == process);
         if !same {
-            if let Some(done) = table.current.take() {
-                let record = settle(done, table, self.sink)?;
+            if let Some(mut done) = table.current.take() {
+                settle(&mut done, &mut table.decimal, self.sink)?;
                 table.kernels += 1;
                 self.kernels += 1;
-                self.sink.kernel(record)?;
+                self.sink.kernel(&done.record)?;
             }
             check_order(table, &self.fields, line, self.origin)?;
             let record = table.columns.kernel(&self.fields, table.capture);
@@ -433,7 +505,8 @@ impl<'a> Parser<'a> {
         } else {
             name.to_string()
         };
-        let metric = value(cell, &unit, factor, line, &key, &mut table.decimal, kernel);
+        let mut metric = Metric { value: MetricValue::NotAvailable, unit: String::new() };
+        value(cell, &unit, factor, line, &key, &mut table.decimal.shown, &mut kernel.ambiguous, &mut metric);
         kernel.record.metrics.insert(key, metric);
         Ok(())
     }
@@ -442,11 +515,11 @@ impl<'a> Parser<'a> {
     /// another table follows (`next`) or came before.
     fn end_table(&mut self, next: bool) -> Result<()> {
         let Some(table) = self.table.as_mut() else { return Ok(()) };
-        if let Some(done) = table.current.take() {
-            let record = settle(done, table, self.sink)?;
+        if let Some(mut done) = table.current.take() {
+            settle(&mut done, &mut table.decimal, self.sink)?;
             table.kernels += 1;
             self.kernels += 1;
-            self.sink.kernel(record)?;
+            self.sink.kernel(&done.record)?;
         }
         if table.kernels == 0 && (next || self.captures > 1) {
             let header_line = table.header_line;
@@ -500,46 +573,53 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// One metric value from `cell`, in `unit` after scaling by `factor`. A number shows the table's
-/// decimal separator (recorded in `decimal` when it is the first to); an ambiguous one waits in
-/// `kernel` for [`settle`].
+/// One metric value from `cell` into `slot`, in `unit` after scaling by `factor` (the slot's unit
+/// string is reused). A number shows the table's decimal separator (recorded in `shown` when it
+/// is the first to); an ambiguous one is read by it, or waits in `pending` for [`settle`] while the
+/// table has not shown it.
+#[allow(clippy::too_many_arguments)]
 fn value(
     cell: &str,
     unit: &str,
     factor: f64,
     line: usize,
     key: &str,
-    decimal: &mut Option<(Decimal, usize)>,
-    kernel: &mut Building,
-) -> Metric {
-    let t = cell.trim();
-    let value = if t.eq_ignore_ascii_case("n/a") {
+    shown: &mut Option<(Decimal, usize)>,
+    pending: &mut Vec<(String, Number, f64, usize, String)>,
+    slot: &mut Metric,
+) {
+    let t = cell.trim_ascii();
+    slot.value = if t.eq_ignore_ascii_case("n/a") {
         MetricValue::NotAvailable
     } else {
         match read_number(t) {
             Some(Number::Exact { value, shows }) => {
-                if let (Some(d), None) = (shows, &decimal) {
-                    *decimal = Some((d, line));
+                if let (Some(d), None) = (shows, &shown) {
+                    *shown = Some((d, line));
                 }
                 MetricValue::Number(value * factor)
             }
-            Some(n @ Number::Ambiguous { .. }) => {
-                kernel.ambiguous.push((key.to_string(), n, factor, line, t.to_string()));
-                MetricValue::NotAvailable // settled with the kernel
-            }
+            Some(n @ Number::Ambiguous { .. }) => match shown {
+                Some((d, _)) => MetricValue::Number(n.value(*d) * factor),
+                None => {
+                    pending.push((key.to_string(), n, factor, line, t.to_string()));
+                    MetricValue::NotAvailable // settled with the kernel
+                }
+            },
             None => MetricValue::Text(t.to_string()),
         }
     };
-    Metric { value, unit: unit.to_string() }
+    slot.unit.clear();
+    slot.unit.push_str(unit);
 }
 
-/// The kernel's record with its ambiguous values read by the table's decimal separator (a decimal
-/// point, with a warning, where nothing in the table has shown it yet).
-fn settle(mut kernel: Building, table: &mut Table, sink: &mut dyn Sink) -> Result<KernelRecord> {
+/// Reads the kernel's waiting values by the table's decimal separator (a decimal point, with a
+/// warning, where nothing in the table has shown it yet).
+fn settle(kernel: &mut Building, decimal: &mut DecimalState, sink: &mut dyn Sink) -> Result<()> {
     if let (Some((Decimal::Comma, line)), Some((at, text)), false) =
-        (table.decimal, &table.assumed, table.conflict_warned)
+        (decimal.shown, &decimal.assumed, decimal.conflict_warned)
     {
-        table.conflict_warned = true;
+        decimal.conflict_warned = true;
         sink.warning(format!(
             "line {line}: this value has a decimal comma, but ambiguous values earlier in this table (first \
              {text:?} on line {at}) were read with a decimal point, since no value before them showed the \
@@ -548,10 +628,10 @@ fn settle(mut kernel: Building, table: &mut Table, sink: &mut dyn Sink) -> Resul
         ))?;
     }
     for (key, number, factor, line, text) in kernel.ambiguous.drain(..) {
-        let decimal = match table.decimal {
+        let separator = match decimal.shown {
             Some((d, _)) => d,
             None => {
-                if table.assumed.is_none() {
+                if decimal.assumed.is_none() {
                     let (point, comma) = (number.value(Decimal::Point), number.value(Decimal::Comma));
                     sink.warning(format!(
                         "line {line}: {text:?} is {point} where `.` is the decimal separator and {comma} where `,` \
@@ -559,16 +639,16 @@ fn settle(mut kernel: Building, table: &mut Table, sink: &mut dyn Sink) -> Resul
                          it was read as {point} (a decimal point, as ncu prints in the C and English locales), and \
                          so are the table's other such values until one shows the separator."
                     ))?;
-                    table.assumed = Some((line, text));
+                    decimal.assumed = Some((line, text));
                 }
                 Decimal::Point
             }
         };
         if let Some(m) = kernel.record.metrics.get_mut(&key) {
-            m.value = MetricValue::Number(number.value(decimal) * factor);
+            m.value = MetricValue::Number(number.value(separator) * factor);
         }
     }
-    Ok(kernel.record)
+    Ok(())
 }
 
 /// Checks that the kernel starting at `row` comes after the previous kernel of its process in
