@@ -368,6 +368,11 @@ fn decimal_separator_in_a_details_kernel() {
     close(num(&r.kernels[0], "b"), 59.51, "%");
     close(num(&r.kernels[1], "a"), 2_250.0, "byte");
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    // Without a value that shows it, the warning quotes the value as printed, before its unit.
+    let text = [DETAILS.to_string(), details_row(0, 1, "a", "Kbyte", "1,125")].join("\n");
+    let r = report(text.as_bytes());
+    close(num(&r.kernels[0], "a"), 1_125_000.0, "byte");
+    assert!(r.warnings[0].starts_with("line 2: \"1,125\" is 1125 where `.` is the decimal separator and 1.125"));
 }
 
 // ---- other errors: file, line, fix ----

@@ -77,16 +77,35 @@ impl Number {
 /// Reads `text` (trimmed) as a number by the rule in the module docs; `None` when it is not one
 /// (`0x3`, `No-CC`, `(32, 8, 1)`, `nan`, `1,2,3`, empty).
 pub fn read_number(text: &str) -> Option<Number> {
+    read_scaled(text, 0)
+}
+
+/// [`read_number`] of `text` times `10^exp10` (a unit's factor, [`super::units::read_unit_exponent`]),
+/// each reading rounded once: `4.10` scaled by 3 is exactly 4100, as if ncu had printed base units
+/// (multiplying the parsed value by 1000 can land beside it: 1.005 x 1000 = 1004.9999999999999).
+pub fn read_scaled(text: &str, exp10: i32) -> Option<Number> {
     let t = text.trim();
     let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
     let negative = t.starts_with('-');
     // Most values of a capture are short and in ncu's default form: read them in one pass.
-    fast(negative, digits.as_bytes()).or_else(|| general(negative, digits))
+    fast(negative, digits.as_bytes(), exp10).or_else(|| general(negative, digits, exp10))
+}
+
+/// `±n x 10^k` rounded once, for `n` below 2^53 and `|k|` up to 22 (where `10^k` is exact);
+/// `None` otherwise.
+fn scale(negative: bool, n: u64, k: i32) -> Option<f64> {
+    let (n, p) = (n as f64, 10f64.powi(k.unsigned_abs().min(23) as i32));
+    let value = match k {
+        0..=22 => n * p,
+        -22..=-1 => n / p,
+        _ => return None,
+    };
+    Some(if negative { -value } else { value })
 }
 
 /// Up to 15 digits in the forms `123`, `1,234,567`, `1,234.5`, `12.34`, `.5` (decimal point, `,`
 /// grouping): the value in one pass, the same as [`general`] gives; `None` for other forms.
-fn fast(negative: bool, s: &[u8]) -> Option<Number> {
+fn fast(negative: bool, s: &[u8], exp10: i32) -> Option<Number> {
     let (mut n, mut digits, mut commas, mut group, mut first) = (0u64, 0, 0, 0, 0);
     let mut i = 0;
     while let Some(&b) = s.get(i) {
@@ -131,21 +150,22 @@ fn fast(negative: bool, s: &[u8]) -> Option<Number> {
     if digits == 0 {
         return None;
     }
-    // Exact below 2^53, over an exact power of ten: one correctly rounded division.
-    let sign = if negative { -1.0 } else { 1.0 };
-    let (whole, value) = (sign * n as f64, sign * n as f64 / 10f64.powi(frac));
+    // The digits (exact below 2^53) times an exact power of ten: one correctly rounded operation.
+    let value = scale(negative, n, exp10 - frac)?;
     let group_start = (1..=3).contains(&first) && s[0] != b'0';
     Some(match (commas, frac) {
         (0, 0) => Number::Exact { value, shows: None },
-        (1, 0) => Number::Ambiguous { point: whole, comma: whole / 1000.0 },
+        (1, 0) => Number::Ambiguous { point: value, comma: scale(negative, n, exp10 - 3)? },
         (_, 0) => Number::Exact { value, shows: Some(Decimal::Point) }, // `,` groups: a decimal point
-        (0, 3) if group_start && int_len == first => Number::Ambiguous { point: value, comma: whole },
+        (0, 3) if group_start && int_len == first => {
+            Number::Ambiguous { point: value, comma: scale(negative, n, exp10)? }
+        }
         _ => Number::Exact { value, shows: Some(Decimal::Point) },
     })
 }
 
 /// [`read_number`] for every form (after the sign): see the module docs.
-fn general(negative: bool, digits: &str) -> Option<Number> {
+fn general(negative: bool, digits: &str, exp10: i32) -> Option<Number> {
     let (mantissa, exponent) = match digits.bytes().position(|b| b == b'e' || b == b'E') {
         Some(e) => (&digits[..e], Some(&digits[e + 1..])),
         None => (digits, None),
@@ -162,7 +182,7 @@ fn general(negative: bool, digits: &str) -> Option<Number> {
         return None;
     }
     let exact = |int: &str, frac: Option<&str>, shows: Option<Decimal>| {
-        Some(Number::Exact { value: assemble(negative, int, frac, exponent)?, shows })
+        Some(Number::Exact { value: assemble(negative, int, frac, exponent, exp10)?, shows })
     };
     let count = |sep: u8| mantissa.bytes().filter(|&b| b == sep).count();
     let (commas, dots) = (count(b','), count(b'.'));
@@ -210,37 +230,34 @@ fn general(negative: bool, digits: &str) -> Option<Number> {
 }
 
 /// The value of a number from its sign, integer digits (separators left out), fraction and
-/// exponent; assembled on the stack, as parsing a capture reads millions of values.
-fn assemble(negative: bool, int: &str, frac: Option<&str>, exponent: Option<&str>) -> Option<f64> {
-    // Up to 15 digits without an exponent: the digits as an integer (exact, below 2^53) over a
-    // power of ten (exact up to 10^22), one correctly rounded division, so the same value as
-    // parsing the text (Clinger's fast path).
+/// exponent, times `10^exp10`, rounded once; assembled on the stack, as parsing a capture reads
+/// millions of values.
+fn assemble(negative: bool, int: &str, frac: Option<&str>, exponent: Option<&str>, exp10: i32) -> Option<f64> {
     let frac = frac.unwrap_or("");
     let digits = int.bytes().chain(frac.bytes()).filter(u8::is_ascii_digit);
     if exponent.is_none() && digits.clone().count() <= 15 {
-        let n = digits.fold(0u64, |n, b| n * 10 + u64::from(b - b'0')) as f64;
-        let value = n / 10f64.powi(frac.len() as i32);
-        return Some(if negative { -value } else { value });
-    }
-    let frac = Some(frac).filter(|f| !f.is_empty());
-    let mut buf = [0u8; 128];
-    let mut len = 0;
-    let mut push = |bytes: &mut dyn Iterator<Item = u8>| {
-        for b in bytes {
-            *buf.get_mut(len)? = b;
-            len += 1;
+        let n = digits.fold(0u64, |n, b| n * 10 + u64::from(b - b'0'));
+        if let Some(value) = scale(negative, n, exp10 - frac.len() as i32) {
+            return Some(value);
         }
-        Some(())
+    }
+    // Otherwise Rust's correctly rounded parsing, of the text with the exponent moved by `exp10`.
+    let exponent = match exponent.map_or(Ok(0), str::parse::<i64>) {
+        Ok(e) => e + i64::from(exp10),
+        Err(_) => return None, // an exponent of more than 18 digits
     };
-    push(&mut b"-".iter().copied().filter(|_| negative))?;
-    push(&mut int.bytes().filter(u8::is_ascii_digit))?;
-    if let Some(frac) = frac {
-        push(&mut b".".iter().copied().chain(frac.bytes()))?;
+    let mut text = String::with_capacity(int.len() + frac.len() + 24);
+    if negative {
+        text.push('-');
     }
-    if let Some(exponent) = exponent {
-        push(&mut b"e".iter().copied().chain(exponent.bytes()))?;
+    text.extend(int.chars().filter(char::is_ascii_digit));
+    if !frac.is_empty() {
+        text.push('.');
+        text.push_str(frac);
     }
-    std::str::from_utf8(&buf[..len]).ok()?.parse().ok()
+    text.push('e');
+    text.push_str(&exponent.to_string());
+    text.parse().ok()
 }
 
 /// Whether every byte of `s` is an ASCII digit (true for `""`).
@@ -334,16 +351,36 @@ mod tests {
                 }
                 let text = std::str::from_utf8(&s).unwrap();
                 for negative in [false, true] {
-                    if let Some(fast) = fast(negative, &s) {
-                        assert_eq!(Some(fast), general(negative, text), "{negative} {text:?}");
-                        checked += 1;
+                    for exp10 in [0, 3, -9] {
+                        if let Some(fast) = fast(negative, &s, exp10) {
+                            assert_eq!(Some(fast), general(negative, text, exp10), "{negative} {text:?} {exp10}");
+                            checked += 1;
+                        }
                     }
                 }
             }
         }
         assert!(checked > 10_000, "{checked}");
-        assert_eq!(fast(false, b"1234567890123456"), None); // 16 digits: the general path
+        assert_eq!(fast(false, b"1234567890123456", 0), None); // 16 digits: the general path
         assert_eq!(read_number("1234567890123456"), Some(Number::Exact { value: 1234567890123456.0, shows: None }));
+    }
+
+    #[test]
+    fn scaling_rounds_once() {
+        let scaled = |t: &str, e: i32| read_scaled(t, e).map(|n| n.value(Point));
+        assert_eq!(scaled("1.005", 3), Some(1005.0)); // 1.005 * 1000.0 is 1004.9999999999999
+        assert_eq!(scaled("4.10", 3), Some(4100.0));
+        assert_eq!(scaled("12.35", 3), Some(12_350.0));
+        assert_eq!(scaled("3.35", 12), Some(3.35e12));
+        assert_eq!(scaled("1.98", 9), Some(1.98e9));
+        assert_eq!(scaled("250", -3), Some(0.25));
+        assert_eq!(scaled("-2,5", 3), Some(-2500.0)); // general path (decimal comma)
+        assert_eq!(scaled("1,234.5e2", 3), Some(123_450_000.0));
+        assert_eq!(scaled("1.5e-3", 9), Some(1.5e6));
+        assert_eq!(scaled("12345678901234567", 3), Some(1.2345678901234567e19));
+        assert_eq!(read_scaled("1,125", 3), Some(Number::Ambiguous { point: 1_125_000.0, comma: 1125.0 }));
+        assert_eq!(read_scaled("65.536", -3), Some(Number::Ambiguous { point: 0.065536, comma: 65.536 }));
+        assert_eq!(scaled("1e99999999999999999999", 0), None);
     }
 
     #[test]

@@ -10,9 +10,9 @@
 //! kernel being read: memory does not grow with the number of kernels.
 
 use super::fields::{Fields, quote_open};
-use super::number::{Decimal, Number, read_number};
+use super::number::{Decimal, Number, read_number, read_scaled};
 use super::parse::{KernelRecord, Layout, Metric, MetricValue, Sink, Summary, ncu_error, no_kernels};
-use super::units::read_unit;
+use super::units::read_unit_exponent;
 use crate::{Error, Result};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -139,7 +139,8 @@ struct RawColumn {
     index: usize,
     name: String,
     unit: String,
-    factor: f64,
+    /// The unit's factor as a power of ten ([`read_unit_exponent`]).
+    exp10: i32,
 }
 
 /// The page of a table and where its metrics are.
@@ -164,8 +165,8 @@ impl Page {
 /// A kernel being read: its record and its values that wait for the table's decimal separator.
 struct Building {
     record: KernelRecord,
-    /// (metric key, the number, unit factor, line, text as printed).
-    ambiguous: Vec<(String, Number, f64, usize, String)>,
+    /// (metric key, the number in base units, line, text as printed).
+    ambiguous: Vec<(String, Number, usize, String)>,
 }
 
 /// What a table has shown of its decimal separator ([`super::number`]).
@@ -351,11 +352,11 @@ impl<'a> Parser<'a> {
             if let (1, Page::Raw { columns, .. }) = (table.rows, &mut table.page) {
                 for column in columns.iter_mut() {
                     let printed = self.fields.cell(column.index);
-                    let known = read_unit(printed);
+                    let known = read_unit_exponent(printed);
                     if known.is_none() && self.unknown_units.insert(printed.trim().to_string()) {
                         self.sink.warning(unknown_unit(line, printed, &column.name))?;
                     }
-                    (column.unit, column.factor) = known.unwrap_or_else(|| (printed.trim().to_string(), 1.0));
+                    (column.unit, column.exp10) = known.unwrap_or_else(|| (printed.trim().to_string(), 0));
                 }
                 return Ok(());
             }
@@ -390,7 +391,7 @@ impl<'a> Parser<'a> {
             _ => {
                 let columns: Vec<RawColumn> = (fields.iter().enumerate())
                     .filter(|(_, name)| !ATTRIBUTE_COLUMNS.contains(name) && !name.contains("Domain:"))
-                    .map(|(index, name)| RawColumn { index, name: name.to_string(), unit: String::new(), factor: 1.0 })
+                    .map(|(index, name)| RawColumn { index, name: name.to_string(), unit: String::new(), exp10: 0 })
                     .collect();
                 let mut sorted: Vec<usize> = (0..columns.len()).collect();
                 sorted.sort_by(|&a, &b| columns[a].name.cmp(&columns[b].name));
@@ -433,7 +434,7 @@ impl<'a> Parser<'a> {
                 for (slot, column) in metrics.values_mut().zip(sorted.iter().map(|&c| &columns[c])) {
                     let cell = self.fields.cell(column.index);
                     let (shown, pending) = (&mut table.decimal.shown, &mut kernel.ambiguous);
-                    value(cell, &column.unit, column.factor, line, &column.name, shown, pending, slot);
+                    value(cell, &column.unit, column.exp10, line, &column.name, shown, pending, slot);
                 }
             }
             _ => {
@@ -442,7 +443,7 @@ impl<'a> Parser<'a> {
                     if let Some(cell) = self.fields.get(column.index) {
                         let mut slot = Metric { value: MetricValue::NotAvailable, unit: String::new() };
                         let (shown, pending) = (&mut table.decimal.shown, &mut kernel.ambiguous);
-                        value(cell, &column.unit, column.factor, line, &column.name, shown, pending, &mut slot);
+                        value(cell, &column.unit, column.exp10, line, &column.name, shown, pending, &mut slot);
                         metrics.insert(column.name.clone(), slot);
                     }
                 }
@@ -484,10 +485,11 @@ impl<'a> Parser<'a> {
             return Ok(()); // a rule row, or a row cut short
         };
         let printed = unit.map_or("", |c| self.fields.cell(c));
-        let (unit, factor) = read_unit(printed).unwrap_or_else(|| (printed.trim().to_string(), 1.0));
-        if read_unit(printed).is_none() && self.unknown_units.insert(printed.trim().to_string()) {
+        let known = read_unit_exponent(printed);
+        if known.is_none() && self.unknown_units.insert(printed.trim().to_string()) {
             self.sink.warning(unknown_unit(line, printed, name))?;
         }
+        let (unit, exp10) = known.unwrap_or_else(|| (printed.trim().to_string(), 0));
         let kernel = table.current.as_mut().expect("a kernel");
         let key = if kernel.record.metrics.contains_key(name) {
             let section = section.map_or("", |c| self.fields.cell(c)).trim();
@@ -506,7 +508,7 @@ impl<'a> Parser<'a> {
             name.to_string()
         };
         let mut metric = Metric { value: MetricValue::NotAvailable, unit: String::new() };
-        value(cell, &unit, factor, line, &key, &mut table.decimal.shown, &mut kernel.ambiguous, &mut metric);
+        value(cell, &unit, exp10, line, &key, &mut table.decimal.shown, &mut kernel.ambiguous, &mut metric);
         kernel.record.metrics.insert(key, metric);
         Ok(())
     }
@@ -573,7 +575,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// One metric value from `cell` into `slot`, in `unit` after scaling by `factor` (the slot's unit
+/// One metric value from `cell` into `slot`, in `unit` after scaling by `10^exp10` (the slot's unit
 /// string is reused). A number shows the table's decimal separator (recorded in `shown` when it
 /// is the first to); an ambiguous one is read by it, or waits in `pending` for [`settle`] while the
 /// table has not shown it.
@@ -581,28 +583,28 @@ impl<'a> Parser<'a> {
 fn value(
     cell: &str,
     unit: &str,
-    factor: f64,
+    exp10: i32,
     line: usize,
     key: &str,
     shown: &mut Option<(Decimal, usize)>,
-    pending: &mut Vec<(String, Number, f64, usize, String)>,
+    pending: &mut Vec<(String, Number, usize, String)>,
     slot: &mut Metric,
 ) {
     let t = cell.trim_ascii();
     slot.value = if t.eq_ignore_ascii_case("n/a") {
         MetricValue::NotAvailable
     } else {
-        match read_number(t) {
+        match read_scaled(t, exp10) {
             Some(Number::Exact { value, shows }) => {
                 if let (Some(d), None) = (shows, &shown) {
                     *shown = Some((d, line));
                 }
-                MetricValue::Number(value * factor)
+                MetricValue::Number(value)
             }
             Some(n @ Number::Ambiguous { .. }) => match shown {
-                Some((d, _)) => MetricValue::Number(n.value(*d) * factor),
+                Some((d, _)) => MetricValue::Number(n.value(*d)),
                 None => {
-                    pending.push((key.to_string(), n, factor, line, t.to_string()));
+                    pending.push((key.to_string(), n, line, t.to_string()));
                     MetricValue::NotAvailable // settled with the kernel
                 }
             },
@@ -627,12 +629,13 @@ fn settle(kernel: &mut Building, decimal: &mut DecimalState, sink: &mut dyn Sink
              1000. Print the capture with a decimal point (ncu in the C or an English locale) to be sure."
         ))?;
     }
-    for (key, number, factor, line, text) in kernel.ambiguous.drain(..) {
+    for (key, number, line, text) in kernel.ambiguous.drain(..) {
         let separator = match decimal.shown {
             Some((d, _)) => d,
             None => {
                 if decimal.assumed.is_none() {
-                    let (point, comma) = (number.value(Decimal::Point), number.value(Decimal::Comma));
+                    let printed = read_number(&text).unwrap_or(number); // the readings before the unit's factor
+                    let (point, comma) = (printed.value(Decimal::Point), printed.value(Decimal::Comma));
                     sink.warning(format!(
                         "line {line}: {text:?} is {point} where `.` is the decimal separator and {comma} where `,` \
                          is, and no value of this table before it (nor of its kernel) shows which the table uses; \
@@ -645,7 +648,7 @@ fn settle(kernel: &mut Building, decimal: &mut DecimalState, sink: &mut dyn Sink
             }
         };
         if let Some(m) = kernel.record.metrics.get_mut(&key) {
-            m.value = MetricValue::Number(number.value(separator) * factor);
+            m.value = MetricValue::Number(number.value(separator));
         }
     }
     Ok(())

@@ -62,25 +62,30 @@ enum Place {
 /// The base unit of `printed` and the factor that converts a value into it, by the grammar in the
 /// module docs; `None` when the unit is unknown. `""` and `%` are their own base.
 pub fn read_unit(printed: &str) -> Option<(String, f64)> {
-    let unit = printed.trim();
-    if unit.is_empty() || unit == "%" {
-        return Some((unit.to_string(), 1.0));
-    }
-    let (base, exponent) = match unit.split('/').collect::<Vec<_>>()[..] {
-        [num] => term(num, Place::Numerator)?,
-        [num, den] => {
-            let (num, enum_) = term(num, Place::Numerator)?;
-            let (den, eden) = term(den, Place::Denominator)?;
-            if num.contains('/') {
-                return None;
-            }
-            (format!("{num}/{den}"), enum_ - eden)
-        }
-        _ => return None,
-    };
+    let (base, exponent) = read_unit_exponent(printed)?;
     // A power of ten, exact for a positive exponent and correctly rounded for a negative one.
     let factor = if exponent >= 0 { 10f64.powi(exponent) } else { 1.0 / 10f64.powi(-exponent) };
     Some((base, factor))
+}
+
+/// [`read_unit`] with the factor as its power of ten (every factor is one): `Kbyte/block` is
+/// `("byte/block", 3)`. The parser applies it while reading a value's digits
+/// ([`super::number::read_scaled`]), so that the value is rounded once, as if ncu had printed it in
+/// base units.
+pub fn read_unit_exponent(printed: &str) -> Option<(String, i32)> {
+    let unit = printed.trim();
+    if unit.is_empty() || unit == "%" {
+        return Some((unit.to_string(), 0));
+    }
+    match unit.split('/').collect::<Vec<_>>()[..] {
+        [num] => term(num, Place::Numerator),
+        [num, den] => {
+            let (num, enum_) = term(num, Place::Numerator)?;
+            let (den, eden) = term(den, Place::Denominator)?;
+            (!num.contains('/')).then(|| (format!("{num}/{den}"), enum_ - eden))
+        }
+        _ => None,
+    }
 }
 
 /// [`read_unit`], with an unknown unit kept as printed (trimmed) and a factor of 1.
@@ -178,6 +183,8 @@ mod tests {
             ("usecond/inst", "ns/inst", 1e3),
         ];
         for &(printed, base, factor) in cases {
+            let (b, e) = read_unit_exponent(printed).unwrap();
+            assert_eq!((b.as_str(), 10f64.powi(e)), (base, factor), "{printed}");
             let (b, f) = unit(printed);
             assert_eq!(b, base, "{printed}");
             assert!((f - factor).abs() <= 1e-12 * factor, "{printed}: {f} != {factor}");
