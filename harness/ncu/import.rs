@@ -369,7 +369,35 @@ pub fn to_csv(report: &Report) -> String {
 mod tests {
     use super::*;
 
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ncu");
     const TILE: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
+
+    /// What [`run`] prints for `fixture` (under `tests/fixtures/ncu/`): (stdout, stderr).
+    fn printed(fixture: &str, format: Format) -> (String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let path = Path::new(FIXTURES).join(fixture);
+        run(&path, Path::new("ncu"), format, &mut out, &mut err).unwrap_or_else(|e| panic!("{e}"));
+        (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap().replace(FIXTURES, "FIXTURES"))
+    }
+
+    /// Golden files: what `kernelgate import-ncu` prints for fixtures. After a deliberate change of
+    /// the format, write them again with
+    /// `cargo run --release --bin kernelgate -- import-ncu tests/fixtures/ncu/<input> [--csv] > tests/fixtures/ncu/golden/<name>`.
+    #[test]
+    fn printers_match_the_golden_files() {
+        let cases = [
+            ("field-reports/01-auto-units-details.csv", Format::Table, "01-auto-units-details.table"),
+            ("field-reports/02-appended-details-ids-restart.csv", Format::Csv, "02-appended-details-ids-restart.csv"),
+            ("field-reports/02b-appended-raw.csv", Format::Table, "02b-appended-raw.table"),
+            ("ncu-public/04.csv", Format::Csv, "public-04.csv"),
+            ("ncu-2025.3.1-h200/tile_raw.csv", Format::Table, "tile_raw.table"),
+        ];
+        for (input, format, golden) in cases {
+            let want = std::fs::read_to_string(Path::new(FIXTURES).join("golden").join(golden)).unwrap();
+            let (got, _) = printed(input, format);
+            assert!(got == want, "{input} no longer prints golden/{golden}; got:\n{got}");
+        }
+    }
 
     #[test]
     fn table_and_csv_of_the_h200_tile_fixture() {
@@ -384,6 +412,22 @@ mod tests {
             "{csv}"
         );
         assert!(csv.contains("0,tile_conflict,tile_conflict,gpu__time_duration.sum,7008,ns,"), "{csv}");
+        // Streamed and collected, the same text.
+        assert_eq!(printed("ncu-2025.3.1-h200/tile_raw.csv", Format::Csv).0, csv);
+        assert_eq!(printed("ncu-2025.3.1-h200/tile_raw.csv", Format::Table).0, table);
+    }
+
+    #[test]
+    fn warnings_go_to_their_writer_with_the_file() {
+        let (out, err) = printed("field-reports/04-utf16le-bom-powershell.csv", Format::Csv);
+        assert_eq!(out.lines().count(), 2, "{out}");
+        assert!(out.ends_with("0,saxpy,,gpu__time_duration.sum,5120,,3001,1\n"), "{out}");
+        assert!(
+            err.starts_with(
+                "kernelgate: warning: FIXTURES/field-reports/04-utf16le-bom-powershell.csv: line 3: \"5,120\""
+            ),
+            "{err}"
+        );
     }
 
     #[test]
@@ -395,39 +439,131 @@ mod tests {
         }
         let fields =
             ["plain_metric_name.sum", "", "a,b", "(32, 8, 1)", "say \"x\"", "line\nbreak", "cr\r", "12345678,"];
-        let quoted: Vec<String> = fields
-            .iter()
+        let quoted: Vec<String> = (fields.iter())
             .map(|f| {
                 let mut row = String::new();
                 push_field(&mut row, f);
                 row
             })
             .collect();
-        assert_eq!(
-            quoted,
-            [
-                "plain_metric_name.sum",
-                "",
-                "\"a,b\"",
-                "\"(32, 8, 1)\"",
-                "\"say \"\"x\"\"\"",
-                "\"line\nbreak\"",
-                "\"cr\r\"",
-                "\"12345678,\""
-            ]
-        );
+        let want = [
+            "plain_metric_name.sum",
+            "",
+            "\"a,b\"",
+            "\"(32, 8, 1)\"",
+            "\"say \"\"x\"\"\"",
+            "\"line\nbreak\"",
+            "\"cr\r\"",
+            "\"12345678,\"",
+        ];
+        assert_eq!(quoted, want);
         assert!(!needs_quotes("abcdefgh-ijklmnop_qrstuvw.xyz%/"));
     }
 
     #[test]
-    fn load_reads_csv_files_and_names_missing_ones() {
+    fn a_missing_capture_is_named_as_missing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("tile.csv");
         std::fs::write(&path, TILE).unwrap();
         assert_eq!(load(&path, Path::new("ncu")).unwrap().kernels.len(), 1);
-        let err = load(&dir.path().join("absent.csv"), Path::new("ncu")).unwrap_err().to_string();
-        assert!(err.contains("absent.csv"), "{err}");
-        let err = load(&dir.path().join("absent.ncu-rep"), Path::new("ncu")).unwrap_err().to_string();
-        assert!(err.contains("absent.ncu-rep"), "{err}");
+        for name in ["absent.csv", "absent.ncu-rep"] {
+            let Err(Error::Ncu { origin, line: None, message }) = load(&dir.path().join(name), Path::new("/no/ncu"))
+            else {
+                panic!("{name}: expected Error::Ncu")
+            };
+            assert_eq!(origin, dir.path().join(name));
+            assert!(message.starts_with("no such file: the capture to import is not there"), "{message}");
+            assert!(!message.contains("ncu was not found"), "{message}");
+        }
+        let err = load(dir.path(), Path::new("ncu")).unwrap_err().to_string();
+        assert!(err.contains("this is a folder"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_ncu_is_named_with_the_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("r.ncu-rep");
+        std::fs::write(&report, b"NVIDIA Nsight Compute report").unwrap();
+        let Err(Error::Ncu { origin, message, .. }) = load(&report, Path::new("/no/such/ncu")) else {
+            panic!("expected Error::Ncu")
+        };
+        assert_eq!(origin, Path::new("/no/such/ncu"));
+        assert!(message.starts_with("ncu was not found: Nsight Compute is not installed, or not on PATH"), "{message}");
+        assert!(message.contains("--ncu PATH") && message.contains("KERNELGATE_NCU_PATH"), "{message}");
+        assert!(message.contains(&report.display().to_string()), "{message}");
+    }
+
+    /// An executable `ncu` in `dir` running `body` (a shell script); written by another process,
+    /// so that no file descriptor of it leaks into a concurrent test's child ("text file busy").
+    #[cfg(unix)]
+    fn fake_ncu(dir: &Path, body: &str) -> PathBuf {
+        let ncu = dir.join("ncu");
+        let script = format!("#!/bin/sh\n{body}\n");
+        let status = (Command::new("sh").args(["-c", "printf '%s' \"$1\" > \"$2\" && chmod +x \"$2\"", "sh"]))
+            .args([script.as_str(), ncu.to_str().unwrap()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        ncu
+    }
+
+    /// The `--log-file` argument of [`Session::import_args`], in shell.
+    const LOG_FILE: &str = "while [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && out=\"$2\"; shift; done";
+
+    #[cfg(unix)]
+    #[test]
+    fn a_report_is_read_through_ncu_import() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().join("r.ncu-rep");
+        std::fs::write(&report, b"report").unwrap();
+        let tile = Path::new(FIXTURES).join("ncu-2025.3.1-h200/tile_raw.csv");
+        let ncu = fake_ncu(dir.path(), &format!("{LOG_FILE}\ncp '{}' \"$out\"", tile.display()));
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        run(&report, &ncu, Format::Csv, &mut out, &mut err).unwrap();
+        let report_csv = to_csv(&parse::parse_file(&tile).unwrap());
+        assert_eq!(String::from_utf8(out).unwrap(), report_csv);
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains("r.ncu-rep (as printed by ncu --import --csv): line 1: ==WARNING=="), "{err}");
+        // ncu fails: its words, and what to check.
+        let ncu = fake_ncu(
+            dir.path(),
+            &format!("{LOG_FILE}\necho '==ERROR== Failed to open report' > \"$out\"; echo oops >&2; exit 1"),
+        );
+        let Err(Error::Ncu { origin, message, .. }) = load(&report, &ncu) else { panic!("expected Error::Ncu") };
+        assert_eq!(origin, report);
+        assert!(message.contains("--import` could not print this report"), "{message}");
+        assert!(message.contains("==ERROR== Failed to open report") && message.contains("oops"), "{message}");
+        assert!(message.contains("ncu --version"), "{message}");
+        // ncu succeeds but prints no table: the parser's error, naming the report.
+        let ncu = fake_ncu(dir.path(), &format!("{LOG_FILE}\necho '==WARNING== No kernels were profiled.' > \"$out\""));
+        let message = load(&report, &ncu).unwrap_err().to_string();
+        assert!(message.contains("r.ncu-rep (as printed by ncu --import --csv): no kernel was profiled"), "{message}");
+    }
+
+    #[test]
+    fn a_closed_output_ends_the_run_quietly() {
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let path = Path::new(FIXTURES).join("ncu-2025.3.1-h200/saxpy_raw.csv");
+        run(&path, Path::new("ncu"), Format::Table, &mut Closed, &mut Vec::new()).unwrap();
+        // Other write errors are errors, naming stdout.
+        struct Full;
+        impl Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::StorageFull.into())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let err = run(&path, Path::new("ncu"), Format::Csv, &mut Full, &mut Vec::new()).unwrap_err().to_string();
+        assert!(err.starts_with("<stdout>: "), "{err}");
     }
 }
