@@ -74,8 +74,8 @@ impl Number {
     }
 }
 
-/// Reads `text` (trimmed) as a number by the rule in the module docs; `None` when it is not one
-/// (`0x3`, `No-CC`, `(32, 8, 1)`, `nan`, `1,2,3`, empty).
+/// Reads `text` (ASCII whitespace trimmed) as a number by the rule in the module docs; `None` when
+/// it is not one (`0x3`, `No-CC`, `(32, 8, 1)`, `nan`, `1,2,3`, empty).
 pub fn read_number(text: &str) -> Option<Number> {
     read_scaled(text, 0)
 }
@@ -84,7 +84,7 @@ pub fn read_number(text: &str) -> Option<Number> {
 /// each reading rounded once: `4.10` scaled by 3 is exactly 4100, as if ncu had printed base units
 /// (multiplying the parsed value by 1000 can land beside it: 1.005 x 1000 = 1004.9999999999999).
 pub fn read_scaled(text: &str, exp10: i32) -> Option<Number> {
-    let t = text.trim();
+    let t = text.trim_ascii();
     let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
     let negative = t.starts_with('-');
     // Most values of a capture are short and in ncu's default form: read them in one pass.
