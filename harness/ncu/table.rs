@@ -37,9 +37,7 @@ const ATTRIBUTE_COLUMNS: &[&str] = &[
 /// How many `==ERROR==` and `==WARNING==` lines are quoted in an error message.
 const QUOTED_LINES: usize = 20;
 
-/// Range names from an NVTX push/pop cell, outermost first (see [`KernelRecord::nvtx`]). Each
-/// quoted entry is `DOMAIN:RANGE:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; a range name that
-/// itself holds `:` is what lies between the domain and the last six fields.
+/// [`nvtx_ranges_into`] into a new vector (for tests).
 #[cfg(test)]
 pub(crate) fn nvtx_ranges(cell: &str) -> Vec<String> {
     let mut ranges = Vec::new();
@@ -47,7 +45,10 @@ pub(crate) fn nvtx_ranges(cell: &str) -> Vec<String> {
     ranges
 }
 
-/// [`nvtx_ranges`] written over `ranges`, reusing its strings (a raw page has a cell per kernel).
+/// Range names from an NVTX push/pop cell, outermost first (see [`KernelRecord::nvtx`]), written
+/// over `ranges`, reusing its strings (a raw page has such a cell per kernel). Each quoted entry is
+/// `DOMAIN:RANGE:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; a range name that itself holds `:`
+/// is what lies between the domain and the last six fields.
 fn nvtx_ranges_into(cell: &str, ranges: &mut Vec<String>) {
     let mut n = 0;
     for entry in cell.split('"').skip(1).step_by(2) {
@@ -679,7 +680,7 @@ fn check_order(table: &mut Table, row: &Fields, line: usize, origin: &Path) -> R
     Ok(())
 }
 
-/// The warning for a unit [`read_unit`] does not know.
+/// The warning for a unit [`read_unit_exponent`] does not know.
 fn unknown_unit(line: usize, printed: &str, metric: &str) -> String {
     format!(
         "line {line}: unit {:?} (metric {metric:?}) is not one kernelgate knows, so its values are kept as \
