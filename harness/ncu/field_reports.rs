@@ -249,7 +249,8 @@ fn encodings_variants() {
     let (line, message) = error(&F04[2..]);
     assert_eq!(line, Some(1));
     assert!(message.contains("UTF-16LE without a byte-order mark"), "{message}");
-    assert!(message.contains("iconv -f UTF-16LE -t UTF-8") && message.contains("Out-File -Encoding utf8"));
+    assert!(message.contains("`iconv -f UTF-16LE -t UTF-8 f.csv > f.utf8.csv`"), "{message}");
+    assert!(message.contains("Out-File -Encoding utf8"), "{message}");
     // UTF-16 appended to a UTF-8 capture.
     let appended = [text.as_bytes(), &F04[2..]].concat();
     let (line, message) = error(&appended);
@@ -286,7 +287,7 @@ fn latin1_variants() {
     let (line, message) = error(&text);
     assert_eq!(line, Some(3));
     assert!(message.starts_with("byte 0xE9 at column 9 of this table row is not UTF-8"), "{message}");
-    assert!(message.contains("iconv -f LATIN1 -t UTF-8"), "{message}");
+    assert!(message.contains("`iconv -f LATIN1 -t UTF-8 f.csv > f.utf8.csv`"), "{message}");
     // In a header, too.
     let (line, _) = error(&[b"app output\n\"ID\",\"Kernel Name\",\"x\xE9\"\n".as_slice()].concat());
     assert_eq!(line, Some(2));

@@ -108,7 +108,7 @@ impl<'a> Lines<'a> {
         if self.line.len() > MAX_LINE {
             let message = format!(
                 "this line is longer than {} MiB, so the file is not ncu CSV (ncu ends every row with a line \
-                 break); check that FILE is the text ncu printed with `--csv`.",
+                 break); check that the file is the text ncu printed with `--csv`.",
                 MAX_LINE >> 20
             );
             return Err(Error::Ncu { origin: self.origin.clone(), line: Some(number), message });
@@ -134,9 +134,11 @@ fn check_text(head: &[u8], origin: &Path) -> Result<()> {
     }
     let error = |message: String| Err(Error::Ncu { origin: origin.to_path_buf(), line: Some(1), message });
     if let Some(order) = utf16_without_bom(head) {
+        let (file, utf8) = (origin.display(), origin.with_extension("utf8.csv"));
+        let utf8 = utf8.display();
         return error(format!(
             "this file is UTF-16{order} without a byte-order mark (every other byte is 0), not the UTF-8 text \
-             ncu writes. Convert it: `iconv -f UTF-16{order} -t UTF-8 FILE > FILE.utf8.csv`; in PowerShell, \
+             ncu writes. Convert it: `iconv -f UTF-16{order} -t UTF-8 {file} > {utf8}`; in PowerShell, \
              write the capture with `Out-File -Encoding utf8` (or let ncu write it: `ncu --csv --log-file FILE`)."
         ));
     }

@@ -316,12 +316,14 @@ impl<'a> Parser<'a> {
     fn strict_utf8<'b>(&self, number: usize, bytes: &'b [u8]) -> Result<&'b str> {
         std::str::from_utf8(bytes).map_err(|e| {
             let at = e.valid_up_to();
+            let (file, utf8) = (self.origin.display(), self.origin.with_extension("utf8.csv"));
+            let utf8 = utf8.display();
             self.error(
                 Some(number),
                 format!(
                     "byte 0x{:02X} at column {} of this table row is not UTF-8, the encoding ncu writes: the file \
                      was converted or edited (Latin-1 or Windows-1252 text?). Convert it with `iconv -f LATIN1 -t \
-                     UTF-8 FILE > FILE.utf8.csv` (or the encoding it is in), or print the capture again with \
+                     UTF-8 {file} > {utf8}` (or the encoding it is in), or print the capture again with \
                      `ncu --csv --log-file FILE`.",
                     bytes[at],
                     at + 1
