@@ -24,6 +24,9 @@
 //!   each repetition of the header starts a new table, with its own units row and number
 //!   convention; [`KernelRecord::capture`] numbers the tables and a kernel is identified by its
 //!   capture, process and `ID`. A header that differs from the first is an error (split the file).
+//! - ncu's order: in a table, each process's kernels come in increasing `ID` order, each kernel's
+//!   rows together. A kernel that breaks it (a sorted or edited file, a repeated `ID`, captures
+//!   appended without their header line) is an error naming its line, not a kernel merged or split.
 //! - headers of every era: 2020's has `Kernel Time` and no `Block Size`, `Grid Size`, `Device`, `CC`;
 //!   with `--nvtx`, 2025's has an NVTX push/pop column (see [`KernelRecord::nvtx`]).
 //! - thousands separators and decimal commas by the rule of [`super::number`]; `n/a`; text values.
