@@ -432,7 +432,12 @@ mod tests {
 
     #[test]
     fn numbers_and_quoting_as_display_and_rfc_4180() {
-        for n in [0.0, -0.0, 7008.0, -4096.0, 1.5, 1e-3, 8.99e15, 9.1e15, 1e300, f64::MAX, 11_185_002.67, -1.0] {
+        let mut numbers =
+            vec![0.0, -0.0, 7008.0, -4096.0, 1.5, 1e-3, 8.99e15, 9.1e15, 1e300, f64::MAX, 11_185_002.67, -1.0];
+        numbers.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, 9.007199254740993e15]);
+        numbers.extend((0..20).map(|k| 10f64.powi(k)).chain((0..20).map(|k| 10f64.powi(k) - 1.0)));
+        numbers.extend([5.0, 42.0, 99.0, 100.0, 101.0, 65_536.0, 123_456_789.0]);
+        for n in numbers {
             let mut row = String::new();
             push_number(&mut row, n);
             assert_eq!(row, n.to_string());
