@@ -160,10 +160,10 @@ fn number(text: &str) -> Option<f64> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::ImportNcu { file, csv, ncu } => import::load(&file, &ncu).and_then(|report| {
-            print!("{}", if csv { import::to_csv(&report)? } else { import::to_table(&report) });
-            Ok(false)
-        }),
+        Command::ImportNcu { file, csv, ncu } => {
+            let format = if csv { import::Format::Csv } else { import::Format::Table };
+            import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| false)
+        }
         Command::Baseline { command } => baseline_command(command).map(|()| false),
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };

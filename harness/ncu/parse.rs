@@ -1,31 +1,57 @@
-//! Parser for Nsight Compute's CSV output (`ncu --csv`): the raw page and the details page.
+//! Parser for Nsight Compute's CSV output (`ncu --csv`): the raw page and the details page, read
+//! as a stream.
 //!
 //! - **raw** (`--page raw`): a header row with one column per metric; with `--print-units base` a
 //!   units row follows it (empty `ID`; metric columns hold `ns`, `byte`, `%`, …, empty for counts);
 //!   then one row per profiled kernel.
 //! - **details** (`--page details`, ncu's default): long form, one row per metric and kernel, with
 //!   `Section Name, Metric Name, Metric Unit, Metric Value` (ncu 2025 adds `Rule Name, Rule Type,
-//!   Rule Description, Estimated Speedup Type, Estimated Speedup`). The rows of one kernel share its
-//!   `ID`; rule rows (empty `Metric Name`) are skipped.
+//!   Rule Description, Estimated Speedup Type, Estimated Speedup`). A kernel's rows are
+//!   consecutive and share its `ID`; rule rows (empty `Metric Name`) are skipped.
+//!
+//! [`read`] hands each kernel to a [`Sink`] as soon as it is complete (raw page: at its row;
+//! details page: when the next kernel's rows begin), so memory stays constant in the number of
+//! kernels: one line, one kernel, and per table a few small sets (units and processes seen).
+//! [`parse_csv`] and [`parse_file`] collect the same stream into a [`Report`].
 //!
 //! What ncu really prints, and so what this parser accepts (fixtures in `tests/fixtures/ncu/`, from
-//! ncu 2020.1 to 2025.3.1):
-//! - the program's own stdout and ncu's `==PROF==` / `==WARNING==` lines before and after the table.
-//!   The header is the first line whose first field is `ID` and that has a `Kernel Name` column.
-//!   `==WARNING==` lines go to [`Report::warnings`]; any `==ERROR==` line fails the parse.
+//! ncu 2020.1 to 2025.3.1, and field reports):
+//! - the program's own stdout and ncu's `==PROF==` / `==WARNING==` lines before, between and after
+//!   tables. A header is a line whose first field is `ID` and that has a `Kernel Name` column.
+//!   `==WARNING==` lines become warnings; any `==ERROR==` line fails the parse (no kernel after it
+//!   is handed on).
+//! - several captures in one file (one ncu per process, outputs appended; `ID` restarts at 0):
+//!   each repetition of the header starts a new table, with its own units row and number
+//!   convention; [`KernelRecord::capture`] numbers the tables and a kernel is identified by its
+//!   capture, process and `ID`. A header that differs from the first is an error (split the file).
+//! - ncu's order: in a table, each process's kernels come in increasing `ID` order, each kernel's
+//!   rows together. A kernel that breaks it (a sorted or edited file, a repeated `ID`, captures
+//!   appended without their header line) is an error naming its line, not a kernel merged or split.
 //! - headers of every era: 2020's has `Kernel Time` and no `Block Size`, `Grid Size`, `Device`, `CC`;
 //!   with `--nvtx`, 2025's has an NVTX push/pop column (see [`KernelRecord::nvtx`]).
-//! - thousands separators, decimal commas, `n/a` and text values ([`parse_value`]), and units
-//!   auto-scaled although base units were asked for ([`normalize_unit`]).
+//! - thousands separators and decimal commas by the rule of [`super::number`]; `n/a`; text values.
+//! - units scaled by ncu's default `--print-units auto` (`Kbyte/block`, `usecond`, `Gbyte/s`), read
+//!   into base units by [`super::units`]; an unknown unit is kept as printed, with a warning.
+//! - encodings ([`super::input`]): UTF-8 with or without a byte-order mark, UTF-16 with one. A
+//!   byte that is not UTF-8 in program output above or between tables is replaced (the line is
+//!   skipped anyway); in a table row it is an error naming the line.
 //! - ragged rows: fields missing at the end of a row are absent; a row longer than the header is an
 //!   error.
 //!
+//! Every error names the file and, where there is one, the 1-based line, and says what to do.
+//!
 //! Source: Nsight Compute CLI documentation, "Command Line Options" (`--csv`, `--page`,
-//! `--print-units`, `--nvtx`), <https://docs.nvidia.com/nsight-compute/NsightComputeCli/index.html>.
+//! `--print-units`, `--nvtx`, `--log-file`), <https://docs.nvidia.com/nsight-compute/NsightComputeCli/index.html>.
 
+use super::input::Lines;
+use super::number::{Decimal, read_number};
+use super::table::Parser;
 use crate::{Error, Result};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
+
+pub use super::units::normalize_unit;
 
 /// One metric value as ncu printed it, normalized.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,15 +71,21 @@ pub enum MetricValue {
 pub struct Metric {
     /// The value, in `unit`.
     pub value: MetricValue,
-    /// The unit after normalization to base units ([`normalize_unit`]); `""` for counts.
+    /// The unit after normalization to base units ([`normalize_unit`]); `""` for counts; an
+    /// unknown unit as printed.
     pub unit: String,
 }
 
 /// One profiled kernel launch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelRecord {
-    /// ncu's `ID` column: the launch's index among the profiled ones, unique in one output.
+    /// ncu's `ID` column: the launch's index among the profiled ones, unique in one capture.
     pub id: String,
+    /// The `Process ID` column; `None` where the header has none.
+    pub process: Option<String>,
+    /// Which table of the file the kernel is in, from 1: a file that holds several ncu outputs
+    /// appended repeats the header before each. A kernel is identified by capture, process and ID.
+    pub capture: usize,
     /// The `Kernel Name` column, verbatim (may hold commas and template arguments).
     pub kernel: String,
     /// Names of the NVTX push/pop ranges open at the launch, outermost first; empty without an NVTX
@@ -88,10 +120,16 @@ impl KernelRecord {
         self.nvtx.join("/")
     }
 
-    /// `kernel `NAME` (ID 3, NVTX `a/b`)`, for messages.
-    fn describe(&self) -> String {
+    /// `kernel `NAME` (ID 3, NVTX `a/b`)`, for messages; with the capture and process when the
+    /// file holds several captures.
+    fn describe(&self, captures: usize) -> String {
         let nvtx = if self.nvtx.is_empty() { String::new() } else { format!(", NVTX `{}`", self.nvtx_path()) };
-        format!("kernel `{}` (ID {}{nvtx})", self.kernel, self.id)
+        let capture = match (captures > 1, &self.process) {
+            (false, _) => String::new(),
+            (true, Some(p)) => format!("capture {}, process {p}, ", self.capture),
+            (true, None) => format!("capture {}, ", self.capture),
+        };
+        format!("kernel `{}` ({capture}ID {}{nvtx})", self.kernel, self.id)
     }
 }
 
@@ -109,94 +147,98 @@ pub enum Layout {
 pub struct Report {
     /// The page the CSV holds.
     pub layout: Layout,
-    /// Profiled kernels in order of first appearance of their `ID`; never empty.
+    /// Profiled kernels in the order of the file; never empty.
     pub kernels: Vec<KernelRecord>,
     /// ncu's `==WARNING==` lines and the parser's own notes, each as `line N: …`.
     pub warnings: Vec<String>,
+    /// How many ncu tables (captures) the file holds, at least 1.
+    pub captures: usize,
 }
 
-/// Columns of either page that describe the launch rather than hold a metric.
-const ATTRIBUTE_COLUMNS: &[&str] = &[
-    "ID",
-    "Process ID",
-    "Process Name",
-    "Host Name",
-    "Kernel Name",
-    "Kernel Time",
-    "Context",
-    "Stream",
-    "Block Size",
-    "Grid Size",
-    "Device",
-    "CC",
-];
+/// Where [`read`] hands what it reads, as it reads it.
+pub trait Sink {
+    /// A kernel, complete: every row of it has been read. Lent, not given: the parser reuses its
+    /// strings for the next kernel of a raw page (clone it to keep it).
+    ///
+    /// # Errors
+    /// Whatever the sink fails with (e.g. writing to a closed pipe); it stops the parse.
+    fn kernel(&mut self, kernel: &KernelRecord) -> Result<()>;
 
-/// Parses ncu CSV text. `origin` names the file for error messages.
+    /// A warning: an `==WARNING==` line of ncu, or a note of the parser, as `line N: …`.
+    ///
+    /// # Errors
+    /// Whatever the sink fails with; it stops the parse.
+    fn warning(&mut self, warning: String) -> Result<()>;
+}
+
+/// What a whole stream held, besides the kernels handed to the [`Sink`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Summary {
+    /// The page of the tables (every table has the header of the first).
+    pub layout: Layout,
+    /// Kernels handed on, at least 1.
+    pub kernels: usize,
+    /// ncu tables (captures) read, at least 1.
+    pub captures: usize,
+}
+
+/// Reads ncu CSV from `input` and hands each kernel and warning to `sink` as soon as it is
+/// complete. `origin` names the input in errors.
 ///
 /// # Errors
-/// [`Error::Ncu`] when ncu printed an `==ERROR==` line (for `ERR_NVGPUCTRPERM`, with the fix for
-/// counter permissions); when no header line or no kernel row is found (no kernel was profiled);
-/// when a row has more fields than the header, has an empty `ID`, or a second, different header
-/// appears.
+/// [`Error::Io`] if `input` cannot be read; [`Error::Ncu`] naming `origin` and, where there is
+/// one, the 1-based line, with the fix: an `==ERROR==` line (for `ERR_NVGPUCTRPERM`, with the fix
+/// for counter permissions); no header or no kernel row (no kernel was profiled); a row with more
+/// fields than the header, or an empty `ID`; a header that differs from the file's first; a kernel
+/// out of ncu's `ID` order (a details page whose kernel rows are not together, a repeated `ID`); a
+/// byte that is not UTF-8 in a table row; UTF-16 without a byte-order mark; binary data; a quoted
+/// field never closed; whatever `sink` fails with.
+pub fn read<'a>(input: impl Read + 'a, origin: &Path, sink: &mut dyn Sink) -> Result<Summary> {
+    let mut lines = Lines::new(input, origin)?;
+    let mut parser = Parser::new(origin, sink);
+    while let Some((number, line)) = lines.next_line()? {
+        parser.line(number, line)?;
+    }
+    parser.finish()
+}
+
+/// Parses ncu CSV text into a [`Report`] through [`read`]. `origin` names the file for error
+/// messages.
+///
+/// # Errors
+/// As [`read`].
 pub fn parse_csv(text: &str, origin: &Path) -> Result<Report> {
-    let lines: Vec<&str> = text.lines().collect();
-    reject_errors(&lines, origin)?;
-    let mut warnings: Vec<String> = (lines.iter().enumerate())
-        .filter(|(_, l)| l.trim_start().starts_with("==WARNING=="))
-        .map(|(i, l)| format!("line {}: {}", i + 1, l.trim()))
-        .collect();
-    let Some(start) = lines.iter().position(|l| is_header(l)) else {
-        let what = "no ncu CSV header (a line whose first field is `ID` and that has a `Kernel Name` column) \
-                    was found";
-        return Err(no_kernels(origin, None, what, &warnings));
-    };
-    let mut records = csv_records(&lines, start, origin, &mut warnings)?.into_iter();
-    let Some((header_line, header)) = records.next() else {
-        return Err(no_kernels(origin, Some(start + 1), "the header cannot be read", &warnings));
-    };
-    let mut rows = Vec::new();
-    for (line, row) in records {
-        if row.first().is_some_and(|id| id == "ID") {
-            if row == header {
-                continue; // the same table's header again
-            }
-            let message = format!(
-                "a second ncu table with a different header starts here (the first header is on line \
-                 {header_line}); split the file so that each holds one ncu CSV table."
-            );
-            return Err(ncu_error(origin, Some(line), message));
-        }
-        if row.len() > header.len() {
-            let message = format!(
-                "this row has {} fields but the header on line {header_line} has {}, so its values cannot be \
-                 matched to columns. Check that the file holds a single, unmodified ncu CSV table (write it \
-                 with `ncu --csv --log-file FILE` so that the program's own output cannot mix in).",
-                row.len(),
-                header.len()
-            );
-            return Err(ncu_error(origin, Some(line), message));
-        }
-        rows.push((line, row));
+    collect(text.as_bytes(), origin)
+}
+
+/// Parses the ncu CSV file at `path` into a [`Report`] through [`read`].
+///
+/// # Errors
+/// [`Error::Io`] if the file cannot be opened; otherwise as [`read`].
+pub fn parse_file(path: &Path) -> Result<Report> {
+    collect(std::fs::File::open(path).map_err(Error::io(path))?, path)
+}
+
+/// [`read`] into a [`Report`].
+pub(super) fn collect<'a>(input: impl Read + 'a, origin: &Path) -> Result<Report> {
+    #[derive(Default)]
+    struct Collect {
+        kernels: Vec<KernelRecord>,
+        warnings: Vec<String>,
     }
-    let col = |name: &str| header.iter().position(|c| c == name);
-    let columns = Columns {
-        kernel: col("Kernel Name").unwrap_or(usize::MAX), // is_header checked that it is there
-        nvtx: header.iter().position(|c| c.contains("Push/Pop_Range")),
-        block: col("Block Size"),
-        grid: col("Grid Size"),
-    };
-    let (layout, kernels) = match (col("Metric Name"), col("Metric Value")) {
-        (Some(name), Some(value)) => {
-            let details = DetailColumns { name, value, unit: col("Metric Unit"), section: col("Section Name") };
-            (Layout::Details, details_kernels(&rows, &columns, &details, origin, &mut warnings)?)
+    impl Sink for Collect {
+        fn kernel(&mut self, kernel: &KernelRecord) -> Result<()> {
+            self.kernels.push(kernel.clone());
+            Ok(())
         }
-        _ => (Layout::Raw, raw_kernels(&header, &rows, &columns, origin)?),
-    };
-    if kernels.is_empty() {
-        let what = format!("the CSV header on line {header_line} is followed by no kernel row");
-        return Err(no_kernels(origin, Some(header_line), &what, &warnings));
+        fn warning(&mut self, warning: String) -> Result<()> {
+            self.warnings.push(warning);
+            Ok(())
+        }
     }
-    Ok(Report { layout, kernels, warnings })
+    let mut sink = Collect::default();
+    let summary = read(input, origin, &mut sink)?;
+    Ok(Report { layout: summary.layout, kernels: sink.kernels, warnings: sink.warnings, captures: summary.captures })
 }
 
 /// Checks that every kernel has every metric in `requested` (as Number or NotAvailable).
@@ -211,10 +253,11 @@ pub fn parse_csv(text: &str, origin: &Path) -> Result<Report> {
 pub fn require_metrics(report: &Report, requested: &[&str], origin: &Path) -> Result<()> {
     let mut missing = Vec::new();
     let mut text = Vec::new();
+    let describe = |k: &KernelRecord| k.describe(report.captures);
     for &name in requested {
         let lacking: Vec<&KernelRecord> = report.kernels.iter().filter(|k| !k.metrics.contains_key(name)).collect();
         if let Some(first) = lacking.first() {
-            missing.push(format!("metric `{name}` is missing for {}{}", first.describe(), and_more(lacking.len())));
+            missing.push(format!("metric `{name}` is missing for {}{}", describe(first), and_more(lacking.len())));
         }
         let texts: Vec<(&KernelRecord, &str)> = (report.kernels.iter())
             .filter_map(|k| match &k.metrics.get(name)?.value {
@@ -225,7 +268,7 @@ pub fn require_metrics(report: &Report, requested: &[&str], origin: &Path) -> Re
         if let Some((first, value)) = texts.first() {
             text.push(format!(
                 "metric `{name}` of {} is the text {value:?}, not a number{}",
-                first.describe(),
+                describe(first),
                 and_more(texts.len())
             ));
         }
@@ -247,335 +290,27 @@ pub fn require_metrics(report: &Report, requested: &[&str], origin: &Path) -> Re
     if message.is_empty() { Ok(()) } else { Err(ncu_error(origin, None, message)) }
 }
 
-/// Parses one value as ncu printed it.
+/// Parses one value as ncu printed it, on its own (see [`super::number`] for the rule).
 ///
 /// - `n/a` (any case) is [`MetricValue::NotAvailable`].
 /// - Numbers: plain (`1234.5`, `-3`, `1e-3`), with thousands separators (`1,234,567.89`), or in a
-///   decimal-comma locale (`0,5`, `1.234,5`). With both `.` and `,`, the last of them is the decimal
-///   separator and the other must group the integer part by threes; with `,` alone, a value like
-///   `65,536` (`^\d{1,3}(,\d{3})+$`) is thousands-separated, anything else (`0,5`) a decimal comma.
+///   decimal-comma locale (`0,5`, `1.234,5`). A value that reads either way (`65,536`: one
+///   separator before exactly three digits) is read with a decimal point, as ncu prints in the `C`
+///   and English locales; within a capture, [`read`] reads it by the table's convention instead.
 /// - Anything else (`0x3`, `No-CC`, `(32, 8, 1)`, `nan`, empty) is [`MetricValue::Text`], trimmed.
 pub fn parse_value(text: &str) -> MetricValue {
     let t = text.trim();
     if t.eq_ignore_ascii_case("n/a") {
         return MetricValue::NotAvailable;
     }
-    match parse_number(t) {
-        Some(x) => MetricValue::Number(x),
+    match read_number(t) {
+        Some(n) => MetricValue::Number(n.value(Decimal::Point)),
         None => MetricValue::Text(t.to_string()),
     }
 }
 
-fn parse_number(t: &str) -> Option<f64> {
-    let plain = match (t.rfind('.'), t.rfind(',')) {
-        (Some(dot), Some(comma)) => {
-            let (decimal, group) = if dot > comma { ('.', ',') } else { (',', '.') };
-            let (int, frac) = t.rsplit_once(decimal)?;
-            if !grouped(int, group) {
-                return None;
-            }
-            format!("{}.{frac}", int.replace(group, ""))
-        }
-        (None, Some(_)) if grouped(t, ',') => t.replace(',', ""),
-        (None, Some(_)) => t.replacen(',', ".", 1),
-        _ => t.to_string(),
-    };
-    let numeric =
-        plain.bytes().any(|b| b.is_ascii_digit()) && plain.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
-    if numeric { plain.parse().ok() } else { None }
-}
-
-/// `^[+-]?\d{1,3}(SEP\d{3})+$`: an integer with `sep` between groups of three digits.
-fn grouped(s: &str, sep: char) -> bool {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let mut groups = digits.split(sep);
-    let first = groups.next().unwrap_or("");
-    let all_digits = |g: &str| g.bytes().all(|b| b.is_ascii_digit());
-    let mut rest = groups.peekable();
-    (1..=3).contains(&first.len())
-        && all_digits(first)
-        && rest.peek().is_some()
-        && rest.all(|g| g.len() == 3 && all_digits(g))
-}
-
-/// Unit normalization: `(unit as ncu prints it, base unit, factor the value is multiplied by)`,
-/// matched ignoring ASCII case; a unit ending in `/s` is read as `/second` first (ncu 2025 prints
-/// `Gbyte/s`). Units not listed (`%`, `cycle`, `sector`, `register/thread`, `byte/block`, …) are
-/// left as they are.
-///
-/// | printed | base | factor |
-/// |---|---|---|
-/// | `nsecond`/`ns`, `usecond`/`us`, `msecond`/`ms`, `second`/`s` | `ns` | 1, 1e3, 1e6, 1e9 |
-/// | `Kbyte`, `Mbyte`, `Gbyte`, `Tbyte` | `byte` | 1e3, 1e6, 1e9, 1e12 |
-/// | `Kbyte/second` … `Tbyte/second` | `byte/second` | 1e3 … 1e12 |
-/// | `hz`, `khz`, `Mhz`, `Ghz` | `cycle/second` | 1, 1e3, 1e6, 1e9 |
-/// | `Kcycle/second`, `Mcycle/second`, `Gcycle/second` | `cycle/second` | 1e3, 1e6, 1e9 |
-/// | `cycle/nsecond`, `cycle/usecond`, `cycle/msecond` | `cycle/second` | 1e9, 1e6, 1e3 |
-///
-/// Source: Nsight Compute CLI documentation, option `--print-units` (`auto`, the default, scales
-/// metrics to a fitting magnitude with SI prefixes; `base` prints base units). The prefixes are
-/// powers of 1000: in fixture `ncu-public/04.csv`, 2.33 `Mbyte` read in 6.75 `us` is reported as
-/// 345.14 `Gbyte/s`, which holds for powers of 1000 and not of 1024.
-pub const UNITS: &[(&str, &str, f64)] = &[
-    ("nsecond", "ns", 1.0),
-    ("ns", "ns", 1.0),
-    ("usecond", "ns", 1e3),
-    ("us", "ns", 1e3),
-    ("msecond", "ns", 1e6),
-    ("ms", "ns", 1e6),
-    ("second", "ns", 1e9),
-    ("s", "ns", 1e9),
-    ("Kbyte", "byte", 1e3),
-    ("Mbyte", "byte", 1e6),
-    ("Gbyte", "byte", 1e9),
-    ("Tbyte", "byte", 1e12),
-    ("Kbyte/second", "byte/second", 1e3),
-    ("Mbyte/second", "byte/second", 1e6),
-    ("Gbyte/second", "byte/second", 1e9),
-    ("Tbyte/second", "byte/second", 1e12),
-    ("hz", "cycle/second", 1.0),
-    ("khz", "cycle/second", 1e3),
-    ("Mhz", "cycle/second", 1e6),
-    ("Ghz", "cycle/second", 1e9),
-    ("Kcycle/second", "cycle/second", 1e3),
-    ("Mcycle/second", "cycle/second", 1e6),
-    ("Gcycle/second", "cycle/second", 1e9),
-    ("cycle/nsecond", "cycle/second", 1e9),
-    ("cycle/usecond", "cycle/second", 1e6),
-    ("cycle/msecond", "cycle/second", 1e3),
-];
-
-/// The base unit of `unit` and the factor that converts a value into it, by [`UNITS`];
-/// `(unit, 1.0)` (trimmed) for a unit not listed there.
-pub fn normalize_unit(unit: &str) -> (String, f64) {
-    let unit = unit.trim();
-    let long = unit.strip_suffix("/s").map(|per| format!("{per}/second"));
-    let lookup = long.as_deref().unwrap_or(unit);
-    match UNITS.iter().find(|(printed, _, _)| printed.eq_ignore_ascii_case(lookup)) {
-        Some(&(_, base, factor)) => (base.to_string(), factor),
-        None => (long.unwrap_or_else(|| unit.to_string()), 1.0),
-    }
-}
-
-/// A metric from one cell and its (unnormalized) unit.
-fn metric(cell: &str, unit: &str) -> Metric {
-    let (unit, factor) = normalize_unit(unit);
-    let value = match parse_value(cell) {
-        MetricValue::Number(x) => MetricValue::Number(x * factor),
-        other => other,
-    };
-    Metric { value, unit }
-}
-
-/// Range names from an NVTX push/pop cell, outermost first (see [`KernelRecord::nvtx`]). Each
-/// quoted entry is `DOMAIN:RANGE:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; a range name that
-/// itself holds `:` is rejoined from the fields between the domain and the last six.
-fn nvtx_ranges(cell: &str) -> Vec<String> {
-    (cell.split('"').skip(1).step_by(2))
-        .filter_map(|entry| {
-            let fields: Vec<&str> = entry.split(':').collect();
-            match fields.len() {
-                n if n >= 8 => Some(fields[1..n - 6].join(":")),
-                n if n >= 2 => Some(fields[1].to_string()),
-                _ => None,
-            }
-        })
-        .collect()
-}
-
-/// Where the launch attributes are in the header (`ID` is always column 0).
-struct Columns {
-    kernel: usize,
-    nvtx: Option<usize>,
-    block: Option<usize>,
-    grid: Option<usize>,
-}
-
-impl Columns {
-    /// The record of the kernel that `row` (from `line`) belongs to, without metrics.
-    fn kernel(&self, row: &[String], line: usize, origin: &Path) -> Result<KernelRecord> {
-        let id = cell(row, 0).trim();
-        if id.is_empty() {
-            let message = "this row has an empty `ID` field, so it cannot be attributed to a kernel (only a \
-                           units row, right after the header, may have one). Check that the file is unmodified \
-                           ncu CSV output.";
-            return Err(ncu_error(origin, Some(line), message));
-        }
-        let text = |c: Option<usize>| Some(cell(row, c?).trim()).filter(|s| !s.is_empty()).map(str::to_string);
-        Ok(KernelRecord {
-            id: id.to_string(),
-            kernel: cell(row, self.kernel).trim().to_string(),
-            nvtx: self.nvtx.map(|c| nvtx_ranges(cell(row, c))).unwrap_or_default(),
-            block: text(self.block),
-            grid: text(self.grid),
-            metrics: BTreeMap::new(),
-        })
-    }
-}
-
-/// Where the metric fields of a details page are.
-struct DetailColumns {
-    name: usize,
-    value: usize,
-    unit: Option<usize>,
-    section: Option<usize>,
-}
-
-/// Kernels of a raw page: a units row may follow the header; then one kernel per row, every
-/// column that is not a launch attribute (nor NVTX) being a metric.
-fn raw_kernels(
-    header: &[String],
-    rows: &[(usize, Vec<String>)],
-    columns: &Columns,
-    origin: &Path,
-) -> Result<Vec<KernelRecord>> {
-    let (units, rows) = match rows.split_first() {
-        Some(((_, first), rest)) if cell(first, 0).trim().is_empty() => (first.as_slice(), rest),
-        _ => (&[][..], rows),
-    };
-    let metric_columns: Vec<usize> = (0..header.len())
-        .filter(|&c| !ATTRIBUTE_COLUMNS.contains(&header[c].as_str()) && !header[c].contains("Domain:"))
-        .collect();
-    (rows.iter())
-        .map(|(line, row)| {
-            let mut kernel = columns.kernel(row, *line, origin)?;
-            for &c in &metric_columns {
-                if let Some(value) = row.get(c) {
-                    kernel.metrics.insert(header[c].clone(), metric(value, cell(units, c)));
-                }
-            }
-            Ok(kernel)
-        })
-        .collect()
-}
-
-/// Kernels of a details page, grouped by `ID` in order of first appearance.
-fn details_kernels(
-    rows: &[(usize, Vec<String>)],
-    columns: &Columns,
-    details: &DetailColumns,
-    origin: &Path,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<KernelRecord>> {
-    let mut kernels: Vec<KernelRecord> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut renamed: HashSet<String> = HashSet::new();
-    for (line, row) in rows {
-        let id = cell(row, 0).trim();
-        let k = match index.get(id) {
-            Some(&k) => k,
-            None => {
-                kernels.push(columns.kernel(row, *line, origin)?);
-                index.insert(id.to_string(), kernels.len() - 1);
-                kernels.len() - 1
-            }
-        };
-        let name = cell(row, details.name).trim();
-        let Some(value) = row.get(details.value).filter(|_| !name.is_empty()) else {
-            continue; // a rule row, or a row cut short
-        };
-        let metric = metric(value, details.unit.map_or("", |c| cell(row, c)));
-        let metrics = &mut kernels[k].metrics;
-        if !metrics.contains_key(name) {
-            metrics.insert(name.to_string(), metric);
-            continue;
-        }
-        let section = details.section.map_or("", |c| cell(row, c)).trim();
-        let key = format!("{section}: {name}");
-        if renamed.insert(key.clone()) {
-            warnings.push(format!(
-                "line {line}: kernel ID {id} already has a metric named {name:?}; this one, from section \
-                 {section:?}, is kept as {key:?} (likewise for every kernel)"
-            ));
-        }
-        metrics.entry(key).or_insert(metric);
-    }
-    Ok(kernels)
-}
-
-/// The CSV records from the header line on, each with the 1-based line it starts on. ncu's own
-/// `==TAG==` lines and blank lines are left out; so are lines that cannot be CSV rows (when the
-/// header is quoted, as ncu writes it, a row starts with `"`), with a warning. Quotes are tracked so
-/// that a quoted field may span lines.
-fn csv_records(
-    lines: &[&str],
-    start: usize,
-    origin: &Path,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<(usize, Vec<String>)>> {
-    let quoted = lines[start].trim_start_matches('\u{feff}').trim_start().starts_with('"');
-    let (mut kept, mut line_of) = (String::new(), Vec::new());
-    let mut in_quotes = false;
-    for (i, &line) in lines.iter().enumerate().skip(start) {
-        let line = if i == start { line.trim_start_matches('\u{feff}') } else { line };
-        let t = line.trim_start();
-        if !in_quotes && (t.is_empty() || is_ncu_log(t)) {
-            continue;
-        }
-        if !in_quotes && quoted && !t.starts_with('"') {
-            warnings.push(format!("line {}: skipped, not a CSV row: {}", i + 1, line.trim()));
-            continue;
-        }
-        kept.push_str(line);
-        kept.push('\n');
-        line_of.push(i + 1);
-        in_quotes ^= line.matches('"').count() % 2 == 1;
-    }
-    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(kept.as_bytes());
-    let line = |p: Option<&csv::Position>| p.and_then(|p| line_of.get((p.line() as usize).checked_sub(1)?).copied());
-    (reader.records())
-        .map(|record| match record {
-            Ok(r) => Ok((line(r.position()).unwrap_or(start + 1), r.iter().map(str::to_string).collect())),
-            Err(e) => Err(ncu_error(
-                origin,
-                line(e.position()),
-                format!("the CSV cannot be read ({e}); check that the file is unmodified ncu CSV output."),
-            )),
-        })
-        .collect()
-}
-
-/// The first field of `line` is `ID` and a field is `Kernel Name`: ncu's CSV header.
-fn is_header(line: &str) -> bool {
-    let t = line.trim_start_matches('\u{feff}').trim_start();
-    (t.starts_with("\"ID\",") || t.starts_with("ID,"))
-        && (csv::ReaderBuilder::new().has_headers(false).from_reader(t.as_bytes()).records().next())
-            .is_some_and(|r| r.is_ok_and(|r| r.iter().any(|f| f == "Kernel Name")))
-}
-
-/// `==PROF==`, `==WARNING==`, `==ERROR==` and other lines ncu writes itself.
-fn is_ncu_log(t: &str) -> bool {
-    t.strip_prefix("==")
-        .and_then(|rest| rest.split_once("=="))
-        .is_some_and(|(tag, _)| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_uppercase()))
-}
-
-/// Fails with every `==ERROR==` line, quoted with its line number.
-fn reject_errors(lines: &[&str], origin: &Path) -> Result<()> {
-    let errors: Vec<(usize, &str)> = (lines.iter().enumerate())
-        .filter(|(_, l)| l.trim_start().starts_with("==ERROR=="))
-        .map(|(i, l)| (i + 1, l.trim()))
-        .collect();
-    let Some(&(first, _)) = errors.first() else {
-        return Ok(());
-    };
-    let quoted: Vec<String> = errors.iter().map(|(n, l)| format!("line {n}: {l}")).collect();
-    let fix = if errors.iter().any(|(_, l)| l.contains("ERR_NVGPUCTRPERM")) {
-        "This user may not read the GPU's performance counters (ERR_NVGPUCTRPERM). Run ncu as root (e.g. \
-         `sudo ncu …`), or allow profiling by non-admin users: put the line \
-         `options nvidia NVreg_RestrictProfilingToAdminUsers=0` in a file under /etc/modprobe.d/, then \
-         reload the nvidia driver (unload and load its kernel modules, or reboot; run \
-         `update-initramfs -u` first where the driver loads from the initramfs); see \
-         https://developer.nvidia.com/ERR_NVGPUCTRPERM."
-    } else {
-        "Fix what it says and profile again; no metric from this output is used."
-    };
-    let message = format!("ncu reported an error: {}. {fix}", quoted.join("; "));
-    Err(ncu_error(origin, Some(first), message))
-}
-
 /// The "no kernel was profiled" error, with what was found and ncu's warnings.
-fn no_kernels(origin: &Path, line: Option<usize>, what: &str, warnings: &[String]) -> Error {
+pub(super) fn no_kernels(origin: &Path, line: Option<usize>, what: &str, warnings: &[String]) -> Error {
     let mut message = format!(
         "no kernel was profiled: {what}. Check that ncu ran with `--csv`, that its kernel filter \
          (`-k`/`--kernel-name`, `--launch-skip`, `-c`) and NVTX filter (`--nvtx --nvtx-include`; a \
@@ -588,13 +323,9 @@ fn no_kernels(origin: &Path, line: Option<usize>, what: &str, warnings: &[String
     ncu_error(origin, line, message)
 }
 
-fn ncu_error(origin: &Path, line: Option<usize>, message: impl Into<String>) -> Error {
+/// [`Error::Ncu`] from its parts.
+pub(super) fn ncu_error(origin: &Path, line: Option<usize>, message: impl Into<String>) -> Error {
     Error::Ncu { origin: origin.to_path_buf(), line, message: message.into() }
-}
-
-/// Field `c` of `row`, `""` when the row is shorter.
-fn cell(row: &[String], c: usize) -> &str {
-    row.get(c).map_or("", String::as_str)
 }
 
 /// `" and N other kernel(s)"` for a count of `n` kernels including the one named.
@@ -608,6 +339,7 @@ fn and_more(n: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::table::nvtx_ranges;
     use super::*;
 
     const F01: &str = include_str!("../../tests/fixtures/ncu/ncu-public/01.csv");
@@ -977,20 +709,34 @@ mod tests {
     }
 
     #[test]
-    fn details_order_rule_rows_and_stray_lines() {
-        let text = "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\"\n\
-                    \"5\",\"b\",\"S\",\"\",\"\",\"\",\"SOLBottleneck\"\n\
-                    \"2\",\"a\",\"S\",\"m\",\"\",\"1\"\n\
-                    program output after the table\n\
-                    \n\
-                    \"5\",\"b\",\"S\",\"m\",\"\",\"2\"\n\
-                    ==PROF== Disconnected from process 1\n";
-        let r = parse(text);
+    fn details_rule_rows_stray_lines_and_kernels_in_id_order() {
+        let header =
+            "\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\"";
+        let text = format!(
+            "{header}\n\
+             \"2\",\"a\",\"S\",\"m\",\"\",\"1\"\n\
+             \"5\",\"b\",\"S\",\"\",\"\",\"\",\"SOLBottleneck\"\n\
+             program output after the table\n\
+             \n\
+             \"5\",\"b\",\"S\",\"m\",\"\",\"2\"\n\
+             ==PROF== Disconnected from process 1\n"
+        );
+        let r = parse(&text);
         let got: Vec<(&str, &str, usize)> =
             r.kernels.iter().map(|k| (k.id.as_str(), k.kernel.as_str(), k.metrics.len())).collect();
-        assert_eq!(got, [("5", "b", 1), ("2", "a", 1)]);
-        assert_eq!(r.kernels[0].number("m"), Some(2.0));
+        assert_eq!(got, [("2", "a", 1), ("5", "b", 1)]);
+        assert_eq!(r.kernels[1].number("m"), Some(2.0));
         assert_eq!(r.warnings, ["line 4: skipped, not a CSV row: program output after the table"]);
+        // ncu writes a kernel's rows together, in increasing ID order: a kernel that comes back after
+        // another (a sorted or edited file) is an error, not two half kernels.
+        let text = format!(
+            "{header}\n\"2\",\"a\",\"S\",\"m\",\"\",\"1\"\n\"5\",\"b\",\"S\",\"m\",\"\",\"2\"\n\
+             \"2\",\"a\",\"S\",\"n\",\"\",\"3\"\n"
+        );
+        let (line, message) = error(&text);
+        assert_eq!(line, Some(4));
+        assert!(message.starts_with("kernel ID 2 comes after ID 5 (line 3) in the same table"), "{message}");
+        assert!(message.contains("each kernel's rows together"), "{message}");
     }
 
     #[test]

@@ -130,8 +130,7 @@ impl Session {
                 ),
             });
         }
-        let text = std::fs::read_to_string(&out.csv).map_err(Error::io(&out.csv))?;
-        let report = parse::parse_csv(&text, &out.csv)?;
+        let report = parse::parse_file(&out.csv)?;
         parse::require_metrics(&report, &self.metrics, &out.csv)?;
         Ok((out, report))
     }
