@@ -1,5 +1,10 @@
 // SPDX-FileCopyrightText: Copyright (c) 2024-2026 NVIDIA CORPORATION & AFFILIATES. All rights reserved.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Modified for kernelgate (see README.md in this folder): the upstream build script runs bindgen,
+// which needs libclang on the build machine. This one compiles the same C shim with `cc` and copies
+// bindings that were generated once with upstream's bindgen settings and checked in
+// (src/bindings/<arch>-linux.rs), so a build needs only a C compiler.
 
 #![allow(clippy::unwrap_used)]
 #![allow(clippy::expect_used)]
@@ -10,96 +15,50 @@ use std::{
 };
 
 fn main() {
-    let mut lib_builder = cc::Build::new();
-    let mut builder = bindgen::Builder::default();
-    let host = env::var("HOST").expect("host triple is always set");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=c");
+    println!("cargo:rerun-if-changed=src/bindings");
 
-    lib_builder
+    // The checked-in bindings are those of the feature set without `cuda`, `cuda_runtime` and
+    // `tools` (`std` and `alloc` do not change them). Other feature sets need other bindings.
+    for feature in ["CUDA", "CUDA_RUNTIME", "TOOLS"] {
+        if env::var_os(format!("CARGO_FEATURE_{feature}")).is_some() {
+            fail(&format!(
+                "feature `{}` is enabled, but the checked-in bindings were generated without it; depend on \
+                 nvtx with `default-features = false` and without that feature, or regenerate the bindings \
+                 with it (vendor/nvtx-sys/README.md)",
+                feature.to_lowercase()
+            ));
+        }
+    }
+
+    // The bindings depend on the target only through C's type sizes and `wchar_t`: fixed by the
+    // SysV x86-64 and AAPCS64 ABIs on Linux (wchar_t: int on x86-64, unsigned int on aarch64).
+    let os = env::var("CARGO_CFG_TARGET_OS").expect("cargo sets CARGO_CFG_TARGET_OS");
+    let arch = env::var("CARGO_CFG_TARGET_ARCH").expect("cargo sets CARGO_CFG_TARGET_ARCH");
+    let bindings = match (os.as_str(), arch.as_str()) {
+        ("linux", "x86_64" | "aarch64") => Path::new("src/bindings").join(format!("{arch}-linux.rs")),
+        _ => fail(&format!(
+            "no checked-in NVTX bindings for target os `{os}`, arch `{arch}` (only Linux x86_64 and \
+             aarch64); generating them needs libclang: add the target to vendor/nvtx-sys/regenerate and \
+             run it (vendor/nvtx-sys/README.md), or drop the [patch.crates-io] entry of nvtx-sys in \
+             Cargo.toml to build the upstream crate, which runs bindgen"
+        )),
+    };
+
+    cc::Build::new()
         .include("c/include")
         .opt_level(2)
-        .file(Path::new("c/src/lib.c"));
+        .file(Path::new("c/src/lib.c"))
+        .compile("nvtx");
 
-    builder = builder
-        .use_core()
-        .detect_include_paths(true)
-        .clang_arg("-I")
-        .clang_arg("c/include")
-        .header("c/include/wrapper.h")
-        .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
-        // Bare-metal checks parse NVTX headers using the host target, so bindgen's
-        // generated host layout assertions are not meaningful for that target.
-        .layout_tests(false)
-        .allowlist_recursively(false)
-        .generate_comments(false)
-        .generate_cstr(true)
-        .default_alias_style(bindgen::AliasVariation::TypeAlias)
-        .default_enum_style(bindgen::EnumVariation::Rust {
-            non_exhaustive: false,
-        })
-        .constified_enum_module("nvtxResource.*_t")
-        .c_naming(false)
-        .default_macro_constant_type(bindgen::MacroTypeVariation::Signed)
-        .sort_semantically(true)
-        .translate_enum_integer_types(true)
-        .wrap_unsafe_ops(true)
-        // mark any nvtx(...)_t type as required except those starting with nvtxRes
-        .must_use_type("nvtx[^R][^e][^s].*_t")
-        // permit all nvtx-prefixed types except internal ones
-        .allowlist_type("nvtx[^_].*")
-        // expose NVTX_VERSION
-        .allowlist_var("NVTX_VERSION")
-        // expose all nvtx-prefixed functions
-        .allowlist_function("nvtx.*")
-        // expose wchar_t for wide function parameters
-        .allowlist_type("wchar_t")
-        // allow cuda types
-        .allowlist_type("CU.*")
-        .allowlist_type("cuda.*")
-        // disallow impl-specific
-        .blocklist_type("__.*");
+    let out_path = PathBuf::from(env::var("OUT_DIR").unwrap()).join("bindings.rs");
+    std::fs::copy(&bindings, &out_path)
+        .unwrap_or_else(|e| fail(&format!("cannot copy {} to {}: {e}", bindings.display(), out_path.display())));
+}
 
-    if cfg!(feature = "tools") {
-        builder = builder
-            // expose the callback-subscription types (export tables, callback
-            // modules, and callback ids)
-            .allowlist_type("Nvtx.*")
-            // expose the dependency-free fake types referenced by the
-            // fakeimpl fntypes (required because allowlisting is not recursive)
-            .allowlist_type("nvtx_.*")
-            // expose the injection result codes
-            .allowlist_var("NVTX_SUCCESS")
-            .allowlist_var("NVTX_FAIL")
-            .allowlist_var("NVTX_ERR_.*");
-        // the function-table slot signatures (`*_impl_fntype` and
-        // `*_fakeimpl_fntype`) are covered by the "nvtx[^_].*" allowlist above
-    } else {
-        // disallow any fntypes
-        builder = builder.blocklist_type(".*fntype.*");
-    }
-
-    if cfg!(feature = "cuda") {
-        builder = builder.clang_arg("-DENABLE_CUDA");
-        lib_builder.define("ENABLE_CUDA", None);
-    }
-    if cfg!(feature = "cuda_runtime") {
-        builder = builder.clang_arg("-DENABLE_CUDART");
-        lib_builder.define("ENABLE_CUDART", None);
-    }
-
-    let target_os = env::var("CARGO_CFG_TARGET_OS").expect("target OS is always set");
-    if target_os == "none" {
-        // For bare-metal cross checks, parse headers against the host's libc headers.
-        // NVTX does not expose target-dependent structs, so host parsing is sufficient.
-        builder = builder.clang_arg(format!("--target={host}"));
-        println!("cargo:warning=Skipping C shim build for target OS 'none'");
-    } else {
-        lib_builder.compile("nvtx");
-    }
-    let bindings = builder.generate().expect("Unable to generate bindings");
-
-    // Write the bindings to the $OUT_DIR/bindings.rs file.
-    let out_path = PathBuf::from(env::var("OUT_DIR").unwrap());
-    bindings
-        .write_to_file(out_path.join("bindings.rs"))
-        .expect("Couldn't write bindings!");
+/// Stops the build with `message`, shown by cargo as this crate's build error.
+fn fail(message: &str) -> ! {
+    eprintln!("error: nvtx-sys (vendored by kernelgate, vendor/nvtx-sys): {message}");
+    std::process::exit(1);
 }
