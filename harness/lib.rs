@@ -29,6 +29,9 @@ pub mod check;
 pub mod compare;
 pub mod compile;
 pub mod config;
+/// `build.rs`'s entry-point scanner, compiled here for its unit tests only.
+#[cfg(test)]
+mod entry_scan;
 mod error;
 pub mod expect;
 pub mod gpu;
