@@ -10,7 +10,7 @@
 //! | stage    | module        | touches           |
 //! |----------|---------------|-------------------|
 //! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
-//! | compile  | [`compile`]   | NVRTC             |
+//! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc) | NVRTC |
 //! | check    | [`check`]     | GPU               |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |
@@ -37,6 +37,7 @@ pub mod expect;
 pub mod gpu;
 pub mod measure;
 pub mod ncu;
+pub mod nvrtc;
 pub mod record;
 pub mod report;
 pub mod source;
