@@ -24,8 +24,9 @@
 //!    `/usr/lib/python3*/site-packages`), and last the folders that `python3` on `PATH` reports
 //!    (`site.getsitepackages()` and the user site: a pyenv or conda Python).
 //!
-//! The library loads `libnvrtc-builtins.so.13.*` itself, from its own folder (the wheel's and the
-//! toolkit's `libnvrtc.so.13` carry `RPATH $ORIGIN`), so the whole folder must travel together.
+//! The library loads `libnvrtc-builtins.so.13.*` itself, from its own folder (the 13.5.37 wheel's
+//! `libnvrtc.so.13` carries `RPATH $ORIGIN`; a toolkit keeps both files in one folder too), so the
+//! two files must stay together.
 #![allow(unsafe_code)]
 
 use crate::{Error, Result};
