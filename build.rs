@@ -1,7 +1,8 @@
 //! Build script: embeds every `kernels/*.cu` into the crate.
 //!
 //! For each file it records the source text, a SHA-256 of that text and the `extern "C" __global__`
-//! entry points it declares, and writes `$OUT_DIR/kernels.rs` with:
+//! entry points it defines (found by `harness/entry_scan.rs`, which skips comments, strings,
+//! directives and `#if 0` blocks), and writes `$OUT_DIR/kernels.rs` with:
 //! - `SOURCES: &[KernelSource]`, sorted by file name;
 //! - one module per file (`kernels/transpose.cu` -> `mod transpose`) holding one `Kernel` constant
 //!   per entry point. The case table names kernels through these constants, so a case that names a
@@ -9,6 +10,9 @@
 //!
 //! A `.cu` file with no entry point, two files that map to one module name, or a repeated entry
 //! name stops the build with a message naming the file.
+
+#[path = "harness/entry_scan.rs"]
+mod entry_scan;
 
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -43,7 +47,7 @@ fn main() {
         }
         seen_modules.push(module.clone());
 
-        let entries = entry_points(&text);
+        let entries = entry_scan::entry_points(&text);
         if entries.is_empty() {
             fail(path, "declares no `extern \"C\" __global__` kernel; every kernels/*.cu needs at least one");
         }
@@ -97,86 +101,6 @@ fn module_name(file: &str) -> String {
         name.insert(0, '_');
     }
     name
-}
-
-/// Finds `extern "C" __global__ ... name(` declarations, with their 1-based line numbers.
-/// Comments are blanked first so that a commented-out kernel is not listed.
-fn entry_points(text: &str) -> Vec<(String, usize)> {
-    let code = strip_comments(text);
-    let mut found = Vec::new();
-    let mut rest = code.as_str();
-    let mut offset = 0;
-    while let Some(at) = rest.find("extern \"C\"") {
-        let start = offset + at + "extern \"C\"".len();
-        let Some(paren) = code[start..].find('(') else { break };
-        // The declaration head runs to the first `(` that is not part of `__launch_bounds__(...)`.
-        let head_end = find_declarator_paren(&code[start..]).map_or(start + paren, |p| start + p);
-        let head = &code[start..head_end];
-        if head.split_whitespace().any(|w| w == "__global__") {
-            let name: String = head
-                .trim_end()
-                .chars()
-                .rev()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            if !name.is_empty() {
-                let line = code[..head_end].matches('\n').count() + 1;
-                found.push((name, line));
-            }
-        }
-        offset = head_end;
-        rest = &code[offset..];
-    }
-    found
-}
-
-/// Position of the `(` that opens the parameter list, skipping `__launch_bounds__(...)`.
-fn find_declarator_paren(s: &str) -> Option<usize> {
-    let mut i = 0;
-    while let Some(p) = s[i..].find('(') {
-        let at = i + p;
-        if s[..at].trim_end().ends_with("__launch_bounds__") {
-            let close = s[at..].find(')')?;
-            i = at + close + 1;
-        } else {
-            return Some(at);
-        }
-    }
-    None
-}
-
-/// Replaces `//` and `/* */` comments with spaces, keeping newlines so line numbers hold.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut prev = ' ';
-                for c in chars.by_ref() {
-                    out.push(if c == '\n' { '\n' } else { ' ' });
-                    if prev == '*' && c == '/' {
-                        break;
-                    }
-                    prev = c;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 fn hex(bytes: &[u8]) -> String {

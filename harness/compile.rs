@@ -1,46 +1,33 @@
 //! Compile stage: kernel sources to PTX with NVRTC, for one target architecture.
 //!
 //! NVRTC is loaded at run time. cudarc panics on first use when `libnvrtc` is missing (checked on
-//! 2026-11-30, ../shared/gpu/README.md), so [`nvrtc_available`] asks first and callers turn a
-//! missing library into an ignored trial with the reason.
-#![allow(unsafe_code)]
+//! 2026-11-30, ../shared/gpu/README.md), so every entry point here first finds and opens it with
+//! [`crate::nvrtc::load`] (which also lets cudarc find it without `LD_LIBRARY_PATH`), and callers
+//! turn a missing library into an ignored trial with the reason.
 
-use crate::{Error, KernelSource, Result};
+use crate::{Error, KernelSource, Result, nvrtc};
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 
 /// NVRTC options used for every kernel besides the architecture: C++17 and line info (so that
 /// Nsight Compute can correlate SASS with source lines).
 pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17", "-lineinfo"];
 
-/// `Ok(())` when `libnvrtc` can be opened; otherwise the reason, with the fix.
+/// `Ok(())` when an NVRTC is found and opened ([`nvrtc::load`]); otherwise the reason, with the fix.
 ///
 /// # Errors
-/// [`Error::Unavailable`] when the library is not on the loader path.
+/// [`Error::Unavailable`] when no NVRTC is found (every place searched is named);
+/// [`Error::Config`] when `KERNELGATE_NVRTC` names no usable NVRTC.
 pub fn nvrtc_available() -> Result<()> {
-    // SAFETY: `is_culib_present` only dlopens candidate library names and drops the handles;
-    // it calls no NVRTC function.
-    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        Ok(())
-    } else {
-        Err(Error::Unavailable(
-            "libnvrtc (CUDA 13) is not on the loader path; install the CUDA toolkit, or \
-             `pip install nvidia-cuda-nvrtc==13.5.37` (what CI uses) and add site-packages/nvidia/cu13/lib to LD_LIBRARY_PATH"
-                .into(),
-        ))
-    }
+    nvrtc::load().map(|_| ())
 }
 
-/// NVRTC's version as `(major, minor)`.
+/// NVRTC's version as `(major, minor)` (`nvrtcVersion` of the library [`nvrtc::load`] opened,
+/// which is the one cudarc calls).
 ///
 /// # Errors
-/// [`Error::Unavailable`] if NVRTC is missing or the call fails.
+/// As [`nvrtc_available`].
 pub fn nvrtc_version() -> Result<(i32, i32)> {
-    nvrtc_available()?;
-    let (mut major, mut minor) = (0, 0);
-    // SAFETY: NVRTC is loaded (checked above); nvrtcVersion writes two ints through valid pointers.
-    let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
-    status.result().map_err(|e| Error::Unavailable(format!("nvrtcVersion failed: {e:?}")))?;
-    Ok((major, minor))
+    Ok(nvrtc::load()?.version)
 }
 
 /// Compiles one kernel file to PTX for `arch` (e.g. `"sm_90"`).
@@ -48,7 +35,8 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// The program is named after the file, so NVRTC's log reads `transpose.cu(12): error: ...`.
 ///
 /// # Errors
-/// [`Error::Unavailable`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim.
+/// As [`nvrtc_available`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim, and
+/// which NVRTC compiled.
 pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
     compile_text(source.file, source.source, arch)
 }
@@ -59,7 +47,7 @@ pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
 /// # Errors
 /// As [`compile`].
 pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
-    nvrtc_available()?;
+    let used = nvrtc::load()?.to_string();
     let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
     options.push(format!("--gpu-architecture={arch}"));
     let opts = CompileOptions { options, name: Some(file.to_string()), ..Default::default() };
@@ -68,12 +56,14 @@ pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
             file: file.to_string(),
             arch: arch.to_string(),
             status: format!("{:?}", nvrtc.0),
+            nvrtc: used,
             log: log.to_string_lossy().into_owned(),
         },
         other => Error::Compile {
             file: file.to_string(),
             arch: arch.to_string(),
             status: format!("{other:?}"),
+            nvrtc: used,
             log: String::new(),
         },
     })
@@ -102,8 +92,9 @@ pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::
         Ok(Ok(()))
     } else {
         Ok(Err(format!(
-            "kernels/{}: build.rs listed entry points {listed:?} but NVRTC's PTX for {arch} declares {found:?}",
-            source.file
+            "kernels/{}: build.rs listed entry points {listed:?} but the PTX for {arch} declares {found:?} ({})",
+            source.file,
+            nvrtc::load()?
         )))
     }
 }
@@ -119,7 +110,7 @@ mod tests {
         assert_eq!(ptx_entries(ptx), vec!["copy_vec4", "saxpy"]);
     }
 
-    /// Runs wherever libnvrtc is on the loader path (CI installs it and sets
+    /// Runs wherever NVRTC is found (CI fetches it with scripts/get-nvrtc and sets
     /// KERNELGATE_REQUIRE_NVRTC=1, which turns its absence into a failure).
     #[test]
     fn compile_errors_carry_the_nvrtc_log_with_file_and_line() {
@@ -137,6 +128,7 @@ mod tests {
         let err = compile(&broken, "sm_90").unwrap_err().to_string();
         assert!(err.starts_with("NVRTC failed to compile kernels/broken.cu for sm_90"), "{err}");
         assert!(err.contains("broken.cu(3): error: identifier \"y\" is undefined"), "{err}");
+        assert!(err.contains(&nvrtc::load().unwrap().path.display().to_string()), "names the NVRTC used: {err}");
         assert!(check_compiles(&broken, "sm_90").is_err());
     }
 

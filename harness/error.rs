@@ -39,7 +39,7 @@ pub enum Error {
         source: csv::Error,
     },
     /// NVRTC rejected a kernel source; `log` is NVRTC's log, verbatim (it names file and line).
-    #[error("NVRTC failed to compile kernels/{file} for {arch} ({status}); its log follows:\n{log}")]
+    #[error("NVRTC failed to compile kernels/{file} for {arch} ({status}; {nvrtc}); its log follows:\n{log}")]
     Compile {
         /// The `.cu` file name.
         file: String,
@@ -47,6 +47,8 @@ pub enum Error {
         arch: String,
         /// NVRTC's status code.
         status: String,
+        /// The NVRTC used: version, file and how it was found (`crate::nvrtc::Nvrtc`'s Display).
+        nvrtc: String,
         /// NVRTC's program log.
         log: String,
     },

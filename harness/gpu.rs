@@ -1,7 +1,7 @@
 //! The GPU: opening the device, its facts, module loading, buffers, launches and events.
 //!
-//! This is one of the two modules allowed `unsafe` (the other is [`crate::compile`]): kernel
-//! launches pass untyped parameter lists to the driver. Every `unsafe` block states the invariant
+//! This is one of the two modules allowed `unsafe` (the other is [`crate::nvrtc`], which opens
+//! libnvrtc): kernel launches pass untyped parameter lists to the driver. Every `unsafe` block states the invariant
 //! it relies on.
 #![allow(unsafe_code)]
 

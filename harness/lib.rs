@@ -10,7 +10,7 @@
 //! | stage    | module        | touches           |
 //! |----------|---------------|-------------------|
 //! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
-//! | compile  | [`compile`]   | NVRTC             |
+//! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc) | NVRTC |
 //! | check    | [`check`]     | GPU               |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |
@@ -28,12 +28,16 @@ pub mod check;
 pub mod compile;
 pub mod config;
 pub mod devices;
+/// `build.rs`'s entry-point scanner, compiled here for its unit tests only.
+#[cfg(test)]
+mod entry_scan;
 mod error;
 pub mod expect;
 pub mod gate;
 pub mod gpu;
 pub mod measure;
 pub mod ncu;
+pub mod nvrtc;
 pub mod record;
 pub mod report;
 pub mod source;

@@ -6,8 +6,18 @@ use std::fmt::Write as _;
 
 pub use crate::units::duration;
 
-/// The device block printed at the start of a run.
+/// The device block printed at the start of a run, with the file of the NVRTC this process
+/// loaded ([`crate::nvrtc::load`], cached: [`crate::gpu::Gpu::open`] has loaded it by then).
 pub fn device(f: &DeviceFacts) -> String {
+    device_with_nvrtc(f, crate::nvrtc::load().ok().map(|n| n.path.as_path()))
+}
+
+/// [`device`] with the NVRTC file given: `NVRTC 13.0 (/path/libnvrtc.so.13)`.
+pub fn device_with_nvrtc(f: &DeviceFacts, nvrtc_path: Option<&std::path::Path>) -> String {
+    let nvrtc = match nvrtc_path {
+        Some(path) => format!("{} ({})", f.nvrtc_version, path.display()),
+        None => f.nvrtc_version.clone(),
+    };
     format!(
         "kernelgate: {} (compute capability {}.{}, {} SMs, {} MiB, L2 {} MiB, ECC {}), driver {}, CUDA {}, NVRTC {}\n\
          kernelgate: device-to-device copy bandwidth {:.0} GB/s (read + write, median of 20 x 1 GiB); GPU key {}",
@@ -20,7 +30,7 @@ pub fn device(f: &DeviceFacts) -> String {
         if f.ecc { "on" } else { "off" },
         f.driver_version,
         f.cuda_driver_version,
-        f.nvrtc_version,
+        nvrtc,
         f.copy_bandwidth_gbps,
         f.gpu_key,
     )
@@ -84,10 +94,19 @@ vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     
 
     #[test]
     fn device_block_names_everything_recorded() {
-        let text = device(&facts());
-        for part in
-            ["NVIDIA H200", "9.0", "132 SMs", "143771 MiB", "580.159.04", "CUDA 13.0", "4000 GB/s", "nvidia-h200-sm90"]
-        {
+        let nvrtc = std::path::Path::new("/p/.nvrtc/lib/libnvrtc.so.13");
+        let text = device_with_nvrtc(&facts(), Some(nvrtc));
+        for part in [
+            "NVIDIA H200",
+            "9.0",
+            "132 SMs",
+            "143771 MiB",
+            "580.159.04",
+            "CUDA 13.0",
+            "NVRTC 13.0 (/p/.nvrtc/lib/libnvrtc.so.13)",
+            "4000 GB/s",
+            "nvidia-h200-sm90",
+        ] {
             assert!(text.contains(part), "{part} missing from {text}");
         }
     }

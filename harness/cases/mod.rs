@@ -120,6 +120,31 @@ mod tests {
         assert_eq!(scaled_count(100, 1.01, 1024), 100, "a step of 1024 is too big: unchanged");
     }
 
+    /// A size parameter (buffer length or `int`) of a scaled case against its nominal value:
+    /// unchanged (a stride, the columns), or grown by about 2 % in steps of 32, the smallest
+    /// `multiple` any family passes to [`scaled_count`] (so alignment, odd sizes and vector tails
+    /// stay what they were). `Err` says what is wrong.
+    fn scaled_as_scaled_count_says(nominal: usize, scaled: usize) -> Result<(), String> {
+        let ratio = scaled as f64 / nominal as f64;
+        if scaled == nominal || ((1.015..=1.025).contains(&ratio) && (scaled - nominal).is_multiple_of(32)) {
+            Ok(())
+        } else {
+            Err(format!("{nominal} became {scaled} (x{ratio:.4})"))
+        }
+    }
+
+    #[test]
+    fn the_size_rule_rejects_what_scaled_count_never_does() {
+        assert!(scaled_as_scaled_count_says(1 << 26, scaled_count(1 << 26, 1.02, 1024)).is_ok());
+        assert!(scaled_as_scaled_count_says(8191, scaled_count(8191, 1.02, 32)).is_ok());
+        assert!(scaled_as_scaled_count_says(32, 32).is_ok());
+        assert!(scaled_as_scaled_count_says(8191, 8191 + 164).is_err(), "remainder mod 32 changed");
+        assert!(scaled_as_scaled_count_says(1 << 26, (1 << 26) + (1 << 24)).is_err(), "25 % more");
+        assert!(scaled_as_scaled_count_says(8192, 8160).is_err(), "shrunk");
+    }
+
+    /// Builds the case tables only (parameters are lengths; no host data is drawn and no reference
+    /// runs: the families' `references_fit_their_buffers` run the same builders at small sizes).
     #[test]
     fn scaled_cases_stand_in_for_the_nominal_trials() {
         let nominal = all();
@@ -127,11 +152,40 @@ mod tests {
         let names = |cases: &[Case]| cases.iter().map(Case::name).collect::<Vec<_>>();
         assert_eq!(names(&scaled), names(&nominal));
         for (n, s) in nominal.iter().zip(&scaled) {
+            let name = n.name();
             let ratio = s.bytes as f64 / n.bytes as f64;
-            assert!((1.015..=1.025).contains(&ratio), "{}: work x{ratio}", n.name());
-            assert_eq!(n.kernel, s.kernel);
+            assert!((1.015..=1.025).contains(&ratio), "{name}: work x{ratio}");
+            assert_eq!(n.kernel, s.kernel, "{name}");
+            assert_eq!((n.launch.block, n.launch.shared_bytes), (s.launch.block, s.launch.shared_bytes), "{name}");
+            assert_eq!(
+                (n.tolerance, &n.expectations, &n.metrics),
+                (s.tolerance, &s.expectations, &s.metrics),
+                "{name}"
+            );
+            assert_eq!(n.params.len(), s.params.len(), "{name}");
+            let mut grew = false;
+            for (i, (p, q)) in n.params.iter().zip(&s.params).enumerate() {
+                let sizes = match (p, q) {
+                    (Param::In { init: a, len: l, offset: o }, Param::In { init: b, len: m, offset: f })
+                    | (Param::InOut { init: a, len: l, offset: o }, Param::InOut { init: b, len: m, offset: f }) => {
+                        assert_eq!((a, o), (b, f), "{name}: parameter {i}: init and offset stay");
+                        (*l, *m)
+                    }
+                    (Param::Out { len: l }, Param::Out { len: m }) => (*l, *m),
+                    (Param::I32(a), Param::I32(b)) => (*a as usize, *b as usize),
+                    (Param::F32(a), Param::F32(b)) => {
+                        assert_eq!(a, b, "{name}: parameter {i}");
+                        continue;
+                    }
+                    _ => panic!("{name}: parameter {i} is {p:?} nominally but {q:?} scaled"),
+                };
+                if let Err(why) = scaled_as_scaled_count_says(sizes.0, sizes.1) {
+                    panic!("{name}: parameter {i}: {why}");
+                }
+                grew |= sizes.1 != sizes.0;
+            }
+            assert!(grew, "{name}: no parameter grew");
         }
-        assert_references_fit(&scaled);
     }
 
     #[test]
