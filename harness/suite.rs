@@ -292,18 +292,24 @@ fn finish(
 ) -> Result<Completion, Failed> {
     let verdict = result.verdict;
     suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(Timed { result, kept, gpu: Arc::clone(gpu) });
-    if suite.config.ncu {
-        check_counters(suite, case).map_err(Failed::from)?;
-    }
-    if !suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str()) {
-        suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+    let expectations = if suite.config.ncu { check_counters(suite, case).err() } else { None };
+    let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
         let mut message = format!("{}: {}", case.name(), judged.message());
         if let Some(note) = other_gpu_note(suite, case, gpu) {
             message += &format!("; {note}");
         }
-        return Err(message.into());
+        message
+    });
+    // Both failures are shown; only a gate failure alone counts for exit code 3.
+    match (expectations, gate) {
+        (None, None) => Ok(Completion::Completed),
+        (None, Some(gate)) => {
+            suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+            Err(gate.into())
+        }
+        (Some(expected), None) => Err(expected.into()),
+        (Some(expected), Some(gate)) => Err(format!("{expected}\n{gate}").into()),
     }
-    Ok(Completion::Completed)
 }
 
 /// `time`, `counter <metric>` or `conditions`: the run CSV's `decided_by`.
