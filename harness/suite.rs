@@ -448,6 +448,10 @@ pub fn main() -> ExitCode {
         return select::child(&config, &cases::with_work_scale(config.work_scale), &list);
     }
     let mut args = Arguments::from_args();
+    if !args.list {
+        // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
+        println!("{}", crate::nvrtc::run_header());
+    }
     let suite = Arc::new(Suite::new(config));
     let trials = trials(&suite);
     let selected: Vec<&str> = trials
@@ -642,55 +646,35 @@ fn in_baseline_form(suite: &Suite, timed: &[Timed]) -> BTreeMap<String, Form> {
 /// already written.
 fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) {
     let dir = with_suffix(stem, "-baseline");
-    let (mut entries, mut samples) = (Vec::new(), BTreeMap::new());
-    for (_, (e, s)) in in_baseline_form(suite, timed) {
-        entries.extend(e);
-        samples.extend(s);
+    let mut all: Form = (Vec::new(), BTreeMap::new());
+    for (_, (entries, samples)) in in_baseline_form(suite, timed) {
+        all.0.extend(entries);
+        all.1.extend(samples);
     }
-    match Baseline::update(&dir, |record| {
-        record.bless(entries, samples);
-        Ok(Some(()))
-    }) {
-        Ok(_) => println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display()),
+    match baseline::run::keep(&dir, all) {
+        Ok(()) => println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display()),
         Err(e) => eprintln!("kernelgate: could not keep the run's samples: {e}"),
     }
 }
 
-/// Writes the trials run into their GPU's baseline, under its lock: the time entry with its kept
-/// samples, and every requested and derived counter when ncu ran (otherwise the trial's blessed
-/// counters stay). Trials measured under bad conditions are not blessed; trials not run are
-/// untouched; a baseline that failed to load is never rewritten.
+/// Writes the trials run into their GPU's baseline ([`baseline::run::bless`]): trials measured
+/// under bad conditions are not blessed (the run says why); a baseline that failed to load is
+/// never rewritten.
 fn bless(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
     if let Some(Err(e)) = suite.baseline.get() {
-        return Err(Error::Baseline {
-            path: suite.out_dir.clone(),
-            line: None,
-            message: format!("not blessed, the baseline did not load: {e}"),
-        });
+        let message = format!("not blessed, the baseline did not load: {e}");
+        return Err(Error::Baseline { path: suite.out_dir.clone(), line: None, message });
     }
     let with_counters = matches!(suite.profiled.get(), Some(Ok(_)));
-    for (key, (entries, samples)) in in_baseline_form(suite, timed) {
+    for (key, form) in in_baseline_form(suite, timed) {
         let dir = suite.baseline_dir(&key);
-        let (good, bad): (Vec<_>, Vec<_>) = entries.into_iter().partition(|e| {
-            timed.iter().find(|t| t.result.trial == e.trial).is_none_or(|t| t.result.invalid_reason.is_none())
-        });
-        for e in bad.iter().filter(|e| e.is_time()) {
-            println!("kernelgate: not blessed: {}: {}", e.trial, e.invalid_reason);
+        let blessed = form.1.len();
+        let (changes, left_out) = baseline::run::bless(&dir, form, with_counters)?;
+        for (trial, why) in &left_out {
+            println!("kernelgate: not blessed: {trial}: {why}");
         }
-        let samples: BTreeMap<String, Vec<f64>> =
-            samples.into_iter().filter(|(t, _)| good.iter().any(|e| &e.trial == t)).collect();
-        let changes = Baseline::update(&dir, |base| {
-            let mut entries = good.clone();
-            if !with_counters {
-                // Without ncu this run, the trials' blessed counters stay as they were.
-                for trial in samples.keys() {
-                    entries.extend(base.counters(trial).cloned());
-                }
-            }
-            Ok(Some(base.bless(entries, samples.clone())))
-        })?
-        .unwrap_or_default();
-        println!("kernelgate: blessed {} trials into {} ({} changes)", samples.len(), dir.display(), changes.len());
+        let count = blessed - left_out.len();
+        println!("kernelgate: blessed {count} trials into {} ({} changes)", dir.display(), changes.len());
         for c in &changes {
             println!("  {c}");
         }

@@ -105,6 +105,53 @@ pub fn entries(at: &Provenance<'_>, measured: &[Measured<'_>]) -> Form {
     (entries, samples)
 }
 
+/// Writes `form` (a run in baseline form) as the run record in `dir` (`<stem>-baseline/`), through
+/// the store ([`super::Baseline::update`]).
+///
+/// # Errors
+/// As [`super::Baseline::update`].
+pub fn keep(dir: &std::path::Path, form: Form) -> crate::Result<()> {
+    let (entries, samples) = form;
+    super::Baseline::update(dir, |record| {
+        record.bless(entries, samples);
+        Ok(Some(()))
+    })
+    .map(|_| ())
+}
+
+/// Blesses `form` into the baseline folder `dir`, under its lock. Trials whose time entry carries
+/// an `invalid_reason` are left out (returned with the reason): a measurement taken under bad
+/// conditions never becomes a baseline. When `with_counters` is false (no ncu this run) each
+/// blessed trial keeps the counters it had. Returns the changes and the trials left out.
+///
+/// # Errors
+/// As [`super::Baseline::update`] (a folder that does not load is never rewritten).
+pub fn bless(
+    dir: &std::path::Path,
+    form: Form,
+    with_counters: bool,
+) -> crate::Result<(Vec<super::Change>, Vec<(String, String)>)> {
+    let (entries, samples) = form;
+    let invalid: BTreeMap<String, String> = entries
+        .iter()
+        .filter(|e| e.is_time() && !e.invalid_reason.is_empty())
+        .map(|e| (e.trial.clone(), e.invalid_reason.clone()))
+        .collect();
+    let good: Vec<Entry> = entries.into_iter().filter(|e| !invalid.contains_key(&e.trial)).collect();
+    let samples: BTreeMap<String, Vec<f64>> = samples.into_iter().filter(|(t, _)| !invalid.contains_key(t)).collect();
+    let changes = super::Baseline::update(dir, |base| {
+        let mut entries = good;
+        if !with_counters {
+            for trial in samples.keys() {
+                entries.extend(base.counters(trial).cloned());
+            }
+        }
+        Ok(Some(base.bless(entries, samples)))
+    })?
+    .unwrap_or_default();
+    Ok((changes, invalid.into_iter().collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,5 +196,35 @@ mod tests {
         unknown.serial = "unknown".into();
         let at = Provenance { facts: &unknown, ..at };
         assert_eq!(super::entries(&at, &[m("a/b/1", None)]).0[0].gpu_serial, "", "unknown is an empty field");
+    }
+
+    #[test]
+    fn bless_leaves_out_invalid_trials_and_keeps_counters_without_ncu() {
+        use crate::gate::baseline::Baseline;
+        use crate::gate::baseline::tests::entry;
+        let dir = tempfile::tempdir().unwrap();
+        let counter = entry("a/b/1", "launch__registers_per_thread", 32.0);
+        crate::gate::baseline::tests::save(&{
+            let mut b = Baseline::empty(dir.path());
+            b.bless(
+                vec![entry("a/b/1", "time", 1e-3), counter.clone()],
+                BTreeMap::from([("a/b/1".into(), vec![1e-3])]),
+            );
+            b
+        })
+        .unwrap();
+        let mut contended = entry("a/c/1", "time", 2e-3);
+        contended.invalid_reason = "other processes computed on the GPU (pids [7])".into();
+        let form: Form = (
+            vec![entry("a/b/1", "time", 0.9e-3), contended],
+            BTreeMap::from([("a/b/1".into(), vec![0.9e-3]), ("a/c/1".into(), vec![2e-3])]),
+        );
+        let (changes, left_out) = bless(dir.path(), form, false).unwrap();
+        assert_eq!(left_out, vec![("a/c/1".to_string(), "other processes computed on the GPU (pids [7])".to_string())]);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        let base = Baseline::load(dir.path()).unwrap();
+        assert_eq!(base.time("a/b/1").unwrap().median, 0.9e-3);
+        assert!(base.time("a/c/1").is_none(), "an invalid measurement is never blessed");
+        assert_eq!(base.counters("a/b/1").next(), Some(&counter), "no ncu this run: the counters stay");
     }
 }
