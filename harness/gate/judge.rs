@@ -210,6 +210,18 @@ mod tests {
     use super::*;
     use crate::gate::testdata::Lcg;
 
+    /// `judge` of plain samples against `blessed`, in seconds.
+    fn judged(run: &[f64], blessed: &[f64], tests: usize) -> Judged {
+        judge(
+            &Now { samples: run, ..Now::default() },
+            Some(&base(blessed)),
+            &Policy::default(),
+            tests,
+            TimeUnit::Seconds,
+        )
+        .unwrap()
+    }
+
     fn base(samples: &[f64]) -> Base<'_> {
         let mut sorted = samples.to_vec();
         sorted.sort_by(f64::total_cmp);
@@ -234,14 +246,7 @@ mod tests {
         let mut run = vec![1.024e-6; 200];
         run[17] = 0.0;
         let blessed = vec![1.024e-6; 200];
-        let j = judge(
-            &Now { samples: &run, ..Now::default() },
-            Some(&base(&blessed)),
-            &Policy::default(),
-            2,
-            TimeUnit::Seconds,
-        )
-        .unwrap();
+        let j = judged(&run, &blessed, 2);
         assert_eq!(j.verdict, Verdict::Invalid);
         assert!(
             j.reason.starts_with("1 of 200 of this run's samples read 0 s, below the timer's resolution"),
@@ -257,14 +262,7 @@ mod tests {
         let tick = 32e-9;
         let blessed: Vec<f64> = (0..400).map(|i| 1.024e-6 + if i % 5 == 0 { tick } else { 0.0 }).collect();
         let run: Vec<f64> = (0..400).map(|i| 1.024e-6 + if i % 5 == 0 { 0.0 } else { tick }).collect();
-        let j = judge(
-            &Now { samples: &run, ..Now::default() },
-            Some(&base(&blessed)),
-            &Policy::default(),
-            1,
-            TimeUnit::Seconds,
-        )
-        .unwrap();
+        let j = judged(&run, &blessed, 1);
         let c = j.comparison.unwrap();
         assert!((c.quantum_s - tick).abs() < 1e-12, "{c:?}");
         assert!((c.min_effect - 2.0 * tick / 1.024e-6).abs() < 1e-9, "{c:?}");
@@ -273,14 +271,7 @@ mod tests {
         assert!(c.median_ci > 0.0, "all ties do not shrink the interval to zero");
         // Three ticks slower is a regression.
         let slower: Vec<f64> = run.iter().map(|x| x + 2.0 * tick).collect();
-        let j = judge(
-            &Now { samples: &slower, ..Now::default() },
-            Some(&base(&blessed)),
-            &Policy::default(),
-            1,
-            TimeUnit::Seconds,
-        )
-        .unwrap();
+        let j = judged(&slower, &blessed, 1);
         assert_eq!(j.verdict, Verdict::Regressed, "{}", j.reason);
     }
 

@@ -10,7 +10,9 @@
 //! estimate is less precise than the floor.
 
 use super::rank::wilcoxon_signed_rank;
-use super::timing::{Comparison, Policy, QUANTUM_TICKS, Verdict, quantum};
+#[cfg(test)]
+use super::timing::Verdict;
+use super::timing::{Comparison, Policy, QUANTUM_TICKS, decide, quantum};
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// `1 / Φ⁻¹(3/4)` (see [`super::timing`]).
@@ -48,7 +50,7 @@ pub fn median_ratio_ci(d: &[f64], resolution: f64) -> f64 {
 ///   ([`wilcoxon_signed_rank`]), times `tests` (Bonferroni, as the baseline gate);
 /// - the minimum effect is [`Policy::effect_floor`], and at least [`QUANTUM_TICKS`] timer ticks of
 ///   the reference's median;
-/// - the verdict follows [`super::timing::compare`]'s rules, `median_ci` being
+/// - the verdict follows the baseline gate's rule ([`decide`]), `median_ci` being
 ///   [`median_ratio_ci`].
 ///
 /// The returned [`Comparison`] holds the medians of `b` and `a` as `median_s` and
@@ -73,18 +75,7 @@ pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> cr
     let quantum_s = quantum(a).max(quantum(b));
     let min_effect = policy.effect_floor.max(QUANTUM_TICKS * quantum_s / median_a);
     let median_ci = median_ratio_ci(&d, quantum_s / median_a);
-    let significant = p_adjusted <= policy.alpha;
-    let verdict = if median_ci > min_effect {
-        Verdict::Invalid
-    } else if delta >= min_effect && significant {
-        Verdict::Regressed
-    } else if delta <= -min_effect && significant {
-        Verdict::Improved
-    } else if delta.abs() < min_effect {
-        Verdict::Unchanged
-    } else {
-        Verdict::Ambiguous
-    };
+    let verdict = decide(delta, p_adjusted <= policy.alpha, min_effect, median_ci);
     Ok(Comparison {
         verdict,
         baseline_median_s: median_a,
@@ -102,6 +93,7 @@ pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> cr
 mod tests {
     use super::*;
     use crate::gate::testdata::{Lcg, close};
+    use crate::gate::timing::Verdict;
 
     /// `n` pairs: a common per-pair drift (clock, temperature) times independent noise, B = A x
     /// (1 + shift).

@@ -383,18 +383,7 @@ pub fn compare_with(
     }
     .max(ticks);
     let median_ci = median_ci_half_width(now);
-    let significant = p_adjusted <= policy.alpha;
-    let verdict = if median_ci > min_effect {
-        Verdict::Invalid
-    } else if delta >= min_effect && significant {
-        Verdict::Regressed
-    } else if delta <= -min_effect && significant {
-        Verdict::Improved
-    } else if delta.abs() < min_effect {
-        Verdict::Unchanged
-    } else {
-        Verdict::Ambiguous
-    };
+    let verdict = decide(delta, p_adjusted <= policy.alpha, min_effect, median_ci);
     Ok(Comparison {
         verdict,
         baseline_median_s,
@@ -406,6 +395,24 @@ pub fn compare_with(
         median_ci,
         quantum_s,
     })
+}
+
+/// The gate's rule, shared by the baseline comparison and same-run A/B: [`Verdict::Invalid`] when
+/// the median's confidence interval (`median_ci`) is wider than `min_effect`; otherwise
+/// regressed or improved when `|delta| >= min_effect` and the test was `significant`, unchanged
+/// when `|delta| < min_effect`, and ambiguous for a large change that is not significant.
+pub fn decide(delta: f64, significant: bool, min_effect: f64, median_ci: f64) -> Verdict {
+    if median_ci > min_effect {
+        Verdict::Invalid
+    } else if delta >= min_effect && significant {
+        Verdict::Regressed
+    } else if delta <= -min_effect && significant {
+        Verdict::Improved
+    } else if delta.abs() < min_effect {
+        Verdict::Unchanged
+    } else {
+        Verdict::Ambiguous
+    }
 }
 
 /// How many timer ticks a median must move before the move can count: 2. The median of quantized
