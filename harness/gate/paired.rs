@@ -10,8 +10,6 @@
 //! estimate is less precise than the floor.
 
 use super::rank::wilcoxon_signed_rank;
-#[cfg(test)]
-use super::timing::Verdict;
 use super::timing::{Comparison, Policy, QUANTUM_TICKS, decide, quantum};
 use statrs::distribution::{ContinuousCDF, Normal};
 

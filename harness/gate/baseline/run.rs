@@ -13,6 +13,9 @@ pub type Counters<'a> = (&'a BTreeMap<String, f64>, &'a BTreeMap<String, String>
 /// Entries and kept samples (by trial, seconds): a run, or part of one, in baseline form.
 pub type Form = (Vec<Entry>, BTreeMap<String, Vec<f64>>);
 
+/// What a bless did: the changes, and the trials left out with the reason.
+pub type Blessed = (Vec<super::Change>, Vec<(String, String)>);
+
 /// One timed trial of a run.
 #[derive(Debug, Clone, Copy)]
 pub struct Measured<'a> {
@@ -130,7 +133,7 @@ pub fn bless(
     dir: &std::path::Path,
     form: Form,
     with_counters: bool,
-) -> crate::Result<(Vec<super::Change>, Vec<(String, String)>)> {
+) -> crate::Result<Blessed> {
     let (entries, samples) = form;
     let invalid: BTreeMap<String, String> = entries
         .iter()
