@@ -215,22 +215,17 @@ impl Config {
     /// Reads the process environment.
     ///
     /// # Errors
-    /// [`Error::Config`] naming the first variable whose value is not valid, with what is.
+    /// [`Error::Config`] naming the first variable whose value is not valid, with what is;
+    /// [`Error::UnknownOption`] for a `KERNELGATE_*` variable kernelgate does not read.
     pub fn from_env() -> Result<Config> {
         let names: Vec<String> = std::env::vars_os()
             .filter_map(|(k, _)| k.into_string().ok())
             .filter(|k| k.starts_with("KERNELGATE_"))
             .collect();
         if let Some(typo) = names.iter().find(|n| !VARIABLES.contains(&n.as_str())) {
-            return Err(Error::Config {
-                name: "KERNELGATE_*",
-                value: typo.clone(),
-                expected: format!(
-                    "{typo} is not an option of kernelgate (a typo would silently leave the default on); the \
-                     options are: {}",
-                    VARIABLES.join(", ")
-                ),
-            });
+            // The profiled child's variable is set by kernelgate itself, not listed for users.
+            let options: Vec<&str> = VARIABLES.iter().copied().filter(|v| *v != crate::ncu::run::CHILD_ENV).collect();
+            return Err(Error::UnknownOption { name: typo.clone(), options: options.join(", ") });
         }
         Config::from_lookup(|name| std::env::var(name).ok())
     }

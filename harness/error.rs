@@ -20,6 +20,17 @@ pub enum Error {
         /// What a valid value looks like.
         expected: String,
     },
+    /// A `KERNELGATE_*` variable that is not one of kernelgate's options (a typo would silently
+    /// leave the default on).
+    #[error(
+        "environment variable {name} is not an option of kernelgate (a typo would silently leave the default on); unset it, or use one of: {options}"
+    )]
+    UnknownOption {
+        /// The variable's name.
+        name: String,
+        /// kernelgate's options, comma-separated.
+        options: String,
+    },
     /// Reading or writing a file failed.
     #[error("{}: {source}", path.display())]
     Io {

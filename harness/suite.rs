@@ -74,6 +74,8 @@ pub struct Suite {
     pub root: PathBuf,
     /// Every case of the run (at `KERNELGATE_WORK_SCALE`).
     cases: Vec<Case>,
+    /// Why there is no usable GPU, found when the suite starts (before the trials are listed).
+    no_gpu: Option<String>,
     pool: OnceLock<Result<Pool, String>>,
     /// Set when `KERNELGATE_DEVICES` names a device that does not exist (exit code 2).
     bad_devices: OnceLock<String>,
@@ -114,6 +116,7 @@ impl Suite {
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
             cases: cases::with_work_scale(config.work_scale),
+            no_gpu: crate::gpu::gpu_available().err().map(|e| e.to_string()),
             root,
             config,
             seed,
@@ -142,12 +145,8 @@ impl Suite {
                         }
                         e.to_string()
                     });
-                if let Err(reason) = &pool {
-                    if self.config.require_gpu {
-                        println!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
-                    } else {
-                        println!("kernelgate: GPU trials are ignored: {reason}");
-                    }
+                if let (Err(reason), None) = (&pool, &self.no_gpu) {
+                    println!("kernelgate: the GPUs cannot be used: {reason}");
                 }
                 pool
             })
@@ -214,7 +213,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
             }));
         }
     }
-    let no_gpu = !suite.config.require_gpu && crate::gpu::gpu_available().is_err();
+    let no_gpu = !suite.config.require_gpu && suite.no_gpu.is_some();
     for (i, case) in suite.cases.iter().enumerate() {
         let s = Arc::clone(suite);
         trials.push(Trial::ignorable_test(case.name(), move || run_case(&s, &s.cases[i])).with_ignored_flag(no_gpu));
@@ -459,6 +458,12 @@ pub fn main() -> ExitCode {
         .filter(|t| !t.name().starts_with("compile/") && !args.is_filtered_out(t) && !args.is_ignored(t))
         .map(Trial::name)
         .collect();
+    if !args.list
+        && let Err(e) = announce(&suite, &selected)
+    {
+        eprintln!("kernelgate: {e}");
+        return ExitCode::from(EXIT_CONFIG);
+    }
     if !args.list && !selected.is_empty() {
         match prepare(&suite, &selected) {
             Ok(threads) => {
@@ -485,16 +490,21 @@ pub fn main() -> ExitCode {
     conclusion.exit_code()
 }
 
-/// Before the trials: open the first GPU (its facts and copy bandwidth print before the first
-/// trial line), profile with ncu, load the baseline or the A/B revision. Returns how many trials
-/// may run at once (the pool's GPUs).
+/// What every run says before its trials, GPU or not: why the GPU trials are ignored (or fail),
+/// and the A/B revision, read (and so checked) even when nothing will be timed.
 ///
 /// # Errors
-/// A bad `KERNELGATE_DEVICES` or `KERNELGATE_AB`, as a sentence (exit code 2).
-fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
-    let gpu = suite.pool().ok().and_then(|pool| pool.first().ok());
-    if let Some(bad) = suite.bad_devices.get() {
-        return Err(bad.clone());
+/// A `KERNELGATE_AB` revision that cannot be read, as a sentence (exit code 2).
+fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
+    if let Some(reason) = &suite.no_gpu {
+        if suite.config.require_gpu {
+            println!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
+        } else {
+            println!("kernelgate: GPU trials are ignored: {reason}");
+        }
+        if suite.config.ncu {
+            println!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU");
+        }
     }
     if let Some(rev) = &suite.config.ab {
         let revision = ab::Revision::read(&suite.root, rev)
@@ -502,6 +512,20 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
         println!("kernelgate: A/B: each case against kernels/ at {rev} ({}), timed in pairs", revision.commit);
         let _ = suite.ab.set(Ok(revision));
         suite.compared.store(selected.len(), Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Before the trials: open the first GPU (its facts and copy bandwidth print before the first
+/// trial line), profile with ncu, load the baseline (not in A/B runs). Returns how many trials may
+/// run at once (the pool's GPUs).
+///
+/// # Errors
+/// A bad `KERNELGATE_DEVICES`, as a sentence (exit code 2).
+fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
+    let gpu = suite.pool().ok().and_then(|pool| pool.first().ok());
+    if let Some(bad) = suite.bad_devices.get() {
+        return Err(bad.clone());
     }
     if let Some(gpu) = &gpu {
         if suite.config.ncu {
@@ -517,8 +541,6 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
         if suite.config.ab.is_none() {
             load_baseline(suite, gpu, selected);
         }
-    } else if suite.config.ncu {
-        println!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU (the GPU trials say why)");
     }
     println!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
     if suite.config.work_scale != 1.0 {
@@ -665,16 +687,20 @@ fn bless(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         let message = format!("not blessed, the baseline did not load: {e}");
         return Err(Error::Baseline { path: suite.out_dir.clone(), line: None, message });
     }
-    let with_counters = matches!(suite.profiled.get(), Some(Ok(_)));
     for (key, form) in in_baseline_form(suite, timed) {
         let dir = suite.baseline_dir(&key);
         let blessed = form.1.len();
-        let (changes, left_out) = baseline::run::bless(&dir, form, with_counters)?;
+        let (changes, left_out) = baseline::run::bless(&dir, form)?;
         for (trial, why) in &left_out {
             println!("kernelgate: not blessed: {trial}: {why}");
         }
         let count = blessed - left_out.len();
-        println!("kernelgate: blessed {count} trials into {} ({} changes)", dir.display(), changes.len());
+        println!(
+            "kernelgate: blessed {} into {} ({})",
+            crate::units::count(count, "trial"),
+            dir.display(),
+            crate::units::count(changes.len(), "change")
+        );
         for c in &changes {
             println!("  {c}");
         }

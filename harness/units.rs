@@ -38,6 +38,11 @@ pub fn significant(value: f64) -> String {
     if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
 }
 
+/// `1 trial`, `2 trials`: a count with its noun, plural by adding `s`.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,6 +53,14 @@ mod tests {
         assert_eq!(duration(131.94e-6), "131.9 us");
         assert_eq!(duration(2.0514e-3), "2.051 ms");
         assert_eq!(duration(1.2), "1.200 s");
+    }
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(
+            (count(1, "trial"), count(0, "trial"), count(35, "trial")),
+            ("1 trial".into(), "0 trials".into(), "35 trials".into())
+        );
     }
 
     #[test]

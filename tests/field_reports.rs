@@ -48,7 +48,7 @@ fn report_07_another_model_is_refused_another_clock_is_named_and_cycles_compare_
     assert!(text.contains("--cycles compares cycles") && text.contains("note: the verdicts above"), "{text}");
     let (code, text) = kernelgate(&dir, &["compare", "--cycles", "base_h200", "run_h200_base_clock"], &[]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("2 trials compared (scale 1): 2 unchanged"), "{text}");
+    assert!(text.contains("2 trials compared (scale 1, in SM cycles): 2 unchanged"), "{text}");
 }
 
 #[test]

@@ -35,7 +35,7 @@ enum Command {
     ImportNcu {
         /// An ncu CSV file (`--csv`, raw or details page) or an `.ncu-rep` report.
         file: PathBuf,
-        /// Print CSV (id, kernel, nvtx, metric, value, unit) instead of a table.
+        /// Print CSV (id, kernel, nvtx, metric, value, unit, process, capture) instead of a table.
         #[arg(long)]
         csv: bool,
         /// The ncu executable used to read `.ncu-rep` files.
@@ -55,7 +55,7 @@ enum Command {
         /// estimate the gate's power on real noise).
         #[arg(long, default_value_t = 1.0, value_parser = positive)]
         scale: f64,
-        /// Family-wise significance level, between 0 and 1.
+        /// Family-wise significance level, above 0 and at most 0.5.
         #[arg(long, env = "KERNELGATE_ALPHA", default_value_t = 0.05, value_parser = probability)]
         alpha: f64,
         /// Smallest change called a regression, percent (0 to 50).
@@ -66,7 +66,7 @@ enum Command {
         #[arg(long)]
         cycles: bool,
     },
-    /// List, show, remove or calibrate the trials of the per-GPU baselines under
+    /// List, show, remove, calibrate, bless (from a run record) or reseal the per-GPU baselines under
     /// `<project root>/baselines/`.
     Baseline {
         #[command(subcommand)]
@@ -158,13 +158,22 @@ fn number(text: &str) -> Option<f64> {
 }
 
 fn main() -> ExitCode {
+    // The same checks as a test run: a typo'd, empty or out-of-range KERNELGATE_* variable stops
+    // the command (KERNELGATE_BASELINES misspelt would otherwise write the project's baselines).
+    let config = match kernelgate::Config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("kernelgate: {e}");
+            return ExitCode::from(kernelgate::suite::EXIT_CONFIG);
+        }
+    };
     let cli = Cli::parse();
     let result = match cli.command {
         Command::ImportNcu { file, csv, ncu } => {
             let format = if csv { import::Format::Csv } else { import::Format::Table };
             import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| false)
         }
-        Command::Baseline { command } => baseline_command(command).map(|()| false),
+        Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| false),
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             compare_command(&base, &run, &CompareOptions { policy, scale, cycles })
@@ -198,6 +207,7 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
         *counts.entry(j.verdict.as_str()).or_insert(0) += 1;
         let show = |v: f64| if options.cycles { format!("{v:.0} cyc") } else { kernelgate::units::duration(v) };
         let by = match &j.decided {
+            kernelgate::gate::Decided::Time if options.cycles => "time, in SM cycles".to_string(),
             kernelgate::gate::Decided::Time => "time".to_string(),
             kernelgate::gate::Decided::Counter(m) => format!("counter {}", m.metric),
             kernelgate::gate::Decided::Conditions => j.reason.clone(),
@@ -228,7 +238,13 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
         0 => String::new(),
         n => format!("; {n} trial{} in only one record", if n == 1 { "" } else { "s" }),
     };
-    println!("{} trials compared (scale {}): {}{only}", compared.rows.len(), options.scale, summary.join(", "));
+    let unit = if options.cycles { ", in SM cycles" } else { "" };
+    println!(
+        "{} compared (scale {}{unit}): {}{only}",
+        trials_count(compared.rows.len()),
+        options.scale,
+        summary.join(", ")
+    );
     if !compared.warnings.is_empty() && compared.rows.iter().any(|(_, j)| j.verdict != Verdict::Unchanged) {
         println!("note: the verdicts above come from records of different machines or settings (warnings above)");
     }
@@ -237,9 +253,9 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
 
 /// Runs a `kernelgate baseline` command on `KERNELGATE_BASELINES`, or on the `baselines` folder of
 /// the project root of the current folder (as the suite does).
-fn baseline_command(command: BaselineCommand) -> Result<()> {
-    let baselines = match std::env::var_os("KERNELGATE_BASELINES").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
+fn baseline_command(command: BaselineCommand, from_env: Option<PathBuf>) -> Result<()> {
+    let baselines = match from_env {
+        Some(dir) => dir,
         None => {
             let cwd = std::env::current_dir().map_err(Error::io("."))?;
             kernelgate::record::project_root(&cwd).join(BASELINES_DIR)
@@ -290,7 +306,7 @@ fn baseline_command(command: BaselineCommand) -> Result<()> {
                 println!("{change}");
             }
             let count = trials.iter().collect::<std::collections::BTreeSet<_>>().len();
-            println!("kernelgate: removed {count} trial{} from {}", if count == 1 { "" } else { "s" }, shown(&dir));
+            println!("kernelgate: removed {} from {}", trials_count(count), shown(&dir));
             Ok(())
         }
         BaselineCommand::Calibrate { records, gpu } => calibrate(&baselines, &records, gpu),
@@ -328,19 +344,36 @@ fn bless(baselines: &Path, record: &Path, trials: &[String], gpu: Option<String>
             message: "no valid trial to bless (each was measured under bad conditions, above)".into(),
         });
     }
-    let key = match gpu {
-        Some(key) => key,
-        None => key_of(rec.time(valid[0]).expect("checked")),
+    let mut keys: Vec<String> = valid.iter().map(|t| key_of(rec.time(t).expect("checked"))).collect();
+    keys.sort();
+    keys.dedup();
+    let [recorded] = keys.as_slice() else {
+        let message =
+            format!("these trials were measured on several GPU models ({}); bless one at a time", keys.join(", "));
+        return Err(Error::Baseline { path: record.to_path_buf(), line: None, message });
     };
+    if let Some(given) = gpu.filter(|g| g != recorded) {
+        return Err(Error::Compare(format!(
+            "{} was measured on GPU key {recorded}, and --gpu {given} names another: a baseline holds times of \
+             one GPU model; nothing was blessed",
+            shown(record)
+        )));
+    }
     let entries: Vec<Entry> = rec.entries.iter().filter(|e| valid.contains(&e.trial.as_str())).cloned().collect();
     let samples = valid.iter().filter_map(|t| Some((t.to_string(), rec.samples(t)?.to_vec()))).collect();
-    let dir = baselines.join(&key);
-    let changes = Baseline::update(&dir, |base| Ok(Some(base.bless(entries, samples))))?.unwrap_or_default();
+    let dir = baselines.join(recorded);
+    // Through the same bless as a run: a trial without counters in the record keeps its blessed ones.
+    let (changes, _) = kernelgate::gate::baseline::run::bless(&dir, (entries, samples))?;
     for c in &changes {
         println!("  {c}");
     }
-    println!("kernelgate: blessed {} trials from {} into {}", valid.len(), shown(record), shown(&dir));
+    println!("kernelgate: blessed {} from {} into {}", trials_count(valid.len()), shown(record), shown(&dir));
     Ok(())
+}
+
+/// `1 trial`, `2 trials`.
+fn trials_count(n: usize) -> String {
+    kernelgate::units::count(n, "trial")
 }
 
 /// The GPU key an entry was measured on (`nvidia-h200-sm90`), from its name and compute capability.
@@ -355,7 +388,7 @@ fn key_of(e: &Entry) -> String {
 fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Result<()> {
     let key = choose_gpu(baselines, gpu)?;
     let dir = baselines.join(&key);
-    let (set, total, used, other) = Baseline::update(&dir, |base| {
+    let (set, total, used) = Baseline::update(&dir, |base| {
         let found = kernelgate::gate::calibrate::gather(base, records)?;
         for (dir, why) in &found.skipped {
             println!("  skipped {}: {why}", dir.display());
@@ -363,12 +396,26 @@ fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Resu
         for (dir, trial, why) in &found.invalid {
             println!("  skipped {trial} of {}: invalid: {why}", dir.display());
         }
+        if found.other_gpu > 0 {
+            println!(
+                "  skipped {} trial results measured on another physical GPU than the blessed one (a calibration \
+                 holds for the machine that blessed)",
+                found.other_gpu
+            );
+        }
+        if found.unidentified > 0 {
+            println!(
+                "  warning: {} trial results come from records or a baseline that do not name their physical GPU \
+                 (written before kernelgate kept NVML UUIDs): calibrate only with runs of the machine that gates",
+                found.unidentified
+            );
+        }
         let (set, said) = base.calibrate(&found.values);
         for line in said.iter().filter(|l| !l.contains("not calibrated: 1 run of")) {
             println!("  {line}");
         }
         let used = format!("{} record{}", found.used, if found.used == 1 { "" } else { "s" });
-        if set == 0 {
+        if set.is_empty() {
             return Err(Error::Baseline {
                 path: base.dir.join(baseline::RUN_TO_RUN_FILE),
                 line: None,
@@ -379,15 +426,25 @@ fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Resu
                 ),
             });
         }
-        Ok(Some((set, said.len(), used, found.other_code)))
+        let medians = set.iter().filter(|(_, m)| m == baseline::TIME_METRIC).count();
+        let trials = found.values.keys().filter(|(_, m)| m == baseline::TIME_METRIC).count();
+        Ok(Some((
+            format!(
+                "{medians} of {trials} trials' medians and {}",
+                kernelgate::units::count(set.len() - medians, "counter")
+            ),
+            used,
+            found.other_code,
+        )))
     })?
     .expect("the change always returns a value");
+    let (what, used, other) = (set, total, used);
     let other = match other {
         0 => String::new(),
         n => format!(" ({n} trial results of other code skipped)"),
     };
     println!(
-        "kernelgate: calibrated {set} of {total} trial metrics in {} from the blessed run and {used}{other}",
+        "kernelgate: calibrated {what} in {} from the blessed run and {used}{other}",
         shown(&dir.join(baseline::RUN_TO_RUN_FILE)),
     );
     Ok(())

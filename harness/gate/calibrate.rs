@@ -5,8 +5,9 @@
 //! conditions, so a record counts once per run (its folder name holds the run id and commit), only
 //! when the run did its nominal work (`work_scale` 1; power-benchmark runs scale it), and a trial's
 //! result only when it was valid (no other process on the GPU, not throttled, no sample below the
-//! timer's resolution: field report 08, where one contended run raised a floor from 1 % to 5.5 %)
-//! and its module hash is the blessed one. Time medians and counters (from runs with ncu) are
+//! timer's resolution: field report 08, where one contended run raised a floor from 1 % to 5.5 %),
+//! its module hash is the blessed one, and it ran on the physical GPU that blessed (where both
+//! record their NVML UUID). Time medians and counters (from runs with ncu) are
 //! gathered alike, per (trial, metric).
 
 use super::baseline::Baseline;
@@ -51,6 +52,13 @@ pub struct Gathered {
     pub skipped: Vec<(PathBuf, Skipped)>,
     /// Trial results left out because the record's module hash differs from the blessed one.
     pub other_code: usize,
+    /// Trial results left out because they were measured on another physical GPU than the blessed
+    /// one (both NVML UUIDs recorded and different): a calibration holds for the machine that
+    /// blessed (baselines/nvidia-h200-sm90/BENCHMARK.md, "A second machine").
+    pub other_gpu: usize,
+    /// Trial results used although the record or the baseline does not name its physical GPU
+    /// (written before kernelgate kept UUIDs), so that it could not be checked.
+    pub unidentified: usize,
     /// Trial results left out because the record says they are invalid: (record, trial, why).
     pub invalid: Vec<(PathBuf, String, String)>,
 }
@@ -90,13 +98,18 @@ pub fn gather(base: &Baseline, records: &[PathBuf]) -> Result<Gathered> {
             ) else {
                 continue;
             };
+            let time = usize::from(metric == super::baseline::TIME_METRIC);
+            let unknown = blessed.gpu_uuid.is_empty() || run.gpu_uuid.is_empty();
             if let Some(why) = record.invalid(trial) {
                 if said_invalid.insert(trial.clone()) {
                     found.invalid.push((dir.clone(), trial.clone(), why.to_string()));
                 }
             } else if run.module_sha256 != blessed.module_sha256 {
-                found.other_code += usize::from(metric == super::baseline::TIME_METRIC);
+                found.other_code += time;
+            } else if !unknown && run.gpu_uuid != blessed.gpu_uuid {
+                found.other_gpu += time;
             } else {
+                found.unidentified += time * usize::from(unknown);
                 list.push(run.median);
             }
         }
@@ -123,6 +136,22 @@ mod tests {
         let mut b = Baseline::empty(dir);
         b.bless(vec![e, c], BTreeMap::from([(T.to_string(), vec![median])]));
         save(&b).unwrap();
+    }
+
+    /// A record folder moved to another physical GPU: its entries' UUID changed.
+    trait OtherGpu {
+        fn with_other_gpu(self) -> Self;
+    }
+
+    impl OtherGpu for PathBuf {
+        fn with_other_gpu(self) -> PathBuf {
+            Baseline::update(&self, |b| {
+                b.entries.iter_mut().for_each(|e| e.gpu_uuid = "GPU-2da622ba".into());
+                Ok(Some(()))
+            })
+            .unwrap();
+            self
+        }
     }
 
     /// A run record `<runs>/<stem>-baseline` with its run CSV at `scale` (None: no CSV).
@@ -155,13 +184,19 @@ mod tests {
             run(&copies, "20261130T041704Z-93b90bf", 1.01e-3, &blessed, Some("1"), ""),
             run(&copies, "20261130T042000Z-93b90bf", 1.04e-3, &blessed, None, ""),
             run(&runs, "20261130T042100Z-93b90bf", 1.10e-3, &blessed, Some("1"), "other processes (pids [42])"),
+            run(&runs, "20261130T042200Z-93b90bf", 1.06e-3, &blessed, Some("1"), "").with_other_gpu(),
         ];
         let g = gather(&base, &offered).unwrap();
         let time = (T.to_string(), TIME_METRIC.to_string());
         assert_eq!(g.values[&time], vec![1.0e-3, 1.01e-3], "the blessed median, then the one usable record");
         let counter = (T.to_string(), "smsp__sass_inst_executed_op_global_ld.sum".to_string());
         assert_eq!(g.values[&counter], vec![1000.0, 1000.0], "counters are gathered alike");
-        assert_eq!((g.used, g.other_code), (3, 1), "records of other code or invalid trials are read, not used");
+        assert_eq!(
+            (g.used, g.other_code, g.other_gpu),
+            (4, 1, 1),
+            "records of other code, another GPU or invalid trials are read, not used"
+        );
+        assert_eq!(g.unidentified, 0);
         assert_eq!(g.invalid.len(), 1);
         assert!(g.invalid[0].2.contains("pids [42]"), "{:?}", g.invalid);
         let why: Vec<String> = g.skipped.iter().map(|(_, w)| w.to_string()).collect();

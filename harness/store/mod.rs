@@ -207,9 +207,9 @@ impl Store {
     /// git; what a damaged file held before cannot be recovered this way.
     ///
     /// # Errors
-    /// `check`'s error (nothing written); [`Error::Io`] as for [`Store::update`].
+    /// `check`'s error (nothing written); [`Error::Io`] as for [`Store::update`], and when the
+    /// folder does not exist (it is not created).
     pub fn reseal(&self, check: impl FnOnce(&Snapshot) -> Result<()>) -> Result<u64> {
-        std::fs::create_dir_all(&self.dir).map_err(Error::io(&self.dir))?;
         let _lock = self.exclusive_lock()?;
         let manifest = self.manifest()?;
         let mut files = BTreeMap::new();

@@ -68,24 +68,31 @@ pub const RUN_TO_RUN_COLUMNS: [&str; 7] = ["schema_version", "trial", "metric", 
 /// that switches the gate off (issue 8: a spread of 1.7e308 made the floor `inf%`).
 pub const MAX_RUN_TO_RUN_RSD: f64 = 0.20;
 
-/// What to do about a damaged row; `PATH` is replaced by the file's path.
-const FIX_ROW: &str = "restore the file from git (`git checkout -- PATH`) or from a copy, or remove the trial \
-                       (`kernelgate baseline remove TRIAL`) and re-bless it with KERNELGATE_BLESS=1";
+/// What to do about a damaged row; `PATH` is replaced by the file's path, `DIR` by its folder's.
+/// (`kernelgate baseline remove` cannot help: it writes through the store, which refuses a folder
+/// it cannot read.)
+const FIX_ROW: &str = "restore the file from git (`git checkout -- PATH`) or from a copy; or correct the row by hand, \
+                       or delete the trial's rows from every file of the folder (re-bless it later with \
+                       KERNELGATE_BLESS=1), then `kernelgate baseline reseal DIR`";
 
-/// What to do about a file that is damaged as a whole (header, encoding); `PATH` as above.
-const FIX_FILE: &str = "restore the file from git (`git checkout -- PATH`) or from a copy, or delete this folder's \
+/// What to do about a file that is damaged as a whole (header, encoding); `PATH` and `DIR` as above.
+const FIX_FILE: &str = "restore the file from git (`git checkout -- PATH`) or from a copy; or delete the folder's \
                         files and re-bless with KERNELGATE_BLESS=1";
+
+/// `template` with `PATH` and `DIR` filled in for the file `path`.
+fn fix(template: &str, path: &Path) -> String {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    template.replace("PATH", &path.display().to_string()).replace("DIR", &dir.display().to_string())
+}
 
 /// A corrupt-row error at `line`, with the fix naming the file.
 pub(super) fn corrupt(path: &Path, line: Option<usize>, what: impl fmt::Display) -> Error {
-    let fix = FIX_ROW.replace("PATH", &path.display().to_string());
-    Error::Baseline { path: path.to_path_buf(), line, message: format!("{what}; {fix}") }
+    Error::Baseline { path: path.to_path_buf(), line, message: format!("{what}; {}", fix(FIX_ROW, path)) }
 }
 
 /// A corrupt-file error (its header or encoding) at `line`, with the fix naming the file.
 fn corrupt_file(path: &Path, line: Option<usize>, what: impl fmt::Display) -> Error {
-    let fix = FIX_FILE.replace("PATH", &path.display().to_string());
-    Error::Baseline { path: path.to_path_buf(), line, message: format!("{what}; {fix}") }
+    Error::Baseline { path: path.to_path_buf(), line, message: format!("{what}; {}", fix(FIX_FILE, path)) }
 }
 
 /// One schema of a file: its version and columns.

@@ -241,8 +241,9 @@ impl Baseline {
     /// not CSV, empty, a header of no known schema, a row with too few or too many fields, a value
     /// that does not parse, NaN or infinity, a negative value, a time median that is not positive,
     /// an empty trial or metric, a date that is not RFC 3339, a (trial, metric) pair twice, samples
-    /// of a trial with no time entry, sample indices out of sequence, a negative sample, a
-    /// run-to-run spread out of range; or a `schema_version` this kernelgate does not read.
+    /// of a trial with no time entry, a time entry with no samples, sample indices out of sequence,
+    /// a negative sample, a run-to-run spread out of range; or a `schema_version` this kernelgate
+    /// does not read.
     pub fn load(dir: &Path) -> Result<Baseline> {
         let snapshot = Baseline::store(dir).read()?;
         Baseline::parse(dir, &snapshot)
@@ -261,6 +262,16 @@ impl Baseline {
             Some(bytes) => files::parse_samples(bytes, &path(SAMPLES_FILE), &timed)?,
             None => BTreeMap::new(),
         };
+        if let Some(bare) = timed.iter().find(|t| !samples.contains_key(**t)) {
+            return Err(files::corrupt(
+                &path(SAMPLES_FILE),
+                None,
+                format_args!(
+                    "trial {bare} has a time entry in {BASELINE_FILE} but no samples here: the file was cut short or \
+                     its rows deleted"
+                ),
+            ));
+        }
         let metrics: BTreeSet<(&str, &str)> = entries.iter().map(|e| (e.trial.as_str(), e.metric.as_str())).collect();
         let run_to_run = match snapshot.file(RUN_TO_RUN_FILE) {
             Some(bytes) => files::parse_run_to_run(bytes, &path(RUN_TO_RUN_FILE), &metrics)?,
@@ -314,8 +325,19 @@ impl Baseline {
     /// commits a new manifest. Returns the new generation.
     ///
     /// # Errors
-    /// As [`Baseline::load`] for a corrupt file (nothing written); [`Error::Io`].
+    /// [`Error::Baseline`] when `dir` holds no `baseline.csv` (nothing is created); as
+    /// [`Baseline::load`] for a corrupt file (nothing written); [`Error::Io`].
     pub fn reseal(dir: &Path) -> Result<u64> {
+        if !dir.join(BASELINE_FILE).is_file() {
+            return Err(Error::Baseline {
+                path: dir.to_path_buf(),
+                line: None,
+                message: format!(
+                    "no {BASELINE_FILE} here, so nothing to reseal: name a baseline folder (baselines/<gpu-key>) or \
+                     a run record (<stem>-baseline)"
+                ),
+            });
+        }
         Baseline::store(dir).reseal(|snapshot| Baseline::parse(dir, snapshot).and_then(|b| b.check()))
     }
 
@@ -337,10 +359,10 @@ impl Baseline {
     /// Sets the run-to-run spread of each (trial, metric) in `values` (the values of runs of its
     /// blessed code: the time entry's median, or a counter's value; the caller includes the
     /// blessed value and checks module hashes) that has an entry and at least [`MIN_RUNS`] values,
-    /// and a spread of at most [`MAX_RUN_TO_RUN_RSD`]; replaces what was there. Returns how many
-    /// were set, and one line per (trial, metric): what was set, or why not.
-    pub fn calibrate(&mut self, values: &BTreeMap<(String, String), Vec<f64>>) -> (usize, Vec<String>) {
-        let mut set = 0;
+    /// and a spread of at most [`MAX_RUN_TO_RUN_RSD`]; replaces what was there. Returns the
+    /// (trial, metric) pairs set, and one line per (trial, metric): what was set, or why not.
+    pub fn calibrate(&mut self, values: &BTreeMap<(String, String), Vec<f64>>) -> (Vec<(String, String)>, Vec<String>) {
+        let mut set = Vec::new();
         let date = utc_now();
         let mut said = Vec::new();
         for ((trial, metric), vs) in values {
@@ -380,8 +402,8 @@ impl Baseline {
                 rsd,
                 date: date.clone(),
             };
-            self.run_to_run.insert(key, row);
-            set += 1;
+            self.run_to_run.insert(key.clone(), row);
+            set.push(key);
         }
         (set, said)
     }
@@ -457,8 +479,9 @@ impl Baseline {
     /// # Errors
     /// [`Error::Baseline`] naming the file: an entry with an empty trial or metric, n = 0, a
     /// non-finite or negative number, a time median that is not positive, a date that is not
-    /// RFC 3339; a (trial, metric) pair twice; samples of a trial with no time entry, or a sample
-    /// that is negative or not finite; a spread of a pair with no entry, or out of range.
+    /// RFC 3339; a (trial, metric) pair twice; samples of a trial with no time entry, a time entry
+    /// with no samples, or a sample that is negative or not finite; a spread of a pair with no
+    /// entry, or out of range.
     pub fn check(&self) -> Result<()> {
         let refuse = |file: &str, message: String| Error::Baseline {
             path: self.dir.join(file),
@@ -481,6 +504,10 @@ impl Baseline {
                 );
                 return Err(refuse(BASELINE_FILE, message));
             }
+        }
+        if let Some(bare) = self.entries.iter().find(|e| e.is_time() && !self.samples.contains_key(&e.trial)) {
+            let message = format!("trial {} has a time entry but no kept samples; bless its samples too", bare.trial);
+            return Err(refuse(SAMPLES_FILE, message));
         }
         for (trial, samples) in &self.samples {
             if self.time(trial).is_none() {

@@ -124,16 +124,12 @@ pub fn keep(dir: &std::path::Path, form: Form) -> crate::Result<()> {
 
 /// Blesses `form` into the baseline folder `dir`, under its lock. Trials whose time entry carries
 /// an `invalid_reason` are left out (returned with the reason): a measurement taken under bad
-/// conditions never becomes a baseline. When `with_counters` is false (no ncu this run) each
-/// blessed trial keeps the counters it had. Returns the changes and the trials left out.
+/// conditions never becomes a baseline. A trial with no counter in `form` (ncu did not profile
+/// it) keeps the counters it had. Returns the changes and the trials left out.
 ///
 /// # Errors
 /// As [`super::Baseline::update`] (a folder that does not load is never rewritten).
-pub fn bless(
-    dir: &std::path::Path,
-    form: Form,
-    with_counters: bool,
-) -> crate::Result<Blessed> {
+pub fn bless(dir: &std::path::Path, form: Form) -> crate::Result<Blessed> {
     let (entries, samples) = form;
     let invalid: BTreeMap<String, String> = entries
         .iter()
@@ -142,12 +138,12 @@ pub fn bless(
         .collect();
     let good: Vec<Entry> = entries.into_iter().filter(|e| !invalid.contains_key(&e.trial)).collect();
     let samples: BTreeMap<String, Vec<f64>> = samples.into_iter().filter(|(t, _)| !invalid.contains_key(t)).collect();
+    let profiled: std::collections::BTreeSet<String> =
+        good.iter().filter(|e| !e.is_time()).map(|e| e.trial.clone()).collect();
     let changes = super::Baseline::update(dir, |base| {
         let mut entries = good;
-        if !with_counters {
-            for trial in samples.keys() {
-                entries.extend(base.counters(trial).cloned());
-            }
+        for trial in samples.keys().filter(|t| !profiled.contains(*t)) {
+            entries.extend(base.counters(trial).cloned());
         }
         Ok(Some(base.bless(entries, samples)))
     })?
@@ -222,7 +218,7 @@ mod tests {
             vec![entry("a/b/1", "time", 0.9e-3), contended],
             BTreeMap::from([("a/b/1".into(), vec![0.9e-3]), ("a/c/1".into(), vec![2e-3])]),
         );
-        let (changes, left_out) = bless(dir.path(), form, false).unwrap();
+        let (changes, left_out) = bless(dir.path(), form).unwrap();
         assert_eq!(left_out, vec![("a/c/1".to_string(), "other processes computed on the GPU (pids [7])".to_string())]);
         assert_eq!(changes.len(), 1, "{changes:?}");
         let base = Baseline::load(dir.path()).unwrap();
