@@ -38,10 +38,14 @@ impl Revision {
         let repo = git2::Repository::discover(root).map_err(|e| {
             format!("KERNELGATE_AB needs a git repository at or above {}: {}", root.display(), e.message())
         })?;
-        let commit = repo
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|e| format!("{rev} is not a commit of {}: {}", root.display(), e.message()))?;
+        let commit = repo.revparse_single(rev).and_then(|o| o.peel_to_commit()).map_err(|e| {
+            format!(
+                "{rev} is not a commit of {}: {}; fetch it (`git fetch origin {rev}`), or name a commit whose \
+                     objects this repository has (a shallow or ref-less copy lacks them)",
+                root.display(),
+                e.message()
+            )
+        })?;
         let tree = commit.tree().map_err(|e| e.message().to_string())?;
         let kernels = tree
             .get_path(Path::new("kernels"))

@@ -420,6 +420,9 @@ impl Config {
             },
             ab: get("KERNELGATE_AB")?,
         };
+        // Read by `crate::nvrtc` (before any option is parsed, for the compile trials); an empty
+        // value is refused here like every other.
+        get("KERNELGATE_NVRTC")?;
         let conflict = |name: &'static str, value: String, why: &str| {
             Err(Error::Config { name, value, expected: why.to_string() })
         };

@@ -62,14 +62,16 @@ pub fn mad(samples: &[f64]) -> f64 {
 }
 
 /// Relative standard deviation: sample standard deviation (n - 1) / mean, a fraction; 0 for one
-/// value. For a handful of per-run medians (the run-to-run spread of a baseline).
+/// value or equal values (zeros included). For a handful of per-run medians (the run-to-run spread of a baseline).
 ///
 /// # Panics
 /// If `values` is empty.
 pub fn relative_stddev(values: &[f64]) -> f64 {
     assert!(!values.is_empty(), "relative stddev of no values");
     let s = summarize(values);
-    if values.len() < 2 { 0.0 } else { s.stddev_s / s.mean_s }
+    // Equal values do not move, whatever their mean: a counter that is 0 in every run has spread 0,
+    // not 0 / 0.
+    if values.len() < 2 || s.stddev_s == 0.0 { 0.0 } else { s.stddev_s / s.mean_s }
 }
 
 /// At most `k` samples, evenly spaced over `samples` (first kept, order preserved): the subset a
@@ -153,6 +155,7 @@ mod tests {
         // Mean 10, sample variance (1 + 1) / 1 = 2 for [9, 11]: stddev 1.4142.
         assert!((relative_stddev(&[9.0, 11.0]) - 2f64.sqrt() / 10.0).abs() < 1e-12);
         assert_eq!(relative_stddev(&[5.0]), 0.0);
+        assert_eq!(relative_stddev(&[0.0; 12]), 0.0, "a counter that is 0 in every run does not move");
     }
 
     #[test]

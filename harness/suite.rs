@@ -557,7 +557,14 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
 /// says when it was blessed on another physical GPU.
 fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
     let dir = suite.baseline_dir(&gpu.facts.gpu_key);
-    let loaded = Baseline::load(&dir).map_err(|e| e.to_string());
+    let loaded = match &suite.config.baselines {
+        // A misspelt path would otherwise read as "no baseline" and pass every trial.
+        Some(folder) if !folder.is_dir() && !suite.config.bless => Err(format!(
+            "KERNELGATE_BASELINES={} names no folder; check the path, or unset it for <project root>/baselines",
+            folder.display()
+        )),
+        _ => Baseline::load(&dir).map_err(|e| e.to_string()),
+    };
     match &loaded {
         Ok(b) => {
             let covered = selected.iter().filter(|t| b.time(t).is_some()).count();

@@ -118,16 +118,16 @@ fn run_row(row: &csv::StringRecord) -> String {
             let path = store.path().to_string_lossy().into_owned();
             let args: Vec<String> = kind.split(' ').map(|w| w.replace("STORE", &path)).collect();
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            let env: Vec<(&str, &str)> = file.split_once('=').into_iter().collect();
             let baselines = tempfile::tempdir().unwrap();
             let g = baselines.path().join("g");
             std::fs::create_dir(&g).unwrap();
             for (name, bytes) in &before {
                 std::fs::write(g.join(name), bytes).unwrap();
             }
-            let mut env = env;
             let b = baselines.path().to_string_lossy().into_owned();
-            env.push(("KERNELGATE_BASELINES", &b));
+            // The row's own variable (if any) comes last, so it wins over the default folder.
+            let mut env = vec![("KERNELGATE_BASELINES", b.as_str())];
+            env.extend(file.split_once('='));
             let (code, text) = kernelgate(&args, &env);
             assert!(code == 1 || code == 2, "{}: exit {code}: {text}", field(0));
             assert_eq!(contents(store.path()), before, "{}: nothing changed", field(0));

@@ -108,7 +108,7 @@ enum BaselineCommand {
         record: PathBuf,
         /// Trial names to bless; default: every valid trial of the record.
         trials: Vec<String>,
-        /// GPU key; default: the record's.
+        /// GPU key (must be the record's: a baseline holds times of one GPU model); default: the record's.
         #[arg(long, value_name = "KEY")]
         gpu: Option<String>,
     },
@@ -158,6 +158,13 @@ fn number(text: &str) -> Option<f64> {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader of stdout goes away (`kernelgate … | head`):
+    // Rust ignores SIGPIPE, and println! then panics. Every change kernelgate makes is committed
+    // whole before it prints, so stopping at a print loses nothing.
+    // SAFETY: restores the default disposition of one signal, at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // The same checks as a test run: a typo'd, empty or out-of-range KERNELGATE_* variable stops
     // the command (KERNELGATE_BASELINES misspelt would otherwise write the project's baselines).
     let config = match kernelgate::Config::from_env() {
@@ -176,6 +183,8 @@ fn main() -> ExitCode {
         Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| false),
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
+            // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
+            let cycles = cycles || config.compare_cycles;
             compare_command(&base, &run, &CompareOptions { policy, scale, cycles })
         }
     };
@@ -254,6 +263,18 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
 /// Runs a `kernelgate baseline` command on `KERNELGATE_BASELINES`, or on the `baselines` folder of
 /// the project root of the current folder (as the suite does).
 fn baseline_command(command: BaselineCommand, from_env: Option<PathBuf>) -> Result<()> {
+    // A KERNELGATE_BASELINES that names no folder is a mistake to report, not an empty baseline,
+    // except for a bless, which creates it.
+    if let Some(dir) = from_env.as_ref().filter(|d| !d.is_dir())
+        && !matches!(command, BaselineCommand::Bless { .. })
+    {
+        return Err(Error::Baseline {
+            path: dir.clone(),
+            line: None,
+            message: "KERNELGATE_BASELINES names no folder; check the path, or unset it for <project root>/baselines"
+                .into(),
+        });
+    }
     let baselines = match from_env {
         Some(dir) => dir,
         None => {
@@ -323,6 +344,23 @@ fn baseline_command(command: BaselineCommand, from_env: Option<PathBuf>) -> Resu
 /// baseline of the record's GPU key, under the baseline's lock.
 fn bless(baselines: &Path, record: &Path, trials: &[String], gpu: Option<String>) -> Result<()> {
     let source = RunRecord::load(record)?;
+    // As a run with KERNELGATE_BLESS=1: power-benchmark and A/B runs cannot bless.
+    let not_nominal = match (&source.ab_revision, source.work_scale) {
+        (Some(rev), _) => Some(format!("a same-run A/B run (KERNELGATE_AB={rev}): its times were taken in pairs")),
+        (None, Some(1.0)) => None,
+        (None, Some(scale)) => Some(format!("a power-benchmark run (KERNELGATE_WORK_SCALE={scale}): its cases did more work")),
+        (None, None) => Some(
+            "a record without its run CSV beside it (<stem>.csv next to <stem>-baseline/), which says what kind of run \
+             it was"
+                .to_string(),
+        ),
+    };
+    if let Some(why) = not_nominal {
+        return Err(Error::Compare(format!(
+            "{} is {why}; only a plain run can bless, nothing was blessed",
+            shown(record)
+        )));
+    }
     let rec = &source.record;
     let named: Vec<&str> = if trials.is_empty() { rec.trials() } else { trials.iter().map(String::as_str).collect() };
     let missing: Vec<&str> = named.iter().copied().filter(|t| rec.time(t).is_none()).collect();
@@ -386,6 +424,10 @@ fn key_of(e: &Entry) -> String {
 /// record's value of the same code, per trial and metric ([`kernelgate::gate::calibrate::gather`]),
 /// into the baseline's run-to-run spreads.
 fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Result<()> {
+    // Every record must load before the baseline's lock is taken.
+    for record in records {
+        RunRecord::load(record)?;
+    }
     let key = choose_gpu(baselines, gpu)?;
     let dir = baselines.join(&key);
     let (set, total, used) = Baseline::update(&dir, |base| {

@@ -22,6 +22,8 @@ use std::path::PathBuf;
 pub enum Skipped {
     /// A power-benchmark run: its cases did this many times their work.
     PowerRun(f64),
+    /// A same-run A/B run against this revision: its times were taken in pairs with another version.
+    AbRun(String),
     /// No run CSV beside the record, so its work scale is unknown.
     NoRunCsv,
     /// The same run (same folder name) as this record, offered earlier.
@@ -32,6 +34,7 @@ impl fmt::Display for Skipped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Skipped::PowerRun(scale) => write!(f, "a power-benchmark run (KERNELGATE_WORK_SCALE={scale})"),
+            Skipped::AbRun(rev) => write!(f, "a same-run A/B run (KERNELGATE_AB={rev})"),
             Skipped::NoRunCsv => {
                 write!(f, "no run CSV beside it to tell its work scale (keep <stem>.csv next to <stem>-baseline/)")
             }
@@ -76,10 +79,11 @@ pub fn gather(base: &Baseline, records: &[PathBuf]) -> Result<Gathered> {
     let mut seen: BTreeMap<std::ffi::OsString, PathBuf> = BTreeMap::new();
     for dir in records {
         let record = RunRecord::load(dir)?;
-        let skip = match record.work_scale {
-            Some(1.0) => None,
-            Some(scale) => Some(Skipped::PowerRun(scale)),
-            None => Some(Skipped::NoRunCsv),
+        let skip = match (&record.ab_revision, record.work_scale) {
+            (Some(rev), _) => Some(Skipped::AbRun(rev.clone())),
+            (None, Some(1.0)) => None,
+            (None, Some(scale)) => Some(Skipped::PowerRun(scale)),
+            (None, None) => Some(Skipped::NoRunCsv),
         };
         let name = record.record.dir.canonicalize().unwrap_or_else(|_| dir.clone());
         let name = name.file_name().unwrap_or_default().to_owned();

@@ -23,6 +23,10 @@ pub struct RunRecord {
     /// The run's `KERNELGATE_WORK_SCALE` from the run CSV beside the record (1 for run CSVs older
     /// than that column); `None` without a run CSV (a blessed baseline, or a record copied alone).
     pub work_scale: Option<f64>,
+    /// The revision of a same-run A/B run (`KERNELGATE_AB`, the run CSV's `ab_revision`); `None`
+    /// for other runs and without a run CSV. An A/B record's times were taken in pairs with
+    /// another version of each kernel: not a run to bless or calibrate from.
+    pub ab_revision: Option<String>,
     /// Invalid trials according to the run CSV, for records older than their own
     /// `invalid_reason` column.
     csv_invalid: BTreeMap<String, String>,
@@ -47,11 +51,16 @@ impl RunRecord {
             });
         }
         let record = Baseline::load(dir)?;
-        let (work_scale, csv_invalid) = match run_csv_beside(dir) {
+        let facts = match run_csv_beside(dir) {
             Some(csv) if csv.is_file() => read_run_csv(&csv)?,
-            _ => (None, BTreeMap::new()),
+            _ => RunCsvFacts::default(),
         };
-        Ok(RunRecord { record, work_scale, csv_invalid })
+        Ok(RunRecord {
+            record,
+            work_scale: facts.work_scale,
+            ab_revision: facts.ab_revision,
+            csv_invalid: facts.invalid,
+        })
     }
 
     /// Why `trial`'s measurement in this record cannot be judged, if it cannot.
@@ -71,17 +80,27 @@ fn run_csv_beside(record: &Path) -> Option<PathBuf> {
     Some(path.with_file_name(format!("{stem}.csv")))
 }
 
-/// The work scale and the invalid trials of a run CSV (schema 2 and later: long form, one row per
-/// trial and statistic). A trial is invalid when other processes computed on the GPU
-/// (`other_processes`) or more than [`crate::measure::MAX_THROTTLED_FRACTION`] of its samples were
-/// throttled (`throttled_samples` / `samples`).
-fn read_run_csv(path: &Path) -> Result<(Option<f64>, BTreeMap<String, String>)> {
+/// What a run CSV says about its record.
+#[derive(Debug, Default)]
+struct RunCsvFacts {
+    work_scale: Option<f64>,
+    ab_revision: Option<String>,
+    invalid: BTreeMap<String, String>,
+}
+
+/// The work scale, the A/B revision and the invalid trials of a run CSV (schema 2 and later: long
+/// form, one row per trial and statistic). A trial is invalid when other processes computed on the
+/// GPU (`other_processes`) or more than [`crate::measure::MAX_THROTTLED_FRACTION`] of its samples
+/// were throttled (`throttled_samples` / `samples`).
+fn read_run_csv(path: &Path) -> Result<RunCsvFacts> {
     let csv_error = |source| Error::Csv { path: path.to_path_buf(), source };
     let mut reader = csv::Reader::from_path(path).map_err(csv_error)?;
     let headers = reader.headers().map_err(csv_error)?.clone();
     let col = |name: &str| headers.iter().position(|h| h == name);
     let (scale_col, trial_col, stat_col, value_col, others_col) =
         (col("work_scale"), col("trial"), col("statistic"), col("value"), col("other_processes"));
+    let ab_col = col("ab_revision");
+    let mut ab_revision = None;
     let mut scale = if scale_col.is_none() { Some(1.0) } else { None };
     let mut others: BTreeMap<String, String> = BTreeMap::new();
     let mut counts: BTreeMap<String, (f64, f64)> = BTreeMap::new();
@@ -98,6 +117,9 @@ fn read_run_csv(path: &Path) -> Result<(Option<f64>, BTreeMap<String, String>)> 
                 line: Some(line),
                 message: format!("column `work_scale` holds {text:?}, not a number"),
             })?);
+        }
+        if ab_revision.is_none() && !field(ab_col).is_empty() {
+            ab_revision = Some(field(ab_col).to_string());
         }
         let trial = field(trial_col).to_string();
         if trial.is_empty() {
@@ -123,7 +145,7 @@ fn read_run_csv(path: &Path) -> Result<(Option<f64>, BTreeMap<String, String>)> 
             invalid.insert(trial, format!("{throttled} of {n} samples throttled (power or thermal; from the run CSV)"));
         }
     }
-    Ok((scale.or(Some(1.0)), invalid))
+    Ok(RunCsvFacts { work_scale: scale.or(Some(1.0)), ab_revision, invalid })
 }
 
 /// What tells two GPUs apart, as recorded with an entry.
@@ -188,12 +210,12 @@ pub fn compare_records(base: &RunRecord, run: &RunRecord, options: &CompareOptio
     let all: std::collections::BTreeSet<&str> = b.trials().into_iter().chain(r.trials()).collect();
     if common.is_empty() {
         return Err(Error::Compare(format!(
-            "no trial has a time entry and samples in both {} ({} trials) and {} ({} trials): nothing to compare; \
-             pass two records of the same suite",
+            "no trial has a time entry and samples in both {} ({}) and {} ({}): nothing to compare; pass two \
+             records of the same suite",
             b.dir.display(),
-            b.trials().len(),
+            crate::units::count(b.trials().len(), "trial"),
             r.dir.display(),
-            r.trials().len()
+            crate::units::count(r.trials().len(), "trial")
         )));
     }
     let mut warnings = Vec::new();

@@ -202,26 +202,39 @@ impl Store {
     }
 
     /// Vouches for the files as they are now: under the exclusive lock, reads every managed file
-    /// without checking it against the manifest, lets `check` refuse them (the owner parses them
-    /// fully), and commits a manifest for them. For deliberate hand edits and for files merged by
-    /// git; what a damaged file held before cannot be recovered this way.
+    /// without checking it against the manifest (which may itself be damaged: only its generation
+    /// number is kept, when it can be read), lets `check` refuse them (the owner parses them fully)
+    /// and name the contents of managed files that are missing (a folder written before one of its
+    /// files existed), and commits a manifest for them all. For deliberate hand edits and for files
+    /// merged by git; what a damaged file held before cannot be recovered this way. Returns the new
+    /// generation.
     ///
     /// # Errors
-    /// `check`'s error (nothing written); [`Error::Io`] as for [`Store::update`], and when the
-    /// folder does not exist (it is not created).
-    pub fn reseal(&self, check: impl FnOnce(&Snapshot) -> Result<()>) -> Result<u64> {
+    /// `check`'s error (nothing written); [`Error::Store`] when a managed file is still missing;
+    /// [`Error::Io`] as for [`Store::update`], and when the folder does not exist (it is not
+    /// created).
+    pub fn reseal(&self, check: impl FnOnce(&Snapshot) -> Result<BTreeMap<String, Vec<u8>>>) -> Result<u64> {
         let _lock = self.exclusive_lock()?;
-        let manifest = self.manifest()?;
+        let generation = read_if_present(&self.dir.join(MANIFEST_FILE))?
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|v| v.get("generation").and_then(serde_json::Value::as_u64))
+            .unwrap_or(0);
         let mut files = BTreeMap::new();
         for name in &self.names {
             if let Some(bytes) = read_if_present(&self.dir.join(name))? {
                 files.insert(name.clone(), bytes);
             }
         }
-        let as_found = Snapshot { generation: manifest.as_ref().map_or(0, |m| m.generation), sealed: false, files };
-        check(&as_found)?;
-        self.commit(&as_found, &as_found.files, &mut |_| ControlFlow::Continue(()))?;
-        Ok(as_found.generation + 1)
+        let as_found = Snapshot { generation, sealed: false, files };
+        let added = check(&as_found)?;
+        let mut all = as_found.files.clone();
+        all.extend(added);
+        if let Some(missing) = self.names.iter().find(|n| !all.contains_key(*n)) {
+            let why = format!("{missing} is missing; every file of a {} is vouched for together", self.what);
+            return Err(Error::Store { path: self.dir.join(missing), line: None, message: why });
+        }
+        self.commit(&as_found, &all, &mut |_| ControlFlow::Continue(()))?;
+        Ok(generation + 1)
     }
 
     /// One verified read: `Ok(Err(damage))` when files and manifest disagree (the caller may retry).
@@ -449,7 +462,14 @@ impl Store {
         // Opened, never created: a read leaves the folder as it found it. A folder no writer has
         // locked yet has no lock file, and its reader retries around a first commit instead.
         let file = std::fs::File::open(self.dir.join(LOCK_FILE)).ok()?;
-        file.lock_shared().ok()?;
+        match file.try_lock_shared() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                eprintln!("kernelgate: waiting to read {} (a writer is committing)", self.dir.display());
+                file.lock_shared().ok()?;
+            }
+            Err(std::fs::TryLockError::Error(_)) => return None,
+        }
         Some(file)
     }
 
@@ -464,9 +484,8 @@ impl Store {
         match e {
             Error::Store { path, line, message } => {
                 let fix = format!(
-                    "restore the folder from git (`git checkout -- {}`) or from a copy; if the files were changed \
-                     on purpose, `{}` checks them and vouches for them",
-                    self.dir.display(),
+                    "{}; if the files were changed on purpose, `{}` checks them and vouches for them",
+                    restore_hint(&self.dir),
                     self.reseal_hint
                 );
                 Error::Store { path, line, message: format!("{message}. Nothing was written. Fix: {fix}") }
@@ -521,6 +540,17 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
 fn sync_dir(dir: &Path) {
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
+    }
+}
+
+/// How to get a file or folder back: from git when it lies in a git work tree
+/// (`restore … from git (git checkout -- PATH) or from a copy`), otherwise from a copy.
+pub fn restore_hint(path: &Path) -> String {
+    let start = if path.is_dir() { path } else { path.parent().unwrap_or(path) };
+    if git2::Repository::discover(start).is_ok_and(|repo| repo.workdir().is_some()) {
+        format!("restore it from git (`git checkout -- {}`) or from a copy", path.display())
+    } else {
+        format!("restore it from a copy ({} is not in a git work tree)", path.display())
     }
 }
 

@@ -87,7 +87,7 @@ fn a_file_cut_at_any_byte_or_changed_is_refused_and_nothing_is_written() {
             let before = listing(dir.path());
             let e = message(s.read().unwrap_err());
             assert!(e.starts_with(&format!("holds {cut} bytes")), "{e}");
-            assert!(e.contains("cut short") && e.contains("git checkout --") && e.contains("`reseal`"), "{e}");
+            assert!(e.contains("cut short") && e.contains("restore it from a copy") && e.contains("`reseal`"), "{e}");
             // A writer refuses too, before changing anything.
             let refused = write(&s, contents("two")).unwrap_err();
             assert!(message(refused).contains("cut short"));
@@ -111,11 +111,22 @@ fn reseal_vouches_for_deliberate_edits_after_the_owner_checks_them() {
     let s = store(dir.path());
     write(&s, contents("one")).unwrap();
     std::fs::write(dir.path().join("a.csv"), "edited\n").unwrap();
-    let refused = s.reseal(|_| Err(Error::Samples("the owner refuses".into()))).unwrap_err();
+    let refused =
+        s.reseal(|_| Err::<BTreeMap<String, Vec<u8>>, _>(Error::Samples("the owner refuses".into()))).unwrap_err();
     assert!(refused.to_string().contains("the owner refuses"));
     assert!(s.read().is_err(), "a refused reseal writes nothing");
-    assert_eq!(s.reseal(|snap| if snap.file("a.csv") == Some(b"edited\n") { Ok(()) } else { panic!() }).unwrap(), 2);
+    assert_eq!(
+        s.reseal(|snap| if snap.file("a.csv") == Some(b"edited\n") { Ok(BTreeMap::new()) } else { panic!() }).unwrap(),
+        2
+    );
     assert_eq!(s.read().unwrap().file("a.csv"), Some(&b"edited\n"[..]));
+    // A manifest that does not parse, and a file missing: the owner names its contents.
+    std::fs::write(dir.path().join(MANIFEST_FILE), "{").unwrap();
+    std::fs::remove_file(dir.path().join("c.csv")).unwrap();
+    assert!(message(s.reseal(|_| Ok(BTreeMap::new())).unwrap_err()).contains("c.csv is missing"));
+    let added = BTreeMap::from([("c.csv".to_string(), b"header\n".to_vec())]);
+    assert_eq!(s.reseal(|_| Ok(added)).unwrap(), 1, "an unreadable manifest's generation starts again");
+    assert_eq!(s.read().unwrap().file("c.csv"), Some(&b"header\n"[..]));
 }
 
 /// The steps of one commit that changes every file.
@@ -207,4 +218,19 @@ fn a_manifest_naming_other_files_or_missing_one_is_damage() {
     assert!(message(two.read().unwrap_err()).contains("lists c.csv, which is not a file of a test store"));
     let four = Store::new(dir.path(), &["a.csv", "b.csv", "c.csv", "d.csv"], "test store", "reseal");
     assert!(message(four.read().unwrap_err()).contains("does not list d.csv"));
+}
+
+#[test]
+fn the_fix_offers_git_only_inside_a_work_tree() {
+    let outside = tempfile::tempdir().unwrap();
+    assert!(restore_hint(outside.path()).starts_with("restore it from a copy ("), "{}", restore_hint(outside.path()));
+    let repo = tempfile::tempdir().unwrap();
+    git2::Repository::init(repo.path()).unwrap();
+    let folder = repo.path().join("baselines/g");
+    std::fs::create_dir_all(&folder).unwrap();
+    let hint = restore_hint(&folder.join("samples.csv"));
+    assert!(
+        hint.starts_with("restore it from git (`git checkout -- ") && hint.ends_with("samples.csv`) or from a copy"),
+        "{hint}"
+    );
 }

@@ -68,21 +68,20 @@ pub const RUN_TO_RUN_COLUMNS: [&str; 7] = ["schema_version", "trial", "metric", 
 /// that switches the gate off (issue 8: a spread of 1.7e308 made the floor `inf%`).
 pub const MAX_RUN_TO_RUN_RSD: f64 = 0.20;
 
-/// What to do about a damaged row; `PATH` is replaced by the file's path, `DIR` by its folder's.
+/// What to do about a damaged row; `RESTORE` is replaced by [`crate::store::restore_hint`] of the
+/// file, `DIR` by its folder.
 /// (`kernelgate baseline remove` cannot help: it writes through the store, which refuses a folder
 /// it cannot read.)
-const FIX_ROW: &str = "restore the file from git (`git checkout -- PATH`) or from a copy; or correct the row by hand, \
-                       or delete the trial's rows from every file of the folder (re-bless it later with \
-                       KERNELGATE_BLESS=1), then `kernelgate baseline reseal DIR`";
+const FIX_ROW: &str = "RESTORE; or correct the row by hand, or delete the trial's rows from every file of the folder \
+                       (re-bless it later with KERNELGATE_BLESS=1), then `kernelgate baseline reseal DIR`";
 
-/// What to do about a file that is damaged as a whole (header, encoding); `PATH` and `DIR` as above.
-const FIX_FILE: &str = "restore the file from git (`git checkout -- PATH`) or from a copy; or delete the folder's \
-                        files and re-bless with KERNELGATE_BLESS=1";
+/// What to do about a file that is damaged as a whole (header, encoding); `RESTORE` as above.
+const FIX_FILE: &str = "RESTORE; or delete the folder's files and re-bless with KERNELGATE_BLESS=1";
 
-/// `template` with `PATH` and `DIR` filled in for the file `path`.
+/// `template` with `RESTORE` and `DIR` filled in for the file `path`.
 fn fix(template: &str, path: &Path) -> String {
     let dir = path.parent().unwrap_or(Path::new("."));
-    template.replace("PATH", &path.display().to_string()).replace("DIR", &dir.display().to_string())
+    template.replace("RESTORE", &crate::store::restore_hint(path)).replace("DIR", &dir.display().to_string())
 }
 
 /// A corrupt-row error at `line`, with the fix naming the file.

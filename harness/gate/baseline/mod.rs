@@ -321,8 +321,9 @@ impl Baseline {
     }
 
     /// Vouches for the folder's files as they are now (after a deliberate edit, or a git merge):
-    /// loads them without the manifest's check, refuses them as [`Baseline::load`] would, and
-    /// commits a new manifest. Returns the new generation.
+    /// loads them without the manifest's check, refuses them as [`Baseline::load`] would, adds an
+    /// empty `run_to_run.csv` to a folder written before that file existed, and commits a new
+    /// manifest. Returns the new generation.
     ///
     /// # Errors
     /// [`Error::Baseline`] when `dir` holds no `baseline.csv` (nothing is created); as
@@ -338,7 +339,16 @@ impl Baseline {
                 ),
             });
         }
-        Baseline::store(dir).reseal(|snapshot| Baseline::parse(dir, snapshot).and_then(|b| b.check()))
+        Baseline::store(dir).reseal(|snapshot| {
+            let base = Baseline::parse(dir, snapshot)?;
+            base.check()?;
+            // A folder from before run_to_run.csv existed gets it, empty, so all three are sealed.
+            let mut added = BTreeMap::new();
+            if snapshot.file(RUN_TO_RUN_FILE).is_none() {
+                added.insert(RUN_TO_RUN_FILE.to_string(), files::run_to_run_csv(&base.run_to_run));
+            }
+            Ok(added)
+        })
     }
 
     /// The run-to-run spread of `trial`'s median, when it can be used: calibrated from at least

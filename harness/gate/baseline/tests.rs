@@ -288,7 +288,10 @@ fn corrupt_files_are_errors_naming_file_and_line() {
     let (file, line, message) = corrupted(BASELINE_FILE, |t| t[..t.len() - 40].to_string());
     assert_eq!((file.as_str(), line), (BASELINE_FILE, Some(4)));
     assert!(message.contains("fields but the header on line 1 has 27"), "{message}");
-    assert!(message.contains("(`git checkout -- /") && message.contains("/baseline.csv`)"), "{message}");
+    assert!(
+        message.contains("restore it from a copy (/") && message.contains("/baseline.csv is not in a git work tree)"),
+        "{message}"
+    );
     assert!(
         message.contains("KERNELGATE_BLESS=1") && message.contains("then `kernelgate baseline reseal /"),
         "{message}"
@@ -511,4 +514,19 @@ fn a_cut_file_in_a_sealed_folder_is_named_with_both_sizes() {
     // Reseal refuses nothing here (the cut file is valid CSV) and vouches for it on request.
     std::fs::write(&path, &text).unwrap();
     assert!(Baseline::load(dir.path()).is_ok());
+}
+
+#[test]
+fn reseal_seals_a_record_from_before_run_to_run_csv_with_all_three_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(BASELINE_FILE), V1_ENTRIES).unwrap();
+    std::fs::write(dir.path().join(SAMPLES_FILE), V1_SAMPLES).unwrap();
+    assert_eq!(Baseline::reseal(dir.path()).unwrap(), 1);
+    assert_eq!(read(&dir.path().join(RUN_TO_RUN_FILE)), RUN_TO_RUN_COLUMNS.join(",") + "\n");
+    let loaded = Baseline::load(dir.path()).unwrap();
+    assert!(loaded.sealed && loaded.time(B).is_some());
+    assert_eq!(read(&dir.path().join(BASELINE_FILE)), V1_ENTRIES, "reseal vouches for the files as they are");
+    // A second reseal, and a write, work on it.
+    assert_eq!(Baseline::reseal(dir.path()).unwrap(), 2);
+    Baseline::update(dir.path(), |b| Ok(Some(b.remove(&[B.to_string()])))).unwrap();
 }
