@@ -13,6 +13,9 @@
 
 #[path = "harness/entry_scan.rs"]
 mod entry_scan;
+#[path = "harness/history/provenance.rs"]
+#[allow(dead_code)]
+mod provenance;
 
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -38,9 +41,11 @@ fn main() {
     let mut sources = String::new();
     let mut modules = String::new();
     let mut seen_modules: Vec<String> = Vec::new();
+    let mut embedded: Vec<(String, String)> = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(path, &format!("cannot read: {e}")));
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        embedded.push((file.clone(), text.clone()));
         let module = module_name(&file);
         if seen_modules.contains(&module) {
             fail(path, &format!("maps to module `{module}`, like another file; rename one of them"));
@@ -83,8 +88,46 @@ fn main() {
         "/// Every `kernels/*.cu`, sorted by file name, embedded at build time.\n\
          pub static SOURCES: &[KernelSource] = &[\n{sources}];\n\n{modules}"
     );
-    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("kernels.rs");
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let out = out_dir.join("kernels.rs");
     std::fs::write(&out, generated).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
+
+    let out = out_dir.join("built.rs");
+    let texts: Vec<(&str, &str)> = embedded.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
+    std::fs::write(&out, built_state(&root, &texts)).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
+}
+
+/// The git state of the tree being built, as Rust (`harness/history/built.rs` includes it): which
+/// commit the embedded kernels came from (issue 9). Reruns on a new commit or checkout.
+fn built_state(root: &Path, kernels: &[(&str, &str)]) -> String {
+    for path in provenance::watched_paths(root) {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    // An edit of the code built rebuilds the crate, and re-reads the dirty flag with it. Edits
+    // elsewhere (baselines/, scripts/) are seen at the next rebuild: watching them would rebuild
+    // the crate after every bless.
+    for path in ["harness", "tests", "build.rs", "Cargo.toml", "Cargo.lock"] {
+        if root.join(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    let git = provenance::read(root, None).expect("read without a revision always answers");
+    let opt = |o: Option<bool>| o.map_or("None".to_string(), |b| format!("Some({b})"));
+    format!(
+        "/// SHA-256 of the kernels built into this binary.\n\
+         pub const BUILT_KERNELS_SHA256: &str = {:?};\n\
+         /// The git state read by build.rs.\n\
+         pub fn built() -> GitState {{\n    GitState {{ commit: {:?}.into(), dirty: {}, kernels_dirty: {}, branch: {:?}.into(), \
+         commit_time: {:?}, subject: {:?}.into(), state: RepoState::parse({:?}).expect(\"a state name\") }}\n}}\n",
+        provenance::kernels_sha256(kernels),
+        git.commit,
+        opt(git.dirty),
+        opt(git.kernels_dirty),
+        git.branch,
+        git.commit_time,
+        git.subject,
+        git.state.as_str(),
+    )
 }
 
 /// Stops the build with a message that names the file.

@@ -35,6 +35,7 @@ mod error;
 pub mod expect;
 pub mod gate;
 pub mod gpu;
+pub mod history;
 pub mod measure;
 pub mod ncu;
 pub mod nvrtc;

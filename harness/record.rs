@@ -1,4 +1,5 @@
-//! Record stage: where the run happened (git commit, dirty flag, project root) and the run's CSV.
+//! Record stage: the project root and the run's CSV (the git state comes from
+//! [`crate::history::provenance`]).
 //!
 //! The CSV is long-form: one row per case and statistic, every value with its unit, every row
 //! carrying the GPU facts and git state, so that rows from different runs and GPUs can be
@@ -14,72 +15,13 @@ use std::path::{Path, PathBuf};
 /// Version of the run-CSV columns below; bumped when a column changes meaning. 2 added `verdict`
 /// and `module_sha256` and the gate's statistics; 3 added `work_scale`, `throttle_reasons` and
 /// `other_processes`; 4 added the physical GPU (`gpu_uuid`, `gpu_serial`, `vbios`, `pci_bus_id`),
-/// `decided_by` (the evidence behind the verdict) and `ab_revision` (same-run A/B).
-pub const RUN_CSV_SCHEMA: u32 = 4;
+/// `decided_by` (the evidence behind the verdict) and `ab_revision` (same-run A/B); 5 keys the run to
+/// the commit the binary was built from (issue 9: `commit` and `dirty` were read from the current
+/// directory at run time) and adds `kernels_dirty`, `kernels_sha256`, `branch`, `commit_time`,
+/// `subject` and `repo_state`.
+pub const RUN_CSV_SCHEMA: u32 = 5;
 
-/// Git state of the working tree the run came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitState {
-    /// Full hex id of HEAD, or `unknown` outside a repository or before the first commit.
-    pub commit: String,
-    /// Tracked files differ from HEAD (untracked files do not count, as in `git describe --dirty`);
-    /// `None` when unknown.
-    pub dirty: Option<bool>,
-}
-
-impl GitState {
-    /// Commit `unknown`, dirty unknown: outside a repository or when git cannot be read.
-    pub fn unknown() -> GitState {
-        GitState { commit: "unknown".into(), dirty: None }
-    }
-}
-
-/// Reads the commit and dirty flag of the repository containing `root`.
-///
-/// The commit is `commit` when given (from `KERNELGATE_COMMIT`, for checkouts that carry git
-/// objects but no refs, as the GPU runner's copy of the working tree does), else HEAD. Dirty means
-/// a tracked file differs from that commit's tree (staged or not; untracked files do not count, as
-/// in `git describe --dirty`); it is computed against the tree, so it needs no index file.
-///
-/// A working tree owned by another user (as on a GPU runner that received a copy of it) is read
-/// anyway: libgit2's owner check (git's `safe.directory`) guards against running a stranger's
-/// configured commands, and kernelgate only reads objects and file contents, running nothing.
-///
-/// # Errors
-/// libgit2's message when there is no repository, the commit cannot be found, or HEAD is unborn.
-pub fn git_state(root: &Path, commit: Option<&str>) -> Result<GitState, String> {
-    let repo = match git2::Repository::discover(root) {
-        Err(e) if e.code() == git2::ErrorCode::Owner => {
-            // SAFETY: this changes a process-wide libgit2 option; kernelgate opens repositories
-            // only here, to read them.
-            #[allow(unsafe_code)]
-            unsafe {
-                git2::opts::set_verify_owner_validation(false).map_err(|e| e.message().to_string())?;
-            }
-            git2::Repository::discover(root)
-        }
-        other => other,
-    }
-    .map_err(|e| format!("no git repository at or above {}: {}", root.display(), e.message()))?;
-    let found = match commit {
-        Some(rev) => repo
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|e| format!("KERNELGATE_COMMIT={rev} is not a commit of this repository: {}", e.message()))?,
-        None => repo
-            .head()
-            .and_then(|h| h.peel_to_commit())
-            .map_err(|e| format!("cannot read HEAD ({}); set KERNELGATE_COMMIT to the commit built", e.message()))?,
-    };
-    let mut opts = git2::DiffOptions::new();
-    opts.include_untracked(false).include_ignored(false);
-    let dirty = found
-        .tree()
-        .and_then(|tree| repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts)))
-        .ok()
-        .map(|d| d.deltas().len() > 0);
-    Ok(GitState { commit: found.id().to_string(), dirty })
-}
+pub use crate::history::provenance::{GitState, RepoState};
 
 /// The project root: the nearest folder at or above `start` holding both `Cargo.toml` and
 /// `kernels/`; failing that, the nearest holding `.git`; failing that, `start`. Found at run time
@@ -153,8 +95,10 @@ pub struct RunInfo {
     pub run_id: String,
     /// Seed of the input generator.
     pub seed: u64,
-    /// Git state.
+    /// The git state the run is recorded under.
     pub git: GitState,
+    /// SHA-256 of the kernels measured ([`crate::history::built::BUILT_KERNELS_SHA256`]).
+    pub kernels_sha256: String,
     /// The device.
     pub facts: DeviceFacts,
     /// `KERNELGATE_WORK_SCALE` of the run: 1 for every normal run ([`crate::Config::work_scale`]).
@@ -170,10 +114,22 @@ pub struct Row {
     pub schema_version: u32,
     /// Run start, UTC.
     pub run_id: String,
-    /// Git HEAD.
+    /// The commit the measured kernels came from ([`crate::history::built::reconcile`]).
     pub commit: String,
-    /// `true`/`false`/`unknown`.
+    /// A tracked file differed from `commit` when the binary was built: `true`/`false`/`unknown`.
     pub dirty: String,
+    /// The embedded kernels differ from `commit`'s: `true`/`false`/`unknown`.
+    pub kernels_dirty: String,
+    /// SHA-256 of the embedded kernels ([`crate::history::provenance::kernels_sha256`]).
+    pub kernels_sha256: String,
+    /// Branch at build time; empty when detached or unknown.
+    pub branch: String,
+    /// Committer time of `commit`, Unix seconds; empty when unknown.
+    pub commit_time: String,
+    /// First line of `commit`'s message.
+    pub subject: String,
+    /// What the state was read from ([`RepoState::as_str`]).
+    pub repo_state: String,
     /// Baseline folder key.
     pub gpu_key: String,
     /// Device name.
@@ -277,7 +233,13 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 schema_version: RUN_CSV_SCHEMA,
                 run_id: run.run_id.clone(),
                 commit: run.git.commit.clone(),
-                dirty: run.git.dirty.map_or("unknown".into(), |d| d.to_string()),
+                dirty: flag(run.git.dirty),
+                kernels_dirty: flag(run.git.kernels_dirty),
+                kernels_sha256: run.kernels_sha256.clone(),
+                branch: run.git.branch.clone(),
+                commit_time: run.git.commit_time.map_or(String::new(), |t| t.to_string()),
+                subject: run.git.subject.clone(),
+                repo_state: run.git.state.as_str().to_string(),
                 gpu_key: f.gpu_key.clone(),
                 gpu_name: f.name.clone(),
                 compute_capability: f.compute_capability(),
@@ -309,6 +271,11 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
         }
     }
     out
+}
+
+/// `true`/`false`/`unknown`.
+pub fn flag(b: Option<bool>) -> String {
+    b.map_or("unknown".into(), |d| d.to_string())
 }
 
 /// Stem of a run's files: `<out_dir>/runs/<run_id>-<commit:7>`; the run CSV adds `.csv`, the ncu
@@ -428,7 +395,16 @@ pub(crate) mod tests {
         RunInfo {
             run_id: "20261130T030000Z".into(),
             seed: 7,
-            git: GitState { commit: "0123456789abcdef".into(), dirty: Some(false) },
+            git: GitState {
+                commit: "0123456789abcdef".into(),
+                dirty: Some(false),
+                kernels_dirty: Some(true),
+                branch: "main".into(),
+                commit_time: Some(1_764_460_800),
+                subject: "Pad, then \"swizzle\"".into(),
+                state: RepoState::Branch,
+            },
+            kernels_sha256: "feed".into(),
             facts: facts(),
             work_scale: 1.0,
             ab_revision: String::new(),
@@ -456,13 +432,13 @@ pub(crate) mod tests {
         let mut lines = text.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
+            "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
              driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,\
              kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,other_processes,statistic,value,unit"
         );
         assert_eq!(
             lines.next().unwrap(),
-            "4,20261130T030000Z,0123456789abcdef,false,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
+            "5,20261130T030000Z,0123456789abcdef,false,true,feed,main,1764460800,\"Pad, then \"\"swizzle\"\"\",branch,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
              580.159.04,13.0,13.0,true,GPU-20ce1a7a-fd28-021f-c48b-96e110fd8d88,1653724057703,96.00.A5.00.1A,\
              00000000:18:00.0,4000.0,7,1.0,copy/x/4,k,ab12,no-baseline,conditions,,GPU_IDLE|SW_POWER_CAP,4242 4343,\
              samples,100.0,count"
@@ -481,36 +457,6 @@ pub(crate) mod tests {
         let third = claim_stem(dir.path(), &run.run_id, &run.git).unwrap();
         assert!(third.ends_with("runs/20261130T030000Z-0123456-3"));
         write_csv(&PathBuf::from(format!("{}.csv", claimed.display())), &rows).unwrap();
-    }
-
-    #[test]
-    fn git_state_outside_a_repository_is_unknown() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = git_state(dir.path(), None).unwrap_err();
-        assert!(err.contains("no git repository"), "{err}");
-    }
-
-    #[test]
-    fn git_state_reads_head_and_dirty() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = git2::Repository::init(dir.path()).unwrap();
-        std::fs::write(dir.path().join("a.txt"), "1").unwrap();
-        let mut index = repo.index().unwrap();
-        index.add_path(Path::new("a.txt")).unwrap();
-        index.write().unwrap();
-        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let sig = git2::Signature::now("t", "t@example.com").unwrap();
-        let id = repo.commit(Some("HEAD"), &sig, &sig, "one", &tree, &[]).unwrap();
-        assert_eq!(git_state(dir.path(), None).unwrap(), GitState { commit: id.to_string(), dirty: Some(false) });
-        std::fs::write(dir.path().join("untracked.txt"), "x").unwrap();
-        assert_eq!(git_state(dir.path(), None).unwrap().dirty, Some(false), "untracked files do not count");
-        std::fs::write(dir.path().join("a.txt"), "2").unwrap();
-        assert_eq!(git_state(dir.path(), None).unwrap().dirty, Some(true));
-        // An explicit commit is looked up by id (the GPU runner's copy has objects, no refs).
-        let by_id = git_state(dir.path(), Some(&id.to_string())).unwrap();
-        assert_eq!(by_id, GitState { commit: id.to_string(), dirty: Some(true) });
-        let err = git_state(dir.path(), Some("0123456789012345678901234567890123456789")).unwrap_err();
-        assert!(err.contains("KERNELGATE_COMMIT"), "{err}");
     }
 
     #[test]

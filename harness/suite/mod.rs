@@ -24,13 +24,14 @@ use crate::expect::{Outcome, check_all};
 use crate::gate::baseline::Baseline;
 use crate::gate::{Base, CounterBase, Decided, Judged, Now, Policy, TimeUnit, Verdict};
 use crate::gpu::Gpu;
+use crate::history;
 use crate::measure::{Samples, measure_cold, nvtx_ranges};
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::{Config, Error, SOURCES, cases, check, compile, report};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -66,8 +67,10 @@ pub struct Suite {
     pub seed: u64,
     /// UTC start of the run, `YYYYMMDDTHHMMSSZ`; names its output files.
     pub run_id: String,
-    /// Commit and dirty flag of the working tree.
+    /// The git state the run is recorded under: the binary's ([`history::built::reconcile`]).
     pub git: GitState,
+    /// Where the tree the run started in differs from the binary's, one sentence each.
+    git_warnings: Vec<String>,
     /// Where run files go.
     pub out_dir: PathBuf,
     /// The project root.
@@ -102,17 +105,7 @@ impl Suite {
             check::mix(nanos, u64::from(std::process::id()))
         });
         let root = record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-        let git = record::git_state(&root, config.commit.as_deref()).unwrap_or_else(|reason| match &config.commit {
-            // The GPU runner's copy of the repository may lack the commit's objects too.
-            Some(given) => {
-                eprintln!("kernelgate: recording KERNELGATE_COMMIT={given} as given, dirty unknown: {reason}");
-                GitState { commit: given.clone(), dirty: None }
-            }
-            None => {
-                eprintln!("kernelgate: commit recorded as unknown: {reason}");
-                GitState::unknown()
-            }
-        });
+        let recorded = recorded_state(&root, config.commit.as_deref());
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
             cases: cases::with_work_scale(config.work_scale),
@@ -121,7 +114,8 @@ impl Suite {
             config,
             seed,
             run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
-            git,
+            git: recorded.git,
+            git_warnings: recorded.warnings,
             pool: OnceLock::new(),
             bad_devices: OnceLock::new(),
             profiled: OnceLock::new(),
@@ -193,6 +187,37 @@ impl Suite {
     fn tests(&self) -> usize {
         self.compared.load(Ordering::Relaxed).max(1)
     }
+}
+
+/// The git state a run in `root` is recorded under: the binary's, or `KERNELGATE_COMMIT`'s
+/// (`given`), with warnings where the tree here differs ([`history::built::reconcile`]).
+fn recorded_state(root: &Path, given: Option<&str>) -> history::built::Recorded {
+    use history::provenance;
+    let here = provenance::read(root, None).expect("read without a revision always answers");
+    let kernels_here = read_kernels(&root.join("kernels")).map(|files| {
+        let refs: Vec<(&str, &str)> = files.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
+        provenance::kernels_sha256(&refs)
+    });
+    let given = given.map(|id| (id, provenance::read(root, Some(id))));
+    history::built::reconcile(
+        &history::built::built(),
+        history::built::BUILT_KERNELS_SHA256,
+        &here,
+        kernels_here.as_deref(),
+        given,
+    )
+}
+
+/// `(file name, text)` of every `*.cu` in `dir`; `None` when the folder cannot be read.
+fn read_kernels(dir: &Path) -> Option<Vec<(String, String)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()? {
+        let path = entry.ok()?.path();
+        if path.extension().is_some_and(|e| e == "cu") {
+            files.push((path.file_name()?.to_string_lossy().into_owned(), std::fs::read_to_string(&path).ok()?));
+        }
+    }
+    Some(files)
 }
 
 /// Every trial, sorted by name: compile trials for each file and [`COMPILE_ARCHS`], then cases.
@@ -496,6 +521,18 @@ pub fn main() -> ExitCode {
 /// # Errors
 /// A `KERNELGATE_AB` revision that cannot be read, as a sentence (exit code 2).
 fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
+    let g = &suite.git;
+    println!(
+        "kernelgate: recorded under commit {}{}{} ({}{})",
+        g.short(),
+        if g.kernels_dirty == Some(true) { " with edited kernels" } else { "" },
+        if g.dirty == Some(true) { ", tree dirty when built" } else { "" },
+        g.state.as_str(),
+        if g.branch.is_empty() { String::new() } else { format!(" {}", g.branch) },
+    );
+    for w in &suite.git_warnings {
+        println!("kernelgate: warning: {w}");
+    }
     if let Some(reason) = &suite.no_gpu {
         if suite.config.require_gpu {
             println!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");

@@ -24,6 +24,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
                 run_id: suite.run_id.clone(),
                 seed: suite.seed,
                 git: suite.git.clone(),
+                kernels_sha256: crate::history::built::BUILT_KERNELS_SHA256.to_string(),
                 facts: t.gpu.facts.clone(),
                 work_scale: suite.config.work_scale,
                 ab_revision: suite.config.ab.clone().unwrap_or_default(),

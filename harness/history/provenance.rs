@@ -1,0 +1,300 @@
+//! Provenance: the commit the measured code came from (issue 9).
+//!
+//! A test binary embeds its kernels when it is built (`build.rs`), and may run much later in
+//! another checkout: on a GPU runner that received a copy of the working tree without refs, or in
+//! a clean checkout while the binary was built from edited kernels. Reading the commit from the
+//! current directory at run time then keys the run to the wrong code (seen on the H200, issue 9: a
+//! binary built from modified kernels recorded `commit f56ee3e, dirty false`). So the build records
+//! the git state ([`read`], called by `build.rs`, which includes this file), the binary carries it
+//! ([`BUILT`]), and at run time [`reconcile`] keys the run to the built state and warns when the
+//! working tree it runs in differs.
+//!
+//! Every repository shape is recorded as such ([`RepoState`]), never a crash: no repository, a
+//! repository with no refs (HEAD names a branch that does not exist: the runner's copy, or a
+//! repository before its first commit), a detached HEAD, a shallow clone.
+//!
+//! This file is compiled twice: into the library, and into `build.rs` (`#[path]`), so it uses
+//! only `std` and `git2`.
+
+use std::path::Path;
+
+/// What kind of repository the state was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepoState {
+    /// HEAD is a branch with a commit.
+    Branch,
+    /// HEAD names a commit directly (`git checkout <id>`, CI checkouts).
+    Detached,
+    /// A shallow clone (`git clone --depth`): the commit is known, its ancestors may not be.
+    Shallow,
+    /// A repository whose HEAD names no commit: a copy without refs, or no commit yet.
+    NoRefs,
+    /// No repository at or above the folder.
+    NoRepository,
+}
+
+impl RepoState {
+    /// The name written to run CSVs and history: `branch`, `detached`, `shallow`, `no refs`,
+    /// `no repository`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepoState::Branch => "branch",
+            RepoState::Detached => "detached",
+            RepoState::Shallow => "shallow",
+            RepoState::NoRefs => "no refs",
+            RepoState::NoRepository => "no repository",
+        }
+    }
+
+    /// The inverse of [`RepoState::as_str`].
+    pub fn parse(s: &str) -> Option<RepoState> {
+        [RepoState::Branch, RepoState::Detached, RepoState::Shallow, RepoState::NoRefs, RepoState::NoRepository]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
+}
+
+/// The git state of a working tree, or of the tree a binary was built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitState {
+    /// Full hex id of the commit, or `unknown`.
+    pub commit: String,
+    /// A tracked file differs from the commit's tree (untracked files do not count, as in
+    /// `git describe --dirty`); `None` when unknown.
+    pub dirty: Option<bool>,
+    /// A file under `kernels/` differs from the commit's, or is untracked (it is embedded all the
+    /// same): the measured kernels are not the commit's. `None` when unknown.
+    pub kernels_dirty: Option<bool>,
+    /// The branch HEAD names (`main`); empty when detached or unknown.
+    pub branch: String,
+    /// The commit's committer time, Unix seconds.
+    pub commit_time: Option<i64>,
+    /// The first line of the commit's message.
+    pub subject: String,
+    /// What kind of repository this was read from.
+    pub state: RepoState,
+}
+
+impl GitState {
+    /// Commit `unknown`, nothing known, with `state`.
+    pub fn unknown(state: RepoState) -> GitState {
+        GitState {
+            commit: "unknown".into(),
+            dirty: None,
+            kernels_dirty: None,
+            branch: String::new(),
+            commit_time: None,
+            subject: String::new(),
+            state,
+        }
+    }
+
+    /// The first 7 characters of the commit id; `unknown` whole.
+    pub fn short(&self) -> &str {
+        if self.commit == "unknown" { &self.commit } else { &self.commit[..self.commit.len().min(7)] }
+    }
+}
+
+/// Opens the repository containing `dir`. A working tree owned by another user (as on a GPU runner
+/// that received a copy of it) is read anyway: libgit2's owner check (git's `safe.directory`)
+/// guards against running a stranger's configured commands, and kernelgate only reads objects and
+/// file contents, running nothing.
+fn open(dir: &Path) -> Result<git2::Repository, git2::Error> {
+    match git2::Repository::discover(dir) {
+        Err(e) if e.code() == git2::ErrorCode::Owner => {
+            // SAFETY: this changes a process-wide libgit2 option; kernelgate opens repositories
+            // only to read them.
+            #[allow(unsafe_code)]
+            unsafe {
+                git2::opts::set_verify_owner_validation(false)?;
+            }
+            git2::Repository::discover(dir)
+        }
+        other => other,
+    }
+}
+
+/// Reads the git state of the repository containing `dir`: HEAD, or the commit `rev` names when
+/// given (`KERNELGATE_COMMIT`: for checkouts that carry git objects but no refs). Dirty flags are
+/// computed against the commit's tree and the files on disk, so no index file is needed.
+///
+/// # Errors
+/// Only when `rev` is given and is not a commit of the repository (libgit2's message). Without
+/// `rev`, every failure is a [`RepoState`]: [`RepoState::NoRepository`], or
+/// [`RepoState::NoRefs`] when HEAD names no commit.
+pub fn read(dir: &Path, rev: Option<&str>) -> Result<GitState, String> {
+    let Ok(repo) = open(dir) else {
+        return match rev {
+            Some(rev) => Err(format!("KERNELGATE_COMMIT={rev}: no git repository at or above {}", dir.display())),
+            None => Ok(GitState::unknown(RepoState::NoRepository)),
+        };
+    };
+    let commit = match rev {
+        Some(rev) => repo
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|e| format!("KERNELGATE_COMMIT={rev} is not a commit of this repository: {}", e.message()))?,
+        None => match repo.head().and_then(|h| h.peel_to_commit()) {
+            Ok(c) => c,
+            Err(_) => return Ok(GitState::unknown(RepoState::NoRefs)),
+        },
+    };
+    let state = if repo.is_shallow() {
+        RepoState::Shallow
+    } else if repo.head_detached().unwrap_or(false) {
+        RepoState::Detached
+    } else {
+        match repo.head() {
+            Ok(h) if h.is_branch() => RepoState::Branch,
+            Ok(_) => RepoState::Detached,
+            Err(_) => RepoState::NoRefs,
+        }
+    };
+    let branch = match repo.head() {
+        Ok(h) if h.is_branch() => h.shorthand().unwrap_or_default().to_string(),
+        _ => String::new(),
+    };
+    let differs = |pathspec: Option<&str>, untracked: bool| {
+        let mut opts = git2::DiffOptions::new();
+        opts.include_untracked(untracked).recurse_untracked_dirs(untracked).include_ignored(false);
+        if let Some(p) = pathspec {
+            opts.pathspec(p);
+        }
+        let tree = commit.tree().ok()?;
+        repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts)).ok().map(|d| d.deltas().len() > 0)
+    };
+    let workdir = repo.workdir().is_some();
+    Ok(GitState {
+        commit: commit.id().to_string(),
+        dirty: if workdir { differs(None, false) } else { None },
+        kernels_dirty: if workdir { differs(Some("kernels/*.cu"), true) } else { None },
+        branch,
+        commit_time: Some(commit.time().seconds()),
+        subject: commit.summary().ok().flatten().unwrap_or_default().to_string(),
+        state,
+    })
+}
+
+/// The git paths whose change changes [`read`]'s answer for the repository containing `dir`:
+/// `HEAD`, the ref it names, `packed-refs`, `shallow`. `build.rs` prints them as
+/// `cargo:rerun-if-changed`, so that a new commit or checkout rebuilds the embedded state. Only
+/// existing paths are returned (cargo reruns a script every time for a path that does not exist).
+pub fn watched_paths(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(repo) = open(dir) else { return Vec::new() };
+    let gitdir = repo.path().to_path_buf();
+    let common = repo.commondir().to_path_buf();
+    let mut paths = vec![gitdir.join("HEAD"), common.join("packed-refs"), gitdir.join("shallow")];
+    if let Ok(head) = repo.find_reference("HEAD")
+        && let Ok(Some(target)) = head.symbolic_target()
+    {
+        paths.push(common.join(target));
+    }
+    paths.retain(|p| p.exists());
+    paths
+}
+
+/// SHA-256 (lowercase hex) over the kernel files: the lines `<file> <sha256 of its text>\n`, sorted
+/// by file name. One hash names the whole `kernels/` folder, so the kernels built into a binary can
+/// be compared with another checkout's. `files` holds (file name, text).
+pub fn kernels_sha256(files: &[(&str, &str)]) -> String {
+    use sha2::{Digest, Sha256};
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let mut lines: Vec<String> =
+        files.iter().map(|(f, text)| format!("{f} {}\n", hex(&Sha256::digest(text)))).collect();
+    lines.sort();
+    hex(&Sha256::digest(lines.concat()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// A repository in a temp folder with one commit holding `kernels/a.cu`.
+    fn repo_with_commit() -> (tempfile::TempDir, git2::Repository, git2::Oid) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        fs::create_dir(dir.path().join("kernels")).unwrap();
+        fs::write(dir.path().join("kernels/a.cu"), "one").unwrap();
+        fs::write(dir.path().join("README"), "r").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("kernels/a.cu")).unwrap();
+        index.add_path(Path::new("README")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::new("t", "t@t", &git2::Time::new(1_700_000_000, 0)).unwrap();
+        let id = repo.commit(Some("HEAD"), &sig, &sig, "first, with a comma\n\nbody", &tree, &[]).unwrap();
+        drop(tree);
+        (dir, repo, id)
+    }
+
+    #[test]
+    fn clean_and_dirty_trees() {
+        let (dir, _repo, id) = repo_with_commit();
+        let s = read(dir.path(), None).unwrap();
+        assert_eq!(s.commit, id.to_string());
+        assert_eq!((s.dirty, s.kernels_dirty), (Some(false), Some(false)));
+        assert_eq!(s.state, RepoState::Branch);
+        assert!(s.branch == "master" || s.branch == "main", "{s:?}");
+        assert_eq!((s.commit_time, s.subject.as_str()), (Some(1_700_000_000), "first, with a comma"));
+        // An edited file outside kernels/: dirty, kernels clean.
+        fs::write(dir.path().join("README"), "edited").unwrap();
+        let s = read(dir.path(), None).unwrap();
+        assert_eq!((s.dirty, s.kernels_dirty), (Some(true), Some(false)));
+        // An untracked kernel is embedded all the same: the kernels are dirty, the tree is not.
+        fs::write(dir.path().join("README"), "r").unwrap();
+        fs::write(dir.path().join("kernels/new.cu"), "two").unwrap();
+        let s = read(dir.path(), None).unwrap();
+        assert_eq!((s.dirty, s.kernels_dirty), (Some(false), Some(true)));
+        // An edited kernel: both.
+        fs::remove_file(dir.path().join("kernels/new.cu")).unwrap();
+        fs::write(dir.path().join("kernels/a.cu"), "edited").unwrap();
+        let s = read(dir.path(), None).unwrap();
+        assert_eq!((s.dirty, s.kernels_dirty), (Some(true), Some(true)));
+    }
+
+    #[test]
+    fn detached_shallow_no_refs_and_no_repository() {
+        let (dir, repo, id) = repo_with_commit();
+        repo.set_head_detached(id).unwrap();
+        let s = read(dir.path(), None).unwrap();
+        assert_eq!((s.state, s.branch.as_str(), s.commit.clone()), (RepoState::Detached, "", id.to_string()));
+        // git marks a shallow clone with `.git/shallow`, listing its boundary commits.
+        fs::write(repo.path().join("shallow"), format!("{id}\n")).unwrap();
+        assert_eq!(read(dir.path(), None).unwrap().state, RepoState::Shallow);
+        assert!(watched_paths(dir.path()).iter().any(|p| p.ends_with("shallow")));
+
+        // A copy with objects but no refs (the GPU runner's): HEAD names a branch that does not exist.
+        let (dir, repo, id) = repo_with_commit();
+        repo.set_head("refs/heads/gone").unwrap();
+        let s = read(dir.path(), None).unwrap();
+        assert_eq!((s.commit.as_str(), s.state), ("unknown", RepoState::NoRefs));
+        // KERNELGATE_COMMIT finds the commit by id.
+        let s = read(dir.path(), Some(&id.to_string())).unwrap();
+        assert_eq!(s.commit, id.to_string());
+        assert_eq!(s.kernels_dirty, Some(false));
+        let err = read(dir.path(), Some("0123456789012345678901234567890123456789")).unwrap_err();
+        assert!(err.contains("KERNELGATE_COMMIT=0123") && err.contains("not a commit"), "{err}");
+
+        let empty = tempfile::tempdir().unwrap();
+        let s = read(empty.path(), None).unwrap();
+        assert_eq!((s.commit.as_str(), s.state), ("unknown", RepoState::NoRepository));
+        assert!(watched_paths(empty.path()).is_empty());
+        assert!(read(empty.path(), Some("HEAD")).unwrap_err().contains("no git repository"));
+    }
+
+    #[test]
+    fn the_kernels_hash_names_names_and_texts() {
+        let a = kernels_sha256(&[("a.cu", "x"), ("b.cu", "y")]);
+        assert_eq!(a, kernels_sha256(&[("b.cu", "y"), ("a.cu", "x")]), "order does not matter");
+        assert_ne!(a, kernels_sha256(&[("a.cu", "x"), ("b.cu", "z")]));
+        assert_ne!(a, kernels_sha256(&[("a.cu", "x"), ("c.cu", "y")]));
+        assert_eq!(a.len(), 64);
+    }
+
+    #[test]
+    fn state_names_round_trip() {
+        for s in ["branch", "detached", "shallow", "no refs", "no repository"] {
+            assert_eq!(RepoState::parse(s).unwrap().as_str(), s);
+        }
+    }
+}
