@@ -142,7 +142,7 @@ pub fn run_case(
         gpu,
         &config.stopping,
         config.warmup,
-        config.min_effect_pct / 100.0,
+        config.effect_floor_pct() / 100.0,
         check::trial_seed(seed, &case.name()),
         || gpu.launch(&func_a, case, &buffers),
         || gpu.launch(&func_b, case, &buffers),
@@ -152,7 +152,7 @@ pub fn run_case(
     let samples_b = pairs.as_samples_of_b();
     let (a, b, throttled) = pairs.kept();
     let policy =
-        gate::Policy { alpha: config.alpha, effect_floor: config.min_effect_pct / 100.0, ..gate::Policy::default() };
+        gate::Policy { alpha: config.alpha, effect_floor: config.effect_floor_pct() / 100.0, ..gate::Policy::default() };
     let judged = judge_pairs(&a, &b, samples_b.invalid_reason(), &policy, tests, revision)?;
     let summary = crate::stats::summarize(if b.is_empty() { &pairs.b } else { &b });
     let result = CaseResult {

@@ -160,7 +160,7 @@ impl Suite {
 
     /// The gate's policy from the options.
     pub fn policy(&self) -> Policy {
-        Policy { alpha: self.config.alpha, effect_floor: self.config.min_effect_pct / 100.0, ..Policy::default() }
+        Policy { alpha: self.config.alpha, effect_floor: self.config.effect_floor_pct() / 100.0, ..Policy::default() }
     }
 
     /// This GPU's baseline folder: `<KERNELGATE_BASELINES or <root>/baselines>/<gpu key>`.
