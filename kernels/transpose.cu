@@ -44,7 +44,7 @@ extern "C" __global__ void transpose_shared(const float* __restrict__ in, float*
 // The same with each tile row padded by one float: column reads fall in 32 different banks.
 extern "C" __global__ void transpose_shared_padded(const float* __restrict__ in, float* __restrict__ out, int rows, int cols)
 {
-    __shared__ float tile[TILE_DIM][TILE_DIM];  // padding removed: a deliberate slowdown for the history demo (issue 9)
+    __shared__ float tile[TILE_DIM][TILE_DIM + 1];
     int x = blockIdx.x * TILE_DIM + threadIdx.x;
     int y = blockIdx.y * TILE_DIM + threadIdx.y;
     for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
