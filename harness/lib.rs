@@ -14,7 +14,7 @@
 //! | check    | [`check`]     | GPU               |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |
-//! | record   | [`record`]    | git, files        |
+//! | record   | [`record`], [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
 //! [`suite`] wires them into libtest-mimic trials.
@@ -35,6 +35,7 @@ mod error;
 pub mod expect;
 pub mod gate;
 pub mod gpu;
+pub mod history;
 pub mod measure;
 pub mod ncu;
 pub mod nvrtc;
