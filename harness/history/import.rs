@@ -163,9 +163,7 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         if runs[at].meta != meta {
             return Err(bad(
                 line,
-                format!(
-                    "this row's run fields (commit, GPU, driver, ...) differ from those of the run's first row; each run's rows must agree"
-                ),
+                "this row's run fields (commit, GPU, driver, ...) differ from those of the run's first row; each run's rows must agree".to_string(),
             ));
         }
         runs[at].values.push(value);

@@ -135,9 +135,11 @@ fn record(commit: &str, fields: &[&str]) -> Result<String> {
 /// kind and version with the right number of fields, a number that does not parse, an `R1` line of
 /// another commit, two copies of a run or value that disagree, or values without their run's `R1`.
 pub fn parse(text: &str, commit: &str) -> Result<Vec<Run>> {
+    /// (run id, GPU UUID), and (trial, metric, kernel, unit).
     type Key = (String, String);
+    type ValueKey = (String, String, String, String);
     let mut metas: BTreeMap<Key, RunMeta> = BTreeMap::new();
-    let mut values: BTreeMap<Key, BTreeMap<(String, String, String, String), Value>> = BTreeMap::new();
+    let mut values: BTreeMap<Key, BTreeMap<ValueKey, Value>> = BTreeMap::new();
     let mut first_value_line: BTreeMap<Key, usize> = BTreeMap::new();
     for (i, line) in text.split('\n').enumerate() {
         let n = i + 1;

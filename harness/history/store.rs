@@ -193,20 +193,19 @@ impl HistoryStore {
     /// As [`HistoryStore::open`].
     pub fn open_file(path: &Path, gpu_key: Option<&str>) -> Result<HistoryStore> {
         let fail = sql_error(path);
+        let refuse = |message: String| Error::History { path: path.to_path_buf(), line: None, message };
+        let no_store = || refuse("no history store here; a run or `kernelgate history import` creates one".into());
+        if gpu_key.is_none() && !path.is_file() {
+            return Err(no_store()); // and create no file
+        }
         let mut conn = Connection::open(path).map_err(&fail)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(&fail)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
         let version: u32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&fail)?;
         let app: i32 = tx.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(&fail)?;
         let objects: i64 = tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(&fail)?;
-        let refuse = |message: String| Error::History { path: path.to_path_buf(), line: None, message };
         let stored_key = if version == 0 && app == 0 && objects == 0 {
-            let Some(key) = gpu_key else {
-                return Err(refuse(
-                    "no history store here (the file is empty); a run or `kernelgate history import` creates one"
-                        .into(),
-                ));
-            };
+            let Some(key) = gpu_key else { return Err(no_store()) };
             tx.execute_batch(SCHEMA_SQL).map_err(&fail)?;
             tx.execute("INSERT INTO info (key, value) VALUES ('gpu_key', ?1)", [key]).map_err(&fail)?;
             tx.execute_batch(&format!(
@@ -312,7 +311,7 @@ impl HistoryStore {
                 tx.last_insert_rowid()
             }
             Some((id, mut meta)) => {
-                if merge_meta(&mut meta, m).map_err(|e| conflict(e))? {
+                if merge_meta(&mut meta, m).map_err(&conflict)? {
                     let sets: Vec<String> =
                         META_COLUMNS.split(", ").enumerate().map(|(i, c)| format!("{c} = ?{}", i + 1)).collect();
                     let mut p = meta_params(&meta);
@@ -842,9 +841,13 @@ mod tests {
 
         let err = HistoryStore::open(dir.path(), "../x").unwrap_err().to_string();
         assert!(err.contains("cannot name a history file"), "{err}");
-        let err =
-            HistoryStore::open_file(&path.with_file_name("nvidia-h100-sm90.sqlite"), None).unwrap_err().to_string();
+        let missing = path.with_file_name("nvidia-h100-sm90.sqlite");
+        let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
         assert!(err.contains("no history store here"), "{err}");
+        assert!(!missing.exists(), "no file created");
+        std::fs::write(&missing, "").unwrap();
+        let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
+        assert!(err.contains("no history store here"), "an empty file is no store: {err}");
         let copy = dir.path().join("copy.sqlite");
         HistoryStore::open_file(&copy, Some(KEY)).unwrap();
         let err = HistoryStore::open_file(&copy, Some("nvidia-l4-sm89")).unwrap_err().to_string();
