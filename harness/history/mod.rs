@@ -8,7 +8,7 @@
 //! - in git notes under `refs/notes/kernelgate` ([`notes`]), which travel between runners with
 //!   `git push` / `git fetch` and merge without losing a row;
 //! - and they can be imported from the run CSVs that runs leave and that are committed under
-//!   `baselines/*/runs/` ([`import`]).
+//!   `baselines/*/runs/` ([`mod@import`]).
 //!
 //! A run is identified by `(run_id, gpu_uuid)`: two runners may start in the same second.
 

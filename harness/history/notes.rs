@@ -23,8 +23,11 @@
 //! ```text
 //! git push origin refs/notes/kernelgate
 //! git fetch origin refs/notes/kernelgate:refs/notes/kernelgate-origin
-//! kernelgate history notes merge refs/notes/kernelgate-origin   # or: git notes --ref=kernelgate merge -s cat_sort_uniq refs/notes/kernelgate-origin
+//! git notes --ref=kernelgate merge -s cat_sort_uniq refs/notes/kernelgate-origin
 //! ```
+//!
+//! The last step can as well be [`merge_ref`] (`refs/notes/kernelgate-origin`), which checks every
+//! line before it writes.
 
 use super::{Run, RunMeta, Value, merge_meta, merge_value};
 use crate::{Error, Result};
