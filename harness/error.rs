@@ -108,6 +108,31 @@ pub enum Error {
         /// What is wrong, and the fix.
         message: String,
     },
+    /// The history (`crate::history`): a store file that cannot be opened, read or appended to (of
+    /// a newer schema, not a kernelgate history, a run that conflicts with the stored one), or an
+    /// imported run CSV that cannot be read. `path` and `line` locate it; `message` says what is
+    /// wrong and the fix. Nothing is appended when this is returned.
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    History {
+        /// The store file or the imported CSV.
+        path: PathBuf,
+        /// 1-based line, where known.
+        line: Option<usize>,
+        /// What is wrong, and the fix.
+        message: String,
+    },
+    /// kernelgate's git notes (`crate::history::notes`): a note that does not parse, a commit that
+    /// cannot be noted, or a libgit2 failure. `commit` is the annotated commit (or the notes ref),
+    /// `line` the 1-based line of the note where known.
+    #[error("git note of {commit}{}: {message}", line.map(|l| format!(", line {l}")).unwrap_or_default())]
+    Notes {
+        /// The annotated commit, or the notes ref.
+        commit: String,
+        /// 1-based line in the note, where known.
+        line: Option<usize>,
+        /// What is wrong, and the fix.
+        message: String,
+    },
     /// Two inputs that cannot be compared: nothing in common, or measured on different GPU models.
     #[error("{0}")]
     Compare(String),

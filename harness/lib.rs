@@ -14,7 +14,7 @@
 //! | check    | [`check`]     | GPU               |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |
-//! | record   | [`record`]    | git, files        |
+//! | record   | [`record`], [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
 //! [`suite`] wires them into libtest-mimic trials.

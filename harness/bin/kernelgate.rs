@@ -11,10 +11,14 @@
 //! store: under the folder's lock, committed whole.
 //!
 //! `kernelgate compare BASE RUN` judges two records with the gate's rules.
+//!
+//! `kernelgate history import PATHS...` appends run CSVs to the history stores
+//! (`kernelgate::history`), `kernelgate history runs [--gpu KEY]` lists the stored runs.
 
 use clap::{Parser, Subcommand};
 use kernelgate::gate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
 use kernelgate::gate::{CompareOptions, Policy, RunRecord, Verdict, compare_records};
+use kernelgate::history;
 use kernelgate::ncu::import;
 use kernelgate::units::format_value;
 use kernelgate::{Error, Result};
@@ -71,6 +75,32 @@ enum Command {
     Baseline {
         #[command(subcommand)]
         command: BaselineCommand,
+    },
+    /// The history of runs keyed by commit, one SQLite store per GPU key under
+    /// `<project root>/.kernelgate/history/` (or --dir).
+    History {
+        #[command(subcommand)]
+        command: HistoryCommand,
+        /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
+        #[arg(long, global = true, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum HistoryCommand {
+    /// Append run CSVs (`<stem>.csv`, any run-CSV schema) and their ncu `<stem>-metrics.csv` to the
+    /// store of each run's GPU key. Importing a run again adds nothing.
+    Import {
+        /// Run CSVs, metrics CSVs, or folders of them (e.g. `baselines/*/runs`).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// List the stored runs: commit, run id, GPU UUID (start) and number of values.
+    Runs {
+        /// GPU key (`nvidia-h200-sm90`); default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
     },
 }
 
@@ -181,6 +211,7 @@ fn main() -> ExitCode {
             import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| false)
         }
         Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| false),
+        Command::History { command, dir } => history_command(command, dir).map(|()| false),
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
@@ -258,6 +289,23 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
         println!("note: the verdicts above come from records of different machines or settings (warnings above)");
     }
     Ok(counts.contains_key("regressed"))
+}
+
+/// Runs a `kernelgate history` command on `dir`, or on `<project root>/.kernelgate/history`.
+fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<()> {
+    let cwd = std::env::current_dir().map_err(Error::io("."))?;
+    let root = kernelgate::record::project_root(&cwd);
+    let dir = dir.unwrap_or_else(|| history::default_dir(&root));
+    match command {
+        HistoryCommand::Import { paths } => {
+            // Commit times and subjects come from the repository, where there is one.
+            let repo = git2::Repository::discover(&root).ok();
+            let imported = history::import(&paths, &dir, repo.as_ref())?;
+            println!("imported {imported} into {}", dir.display());
+        }
+        HistoryCommand::Runs { gpu } => print!("{}", history::list_runs(&dir, gpu.as_deref())?),
+    }
+    Ok(())
 }
 
 /// Runs a `kernelgate baseline` command on `KERNELGATE_BASELINES`, or on the `baselines` folder of

@@ -1,7 +1,316 @@
-//! History stage: where a run's code came from, and the runs kept per GPU key (issue 9).
+//! History of runs keyed by the git commit the measured kernels came from (issue 9).
 //!
-//! - [`provenance`]: the git state of a tree (read by `build.rs` and at run time);
-//! - [`built`]: the state built into this binary, and the one a run is recorded under.
+//! A [`Run`] is one run of the suite on one physical GPU: its [`RunMeta`] (commit, GPU, toolchain)
+//! and its [`Value`]s (every statistic of every trial, and every ncu counter). Runs are kept
+//!
+//! - in a local SQLite store per GPU key ([`store`]), `<dir>/<gpu_key>.sqlite`, by default under
+//!   `<project root>/.kernelgate/history/` ([`default_dir`]), which answers series queries;
+//! - in git notes under `refs/notes/kernelgate` ([`notes`]), which travel between runners with
+//!   `git push` / `git fetch` and merge without losing a row;
+//! - and they can be imported from the run CSVs that runs leave and that are committed under
+//!   `baselines/*/runs/` ([`mod@import`]).
+//!
+//! A run is identified by `(run_id, gpu_uuid)`: two runners may start in the same second.
+//!
+//! Where a run's code came from is decided by [`provenance`] (the git state of a tree, read by
+//! `build.rs` and at run time) and [`built`] (the state built into this binary, and the one a run
+//! is recorded under).
 
 pub mod built;
+pub mod import;
+pub mod notes;
 pub mod provenance;
+pub mod store;
+
+pub use import::{Imported, import};
+pub use notes::{Merged, NOTES_REF, merge_ref, read_all, write_run};
+pub use store::{AllSeries, HISTORY_SCHEMA, HistoryStore, Point, RunSummary, Series};
+
+use crate::Result;
+use std::path::{Path, PathBuf};
+
+/// Where a run came from (one per run). Text fields are `""` when unknown unless said otherwise.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunMeta {
+    /// Run start, UTC, `YYYYMMDDTHHMMSSZ`, possibly `-2` suffixed (`crate::record::claim_stem`).
+    pub run_id: String,
+    /// Full hex id of the commit the measured kernels came from, or `unknown`.
+    pub commit: String,
+    /// The kernels differed from that commit when the binary was built; `None` when unknown.
+    pub dirty: Option<bool>,
+    /// SHA-256 of `kernels/` embedded at build time (`""` when unknown).
+    pub kernels_sha256: String,
+    /// Branch name (`""` when detached or unknown).
+    pub branch: String,
+    /// Committer time of `commit`, unix seconds.
+    pub commit_time: Option<i64>,
+    /// First line of the commit message.
+    pub subject: String,
+    /// Baseline folder key, e.g. `nvidia-h200-sm90`; the store file is named after it.
+    pub gpu_key: String,
+    /// Device name, e.g. `NVIDIA H200`.
+    pub gpu_name: String,
+    /// NVML UUID of the physical GPU; `unknown` when absent.
+    pub gpu_uuid: String,
+    /// Driver version (NVML).
+    pub driver: String,
+    /// The driver's CUDA version.
+    pub cuda: String,
+    /// NVRTC version.
+    pub nvrtc: String,
+    /// Nsight Compute version (`""` when the run did not profile).
+    pub ncu: String,
+    /// The revision timed against in a same-run A/B run; `""` otherwise.
+    pub ab_revision: String,
+    /// `KERNELGATE_WORK_SCALE` of the run: 1 for normal runs.
+    pub work_scale: f64,
+}
+
+/// One measured value of one trial in one run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Value {
+    /// Trial name, `family/variant/size`.
+    pub trial: String,
+    /// Entry point launched.
+    pub kernel: String,
+    /// `median` (time, seconds) and the other run-CSV statistics by their names
+    /// (`crate::record::statistics`); ncu counters by ncu's metric name verbatim.
+    pub metric: String,
+    /// Unit of `value`: `s`, `%`, `byte`, `sector`, ...; `""` for ncu's plain counts.
+    pub unit: String,
+    /// The value, in `unit`. May be NaN (stored as SQL NULL, written `NaN` in notes).
+    pub value: f64,
+    /// Lower end of the 95 % confidence interval, when known (time median).
+    pub ci_low: Option<f64>,
+    /// Upper end of the 95 % confidence interval, when known.
+    pub ci_high: Option<f64>,
+    /// The gate's verdict for the trial (`crate::gate::Verdict::as_str`); `""` when none.
+    pub verdict: String,
+    /// What decided the verdict (`time`, `counter <metric>`, `conditions`); `""` when none.
+    pub decided_by: String,
+}
+
+/// One run: where it came from and everything it measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Run {
+    /// Where the run came from.
+    pub meta: RunMeta,
+    /// Its values, one per (trial, kernel, metric, unit).
+    pub values: Vec<Value>,
+}
+
+/// The default folder of the history stores: `<project root>/.kernelgate/history/` (issue 9).
+pub fn default_dir(project_root: &Path) -> PathBuf {
+    project_root.join(".kernelgate").join("history")
+}
+
+/// Whether a text field of [`RunMeta`] or [`Value`] is unknown: empty or `unknown`.
+fn unknown(text: &str) -> bool {
+    text.is_empty() || text == "unknown"
+}
+
+/// Merges what `new` knows into `stored`, field by field: a field unknown in `stored` takes `new`'s
+/// value; a field known in both must be equal. Returns whether `stored` changed. Used where the same
+/// run arrives twice (the suite's append and a later import of its CSV, two runners' notes): nothing
+/// known is ever overwritten, and nothing known is dropped.
+///
+/// # Errors
+/// The name of the first field known in both with different values, and both values.
+pub fn merge_meta(stored: &mut RunMeta, new: &RunMeta) -> std::result::Result<bool, String> {
+    let mut changed = false;
+    let texts: [(&str, &mut String, &String); 13] = [
+        ("run_id", &mut stored.run_id, &new.run_id),
+        ("commit", &mut stored.commit, &new.commit),
+        ("kernels_sha256", &mut stored.kernels_sha256, &new.kernels_sha256),
+        ("branch", &mut stored.branch, &new.branch),
+        ("subject", &mut stored.subject, &new.subject),
+        ("gpu_key", &mut stored.gpu_key, &new.gpu_key),
+        ("gpu_name", &mut stored.gpu_name, &new.gpu_name),
+        ("gpu_uuid", &mut stored.gpu_uuid, &new.gpu_uuid),
+        ("driver", &mut stored.driver, &new.driver),
+        ("cuda", &mut stored.cuda, &new.cuda),
+        ("nvrtc", &mut stored.nvrtc, &new.nvrtc),
+        ("ncu", &mut stored.ncu, &new.ncu),
+        ("ab_revision", &mut stored.ab_revision, &new.ab_revision),
+    ];
+    for (name, s, n) in texts {
+        changed |= merge_text(name, s, n)?;
+    }
+    changed |= merge_option("dirty", &mut stored.dirty, &new.dirty)?;
+    changed |= merge_option("commit_time", &mut stored.commit_time, &new.commit_time)?;
+    if stored.work_scale.to_bits() != new.work_scale.to_bits() {
+        return Err(format!("work_scale is {} here and {} in the new copy", stored.work_scale, new.work_scale));
+    }
+    Ok(changed)
+}
+
+/// [`merge_meta`] for a [`Value`] of the same (trial, kernel, metric, unit): the value itself must
+/// be the same (bit for bit, or both NaN); the interval, verdict and decided_by are filled in where
+/// unknown.
+///
+/// # Errors
+/// The name of the first field known in both with different values, and both values.
+pub fn merge_value(stored: &mut Value, new: &Value) -> std::result::Result<bool, String> {
+    let same = stored.value.to_bits() == new.value.to_bits() || (stored.value.is_nan() && new.value.is_nan());
+    if !same {
+        return Err(format!("value is {:?} here and {:?} in the new copy", stored.value, new.value));
+    }
+    let mut changed = merge_option("ci_low", &mut stored.ci_low, &new.ci_low)?;
+    changed |= merge_option("ci_high", &mut stored.ci_high, &new.ci_high)?;
+    changed |= merge_text("verdict", &mut stored.verdict, &new.verdict)?;
+    changed |= merge_text("decided_by", &mut stored.decided_by, &new.decided_by)?;
+    Ok(changed)
+}
+
+fn merge_text(name: &str, stored: &mut String, new: &str) -> std::result::Result<bool, String> {
+    if unknown(new) || stored == new {
+        Ok(false)
+    } else if unknown(stored) {
+        *stored = new.to_string();
+        Ok(true)
+    } else {
+        Err(format!("{name} is {stored:?} here and {new:?} in the new copy"))
+    }
+}
+
+fn merge_option<T: PartialEq + Copy + std::fmt::Debug>(
+    name: &str,
+    stored: &mut Option<T>,
+    new: &Option<T>,
+) -> std::result::Result<bool, String> {
+    match (*stored, *new) {
+        (_, None) => Ok(false),
+        (None, Some(n)) => {
+            *stored = Some(n);
+            Ok(true)
+        }
+        (Some(s), Some(n)) if s == n => Ok(false),
+        (Some(s), Some(n)) => Err(format!("{name} is {s:?} here and {n:?} in the new copy")),
+    }
+}
+
+/// `kernelgate history runs`: one line per stored run of each GPU key under `dir` (or of `gpu`
+/// only): commit (7 characters), run id, the start of the GPU UUID, and the number of values.
+///
+/// # Errors
+/// [`crate::Error::History`] if a store cannot be opened or read; [`crate::Error::Io`] if `dir`
+/// cannot be listed.
+pub fn list_runs(dir: &Path, gpu: Option<&str>) -> Result<String> {
+    let keys = match gpu {
+        Some(key) => vec![key.to_string()],
+        None => store::gpu_keys(dir)?,
+    };
+    if keys.is_empty() {
+        return Ok(format!(
+            "no history under {} (`kernelgate history import baselines/*/runs` fills it from run CSVs)\n",
+            dir.display()
+        ));
+    }
+    let mut out = String::new();
+    for key in keys {
+        let path = store::store_path(dir, &key)?;
+        if !path.is_file() {
+            return Err(crate::Error::History {
+                path,
+                line: None,
+                message: format!("no history for GPU key {key:?}; `kernelgate history runs` lists every key there is"),
+            });
+        }
+        let runs = HistoryStore::open(dir, &key)?.runs(None)?;
+        out.push_str(&format_runs(&key, &runs));
+    }
+    Ok(out)
+}
+
+/// The table of [`list_runs`] for one GPU key (pure).
+pub fn format_runs(gpu_key: &str, runs: &[RunSummary]) -> String {
+    let mut out = format!("{gpu_key}: {} run{}\n", runs.len(), if runs.len() == 1 { "" } else { "s" });
+    for r in runs {
+        let commit: String = r.meta.commit.chars().take(7).collect();
+        let uuid: String = r.meta.gpu_uuid.chars().take(12).collect();
+        let dirty = if r.meta.dirty == Some(true) { "+" } else { " " };
+        out.push_str(&format!("  {commit:<7}{dirty} {:<20} {uuid:<12} {:>7} rows\n", r.meta.run_id, r.values));
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A synthetic run (made-up numbers, not a measurement).
+    pub(crate) fn run(run_id: &str, gpu_uuid: &str, commit: &str, n: usize) -> Run {
+        let meta = RunMeta {
+            run_id: run_id.into(),
+            commit: commit.into(),
+            dirty: Some(false),
+            kernels_sha256: "ab".repeat(32),
+            branch: "main".into(),
+            commit_time: Some(1_700_000_000),
+            subject: "Faster \"transpose\", padded, tiles".into(),
+            gpu_key: "nvidia-h200-sm90".into(),
+            gpu_name: "NVIDIA H200".into(),
+            gpu_uuid: gpu_uuid.into(),
+            driver: "580.159.04".into(),
+            cuda: "13.0".into(),
+            nvrtc: "13.0".into(),
+            ncu: String::new(),
+            ab_revision: String::new(),
+            work_scale: 1.0,
+        };
+        let values = (0..n)
+            .map(|i| Value {
+                trial: format!("synthetic/k{}/{}", i % 7, i / 7),
+                kernel: "kern,\"quoted\"".into(),
+                metric: if i % 2 == 0 { "median".into() } else { "dram__bytes_read.sum".into() },
+                unit: if i % 2 == 0 { "s".into() } else { "byte".into() },
+                value: 1e-4 * (1.0 + i as f64 / 1000.0),
+                ci_low: (i % 2 == 0).then_some(0.9e-4),
+                ci_high: (i % 2 == 0).then_some(1.1e-4),
+                verdict: "unchanged".into(),
+                decided_by: "time".into(),
+            })
+            .collect();
+        Run { meta, values }
+    }
+
+    #[test]
+    fn merge_fills_unknowns_and_refuses_differences() {
+        let full = run("20260101T000000Z", "GPU-1", "c0ffee", 1).meta;
+        let mut partial = full.clone();
+        partial.branch.clear();
+        partial.commit_time = None;
+        partial.gpu_uuid = "GPU-1".into();
+        let mut stored = partial.clone();
+        assert_eq!(merge_meta(&mut stored, &full), Ok(true));
+        assert_eq!(stored, full);
+        assert_eq!(merge_meta(&mut stored, &partial), Ok(false), "unknowns never overwrite");
+        assert_eq!(stored, full);
+        let mut other = full.clone();
+        other.driver = "999".into();
+        let err = merge_meta(&mut stored, &other).unwrap_err();
+        assert!(err.contains("driver") && err.contains("999"), "{err}");
+
+        let v = run("20260101T000000Z", "GPU-1", "c0ffee", 1).values.remove(0);
+        let mut bare = v.clone();
+        bare.ci_low = None;
+        bare.ci_high = None;
+        bare.verdict.clear();
+        assert_eq!(merge_value(&mut bare, &v), Ok(true));
+        assert_eq!(bare, v);
+        let mut moved = v.clone();
+        moved.value *= 2.0;
+        assert!(merge_value(&mut bare, &moved).unwrap_err().contains("value"));
+        let (mut a, mut b) = (v.clone(), v);
+        a.value = f64::NAN;
+        b.value = f64::NAN;
+        assert_eq!(merge_value(&mut a, &b), Ok(false), "NaN is the same NaN");
+    }
+
+    #[test]
+    fn runs_table() {
+        let r = run("20260101T000000Z", "GPU-20ce1a7a-fd28", "0123456789abcdef0123456789abcdef01234567", 3);
+        let text = format_runs("nvidia-h200-sm90", &[RunSummary { meta: r.meta, values: 3 }]);
+        assert_eq!(text, "nvidia-h200-sm90: 1 run\n  0123456  20260101T000000Z     GPU-20ce1a7a       3 rows\n");
+    }
+}

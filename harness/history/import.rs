@@ -1,0 +1,470 @@
+//! `kernelgate history import`: run CSVs (`<stem>.csv`, every run-CSV schema from 1 to
+//! `crate::record::RUN_CSV_SCHEMA`) and their ncu metrics CSVs (`<stem>-metrics.csv`), as runs leave
+//! them under `<out>/runs/` and as they are committed under `baselines/*/runs/`, into the history
+//! store of each run's GPU key.
+//!
+//! Every run CSV statistic becomes a [`Value`] named by its statistic (`median`, `noise`, ...); every
+//! metrics row a [`Value`] named by ncu's metric, with the verdict of its trial from the run CSV.
+//! Fields an older schema lacks are unknown: `gpu_uuid` `unknown` before schema 4, `work_scale` 1
+//! before schema 3 (the power benchmark came with it), verdicts empty in schema 1. A run's commit
+//! time and subject are read from the repository when it holds the commit. Every file is read and
+//! checked before anything is appended; importing twice adds nothing.
+
+use super::{HistoryStore, Run, RunMeta, Value};
+use crate::{Error, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Run-CSV columns of each schema version (index 0 is version 1), from `crate::record::Row` as it
+/// was at each version (`git log -p harness/record.rs`).
+const RUN_COLUMNS: [&str; 5] = [
+    "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
+     ecc,copy_bandwidth_gbps,seed,trial,kernel,statistic,value,unit",
+    "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
+     ecc,copy_bandwidth_gbps,seed,trial,kernel,module_sha256,verdict,statistic,value,unit",
+    "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
+     ecc,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,throttle_reasons,other_processes,\
+     statistic,value,unit",
+    "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
+     ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,\
+     decided_by,ab_revision,throttle_reasons,other_processes,statistic,value,unit",
+    "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,gpu_key,\
+     gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,\
+     copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,\
+     other_processes,statistic,value,unit",
+];
+
+/// Metrics-CSV columns (`crate::ncu::profile::MetricRow`), the same in schema versions 1 to 4.
+const METRICS_COLUMNS: &str =
+    "schema_version,run_id,commit,dirty,gpu_key,ncu_version,clock_control,chip,trial,kernel,metric,value,unit";
+
+/// Which file a CSV is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A run CSV of the given schema version.
+    Run(u32),
+    /// An ncu metrics CSV.
+    Metrics,
+}
+
+/// What [`import`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Imported {
+    /// CSV files read.
+    pub files: usize,
+    /// Runs found in them.
+    pub runs: usize,
+    /// Values that the stores did not have yet.
+    pub new_rows: usize,
+}
+
+impl std::fmt::Display for Imported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |n: usize| if n == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} run{}, {} new row{} (from {} file{})",
+            self.runs,
+            s(self.runs),
+            self.new_rows,
+            s(self.new_rows),
+            self.files,
+            s(self.files)
+        )
+    }
+}
+
+/// Parses one run CSV or metrics CSV (pure): its kind and its runs, grouped by (run id, GPU UUID) in
+/// the order they first appear; a metrics CSV's runs have GPU UUID `unknown` and `ncu` set.
+///
+/// # Errors
+/// [`Error::History`] naming `path` and the line: a header of no known schema, a row of another
+/// schema version than its header, a field that does not parse (`dirty`, `value`, `work_scale`), an
+/// empty run id, trial or metric, or rows of one run that disagree on the run's fields.
+pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
+    let bad =
+        |line: u64, message: String| Error::History { path: path.to_path_buf(), line: Some(line as usize), message };
+    let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let header = reader.headers().map_err(|e| bad(1, format!("not CSV: {e}")))?.iter().collect::<Vec<_>>().join(",");
+    let kind = if header == METRICS_COLUMNS {
+        Kind::Metrics
+    } else if let Some(i) = RUN_COLUMNS.iter().position(|c| *c == header) {
+        Kind::Run(i as u32 + 1)
+    } else {
+        let newer = header.starts_with("schema_version,");
+        return Err(bad(
+            1,
+            format!(
+                "the header is not that of a kernelgate run CSV (schema 1 to {}) or metrics CSV{}; header: {header}",
+                RUN_COLUMNS.len(),
+                if newer { ": a newer kernelgate may have written it, import it with that version" } else { "" }
+            ),
+        ));
+    };
+    let columns: Vec<&str> = header.split(',').collect();
+    let col = |name: &str| columns.iter().position(|c| *c == name);
+    let mut runs: Vec<Run> = Vec::new();
+    let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| bad(e.position().map_or(0, |p| p.line()), format!("malformed row: {e}")))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let get = |name: &str| col(name).and_then(|i| record.get(i)).unwrap_or("");
+        let version = get("schema_version");
+        let version_ok = match kind {
+            Kind::Run(v) => version == v.to_string(),
+            Kind::Metrics => version.parse::<u32>().is_ok_and(|v| (1..=crate::record::RUN_CSV_SCHEMA).contains(&v)),
+        };
+        if !version_ok {
+            return Err(bad(line, format!("schema_version {version:?} does not match the file's header ({kind:?})")));
+        }
+        let number = |name: &str| -> Result<f64> {
+            get(name).parse::<f64>().map_err(|_| bad(line, format!("{name} {:?} is not a number", get(name))))
+        };
+        for required in ["run_id", "trial", "kernel", if kind == Kind::Metrics { "metric" } else { "statistic" }] {
+            if get(required).is_empty() {
+                return Err(bad(line, format!("{required} is empty")));
+            }
+        }
+        let meta = RunMeta {
+            run_id: get("run_id").into(),
+            commit: get("commit").into(),
+            // Schema 5 says whether the kernels differed from the commit; before it, `dirty` (any
+            // tracked file, read at run time) is the closest there is.
+            dirty: match get(if col("kernels_dirty").is_some() { "kernels_dirty" } else { "dirty" }) {
+                "true" => Some(true),
+                "false" => Some(false),
+                "unknown" | "" => None,
+                other => return Err(bad(line, format!("dirty {other:?} is not true, false or unknown"))),
+            },
+            kernels_sha256: get("kernels_sha256").into(),
+            branch: get("branch").into(),
+            commit_time: match get("commit_time") {
+                "" => None,
+                t => Some(t.parse::<i64>().map_err(|_| bad(line, format!("commit_time {t:?} is not Unix seconds")))?),
+            },
+            subject: get("subject").into(),
+            gpu_key: get("gpu_key").into(),
+            gpu_name: get("gpu_name").into(),
+            gpu_uuid: col("gpu_uuid").map_or("unknown", |_| get("gpu_uuid")).into(),
+            driver: get("driver").into(),
+            cuda: get("cuda").into(),
+            nvrtc: get("nvrtc").into(),
+            ncu: get("ncu_version").into(),
+            ab_revision: get("ab_revision").into(),
+            work_scale: if col("work_scale").is_some() { number("work_scale")? } else { 1.0 },
+        };
+        let value = Value {
+            trial: get("trial").into(),
+            kernel: get("kernel").into(),
+            metric: if kind == Kind::Metrics { get("metric") } else { get("statistic") }.into(),
+            unit: get("unit").into(),
+            value: number("value")?,
+            ci_low: None,
+            ci_high: None,
+            verdict: get("verdict").into(),
+            decided_by: get("decided_by").into(),
+        };
+        let key = (meta.run_id.clone(), meta.gpu_uuid.clone());
+        let at = *index.entry(key).or_insert_with(|| {
+            runs.push(Run { meta: meta.clone(), values: Vec::new() });
+            runs.len() - 1
+        });
+        if runs[at].meta != meta {
+            return Err(bad(
+                line,
+                "this row's run fields (commit, GPU, driver, ...) differ from those of the run's first row; each run's rows must agree".to_string(),
+            ));
+        }
+        runs[at].values.push(value);
+    }
+    Ok((kind, runs))
+}
+
+/// Adds a metrics CSV's runs to the runs of the run CSV of the same stem (pure): each metrics run
+/// joins the run of its run id, taking its ncu version; each metric takes its trial's verdict.
+///
+/// # Errors
+/// [`Error::History`] naming `metrics_path` if a metrics run has no run of its id in the run CSV,
+/// or several (rows of several GPUs), or another commit.
+pub fn attach_metrics(runs: &mut [Run], metrics: Vec<Run>, metrics_path: &Path) -> Result<()> {
+    let bad = |message: String| Error::History { path: metrics_path.to_path_buf(), line: None, message };
+    for m in metrics {
+        let mut same = runs.iter_mut().filter(|r| r.meta.run_id == m.meta.run_id);
+        let (Some(run), None) = (same.next(), same.next()) else {
+            return Err(bad(format!(
+                "the run CSV beside it has no single run {} (none, or one per GPU), so its metrics cannot be placed",
+                m.meta.run_id
+            )));
+        };
+        if run.meta.commit != m.meta.commit || run.meta.gpu_key != m.meta.gpu_key {
+            return Err(bad(format!("run {} has another commit or GPU key in the run CSV beside it", m.meta.run_id)));
+        }
+        run.meta.ncu = m.meta.ncu;
+        let verdicts: BTreeMap<String, (String, String)> =
+            run.values.iter().map(|v| (v.trial.clone(), (v.verdict.clone(), v.decided_by.clone()))).collect();
+        for mut v in m.values {
+            if let Some((verdict, decided_by)) = verdicts.get(&v.trial) {
+                v.verdict = verdict.clone();
+                v.decided_by = decided_by.clone();
+            }
+            run.values.push(v);
+        }
+    }
+    Ok(())
+}
+
+/// Imports run CSVs and metrics CSVs into `<history_dir>/<gpu_key>.sqlite`. `paths` are files or
+/// folders (a folder: its `*.csv` files, not ncu's `*-raw.csv`); a run CSV brings the metrics CSV
+/// beside it (`<stem>-metrics.csv`) and the other way round; a metrics CSV without its run CSV is
+/// imported alone (GPU UUID `unknown`). With `repo`, commit time and subject come from it. Every
+/// file is parsed before anything is appended.
+///
+/// # Errors
+/// [`Error::Io`] for a path that cannot be read; [`Error::History`] from [`parse_csv`],
+/// [`attach_metrics`] and [`HistoryStore::append`] (a run that conflicts with its stored copy).
+pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Repository>) -> Result<Imported> {
+    let mut files = std::collections::BTreeSet::new();
+    for p in paths {
+        if p.is_dir() {
+            for item in std::fs::read_dir(p).map_err(Error::io(p))? {
+                let f = item.map_err(Error::io(p))?.path();
+                let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if f.is_file() && name.ends_with(".csv") && !name.ends_with("-raw.csv") {
+                    files.insert(f);
+                }
+            }
+        } else {
+            std::fs::metadata(p).map_err(Error::io(p))?;
+            files.insert(p.clone());
+        }
+    }
+    // Partners: `<stem>.csv` and `<stem>-metrics.csv`, by the run CSV's path.
+    let run_csv_of = |f: &Path| -> PathBuf {
+        let s = f.to_string_lossy();
+        match s.strip_suffix("-metrics.csv") {
+            Some(stem) => PathBuf::from(format!("{stem}.csv")),
+            None => f.to_path_buf(),
+        }
+    };
+    let mut groups: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for f in &files {
+        groups.entry(run_csv_of(f)).or_default();
+    }
+    let mut read = 0;
+    let mut all = Vec::new();
+    for run_csv in groups.keys() {
+        let metrics_csv = PathBuf::from(format!("{}-metrics.csv", run_csv.to_string_lossy().trim_end_matches(".csv")));
+        let load = |p: &Path| -> Result<(Kind, Vec<Run>)> {
+            let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
+            parse_csv(&text, p)
+        };
+        let mut runs = Vec::new();
+        if run_csv.is_file() {
+            read += 1;
+            let (kind, r) = load(run_csv)?;
+            if kind == Kind::Metrics {
+                // A metrics CSV named like a run CSV: take it alone.
+                runs.extend(r);
+            } else {
+                runs = r;
+            }
+        }
+        if metrics_csv.is_file() {
+            read += 1;
+            let (kind, metrics) = load(&metrics_csv)?;
+            if kind != Kind::Metrics {
+                return Err(Error::History {
+                    path: metrics_csv,
+                    line: Some(1),
+                    message: "named as a metrics CSV, but its header is a run CSV's".into(),
+                });
+            }
+            if run_csv.is_file() { attach_metrics(&mut runs, metrics, &metrics_csv)? } else { runs.extend(metrics) }
+        }
+        all.extend(runs);
+    }
+    if let Some(repo) = repo {
+        for run in &mut all {
+            if let Ok(c) = git2::Oid::from_str(&run.meta.commit).and_then(|oid| repo.find_commit(oid))
+                && c.id().to_string() == run.meta.commit
+            {
+                run.meta.commit_time = Some(c.time().seconds());
+                run.meta.subject = c.summary().ok().flatten().unwrap_or("").to_string();
+            }
+        }
+    }
+    let mut by_key: BTreeMap<String, Vec<Run>> = BTreeMap::new();
+    for run in all {
+        by_key.entry(run.meta.gpu_key.clone()).or_default().push(run);
+    }
+    let mut out = Imported { files: read, ..Imported::default() };
+    for (key, runs) in by_key {
+        let mut store = HistoryStore::open(history_dir, &key)?;
+        for run in &runs {
+            out.new_rows += store.append(run)?;
+            out.runs += 1;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Synthetic rows, one per schema (made-up values, not measurements).
+    fn v1() -> String {
+        format!(
+            "{}\n1,20260101T000000Z,unknown,unknown,test-gpu-sm90,Test GPU,9.0,1,1,d,c,n,true,1.0,7,fam/k/1,k,median,0.5,s\n\
+             1,20260101T000000Z,unknown,unknown,test-gpu-sm90,Test GPU,9.0,1,1,d,c,n,true,1.0,7,fam/k/1,k,noise,2.0,%\n",
+            RUN_COLUMNS[0]
+        )
+    }
+
+    fn v4(run_id: &str) -> String {
+        format!(
+            "{}\n4,{run_id},{c},false,test-gpu-sm90,Test GPU,9.0,1,1,d,c,n,true,GPU-x,s,v,p,1.0,7,1.0,fam/k/1,\"k,<T>\",h,\
+             regressed,time,,,,median,0.25,s\n",
+            RUN_COLUMNS[3],
+            c = "a".repeat(40)
+        )
+    }
+
+    fn metrics(run_id: &str) -> String {
+        format!(
+            "{METRICS_COLUMNS}\n4,{run_id},{c},false,test-gpu-sm90,2025.3,none,384,fam/k/1,\"k,<T>\",dram__bytes_read.sum,100.0,byte\n",
+            c = "a".repeat(40)
+        )
+    }
+
+    /// The run CSV the suite writes today reads back: this import cannot fall behind `record`.
+    #[test]
+    fn the_current_run_csv_round_trips() {
+        use crate::record::{self, GitState, RepoState, RunInfo};
+        let run = RunInfo {
+            run_id: "20261130T030000Z".into(),
+            seed: 7,
+            git: GitState {
+                commit: "c".repeat(40),
+                dirty: Some(false),
+                kernels_dirty: Some(true),
+                branch: "main".into(),
+                commit_time: Some(1_764_460_800),
+                subject: "Pad, \"then\" swizzle".into(),
+                state: RepoState::Branch,
+            },
+            kernels_sha256: "feed".into(),
+            facts: record::tests::facts(),
+            work_scale: 1.0,
+            ab_revision: String::new(),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.csv");
+        record::write_csv(&path, &record::rows(&run, &[record::tests::result("fam/k/1", 1e-3, 8, 0)])).unwrap();
+        let (kind, runs) = parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+        assert_eq!(kind, Kind::Run(crate::record::RUN_CSV_SCHEMA));
+        let m = &runs[0].meta;
+        assert_eq!((m.dirty, m.kernels_sha256.as_str(), m.branch.as_str()), (Some(true), "feed", "main"));
+        assert_eq!((m.commit_time, m.subject.as_str()), (Some(1_764_460_800), "Pad, \"then\" swizzle"));
+        assert!(runs[0].values.iter().any(|v| v.metric == "median" && v.value == 1e-3));
+    }
+
+    #[test]
+    fn every_schema_parses_with_unknowns_for_what_it_lacks() {
+        let (kind, runs) = parse_csv(&v1(), Path::new("a.csv")).unwrap();
+        assert_eq!(kind, Kind::Run(1));
+        assert_eq!(runs.len(), 1);
+        let m = &runs[0].meta;
+        assert_eq!((m.commit.as_str(), m.dirty, m.gpu_uuid.as_str(), m.work_scale), ("unknown", None, "unknown", 1.0));
+        assert_eq!(runs[0].values.len(), 2);
+        assert_eq!(runs[0].values[1].metric, "noise");
+        assert_eq!(runs[0].values[1].verdict, "");
+
+        let (kind, runs) = parse_csv(&v4("20260102T000000Z"), Path::new("b.csv")).unwrap();
+        assert_eq!(kind, Kind::Run(4));
+        assert_eq!(runs[0].meta.gpu_uuid, "GPU-x");
+        assert_eq!(runs[0].meta.dirty, Some(false));
+        let v = &runs[0].values[0];
+        assert_eq!(
+            (v.kernel.as_str(), v.verdict.as_str(), v.decided_by.as_str(), v.value),
+            ("k,<T>", "regressed", "time", 0.25)
+        );
+
+        let (kind, m) = parse_csv(&metrics("20260102T000000Z"), Path::new("b-metrics.csv")).unwrap();
+        assert_eq!(kind, Kind::Metrics);
+        let mut runs = runs;
+        attach_metrics(&mut runs, m, Path::new("b-metrics.csv")).unwrap();
+        assert_eq!(runs[0].meta.ncu, "2025.3");
+        assert_eq!(runs[0].values.len(), 2);
+        assert_eq!(runs[0].values[1].verdict, "regressed", "a counter takes its trial's verdict");
+        assert_eq!(runs[0].values[1].unit, "byte");
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_file_and_line() {
+        let err = |text: &str| parse_csv(text, Path::new("runs/x.csv")).unwrap_err().to_string();
+        let e = err("schema_version,run_id,whatever\n9,a,b\n");
+        assert!(e.starts_with("runs/x.csv:1:") && e.contains("newer kernelgate"), "{e}");
+        let e = err(&v1().replace(",0.5,s", ",fast,s"));
+        assert!(e.starts_with("runs/x.csv:2:") && e.contains("value \"fast\""), "{e}");
+        let e = err(&v1().replacen("\n1,", "\n2,", 1));
+        assert!(e.starts_with("runs/x.csv:2:") && e.contains("schema_version \"2\""), "{e}");
+        let e = err(&v1().replace(
+            "Test GPU,9.0,1,1,d,c,n,true,1.0,7,fam/k/1,k,noise",
+            "Test GPU,9.0,1,1,OTHER,c,n,true,1.0,7,fam/k/1,k,noise",
+        ));
+        assert!(e.starts_with("runs/x.csv:3:") && e.contains("differ"), "{e}");
+        let e = err(&format!("{}\n1,2,3\n", RUN_COLUMNS[0]));
+        assert!(e.starts_with("runs/x.csv:2:") && e.contains("malformed"), "{e}");
+        let e = err(&v1().replace(",unknown,unknown,", ",unknown,maybe,"));
+        assert!(e.contains("dirty \"maybe\""), "{e}");
+        let (_, m) = parse_csv(&metrics("other"), Path::new("m.csv")).unwrap();
+        let (_, mut runs) = parse_csv(&v4("20260102T000000Z"), Path::new("r.csv")).unwrap();
+        let e = attach_metrics(&mut runs, m, Path::new("m.csv")).unwrap_err().to_string();
+        assert!(e.starts_with("m.csv:") && e.contains("run other"), "{e}");
+    }
+
+    #[test]
+    fn import_twice_adds_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        std::fs::create_dir_all(&runs).unwrap();
+        std::fs::write(runs.join("20260101T000000Z-unknown.csv"), v1()).unwrap();
+        std::fs::write(runs.join("20260102T000000Z-aaaaaaa.csv"), v4("20260102T000000Z")).unwrap();
+        std::fs::write(runs.join("20260102T000000Z-aaaaaaa-metrics.csv"), metrics("20260102T000000Z")).unwrap();
+        std::fs::write(runs.join("20260102T000000Z-aaaaaaa.log"), "not csv").unwrap();
+        std::fs::write(runs.join("20260102T000000Z-aaaaaaa-raw.csv"), "ncu's own").unwrap();
+        let history = dir.path().join("history");
+        let first = import(std::slice::from_ref(&runs), &history, None).unwrap();
+        assert_eq!(first, Imported { files: 3, runs: 2, new_rows: 4 });
+        assert_eq!(first.to_string(), "2 runs, 4 new rows (from 3 files)");
+        // Again, and naming the metrics file alone (it brings its run CSV): nothing new.
+        assert_eq!(import(std::slice::from_ref(&runs), &history, None).unwrap().new_rows, 0);
+        let only_metrics = [runs.join("20260102T000000Z-aaaaaaa-metrics.csv")];
+        assert_eq!(import(&only_metrics, &history, None).unwrap(), Imported { files: 2, runs: 1, new_rows: 0 });
+        let store = HistoryStore::open(&history, "test-gpu-sm90").unwrap();
+        let stored = store.runs(None).unwrap();
+        assert_eq!(stored.iter().map(|r| r.values).collect::<Vec<_>>(), [2, 2]);
+        assert_eq!(store.run("20260102T000000Z", "GPU-x").unwrap().unwrap().meta.ncu, "2025.3");
+        // A malformed file stops the import before anything is appended.
+        std::fs::write(runs.join("20260103T000000Z-bbbbbbb.csv"), v4("20260103T000000Z").replace(",0.25,", ",x,"))
+            .unwrap();
+        std::fs::write(runs.join("20260100T000000Z-ccccccc.csv"), v4("20260100T000000Z")).unwrap();
+        let e = import(std::slice::from_ref(&runs), &history, None).unwrap_err().to_string();
+        assert!(e.contains("20260103T000000Z-bbbbbbb.csv:2:"), "{e}");
+        assert_eq!(store.runs(None).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_committed_run_csvs_import() {
+        let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/nvidia-h200-sm90/runs");
+        if !runs.is_dir() {
+            println!("skipped: no {}", runs.display());
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let first = import(std::slice::from_ref(&runs), dir.path(), None).unwrap();
+        assert!(first.runs >= 1 && first.new_rows > 0, "{first}");
+        assert_eq!(import(&[runs], dir.path(), None).unwrap().new_rows, 0);
+    }
+}

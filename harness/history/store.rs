@@ -1,0 +1,883 @@
+//! The local history store: one SQLite file per GPU key, `<dir>/<gpu_key>.sqlite`.
+//!
+//! Why SQLite (through rusqlite, with SQLite compiled in by its `bundled` feature, so that CI needs a
+//! C compiler but no libsqlite3-dev) rather than CSV files as the baselines use:
+//!
+//! - **A commit point safe against a killed writer**: each [`HistoryStore::append`] is one
+//!   transaction; a writer killed at any instruction leaves the store as it was before that run,
+//!   or with the whole run, never a part of it (SQLite's atomic commit, <https://sqlite.org/atomiccommit.html>;
+//!   in WAL mode a transaction without its commit frame is ignored by readers and rolled back at the
+//!   next open, <https://sqlite.org/wal.html>).
+//! - **Two appenders at once**: WAL mode lets readers run beside the writer, and a 60 s busy
+//!   timeout makes a second writer wait for the first instead of failing (runs append once, at
+//!   their end, in milliseconds).
+//! - **Indexed series queries**: a (trial, metric) series is read through an index, not by scanning
+//!   every CSV of every run, and values are stored normalized (run and series as integers), so a
+//!   store of 1,000,000 values loads in one pass in well under the 2 s that issue 9 allows on the
+//!   2-core CI machine (`bench_million_rows`, ignored, prints the time).
+//!
+//! Schema version [`HISTORY_SCHEMA`] is kept in `PRAGMA user_version`, and `PRAGMA application_id`
+//! marks the file as kernelgate's; a file of a newer or unknown version, or another program's
+//! database, is refused with its path and version, never changed. Appending the same run twice adds
+//! nothing (unique keys; see [`HistoryStore::append`]).
+
+use super::{Run, RunMeta, Value, merge_meta, merge_value};
+use crate::{Error, Result};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Version of the store's tables (`PRAGMA user_version`); bumped when a table changes meaning.
+pub const HISTORY_SCHEMA: u32 = 1;
+
+/// `PRAGMA application_id` of a kernelgate history file: the bytes `kgh1`
+/// (<https://sqlite.org/pragma.html#pragma_application_id>).
+const APPLICATION_ID: i32 = i32::from_be_bytes(*b"kgh1");
+
+/// How long a writer waits for another writer's transaction before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The tables of schema 1. A series is what one value measures: (trial, kernel, metric, unit).
+const SCHEMA_SQL: &str = "
+CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL, gpu_uuid TEXT NOT NULL, commit_id TEXT NOT NULL, dirty INTEGER,
+    kernels_sha256 TEXT NOT NULL, branch TEXT NOT NULL, commit_time INTEGER, subject TEXT NOT NULL,
+    gpu_key TEXT NOT NULL, gpu_name TEXT NOT NULL, driver TEXT NOT NULL, cuda TEXT NOT NULL,
+    nvrtc TEXT NOT NULL, ncu TEXT NOT NULL, ab_revision TEXT NOT NULL, work_scale REAL NOT NULL,
+    UNIQUE (run_id, gpu_uuid)
+);
+CREATE INDEX runs_by_commit ON runs (commit_id);
+CREATE TABLE series (
+    id INTEGER PRIMARY KEY,
+    trial TEXT NOT NULL, metric TEXT NOT NULL, kernel TEXT NOT NULL, unit TEXT NOT NULL,
+    UNIQUE (trial, metric, kernel, unit)
+);
+CREATE TABLE vals (
+    run INTEGER NOT NULL REFERENCES runs (id),
+    series INTEGER NOT NULL REFERENCES series (id),
+    value REAL, ci_low REAL, ci_high REAL,
+    verdict TEXT NOT NULL, decided_by TEXT NOT NULL,
+    PRIMARY KEY (run, series)
+) WITHOUT ROWID;
+CREATE INDEX vals_by_series ON vals (series);
+";
+
+/// The columns of `runs` that make a [`RunMeta`], in [`meta_from_row`]'s order.
+const META_COLUMNS: &str = "run_id, gpu_uuid, commit_id, dirty, kernels_sha256, branch, commit_time, subject, \
+     gpu_key, gpu_name, driver, cuda, nvrtc, ncu, ab_revision, work_scale";
+
+/// Chronological order of runs: by commit time (runs of an unknown commit time last), then run id,
+/// then GPU.
+const RUN_ORDER: &str = "commit_time IS NULL, commit_time, run_id, gpu_uuid";
+
+/// One GPU key's history file, open. See the module docs.
+#[derive(Debug)]
+pub struct HistoryStore {
+    conn: Connection,
+    path: PathBuf,
+    gpu_key: String,
+}
+
+/// A stored run without its values: [`HistoryStore::runs`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    /// Where the run came from.
+    pub meta: RunMeta,
+    /// How many values it holds.
+    pub values: usize,
+}
+
+/// Every series of a store, read in one pass ([`HistoryStore::all_series`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AllSeries {
+    /// Every run, in chronological order (commit time, unknown last; then run id; then GPU UUID).
+    pub runs: Vec<RunMeta>,
+    /// Every series, sorted by trial, metric, kernel, unit.
+    pub series: Vec<Series>,
+}
+
+/// The values of one (trial, metric, kernel, unit) across runs. Values of one trial and metric in
+/// another unit (or from a renamed kernel) are another series: they do not compare.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Trial name.
+    pub trial: String,
+    /// Metric name.
+    pub metric: String,
+    /// Entry point.
+    pub kernel: String,
+    /// Unit of every point's value.
+    pub unit: String,
+    /// One point per run that has the value, in the order of [`AllSeries::runs`]. Runs of several
+    /// physical GPUs are mixed: split by `runs[point.run].gpu_uuid` to get a series per GPU.
+    pub points: Vec<Point>,
+}
+
+/// One value of a [`Series`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    /// Index of the run in [`AllSeries::runs`].
+    pub run: usize,
+    /// The value, in the series' unit (NaN if NaN was recorded).
+    pub value: f64,
+    /// Lower end of the 95 % confidence interval, when known.
+    pub ci_low: Option<f64>,
+    /// Upper end, when known.
+    pub ci_high: Option<f64>,
+}
+
+/// The file of `gpu_key`'s store in `dir`: `<dir>/<gpu_key>.sqlite`.
+///
+/// # Errors
+/// [`Error::History`] if the key is not a plain file name (letters, digits, `.`, `_`, `-`, not
+/// starting with `.`).
+pub fn store_path(dir: &Path, gpu_key: &str) -> Result<PathBuf> {
+    let plain = !gpu_key.is_empty()
+        && !gpu_key.starts_with('.')
+        && gpu_key.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if !plain {
+        return Err(Error::History {
+            path: dir.to_path_buf(),
+            line: None,
+            message: format!(
+                "GPU key {gpu_key:?} cannot name a history file; a key is vendor-model-smXY, e.g. nvidia-h200-sm90"
+            ),
+        });
+    }
+    Ok(dir.join(format!("{gpu_key}.sqlite")))
+}
+
+/// The GPU keys that have a store in `dir` (files `<key>.sqlite`), sorted; none if `dir` does not
+/// exist.
+///
+/// # Errors
+/// [`Error::Io`] if `dir` cannot be listed.
+pub fn gpu_keys(dir: &Path) -> Result<Vec<String>> {
+    let listing = match std::fs::read_dir(dir) {
+        Ok(listing) => listing,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir)(e)),
+    };
+    let mut keys = Vec::new();
+    for item in listing {
+        let name = item.map_err(Error::io(dir))?.file_name();
+        if let Some(key) = name.to_str().and_then(|n| n.strip_suffix(".sqlite")) {
+            keys.push(key.to_string());
+        }
+    }
+    keys.sort();
+    Ok(keys)
+}
+
+impl HistoryStore {
+    /// Opens (creating the folder and the file if needed) the store of `gpu_key` in `dir`.
+    ///
+    /// # Errors
+    /// [`Error::History`] for a bad key, a file that is not a kernelgate history, a schema newer or
+    /// other than [`HISTORY_SCHEMA`], a store of another GPU key, or a SQLite failure;
+    /// [`Error::Io`] if the folder cannot be created.
+    pub fn open(dir: &Path, gpu_key: &str) -> Result<HistoryStore> {
+        let path = store_path(dir, gpu_key)?;
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+        let store = HistoryStore::open_file(&path, Some(gpu_key))?;
+        Ok(store)
+    }
+
+    /// Opens the store file at `path`; creates it (for `gpu_key`, which is then required) when it
+    /// does not exist or is empty. With `gpu_key` given, the file must be that key's.
+    ///
+    /// # Errors
+    /// As [`HistoryStore::open`].
+    pub fn open_file(path: &Path, gpu_key: Option<&str>) -> Result<HistoryStore> {
+        let fail = sql_error(path);
+        let refuse = |message: String| Error::History { path: path.to_path_buf(), line: None, message };
+        let no_store = || refuse("no history store here; a run or `kernelgate history import` creates one".into());
+        if gpu_key.is_none() && !path.is_file() {
+            return Err(no_store()); // and create no file
+        }
+        let mut conn = Connection::open(path).map_err(&fail)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(&fail)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
+        let version: u32 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&fail)?;
+        let app: i32 = tx.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(&fail)?;
+        let objects: i64 = tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0)).map_err(&fail)?;
+        let stored_key = if version == 0 && app == 0 && objects == 0 {
+            let Some(key) = gpu_key else { return Err(no_store()) };
+            tx.execute_batch(SCHEMA_SQL).map_err(&fail)?;
+            tx.execute("INSERT INTO info (key, value) VALUES ('gpu_key', ?1)", [key]).map_err(&fail)?;
+            tx.execute_batch(&format!(
+                "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {HISTORY_SCHEMA};"
+            ))
+            .map_err(&fail)?;
+            key.to_string()
+        } else if app != APPLICATION_ID {
+            return Err(refuse(format!(
+                "this SQLite database is not a kernelgate history (application_id {app}); move it aside, and kernelgate creates a new store here"
+            )));
+        } else if version != HISTORY_SCHEMA {
+            return Err(refuse(format!(
+                "history schema version {version} is not one this kernelgate reads (it reads {HISTORY_SCHEMA}); {}",
+                if version > HISTORY_SCHEMA {
+                    "a newer kernelgate wrote it: use that version, or move the file aside to start a new history"
+                } else {
+                    "move the file aside to start a new history"
+                }
+            )));
+        } else {
+            tx.query_row("SELECT value FROM info WHERE key = 'gpu_key'", [], |r| r.get::<_, String>(0))
+                .map_err(&fail)?
+        };
+        tx.commit().map_err(&fail)?;
+        if let Some(key) = gpu_key.filter(|k| *k != stored_key) {
+            return Err(refuse(format!("this is the history of GPU key {stored_key:?}, not of {key:?}")));
+        }
+        // WAL: readers beside a writer. Persistent in the file; switching needs a moment alone with
+        // it, so a busy answer is retried (the busy timeout does not cover this pragma).
+        let mut tries = 0;
+        loop {
+            match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+                Ok(_) => break,
+                Err(e) if tries < 100 && e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
+                    tries += 1;
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                Err(e) => return Err(fail(e)),
+            }
+        }
+        Ok(HistoryStore { conn, path: path.to_path_buf(), gpu_key: stored_key })
+    }
+
+    /// The store's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The GPU key whose history this is.
+    pub fn gpu_key(&self) -> &str {
+        &self.gpu_key
+    }
+
+    /// Appends `run` in one transaction and returns how many of its values were new.
+    ///
+    /// Idempotent: a run already stored (same `run_id` and `gpu_uuid`) gets only the values it
+    /// lacks, so appending a run twice adds nothing. Where both copies have a field, they must
+    /// agree; a field unknown in the stored copy (an empty text, `unknown`, no CI) is filled in
+    /// from `run` ([`super::merge_meta`], [`super::merge_value`]), so importing a run's CSV after the
+    /// suite appended it loses nothing and overwrites nothing.
+    ///
+    /// # Errors
+    /// [`Error::History`] if the run is of another GPU key, disagrees with its stored copy (then
+    /// nothing of it is appended), or SQLite fails.
+    pub fn append(&mut self, run: &Run) -> Result<usize> {
+        let fail = sql_error(&self.path);
+        let conflict = |what: String| Error::History {
+            path: self.path.clone(),
+            line: None,
+            message: format!(
+                "run {} on {} is stored already, and {what}; nothing of it was appended (the stored run is kept as it is)",
+                run.meta.run_id, run.meta.gpu_uuid
+            ),
+        };
+        if run.meta.gpu_key != self.gpu_key {
+            return Err(Error::History {
+                path: self.path.clone(),
+                line: None,
+                message: format!(
+                    "run {} is of GPU key {:?}, and this is the history of {:?}; open the store of its own key",
+                    run.meta.run_id, run.meta.gpu_key, self.gpu_key
+                ),
+            });
+        }
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
+        let m = &run.meta;
+        let stored: Option<(i64, RunMeta)> = tx
+            .query_row(
+                &format!("SELECT id, {META_COLUMNS} FROM runs WHERE run_id = ?1 AND gpu_uuid = ?2"),
+                params![m.run_id, m.gpu_uuid],
+                |r| Ok((r.get(0)?, meta_from_row(r, 1)?)),
+            )
+            .optional()
+            .map_err(&fail)?;
+        let run_row = match stored {
+            None => {
+                tx.execute(
+                    &format!("INSERT INTO runs ({META_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
+                    meta_params(m).as_slice(),
+                )
+                .map_err(&fail)?;
+                tx.last_insert_rowid()
+            }
+            Some((id, mut meta)) => {
+                if merge_meta(&mut meta, m).map_err(&conflict)? {
+                    let sets: Vec<String> =
+                        META_COLUMNS.split(", ").enumerate().map(|(i, c)| format!("{c} = ?{}", i + 1)).collect();
+                    let mut p = meta_params(&meta);
+                    p.push(&id);
+                    tx.execute(&format!("UPDATE runs SET {} WHERE id = ?17", sets.join(", ")), p.as_slice())
+                        .map_err(&fail)?;
+                }
+                id
+            }
+        };
+        let mut new = 0;
+        {
+            let mut find_series = tx
+                .prepare_cached("SELECT id FROM series WHERE trial = ?1 AND metric = ?2 AND kernel = ?3 AND unit = ?4")
+                .map_err(&fail)?;
+            let mut add_series = tx
+                .prepare_cached("INSERT INTO series (trial, metric, kernel, unit) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(&fail)?;
+            let mut add = tx
+                .prepare_cached(
+                    "INSERT OR IGNORE INTO vals (run, series, value, ci_low, ci_high, verdict, decided_by) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(&fail)?;
+            let mut read = tx
+                .prepare_cached(
+                    "SELECT value, ci_low, ci_high, verdict, decided_by FROM vals WHERE run = ?1 AND series = ?2",
+                )
+                .map_err(&fail)?;
+            let mut update = tx
+                .prepare_cached(
+                    "UPDATE vals SET ci_low = ?3, ci_high = ?4, verdict = ?5, decided_by = ?6 WHERE run = ?1 AND series = ?2",
+                )
+                .map_err(&fail)?;
+            let mut series_ids: HashMap<(&str, &str, &str, &str), i64> = HashMap::new();
+            for v in &run.values {
+                let key = (v.trial.as_str(), v.metric.as_str(), v.kernel.as_str(), v.unit.as_str());
+                let series = match series_ids.get(&key) {
+                    Some(id) => *id,
+                    None => {
+                        let p = params![v.trial, v.metric, v.kernel, v.unit];
+                        let id = match find_series.query_row(p, |r| r.get(0)).optional().map_err(&fail)? {
+                            Some(id) => id,
+                            None => {
+                                add_series.execute(p).map_err(&fail)?;
+                                tx.last_insert_rowid()
+                            }
+                        };
+                        series_ids.insert(key, id);
+                        id
+                    }
+                };
+                let value = (!v.value.is_nan()).then_some(v.value);
+                if add
+                    .execute(params![run_row, series, value, v.ci_low, v.ci_high, v.verdict, v.decided_by])
+                    .map_err(&fail)?
+                    == 1
+                {
+                    new += 1;
+                    continue;
+                }
+                let mut stored = read
+                    .query_row(params![run_row, series], |r| {
+                        Ok(Value {
+                            value: r.get::<_, Option<f64>>(0)?.unwrap_or(f64::NAN),
+                            ci_low: r.get(1)?,
+                            ci_high: r.get(2)?,
+                            verdict: r.get(3)?,
+                            decided_by: r.get(4)?,
+                            ..v.clone()
+                        })
+                    })
+                    .map_err(&fail)?;
+                let changed = merge_value(&mut stored, v)
+                    .map_err(|e| conflict(format!("for {} {} ({}) {e}", v.trial, v.metric, v.unit)))?;
+                if changed {
+                    update
+                        .execute(params![
+                            run_row,
+                            series,
+                            stored.ci_low,
+                            stored.ci_high,
+                            stored.verdict,
+                            stored.decided_by
+                        ])
+                        .map_err(&fail)?;
+                }
+            }
+        }
+        tx.commit().map_err(&fail)?;
+        Ok(new)
+    }
+
+    /// Every stored run (or those whose commit starts with `commit`), with its number of values, in
+    /// chronological order (commit time, unknown last; run id; GPU UUID).
+    ///
+    /// # Errors
+    /// [`Error::History`] if SQLite fails.
+    pub fn runs(&self, commit: Option<&str>) -> Result<Vec<RunSummary>> {
+        let fail = sql_error(&self.path);
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {META_COLUMNS}, (SELECT count(*) FROM vals WHERE vals.run = runs.id) FROM runs \
+                 WHERE ?1 IS NULL OR substr(commit_id, 1, length(?1)) = ?1 ORDER BY {RUN_ORDER}"
+            ))
+            .map_err(&fail)?;
+        let rows = stmt
+            .query_map([commit], |r| {
+                Ok(RunSummary { meta: meta_from_row(r, 0)?, values: r.get::<_, i64>(16)? as usize })
+            })
+            .map_err(&fail)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&fail)
+    }
+
+    /// The run `(run_id, gpu_uuid)` whole, its values sorted by trial, metric, kernel, unit; `None`
+    /// if it is not stored.
+    ///
+    /// # Errors
+    /// [`Error::History`] if SQLite fails.
+    pub fn run(&self, run_id: &str, gpu_uuid: &str) -> Result<Option<Run>> {
+        let fail = sql_error(&self.path);
+        let tx = self.conn.unchecked_transaction().map_err(&fail)?;
+        let found: Option<(i64, RunMeta)> = tx
+            .query_row(
+                &format!("SELECT id, {META_COLUMNS} FROM runs WHERE run_id = ?1 AND gpu_uuid = ?2"),
+                [run_id, gpu_uuid],
+                |r| Ok((r.get(0)?, meta_from_row(r, 1)?)),
+            )
+            .optional()
+            .map_err(&fail)?;
+        let Some((id, meta)) = found else { return Ok(None) };
+        let mut stmt = tx
+            .prepare(
+                "SELECT s.trial, s.kernel, s.metric, s.unit, v.value, v.ci_low, v.ci_high, v.verdict, v.decided_by \
+                 FROM vals v JOIN series s ON s.id = v.series WHERE v.run = ?1 \
+                 ORDER BY s.trial, s.metric, s.kernel, s.unit",
+            )
+            .map_err(&fail)?;
+        let values =
+            stmt.query_map([id], |r| value_from_row(r, 0)).map_err(&fail)?.collect::<rusqlite::Result<Vec<_>>>();
+        Ok(Some(Run { meta, values: values.map_err(&fail)? }))
+    }
+
+    /// Every value of `trial`'s `metric` (any kernel, any unit: check [`Value::unit`]) with the run
+    /// it came from, in chronological order (commit time, unknown last; run id; GPU UUID). Runs of
+    /// several physical GPUs are mixed: split by `meta.gpu_uuid`.
+    ///
+    /// # Errors
+    /// [`Error::History`] if SQLite fails.
+    pub fn series(&self, trial: &str, metric: &str) -> Result<Vec<(RunMeta, Value)>> {
+        let fail = sql_error(&self.path);
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {META_COLUMNS}, s.trial, s.kernel, s.metric, s.unit, v.value, v.ci_low, v.ci_high, v.verdict, \
+                 v.decided_by FROM series s JOIN vals v ON v.series = s.id JOIN runs ON runs.id = v.run \
+                 WHERE s.trial = ?1 AND s.metric = ?2 ORDER BY {RUN_ORDER}, s.kernel, s.unit"
+            ))
+            .map_err(&fail)?;
+        let rows =
+            stmt.query_map([trial, metric], |r| Ok((meta_from_row(r, 0)?, value_from_row(r, 16)?))).map_err(&fail)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&fail)
+    }
+
+    /// Every series of the store, read in one pass over the values (for change-point detection over
+    /// every (trial, metric)). Read in one transaction: a concurrent append is seen whole or not at
+    /// all.
+    ///
+    /// # Errors
+    /// [`Error::History`] if SQLite fails.
+    pub fn all_series(&self) -> Result<AllSeries> {
+        let fail = sql_error(&self.path);
+        let tx = self.conn.unchecked_transaction().map_err(&fail)?;
+        let mut runs = Vec::new();
+        let mut run_index = HashMap::new();
+        {
+            let mut stmt =
+                tx.prepare(&format!("SELECT id, {META_COLUMNS} FROM runs ORDER BY {RUN_ORDER}")).map_err(&fail)?;
+            let mut rows = stmt.query([]).map_err(&fail)?;
+            while let Some(r) = rows.next().map_err(&fail)? {
+                run_index.insert(r.get::<_, i64>(0).map_err(&fail)?, runs.len());
+                runs.push(meta_from_row(r, 1).map_err(&fail)?);
+            }
+        }
+        let mut series = Vec::new();
+        let mut series_index = HashMap::new();
+        {
+            let mut stmt = tx
+                .prepare("SELECT id, trial, metric, kernel, unit FROM series ORDER BY trial, metric, kernel, unit")
+                .map_err(&fail)?;
+            let mut rows = stmt.query([]).map_err(&fail)?;
+            while let Some(r) = rows.next().map_err(&fail)? {
+                series_index.insert(r.get::<_, i64>(0).map_err(&fail)?, series.len());
+                series.push(Series {
+                    trial: r.get(1).map_err(&fail)?,
+                    metric: r.get(2).map_err(&fail)?,
+                    kernel: r.get(3).map_err(&fail)?,
+                    unit: r.get(4).map_err(&fail)?,
+                    points: Vec::new(),
+                });
+            }
+        }
+        {
+            let mut stmt = tx.prepare("SELECT run, series, value, ci_low, ci_high FROM vals").map_err(&fail)?;
+            let mut rows = stmt.query([]).map_err(&fail)?;
+            while let Some(r) = rows.next().map_err(&fail)? {
+                let (run, s): (i64, i64) = (r.get(0).map_err(&fail)?, r.get(1).map_err(&fail)?);
+                let (Some(&run), Some(&s)) = (run_index.get(&run), series_index.get(&s)) else {
+                    return Err(Error::History {
+                        path: self.path.clone(),
+                        line: None,
+                        message: format!(
+                            "a value refers to run {run} or series {s}, which the store lacks: the file is damaged"
+                        ),
+                    });
+                };
+                series[s].points.push(Point {
+                    run,
+                    value: r.get::<_, Option<f64>>(2).map_err(&fail)?.unwrap_or(f64::NAN),
+                    ci_low: r.get(3).map_err(&fail)?,
+                    ci_high: r.get(4).map_err(&fail)?,
+                });
+            }
+        }
+        for s in &mut series {
+            s.points.sort_unstable_by_key(|p| p.run);
+        }
+        series.retain(|s| !s.points.is_empty());
+        Ok(AllSeries { runs, series })
+    }
+}
+
+/// Wraps a SQLite error with the store's path.
+fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error {
+    let path = path.to_path_buf();
+    move |e| {
+        let hint = match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::NotADatabase) => {
+                "; this file is not a SQLite database: move it aside, and kernelgate creates a new store here"
+            }
+            Some(rusqlite::ErrorCode::DatabaseBusy) => "; another kernelgate held the store for over a minute",
+            Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen) => {
+                "; check that the folder exists and is writable"
+            }
+            _ => "",
+        };
+        Error::History { path: path.clone(), line: None, message: format!("the history store failed: {e}{hint}") }
+    }
+}
+
+fn meta_params(m: &RunMeta) -> Vec<&dyn rusqlite::ToSql> {
+    vec![
+        &m.run_id,
+        &m.gpu_uuid,
+        &m.commit,
+        &m.dirty,
+        &m.kernels_sha256,
+        &m.branch,
+        &m.commit_time,
+        &m.subject,
+        &m.gpu_key,
+        &m.gpu_name,
+        &m.driver,
+        &m.cuda,
+        &m.nvrtc,
+        &m.ncu,
+        &m.ab_revision,
+        &m.work_scale,
+    ]
+}
+
+/// A [`RunMeta`] from [`META_COLUMNS`] starting at column `at`.
+fn meta_from_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<RunMeta> {
+    Ok(RunMeta {
+        run_id: r.get(at)?,
+        gpu_uuid: r.get(at + 1)?,
+        commit: r.get(at + 2)?,
+        dirty: r.get(at + 3)?,
+        kernels_sha256: r.get(at + 4)?,
+        branch: r.get(at + 5)?,
+        commit_time: r.get(at + 6)?,
+        subject: r.get(at + 7)?,
+        gpu_key: r.get(at + 8)?,
+        gpu_name: r.get(at + 9)?,
+        driver: r.get(at + 10)?,
+        cuda: r.get(at + 11)?,
+        nvrtc: r.get(at + 12)?,
+        ncu: r.get(at + 13)?,
+        ab_revision: r.get(at + 14)?,
+        work_scale: r.get(at + 15)?,
+    })
+}
+
+/// A [`Value`] from trial, kernel, metric, unit, value, ci_low, ci_high, verdict, decided_by.
+fn value_from_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Value> {
+    Ok(Value {
+        trial: r.get(at)?,
+        kernel: r.get(at + 1)?,
+        metric: r.get(at + 2)?,
+        unit: r.get(at + 3)?,
+        value: r.get::<_, Option<f64>>(at + 4)?.unwrap_or(f64::NAN),
+        ci_low: r.get(at + 5)?,
+        ci_high: r.get(at + 6)?,
+        verdict: r.get(at + 7)?,
+        decided_by: r.get(at + 8)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::tests::run;
+
+    const KEY: &str = "nvidia-h200-sm90";
+
+    fn sorted(mut r: Run) -> Run {
+        r.values
+            .sort_by(|a, b| (&a.trial, &a.metric, &a.kernel, &a.unit).cmp(&(&b.trial, &b.metric, &b.kernel, &b.unit)));
+        r
+    }
+
+    #[test]
+    fn append_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        assert!(store.path().ends_with("nvidia-h200-sm90.sqlite"));
+        let mut a = run("20260101T000000Z", "GPU-a", "1111111111111111111111111111111111111111", 20);
+        a.values[3].value = f64::NAN;
+        let mut b = run("20260102T000000Z", "GPU-b", "2222222222222222222222222222222222222222", 20);
+        b.meta.commit_time = None;
+        assert_eq!(store.append(&b).unwrap(), 20);
+        assert_eq!(store.append(&a).unwrap(), 20);
+        let back = store.run("20260101T000000Z", "GPU-a").unwrap().unwrap();
+        assert_eq!(back.meta, a.meta);
+        let (back_nan, a_sorted) = (back.values.iter().filter(|v| v.value.is_nan()).count(), sorted(a.clone()));
+        assert_eq!(back_nan, 1);
+        let finite = |r: &Run| r.values.iter().filter(|v| !v.value.is_nan()).cloned().collect::<Vec<_>>();
+        assert_eq!(finite(&back), finite(&a_sorted));
+        assert_eq!(store.run("20260101T000000Z", "GPU-b").unwrap(), None);
+
+        // Runs in chronological order: a known commit time first, unknown last.
+        let runs = store.runs(None).unwrap();
+        assert_eq!(
+            runs.iter().map(|r| r.meta.run_id.as_str()).collect::<Vec<_>>(),
+            ["20260101T000000Z", "20260102T000000Z"]
+        );
+        assert!(runs.iter().all(|r| r.values == 20));
+        assert_eq!(store.runs(Some("2222")).unwrap().len(), 1);
+        assert_eq!(store.runs(Some("3333")).unwrap().len(), 0);
+
+        let trial = &a.values[0].trial;
+        let series = store.series(trial, "median").unwrap();
+        assert_eq!(series.len(), 2);
+        assert_eq!(series[0].0.gpu_uuid, "GPU-a");
+        assert_eq!(series[0].1, a.values[0]);
+
+        let all = store.all_series().unwrap();
+        assert_eq!(all.runs.len(), 2);
+        assert_eq!(all.series.iter().map(|s| s.points.len()).sum::<usize>(), 40);
+        let s = all.series.iter().find(|s| &s.trial == trial && s.metric == "median").unwrap();
+        assert_eq!(s.points.iter().map(|p| all.runs[p.run].gpu_uuid.as_str()).collect::<Vec<_>>(), ["GPU-a", "GPU-b"]);
+        assert_eq!(s.points[0].value, a.values[0].value);
+        assert_eq!(s.points[0].ci_low, a.values[0].ci_low);
+
+        // Reopened, the same.
+        drop(store);
+        let store = HistoryStore::open(dir.path(), KEY).unwrap();
+        // (Compared as text: the NaN value is not equal to itself.)
+        assert_eq!(format!("{:?}", store.all_series().unwrap()), format!("{all:?}"));
+        assert_eq!(gpu_keys(dir.path()).unwrap(), [KEY]);
+    }
+
+    #[test]
+    fn append_is_idempotent_and_fills_in_but_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let full = run("20260101T000000Z", "GPU-a", "1111111111111111111111111111111111111111", 10);
+        let mut partial = full.clone();
+        partial.meta.branch.clear();
+        partial.meta.subject.clear();
+        for v in &mut partial.values {
+            v.ci_low = None;
+            v.ci_high = None;
+        }
+        partial.values.truncate(6);
+        assert_eq!(store.append(&partial).unwrap(), 6);
+        assert_eq!(store.append(&partial).unwrap(), 0);
+        assert_eq!(store.append(&full).unwrap(), 4, "only the values it lacked");
+        assert_eq!(store.append(&full).unwrap(), 0);
+        assert_eq!(store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(), sorted(full.clone()));
+        assert_eq!(store.append(&partial).unwrap(), 0);
+        assert_eq!(
+            store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(),
+            sorted(full.clone()),
+            "nothing overwritten"
+        );
+
+        // A copy that disagrees is refused whole.
+        let mut other = full.clone();
+        other.values[9].value += 1.0;
+        other.values.push(Value { trial: "new/one/1".into(), ..full.values[0].clone() });
+        let err = store.append(&other).unwrap_err().to_string();
+        assert!(
+            err.contains("nvidia-h200-sm90.sqlite") && err.contains("stored already") && err.contains("value"),
+            "{err}"
+        );
+        assert_eq!(store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(), sorted(full.clone()));
+
+        let mut elsewhere = full;
+        elsewhere.meta.gpu_key = "nvidia-a100-sm80".into();
+        let err = store.append(&elsewhere).unwrap_err().to_string();
+        assert!(err.contains("nvidia-a100-sm80"), "{err}");
+    }
+
+    #[test]
+    fn two_appenders_at_once_lose_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        HistoryStore::open(dir.path(), KEY).unwrap();
+        let writers: Vec<_> = ["GPU-a", "GPU-b"]
+            .into_iter()
+            .map(|uuid| {
+                let dir = dir.path().to_path_buf();
+                std::thread::spawn(move || {
+                    let mut store = HistoryStore::open(&dir, KEY).unwrap();
+                    for i in 0..60 {
+                        // The same run ids on both GPUs: runs are (run_id, gpu_uuid).
+                        let r =
+                            run(&format!("20260101T0000{i:02}Z"), uuid, "1111111111111111111111111111111111111111", 25);
+                        assert_eq!(store.append(&r).unwrap(), 25);
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let runs = store.runs(None).unwrap();
+        assert_eq!(runs.len(), 120);
+        assert!(runs.iter().all(|r| r.values == 25));
+    }
+
+    /// The child of `killed_writer_leaves_whole_runs`: appends large runs until killed. Does nothing
+    /// unless started by that test (the environment variable names its store).
+    #[test]
+    #[ignore = "run by killed_writer_leaves_whole_runs as a child process"]
+    fn killed_writer_child() {
+        let Some(dir) = std::env::var_os("KERNELGATE_TEST_HISTORY_CHILD") else { return };
+        let mut store = HistoryStore::open(Path::new(&dir), KEY).unwrap();
+        for i in 0.. {
+            store
+                .append(&run(&format!("child-{i:06}"), "GPU-c", "1111111111111111111111111111111111111111", 5000))
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn killed_writer_leaves_whole_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        store.append(&run("before", "GPU-a", "1111111111111111111111111111111111111111", 10)).unwrap();
+
+        // A writer that dies inside its transaction (here: its connection dropped uncommitted).
+        {
+            let conn = Connection::open(store.path()).unwrap();
+            conn.execute_batch(
+                "BEGIN IMMEDIATE; INSERT INTO runs (run_id, gpu_uuid, commit_id, kernels_sha256, branch, \
+                 subject, gpu_key, gpu_name, driver, cuda, nvrtc, ncu, ab_revision, work_scale) \
+                 VALUES ('torn', 'GPU-a', 'c', '', '', '', 'k', '', '', '', '', '', '', 1);",
+            )
+            .unwrap();
+            conn.execute("INSERT INTO vals (run, series, value, verdict, decided_by) VALUES (last_insert_rowid(), 1, 1.0, '', '')", [])
+                .unwrap();
+        }
+        assert_eq!(store.run("torn", "GPU-a").unwrap(), None);
+
+        // A writer process killed (SIGKILL) at a random point of its appends.
+        let exe = std::env::current_exe().unwrap();
+        let mut child = std::process::Command::new(exe)
+            .args(["--exact", "history::store::tests::killed_writer_child", "--ignored", "--quiet"])
+            .env("KERNELGATE_TEST_HISTORY_CHILD", dir.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while store.runs(None).unwrap().len() < 4 {
+            assert!(start.elapsed() < Duration::from_secs(120), "the child appended nothing");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(37));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        drop(store);
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let runs = store.runs(None).unwrap();
+        assert!(runs.len() >= 4, "{}", runs.len());
+        for r in &runs {
+            let whole = if r.meta.run_id == "before" { 10 } else { 5000 };
+            assert_eq!(r.values, whole, "run {} is whole", r.meta.run_id);
+        }
+        // And the store still takes appends.
+        assert_eq!(store.append(&run("after", "GPU-a", "1111111111111111111111111111111111111111", 3)).unwrap(), 3);
+    }
+
+    #[test]
+    fn unknown_schema_and_foreign_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = HistoryStore::open(dir.path(), KEY).unwrap().path().to_path_buf();
+        Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 99").unwrap();
+        let err = HistoryStore::open(dir.path(), KEY).unwrap_err().to_string();
+        assert!(
+            err.contains(&path.display().to_string()) && err.contains("version 99") && err.contains("newer"),
+            "{err}"
+        );
+
+        let other = dir.path().join("nvidia-a100-sm80.sqlite");
+        Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
+        let err = HistoryStore::open(dir.path(), "nvidia-a100-sm80").unwrap_err().to_string();
+        assert!(err.contains("not a kernelgate history"), "{err}");
+
+        let text = dir.path().join("nvidia-l4-sm89.sqlite");
+        std::fs::write(&text, "trial,median\n".repeat(100)).unwrap();
+        let err = HistoryStore::open(dir.path(), "nvidia-l4-sm89").unwrap_err().to_string();
+        assert!(err.contains("nvidia-l4-sm89.sqlite") && err.contains("not a SQLite database"), "{err}");
+        assert_eq!(std::fs::read_to_string(&text).unwrap(), "trial,median\n".repeat(100), "left as it was");
+
+        let err = HistoryStore::open(dir.path(), "../x").unwrap_err().to_string();
+        assert!(err.contains("cannot name a history file"), "{err}");
+        let missing = path.with_file_name("nvidia-h100-sm90.sqlite");
+        let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
+        assert!(err.contains("no history store here"), "{err}");
+        assert!(!missing.exists(), "no file created");
+        std::fs::write(&missing, "").unwrap();
+        let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
+        assert!(err.contains("no history store here"), "an empty file is no store: {err}");
+        let copy = dir.path().join("copy.sqlite");
+        HistoryStore::open_file(&copy, Some(KEY)).unwrap();
+        let err = HistoryStore::open_file(&copy, Some("nvidia-l4-sm89")).unwrap_err().to_string();
+        assert!(err.contains("not of \"nvidia-l4-sm89\""), "{err}");
+    }
+
+    /// 1,000,000 synthetic values (1,000 runs of 1,000): prints the seconds to append and to load
+    /// every series. `cargo test --release --lib bench_million_rows -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "benchmark: prints timings"]
+    fn bench_million_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let start = std::time::Instant::now();
+        for i in 0..1000 {
+            let mut r = run(&format!("run-{i:04}"), "GPU-a", &format!("{i:040}"), 1000);
+            r.meta.commit_time = Some(1_700_000_000 + i);
+            store.append(&r).unwrap();
+        }
+        println!("append 1,000,000 values: {:.2} s", start.elapsed().as_secs_f64());
+        drop(store);
+        let start = std::time::Instant::now();
+        let store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let all = store.all_series().unwrap();
+        println!(
+            "open + all_series of {} values in {} series: {:.3} s",
+            all.series.iter().map(|s| s.points.len()).sum::<usize>(),
+            all.series.len(),
+            start.elapsed().as_secs_f64()
+        );
+        assert_eq!(all.series.iter().map(|s| s.points.len()).sum::<usize>(), 1_000_000);
+    }
+}
