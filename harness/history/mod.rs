@@ -17,6 +17,7 @@
 //! is recorded under).
 
 pub mod built;
+pub mod changepoint;
 pub mod import;
 pub mod notes;
 pub mod provenance;
