@@ -132,13 +132,21 @@ pub struct Factor {
     pub new: f64,
 }
 
+impl Factor {
+    /// How it moved: `4.0x`, `0.50x`, or from or to zero `0 -> 31.5M` (digits, letters, `.`, `-`,
+    /// `>` and spaces only).
+    pub fn change(&self) -> String {
+        if self.old == 0.0 || self.new == 0.0 {
+            format!("{} -> {}", compact(self.old), compact(self.new))
+        } else {
+            ratio_text(self.new / self.old)
+        }
+    }
+}
+
 impl fmt::Display for Factor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.old == 0.0 || self.new == 0.0 {
-            write!(f, "{} {} -> {}", self.metric, compact(self.old), compact(self.new))
-        } else {
-            write!(f, "{} {}", self.metric, ratio_text(self.new / self.old))
-        }
+        write!(f, "{} {}", self.metric, self.change())
     }
 }
 
@@ -169,6 +177,16 @@ impl TrialDiff {
     /// Time change `new / old - 1`; `None` without both times.
     pub fn delta(&self) -> Option<f64> {
         relative_change(self.old_s, self.new_s)
+    }
+
+    /// A metric's name as the report shows it: prefixed `kernel: ` where the trial's metrics come
+    /// from several kernels.
+    pub fn metric_name(&self, m: &MetricDiff) -> String {
+        if self.metrics.iter().any(|o| o.kernel != m.kernel) {
+            format!("{}: {}", m.kernel, m.metric)
+        } else {
+            m.metric.clone()
+        }
     }
 
     /// Whether the trial belongs in the "changed" table: added, removed, a time change of at least

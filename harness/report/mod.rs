@@ -10,6 +10,7 @@
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 
 pub mod diff;
+pub mod markdown;
 mod table;
 
 pub use table::{device, device_with_nvrtc, duration, table};
