@@ -10,6 +10,7 @@
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 
 pub mod diff;
+pub mod html;
 pub mod junit;
 pub mod markdown;
 mod table;
