@@ -214,7 +214,7 @@ fn synthetic_trends() -> Vec<Trend> {
         for i in 0..10 {
             for (g, gpu) in ["GPU-5f1c (H200 #0)", "GPU-9a2e (H200 #1)"].into_iter().enumerate() {
                 let wobble = [0.0, 0.6, -0.4, 0.3, -0.2, 0.5, -0.6, 0.1, 0.4, -0.3][(i + 3 * g) % 10];
-                let value = (base + if i >= 4 && i < 8 { shift } else { 0.0 } + wobble + g as f64) * 1e-6;
+                let value = (base + if (4..8).contains(&i) { shift } else { 0.0 } + wobble + g as f64) * 1e-6;
                 points.push(TrendPoint { label: format!("c{i:06}"), value, gpu: gpu.into() });
             }
         }
