@@ -210,6 +210,8 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_OUT_DIR",
     "KERNELGATE_PRECISION",
     "KERNELGATE_PROFILE_TRIALS",
+    // Read by tests/report_html.rs, not by the suite: a missing `chromium` fails that test.
+    "KERNELGATE_REQUIRE_CHROMIUM",
     "KERNELGATE_REQUIRE_GPU",
     "KERNELGATE_REQUIRE_NVRTC",
     "KERNELGATE_SEED",

@@ -1,4 +1,5 @@
-//! Report stage: what a person reads. Printers format; they compute nothing but unit choices.
+//! The terminal: the device block printed at the start of a run and the results table printed at
+//! its end.
 
 use crate::gpu::DeviceFacts;
 use crate::record::CaseResult;

@@ -1,0 +1,702 @@
+//! The diff report's model: two sides' measurements (two commits from the history, two runs, or a
+//! baseline and a run) compared trial by trial. Pure: plain rows in, plain data out; the
+//! [`markdown`](super::markdown) and [`html`](super::html) printers only format it.
+//!
+//! Per trial it holds the time (the run CSV's `median` statistic, seconds) old -> new and its
+//! change, the new side's verdict, every other metric old -> new (a metric on one side only is kept
+//! and shown as absent on the other), and "what explains it": the counters that moved most in the
+//! same direction as the time (see [`explain`]). Also the plain data of the HTML page's charts:
+//! [`Trend`] (a case's series across commits, with change points) and [`Bar`] (% of copy
+//! bandwidth, old vs new).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// The statistic that is a trial's time: the median of its samples, seconds (the run CSV's
+/// `median` row, [`crate::record::statistics`]).
+pub const TIME_METRIC: &str = "median";
+
+/// The statistic the per-run bars show: effective bandwidth as % of the run's measured copy
+/// bandwidth ([`crate::record::statistics`]).
+pub const BANDWIDTH_METRIC: &str = "pct_of_copy_bandwidth";
+
+/// A time change at or beyond this fraction (1 %) asks for an explanation, and a counter must move
+/// by at least as much to be one. The threshold is the report's (issue 9's brief), not a statistical
+/// decision: the verdict, which is the gate's decision, asks for an explanation at any size.
+pub const EXPLAIN_THRESHOLD: f64 = 0.01;
+
+/// At most this many counters explain a change (issue 9's brief: the top 3).
+pub const EXPLAIN_TOP: usize = 3;
+
+/// The statistics a run CSV holds for every trial ([`crate::record::statistics`]). They are shown
+/// old -> new like counters, but never explain a time change: they are the time, or derived from it
+/// or from the gate (bandwidth, delta, p-values). Every other metric is a counter (ncu's names, or
+/// a derived counter such as `sectors_per_request`).
+pub const RUN_STATISTICS: &[&str] = &[
+    "samples",
+    "median",
+    "mean",
+    "stddev",
+    "min",
+    "max",
+    "noise",
+    "timed_out",
+    "sampling_wall",
+    "throttled_samples",
+    "bytes",
+    "bandwidth",
+    "pct_of_copy_bandwidth",
+    "flops",
+    "throughput",
+    "sm_clock",
+    "baseline_median",
+    "delta",
+    "p_value",
+    "p_adjusted",
+    "min_effect",
+];
+
+/// One measured value (what the history and the run CSVs hold), plain data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    /// Trial name, `family/kernel/size`.
+    pub trial: String,
+    /// The kernel's entry point (a trial's program may launch several).
+    pub kernel: String,
+    /// A run statistic ([`RUN_STATISTICS`]) or a counter (ncu's metric name).
+    pub metric: String,
+    /// Unit of `value` (`s`, `%`, `sector`, ...).
+    pub unit: String,
+    /// The value, in `unit`.
+    pub value: f64,
+    /// The gate's verdict for the trial (`regressed`, `improved`, `unchanged`, `ambiguous`,
+    /// `invalid`, `no-baseline`: [`crate::gate::Verdict::as_str`]).
+    pub verdict: String,
+    /// What decided the verdict (`time`, `counter <metric>`, `conditions`).
+    pub decided_by: String,
+}
+
+/// One side of a diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Side {
+    /// What was measured: `commit:7` and subject, a run id, or `baseline`.
+    pub label: String,
+    /// The GPU it was measured on (GPU key, or the physical GPU).
+    pub gpu: String,
+}
+
+/// Whether a trial is on both sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// On both sides.
+    Both,
+    /// Only on the new side.
+    Added,
+    /// Only on the old side.
+    Removed,
+}
+
+/// One metric of one kernel old -> new; `None` where a side has no row for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricDiff {
+    /// The entry point the metric belongs to.
+    pub kernel: String,
+    /// The metric's name.
+    pub metric: String,
+    /// Its unit (the new side's where both have one).
+    pub unit: String,
+    /// The old side's value; the median where the side has several rows (repeated runs).
+    pub old: Option<f64>,
+    /// The new side's value, likewise.
+    pub new: Option<f64>,
+    /// A counter (explains time changes), not one of [`RUN_STATISTICS`].
+    pub counter: bool,
+}
+
+impl MetricDiff {
+    /// `new / old - 1` (0.25 = 25 % more); `None` when a side is absent or `old` is 0.
+    pub fn delta(&self) -> Option<f64> {
+        relative_change(self.old, self.new)
+    }
+}
+
+/// A counter that explains a time change: it moved in the same direction, by a factor
+/// (`global_load_sectors 4.0x`) or from or to zero (`... 0 -> 31.5M`). Display gives that text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Factor {
+    /// The counter's name (prefixed `kernel: ` where the trial launches several kernels).
+    pub metric: String,
+    /// Old value.
+    pub old: f64,
+    /// New value.
+    pub new: f64,
+}
+
+impl Factor {
+    /// How it moved: `4.0x`, `0.50x`, or from or to zero `0 -> 31.5M` (digits, letters, `.`, `-`,
+    /// `>` and spaces only).
+    pub fn change(&self) -> String {
+        if self.old == 0.0 || self.new == 0.0 {
+            format!("{} -> {}", compact(self.old), compact(self.new))
+        } else {
+            ratio_text(self.new / self.old)
+        }
+    }
+}
+
+impl fmt::Display for Factor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.metric, self.change())
+    }
+}
+
+/// One trial compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrialDiff {
+    /// Trial name.
+    pub trial: String,
+    /// On both sides, or added/removed.
+    pub presence: Presence,
+    /// Old median time, seconds; `None` when the old side has no `median` row.
+    pub old_s: Option<f64>,
+    /// New median time, seconds.
+    pub new_s: Option<f64>,
+    /// The new side's verdict (the old side's for a removed trial); the most severe one where the
+    /// side has several runs (order: [`severity`]).
+    pub verdict: String,
+    /// What decided `verdict`.
+    pub decided_by: String,
+    /// Every metric but the time, old -> new, sorted by kernel and name; none dropped.
+    pub metrics: Vec<MetricDiff>,
+    /// The counters that explain the time change, strongest first, at most [`EXPLAIN_TOP`]; empty
+    /// when nothing asks for an explanation or no counter moved with the time.
+    pub explanation: Vec<Factor>,
+}
+
+impl TrialDiff {
+    /// Time change `new / old - 1`; `None` without both times.
+    pub fn delta(&self) -> Option<f64> {
+        relative_change(self.old_s, self.new_s)
+    }
+
+    /// A metric's name as the report shows it: prefixed `kernel: ` where the trial's metrics come
+    /// from several kernels.
+    pub fn metric_name(&self, m: &MetricDiff) -> String {
+        if self.metrics.iter().any(|o| o.kernel != m.kernel) {
+            format!("{}: {}", m.kernel, m.metric)
+        } else {
+            m.metric.clone()
+        }
+    }
+
+    /// Whether the trial belongs in the "changed" table: added, removed, a time change of at least
+    /// [`EXPLAIN_THRESHOLD`], or a verdict other than `unchanged`/`no-baseline`.
+    pub fn changed(&self) -> bool {
+        self.presence != Presence::Both
+            || self.delta().is_some_and(|d| d.abs() >= EXPLAIN_THRESHOLD)
+            || !matches!(self.verdict.as_str(), "unchanged" | "no-baseline")
+    }
+}
+
+/// Two sides compared: every trial of either side, regressions first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diff {
+    /// The old side.
+    pub old: Side,
+    /// The new side.
+    pub new: Side,
+    /// One per trial on either side; order: regressed, then invalid, then the rest, each by
+    /// |time change| (largest first; trials without one last), then by name.
+    pub trials: Vec<TrialDiff>,
+    /// [`BANDWIDTH_METRIC`] of every trial that has it on either side, by trial name.
+    pub bars: Vec<Bar>,
+}
+
+impl Diff {
+    /// The one-line summary: `1 regressed, 2 improved, 30 unchanged, 1 added, 1 removed (35 trials)`.
+    /// Verdicts are counted for trials on both sides, in [`severity`] order; added and removed
+    /// trials are counted as such.
+    pub fn summary(&self) -> String {
+        let mut by_verdict: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+        let (mut added, mut removed) = (0, 0);
+        for t in &self.trials {
+            match t.presence {
+                Presence::Added => added += 1,
+                Presence::Removed => removed += 1,
+                Presence::Both => *by_verdict.entry((severity(&t.verdict), t.verdict.as_str())).or_default() += 1,
+            }
+        }
+        let mut parts: Vec<String> = by_verdict
+            .into_iter()
+            .map(|((_, v), n)| format!("{n} {}", if v.is_empty() { "without verdict" } else { v }))
+            .collect();
+        if added > 0 {
+            parts.push(format!("{added} added"));
+        }
+        if removed > 0 {
+            parts.push(format!("{removed} removed"));
+        }
+        if parts.is_empty() {
+            return "no trials on either side".into();
+        }
+        format!("{} ({})", parts.join(", "), crate::units::count(self.trials.len(), "trial"))
+    }
+
+    /// The trials of the "changed" table ([`TrialDiff::changed`]), in report order.
+    pub fn changed(&self) -> impl Iterator<Item = &TrialDiff> {
+        self.trials.iter().filter(|t| t.changed())
+    }
+}
+
+/// A case's series across commits, for a trend chart: one metric, points in commit order, and the
+/// change points found in it (by the history's change-point detection; this module only carries
+/// them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trend {
+    /// Trial name.
+    pub trial: String,
+    /// The metric (`median` for time).
+    pub metric: String,
+    /// Its unit (`s` for time).
+    pub unit: String,
+    /// The series, oldest first. Points of several GPUs may share a label (one commit measured on
+    /// two GPUs); each GPU gets its own line.
+    pub points: Vec<TrendPoint>,
+    /// Indices into `points` of the first point of each new regime.
+    pub change_points: Vec<usize>,
+}
+
+/// One point of a [`Trend`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrendPoint {
+    /// Where it was measured: `commit:7` (the x axis's label).
+    pub label: String,
+    /// The value, in the trend's unit.
+    pub value: f64,
+    /// The GPU it was measured on.
+    pub gpu: String,
+}
+
+/// One trial's [`BANDWIDTH_METRIC`] (% of the run's copy bandwidth) on each side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// Trial name.
+    pub trial: String,
+    /// Old side's value, %; `None` when the old side has none.
+    pub old: Option<f64>,
+    /// New side's value, %.
+    pub new: Option<f64>,
+}
+
+/// Compares two sides' rows trial by trial (pure).
+///
+/// Several rows for one (trial, kernel, metric) on a side (a commit run more than once) are
+/// summarised by their median. A trial's time is its [`TIME_METRIC`] row; its verdict the new
+/// side's (the most severe of several). An explanation is sought when the time moved by at least
+/// [`EXPLAIN_THRESHOLD`] or the verdict is `regressed`/`improved` (see [`explain`]). Non-finite
+/// values are kept and shown as they are; they never explain anything.
+pub fn diff(old: &Side, old_rows: &[Measurement], new: &Side, new_rows: &[Measurement]) -> Diff {
+    let old_side = collect(old_rows);
+    let new_side = collect(new_rows);
+    let names: BTreeSet<&str> = old_side.keys().chain(new_side.keys()).copied().collect();
+    let mut trials: Vec<TrialDiff> =
+        names.into_iter().map(|name| trial_diff(name, old_side.get(name), new_side.get(name))).collect();
+    trials.sort_by(|a, b| {
+        let group = |t: &TrialDiff| match t.verdict.as_str() {
+            "regressed" => 0,
+            "invalid" => 1,
+            _ => 2,
+        };
+        let size = |t: &TrialDiff| t.delta().filter(|d| d.is_finite()).map(f64::abs);
+        group(a)
+            .cmp(&group(b))
+            .then_with(|| match (size(a), size(b)) {
+                (Some(x), Some(y)) => y.total_cmp(&x),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| a.trial.cmp(&b.trial))
+    });
+    Diff { old: old.clone(), new: new.clone(), trials, bars: bars(old_rows, new_rows) }
+}
+
+/// The bars of [`BANDWIDTH_METRIC`], one per trial that has it on either side, by trial name
+/// (pure; several rows on a side: their median).
+pub fn bars(old_rows: &[Measurement], new_rows: &[Measurement]) -> Vec<Bar> {
+    let pick = |rows: &[Measurement]| -> BTreeMap<String, f64> {
+        let mut values: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        for r in rows.iter().filter(|r| r.metric == BANDWIDTH_METRIC) {
+            values.entry(r.trial.clone()).or_default().push(r.value);
+        }
+        values.into_iter().map(|(t, v)| (t, median(v))).collect()
+    };
+    let (old, new) = (pick(old_rows), pick(new_rows));
+    let trials: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    trials.into_iter().map(|t| Bar { trial: t.clone(), old: old.get(t).copied(), new: new.get(t).copied() }).collect()
+}
+
+/// The severity order of verdicts, most severe first: `regressed`, `invalid`, `ambiguous`,
+/// `improved`, `unchanged`, `no-baseline`, then anything else.
+pub fn severity(verdict: &str) -> usize {
+    ["regressed", "invalid", "ambiguous", "improved", "unchanged", "no-baseline"]
+        .iter()
+        .position(|v| *v == verdict)
+        .unwrap_or(6)
+}
+
+/// The counters among `metrics` that explain a time change in direction `up` (slower) or down:
+/// those present on both sides with non-negative finite values that moved the same way by at least
+/// [`EXPLAIN_THRESHOLD`], ranked by |ln(new/old)| (a move from or to zero ranks first, larger
+/// non-zero value first), then by name; the top [`EXPLAIN_TOP`]. `several_kernels` prefixes each
+/// name with its kernel.
+pub fn explain(metrics: &[MetricDiff], up: bool, several_kernels: bool) -> Vec<Factor> {
+    let mut candidates: Vec<(f64, f64, &MetricDiff, f64, f64)> = metrics
+        .iter()
+        .filter(|m| m.counter)
+        .filter_map(|m| {
+            let (old, new) = (m.old?, m.new?);
+            if !(old.is_finite() && new.is_finite()) || old < 0.0 || new < 0.0 || old == new {
+                return None;
+            }
+            let strength = if old == 0.0 || new == 0.0 { f64::INFINITY } else { (new / old).ln().abs() };
+            let moved_up = new > old;
+            (moved_up == up && strength >= (1.0 + EXPLAIN_THRESHOLD).ln()).then_some((
+                strength,
+                old.max(new),
+                m,
+                old,
+                new,
+            ))
+        })
+        .collect();
+    candidates.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(b.1.total_cmp(&a.1))
+            .then_with(|| (&a.2.kernel, &a.2.metric).cmp(&(&b.2.kernel, &b.2.metric)))
+    });
+    candidates
+        .into_iter()
+        .take(EXPLAIN_TOP)
+        .map(|(_, _, m, old, new)| Factor {
+            metric: if several_kernels { format!("{}: {}", m.kernel, m.metric) } else { m.metric.clone() },
+            old,
+            new,
+        })
+        .collect()
+}
+
+/// A count the way people read it: three significant digits and a k/M/G suffix (`31.5M`, `4.1k`,
+/// `0.25`, `0`).
+pub fn compact(value: f64) -> String {
+    if !value.is_finite() {
+        return format!("{value}");
+    }
+    let (scaled, suffix) = match value.abs() {
+        a if a >= 1e12 => (value / 1e12, "T"),
+        a if a >= 1e9 => (value / 1e9, "G"),
+        a if a >= 1e6 => (value / 1e6, "M"),
+        a if a >= 1e3 => (value / 1e3, "k"),
+        _ => (value, ""),
+    };
+    format!("{}{suffix}", three_digits(scaled))
+}
+
+/// A relative change as a signed percentage with two decimals (`+25.00%`, `-3.10%`).
+pub fn percent(delta: f64) -> String {
+    format!("{:+.2}%", 100.0 * delta)
+}
+
+/// `x` with three significant digits, trailing zeros dropped (`31.5`, `4`, `0.25`, `125`).
+fn three_digits(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = usize::try_from(2 - magnitude).unwrap_or(0);
+    let text = format!("{x:.decimals$}");
+    if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
+}
+
+/// A ratio as a factor: `12x`, `4.0x`, `1.25x`, `0.25x`.
+fn ratio_text(r: f64) -> String {
+    if r >= 9.95 {
+        format!("{r:.0}x")
+    } else if r >= 1.995 {
+        format!("{r:.1}x")
+    } else {
+        format!("{r:.2}x")
+    }
+}
+
+fn relative_change(old: Option<f64>, new: Option<f64>) -> Option<f64> {
+    let (old, new) = (old?, new?);
+    (old != 0.0).then(|| new / old - 1.0)
+}
+
+/// The median of `v` (not empty); NaNs sort last.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// One side's rows of one trial: values per (kernel, metric) with their unit; verdicts seen.
+#[derive(Default)]
+struct TrialRows<'a> {
+    values: BTreeMap<(&'a str, &'a str), (&'a str, Vec<f64>)>,
+    verdicts: Vec<(&'a str, &'a str)>,
+}
+
+fn collect(rows: &[Measurement]) -> BTreeMap<&str, TrialRows<'_>> {
+    let mut out: BTreeMap<&str, TrialRows<'_>> = BTreeMap::new();
+    for r in rows {
+        let t = out.entry(r.trial.as_str()).or_default();
+        t.values.entry((r.kernel.as_str(), r.metric.as_str())).or_insert((r.unit.as_str(), Vec::new())).1.push(r.value);
+        t.verdicts.push((r.verdict.as_str(), r.decided_by.as_str()));
+    }
+    out
+}
+
+/// The most severe verdict among a side's rows, with what decided it.
+fn verdict_of(rows: &TrialRows<'_>) -> (String, String) {
+    rows.verdicts
+        .iter()
+        .min_by_key(|(v, d)| (severity(v), *v, *d))
+        .map(|(v, d)| (v.to_string(), d.to_string()))
+        .unwrap_or_default()
+}
+
+fn trial_diff(name: &str, old: Option<&TrialRows<'_>>, new: Option<&TrialRows<'_>>) -> TrialDiff {
+    let presence = match (old, new) {
+        (Some(_), Some(_)) => Presence::Both,
+        (None, _) => Presence::Added,
+        (_, None) => Presence::Removed,
+    };
+    let (verdict, decided_by) = new.or(old).map(verdict_of).unwrap_or_default();
+    let keys: BTreeSet<(&str, &str)> = old.into_iter().chain(new).flat_map(|t| t.values.keys().copied()).collect();
+    let value =
+        |side: Option<&TrialRows<'_>>, key| side.and_then(|t| t.values.get(&key)).map(|(_, v)| median(v.clone()));
+    let unit = |side: Option<&TrialRows<'_>>, key| side.and_then(|t| t.values.get(&key)).map(|(u, _)| u.to_string());
+    let (mut old_s, mut new_s) = (None, None);
+    let mut metrics = Vec::new();
+    for key @ (kernel, metric) in keys {
+        if metric == TIME_METRIC {
+            old_s = old_s.or(value(old, key));
+            new_s = new_s.or(value(new, key));
+            continue;
+        }
+        metrics.push(MetricDiff {
+            kernel: kernel.to_string(),
+            metric: metric.to_string(),
+            unit: unit(new, key).or(unit(old, key)).unwrap_or_default(),
+            old: value(old, key),
+            new: value(new, key),
+            counter: !RUN_STATISTICS.contains(&metric),
+        });
+    }
+    let mut t = TrialDiff {
+        trial: name.to_string(),
+        presence,
+        old_s,
+        new_s,
+        verdict,
+        decided_by,
+        metrics,
+        explanation: vec![],
+    };
+    let moved = t.delta().filter(|d| d.is_finite() && d.abs() >= EXPLAIN_THRESHOLD);
+    let up = match (moved, t.verdict.as_str()) {
+        (Some(d), _) => Some(d > 0.0),
+        (None, "regressed") => Some(true),
+        (None, "improved") => Some(false),
+        _ => None,
+    };
+    if let (Some(up), Presence::Both) = (up, presence) {
+        let kernels: BTreeSet<&str> = t.metrics.iter().map(|m| m.kernel.as_str()).collect();
+        t.explanation = explain(&t.metrics, up, kernels.len() > 1);
+    }
+    t
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A synthetic row (the numbers are made up for the test).
+    pub(crate) fn row(trial: &str, metric: &str, unit: &str, value: f64, verdict: &str) -> Measurement {
+        Measurement {
+            trial: trial.into(),
+            kernel: trial.split('/').nth(1).unwrap_or("k").into(),
+            metric: metric.into(),
+            unit: unit.into(),
+            value,
+            verdict: verdict.into(),
+            decided_by: "time".into(),
+        }
+    }
+
+    pub(crate) fn side(label: &str) -> Side {
+        Side { label: label.into(), gpu: "nvidia-h200-sm90".into() }
+    }
+
+    /// Synthetic sides: `t/slow/1` regressed 25 % with bank conflicts from 0 and 4x the sectors,
+    /// `t/fast/1` improved 10 %, `t/same/1` unchanged, `t/gone/1` removed, `t/new/1` added.
+    pub(crate) fn synthetic() -> Diff {
+        let old = vec![
+            row("t/slow/1", "median", "s", 100e-6, "unchanged"),
+            row("t/slow/1", "dram__sectors_read.sum", "sector", 1e6, "unchanged"),
+            row("t/slow/1", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "", 0.0, "unchanged"),
+            row("t/slow/1", "achieved_occupancy_pct", "%", 80.0, "unchanged"),
+            row("t/slow/1", "sm__cycles_elapsed.avg", "cycle", 1000.0, "unchanged"),
+            row("t/slow/1", "mean", "s", 101e-6, "unchanged"),
+            row("t/slow/1", "pct_of_copy_bandwidth", "%", 90.0, "unchanged"),
+            row("t/fast/1", "median", "s", 200e-6, "unchanged"),
+            row("t/fast/1", "dram__sectors_read.sum", "sector", 2e6, "unchanged"),
+            row("t/same/1", "median", "s", 50e-6, "unchanged"),
+            row("t/same/1", "only_old_counter", "", 7.0, "unchanged"),
+            row("t/gone/1", "median", "s", 10e-6, "unchanged"),
+        ];
+        let new = vec![
+            row("t/slow/1", "median", "s", 125e-6, "regressed"),
+            row("t/slow/1", "dram__sectors_read.sum", "sector", 4e6, "regressed"),
+            row("t/slow/1", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "", 31.5e6, "regressed"),
+            row("t/slow/1", "achieved_occupancy_pct", "%", 40.0, "regressed"),
+            row("t/slow/1", "sm__cycles_elapsed.avg", "cycle", 1250.0, "regressed"),
+            row("t/slow/1", "mean", "s", 126e-6, "regressed"),
+            row("t/slow/1", "pct_of_copy_bandwidth", "%", 72.0, "regressed"),
+            row("t/fast/1", "median", "s", 180e-6, "improved"),
+            row("t/fast/1", "dram__sectors_read.sum", "sector", 1e6, "improved"),
+            row("t/same/1", "median", "s", 50.1e-6, "unchanged"),
+            row("t/new/1", "median", "s", 5e-6, "no-baseline"),
+        ];
+        diff(&side("abc1234 old"), &old, &side("def5678 new"), &new)
+    }
+
+    #[test]
+    fn trials_sorted_regressions_first_then_by_size() {
+        let d = synthetic();
+        let names: Vec<&str> = d.trials.iter().map(|t| t.trial.as_str()).collect();
+        assert_eq!(names, ["t/slow/1", "t/fast/1", "t/same/1", "t/gone/1", "t/new/1"]);
+        assert_eq!(d.trials[3].presence, Presence::Removed);
+        assert_eq!(d.trials[4].presence, Presence::Added);
+        assert_eq!(d.summary(), "1 regressed, 1 improved, 1 unchanged, 1 added, 1 removed (5 trials)");
+        let changed: Vec<&str> = d.changed().map(|t| t.trial.as_str()).collect();
+        assert_eq!(changed, ["t/slow/1", "t/fast/1", "t/gone/1", "t/new/1"]);
+    }
+
+    #[test]
+    fn explanation_ranks_counters_that_moved_with_the_time() {
+        let d = synthetic();
+        let slow = &d.trials[0];
+        assert!((slow.delta().unwrap() - 0.25).abs() < 1e-12);
+        let text: Vec<String> = slow.explanation.iter().map(Factor::to_string).collect();
+        // Zero to non-zero first, then 4x, then 1.25x; occupancy went down (other direction) and
+        // `mean` is a run statistic: neither explains.
+        assert_eq!(
+            text,
+            [
+                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum 0 -> 31.5M",
+                "dram__sectors_read.sum 4.0x",
+                "sm__cycles_elapsed.avg 1.25x",
+            ]
+        );
+        let fast = &d.trials[1];
+        assert_eq!(
+            fast.explanation.iter().map(Factor::to_string).collect::<Vec<_>>(),
+            ["dram__sectors_read.sum 0.50x"]
+        );
+        assert!(d.trials[2].explanation.is_empty(), "a 0.2 % change asks for no explanation");
+    }
+
+    #[test]
+    fn metrics_on_one_side_are_kept() {
+        let d = synthetic();
+        let same = d.trials.iter().find(|t| t.trial == "t/same/1").unwrap();
+        assert_eq!(same.metrics.len(), 1);
+        assert_eq!((same.metrics[0].old, same.metrics[0].new), (Some(7.0), None));
+        assert_eq!(same.metrics[0].delta(), None);
+        let slow = &d.trials[0];
+        let mean = slow.metrics.iter().find(|m| m.metric == "mean").unwrap();
+        assert!(!mean.counter);
+        assert_eq!(slow.metrics.len(), 6, "every metric but the time: {:?}", slow.metrics);
+    }
+
+    #[test]
+    fn verdict_alone_asks_for_an_explanation() {
+        let old = [row("a/k/1", "median", "s", 1.0, "unchanged"), row("a/k/1", "x", "", 10.0, "unchanged")];
+        let new = [row("a/k/1", "median", "s", 1.001, "regressed"), row("a/k/1", "x", "", 20.0, "regressed")];
+        let d = diff(&side("a"), &old, &side("b"), &new);
+        assert_eq!(d.trials[0].explanation.iter().map(Factor::to_string).collect::<Vec<_>>(), ["x 2.0x"]);
+    }
+
+    #[test]
+    fn repeated_runs_are_summarised_by_the_median_and_the_worst_verdict() {
+        let old = [row("a/k/1", "median", "s", 1.0, "unchanged")];
+        let new = [
+            row("a/k/1", "median", "s", 1.0, "unchanged"),
+            row("a/k/1", "median", "s", 3.0, "regressed"),
+            row("a/k/1", "median", "s", 2.0, "unchanged"),
+        ];
+        let d = diff(&side("a"), &old, &side("b"), &new);
+        assert_eq!((d.trials[0].new_s, d.trials[0].verdict.as_str()), (Some(2.0), "regressed"));
+    }
+
+    #[test]
+    fn several_kernels_name_their_kernel() {
+        let mut old = vec![row("a/k/1", "median", "s", 1.0, "unchanged")];
+        let mut new = vec![row("a/k/1", "median", "s", 2.0, "regressed")];
+        for (kernel, o, n) in [("pack", 1.0, 3.0), ("scan", 1.0, 1.5)] {
+            old.push(Measurement { kernel: kernel.into(), ..row("a/k/1", "c", "", o, "unchanged") });
+            new.push(Measurement { kernel: kernel.into(), ..row("a/k/1", "c", "", n, "regressed") });
+        }
+        let d = diff(&side("a"), &old, &side("b"), &new);
+        let text: Vec<String> = d.trials[0].explanation.iter().map(Factor::to_string).collect();
+        assert_eq!(text, ["pack: c 3.0x", "scan: c 1.50x"]);
+    }
+
+    #[test]
+    fn bars_keep_trials_of_either_side() {
+        let d = synthetic();
+        assert_eq!(d.bars, [Bar { trial: "t/slow/1".into(), old: Some(90.0), new: Some(72.0) }]);
+        let b = bars(&[], &[row("x/y/1", BANDWIDTH_METRIC, "%", 50.0, "")]);
+        assert_eq!(b, [Bar { trial: "x/y/1".into(), old: None, new: Some(50.0) }]);
+    }
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(compact(31.5e6), "31.5M");
+        assert_eq!(compact(4096.0), "4.1k");
+        assert_eq!(compact(0.25), "0.25");
+        assert_eq!(compact(0.0), "0");
+        assert_eq!(compact(-1.5e9), "-1.5G");
+        assert_eq!(compact(125.0), "125");
+        assert_eq!(ratio_text(4.0), "4.0x");
+        assert_eq!(ratio_text(12.3), "12x");
+        assert_eq!(ratio_text(1.05), "1.05x");
+        assert_eq!(ratio_text(1.25), "1.25x");
+        assert_eq!(ratio_text(0.25), "0.25x");
+        assert_eq!(percent(0.25), "+25.00%");
+        assert_eq!(percent(-0.031), "-3.10%");
+    }
+
+    #[test]
+    fn run_statistics_are_all_known() {
+        let mut r = crate::record::tests::result("a/b/1", 1e-3, 1024, 1024);
+        r.sm_clock_mhz = Some(1980.0);
+        r.comparison = Some(crate::gate::timing::Comparison {
+            verdict: crate::gate::timing::Verdict::Unchanged,
+            baseline_median_s: 1e-3,
+            median_s: 1e-3,
+            delta: 0.0,
+            p_value: 0.5,
+            p_adjusted: 1.0,
+            min_effect: 0.02,
+            median_ci: 0.001,
+            quantum_s: 0.0,
+        });
+        for (name, _, _) in crate::record::statistics(&r, 4000.0) {
+            assert!(RUN_STATISTICS.contains(&name), "{name} is a run statistic: add it to RUN_STATISTICS");
+        }
+    }
+}
