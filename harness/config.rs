@@ -132,6 +132,26 @@ pub struct Config {
     /// Same-run A/B: the git revision whose `kernels/*.cu` are timed against this build's, in one
     /// process, samples interleaved (`KERNELGATE_AB`, e.g. `HEAD`, `main`, a commit id).
     pub ab: Option<String>,
+    /// Where every run is appended to the history (`KERNELGATE_HISTORY`: a folder, or `off`;
+    /// default `<project root>/.kernelgate/history`, `crate::history::default_dir`).
+    pub history: History,
+    /// Also add the run to the git notes of its commit, `refs/notes/kernelgate`
+    /// (`KERNELGATE_NOTES=1`; `crate::history::notes`), for `git push` to share.
+    pub notes: bool,
+    /// Write the run's JUnit XML here (`KERNELGATE_JUNIT`, a file path), for CI systems.
+    pub junit: Option<PathBuf>,
+}
+
+/// Where runs are recorded (`KERNELGATE_HISTORY`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum History {
+    /// `<project root>/.kernelgate/history` (unset).
+    #[default]
+    Default,
+    /// A folder of history stores.
+    Dir(PathBuf),
+    /// `off`: nothing is recorded.
+    Off,
 }
 
 /// Default effect floor against a baseline, percent: 1, criterion.rs's `noise_threshold` of 0.01.
@@ -156,7 +176,11 @@ impl Config {
     /// [`DEFAULT_AB_MIN_EFFECT_PCT`] in a same-run A/B run and [`DEFAULT_MIN_EFFECT_PCT`] against
     /// a baseline.
     pub fn effect_floor_pct(&self) -> f64 {
-        self.min_effect_pct.unwrap_or(if self.ab.is_some() { DEFAULT_AB_MIN_EFFECT_PCT } else { DEFAULT_MIN_EFFECT_PCT })
+        self.min_effect_pct.unwrap_or(if self.ab.is_some() {
+            DEFAULT_AB_MIN_EFFECT_PCT
+        } else {
+            DEFAULT_MIN_EFFECT_PCT
+        })
     }
 }
 
@@ -183,6 +207,9 @@ impl Default for Config {
             work_scale: 1.0,
             devices: Devices::List(vec![0]),
             ab: None,
+            history: History::Default,
+            notes: false,
+            junit: None,
         }
     }
 }
@@ -199,6 +226,8 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_COMPARE",
     "KERNELGATE_DEVICES",
     "KERNELGATE_FAIL_ON",
+    "KERNELGATE_HISTORY",
+    "KERNELGATE_JUNIT",
     "KERNELGATE_MAX_NOISE",
     "KERNELGATE_MIN_EFFECT",
     "KERNELGATE_MIN_SAMPLES",
@@ -206,6 +235,7 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_NCU",
     "KERNELGATE_NCU_CLOCK_CONTROL",
     "KERNELGATE_NCU_PATH",
+    "KERNELGATE_NOTES",
     "KERNELGATE_NVRTC",
     "KERNELGATE_OUT_DIR",
     "KERNELGATE_PRECISION",
@@ -446,6 +476,13 @@ impl Config {
                 }
             },
             ab: get("KERNELGATE_AB")?,
+            history: match get("KERNELGATE_HISTORY")? {
+                None => History::Default,
+                Some(v) if v == "off" => History::Off,
+                Some(v) => History::Dir(PathBuf::from(v)),
+            },
+            notes: flag("KERNELGATE_NOTES")?,
+            junit: get("KERNELGATE_JUNIT")?.map(PathBuf::from),
         };
         // Read by `crate::nvrtc` (before any option is parsed, for the compile trials); an empty
         // value is refused here like every other.
@@ -549,6 +586,17 @@ mod tests {
         assert!(with(&[("KERNELGATE_WORK_SCALE", "1"), ("KERNELGATE_BLESS", "1")]).is_ok());
         let err = with(&[("KERNELGATE_AB", "HEAD"), ("KERNELGATE_BLESS", "1")]).unwrap_err().to_string();
         assert!(err.contains("KERNELGATE_AB") && err.contains("cannot bless"), "{err}");
+    }
+
+    #[test]
+    fn history_notes_and_junit() {
+        let c = with(&[]).unwrap();
+        assert_eq!((c.history, c.notes, c.junit), (History::Default, false, None));
+        let c =
+            with(&[("KERNELGATE_HISTORY", "off"), ("KERNELGATE_NOTES", "1"), ("KERNELGATE_JUNIT", "j.xml")]).unwrap();
+        assert_eq!((c.history, c.notes, c.junit), (History::Off, true, Some(PathBuf::from("j.xml"))));
+        assert_eq!(with(&[("KERNELGATE_HISTORY", "/h")]).unwrap().history, History::Dir("/h".into()));
+        assert!(with(&[("KERNELGATE_NOTES", "yes")]).is_err());
     }
 
     #[test]

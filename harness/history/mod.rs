@@ -20,6 +20,7 @@ pub mod built;
 pub mod changepoint;
 pub mod import;
 pub mod notes;
+pub mod of_run;
 pub mod provenance;
 pub mod store;
 

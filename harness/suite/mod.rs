@@ -29,6 +29,7 @@ use crate::measure::{Samples, measure_cold, nvtx_ranges};
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
+use crate::report::junit::{self, TrialOutcome};
 use crate::{Config, Error, SOURCES, cases, check, compile, report};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -90,6 +91,8 @@ pub struct Suite {
     /// family-wise correction.
     compared: AtomicUsize,
     timed: Mutex<Vec<Timed>>,
+    /// How each trial that ran ended, for the JUnit report.
+    outcomes: Mutex<Vec<TrialOutcome>>,
     /// Trials that failed only their performance gate.
     gate_failures: AtomicUsize,
     stem: OnceLock<PathBuf>,
@@ -123,6 +126,7 @@ impl Suite {
             ab: OnceLock::new(),
             compared: AtomicUsize::new(0),
             timed: Mutex::new(Vec::new()),
+            outcomes: Mutex::new(Vec::new()),
             gate_failures: AtomicUsize::new(0),
             stem: OnceLock::new(),
         }
@@ -183,6 +187,19 @@ impl Suite {
         Ok(self.stem.get_or_init(|| claimed).clone())
     }
 
+    /// What is the same for every row of this run on the GPU of `facts`.
+    pub fn run_info(&self, facts: &crate::gpu::DeviceFacts) -> record::RunInfo {
+        record::RunInfo {
+            run_id: self.run_id.clone(),
+            seed: self.seed,
+            git: self.git.clone(),
+            kernels_sha256: history::built::BUILT_KERNELS_SHA256.to_string(),
+            facts: facts.clone(),
+            work_scale: self.config.work_scale,
+            ab_revision: self.config.ab.clone().unwrap_or_default(),
+        }
+    }
+
     /// The number of trials compared in this run (at least 1).
     fn tests(&self) -> usize {
         self.compared.load(Ordering::Relaxed).max(1)
@@ -228,23 +245,46 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     for source in SOURCES {
         for arch in COMPILE_ARCHS {
             let require = suite.config.require_nvrtc;
-            trials.push(Trial::ignorable_test(format!("compile/{}/{arch}", source.file), move || {
-                match compile::check_compiles(source, arch) {
+            let name = format!("compile/{}/{arch}", source.file);
+            trials.push(Trial::ignorable_test(
+                name.clone(),
+                noted(suite, name, move || match compile::check_compiles(source, arch) {
                     Ok(Ok(())) => Ok(Completion::Completed),
                     Ok(Err(mismatch)) => Err(mismatch.into()),
                     Err(Error::Unavailable(reason)) if !require => Ok(Completion::ignored_with(reason)),
                     Err(e) => Err(e.to_string().into()),
-                }
-            }));
+                }),
+            ));
         }
     }
     let no_gpu = !suite.config.require_gpu && suite.no_gpu.is_some();
     for (i, case) in suite.cases.iter().enumerate() {
         let s = Arc::clone(suite);
-        trials.push(Trial::ignorable_test(case.name(), move || run_case(&s, &s.cases[i])).with_ignored_flag(no_gpu));
+        let body = noted(suite, case.name(), move || run_case(&s, &s.cases[i]));
+        trials.push(Trial::ignorable_test(case.name(), body).with_ignored_flag(no_gpu));
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
+}
+
+/// `body`, with its outcome and wall time kept for the JUnit report ([`Suite::outcomes`]).
+fn noted<F>(suite: &Arc<Suite>, name: String, body: F) -> impl FnOnce() -> Result<Completion, Failed> + Send + 'static
+where
+    F: FnOnce() -> Result<Completion, Failed> + Send + 'static,
+{
+    let suite = Arc::clone(suite);
+    move || {
+        let start = std::time::Instant::now();
+        let result = body();
+        let outcome = match &result {
+            Ok(Completion::Completed) => junit::Outcome::Passed,
+            Ok(Completion::Ignored { reason }) => junit::Outcome::Skipped(reason.clone().unwrap_or_default()),
+            Err(failed) => junit::Outcome::Failed(failed.message().unwrap_or("failed").to_string()),
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome { name, seconds, outcome });
+        result
+    }
 }
 
 /// One GPU trial: check, measurement, verdict (against the baseline, or the A/B revision), counter
@@ -502,7 +542,11 @@ pub fn main() -> ExitCode {
         }
     }
     args.test_threads.get_or_insert(1);
+    let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     let conclusion = libtest_mimic::run(&args, trials);
+    if !args.list {
+        results::write_junit(&suite, &names);
+    }
     if let Err(e) = results::write_results(&suite) {
         eprintln!("kernelgate: {e}");
         return ExitCode::FAILURE;

@@ -3,8 +3,11 @@
 use super::{Suite, Timed};
 use crate::gate::baseline::run::{Form, Measured, Provenance};
 use crate::gate::baseline::{self};
+use crate::history::of_run::{Counters, Trial};
+use crate::history::{self, HistoryStore};
 use crate::ncu::profile;
-use crate::record::{self, CaseResult, RunInfo};
+use crate::record::{self, CaseResult};
+use crate::report::junit::{self, Outcome, TrialOutcome};
 use crate::{Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,21 +23,14 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         // One group of rows per GPU: each row carries the facts of the GPU its trial ran on.
         let mut rows = Vec::new();
         for t in &timed {
-            let run = RunInfo {
-                run_id: suite.run_id.clone(),
-                seed: suite.seed,
-                git: suite.git.clone(),
-                kernels_sha256: crate::history::built::BUILT_KERNELS_SHA256.to_string(),
-                facts: t.gpu.facts.clone(),
-                work_scale: suite.config.work_scale,
-                ab_revision: suite.config.ab.clone().unwrap_or_default(),
-            };
+            let run = suite.run_info(&t.gpu.facts);
             rows.extend(record::rows(&run, std::slice::from_ref(&t.result)));
         }
         let path = with_suffix(&stem, ".csv");
         record::write_csv(&path, &rows)?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
         keep_run_record(suite, &timed, &stem);
+        record_history(suite, &timed);
         if suite.config.bless {
             bless(suite, &timed)?;
         }
@@ -49,6 +45,106 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         println!("kernelgate: ncu profiling failed: {e}");
     }
     Ok(())
+}
+
+/// Appends the run to the history store of each GPU key (one run per physical GPU), and to the git
+/// notes of its commit with `KERNELGATE_NOTES=1`. Power-benchmark and A/B runs are not history:
+/// their times are not the commit's nominal cases alone. A failure is reported, not fatal: the run
+/// CSV is written, and `kernelgate history import` can add it later.
+fn record_history(suite: &Suite, timed: &[Timed]) {
+    let dir = match &suite.config.history {
+        crate::config::History::Off => return,
+        crate::config::History::Dir(d) => d.clone(),
+        crate::config::History::Default => history::default_dir(&suite.root),
+    };
+    if suite.config.work_scale != 1.0 || suite.config.ab.is_some() {
+        println!(
+            "kernelgate: not recorded in history: an A/B or scaled-work run (kernelgate history import can add it)"
+        );
+        return;
+    }
+    let profiled = match suite.profiled.get() {
+        Some(Ok(p)) => Some(p),
+        _ => None,
+    };
+    let counters = profiled.map(|p| Counters { values: &p.values, units: &p.units, ncu_version: &p.ncu_version });
+    let mut by_gpu: BTreeMap<String, Vec<&Timed>> = BTreeMap::new();
+    for t in timed {
+        by_gpu.entry(t.gpu.facts.uuid.clone()).or_default().push(t);
+    }
+    let repo = if suite.config.notes { git2::Repository::discover(&suite.root).ok() } else { None };
+    for group in by_gpu.values() {
+        let trials: Vec<Trial<'_>> = group
+            .iter()
+            .map(|t| Trial {
+                result: &t.result,
+                // The CI of all n samples, from the spread of the kept ones (evenly spaced).
+                median_ci: (!t.kept.is_empty()).then(|| {
+                    crate::gate::timing::median_ci_half_width(&t.kept) * (t.kept.len() as f64).sqrt()
+                        / (t.result.summary.n as f64).sqrt()
+                }),
+            })
+            .collect();
+        let info = suite.run_info(&group[0].gpu.facts);
+        let run = history::of_run::run_of(&info, &trials, counters);
+        let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
+        match appended {
+            Ok(rows) => println!(
+                "kernelgate: recorded in history: {} ({} values, GPU {}) in {}",
+                info.git.short(),
+                rows,
+                info.facts.uuid,
+                dir.display()
+            ),
+            Err(e) => println!("kernelgate: not recorded in history: {e}"),
+        }
+        if suite.config.notes {
+            match repo.as_ref().map(|r| history::write_run(r, &run)) {
+                Some(Ok(lines)) => println!(
+                    "kernelgate: added {lines} lines to the git note of {} ({})",
+                    info.git.short(),
+                    history::NOTES_REF
+                ),
+                Some(Err(e)) => println!("kernelgate: warning: no git note written: {e}"),
+                None => {
+                    println!("kernelgate: warning: no git note written: no git repository at {}", suite.root.display())
+                }
+            }
+        }
+    }
+}
+
+/// Writes the JUnit XML of the run to `KERNELGATE_JUNIT`: one testcase per trial in `names` (those
+/// not filtered out), in that order; a trial that never ran (ignored at discovery) is skipped with
+/// the reason. A failure to write is reported, not fatal.
+pub(super) fn write_junit(suite: &Suite, names: &[String]) {
+    let Some(path) = &suite.config.junit else { return };
+    let ran = suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let reason = suite.no_gpu.clone().unwrap_or_else(|| "not run".to_string());
+    let trials: Vec<TrialOutcome> = names
+        .iter()
+        .map(|name| {
+            ran.iter().find(|t| &t.name == name).cloned().unwrap_or_else(|| TrialOutcome {
+                name: name.clone(),
+                seconds: 0.0,
+                outcome: Outcome::Skipped(reason.clone()),
+            })
+        })
+        .collect();
+    let xml = junit::render("kernelgate", &trials);
+    // Replaced whole (a CI job reuses its path); never left half-written.
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let written = tempfile::NamedTempFile::new_in(dir)
+        .and_then(|mut temp| {
+            use std::io::Write as _;
+            temp.write_all(xml.as_bytes())?;
+            temp.persist(path).map_err(|e| e.error)
+        })
+        .map_err(|e| format!("{}: {e}", path.display()));
+    match written {
+        Ok(_) => println!("kernelgate: wrote {} (JUnit, {} testcases)", path.display(), trials.len()),
+        Err(e) => eprintln!("kernelgate: could not write the JUnit report: {e}"),
+    }
 }
 
 /// The run's timed trials in baseline form, per GPU key (one key per GPU model).
