@@ -21,6 +21,7 @@ pub mod changepoint;
 pub mod import;
 pub mod notes;
 pub mod provenance;
+pub mod query;
 pub mod store;
 
 pub use import::{Imported, import};

@@ -1,0 +1,683 @@
+//! Questions asked of the history (issue 9): the two sides of a diff report, a trial's series with
+//! its change points, the change points of every series, and the nightly gate's decision.
+//!
+//! Change points are always found per physical GPU (`gpu_uuid`): one GPU key covers many GPUs, and
+//! a series mixing two of them has machine offsets of several % that E-divisive would report as
+//! changes. Values that are not finite (a run that measured nothing) are left out of the series
+//! given to [`changepoint::detect`], and its indices are mapped back to the points shown.
+//!
+//! The loaders (`resolve_side`, `show`, `changes`, `gate`) open stores; what they compute is in
+//! pure functions beside them ([`measurements`], [`per_gpu_change_points`], [`all_change_points`],
+//! [`decide`], the `format_*` printers), which the tests call with synthetic data.
+
+use super::changepoint::{self, ChangePoint};
+use super::import::{Kind, attach_metrics, parse_csv};
+use super::store::{self, AllSeries, HistoryStore, RunSummary};
+use super::{Run, RunMeta, Value};
+use crate::report::diff::{Diff, Measurement, Side, TIME_METRIC, Trend, TrendPoint};
+use crate::units::format_value;
+use crate::{Error, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The gate's effect floor as a change-point magnitude: 1 %, the default of
+/// `KERNELGATE_MIN_EFFECT` (`crate::config`), below which the gate calls no change a regression.
+pub const GATE_MIN_MAGNITUDE: f64 = 0.01;
+
+/// The change-point options of every history query: [`changepoint::Options`]' defaults (Otava's)
+/// with `min_magnitude` [`GATE_MIN_MAGNITUDE`].
+pub fn options() -> changepoint::Options {
+    changepoint::Options { min_magnitude: GATE_MIN_MAGNITUDE, ..changepoint::Options::default() }
+}
+
+/// Exit code of `kernelgate history gate` for a regression: a `regressed` verdict or an increase of
+/// a trial's time at the run's commit (the suite's `EXIT_REGRESSION`).
+pub const EXIT_REGRESSED: u8 = 3;
+/// Exit code of `kernelgate history gate` when nothing regressed but some trial is `invalid`.
+pub const EXIT_INVALID: u8 = 4;
+
+/// A commit as people read it: its first 7 characters.
+fn short(commit: &str) -> &str {
+    commit.get(..7).unwrap_or(commit)
+}
+
+/// The start of a GPU UUID that tells GPUs apart in print (`GPU-20ce1a7a`, 12 characters).
+fn gpu_short(uuid: &str) -> &str {
+    uuid.get(..12).unwrap_or(uuid)
+}
+
+/// A run's values as the diff report's rows (pure): `median` and the run CSV's other statistics,
+/// and ncu counters, by their names; [`crate::report::diff`] knows which are statistics.
+pub fn measurements(values: &[Value]) -> Vec<Measurement> {
+    values
+        .iter()
+        .map(|v| Measurement {
+            trial: v.trial.clone(),
+            kernel: v.kernel.clone(),
+            metric: v.metric.clone(),
+            unit: v.unit.clone(),
+            value: v.value,
+            verdict: v.verdict.clone(),
+            decided_by: v.decided_by.clone(),
+        })
+        .collect()
+}
+
+/// One side of a diff, resolved: its label and GPU, the runs it is made of, and their rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// Label and GPU for the report.
+    pub side: Side,
+    /// The GPU key of its runs (the store trends are read from).
+    pub gpu_key: String,
+    /// Its runs, with their values (several for a commit run more than once: diff takes medians).
+    pub runs: Vec<Run>,
+    /// Every value of every run, as report rows.
+    pub rows: Vec<Measurement>,
+}
+
+/// What a side given by the user is: a run CSV, a run id (with a GPU UUID prefix), or a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Spec {
+    /// A run CSV (its `-metrics.csv` is read too, where it exists).
+    File(PathBuf),
+    /// A run id, `YYYYMMDDTHHMMSSZ` (possibly `-2` suffixed), and the start of a GPU UUID.
+    Run {
+        /// The run id.
+        run_id: String,
+        /// `@GPU-...` given after it, to pick one GPU of several.
+        gpu_uuid: Option<String>,
+    },
+    /// A commit id or its start (at least 4 hex digits).
+    Commit(String),
+}
+
+impl Spec {
+    /// Reads a side as the user gave it (pure but for one check: whether a file of that name
+    /// exists). A name ending in `.csv`, or an existing file, is a file.
+    ///
+    /// # Errors
+    /// [`Error::History`] for text that is none of the three, saying what each looks like.
+    pub fn parse(text: &str) -> Result<Spec> {
+        if text.ends_with(".csv") || Path::new(text).is_file() {
+            return Ok(Spec::File(PathBuf::from(text)));
+        }
+        let (id, uuid) = match text.split_once('@') {
+            Some((id, uuid)) => (id, Some(uuid.to_string())),
+            None => (text, None),
+        };
+        let b = id.as_bytes();
+        let run_id = b.len() >= 16
+            && b[..8].iter().all(u8::is_ascii_digit)
+            && b[8] == b'T'
+            && b[9..15].iter().all(u8::is_ascii_digit)
+            && b[15] == b'Z';
+        if run_id {
+            return Ok(Spec::Run { run_id: id.to_string(), gpu_uuid: uuid });
+        }
+        if uuid.is_none() && text.len() >= 4 && text.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Ok(Spec::Commit(text.to_ascii_lowercase()));
+        }
+        Err(Error::History {
+            path: PathBuf::from(text),
+            line: None,
+            message: "is neither a run CSV (a path ending in .csv), a run id (20261130T120000Z, optionally \
+                      @GPU-uuid-prefix) nor a commit (at least 4 hex digits)"
+                .into(),
+        })
+    }
+}
+
+/// The GPU keys to search: `gpu`, or every key with a store in `dir`.
+fn keys(dir: &Path, gpu: Option<&str>) -> Result<Vec<String>> {
+    let keys = match gpu {
+        Some(key) => {
+            let path = store::store_path(dir, key)?;
+            if !path.is_file() {
+                return Err(Error::History {
+                    path,
+                    line: None,
+                    message: format!(
+                        "no history for GPU key {key:?}; `kernelgate history runs` lists every key there is"
+                    ),
+                });
+            }
+            vec![key.to_string()]
+        }
+        None => store::gpu_keys(dir)?,
+    };
+    if keys.is_empty() {
+        return Err(Error::History {
+            path: dir.to_path_buf(),
+            line: None,
+            message: "no history here; `kernelgate history import baselines/*/runs` fills it from run CSVs, or pass --dir"
+                .into(),
+        });
+    }
+    Ok(keys)
+}
+
+/// The commits of `runs`, newest last, once each, as `commit:7 subject` lines (for errors).
+fn candidates(runs: &[RunSummary], at_most: usize) -> String {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for r in runs {
+        if !seen.iter().any(|(c, _)| *c == r.meta.commit) {
+            seen.push((&r.meta.commit, &r.meta.subject));
+        }
+    }
+    let skip = seen.len().saturating_sub(at_most);
+    let mut out: Vec<String> = seen[skip..].iter().map(|(c, s)| format!("  {} {s}", short(c))).collect();
+    if skip > 0 {
+        out.insert(0, format!("  ({skip} older commits not shown)"));
+    }
+    out.join("\n")
+}
+
+/// Resolves a side of `kernelgate diff` ([`Spec::parse`]) against the stores in `dir` (the store of
+/// `gpu`, or every store): a commit gives every run of that commit on that GPU key, a run id its
+/// run (on one GPU), a file its runs.
+///
+/// # Errors
+/// [`Error::History`] when nothing matches (naming what was searched and listing the stored
+/// commits), when a commit prefix matches several commits or a run id several GPUs (listing
+/// them), or when the matches are in several GPU keys (pass `--gpu`); errors of opening stores and
+/// of reading a CSV ([`parse_csv`]).
+pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolved> {
+    let spec = Spec::parse(text)?;
+    if let Spec::File(path) = &spec {
+        return resolve_file(path);
+    }
+    let error = |message: String| Error::History { path: dir.to_path_buf(), line: None, message };
+    let mut found: Vec<(String, HistoryStore, Vec<RunSummary>)> = Vec::new();
+    let mut all_runs = Vec::new();
+    for key in keys(dir, gpu)? {
+        let store = HistoryStore::open(dir, &key)?;
+        let runs = store.runs(None)?;
+        let matching: Vec<RunSummary> = runs
+            .iter()
+            .filter(|r| match &spec {
+                Spec::Commit(prefix) => r.meta.commit.starts_with(prefix.as_str()),
+                Spec::Run { run_id, gpu_uuid } => {
+                    r.meta.run_id == *run_id && gpu_uuid.as_ref().is_none_or(|u| r.meta.gpu_uuid.starts_with(u))
+                }
+                Spec::File(_) => unreachable!(),
+            })
+            .cloned()
+            .collect();
+        all_runs.extend(runs);
+        if !matching.is_empty() {
+            found.push((key, store, matching));
+        }
+    }
+    let searched = match gpu {
+        Some(key) => format!("the history of {key}"),
+        None => format!("every history in {}", dir.display()),
+    };
+    let Some((key, store, matching)) = found.first() else {
+        let what = match &spec {
+            Spec::Commit(c) => format!("no run of a commit starting {c:?}"),
+            _ => format!("no run {text:?}"),
+        };
+        return Err(error(format!(
+            "{what} in {searched}; its commits, oldest first:\n{}",
+            candidates(&all_runs, 20)
+        )));
+    };
+    if found.len() > 1 {
+        let keys: Vec<&str> = found.iter().map(|(k, _, _)| k.as_str()).collect();
+        return Err(error(format!("{text:?} is in the history of several GPU keys ({}); pass --gpu", keys.join(", "))));
+    }
+    let label = match &spec {
+        Spec::Commit(_) => {
+            if matching.iter().any(|r| r.meta.commit != matching[0].meta.commit) {
+                return Err(error(format!(
+                    "commit {text:?} is ambiguous in {searched}; it starts:\n{}\ngive more of it",
+                    candidates(matching, usize::MAX)
+                )));
+            }
+            let m = &matching[0].meta;
+            format!("{} {}", short(&m.commit), m.subject).trim_end().to_string()
+        }
+        _ => {
+            if matching.len() > 1 {
+                let gpus: Vec<String> = matching.iter().map(|r| format!("  {}@{}", r.meta.run_id, r.meta.gpu_uuid)).collect();
+                return Err(error(format!(
+                    "run {text:?} was run on several GPUs; pick one with @ and the start of its UUID:\n{}",
+                    gpus.join("\n")
+                )));
+            }
+            format!("{} ({})", matching[0].meta.run_id, short(&matching[0].meta.commit))
+        }
+    };
+    let mut runs = Vec::new();
+    for r in matching {
+        if let Some(run) = store.run(&r.meta.run_id, &r.meta.gpu_uuid)? {
+            runs.push(run);
+        }
+    }
+    Ok(resolved(label, key.clone(), runs))
+}
+
+/// A [`Resolved`] of `runs`: the GPU is the physical GPU's UUID start when they share one, else the
+/// GPU key.
+fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolved {
+    let first = runs.first().map(|r| r.meta.gpu_uuid.as_str()).unwrap_or("");
+    let gpu = if runs.iter().all(|r| r.meta.gpu_uuid == first) && !first.is_empty() {
+        format!("{gpu_key} ({})", gpu_short(first))
+    } else {
+        gpu_key.clone()
+    };
+    let rows = runs.iter().flat_map(|r| measurements(&r.values)).collect();
+    Resolved { side: Side { label, gpu }, gpu_key, runs, rows }
+}
+
+/// A run CSV side: its runs, with the metrics of `<stem>-metrics.csv` beside it where it exists.
+fn resolve_file(path: &Path) -> Result<Resolved> {
+    let read = |p: &Path| -> Result<(Kind, Vec<Run>)> {
+        let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
+        parse_csv(&text, p)
+    };
+    let (kind, mut runs) = read(path)?;
+    if let Kind::Run(_) = kind {
+        let stem = path.to_string_lossy();
+        let metrics = PathBuf::from(format!("{}-metrics.csv", stem.trim_end_matches(".csv")));
+        if metrics.is_file() {
+            let (_, m) = read(&metrics)?;
+            attach_metrics(&mut runs, m, &metrics)?;
+        }
+    }
+    let Some(first) = runs.first() else {
+        return Err(Error::History { path: path.to_path_buf(), line: None, message: "holds no run".into() });
+    };
+    let key = first.meta.gpu_key.clone();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(resolved(format!("{name} ({})", short(&first.meta.commit)), key, runs))
+}
+
+/// The change points of a series of points that may mix physical GPUs (pure): `gpus[i]` and
+/// `values[i]` are point `i`'s GPU UUID and value, in chronological order. Each GPU's finite values
+/// are one series for [`changepoint::detect`]; the answer is `(point index, change point)`, sorted
+/// by point index, the index being that of the first point of the new regime in the input.
+pub fn per_gpu_change_points(
+    gpus: &[&str],
+    values: &[f64],
+    options: &changepoint::Options,
+) -> Vec<(usize, ChangePoint)> {
+    let mut by_gpu: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, g) in gpus.iter().enumerate() {
+        if values[i].is_finite() {
+            by_gpu.entry(g).or_default().push(i);
+        }
+    }
+    let mut out = Vec::new();
+    let mut series = Vec::new();
+    for indices in by_gpu.values() {
+        series.clear();
+        series.extend(indices.iter().map(|&i| values[i]));
+        // Only finite values are passed, so detect cannot fail.
+        let found = changepoint::detect(&series, options).unwrap_or_default();
+        out.extend(found.into_iter().map(|cp| (indices[cp.index], cp)));
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out
+}
+
+/// Per-trial time trends across commits for the trials of a diff, from the store of `gpu_key` in
+/// `dir`: `median`, one point per run in the store's order, labelled `commit:7`, GPU = UUID start,
+/// with the change points of each physical GPU ([`per_gpu_change_points`], [`options`]). Trials
+/// without history are left out.
+///
+/// # Errors
+/// Those of [`HistoryStore::open_file`] and [`HistoryStore::series`]; none when `gpu_key` has no
+/// store (no trends then).
+pub fn trends(dir: &Path, gpu_key: &str, trials: &[&str]) -> Result<Vec<Trend>> {
+    let path = store::store_path(dir, gpu_key)?;
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let store = HistoryStore::open(dir, gpu_key)?;
+    let mut out = Vec::new();
+    for trial in trials {
+        let series = store.series(trial, TIME_METRIC)?;
+        if let Some(t) = trend(trial, &series) {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// `kernelgate diff A B`: both sides resolved ([`resolve_side`]) and compared
+/// ([`crate::report::diff::diff`]), with the time [`trends`] of every trial of the diff from the new
+/// side's GPU key (the old side's when the new side's has no store).
+///
+/// # Errors
+/// Those of [`resolve_side`] and [`trends`].
+pub fn diff_report(dir: &Path, old: &str, new: &str, gpu: Option<&str>) -> Result<(Diff, Vec<Trend>)> {
+    let (a, b) = (resolve_side(dir, old, gpu)?, resolve_side(dir, new, gpu)?);
+    let diff = crate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
+    let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();
+    let mut trends = trends(dir, &b.gpu_key, &trials)?;
+    if trends.is_empty() && a.gpu_key != b.gpu_key {
+        trends = self::trends(dir, &a.gpu_key, &trials)?;
+    }
+    Ok((diff, trends))
+}
+
+/// One trial's [`Trend`] from its series ([`HistoryStore::series`]'s answer; pure). Values in a unit
+/// other than the first one's are left out (they do not compare). `None` for an empty series.
+pub fn trend(trial: &str, series: &[(RunMeta, Value)]) -> Option<Trend> {
+    let unit = series.first()?.1.unit.clone();
+    let kept: Vec<&(RunMeta, Value)> = series.iter().filter(|(_, v)| v.unit == unit).collect();
+    let points: Vec<TrendPoint> = kept
+        .iter()
+        .map(|(m, v)| TrendPoint { label: short(&m.commit).to_string(), value: v.value, gpu: gpu_short(&m.gpu_uuid).into() })
+        .collect();
+    let gpus: Vec<&str> = kept.iter().map(|(m, _)| m.gpu_uuid.as_str()).collect();
+    let values: Vec<f64> = kept.iter().map(|(_, v)| v.value).collect();
+    let change_points = per_gpu_change_points(&gpus, &values, &options()).into_iter().map(|(i, _)| i).collect();
+    Some(Trend { trial: trial.to_string(), metric: TIME_METRIC.into(), unit, points, change_points })
+}
+
+/// `kernelgate history show TRIAL`: the trial's `metric` series of each GPU key (or of `gpu`), one
+/// line per run, then its change points per physical GPU ([`format_show`]).
+///
+/// # Errors
+/// [`Error::History`] when no store has the trial's metric (naming what was searched), and errors
+/// of opening stores.
+pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<String> {
+    let mut out = String::new();
+    for key in keys(dir, gpu)? {
+        let series = HistoryStore::open(dir, &key)?.series(trial, metric)?;
+        if !series.is_empty() {
+            out.push_str(&format_show(&key, trial, metric, &series));
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::History {
+            path: dir.to_path_buf(),
+            line: None,
+            message: format!(
+                "no {metric} of trial {trial:?} in {}; `kernelgate history runs` lists the runs, and trial names are family/variant/size",
+                gpu.unwrap_or("any GPU key's history")
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// A change point as one line: `at <commit:7> (<subject>): +33.1 % (mean 101.0 us -> 134.0 us),
+/// p = 1e-9` (pure). `meta` is the run of the first point of the new regime.
+pub fn format_change(meta: &RunMeta, cp: &ChangePoint, unit: &str) -> String {
+    let subject = if meta.subject.is_empty() { String::new() } else { format!(" ({})", meta.subject) };
+    format!(
+        "at {}{subject}: {:+.1} % (mean {} -> {}), p = {:.0e}",
+        short(&meta.commit),
+        100.0 * cp.change,
+        format_value(cp.before, unit),
+        format_value(cp.after, unit),
+        cp.p_value
+    )
+}
+
+/// The text of [`show`] for one GPU key's series (pure).
+pub fn format_show(gpu_key: &str, trial: &str, metric: &str, series: &[(RunMeta, Value)]) -> String {
+    let mut out = format!("{trial} {metric} on {gpu_key}: {}\n", crate::units::count(series.len(), "run"));
+    for (m, v) in series {
+        let dirty = if m.dirty == Some(true) { "+" } else { " " };
+        let verdict = if v.verdict.is_empty() { "-" } else { &v.verdict };
+        out.push_str(&format!(
+            "  {:<7}{dirty} {:<18} {:<12} {:>14}  {verdict}\n",
+            short(&m.commit),
+            m.run_id,
+            gpu_short(&m.gpu_uuid),
+            format_value(v.value, &v.unit)
+        ));
+    }
+    let unit = &series[0].1.unit;
+    let same: Vec<&(RunMeta, Value)> = series.iter().filter(|(_, v)| v.unit == *unit).collect();
+    let gpus: Vec<&str> = same.iter().map(|(m, _)| m.gpu_uuid.as_str()).collect();
+    let values: Vec<f64> = same.iter().map(|(_, v)| v.value).collect();
+    let found = per_gpu_change_points(&gpus, &values, &options());
+    out.push_str(&format!(
+        "change points ({}, per GPU, min magnitude {} %): {}\n",
+        changepoint::METHOD,
+        100.0 * GATE_MIN_MAGNITUDE,
+        if found.is_empty() { "none" } else { "" }
+    ));
+    for (i, cp) in found {
+        let m = &same[i].0;
+        out.push_str(&format!("  {}: change point {}\n", gpu_short(&m.gpu_uuid), format_change(m, &cp, unit)));
+    }
+    out
+}
+
+/// A change point of one series of one physical GPU ([`all_change_points`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// Index of the series in [`AllSeries::series`].
+    pub series: usize,
+    /// Index in [`AllSeries::runs`] of the first run of the new regime.
+    pub run: usize,
+    /// The change point.
+    pub change: ChangePoint,
+}
+
+/// The change points of every series of `all` whose metric is `metric` (every metric for `None`),
+/// per physical GPU, found on `threads` threads (at least 1), sorted newest first (by run, then
+/// series). Pure.
+pub fn all_change_points(
+    all: &AllSeries,
+    metric: Option<&str>,
+    options: &changepoint::Options,
+    threads: usize,
+) -> Vec<Found> {
+    let chosen: Vec<usize> =
+        (0..all.series.len()).filter(|&i| metric.is_none_or(|m| all.series[i].metric == m)).collect();
+    let threads = threads.max(1);
+    let find = |part: &[usize]| -> Vec<Found> {
+        let mut out = Vec::new();
+        for &s in part {
+            let points = &all.series[s].points;
+            let gpus: Vec<&str> = points.iter().map(|p| all.runs[p.run].gpu_uuid.as_str()).collect();
+            let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+            for (i, change) in per_gpu_change_points(&gpus, &values, options) {
+                out.push(Found { series: s, run: points[i].run, change });
+            }
+        }
+        out
+    };
+    let chunk = chosen.len().div_ceil(threads).max(1);
+    let mut out: Vec<Found> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chosen.chunks(chunk).map(|part| scope.spawn(move || find(part))).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("change-point detection panicked")).collect()
+    });
+    out.sort_by(|a, b| b.run.cmp(&a.run).then(a.series.cmp(&b.series)));
+    out
+}
+
+/// `kernelgate history changes`: the change points of every series of `metric` (every metric for
+/// `None`) of each GPU key (or of `gpu`), per physical GPU, one line each, newest first; with
+/// `since`, only those at or after the first run of that commit (a prefix).
+///
+/// # Errors
+/// [`Error::History`] when `since` matches no stored commit of a key, or several; errors of
+/// opening and reading stores.
+pub fn changes(dir: &Path, gpu: Option<&str>, metric: Option<&str>, since: Option<&str>) -> Result<String> {
+    let mut out = String::new();
+    for key in keys(dir, gpu)? {
+        let store = HistoryStore::open(dir, &key)?;
+        let all = store.all_series()?;
+        let from = match since {
+            None => 0,
+            Some(prefix) => {
+                let hits: Vec<&RunMeta> = all.runs.iter().filter(|m| m.commit.starts_with(prefix)).collect();
+                if hits.is_empty() || hits.iter().any(|m| m.commit != hits[0].commit) {
+                    let summaries: Vec<RunSummary> =
+                        all.runs.iter().map(|m| RunSummary { meta: m.clone(), values: 0 }).collect();
+                    return Err(Error::History {
+                        path: store.path().to_path_buf(),
+                        line: None,
+                        message: format!(
+                            "--since {prefix:?} is {} commit of this history; its commits, oldest first:\n{}",
+                            if hits.is_empty() { "no" } else { "more than one" },
+                            candidates(&summaries, 20)
+                        ),
+                    });
+                }
+                all.runs.iter().position(|m| m.commit == hits[0].commit).unwrap_or(0)
+            }
+        };
+        let found = all_change_points(&all, metric, &options(), 2);
+        out.push_str(&format_changes(&key, &all, &found, from));
+    }
+    Ok(out)
+}
+
+/// The text of [`changes`] for one GPU key (pure): a header, then one line per change point whose
+/// run is at index `from` or later.
+pub fn format_changes(gpu_key: &str, all: &AllSeries, found: &[Found], from: usize) -> String {
+    let kept: Vec<&Found> = found.iter().filter(|f| f.run >= from).collect();
+    let mut out = format!(
+        "{gpu_key}: {} ({}, per GPU, min magnitude {} %)\n",
+        crate::units::count(kept.len(), "change point"),
+        changepoint::METHOD,
+        100.0 * GATE_MIN_MAGNITUDE
+    );
+    for f in kept {
+        let (m, s) = (&all.runs[f.run], &all.series[f.series]);
+        out.push_str(&format!(
+            "  {} {} {} {} {}\n",
+            gpu_short(&m.gpu_uuid),
+            s.trial,
+            s.metric,
+            m.run_id,
+            format_change(m, &f.change, &s.unit)
+        ));
+    }
+    out
+}
+
+/// The nightly gate's outcome for one run, most severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// A trial `regressed`, or a time change point at the run's commit is an increase:
+    /// [`EXIT_REGRESSED`].
+    Regressed,
+    /// None of that, but a trial is `invalid`: [`EXIT_INVALID`].
+    Invalid,
+    /// Neither: exit 0.
+    Pass,
+}
+
+impl Outcome {
+    /// The process exit code of `kernelgate history gate`.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Regressed => EXIT_REGRESSED,
+            Outcome::Invalid => EXIT_INVALID,
+            Outcome::Pass => 0,
+        }
+    }
+}
+
+/// The gate's decision for one run, with its reasons (one line each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The outcome.
+    pub outcome: Outcome,
+    /// Why: `regressed: <trial> (decided by time)`, `change point: <trial> ...`, `invalid: ...`.
+    pub reasons: Vec<String>,
+}
+
+/// The gate's decision for `run` (pure): [`Outcome::Regressed`] if a trial's verdict is `regressed`
+/// or one of `changes` (a trial's time change points, per physical GPU: trial, the run of the
+/// first point of the new regime, the change point) is an increase at `run`'s commit on `run`'s
+/// GPU; else [`Outcome::Invalid`] if a trial is `invalid`; else [`Outcome::Pass`].
+pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)]) -> Decision {
+    let mut regressed = Vec::new();
+    let mut invalid = Vec::new();
+    let mut verdicts: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
+    for v in &run.values {
+        verdicts.entry(&v.trial).or_insert((&v.verdict, &v.decided_by));
+    }
+    for (trial, (verdict, by)) in verdicts {
+        let by = if by.is_empty() { String::new() } else { format!(" (decided by {by})") };
+        match verdict {
+            "regressed" => regressed.push(format!("regressed: {trial}{by}")),
+            "invalid" => invalid.push(format!("invalid: {trial}{by}")),
+            _ => {}
+        }
+    }
+    for (trial, at, cp) in changes {
+        if at.commit == run.meta.commit && at.gpu_uuid == run.meta.gpu_uuid && cp.after > cp.before {
+            regressed.push(format!("change point: {trial} {}", format_change(at, cp, "s")));
+        }
+    }
+    let outcome = if !regressed.is_empty() {
+        Outcome::Regressed
+    } else if !invalid.is_empty() {
+        Outcome::Invalid
+    } else {
+        Outcome::Pass
+    };
+    regressed.extend(invalid);
+    Decision { outcome, reasons: regressed }
+}
+
+/// `kernelgate history gate`: for the latest run of each GPU key (or of `gpu`), or the run(s)
+/// `run_id` (one per physical GPU that ran it), [`decide`] on its verdicts and on the change points
+/// of each trial's time on its GPU. Returns the text and the most severe outcome.
+///
+/// # Errors
+/// [`Error::History`] when there is no store, `run_id` is in no store, or a store cannot be read.
+pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(String, Outcome)> {
+    let mut out = String::new();
+    let mut worst = Outcome::Pass;
+    let mut gated = 0;
+    for key in keys(dir, gpu)? {
+        let store = HistoryStore::open(dir, &key)?;
+        let all = store.all_series()?;
+        // Run ids are UTC start times: the latest sorts last.
+        let id = match run_id {
+            Some(id) => id.to_string(),
+            None => match all.runs.iter().map(|m| &m.run_id).max() {
+                Some(id) => id.clone(),
+                None => continue,
+            },
+        };
+        let found = all_change_points(&all, Some(TIME_METRIC), &options(), 2);
+        let changes: Vec<(String, RunMeta, ChangePoint)> =
+            found.iter().map(|f| (all.series[f.series].trial.clone(), all.runs[f.run].clone(), f.change)).collect();
+        for m in all.runs.iter().filter(|m| m.run_id == id) {
+            let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
+            let d = decide(&run, &changes);
+            gated += 1;
+            worst = worst.min(d.outcome);
+            let what = match d.outcome {
+                Outcome::Regressed => "REGRESSED",
+                Outcome::Invalid => "INVALID",
+                Outcome::Pass => "pass",
+            };
+            out.push_str(&format!(
+                "{key} {} {} {}: {what}\n",
+                m.run_id,
+                gpu_short(&m.gpu_uuid),
+                short(&m.commit)
+            ));
+            for r in d.reasons {
+                out.push_str(&format!("  {r}\n"));
+            }
+        }
+    }
+    if gated == 0 {
+        return Err(Error::History {
+            path: dir.to_path_buf(),
+            line: None,
+            message: match run_id {
+                Some(id) => format!("no run {id:?} in {}; `kernelgate history runs` lists them", gpu.unwrap_or("any history")),
+                None => "no run in the history; nothing to gate".into(),
+            },
+        });
+    }
+    Ok((out, worst))
+}
