@@ -151,8 +151,11 @@ pub fn run_case(
     drop(ranges);
     let samples_b = pairs.as_samples_of_b();
     let (a, b, throttled) = pairs.kept();
-    let policy =
-        gate::Policy { alpha: config.alpha, effect_floor: config.effect_floor_pct() / 100.0, ..gate::Policy::default() };
+    let policy = gate::Policy {
+        alpha: config.alpha,
+        effect_floor: config.effect_floor_pct() / 100.0,
+        ..gate::Policy::default()
+    };
     let judged = judge_pairs(&a, &b, samples_b.invalid_reason(), &policy, tests, revision)?;
     let summary = crate::stats::summarize(if b.is_empty() { &pairs.b } else { &b });
     let result = CaseResult {

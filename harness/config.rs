@@ -156,7 +156,11 @@ impl Config {
     /// [`DEFAULT_AB_MIN_EFFECT_PCT`] in a same-run A/B run and [`DEFAULT_MIN_EFFECT_PCT`] against
     /// a baseline.
     pub fn effect_floor_pct(&self) -> f64 {
-        self.min_effect_pct.unwrap_or(if self.ab.is_some() { DEFAULT_AB_MIN_EFFECT_PCT } else { DEFAULT_MIN_EFFECT_PCT })
+        self.min_effect_pct.unwrap_or(if self.ab.is_some() {
+            DEFAULT_AB_MIN_EFFECT_PCT
+        } else {
+            DEFAULT_MIN_EFFECT_PCT
+        })
     }
 }
 

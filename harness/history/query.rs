@@ -150,8 +150,9 @@ fn keys(dir: &Path, gpu: Option<&str>) -> Result<Vec<String>> {
         return Err(Error::History {
             path: dir.to_path_buf(),
             line: None,
-            message: "no history here; `kernelgate history import baselines/*/runs` fills it from run CSVs, or pass --dir"
-                .into(),
+            message:
+                "no history here; `kernelgate history import baselines/*/runs` fills it from run CSVs, or pass --dir"
+                    .into(),
         });
     }
     Ok(keys)
@@ -218,10 +219,7 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
             Spec::Commit(c) => format!("no run of a commit starting {c:?}"),
             _ => format!("no run {text:?}"),
         };
-        return Err(error(format!(
-            "{what} in {searched}; its commits, oldest first:\n{}",
-            candidates(&all_runs, 20)
-        )));
+        return Err(error(format!("{what} in {searched}; its commits, oldest first:\n{}", candidates(&all_runs, 20))));
     };
     if found.len() > 1 {
         let keys: Vec<&str> = found.iter().map(|(k, _, _)| k.as_str()).collect();
@@ -240,7 +238,8 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
         }
         _ => {
             if matching.len() > 1 {
-                let gpus: Vec<String> = matching.iter().map(|r| format!("  {}@{}", r.meta.run_id, r.meta.gpu_uuid)).collect();
+                let gpus: Vec<String> =
+                    matching.iter().map(|r| format!("  {}@{}", r.meta.run_id, r.meta.gpu_uuid)).collect();
                 return Err(error(format!(
                     "run {text:?} was run on several GPUs; pick one with @ and the start of its UUID:\n{}",
                     gpus.join("\n")
@@ -370,7 +369,11 @@ pub fn trend(trial: &str, series: &[(RunMeta, Value)]) -> Option<Trend> {
     let kept: Vec<&(RunMeta, Value)> = series.iter().filter(|(_, v)| v.unit == unit).collect();
     let points: Vec<TrendPoint> = kept
         .iter()
-        .map(|(m, v)| TrendPoint { label: short(&m.commit).to_string(), value: v.value, gpu: gpu_short(&m.gpu_uuid).into() })
+        .map(|(m, v)| TrendPoint {
+            label: short(&m.commit).to_string(),
+            value: v.value,
+            gpu: gpu_short(&m.gpu_uuid).into(),
+        })
         .collect();
     let gpus: Vec<&str> = kept.iter().map(|(m, _)| m.gpu_uuid.as_str()).collect();
     let values: Vec<f64> = kept.iter().map(|(_, v)| v.value).collect();
@@ -658,12 +661,7 @@ pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(Stri
                 Outcome::Invalid => "INVALID",
                 Outcome::Pass => "pass",
             };
-            out.push_str(&format!(
-                "{key} {} {} {}: {what}\n",
-                m.run_id,
-                gpu_short(&m.gpu_uuid),
-                short(&m.commit)
-            ));
+            out.push_str(&format!("{key} {} {} {}: {what}\n", m.run_id, gpu_short(&m.gpu_uuid), short(&m.commit)));
             for r in d.reasons {
                 out.push_str(&format!("  {r}\n"));
             }
@@ -674,7 +672,9 @@ pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(Stri
             path: dir.to_path_buf(),
             line: None,
             message: match run_id {
-                Some(id) => format!("no run {id:?} in {}; `kernelgate history runs` lists them", gpu.unwrap_or("any history")),
+                Some(id) => {
+                    format!("no run {id:?} in {}; `kernelgate history runs` lists them", gpu.unwrap_or("any history"))
+                }
                 None => "no run in the history; nothing to gate".into(),
             },
         });
