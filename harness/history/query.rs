@@ -932,6 +932,22 @@ mod tests {
     }
 
     #[test]
+    fn append_many_is_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let a = run("20261101T000000Z", "GPU-a", &commit(0), "s", 1e-4);
+        let b = run("20261102T000000Z", "GPU-a", &commit(1), "s", 1e-4);
+        assert_eq!(store.append_many(&[a.clone(), b.clone()]).unwrap(), 12);
+        assert_eq!(store.append_many(&[a.clone()]).unwrap(), 0, "idempotent as append");
+        let c = run("20261103T000000Z", "GPU-a", &commit(2), "s", 1e-4);
+        let mut changed = b;
+        changed.values[0].value = 2e-4;
+        let err = store.append_many(&[c, changed]).unwrap_err().to_string();
+        assert!(err.contains("stored already"), "{err}");
+        assert_eq!(store.runs(None).unwrap().len(), 2, "the run before the conflict was not appended either");
+    }
+
+    #[test]
     fn the_gate_reads_the_latest_run() {
         let dir = tempfile::tempdir().unwrap();
         let err = gate(dir.path(), None, None).unwrap_err().to_string();
@@ -946,5 +962,61 @@ mod tests {
         assert!(text.contains("REGRESSED\n  change point: fam/k/1 at "), "{text}");
         let err = gate(dir.path(), None, Some("20991231T000000Z")).unwrap_err().to_string();
         assert!(err.contains("no run \"20991231T000000Z\""), "{err}");
+    }
+
+    /// Issue 9's benchmark: 1,001,000 synthetic values (35 trials x 20 metrics x 1,430 runs, on two
+    /// physical GPUs; made-up numbers with a 5 % step in one trial) stored in bulk, then timed:
+    /// open + load every series + change points of every series per GPU (2 threads). Prints the
+    /// seconds. `cargo test --release --lib history::query::tests::bench_changes -- --ignored --nocapture`.
+    #[test]
+    #[ignore = "benchmark: prints timings"]
+    fn bench_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let start = std::time::Instant::now();
+        let runs: Vec<Run> = (0..1430)
+            .map(|i| {
+                let uuid = if i % 2 == 0 { "GPU-aaaa" } else { "GPU-bbbb" };
+                let mut r = run(&format!("run-{i:05}"), uuid, &format!("{i:040x}"), "synthetic", 0.0);
+                r.meta.commit_time = Some(1_700_000_000 + i as i64);
+                r.values.clear();
+                for t in 0..35 {
+                    for m in 0..20 {
+                        let step = if t == 0 && i >= 1000 { 1.05 } else { 1.0 };
+                        r.values.push(Value {
+                            trial: format!("fam/k{t}/1"),
+                            kernel: "k".into(),
+                            metric: if m == 0 { "median".into() } else { format!("counter_{m}.sum") },
+                            unit: if m == 0 { "s".into() } else { "".into() },
+                            value: (1.0 + m as f64) * step * (1.0 + wobble(i * 31 + t * 7 + m)),
+                            ci_low: None,
+                            ci_high: None,
+                            verdict: "unchanged".into(),
+                            decided_by: "time".into(),
+                        });
+                    }
+                }
+                r
+            })
+            .collect();
+        assert_eq!(store.append_many(&runs).unwrap(), 1_001_000);
+        println!("append_many of 1,001,000 values: {:.2} s", start.elapsed().as_secs_f64());
+        drop(store);
+        let start = std::time::Instant::now();
+        let store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let all = store.all_series().unwrap();
+        let loaded = start.elapsed().as_secs_f64();
+        let found = all_change_points(&all, None, &options(), 2);
+        let total = start.elapsed().as_secs_f64();
+        println!(
+            "open + load {} values in {} series: {loaded:.3} s; + change points per GPU ({} found): {total:.3} s",
+            all.series.iter().map(|s| s.points.len()).sum::<usize>(),
+            all.series.len(),
+            found.len()
+        );
+        // The step is in every metric of fam/k0/1, on both GPUs; nothing else moves.
+        assert_eq!(found.len(), 40);
+        assert!(found.iter().all(|f| all.series[f.series].trial == "fam/k0/1"
+            && ["run-01000", "run-01001"].contains(&all.runs[f.run].run_id.as_str())));
     }
 }
