@@ -167,7 +167,8 @@ fn candidates(runs: &[RunSummary], at_most: usize) -> String {
         }
     }
     let skip = seen.len().saturating_sub(at_most);
-    let mut out: Vec<String> = seen[skip..].iter().map(|(c, s)| format!("  {} {s}", short(c))).collect();
+    let mut out: Vec<String> =
+        seen[skip..].iter().map(|(c, s)| format!("  {} {s}", short(c)).trim_end().to_string()).collect();
     if skip > 0 {
         out.insert(0, format!("  ({skip} older commits not shown)"));
     }
@@ -938,7 +939,7 @@ mod tests {
         let a = run("20261101T000000Z", "GPU-a", &commit(0), "s", 1e-4);
         let b = run("20261102T000000Z", "GPU-a", &commit(1), "s", 1e-4);
         assert_eq!(store.append_many(&[a.clone(), b.clone()]).unwrap(), 12);
-        assert_eq!(store.append_many(&[a.clone()]).unwrap(), 0, "idempotent as append");
+        assert_eq!(store.append_many(std::slice::from_ref(&a)).unwrap(), 0, "idempotent as append");
         let c = run("20261103T000000Z", "GPU-a", &commit(2), "s", 1e-4);
         let mut changed = b;
         changed.values[0].value = 2e-4;
