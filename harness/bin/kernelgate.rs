@@ -13,7 +13,11 @@
 //! `kernelgate compare BASE RUN` judges two records with the gate's rules.
 //!
 //! `kernelgate history import PATHS...` appends run CSVs to the history stores
-//! (`kernelgate::history`), `kernelgate history runs [--gpu KEY]` lists the stored runs.
+//! (`kernelgate::history`), `kernelgate history runs [--gpu KEY]` lists the stored runs,
+//! `history show|changes` print series and their change points, `history gate` is the nightly
+//! gate's decision (`kernelgate::history::query`).
+//!
+//! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report.
 
 use clap::{Parser, Subcommand};
 use kernelgate::gate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
@@ -76,6 +80,29 @@ enum Command {
         #[command(subcommand)]
         command: BaselineCommand,
     },
+    /// Compare two sides trial by trial (time, verdict, every counter, what explains a change) and
+    /// print the report as Markdown. A side is a commit (full or a prefix: every run of it on the
+    /// GPU key, medians of repeated runs), a run id (`20261130T120000Z`, `@GPU-uuid-prefix` to pick
+    /// one GPU), or a run CSV (its `-metrics.csv` beside it is read too). Exits 0 whatever the
+    /// verdicts (a report, not a gate), 1 on error.
+    Diff {
+        /// The old side.
+        old: String,
+        /// The new side.
+        new: String,
+        /// GPU key whose history the commits and run ids are looked up in; default: every key.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// Write the Markdown here instead of printing it.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Also write the report as one self-contained HTML page, with trend charts.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// The history of runs keyed by commit, one SQLite store per GPU key under
     /// `<project root>/.kernelgate/history/` (or --dir).
     History {
@@ -101,6 +128,42 @@ enum HistoryCommand {
         /// GPU key (`nvidia-h200-sm90`); default: every GPU key with a history.
         #[arg(long, value_name = "KEY")]
         gpu: Option<String>,
+    },
+    /// One trial's series, one line per run (commit, run id, GPU, value, verdict), then its change
+    /// points per physical GPU.
+    Show {
+        /// Trial name, `family/variant/size`.
+        trial: String,
+        /// The metric: `median` (time) or another run statistic or ncu counter.
+        #[arg(long, default_value = "median")]
+        metric: String,
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
+    /// The change points of every trial's series, per physical GPU, newest first.
+    Changes {
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// The metric, or `all` for every metric.
+        #[arg(long, default_value = "median")]
+        metric: String,
+        /// Only change points at or after the first run of this commit (or prefix).
+        #[arg(long, value_name = "COMMIT")]
+        since: Option<String>,
+    },
+    /// The nightly gate: for the latest run of each GPU key (or --run), fail on a `regressed`
+    /// verdict or a time change point (1 % or more, per physical GPU) that is an increase at the
+    /// run's commit. Exit codes: 0 pass; 3 regressed; 4 nothing regressed but a trial is `invalid`;
+    /// 1 no history or a store cannot be read; 2 bad arguments.
+    Gate {
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// The run to gate (its id; every GPU that ran it); default: the latest run of each key.
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
     },
 }
 
@@ -208,20 +271,23 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::ImportNcu { file, csv, ncu } => {
             let format = if csv { import::Format::Csv } else { import::Format::Table };
-            import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| false)
+            import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| 0)
         }
-        Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| false),
-        Command::History { command, dir } => history_command(command, dir).map(|()| false),
+        Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| 0),
+        Command::History { command, dir } => history_command(command, dir),
+        Command::Diff { old, new, gpu, markdown, html, dir } => {
+            diff_command(&old, &new, gpu.as_deref(), markdown, html, dir).map(|()| 0)
+        }
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
             let cycles = cycles || config.compare_cycles;
             compare_command(&base, &run, &CompareOptions { policy, scale, cycles })
+                .map(|regressed| if regressed { kernelgate::suite::EXIT_REGRESSION } else { 0 })
         }
     };
     match result {
-        Ok(true) => ExitCode::from(kernelgate::suite::EXIT_REGRESSION),
-        Ok(false) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("kernelgate: {e}");
             ExitCode::FAILURE
@@ -291,8 +357,41 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
     Ok(counts.contains_key("regressed"))
 }
 
-/// Runs a `kernelgate history` command on `dir`, or on `<project root>/.kernelgate/history`.
-fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<()> {
+/// `dir`, or `<project root>/.kernelgate/history`.
+fn history_dir(dir: Option<PathBuf>) -> Result<PathBuf> {
+    match dir {
+        Some(d) => Ok(d),
+        None => {
+            let cwd = std::env::current_dir().map_err(Error::io("."))?;
+            Ok(history::default_dir(&kernelgate::record::project_root(&cwd)))
+        }
+    }
+}
+
+/// `kernelgate diff`: the Markdown to stdout or `markdown`, the HTML page to `html`.
+fn diff_command(
+    old: &str,
+    new: &str,
+    gpu: Option<&str>,
+    markdown: Option<PathBuf>,
+    html: Option<PathBuf>,
+    dir: Option<PathBuf>,
+) -> Result<()> {
+    let (diff, trends) = history::query::diff_report(&history_dir(dir)?, old, new, gpu)?;
+    let text = kernelgate::report::markdown::render(&diff);
+    match markdown {
+        Some(path) => std::fs::write(&path, text).map_err(Error::io(path))?,
+        None => print!("{text}"),
+    }
+    if let Some(path) = html {
+        std::fs::write(&path, kernelgate::report::html::render(&diff, &trends)).map_err(Error::io(path))?;
+    }
+    Ok(())
+}
+
+/// Runs a `kernelgate history` command on `dir`, or on `<project root>/.kernelgate/history`;
+/// returns the exit code (0, or `history gate`'s decision).
+fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<u8> {
     let cwd = std::env::current_dir().map_err(Error::io("."))?;
     let root = kernelgate::record::project_root(&cwd);
     let dir = dir.unwrap_or_else(|| history::default_dir(&root));
@@ -304,8 +403,20 @@ fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<()> 
             println!("imported {imported} into {}", dir.display());
         }
         HistoryCommand::Runs { gpu } => print!("{}", history::list_runs(&dir, gpu.as_deref())?),
+        HistoryCommand::Show { trial, metric, gpu } => {
+            print!("{}", history::query::show(&dir, gpu.as_deref(), &trial, &metric)?)
+        }
+        HistoryCommand::Changes { gpu, metric, since } => {
+            let metric = (metric != "all").then_some(metric.as_str());
+            print!("{}", history::query::changes(&dir, gpu.as_deref(), metric, since.as_deref())?)
+        }
+        HistoryCommand::Gate { gpu, run } => {
+            let (text, outcome) = history::query::gate(&dir, gpu.as_deref(), run.as_deref())?;
+            print!("{text}");
+            return Ok(outcome.exit_code());
+        }
     }
-    Ok(())
+    Ok(0)
 }
 
 /// Runs a `kernelgate baseline` command on `KERNELGATE_BASELINES`, or on the `baselines` folder of

@@ -12,6 +12,9 @@
 //!
 //! A run is identified by `(run_id, gpu_uuid)`: two runners may start in the same second.
 //!
+//! [`query`] answers the questions asked of the stores: the sides of a diff report, a trial's
+//! series, the change points of every series ([`changepoint`], per physical GPU), the nightly gate.
+//!
 //! Where a run's code came from is decided by [`provenance`] (the git state of a tree, read by
 //! `build.rs` and at run time) and [`built`] (the state built into this binary, and the one a run
 //! is recorded under).
@@ -22,6 +25,7 @@ pub mod import;
 pub mod notes;
 pub mod of_run;
 pub mod provenance;
+pub mod query;
 pub mod store;
 
 pub use import::{Imported, import};

@@ -272,136 +272,25 @@ impl HistoryStore {
     /// [`Error::History`] if the run is of another GPU key, disagrees with its stored copy (then
     /// nothing of it is appended), or SQLite fails.
     pub fn append(&mut self, run: &Run) -> Result<usize> {
-        let fail = sql_error(&self.path);
-        let conflict = |what: String| Error::History {
-            path: self.path.clone(),
-            line: None,
-            message: format!(
-                "run {} on {} is stored already, and {what}; nothing of it was appended (the stored run is kept as it is)",
-                run.meta.run_id, run.meta.gpu_uuid
-            ),
-        };
-        if run.meta.gpu_key != self.gpu_key {
-            return Err(Error::History {
-                path: self.path.clone(),
-                line: None,
-                message: format!(
-                    "run {} is of GPU key {:?}, and this is the history of {:?}; open the store of its own key",
-                    run.meta.run_id, run.meta.gpu_key, self.gpu_key
-                ),
-            });
-        }
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
-        let m = &run.meta;
-        let stored: Option<(i64, RunMeta)> = tx
-            .query_row(
-                &format!("SELECT id, {META_COLUMNS} FROM runs WHERE run_id = ?1 AND gpu_uuid = ?2"),
-                params![m.run_id, m.gpu_uuid],
-                |r| Ok((r.get(0)?, meta_from_row(r, 1)?)),
-            )
-            .optional()
-            .map_err(&fail)?;
-        let run_row = match stored {
-            None => {
-                tx.execute(
-                    &format!("INSERT INTO runs ({META_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
-                    meta_params(m).as_slice(),
-                )
-                .map_err(&fail)?;
-                tx.last_insert_rowid()
-            }
-            Some((id, mut meta)) => {
-                if merge_meta(&mut meta, m).map_err(&conflict)? {
-                    let sets: Vec<String> =
-                        META_COLUMNS.split(", ").enumerate().map(|(i, c)| format!("{c} = ?{}", i + 1)).collect();
-                    let mut p = meta_params(&meta);
-                    p.push(&id);
-                    tx.execute(&format!("UPDATE runs SET {} WHERE id = ?17", sets.join(", ")), p.as_slice())
-                        .map_err(&fail)?;
-                }
-                id
-            }
-        };
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql_error(&self.path))?;
+        let new = append_in(&tx, &self.path, &self.gpu_key, run)?;
+        tx.commit().map_err(sql_error(&self.path))?;
+        Ok(new)
+    }
+
+    /// Appends `runs` as [`HistoryStore::append`] does, all in one transaction (one sync to disk
+    /// instead of one per run: for bulk imports and benchmarks), and returns how many values were
+    /// new. All or nothing: on an error, nothing of any run is appended.
+    ///
+    /// # Errors
+    /// As [`HistoryStore::append`], for the first run that fails.
+    pub fn append_many(&mut self, runs: &[Run]) -> Result<usize> {
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql_error(&self.path))?;
         let mut new = 0;
-        {
-            let mut find_series = tx
-                .prepare_cached("SELECT id FROM series WHERE trial = ?1 AND metric = ?2 AND kernel = ?3 AND unit = ?4")
-                .map_err(&fail)?;
-            let mut add_series = tx
-                .prepare_cached("INSERT INTO series (trial, metric, kernel, unit) VALUES (?1, ?2, ?3, ?4)")
-                .map_err(&fail)?;
-            let mut add = tx
-                .prepare_cached(
-                    "INSERT OR IGNORE INTO vals (run, series, value, ci_low, ci_high, verdict, decided_by) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )
-                .map_err(&fail)?;
-            let mut read = tx
-                .prepare_cached(
-                    "SELECT value, ci_low, ci_high, verdict, decided_by FROM vals WHERE run = ?1 AND series = ?2",
-                )
-                .map_err(&fail)?;
-            let mut update = tx
-                .prepare_cached(
-                    "UPDATE vals SET ci_low = ?3, ci_high = ?4, verdict = ?5, decided_by = ?6 WHERE run = ?1 AND series = ?2",
-                )
-                .map_err(&fail)?;
-            let mut series_ids: HashMap<(&str, &str, &str, &str), i64> = HashMap::new();
-            for v in &run.values {
-                let key = (v.trial.as_str(), v.metric.as_str(), v.kernel.as_str(), v.unit.as_str());
-                let series = match series_ids.get(&key) {
-                    Some(id) => *id,
-                    None => {
-                        let p = params![v.trial, v.metric, v.kernel, v.unit];
-                        let id = match find_series.query_row(p, |r| r.get(0)).optional().map_err(&fail)? {
-                            Some(id) => id,
-                            None => {
-                                add_series.execute(p).map_err(&fail)?;
-                                tx.last_insert_rowid()
-                            }
-                        };
-                        series_ids.insert(key, id);
-                        id
-                    }
-                };
-                let value = (!v.value.is_nan()).then_some(v.value);
-                if add
-                    .execute(params![run_row, series, value, v.ci_low, v.ci_high, v.verdict, v.decided_by])
-                    .map_err(&fail)?
-                    == 1
-                {
-                    new += 1;
-                    continue;
-                }
-                let mut stored = read
-                    .query_row(params![run_row, series], |r| {
-                        Ok(Value {
-                            value: r.get::<_, Option<f64>>(0)?.unwrap_or(f64::NAN),
-                            ci_low: r.get(1)?,
-                            ci_high: r.get(2)?,
-                            verdict: r.get(3)?,
-                            decided_by: r.get(4)?,
-                            ..v.clone()
-                        })
-                    })
-                    .map_err(&fail)?;
-                let changed = merge_value(&mut stored, v)
-                    .map_err(|e| conflict(format!("for {} {} ({}) {e}", v.trial, v.metric, v.unit)))?;
-                if changed {
-                    update
-                        .execute(params![
-                            run_row,
-                            series,
-                            stored.ci_low,
-                            stored.ci_high,
-                            stored.verdict,
-                            stored.decided_by
-                        ])
-                        .map_err(&fail)?;
-                }
-            }
+        for run in runs {
+            new += append_in(&tx, &self.path, &self.gpu_key, run)?;
         }
-        tx.commit().map_err(&fail)?;
+        tx.commit().map_err(sql_error(&self.path))?;
         Ok(new)
     }
 
@@ -543,6 +432,132 @@ impl HistoryStore {
         series.retain(|s| !s.points.is_empty());
         Ok(AllSeries { runs, series })
     }
+}
+
+/// The body of [`HistoryStore::append`], inside the caller's transaction `tx`.
+fn append_in(tx: &rusqlite::Transaction, path: &Path, gpu_key: &str, run: &Run) -> Result<usize> {
+    let fail = sql_error(path);
+    let conflict = |what: String| Error::History {
+        path: path.to_path_buf(),
+        line: None,
+        message: format!(
+            "run {} on {} is stored already, and {what}; nothing of it was appended (the stored run is kept as it is)",
+            run.meta.run_id, run.meta.gpu_uuid
+        ),
+    };
+    if run.meta.gpu_key != gpu_key {
+        return Err(Error::History {
+            path: path.to_path_buf(),
+            line: None,
+            message: format!(
+                "run {} is of GPU key {:?}, and this is the history of {:?}; open the store of its own key",
+                run.meta.run_id, run.meta.gpu_key, gpu_key
+            ),
+        });
+    }
+    let m = &run.meta;
+    let stored: Option<(i64, RunMeta)> = tx
+        .query_row(
+            &format!("SELECT id, {META_COLUMNS} FROM runs WHERE run_id = ?1 AND gpu_uuid = ?2"),
+            params![m.run_id, m.gpu_uuid],
+            |r| Ok((r.get(0)?, meta_from_row(r, 1)?)),
+        )
+        .optional()
+        .map_err(&fail)?;
+    let run_row = match stored {
+        None => {
+            tx.execute(
+                &format!("INSERT INTO runs ({META_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"),
+                meta_params(m).as_slice(),
+            )
+            .map_err(&fail)?;
+            tx.last_insert_rowid()
+        }
+        Some((id, mut meta)) => {
+            if merge_meta(&mut meta, m).map_err(&conflict)? {
+                let sets: Vec<String> =
+                    META_COLUMNS.split(", ").enumerate().map(|(i, c)| format!("{c} = ?{}", i + 1)).collect();
+                let mut p = meta_params(&meta);
+                p.push(&id);
+                tx.execute(&format!("UPDATE runs SET {} WHERE id = ?17", sets.join(", ")), p.as_slice())
+                    .map_err(&fail)?;
+            }
+            id
+        }
+    };
+    let mut new = 0;
+    {
+        let mut find_series = tx
+            .prepare_cached("SELECT id FROM series WHERE trial = ?1 AND metric = ?2 AND kernel = ?3 AND unit = ?4")
+            .map_err(&fail)?;
+        let mut add_series = tx
+            .prepare_cached("INSERT INTO series (trial, metric, kernel, unit) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(&fail)?;
+        let mut add = tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO vals (run, series, value, ci_low, ci_high, verdict, decided_by) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .map_err(&fail)?;
+        let mut read = tx
+            .prepare_cached(
+                "SELECT value, ci_low, ci_high, verdict, decided_by FROM vals WHERE run = ?1 AND series = ?2",
+            )
+            .map_err(&fail)?;
+        let mut update = tx
+            .prepare_cached(
+                "UPDATE vals SET ci_low = ?3, ci_high = ?4, verdict = ?5, decided_by = ?6 WHERE run = ?1 AND series = ?2",
+            )
+            .map_err(&fail)?;
+        let mut series_ids: HashMap<(&str, &str, &str, &str), i64> = HashMap::new();
+        for v in &run.values {
+            let key = (v.trial.as_str(), v.metric.as_str(), v.kernel.as_str(), v.unit.as_str());
+            let series = match series_ids.get(&key) {
+                Some(id) => *id,
+                None => {
+                    let p = params![v.trial, v.metric, v.kernel, v.unit];
+                    let id = match find_series.query_row(p, |r| r.get(0)).optional().map_err(&fail)? {
+                        Some(id) => id,
+                        None => {
+                            add_series.execute(p).map_err(&fail)?;
+                            tx.last_insert_rowid()
+                        }
+                    };
+                    series_ids.insert(key, id);
+                    id
+                }
+            };
+            let value = (!v.value.is_nan()).then_some(v.value);
+            if add
+                .execute(params![run_row, series, value, v.ci_low, v.ci_high, v.verdict, v.decided_by])
+                .map_err(&fail)?
+                == 1
+            {
+                new += 1;
+                continue;
+            }
+            let mut stored = read
+                .query_row(params![run_row, series], |r| {
+                    Ok(Value {
+                        value: r.get::<_, Option<f64>>(0)?.unwrap_or(f64::NAN),
+                        ci_low: r.get(1)?,
+                        ci_high: r.get(2)?,
+                        verdict: r.get(3)?,
+                        decided_by: r.get(4)?,
+                        ..v.clone()
+                    })
+                })
+                .map_err(&fail)?;
+            let changed = merge_value(&mut stored, v)
+                .map_err(|e| conflict(format!("for {} {} ({}) {e}", v.trial, v.metric, v.unit)))?;
+            if changed {
+                update
+                    .execute(params![run_row, series, stored.ci_low, stored.ci_high, stored.verdict, stored.decided_by])
+                    .map_err(&fail)?;
+            }
+        }
+    }
+    Ok(new)
 }
 
 /// Wraps a SQLite error with the store's path.
