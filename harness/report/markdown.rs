@@ -1,7 +1,9 @@
 //! The diff report as GitHub-flavoured Markdown, sized for a CI step summary
 //! (`$GITHUB_STEP_SUMMARY`) or a pull-request comment: a one-line summary, a table of the changed
-//! trials (time old -> new, change, verdict, what explains it), then every trial and every metric
-//! inside a collapsed `<details>` block.
+//! trials (time old -> new, change, verdict, what explains it), then, inside a collapsed `<details>`
+//! block, every trial's time and every metric of the changed trials. The page stays under
+//! [`MAX_CHARS`]: GitHub refuses a comment longer than 65,536 characters; the HTML page holds
+//! everything.
 //!
 //! Every piece of data (trial, kernel and metric names, side labels, verdicts) goes through
 //! [`escape`], so a name cannot break the table or inject HTML (GFM, sections 2.4 "Backslash
@@ -11,7 +13,13 @@ use super::diff::{Diff, MetricDiff, Presence, TrialDiff, percent};
 use crate::units::{duration, format_value};
 use std::fmt::Write as _;
 
-/// Renders `diff` as Markdown (pure). Trials in the diff's order; metrics by kernel and name.
+/// Largest Markdown [`render`] writes, in characters: under GitHub's 65,536-character limit on an
+/// issue or pull-request comment body (its API answers "Body is too long (maximum is 65536
+/// characters)"), with room for a caller's header.
+pub const MAX_CHARS: usize = 60_000;
+
+/// Renders `diff` as Markdown (pure). Trials in the diff's order; metrics by kernel and name. Rows
+/// that would pass [`MAX_CHARS`] are left out, and the page says how many.
 pub fn render(diff: &Diff) -> String {
     let mut out = String::new();
     writeln!(out, "### kernelgate diff: {}\n", escape(&diff.summary())).unwrap();
@@ -51,36 +59,49 @@ pub fn render(diff: &Diff) -> String {
     }
     writeln!(
         out,
-        "<details><summary>All {}, every metric</summary>\n",
+        "<details><summary>All {}: the time of each, every metric of the changed ones</summary>\n",
         crate::units::count(diff.trials.len(), "trial")
     )
     .unwrap();
     out.push_str("| trial | metric | old | new | change |\n");
     out.push_str("|:--|:--|--:|--:|--:|\n");
+    let closing = "\n</details>\n";
+    let mut rows = Vec::new();
     for t in &diff.trials {
-        writeln!(
-            out,
-            "| {} | time (median) | {} | {} | {} |",
+        rows.push(format!(
+            "| {} | time (median) | {} | {} | {} |\n",
             escape(&t.trial),
             time(t.old_s),
             time(t.new_s),
             t.delta().map(percent).unwrap_or_default()
-        )
-        .unwrap();
+        ));
+        if !t.changed() {
+            continue;
+        }
         for m in &t.metrics {
-            writeln!(
-                out,
-                "| {} | {} | {} | {} | {} |",
+            rows.push(format!(
+                "| {} | {} | {} | {} | {} |\n",
                 escape(&t.trial),
                 escape(&t.metric_name(m)),
                 value(m.old, m),
                 value(m.new, m),
                 m.delta().map(percent).unwrap_or_default()
-            )
-            .unwrap();
+            ));
         }
     }
-    out.push_str("\n</details>\n");
+    let room = MAX_CHARS.saturating_sub(out.len() + closing.len() + 120);
+    let mut used = 0;
+    let kept = rows.iter().take_while(|r| {
+        used += r.len();
+        used <= room
+    });
+    let kept: Vec<&String> = kept.collect();
+    let left_out = rows.len() - kept.len();
+    out.extend(kept.into_iter().map(String::as_str));
+    if left_out > 0 {
+        writeln!(out, "\n{left_out} more rows left out to fit a comment; the HTML report has them all.").unwrap();
+    }
+    out.push_str(closing);
     out
 }
 
@@ -168,6 +189,30 @@ mod tests {
             let cells = line.replace(r"\|", "").matches('|').count();
             assert_eq!(cells, 6, "{cells} borders in {line}");
         }
+    }
+
+    #[test]
+    fn a_large_diff_fits_a_comment_and_says_what_it_left_out() {
+        // 300 regressed trials of 40 counters each: far more than a comment holds.
+        let mut old = Vec::new();
+        let mut new = Vec::new();
+        for t in 0..300 {
+            let trial = format!("family/kernel_{t}/4096x4096");
+            old.push(row(&trial, "median", "s", 1e-4, "unchanged"));
+            new.push(row(&trial, "median", "s", 2e-4, "regressed"));
+            for c in 0..40 {
+                old.push(row(&trial, &format!("l1tex__counter_{c}.sum"), "", 1.0, "unchanged"));
+                new.push(row(&trial, &format!("l1tex__counter_{c}.sum"), "", 3.0, "regressed"));
+            }
+        }
+        let text = render(&diff(&diff_side("a"), &old, &diff_side("b"), &new));
+        assert!(text.len() <= MAX_CHARS, "{} characters", text.len());
+        assert!(text.contains("more rows left out to fit a comment"), "{}", &text[text.len() - 300..]);
+        assert!(text.ends_with("</details>\n"));
+        // An unchanged trial shows its time only.
+        let rows = [row("a/k/1", "median", "s", 1.0, "unchanged"), row("a/k/1", "c", "", 1.0, "unchanged")];
+        let text = render(&diff(&diff_side("a"), &rows, &diff_side("b"), &rows));
+        assert!(text.contains("| a/k/1 | time (median) |") && !text.contains("| a/k/1 | c |"), "{text}");
     }
 
     #[test]
