@@ -164,6 +164,10 @@ enum HistoryCommand {
         /// The run to gate (its id; every GPU that ran it); default: the latest run of each key.
         #[arg(long, value_name = "RUN_ID")]
         run: Option<String>,
+        /// The exit code of the suite run being gated (scripts/nightly): 3 is a regression, 2 a bad
+        /// option, any other failure a harness error (exit 1).
+        #[arg(long, value_name = "CODE")]
+        suite_exit: Option<u8>,
     },
 }
 
@@ -410,10 +414,14 @@ fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<u8> 
             let metric = (metric != "all").then_some(metric.as_str());
             print!("{}", history::query::changes(&dir, gpu.as_deref(), metric, since.as_deref())?)
         }
-        HistoryCommand::Gate { gpu, run } => {
+        HistoryCommand::Gate { gpu, run, suite_exit } => {
             let (text, outcome) = history::query::gate(&dir, gpu.as_deref(), run.as_deref())?;
             print!("{text}");
-            return Ok(outcome.exit_code());
+            let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), outcome);
+            if let Some(why) = why {
+                println!("{why}");
+            }
+            return Ok(code);
         }
     }
     Ok(0)

@@ -90,6 +90,9 @@ pub enum Spec {
     },
     /// A commit id or its start (at least 4 hex digits).
     Commit(String),
+    /// `before:<run id>`: every run of the newest commit stored before that run's commit, on its GPU
+    /// key (the nightly report's old side).
+    Before(String),
 }
 
 impl Spec {
@@ -99,6 +102,9 @@ impl Spec {
     /// # Errors
     /// [`Error::History`] for text that is none of the three, saying what each looks like.
     pub fn parse(text: &str) -> Result<Spec> {
+        if let Some(run_id) = text.strip_prefix("before:") {
+            return Ok(Spec::Before(run_id.to_string()));
+        }
         if text.ends_with(".csv") || Path::new(text).is_file() {
             return Ok(Spec::File(PathBuf::from(text)));
         }
@@ -122,7 +128,7 @@ impl Spec {
             path: PathBuf::from(text),
             line: None,
             message: "is neither a run CSV (a path ending in .csv), a run id (20261130T120000Z, optionally \
-                      @GPU-uuid-prefix) nor a commit (at least 4 hex digits)"
+                      @GPU-uuid-prefix), a commit (at least 4 hex digits) nor before:<run id>"
                 .into(),
         })
     }
@@ -195,9 +201,19 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
     for key in keys(dir, gpu)? {
         let store = HistoryStore::open(dir, &key)?;
         let runs = store.runs(None)?;
+        // `before:<run id>`: the commit stored last before the first run of that run's commit.
+        let before = match &spec {
+            Spec::Before(id) => runs.iter().position(|r| r.meta.run_id == *id).and_then(|at| {
+                let commit = &runs[at].meta.commit;
+                let first = runs.iter().position(|r| r.meta.commit == *commit).unwrap_or(at);
+                runs[..first].last().map(|r| r.meta.commit.clone())
+            }),
+            _ => None,
+        };
         let matching: Vec<RunSummary> = runs
             .iter()
             .filter(|r| match &spec {
+                Spec::Before(_) => before.as_ref().is_some_and(|c| r.meta.commit == *c),
                 Spec::Commit(prefix) => r.meta.commit.starts_with(prefix.as_str()),
                 Spec::Run { run_id, gpu_uuid } => {
                     r.meta.run_id == *run_id && gpu_uuid.as_ref().is_none_or(|u| r.meta.gpu_uuid.starts_with(u))
@@ -218,6 +234,7 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
     let Some((key, store, matching)) = found.first() else {
         let what = match &spec {
             Spec::Commit(c) => format!("no run of a commit starting {c:?}"),
+            Spec::Before(id) => format!("no run {id:?}, or no commit stored before its commit,"),
             _ => format!("no run {text:?}"),
         };
         return Err(error(format!("{what} in {searched}; its commits, oldest first:\n{}", candidates(&all_runs, 20))));
@@ -227,7 +244,7 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
         return Err(error(format!("{text:?} is in the history of several GPU keys ({}); pass --gpu", keys.join(", "))));
     }
     let label = match &spec {
-        Spec::Commit(_) => {
+        Spec::Commit(_) | Spec::Before(_) => {
             if matching.iter().any(|r| r.meta.commit != matching[0].meta.commit) {
                 return Err(error(format!(
                     "commit {text:?} is ambiguous in {searched}; it starts:\n{}\ngive more of it",
@@ -584,6 +601,26 @@ impl Outcome {
     }
 }
 
+/// The nightly gate's exit code from the suite's exit code and the history's [`Outcome`] (pure):
+/// the suite's 3 (a trial failed its performance gate only) is a regression like the history's;
+/// its 2 (a bad option) stays 2; any other failure of the suite (a wrong result, a failed counter
+/// expectation, a harness error: libtest's 101) is 1, a harness error for the nightly job, with the
+/// sentence to print. Otherwise the history decides: 3 regressed, 4 invalid, 0 pass.
+pub fn nightly_exit(suite_exit: u8, history: Outcome) -> (u8, Option<String>) {
+    match suite_exit {
+        0 => (history.exit_code(), None),
+        3 => (EXIT_REGRESSED, None),
+        2 => (2, Some("the suite refused an option (exit 2); see its log".into())),
+        n => (
+            1,
+            Some(format!(
+                "the suite failed (exit {n}): a wrong result, a failed counter expectation or a harness error; see its \
+                 log and JUnit"
+            )),
+        ),
+    }
+}
+
 /// The gate's decision for one run, with its reasons (one line each).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
@@ -688,6 +725,18 @@ mod tests {
     use super::*;
 
     const KEY: &str = "nvidia-h200-sm90";
+
+    #[test]
+    fn the_nightly_exit_code_keeps_the_kinds_apart() {
+        assert_eq!(nightly_exit(0, Outcome::Pass).0, 0);
+        assert_eq!(nightly_exit(0, Outcome::Regressed).0, EXIT_REGRESSED);
+        assert_eq!(nightly_exit(0, Outcome::Invalid).0, EXIT_INVALID);
+        assert_eq!(nightly_exit(3, Outcome::Pass).0, EXIT_REGRESSED);
+        assert_eq!(nightly_exit(2, Outcome::Pass).0, 2);
+        let (code, why) = nightly_exit(101, Outcome::Regressed);
+        assert_eq!(code, 1);
+        assert!(why.unwrap().contains("exit 101"));
+    }
 
     /// A synthetic run (made-up numbers, not a measurement): trials `fam/k/1` and `fam/k/2`, each
     /// with `median` (s), `noise` (%) and one counter; `fam/k/1`'s median is `median`.

@@ -218,18 +218,33 @@ impl Diff {
     /// trials are counted as such.
     pub fn summary(&self) -> String {
         let mut by_verdict: BTreeMap<(usize, &str), usize> = BTreeMap::new();
-        let (mut added, mut removed) = (0, 0);
+        let (mut added, mut removed, mut slower, mut faster, mut same) = (0, 0, 0, 0, 0);
         for t in &self.trials {
             match t.presence {
                 Presence::Added => added += 1,
                 Presence::Removed => removed += 1,
                 Presence::Both => *by_verdict.entry((severity(&t.verdict), t.verdict.as_str())).or_default() += 1,
             }
+            match t.delta() {
+                Some(d) if d >= EXPLAIN_THRESHOLD => slower += 1,
+                Some(d) if d <= -EXPLAIN_THRESHOLD => faster += 1,
+                Some(_) => same += 1,
+                None => {}
+            }
         }
-        let mut parts: Vec<String> = by_verdict
+        // The time change between the sides first; then the verdicts the new side's runs were given
+        // (against their baseline or A/B revision), which are not the same question.
+        let mut moved = Vec::new();
+        for (n, what) in [(slower, "slower"), (faster, "faster"), (same, "within 1 %")] {
+            if n > 0 {
+                moved.push(format!("{n} {what}"));
+            }
+        }
+        let verdicts: Vec<String> = by_verdict
             .into_iter()
             .map(|((_, v), n)| format!("{n} {}", if v.is_empty() { "without verdict" } else { v }))
             .collect();
+        let mut parts = moved;
         if added > 0 {
             parts.push(format!("{added} added"));
         }
@@ -239,7 +254,11 @@ impl Diff {
         if parts.is_empty() {
             return "no trials on either side".into();
         }
-        format!("{} ({})", parts.join(", "), crate::units::count(self.trials.len(), "trial"))
+        let mut text = format!("{} ({})", parts.join(", "), crate::units::count(self.trials.len(), "trial"));
+        if !verdicts.is_empty() {
+            text += &format!("; new runs' verdicts: {}", verdicts.join(", "));
+        }
+        text
     }
 
     /// The trials of the "changed" table ([`TrialDiff::changed`]), in report order.
@@ -420,6 +439,10 @@ fn three_digits(x: f64) -> String {
 
 /// A ratio as a factor: `12x`, `4.0x`, `1.25x`, `0.25x`.
 fn ratio_text(r: f64) -> String {
+    // A fall past 1/10 reads better as its inverse: `1/264x`, not `0.00x`.
+    if r > 0.0 && r < 0.095 {
+        return format!("1/{:.0}x", 1.0 / r);
+    }
     if r >= 9.95 {
         format!("{r:.0}x")
     } else if r >= 1.995 {
@@ -580,7 +603,11 @@ pub(crate) mod tests {
         assert_eq!(names, ["t/slow/1", "t/fast/1", "t/same/1", "t/gone/1", "t/new/1"]);
         assert_eq!(d.trials[3].presence, Presence::Removed);
         assert_eq!(d.trials[4].presence, Presence::Added);
-        assert_eq!(d.summary(), "1 regressed, 1 improved, 1 unchanged, 1 added, 1 removed (5 trials)");
+        assert_eq!(
+            d.summary(),
+            "1 slower, 1 faster, 1 within 1 %, 1 added, 1 removed (5 trials); new runs' verdicts: 1 regressed, 1 \
+             improved, 1 unchanged"
+        );
         let changed: Vec<&str> = d.changed().map(|t| t.trial.as_str()).collect();
         assert_eq!(changed, ["t/slow/1", "t/fast/1", "t/gone/1", "t/new/1"]);
     }

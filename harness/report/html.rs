@@ -50,7 +50,7 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
         out.push_str("<p>No trial changed: every time moved by less than 1 % and no verdict asks for attention.</p>\n");
     } else {
         out.push_str(
-            "<table class=\"changed\">\n<thead><tr><th>trial</th><th>time old -&gt; new</th><th>change</th><th>verdict</th>\
+            "<table class=\"changed\">\n<thead><tr><th>trial</th><th>time old -&gt; new</th><th>change</th><th>new run&#39;s verdict</th>\
              <th>what explains it</th></tr></thead>\n<tbody>\n",
         );
         for t in changed {

@@ -37,7 +37,7 @@ pub fn render(diff: &Diff) -> String {
         writeln!(out, "No trial changed: every time moved by less than 1 % and no verdict asks for attention.\n")
             .unwrap();
     } else {
-        out.push_str("| trial | time old -> new | change | verdict | what explains it |\n");
+        out.push_str("| trial | time old -> new | change | new run's verdict | what explains it |\n");
         out.push_str("|:--|--:|--:|:--|:--|\n");
         for t in changed {
             // `change()` is kernelgate's own text (numbers, `x`, `->`): nothing to escape.
@@ -219,7 +219,10 @@ mod tests {
     fn nothing_changed_says_so() {
         let rows = [row("a/k/1", "median", "s", 1.0, "unchanged")];
         let text = render(&diff(&diff_side("a"), &rows, &diff_side("b"), &rows));
-        assert!(text.starts_with("### kernelgate diff: 1 unchanged (1 trial)\n"), "{text}");
+        assert!(
+            text.starts_with("### kernelgate diff: 1 within 1 % (1 trial); new runs' verdicts: 1 unchanged\n"),
+            "{text}"
+        );
         assert!(text.contains("No trial changed"), "{text}");
     }
 }
