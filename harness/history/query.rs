@@ -371,13 +371,34 @@ pub fn trends(dir: &Path, gpu_key: &str, trials: &[&str]) -> Result<Vec<Trend>> 
 /// Those of [`resolve_side`] and [`trends`].
 pub fn diff_report(dir: &Path, old: &str, new: &str, gpu: Option<&str>) -> Result<(Diff, Vec<Trend>)> {
     let (a, b) = (resolve_side(dir, old, gpu)?, resolve_side(dir, new, gpu)?);
-    let diff = crate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
+    let mut diff = crate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
+    diff.notes.extend(other_gpus_note(&a.runs, &b.runs));
     let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();
     let mut trends = trends(dir, &b.gpu_key, &trials)?;
     if trends.is_empty() && a.gpu_key != b.gpu_key {
         trends = self::trends(dir, &a.gpu_key, &trials)?;
     }
     Ok((diff, trends))
+}
+
+/// A sentence when the two sides did not run on the same physical GPUs (pure): two H200s differ by
+/// -5.8 to +2.9 % per kernel (baselines/nvidia-h200-sm90/BENCHMARK.md, "A second machine"), so a
+/// change of that size between such sides may be the machines'.
+pub fn other_gpus_note(old: &[Run], new: &[Run]) -> Option<String> {
+    let uuids = |runs: &[Run]| -> std::collections::BTreeSet<String> {
+        runs.iter().map(|r| gpu_short(&r.meta.gpu_uuid).to_string()).collect()
+    };
+    let (a, b) = (uuids(old), uuids(new));
+    (a != b).then(|| {
+        let list = |s: &std::collections::BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
+        format!(
+            "the sides ran on different physical GPUs (old: {}; new: {}): medians of one kernel differed by -5.8 to \
+             +2.9 % between two H200s, so changes of that size may be the machines'; compare runs of one GPU \
+             (RUN_ID@GPU-...), or use KERNELGATE_AB",
+            list(&a),
+            list(&b)
+        )
+    })
 }
 
 /// One trial's [`Trend`] from its series ([`HistoryStore::series`]'s answer; pure). Values in a unit
@@ -725,6 +746,15 @@ mod tests {
     use super::*;
 
     const KEY: &str = "nvidia-h200-sm90";
+
+    #[test]
+    fn sides_on_other_physical_gpus_are_named() {
+        let a = run("20261130T000000Z", "GPU-aaaaaaaa-1", &"a".repeat(40), "s", 1e-4);
+        let b = run("20261130T010000Z", "GPU-bbbbbbbb-2", &"b".repeat(40), "s", 1e-4);
+        let note = other_gpus_note(std::slice::from_ref(&a), std::slice::from_ref(&b)).unwrap();
+        assert!(note.contains("old: GPU-aaaaaaaa; new: GPU-bbbbbbbb"), "{note}");
+        assert_eq!(other_gpus_note(std::slice::from_ref(&a), std::slice::from_ref(&a)), None);
+    }
 
     #[test]
     fn the_nightly_exit_code_keeps_the_kinds_apart() {

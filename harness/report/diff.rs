@@ -210,6 +210,9 @@ pub struct Diff {
     pub trials: Vec<TrialDiff>,
     /// [`BANDWIDTH_METRIC`] of every trial that has it on either side, by trial name.
     pub bars: Vec<Bar>,
+    /// Sentences the reader must see before the numbers (e.g. the sides ran on other physical
+    /// GPUs); empty from [`diff`], added by the caller that knows.
+    pub notes: Vec<String>,
 }
 
 impl Diff {
@@ -337,7 +340,7 @@ pub fn diff(old: &Side, old_rows: &[Measurement], new: &Side, new_rows: &[Measur
             })
             .then_with(|| a.trial.cmp(&b.trial))
     });
-    Diff { old: old.clone(), new: new.clone(), trials, bars: bars(old_rows, new_rows) }
+    Diff { old: old.clone(), new: new.clone(), trials, bars: bars(old_rows, new_rows), notes: Vec::new() }
 }
 
 /// The bars of [`BANDWIDTH_METRIC`], one per trial that has it on either side, by trial name
@@ -364,15 +367,21 @@ pub fn severity(verdict: &str) -> usize {
         .unwrap_or(6)
 }
 
+/// ncu's own measures of a kernel's duration (`gpu__time_duration.sum`, `sm__cycles_elapsed.avg`,
+/// `gpc__cycles_elapsed.max`, ...): they restate a time change, they do not explain it.
+pub fn restates_time(metric: &str) -> bool {
+    metric.contains("time_duration") || metric.contains("cycles_elapsed")
+}
+
 /// The counters among `metrics` that explain a time change in direction `up` (slower) or down:
-/// those present on both sides with non-negative finite values that moved the same way by at least
+/// those present on both sides (not [`restates_time`]) with non-negative finite values that moved the same way by at least
 /// [`EXPLAIN_THRESHOLD`], ranked by |ln(new/old)| (a move from or to zero ranks first, larger
 /// non-zero value first), then by name; the top [`EXPLAIN_TOP`]. `several_kernels` prefixes each
 /// name with its kernel.
 pub fn explain(metrics: &[MetricDiff], up: bool, several_kernels: bool) -> Vec<Factor> {
     let mut candidates: Vec<(f64, f64, &MetricDiff, f64, f64)> = metrics
         .iter()
-        .filter(|m| m.counter)
+        .filter(|m| m.counter && !restates_time(&m.metric))
         .filter_map(|m| {
             let (old, new) = (m.old?, m.new?);
             if !(old.is_finite() && new.is_finite()) || old < 0.0 || new < 0.0 || old == new {
@@ -618,16 +627,13 @@ pub(crate) mod tests {
         let slow = &d.trials[0];
         assert!((slow.delta().unwrap() - 0.25).abs() < 1e-12);
         let text: Vec<String> = slow.explanation.iter().map(Factor::to_string).collect();
-        // Zero to non-zero first, then 4x, then 1.25x; occupancy went down (other direction) and
-        // `mean` is a run statistic: neither explains.
+        // Zero to non-zero first, then 4x; occupancy went down (other direction), `mean` is a run
+        // statistic and `sm__cycles_elapsed.avg` restates the time (1.25x): none explains.
         assert_eq!(
             text,
-            [
-                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum 0 -> 31.5M",
-                "dram__sectors_read.sum 4.0x",
-                "sm__cycles_elapsed.avg 1.25x",
-            ]
+            ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum 0 -> 31.5M", "dram__sectors_read.sum 4.0x"]
         );
+        assert!(restates_time("gpu__time_duration.sum") && !restates_time("dram__bytes_read.sum"));
         let fast = &d.trials[1];
         assert_eq!(
             fast.explanation.iter().map(Factor::to_string).collect::<Vec<_>>(),

@@ -43,6 +43,9 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     )
     .unwrap();
     writeln!(out, "<p class=\"summary\">{}</p>", escape(&diff.summary())).unwrap();
+    for note in &diff.notes {
+        writeln!(out, "<p class=\"note\"><strong>Note:</strong> {}</p>", escape(note)).unwrap();
+    }
 
     out.push_str("<h2>Changed trials</h2>\n");
     let changed: Vec<&TrialDiff> = diff.changed().collect();
@@ -490,6 +493,7 @@ body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu San
        max-width: 1040px; margin: 24px auto; padding: 0 16px; }
 h1 { font-size: 22px; margin: 0 0 6px; } h2 { font-size: 17px; margin: 28px 0 8px; }
 .summary { font-size: 16px; font-weight: 600; }
+.note { background: #fff4e5; border-left: 4px solid #e69500; padding: 6px 10px; }
 .key { display: inline-block; width: 12px; height: 10px; margin-right: 4px; }
 .key.old, rect.old { fill: #9aa5b1; background: #9aa5b1; } .key.new, rect.new { fill: #1f77b4; background: #1f77b4; }
 table { border-collapse: collapse; width: 100%; margin: 6px 0; }

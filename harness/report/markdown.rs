@@ -32,6 +32,9 @@ pub fn render(diff: &Diff) -> String {
         side(&diff.new.gpu)
     )
     .unwrap();
+    for note in &diff.notes {
+        writeln!(out, "> **Note:** {}\n", escape(note)).unwrap();
+    }
     let changed: Vec<&TrialDiff> = diff.changed().collect();
     if changed.is_empty() {
         writeln!(out, "No trial changed: every time moved by less than 1 % and no verdict asks for attention.\n")
