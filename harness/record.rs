@@ -273,6 +273,19 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
     out
 }
 
+/// A temporary file in `dir` to be renamed over a result file, with the permissions a file created
+/// normally gets (0o666 less the umask): tempfile's default 0o600 would leave run CSVs and JUnit
+/// reports unreadable to a CI job's artifact upload running as another user.
+pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
+}
+
 /// `true`/`false`/`unknown`.
 pub fn flag(b: Option<bool>) -> String {
     b.map_or("unknown".into(), |d| d.to_string())
@@ -323,7 +336,7 @@ pub fn write_csv<R: serde::Serialize>(path: &Path, rows: &[R]) -> Result<()> {
         let exists = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a recorded file is never overwritten");
         return Err(Error::io(path)(exists));
     }
-    let temp = tempfile::NamedTempFile::new_in(dir).map_err(Error::io(dir))?;
+    let temp = temp_file_in(dir).map_err(Error::io(dir))?;
     let mut w = csv::Writer::from_writer(temp);
     for row in rows {
         w.serialize(row).map_err(|source| Error::Csv { path: path.to_path_buf(), source })?;
@@ -447,6 +460,15 @@ pub(crate) mod tests {
         assert!(text.contains(",pct_of_copy_bandwidth,100.0,%\n"));
         assert!(!text.contains("throughput"), "no FLOPs, no throughput row");
         assert_eq!(text.lines().count(), 1 + 13);
+        #[cfg(unix)]
+        {
+            // The permissions of a normally created file (0o666 less the umask), not tempfile's 0o600.
+            use std::os::unix::fs::PermissionsExt as _;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            let plain = dir.path().join("plain");
+            std::fs::File::create(&plain).unwrap();
+            assert_eq!(mode(&path), mode(&plain), "{:o}", mode(&path));
+        }
         // A second write to the same path is refused: nothing recorded is overwritten.
         let err = write_csv(&path, &rows).unwrap_err().to_string();
         assert!(err.contains("20261130T030000Z-0123456.csv") && err.contains("never overwritten"), "{err}");

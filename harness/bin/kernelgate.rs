@@ -384,11 +384,15 @@ fn diff_command(
     let (diff, trends) = history::query::diff_report(&history_dir(dir)?, old, new, gpu)?;
     let text = kernelgate::report::markdown::render(&diff);
     match markdown {
-        Some(path) => std::fs::write(&path, text).map_err(Error::io(path))?,
+        Some(path) => {
+            std::fs::write(&path, text).map_err(Error::io(&path))?;
+            println!("wrote {} ({})", path.display(), diff.summary());
+        }
         None => print!("{text}"),
     }
     if let Some(path) = html {
-        std::fs::write(&path, kernelgate::report::html::render(&diff, &trends)).map_err(Error::io(path))?;
+        std::fs::write(&path, kernelgate::report::html::render(&diff, &trends)).map_err(Error::io(&path))?;
+        println!("wrote {}", path.display());
     }
     Ok(())
 }

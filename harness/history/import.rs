@@ -90,6 +90,16 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         Kind::Metrics
     } else if let Some(i) = RUN_COLUMNS.iter().position(|c| *c == header) {
         Kind::Run(i as u32 + 1)
+    } else if ["schema_version,trial,kernel,metric,", "schema_version,trial,index,seconds"]
+        .iter()
+        .any(|h| header.starts_with(h))
+    {
+        return Err(bad(
+            1,
+            "this is a baseline file (baselines/<gpu key>/baseline.csv or samples.csv), not a run CSV: compare a run \
+             with a baseline with `kernelgate compare`, or give the run CSV (target/kernelgate/runs/<id>.csv)"
+                .into(),
+        ));
     } else {
         let newer = header.starts_with("schema_version,");
         return Err(bad(
@@ -405,6 +415,12 @@ mod tests {
         let err = |text: &str| parse_csv(text, Path::new("runs/x.csv")).unwrap_err().to_string();
         let e = err("schema_version,run_id,whatever\n9,a,b\n");
         assert!(e.starts_with("runs/x.csv:1:") && e.contains("newer kernelgate"), "{e}");
+        // The committed baseline's own files are named as such.
+        for name in ["baseline.csv", "samples.csv"] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/nvidia-h200-sm90").join(name);
+            let e = parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap_err().to_string();
+            assert!(e.contains("this is a baseline file") && e.contains("kernelgate compare"), "{e}");
+        }
         let e = err(&v1().replace(",0.5,s", ",fast,s"));
         assert!(e.starts_with("runs/x.csv:2:") && e.contains("value \"fast\""), "{e}");
         let e = err(&v1().replacen("\n1,", "\n2,", 1));

@@ -46,11 +46,17 @@ fn gpu_short(uuid: &str) -> &str {
     uuid.get(..12).unwrap_or(uuid)
 }
 
-/// A run's values as the diff report's rows (pure): `median` and the run CSV's other statistics,
-/// and ncu counters, by their names; [`crate::report::diff`] knows which are statistics.
+/// The run CSV's statistics that judge a run against its own reference (baseline or A/B
+/// revision) rather than measure it: a diff between two runs does not compare them.
+pub const JUDGEMENT_STATISTICS: [&str; 5] = ["baseline_median", "delta", "p_value", "p_adjusted", "min_effect"];
+
+/// A run's values as the diff report's rows (pure): `median` and the run CSV's other statistics
+/// (not [`JUDGEMENT_STATISTICS`]), and ncu counters, by their names; [`crate::report::diff`] knows
+/// which are statistics.
 pub fn measurements(values: &[Value]) -> Vec<Measurement> {
     values
         .iter()
+        .filter(|v| !JUDGEMENT_STATISTICS.contains(&v.metric.as_str()))
         .map(|v| Measurement {
             trial: v.trial.clone(),
             kernel: v.kernel.clone(),
@@ -157,7 +163,8 @@ fn keys(dir: &Path, gpu: Option<&str>) -> Result<Vec<String>> {
             path: dir.to_path_buf(),
             line: None,
             message:
-                "no history here; `kernelgate history import baselines/*/runs` fills it from run CSVs, or pass --dir"
+                "no history here: a GPU run records one, and `kernelgate history import baselines/*/runs` fills it \
+                 from run CSVs (--dir names another folder)"
                     .into(),
         });
     }
@@ -229,7 +236,7 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
     }
     let searched = match gpu {
         Some(key) => format!("the history of {key}"),
-        None => format!("every history in {}", dir.display()),
+        None => format!("any history in {}", dir.display()),
     };
     let Some((key, store, matching)) = found.first() else {
         let what = match &spec {
@@ -630,7 +637,7 @@ impl Outcome {
 pub fn nightly_exit(suite_exit: u8, history: Outcome) -> (u8, Option<String>) {
     match suite_exit {
         0 => (history.exit_code(), None),
-        3 => (EXIT_REGRESSED, None),
+        3 => (EXIT_REGRESSED, Some("the suite failed trials on their performance gate (exit 3): a regression".into())),
         2 => (2, Some("the suite refused an option (exit 2); see its log".into())),
         n => (
             1,

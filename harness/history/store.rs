@@ -69,9 +69,12 @@ CREATE INDEX vals_by_series ON vals (series);
 const META_COLUMNS: &str = "run_id, gpu_uuid, commit_id, dirty, kernels_sha256, branch, commit_time, subject, \
      gpu_key, gpu_name, driver, cuda, nvrtc, ncu, ab_revision, work_scale";
 
-/// Chronological order of runs: by commit time (runs of an unknown commit time last), then run id,
-/// then GPU.
-const RUN_ORDER: &str = "commit_time IS NULL, commit_time, run_id, gpu_uuid";
+/// Chronological order of runs: by commit time, or, for a run whose commit time is unknown (commit
+/// `unknown`, an old CSV imported without its repository), by its start time (the run id, UTC);
+/// then run id, then GPU.
+const RUN_ORDER: &str = "COALESCE(commit_time, CAST(strftime('%s', substr(run_id, 1, 4) || '-' || \
+     substr(run_id, 5, 2) || '-' || substr(run_id, 7, 2) || ' ' || substr(run_id, 10, 2) || ':' || \
+     substr(run_id, 12, 2) || ':' || substr(run_id, 14, 2)) AS INTEGER)), run_id, gpu_uuid";
 
 /// One GPU key's history file, open. See the module docs.
 #[derive(Debug)]
@@ -647,6 +650,24 @@ mod tests {
         r.values
             .sort_by(|a, b| (&a.trial, &a.metric, &a.kernel, &a.unit).cmp(&(&b.trial, &b.metric, &b.kernel, &b.unit)));
         r
+    }
+
+    /// A run of an unknown commit time sorts by its start time, not last (a new user's trial: an
+    /// old run of commit `unknown` showed as the newest).
+    #[test]
+    fn a_run_without_commit_time_sorts_by_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 2); // commit time 2023-11-14
+        let mut old = run("20230101T000000Z", "GPU-a", "unknown", 2);
+        old.meta.commit_time = None;
+        let mut new = run("20260102T000000Z", "GPU-a", "unknown", 2);
+        new.meta.commit_time = None;
+        for r in [&new, &a, &old] {
+            store.append(r).unwrap();
+        }
+        let order: Vec<String> = store.runs(None).unwrap().into_iter().map(|r| r.meta.run_id).collect();
+        assert_eq!(order, ["20230101T000000Z", "20260101T000000Z", "20260102T000000Z"]);
     }
 
     #[test]

@@ -76,6 +76,11 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
             .unwrap();
         }
         out.push_str("</tbody>\n</table>\n");
+        out.push_str(
+            "<p class=\"hint\">new run&#39;s verdict: what the new side&#39;s runs were told by their own gate \
+             (against their baseline or A/B revision; the most severe of several runs), not a judgement of this \
+             diff.</p>\n",
+        );
     }
 
     if !diff.bars.is_empty() {
@@ -493,6 +498,7 @@ body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu San
        max-width: 1040px; margin: 24px auto; padding: 0 16px; }
 h1 { font-size: 22px; margin: 0 0 6px; } h2 { font-size: 17px; margin: 28px 0 8px; }
 .summary { font-size: 16px; font-weight: 600; }
+.hint { color: #555; font-size: 12px; }
 .note { background: #fff4e5; border-left: 4px solid #e69500; padding: 6px 10px; }
 .key { display: inline-block; width: 12px; height: 10px; margin-right: 4px; }
 .key.old, rect.old { fill: #9aa5b1; background: #9aa5b1; } .key.new, rect.new { fill: #1f77b4; background: #1f77b4; }

@@ -18,6 +18,11 @@ use std::fmt::Write as _;
 /// characters)"), with room for a caller's header.
 pub const MAX_CHARS: usize = 60_000;
 
+/// Said under the changed trials: the verdict column is not this diff's judgement.
+const VERDICT_NOTE: &str = "\n*new run's verdict*: what the new side's runs were told by their own gate (against \
+                            their baseline or A/B revision; the most severe of several runs), not a judgement of \
+                            this diff.\n";
+
 /// Renders `diff` as Markdown (pure). Trials in the diff's order; metrics by kernel and name. Rows
 /// that would pass [`MAX_CHARS`] are left out, and the page says how many.
 pub fn render(diff: &Diff) -> String {
@@ -58,6 +63,7 @@ pub fn render(diff: &Diff) -> String {
             )
             .unwrap();
         }
+        out.push_str(VERDICT_NOTE);
         out.push('\n');
     }
     writeln!(

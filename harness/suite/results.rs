@@ -134,7 +134,7 @@ pub(super) fn write_junit(suite: &Suite, names: &[String]) {
     let xml = junit::render("kernelgate", &trials);
     // Replaced whole (a CI job reuses its path); never left half-written.
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let written = tempfile::NamedTempFile::new_in(dir)
+    let written = record::temp_file_in(dir)
         .and_then(|mut temp| {
             use std::io::Write as _;
             temp.write_all(xml.as_bytes())?;
