@@ -83,7 +83,8 @@ enum Command {
     /// Compare two sides trial by trial (time, verdict, every counter, what explains a change) and
     /// print the report as Markdown. A side is a commit (full or a prefix: every run of it on the
     /// GPU key, medians of repeated runs), a run id (`20261130T120000Z`, `@GPU-uuid-prefix` to pick
-    /// one GPU), or a run CSV (its `-metrics.csv` beside it is read too). Exits 0 whatever the
+    /// one GPU), a run CSV (its `-metrics.csv` beside it is read too), or `before:<run id>` (every run
+    /// of the commit stored before that run's commit: the nightly report's old side). Exits 0 whatever the
     /// verdicts (a report, not a gate), 1 on error.
     Diff {
         /// The old side.

@@ -287,7 +287,9 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
 fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolved {
     let first = runs.first().map(|r| r.meta.gpu_uuid.as_str()).unwrap_or("");
     let gpu = if runs.iter().all(|r| r.meta.gpu_uuid == first) && !first.is_empty() {
-        format!("{gpu_key} ({})", gpu_short(first))
+        // NVML UUIDs read `GPU-…`; without NVML the UUID is `unknown`: say what is unknown.
+        let uuid = gpu_short(first);
+        if uuid.starts_with("GPU-") { format!("{gpu_key} ({uuid})") } else { format!("{gpu_key} (GPU {uuid})") }
     } else {
         gpu_key.clone()
     };
@@ -637,7 +639,14 @@ impl Outcome {
 pub fn nightly_exit(suite_exit: u8, history: Outcome) -> (u8, Option<String>) {
     match suite_exit {
         0 => (history.exit_code(), None),
-        3 => (EXIT_REGRESSED, Some("the suite failed trials on their performance gate (exit 3): a regression".into())),
+        3 => (
+            EXIT_REGRESSED,
+            Some(
+                "but the suite itself failed trials on their performance gate (exit 3): a regression, whatever the \
+                 history says"
+                    .into(),
+            ),
+        ),
         2 => (2, Some("the suite refused an option (exit 2); see its log".into())),
         n => (
             1,
