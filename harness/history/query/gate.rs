@@ -1,0 +1,152 @@
+//! The nightly gate's decision: a run's verdicts and the change points it ends, and the exit code.
+
+use super::*;
+
+/// The nightly gate's outcome for one run, most severe first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// A trial `regressed`, or a time change point at the run's commit is an increase:
+    /// [`EXIT_REGRESSED`].
+    Regressed,
+    /// None of that, but a trial is `invalid`: [`EXIT_INVALID`].
+    Invalid,
+    /// Neither: exit 0.
+    Pass,
+}
+
+impl Outcome {
+    /// The process exit code of `kernelgate history gate`.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Regressed => EXIT_REGRESSED,
+            Outcome::Invalid => EXIT_INVALID,
+            Outcome::Pass => 0,
+        }
+    }
+}
+
+/// The nightly gate's exit code from the suite's exit code and the history's [`Outcome`] (pure):
+/// the suite's 3 (a trial failed its performance gate only) is a regression like the history's;
+/// its 2 (a bad option) stays 2; any other failure of the suite (a wrong result, a failed counter
+/// expectation, a harness error: libtest's 101) is 1, a harness error for the nightly job, with the
+/// sentence to print. Otherwise the history decides: 3 regressed, 4 invalid, 0 pass.
+pub fn nightly_exit(suite_exit: u8, history: Outcome) -> (u8, Option<String>) {
+    match suite_exit {
+        0 => (history.exit_code(), None),
+        3 => (
+            EXIT_REGRESSED,
+            Some(
+                "but the suite itself failed trials on their performance gate (exit 3): a regression, whatever the \
+                 history says"
+                    .into(),
+            ),
+        ),
+        2 => (2, Some("the suite refused an option (exit 2); see its log".into())),
+        n => (
+            1,
+            Some(format!(
+                "the suite failed (exit {n}): a wrong result, a failed counter expectation or a harness error; see its \
+                 log and JUnit"
+            )),
+        ),
+    }
+}
+
+/// The gate's decision for one run, with its reasons (one line each).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The outcome.
+    pub outcome: Outcome,
+    /// Why: `regressed: <trial> (decided by time)`, `change point: <trial> ...`, `invalid: ...`.
+    pub reasons: Vec<String>,
+}
+
+/// The gate's decision for `run` (pure): [`Outcome::Regressed`] if a trial's verdict is `regressed`
+/// or one of `changes` (a trial's time change points, per physical GPU: trial, the run of the
+/// first point of the new regime, the change point) is an increase at `run`'s commit on `run`'s
+/// GPU; else [`Outcome::Invalid`] if a trial is `invalid`; else [`Outcome::Pass`].
+pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)]) -> Decision {
+    let mut regressed = Vec::new();
+    let mut invalid = Vec::new();
+    let mut verdicts: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
+    for v in &run.values {
+        verdicts.entry(&v.trial).or_insert((&v.verdict, &v.decided_by));
+    }
+    for (trial, (verdict, by)) in verdicts {
+        let by = if by.is_empty() { String::new() } else { format!(" (decided by {by})") };
+        match verdict {
+            "regressed" => regressed.push(format!("regressed: {trial}{by}")),
+            "invalid" => invalid.push(format!("invalid: {trial}{by}")),
+            _ => {}
+        }
+    }
+    for (trial, at, cp) in changes {
+        if at.commit == run.meta.commit && at.gpu_uuid == run.meta.gpu_uuid && cp.after > cp.before {
+            regressed.push(format!("change point: {trial} {}", format_change(at, cp, "s")));
+        }
+    }
+    let outcome = if !regressed.is_empty() {
+        Outcome::Regressed
+    } else if !invalid.is_empty() {
+        Outcome::Invalid
+    } else {
+        Outcome::Pass
+    };
+    regressed.extend(invalid);
+    Decision { outcome, reasons: regressed }
+}
+
+/// `kernelgate history gate`: for the latest run of each GPU key (or of `gpu`), or the run(s)
+/// `run_id` (one per physical GPU that ran it), [`decide`] on its verdicts and on the change points
+/// of each trial's time on its GPU. Returns the text and the most severe outcome.
+///
+/// # Errors
+/// [`Error::History`] when there is no store, `run_id` is in no store, or a store cannot be read.
+pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(String, Outcome)> {
+    let mut out = String::new();
+    let mut worst = Outcome::Pass;
+    let mut gated = 0;
+    for key in keys(dir, gpu)? {
+        let store = HistoryStore::open(dir, &key)?;
+        let all = store.all_series()?;
+        // Run ids are UTC start times: the latest sorts last.
+        let id = match run_id {
+            Some(id) => id.to_string(),
+            None => match all.runs.iter().map(|m| &m.run_id).max() {
+                Some(id) => id.clone(),
+                None => continue,
+            },
+        };
+        let found = all_change_points(&all, Some(TIME_METRIC), &options(), 2);
+        let changes: Vec<(String, RunMeta, ChangePoint)> =
+            found.iter().map(|f| (all.series[f.series].trial.clone(), all.runs[f.run].clone(), f.change)).collect();
+        for m in all.runs.iter().filter(|m| m.run_id == id) {
+            let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
+            let d = decide(&run, &changes);
+            gated += 1;
+            worst = worst.min(d.outcome);
+            let what = match d.outcome {
+                Outcome::Regressed => "REGRESSED",
+                Outcome::Invalid => "INVALID",
+                Outcome::Pass => "pass",
+            };
+            out.push_str(&format!("{key} {} {} {}: {what}\n", m.run_id, gpu_short(&m.gpu_uuid), short(&m.commit)));
+            for r in d.reasons {
+                out.push_str(&format!("  {r}\n"));
+            }
+        }
+    }
+    if gated == 0 {
+        return Err(Error::History {
+            path: dir.to_path_buf(),
+            line: None,
+            message: match run_id {
+                Some(id) => {
+                    format!("no run {id:?} in {}; `kernelgate history runs` lists them", gpu.unwrap_or("any history"))
+                }
+                None => "no run in the history; nothing to gate".into(),
+            },
+        });
+    }
+    Ok((out, worst))
+}

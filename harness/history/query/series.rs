@@ -1,0 +1,254 @@
+//! Series and their change points: per physical GPU, trends for the report, `history show` and
+//! `history changes`.
+
+use super::*;
+
+/// The change points of a series of points that may mix physical GPUs (pure): `gpus[i]` and
+/// `values[i]` are point `i`'s GPU UUID and value, in chronological order. Each GPU's finite values
+/// are one series for [`changepoint::detect`]; the answer is `(point index, change point)`, sorted
+/// by point index, the index being that of the first point of the new regime in the input.
+pub fn per_gpu_change_points(
+    gpus: &[&str],
+    values: &[f64],
+    options: &changepoint::Options,
+) -> Vec<(usize, ChangePoint)> {
+    let mut by_gpu: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, g) in gpus.iter().enumerate() {
+        if values[i].is_finite() {
+            by_gpu.entry(g).or_default().push(i);
+        }
+    }
+    let mut out = Vec::new();
+    let mut series = Vec::new();
+    for indices in by_gpu.values() {
+        series.clear();
+        series.extend(indices.iter().map(|&i| values[i]));
+        // Only finite values are passed, so detect cannot fail.
+        let found = changepoint::detect(&series, options).unwrap_or_default();
+        out.extend(found.into_iter().map(|cp| (indices[cp.index], cp)));
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out
+}
+
+/// Per-trial time trends across commits for the trials of a diff, from the store of `gpu_key` in
+/// `dir`: `median`, one point per run in the store's order, labelled `commit:7`, GPU = UUID start,
+/// with the change points of each physical GPU ([`per_gpu_change_points`], [`options`]). Trials
+/// without history are left out.
+///
+/// # Errors
+/// Those of [`HistoryStore::open_file`] and [`HistoryStore::series`]; none when `gpu_key` has no
+/// store (no trends then).
+pub fn trends(dir: &Path, gpu_key: &str, trials: &[&str]) -> Result<Vec<Trend>> {
+    let path = store::store_path(dir, gpu_key)?;
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let store = HistoryStore::open(dir, gpu_key)?;
+    let mut out = Vec::new();
+    for trial in trials {
+        let series = store.series(trial, TIME_METRIC)?;
+        if let Some(t) = trend(trial, &series) {
+            out.push(t);
+        }
+    }
+    Ok(out)
+}
+
+/// One trial's [`Trend`] from its series ([`HistoryStore::series`]'s answer; pure). Values in a unit
+/// other than the first one's are left out (they do not compare). `None` for an empty series.
+pub fn trend(trial: &str, series: &[(RunMeta, Value)]) -> Option<Trend> {
+    let unit = series.first()?.1.unit.clone();
+    let kept: Vec<&(RunMeta, Value)> = series.iter().filter(|(_, v)| v.unit == unit).collect();
+    let points: Vec<TrendPoint> = kept
+        .iter()
+        .map(|(m, v)| TrendPoint {
+            label: short(&m.commit).to_string(),
+            value: v.value,
+            gpu: gpu_short(&m.gpu_uuid).into(),
+        })
+        .collect();
+    let gpus: Vec<&str> = kept.iter().map(|(m, _)| m.gpu_uuid.as_str()).collect();
+    let values: Vec<f64> = kept.iter().map(|(_, v)| v.value).collect();
+    let change_points = per_gpu_change_points(&gpus, &values, &options()).into_iter().map(|(i, _)| i).collect();
+    Some(Trend { trial: trial.to_string(), metric: TIME_METRIC.into(), unit, points, change_points })
+}
+
+/// `kernelgate history show TRIAL`: the trial's `metric` series of each GPU key (or of `gpu`), one
+/// line per run, then its change points per physical GPU ([`format_show`]).
+///
+/// # Errors
+/// [`Error::History`] when no store has the trial's metric (naming what was searched), and errors
+/// of opening stores.
+pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<String> {
+    let mut out = String::new();
+    for key in keys(dir, gpu)? {
+        let series = HistoryStore::open(dir, &key)?.series(trial, metric)?;
+        if !series.is_empty() {
+            out.push_str(&format_show(&key, trial, metric, &series));
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::History {
+            path: dir.to_path_buf(),
+            line: None,
+            message: format!(
+                "no {metric} of trial {trial:?} in {}; `kernelgate history runs` lists the runs, and trial names are family/variant/size",
+                gpu.unwrap_or("any GPU key's history")
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// A change point as one line: `at <commit:7> (<subject>): +33.1 % (mean 101.0 us -> 134.0 us),
+/// p = 1e-9` (pure). `meta` is the run of the first point of the new regime.
+pub fn format_change(meta: &RunMeta, cp: &ChangePoint, unit: &str) -> String {
+    let subject = if meta.subject.is_empty() { String::new() } else { format!(" ({})", meta.subject) };
+    format!(
+        "at {}{subject}: {:+.1} % (mean {} -> {}), p = {:.0e}",
+        short(&meta.commit),
+        100.0 * cp.change,
+        format_value(cp.before, unit),
+        format_value(cp.after, unit),
+        cp.p_value
+    )
+}
+
+/// The text of [`show`] for one GPU key's series (pure).
+pub fn format_show(gpu_key: &str, trial: &str, metric: &str, series: &[(RunMeta, Value)]) -> String {
+    let mut out = format!("{trial} {metric} on {gpu_key}: {}\n", crate::units::count(series.len(), "run"));
+    for (m, v) in series {
+        let dirty = if m.dirty == Some(true) { "+" } else { " " };
+        let verdict = if v.verdict.is_empty() { "-" } else { &v.verdict };
+        out.push_str(&format!(
+            "  {:<7}{dirty} {:<18} {:<12} {:>14}  {verdict}\n",
+            short(&m.commit),
+            m.run_id,
+            gpu_short(&m.gpu_uuid),
+            format_value(v.value, &v.unit)
+        ));
+    }
+    let unit = &series[0].1.unit;
+    let same: Vec<&(RunMeta, Value)> = series.iter().filter(|(_, v)| v.unit == *unit).collect();
+    let gpus: Vec<&str> = same.iter().map(|(m, _)| m.gpu_uuid.as_str()).collect();
+    let values: Vec<f64> = same.iter().map(|(_, v)| v.value).collect();
+    let found = per_gpu_change_points(&gpus, &values, &options());
+    out.push_str(&format!(
+        "change points ({}, per GPU, min magnitude {} %): {}\n",
+        changepoint::METHOD,
+        100.0 * GATE_MIN_MAGNITUDE,
+        if found.is_empty() { "none" } else { "" }
+    ));
+    for (i, cp) in found {
+        let m = &same[i].0;
+        out.push_str(&format!("  {}: change point {}\n", gpu_short(&m.gpu_uuid), format_change(m, &cp, unit)));
+    }
+    out
+}
+
+/// A change point of one series of one physical GPU ([`all_change_points`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// Index of the series in [`AllSeries::series`].
+    pub series: usize,
+    /// Index in [`AllSeries::runs`] of the first run of the new regime.
+    pub run: usize,
+    /// The change point.
+    pub change: ChangePoint,
+}
+
+/// The change points of every series of `all` whose metric is `metric` (every metric for `None`),
+/// per physical GPU, found on `threads` threads (at least 1), sorted newest first (by run, then
+/// series). Pure.
+pub fn all_change_points(
+    all: &AllSeries,
+    metric: Option<&str>,
+    options: &changepoint::Options,
+    threads: usize,
+) -> Vec<Found> {
+    let chosen: Vec<usize> =
+        (0..all.series.len()).filter(|&i| metric.is_none_or(|m| all.series[i].metric == m)).collect();
+    let threads = threads.max(1);
+    let find = |part: &[usize]| -> Vec<Found> {
+        let mut out = Vec::new();
+        for &s in part {
+            let points = &all.series[s].points;
+            let gpus: Vec<&str> = points.iter().map(|p| all.runs[p.run].gpu_uuid.as_str()).collect();
+            let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+            for (i, change) in per_gpu_change_points(&gpus, &values, options) {
+                out.push(Found { series: s, run: points[i].run, change });
+            }
+        }
+        out
+    };
+    let chunk = chosen.len().div_ceil(threads).max(1);
+    let mut out: Vec<Found> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chosen.chunks(chunk).map(|part| scope.spawn(move || find(part))).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("change-point detection panicked")).collect()
+    });
+    out.sort_by(|a, b| b.run.cmp(&a.run).then(a.series.cmp(&b.series)));
+    out
+}
+
+/// `kernelgate history changes`: the change points of every series of `metric` (every metric for
+/// `None`) of each GPU key (or of `gpu`), per physical GPU, one line each, newest first; with
+/// `since`, only those at or after the first run of that commit (a prefix).
+///
+/// # Errors
+/// [`Error::History`] when `since` matches no stored commit of a key, or several; errors of
+/// opening and reading stores.
+pub fn changes(dir: &Path, gpu: Option<&str>, metric: Option<&str>, since: Option<&str>) -> Result<String> {
+    let mut out = String::new();
+    for key in keys(dir, gpu)? {
+        let store = HistoryStore::open(dir, &key)?;
+        let all = store.all_series()?;
+        let from = match since {
+            None => 0,
+            Some(prefix) => {
+                let hits: Vec<&RunMeta> = all.runs.iter().filter(|m| m.commit.starts_with(prefix)).collect();
+                if hits.is_empty() || hits.iter().any(|m| m.commit != hits[0].commit) {
+                    let summaries: Vec<RunSummary> =
+                        all.runs.iter().map(|m| RunSummary { meta: m.clone(), values: 0 }).collect();
+                    return Err(Error::History {
+                        path: store.path().to_path_buf(),
+                        line: None,
+                        message: format!(
+                            "--since {prefix:?} is {} commit of this history; its commits, oldest first:\n{}",
+                            if hits.is_empty() { "no" } else { "more than one" },
+                            candidates(&summaries, 20)
+                        ),
+                    });
+                }
+                all.runs.iter().position(|m| m.commit == hits[0].commit).unwrap_or(0)
+            }
+        };
+        let found = all_change_points(&all, metric, &options(), 2);
+        out.push_str(&format_changes(&key, &all, &found, from));
+    }
+    Ok(out)
+}
+
+/// The text of [`changes`] for one GPU key (pure): a header, then one line per change point whose
+/// run is at index `from` or later.
+pub fn format_changes(gpu_key: &str, all: &AllSeries, found: &[Found], from: usize) -> String {
+    let kept: Vec<&Found> = found.iter().filter(|f| f.run >= from).collect();
+    let mut out = format!(
+        "{gpu_key}: {} ({}, per GPU, min magnitude {} %)\n",
+        crate::units::count(kept.len(), "change point"),
+        changepoint::METHOD,
+        100.0 * GATE_MIN_MAGNITUDE
+    );
+    for f in kept {
+        let (m, s) = (&all.runs[f.run], &all.series[f.series]);
+        out.push_str(&format!(
+            "  {} {} {} {} {}\n",
+            gpu_short(&m.gpu_uuid),
+            s.trial,
+            s.metric,
+            m.run_id,
+            format_change(m, &f.change, &s.unit)
+        ));
+    }
+    out
+}

@@ -1,0 +1,245 @@
+//! The sides of a diff: a commit, a run, a run CSV or `before:<run>`, resolved in the history; the
+//! diff report of two sides.
+
+use super::*;
+
+/// One side of a diff, resolved: its label and GPU, the runs it is made of, and their rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// Label and GPU for the report.
+    pub side: Side,
+    /// The GPU key of its runs (the store trends are read from).
+    pub gpu_key: String,
+    /// Its runs, with their values (several for a commit run more than once: diff takes medians).
+    pub runs: Vec<Run>,
+    /// Every value of every run, as report rows.
+    pub rows: Vec<Measurement>,
+}
+
+/// What a side given by the user is: a run CSV, a run id (with a GPU UUID prefix), or a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Spec {
+    /// A run CSV (its `-metrics.csv` is read too, where it exists).
+    File(PathBuf),
+    /// A run id, `YYYYMMDDTHHMMSSZ` (possibly `-2` suffixed), and the start of a GPU UUID.
+    Run {
+        /// The run id.
+        run_id: String,
+        /// `@GPU-...` given after it, to pick one GPU of several.
+        gpu_uuid: Option<String>,
+    },
+    /// A commit id or its start (at least 4 hex digits).
+    Commit(String),
+    /// `before:<run id>`: every run of the newest commit stored before that run's commit, on its GPU
+    /// key (the nightly report's old side).
+    Before(String),
+}
+
+impl Spec {
+    /// Reads a side as the user gave it (pure but for one check: whether a file of that name
+    /// exists). A name ending in `.csv`, or an existing file, is a file.
+    ///
+    /// # Errors
+    /// [`Error::History`] for text that is none of the three, saying what each looks like.
+    pub fn parse(text: &str) -> Result<Spec> {
+        if let Some(run_id) = text.strip_prefix("before:") {
+            return Ok(Spec::Before(run_id.to_string()));
+        }
+        if text.ends_with(".csv") || Path::new(text).is_file() {
+            return Ok(Spec::File(PathBuf::from(text)));
+        }
+        let (id, uuid) = match text.split_once('@') {
+            Some((id, uuid)) => (id, Some(uuid.to_string())),
+            None => (text, None),
+        };
+        let b = id.as_bytes();
+        let run_id = b.len() >= 16
+            && b[..8].iter().all(u8::is_ascii_digit)
+            && b[8] == b'T'
+            && b[9..15].iter().all(u8::is_ascii_digit)
+            && b[15] == b'Z';
+        if run_id {
+            return Ok(Spec::Run { run_id: id.to_string(), gpu_uuid: uuid });
+        }
+        if uuid.is_none() && text.len() >= 4 && text.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Ok(Spec::Commit(text.to_ascii_lowercase()));
+        }
+        Err(Error::History {
+            path: PathBuf::from(text),
+            line: None,
+            message: "is neither a run CSV (a path ending in .csv), a run id (20261130T120000Z, optionally \
+                      @GPU-uuid-prefix), a commit (at least 4 hex digits) nor before:<run id>"
+                .into(),
+        })
+    }
+}
+
+/// Resolves a side of `kernelgate diff` ([`Spec::parse`]) against the stores in `dir` (the store of
+/// `gpu`, or every store): a commit gives every run of that commit on that GPU key, a run id its
+/// run (on one GPU), a file its runs.
+///
+/// # Errors
+/// [`Error::History`] when nothing matches (naming what was searched and listing the stored
+/// commits), when a commit prefix matches several commits or a run id several GPUs (listing
+/// them), or when the matches are in several GPU keys (pass `--gpu`); errors of opening stores and
+/// of reading a CSV ([`parse_csv`]).
+pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolved> {
+    let spec = Spec::parse(text)?;
+    if let Spec::File(path) = &spec {
+        return resolve_file(path);
+    }
+    let error = |message: String| Error::History { path: dir.to_path_buf(), line: None, message };
+    let mut found: Vec<(String, HistoryStore, Vec<RunSummary>)> = Vec::new();
+    let mut all_runs = Vec::new();
+    for key in keys(dir, gpu)? {
+        let store = HistoryStore::open(dir, &key)?;
+        let runs = store.runs(None)?;
+        // `before:<run id>`: the commit stored last before the first run of that run's commit.
+        let before = match &spec {
+            Spec::Before(id) => runs.iter().position(|r| r.meta.run_id == *id).and_then(|at| {
+                let commit = &runs[at].meta.commit;
+                let first = runs.iter().position(|r| r.meta.commit == *commit).unwrap_or(at);
+                runs[..first].last().map(|r| r.meta.commit.clone())
+            }),
+            _ => None,
+        };
+        let matching: Vec<RunSummary> = runs
+            .iter()
+            .filter(|r| match &spec {
+                Spec::Before(_) => before.as_ref().is_some_and(|c| r.meta.commit == *c),
+                Spec::Commit(prefix) => r.meta.commit.starts_with(prefix.as_str()),
+                Spec::Run { run_id, gpu_uuid } => {
+                    r.meta.run_id == *run_id && gpu_uuid.as_ref().is_none_or(|u| r.meta.gpu_uuid.starts_with(u))
+                }
+                Spec::File(_) => unreachable!(),
+            })
+            .cloned()
+            .collect();
+        all_runs.extend(runs);
+        if !matching.is_empty() {
+            found.push((key, store, matching));
+        }
+    }
+    let searched = match gpu {
+        Some(key) => format!("the history of {key}"),
+        None => format!("any history in {}", dir.display()),
+    };
+    let Some((key, store, matching)) = found.first() else {
+        let what = match &spec {
+            Spec::Commit(c) => format!("no run of a commit starting {c:?}"),
+            Spec::Before(id) => format!("no run {id:?}, or no commit stored before its commit,"),
+            _ => format!("no run {text:?}"),
+        };
+        return Err(error(format!("{what} in {searched}; its commits, oldest first:\n{}", candidates(&all_runs, 20))));
+    };
+    if found.len() > 1 {
+        let keys: Vec<&str> = found.iter().map(|(k, _, _)| k.as_str()).collect();
+        return Err(error(format!("{text:?} is in the history of several GPU keys ({}); pass --gpu", keys.join(", "))));
+    }
+    let label = match &spec {
+        Spec::Commit(_) | Spec::Before(_) => {
+            if matching.iter().any(|r| r.meta.commit != matching[0].meta.commit) {
+                return Err(error(format!(
+                    "commit {text:?} is ambiguous in {searched}; it starts:\n{}\ngive more of it",
+                    candidates(matching, usize::MAX)
+                )));
+            }
+            let m = &matching[0].meta;
+            format!("{} {}", short(&m.commit), m.subject).trim_end().to_string()
+        }
+        _ => {
+            if matching.len() > 1 {
+                let gpus: Vec<String> =
+                    matching.iter().map(|r| format!("  {}@{}", r.meta.run_id, r.meta.gpu_uuid)).collect();
+                return Err(error(format!(
+                    "run {text:?} was run on several GPUs; pick one with @ and the start of its UUID:\n{}",
+                    gpus.join("\n")
+                )));
+            }
+            format!("{} ({})", matching[0].meta.run_id, short(&matching[0].meta.commit))
+        }
+    };
+    let mut runs = Vec::new();
+    for r in matching {
+        if let Some(run) = store.run(&r.meta.run_id, &r.meta.gpu_uuid)? {
+            runs.push(run);
+        }
+    }
+    Ok(resolved(label, key.clone(), runs))
+}
+
+/// A [`Resolved`] of `runs`: the GPU is the physical GPU's UUID start when they share one, else the
+/// GPU key.
+pub(super) fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolved {
+    let first = runs.first().map(|r| r.meta.gpu_uuid.as_str()).unwrap_or("");
+    let gpu = if runs.iter().all(|r| r.meta.gpu_uuid == first) && !first.is_empty() {
+        // NVML UUIDs read `GPU-…`; without NVML the UUID is `unknown`: say what is unknown.
+        let uuid = gpu_short(first);
+        if uuid.starts_with("GPU-") { format!("{gpu_key} ({uuid})") } else { format!("{gpu_key} (GPU {uuid})") }
+    } else {
+        gpu_key.clone()
+    };
+    let rows = runs.iter().flat_map(|r| measurements(&r.values)).collect();
+    Resolved { side: Side { label, gpu }, gpu_key, runs, rows }
+}
+
+/// A run CSV side: its runs, with the metrics of `<stem>-metrics.csv` beside it where it exists.
+pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
+    let read = |p: &Path| -> Result<(Kind, Vec<Run>)> {
+        let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
+        parse_csv(&text, p)
+    };
+    let (kind, mut runs) = read(path)?;
+    if let Kind::Run(_) = kind {
+        let stem = path.to_string_lossy();
+        let metrics = PathBuf::from(format!("{}-metrics.csv", stem.trim_end_matches(".csv")));
+        if metrics.is_file() {
+            let (_, m) = read(&metrics)?;
+            attach_metrics(&mut runs, m, &metrics)?;
+        }
+    }
+    let Some(first) = runs.first() else {
+        return Err(Error::History { path: path.to_path_buf(), line: None, message: "holds no run".into() });
+    };
+    let key = first.meta.gpu_key.clone();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    Ok(resolved(format!("{name} ({})", short(&first.meta.commit)), key, runs))
+}
+
+/// `kernelgate diff A B`: both sides resolved ([`resolve_side`]) and compared
+/// ([`crate::report::diff::diff`]), with the time [`trends`] of every trial of the diff from the new
+/// side's GPU key (the old side's when the new side's has no store).
+///
+/// # Errors
+/// Those of [`resolve_side`] and [`trends`].
+pub fn diff_report(dir: &Path, old: &str, new: &str, gpu: Option<&str>) -> Result<(Diff, Vec<Trend>)> {
+    let (a, b) = (resolve_side(dir, old, gpu)?, resolve_side(dir, new, gpu)?);
+    let mut diff = crate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
+    diff.notes.extend(other_gpus_note(&a.runs, &b.runs));
+    let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();
+    let mut trends = trends(dir, &b.gpu_key, &trials)?;
+    if trends.is_empty() && a.gpu_key != b.gpu_key {
+        trends = self::trends(dir, &a.gpu_key, &trials)?;
+    }
+    Ok((diff, trends))
+}
+
+/// A sentence when the two sides did not run on the same physical GPUs (pure): two H200s differ by
+/// -5.8 to +2.9 % per kernel (baselines/nvidia-h200-sm90/BENCHMARK.md, "A second machine"), so a
+/// change of that size between such sides may be the machines'.
+pub fn other_gpus_note(old: &[Run], new: &[Run]) -> Option<String> {
+    let uuids = |runs: &[Run]| -> std::collections::BTreeSet<String> {
+        runs.iter().map(|r| gpu_short(&r.meta.gpu_uuid).to_string()).collect()
+    };
+    let (a, b) = (uuids(old), uuids(new));
+    (a != b).then(|| {
+        let list = |s: &std::collections::BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join(", ");
+        format!(
+            "the sides ran on different physical GPUs (old: {}; new: {}): medians of one kernel differed by -5.8 to \
+             +2.9 % between two H200s, so changes of that size may be the machines'; compare runs of one GPU \
+             (RUN_ID@GPU-...), or use KERNELGATE_AB",
+            list(&a),
+            list(&b)
+        )
+    })
+}
