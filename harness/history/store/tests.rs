@@ -1,0 +1,271 @@
+//! Tests of the history store (synthetic runs, made-up numbers).
+
+use super::*;
+use crate::history::tests::run;
+
+const KEY: &str = "nvidia-h200-sm90";
+
+fn sorted(mut r: Run) -> Run {
+    r.values.sort_by(|a, b| (&a.trial, &a.metric, &a.kernel, &a.unit).cmp(&(&b.trial, &b.metric, &b.kernel, &b.unit)));
+    r
+}
+
+/// A run of an unknown commit time sorts by its start time, not last (a new user's trial: an
+/// old run of commit `unknown` showed as the newest).
+#[test]
+fn a_run_without_commit_time_sorts_by_its_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 2); // commit time 2023-11-14
+    let mut old = run("20230101T000000Z", "GPU-a", "unknown", 2);
+    old.meta.commit_time = None;
+    let mut new = run("20260102T000000Z", "GPU-a", "unknown", 2);
+    new.meta.commit_time = None;
+    for r in [&new, &a, &old] {
+        store.append(r).unwrap();
+    }
+    let order: Vec<String> = store.runs(None).unwrap().into_iter().map(|r| r.meta.run_id).collect();
+    assert_eq!(order, ["20230101T000000Z", "20260101T000000Z", "20260102T000000Z"]);
+}
+
+#[test]
+fn append_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    assert!(store.path().ends_with("nvidia-h200-sm90.sqlite"));
+    let mut a = run("20260101T000000Z", "GPU-a", "1111111111111111111111111111111111111111", 20);
+    a.values[3].value = f64::NAN;
+    let mut b = run("20260102T000000Z", "GPU-b", "2222222222222222222222222222222222222222", 20);
+    b.meta.commit_time = None;
+    assert_eq!(store.append(&b).unwrap(), 20);
+    assert_eq!(store.append(&a).unwrap(), 20);
+    let back = store.run("20260101T000000Z", "GPU-a").unwrap().unwrap();
+    assert_eq!(back.meta, a.meta);
+    let (back_nan, a_sorted) = (back.values.iter().filter(|v| v.value.is_nan()).count(), sorted(a.clone()));
+    assert_eq!(back_nan, 1);
+    let finite = |r: &Run| r.values.iter().filter(|v| !v.value.is_nan()).cloned().collect::<Vec<_>>();
+    assert_eq!(finite(&back), finite(&a_sorted));
+    assert_eq!(store.run("20260101T000000Z", "GPU-b").unwrap(), None);
+
+    // Runs in chronological order: a known commit time first, unknown last.
+    let runs = store.runs(None).unwrap();
+    assert_eq!(
+        runs.iter().map(|r| r.meta.run_id.as_str()).collect::<Vec<_>>(),
+        ["20260101T000000Z", "20260102T000000Z"]
+    );
+    assert!(runs.iter().all(|r| r.values == 20));
+    assert_eq!(store.runs(Some("2222")).unwrap().len(), 1);
+    assert_eq!(store.runs(Some("3333")).unwrap().len(), 0);
+
+    let trial = &a.values[0].trial;
+    let series = store.series(trial, "median").unwrap();
+    assert_eq!(series.len(), 2);
+    assert_eq!(series[0].0.gpu_uuid, "GPU-a");
+    assert_eq!(series[0].1, a.values[0]);
+
+    let all = store.all_series().unwrap();
+    assert_eq!(all.runs.len(), 2);
+    assert_eq!(all.series.iter().map(|s| s.points.len()).sum::<usize>(), 40);
+    let s = all.series.iter().find(|s| &s.trial == trial && s.metric == "median").unwrap();
+    assert_eq!(s.points.iter().map(|p| all.runs[p.run].gpu_uuid.as_str()).collect::<Vec<_>>(), ["GPU-a", "GPU-b"]);
+    assert_eq!(s.points[0].value, a.values[0].value);
+    assert_eq!(s.points[0].ci_low, a.values[0].ci_low);
+
+    // Reopened, the same.
+    drop(store);
+    let store = HistoryStore::open(dir.path(), KEY).unwrap();
+    // (Compared as text: the NaN value is not equal to itself.)
+    assert_eq!(format!("{:?}", store.all_series().unwrap()), format!("{all:?}"));
+    assert_eq!(gpu_keys(dir.path()).unwrap(), [KEY]);
+}
+
+#[test]
+fn append_is_idempotent_and_fills_in_but_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let full = run("20260101T000000Z", "GPU-a", "1111111111111111111111111111111111111111", 10);
+    let mut partial = full.clone();
+    partial.meta.branch.clear();
+    partial.meta.subject.clear();
+    for v in &mut partial.values {
+        v.ci_low = None;
+        v.ci_high = None;
+    }
+    partial.values.truncate(6);
+    assert_eq!(store.append(&partial).unwrap(), 6);
+    assert_eq!(store.append(&partial).unwrap(), 0);
+    assert_eq!(store.append(&full).unwrap(), 4, "only the values it lacked");
+    assert_eq!(store.append(&full).unwrap(), 0);
+    assert_eq!(store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(), sorted(full.clone()));
+    assert_eq!(store.append(&partial).unwrap(), 0);
+    assert_eq!(store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(), sorted(full.clone()), "nothing overwritten");
+
+    // A copy that disagrees is refused whole.
+    let mut other = full.clone();
+    other.values[9].value += 1.0;
+    other.values.push(Value { trial: "new/one/1".into(), ..full.values[0].clone() });
+    let err = store.append(&other).unwrap_err().to_string();
+    assert!(
+        err.contains("nvidia-h200-sm90.sqlite") && err.contains("stored already") && err.contains("value"),
+        "{err}"
+    );
+    assert_eq!(store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(), sorted(full.clone()));
+
+    let mut elsewhere = full;
+    elsewhere.meta.gpu_key = "nvidia-a100-sm80".into();
+    let err = store.append(&elsewhere).unwrap_err().to_string();
+    assert!(err.contains("nvidia-a100-sm80"), "{err}");
+}
+
+#[test]
+fn two_appenders_at_once_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    HistoryStore::open(dir.path(), KEY).unwrap();
+    let writers: Vec<_> = ["GPU-a", "GPU-b"]
+        .into_iter()
+        .map(|uuid| {
+            let dir = dir.path().to_path_buf();
+            std::thread::spawn(move || {
+                let mut store = HistoryStore::open(&dir, KEY).unwrap();
+                for i in 0..60 {
+                    // The same run ids on both GPUs: runs are (run_id, gpu_uuid).
+                    let r = run(&format!("20260101T0000{i:02}Z"), uuid, "1111111111111111111111111111111111111111", 25);
+                    assert_eq!(store.append(&r).unwrap(), 25);
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let runs = store.runs(None).unwrap();
+    assert_eq!(runs.len(), 120);
+    assert!(runs.iter().all(|r| r.values == 25));
+}
+
+/// The child of `killed_writer_leaves_whole_runs`: appends large runs until killed. Does nothing
+/// unless started by that test (the environment variable names its store).
+#[test]
+#[ignore = "run by killed_writer_leaves_whole_runs as a child process"]
+fn killed_writer_child() {
+    let Some(dir) = std::env::var_os("KERNELGATE_TEST_HISTORY_CHILD") else { return };
+    let mut store = HistoryStore::open(Path::new(&dir), KEY).unwrap();
+    for i in 0.. {
+        store
+            .append(&run(&format!("child-{i:06}"), "GPU-c", "1111111111111111111111111111111111111111", 5000))
+            .unwrap();
+    }
+}
+
+#[test]
+fn killed_writer_leaves_whole_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    store.append(&run("before", "GPU-a", "1111111111111111111111111111111111111111", 10)).unwrap();
+
+    // A writer that dies inside its transaction (here: its connection dropped uncommitted).
+    {
+        let conn = Connection::open(store.path()).unwrap();
+        conn.execute_batch(
+            "BEGIN IMMEDIATE; INSERT INTO runs (run_id, gpu_uuid, commit_id, kernels_sha256, branch, \
+             subject, gpu_key, gpu_name, driver, cuda, nvrtc, ncu, ab_revision, work_scale) \
+             VALUES ('torn', 'GPU-a', 'c', '', '', '', 'k', '', '', '', '', '', '', 1);",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO vals (run, series, value, verdict, decided_by) VALUES (last_insert_rowid(), 1, 1.0, '', '')",
+            [],
+        )
+        .unwrap();
+    }
+    assert_eq!(store.run("torn", "GPU-a").unwrap(), None);
+
+    // A writer process killed (SIGKILL) at a random point of its appends.
+    let exe = std::env::current_exe().unwrap();
+    let mut child = std::process::Command::new(exe)
+        .args(["--exact", "history::store::tests::killed_writer_child", "--ignored", "--quiet"])
+        .env("KERNELGATE_TEST_HISTORY_CHILD", dir.path())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while store.runs(None).unwrap().len() < 4 {
+        assert!(start.elapsed() < Duration::from_secs(120), "the child appended nothing");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(37));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(store);
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let runs = store.runs(None).unwrap();
+    assert!(runs.len() >= 4, "{}", runs.len());
+    for r in &runs {
+        let whole = if r.meta.run_id == "before" { 10 } else { 5000 };
+        assert_eq!(r.values, whole, "run {} is whole", r.meta.run_id);
+    }
+    // And the store still takes appends.
+    assert_eq!(store.append(&run("after", "GPU-a", "1111111111111111111111111111111111111111", 3)).unwrap(), 3);
+}
+
+#[test]
+fn unknown_schema_and_foreign_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = HistoryStore::open(dir.path(), KEY).unwrap().path().to_path_buf();
+    Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 99").unwrap();
+    let err = HistoryStore::open(dir.path(), KEY).unwrap_err().to_string();
+    assert!(err.contains(&path.display().to_string()) && err.contains("version 99") && err.contains("newer"), "{err}");
+
+    let other = dir.path().join("nvidia-a100-sm80.sqlite");
+    Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
+    let err = HistoryStore::open(dir.path(), "nvidia-a100-sm80").unwrap_err().to_string();
+    assert!(err.contains("not a kernelgate history"), "{err}");
+
+    let text = dir.path().join("nvidia-l4-sm89.sqlite");
+    std::fs::write(&text, "trial,median\n".repeat(100)).unwrap();
+    let err = HistoryStore::open(dir.path(), "nvidia-l4-sm89").unwrap_err().to_string();
+    assert!(err.contains("nvidia-l4-sm89.sqlite") && err.contains("not a SQLite database"), "{err}");
+    assert_eq!(std::fs::read_to_string(&text).unwrap(), "trial,median\n".repeat(100), "left as it was");
+
+    let err = HistoryStore::open(dir.path(), "../x").unwrap_err().to_string();
+    assert!(err.contains("cannot name a history file"), "{err}");
+    let missing = path.with_file_name("nvidia-h100-sm90.sqlite");
+    let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
+    assert!(err.contains("no history store here"), "{err}");
+    assert!(!missing.exists(), "no file created");
+    std::fs::write(&missing, "").unwrap();
+    let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
+    assert!(err.contains("no history store here"), "an empty file is no store: {err}");
+    let copy = dir.path().join("copy.sqlite");
+    HistoryStore::open_file(&copy, Some(KEY)).unwrap();
+    let err = HistoryStore::open_file(&copy, Some("nvidia-l4-sm89")).unwrap_err().to_string();
+    assert!(err.contains("not of \"nvidia-l4-sm89\""), "{err}");
+}
+
+/// 1,000,000 synthetic values (1,000 runs of 1,000): prints the seconds to append and to load
+/// every series. `cargo test --release --lib bench_million_rows -- --ignored --nocapture`.
+#[test]
+#[ignore = "benchmark: prints timings"]
+fn bench_million_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let start = std::time::Instant::now();
+    for i in 0..1000 {
+        let mut r = run(&format!("run-{i:04}"), "GPU-a", &format!("{i:040}"), 1000);
+        r.meta.commit_time = Some(1_700_000_000 + i);
+        store.append(&r).unwrap();
+    }
+    println!("append 1,000,000 values: {:.2} s", start.elapsed().as_secs_f64());
+    drop(store);
+    let start = std::time::Instant::now();
+    let store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let all = store.all_series().unwrap();
+    println!(
+        "open + all_series of {} values in {} series: {:.3} s",
+        all.series.iter().map(|s| s.points.len()).sum::<usize>(),
+        all.series.len(),
+        start.elapsed().as_secs_f64()
+    );
+    assert_eq!(all.series.iter().map(|s| s.points.len()).sum::<usize>(), 1_000_000);
+}
