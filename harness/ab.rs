@@ -11,7 +11,7 @@ use crate::gate::{Decided, Judged, Verdict};
 use crate::gpu::Gpu;
 use crate::measure::{measure_pairs, nvtx_ranges};
 use crate::record::CaseResult;
-use crate::{check, gate};
+use crate::{check, gate, program};
 use libtest_mimic::Failed;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -102,50 +102,59 @@ pub fn run_case(
     case: &Case,
     tests: usize,
 ) -> Result<AbResult, Failed> {
-    let kernel = case.kernel;
     let harness_error = |e: crate::Error| Failed::from(e.to_string());
-    let Some(old) = revision.source(kernel.file) else {
-        return Ok(AbResult::New(format!("kernels/{} does not exist at {}", kernel.file, revision.rev)));
+    let files: Vec<&str> = {
+        let mut f: Vec<&str> = case.kernels().iter().map(|k| k.file).collect();
+        f.sort_unstable();
+        f.dedup();
+        f
     };
-    if old == kernel.source().source {
+    let list = files.iter().map(|f| format!("kernels/{f}")).collect::<Vec<_>>().join(", ");
+    if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
+        return Ok(AbResult::New(format!("kernels/{missing} does not exist at {}", revision.rev)));
+    }
+    if case.kernels().iter().all(|k| revision.source(k.file) == Some(k.source().source)) {
         return Ok(AbResult::Identical(format!(
-            "kernels/{} is identical at {} ({}): not timed",
-            kernel.file,
+            "{list} identical at {} ({}): not timed",
             revision.rev,
             &revision.commit[..12]
         )));
     }
-    let (func_b, module_b) = gpu.function(kernel).map_err(harness_error)?;
-    let (func_a, module_a) = match gpu.function_of(kernel.file, old, kernel.entry) {
-        Ok(f) => f,
+    let compiled_b = program::compile(gpu, case).map_err(harness_error)?;
+    let compiled_a = match program::compile_from(gpu, case, |k| revision.source(k.file)) {
+        Ok(Some(c)) => c,
+        Ok(None) => unreachable!("every file exists at the revision (checked above)"),
         Err(crate::Error::Driver { .. }) => {
             return Ok(AbResult::New(format!(
-                "kernels/{} has no entry {} at {}",
-                kernel.file, kernel.entry, revision.rev
+                "{list} at {} lacks an entry point of {}",
+                revision.rev,
+                case.kernel_names()
             )));
         }
-        Err(e) => return Err(Failed::from(format!("{} at {}: {e}", kernel.file, revision.rev))),
+        Err(e) => return Err(Failed::from(format!("{list} at {}: {e}", revision.rev))),
     };
+    let module_b = compiled_b.module_sha256.clone();
     println!(
-        "kernelgate: {}: A = kernels/{} at {} (module {}), B = this build (module {})",
+        "kernelgate: {}: A = {list} at {} (module {}), B = this build (module {})",
         case.name(),
-        kernel.file,
         revision.rev,
-        &module_a[..12],
+        &compiled_a.module_sha256[..12],
         &module_b[..12]
     );
-    let checked_a = check::check_case(gpu, case, &func_a, seed).map_err(harness_error)?;
-    checked_a.map_err(|m| Failed::from(format!("A ({} at {}): {m}", kernel.file, revision.rev)))?;
-    let buffers = check::check_case(gpu, case, &func_b, seed).map_err(harness_error)?.map_err(Failed::from)?;
+    let checked_a = check::check_case(gpu, case, &compiled_a, seed).map_err(harness_error)?;
+    let mut bound_a = checked_a.map_err(|m| Failed::from(format!("A ({list} at {}): {m}", revision.rev)))?;
+    let mut bound = check::check_case(gpu, case, &compiled_b, seed).map_err(harness_error)?.map_err(Failed::from)?;
     let ranges = nvtx_ranges(case);
+    // Each version replays its own bound buffers (a graph captures its buffers' addresses); both
+    // hold the same inputs, drawn from the trial's seed.
     let pairs = measure_pairs(
         gpu,
         &config.stopping,
         config.warmup,
         config.effect_floor_pct() / 100.0,
         check::trial_seed(seed, &case.name()),
-        || gpu.launch(&func_a, case, &buffers),
-        || gpu.launch(&func_b, case, &buffers),
+        || program::run(gpu, case, &compiled_a, &mut bound_a),
+        || program::run(gpu, case, &compiled_b, &mut bound),
     )
     .map_err(harness_error)?;
     drop(ranges);
@@ -160,7 +169,7 @@ pub fn run_case(
     let summary = crate::stats::summarize(if b.is_empty() { &pairs.b } else { &b });
     let result = CaseResult {
         trial: case.name(),
-        kernel: kernel.entry.to_string(),
+        kernel: case.kernel_names(),
         summary,
         stop: pairs.stop,
         wall_s: pairs.wall_s,

@@ -1,5 +1,11 @@
-//! What a case is: one kernel, one problem size, one launch configuration, its parameters, its CPU
-//! reference and the bytes and FLOPs it must move and do.
+//! What a case is: a program (one kernel launch, or several launches, copies and zeroed outputs on
+//! one or more streams, optionally replayed as a CUDA graph) at one problem size, its buffers, its
+//! CPU reference and the bytes and FLOPs it must move and do (issue 10).
+//!
+//! The simple case stays one builder chain: `Case::new(family, variant, size, kernel).launch(..)
+//! .params(..)` is a program of one launch whose arguments are the parameters in order. A program
+//! is built with [`Case::program`] and [`Case::step`]; its buffers are still [`Case::params`]
+//! ("slots"), which steps name by index.
 
 use crate::Kernel;
 use crate::expect::Expectation;
@@ -18,6 +24,25 @@ pub enum Init {
     },
     /// `u32` random permutation of `0..len`.
     Permutation,
+    /// `u32` words of 4 random bytes each (a byte stream of `4 x len` bytes): each byte is
+    /// [`HOT_BYTE`] with probability `hot`, otherwise uniform over 0..=255 (`hot: 0.0` gives
+    /// uniform bytes; the histogram family's skewed data uses 0.9).
+    Bytes {
+        /// Probability that a byte is [`HOT_BYTE`], in [0, 1].
+        hot: f32,
+    },
+}
+
+/// The byte value that [`Init::Bytes`] over-represents.
+pub const HOT_BYTE: u8 = 42;
+
+/// Element type of a buffer that is zeroed rather than drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    /// `float`.
+    F32,
+    /// `unsigned int`.
+    U32,
 }
 
 /// One kernel parameter, in the kernel's parameter order.
@@ -50,6 +75,31 @@ pub enum Param {
         /// Elements skipped before the pointer the kernel gets.
         offset: usize,
     },
+    /// Output zeroed before every run of the program, inside the timed region (histogram bins,
+    /// an `atomicAdd` accumulator: clearing them is part of the work); compared whole, `u32`
+    /// exactly.
+    Zeroed {
+        /// Elements allocated.
+        len: usize,
+        /// Element type.
+        elem: Elem,
+    },
+    /// Device scratch (`f32`): poisoned once, never compared (a two-pass reduction's partials).
+    Scratch {
+        /// Elements allocated.
+        len: usize,
+    },
+    /// A host buffer of `f32`, pageable (`Vec`) or pinned (`cuMemHostAlloc`): a source drawn from
+    /// `init`, or with `init: None` a destination poisoned with NaN and compared whole. Only
+    /// [`Step::Copy`] touches it; a kernel cannot take it as an argument.
+    Host {
+        /// How a source is drawn; `None` for a destination.
+        init: Option<Init>,
+        /// Elements.
+        len: usize,
+        /// Page-locked memory (`true`) or an ordinary `Vec` (`false`).
+        pinned: bool,
+    },
     /// An `int` by value.
     I32(i32),
     /// A `float` by value.
@@ -67,14 +117,41 @@ impl Param {
         Param::Out { len }
     }
 
-    /// True for the buffers that the check compares (outputs and in-place buffers).
-    pub fn is_compared(&self) -> bool {
-        matches!(self, Param::Out { .. } | Param::InOut { .. })
+    /// A `u32` output of `len` elements zeroed before every run (histogram bins).
+    pub fn counts(len: usize) -> Param {
+        Param::Zeroed { len, elem: Elem::U32 }
     }
 
-    /// True for buffer parameters (anything passed as a pointer).
+    /// True for the buffers that the check compares (outputs, in-place buffers, zeroed outputs and
+    /// host destinations).
+    pub fn is_compared(&self) -> bool {
+        matches!(self, Param::Out { .. } | Param::InOut { .. } | Param::Zeroed { .. } | Param::Host { init: None, .. })
+    }
+
+    /// True for buffer parameters (anything with host data: device buffers and host buffers).
     pub fn is_buffer(&self) -> bool {
-        matches!(self, Param::In { .. } | Param::Out { .. } | Param::InOut { .. })
+        !matches!(self, Param::I32(_) | Param::F32(_))
+    }
+
+    /// Elements of a buffer parameter; 0 for a scalar.
+    pub fn elements(&self) -> usize {
+        match *self {
+            Param::In { len, .. }
+            | Param::Out { len }
+            | Param::InOut { len, .. }
+            | Param::Zeroed { len, .. }
+            | Param::Scratch { len }
+            | Param::Host { len, .. } => len,
+            Param::I32(_) | Param::F32(_) => 0,
+        }
+    }
+
+    /// Elements skipped before the pointer a kernel gets when the parameter is passed whole.
+    pub fn offset(&self) -> usize {
+        match *self {
+            Param::In { offset, .. } | Param::InOut { offset, .. } => offset,
+            _ => 0,
+        }
     }
 }
 
@@ -121,8 +198,9 @@ impl HostData {
 
 /// CPU reference: given the initial host copy of every buffer parameter (in parameter order,
 /// outputs included, holding NaN), returns the expected final contents of every compared buffer
-/// ([`Param::is_compared`]), in parameter order, whole.
-pub type Reference = Arc<dyn Fn(&[HostData]) -> Vec<Vec<f32>> + Send + Sync>;
+/// ([`Param::is_compared`]), in parameter order, whole: `f32` buffers compared within the case's
+/// [`Tolerance`], `u32` buffers exactly.
+pub type Reference = Arc<dyn Fn(&[HostData]) -> Vec<HostData> + Send + Sync>;
 
 /// Allowed difference between a GPU result and its reference: `|got - want| <= abs + rel * |want|`.
 /// NaN never passes.
@@ -140,6 +218,20 @@ impl Tolerance {
 
     /// For one fused multiply-add per element against an unfused CPU reference: a few ulps.
     pub const FMA: Tolerance = Tolerance { abs: 1e-6, rel: 1e-6 };
+
+    /// For a float32 sum whose longest chain of additions any element goes through is `k`, of
+    /// non-negative terms, against a float64 reference: relative `gamma_k = k u / (1 - k u)`,
+    /// `u = 2^-24` (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., 2002,
+    /// eq. 4.4: `|error| <= gamma_k * sum |x_i|`, and `sum |x_i| = |sum x_i|` for non-negative
+    /// terms).
+    ///
+    /// # Panics
+    /// If `k u >= 1` (no bound).
+    pub fn summation(k: usize) -> Tolerance {
+        let ku = k as f64 * f64::from(f32::EPSILON) / 2.0;
+        assert!(ku < 1.0, "no error bound for chains of {k} additions");
+        Tolerance { abs: 0.0, rel: (ku / (1.0 - ku)) as f32 }
+    }
 }
 
 /// Grid size: fixed, or a multiple of the device's SM count (for grid-stride loops).
@@ -188,8 +280,69 @@ impl Launch {
     }
 }
 
-/// One kernel at one problem size with one launch configuration. Its trial and NVTX name is
-/// `family/variant/size` ([`Case::name`]).
+/// A kernel argument of a [`Step::Launch`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arg {
+    /// Parameter `slot` as declared: a device buffer at its declared offset, or a scalar.
+    Slot(usize),
+    /// Device buffer `slot` at element `offset` (a chunk of a pipeline).
+    At {
+        /// The buffer parameter's index.
+        slot: usize,
+        /// Elements skipped.
+        offset: usize,
+    },
+    /// An `int` by value.
+    I32(i32),
+    /// A `float` by value.
+    F32(f32),
+}
+
+/// One step of a case's program, enqueued in order; steps on different streams overlap unless
+/// ordered by the program's fork (every stream waits for the program's start) and join (the
+/// program ends when every stream has finished).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A kernel launch.
+    Launch {
+        /// The entry point.
+        kernel: Kernel,
+        /// Its launch configuration.
+        launch: Launch,
+        /// Its arguments in the kernel's parameter order.
+        args: Vec<Arg>,
+        /// Stream index: 0 is the timing stream; 1.. are streams forked from it.
+        stream: usize,
+    },
+    /// `elems` elements copied from slot `from` (at element `from_offset`) to slot `to` (at
+    /// `to_offset`), host to device, device to host or device to device, as the slots' kinds say.
+    Copy {
+        /// Source parameter index.
+        from: usize,
+        /// First source element.
+        from_offset: usize,
+        /// Destination parameter index.
+        to: usize,
+        /// First destination element.
+        to_offset: usize,
+        /// Elements copied.
+        elems: usize,
+        /// Stream index.
+        stream: usize,
+    },
+}
+
+impl Step {
+    /// The stream the step goes to.
+    pub fn stream(&self) -> usize {
+        match self {
+            Step::Launch { stream, .. } | Step::Copy { stream, .. } => *stream,
+        }
+    }
+}
+
+/// A program at one problem size: its buffers, steps, CPU reference and declared work. Its trial
+/// and NVTX name is `family/variant/size` ([`Case::name`]).
 #[derive(Clone)]
 pub struct Case {
     /// Technique family; the kernel file's stem (`transpose`).
@@ -198,12 +351,15 @@ pub struct Case {
     pub variant: String,
     /// Problem size as written in the name (`8192x8192` for rows x cols, `67108864` elements).
     pub size: String,
-    /// The entry point launched.
-    pub kernel: Kernel,
-    /// Launch configuration.
-    pub launch: Launch,
-    /// Kernel parameters in order.
+    /// Buffers and scalars ("slots"), in order: the reference sees the buffers in this order. In a
+    /// one-launch case they are also the kernel's parameters in order.
     pub params: Vec<Param>,
+    /// The program: every [`Param::Zeroed`] buffer is cleared first (on stream 0), then these steps
+    /// run. What is timed is the whole program between the two events.
+    pub steps: Vec<Step>,
+    /// Capture the program once as a CUDA graph and replay it (check and timing alike): the
+    /// launch-overhead lesson. A graph program may not copy from pageable host memory.
+    pub graph: bool,
     /// CPU reference.
     pub reference: Reference,
     /// Allowed difference from the reference.
@@ -223,9 +379,9 @@ impl std::fmt::Debug for Case {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Case")
             .field("name", &self.name())
-            .field("kernel", &self.kernel)
-            .field("launch", &self.launch)
             .field("params", &self.params)
+            .field("steps", &self.steps)
+            .field("graph", &self.graph)
             .field("bytes", &self.bytes)
             .field("flops", &self.flops)
             .field("expectations", &self.expectations)
@@ -234,16 +390,25 @@ impl std::fmt::Debug for Case {
 }
 
 impl Case {
-    /// Starts a case; the rest is set with the builder methods. Defaults: exact tolerance, no
-    /// FLOPs; `launch`, `params`, `reference` and `bytes` must be set.
+    /// Starts a one-launch case: `kernel` launched once with every parameter in order. The rest is
+    /// set with the builder methods. Defaults: exact tolerance, no FLOPs; `launch`, `params`,
+    /// `reference` and `bytes` must be set.
     pub fn new(family: &'static str, variant: impl Into<String>, size: impl Into<String>, kernel: Kernel) -> Case {
+        let mut case = Case::program(family, variant, size);
+        case.steps.push(Step::Launch { kernel, launch: Launch::linear(0, 1), args: Vec::new(), stream: 0 });
+        case
+    }
+
+    /// Starts a program with no steps: set its buffers with [`Case::params`] and add steps with
+    /// [`Case::step`] (or [`Case::launch_with`]).
+    pub fn program(family: &'static str, variant: impl Into<String>, size: impl Into<String>) -> Case {
         Case {
             family,
             variant: variant.into(),
             size: size.into(),
-            kernel,
-            launch: Launch::linear(0, 1),
             params: Vec::new(),
+            steps: Vec::new(),
+            graph: false,
             reference: Arc::new(|_| Vec::new()),
             tolerance: Tolerance::EXACT,
             bytes: 0,
@@ -253,22 +418,95 @@ impl Case {
         }
     }
 
-    /// Sets the launch configuration.
+    /// Sets the launch configuration of a one-launch case.
+    ///
+    /// # Panics
+    /// If the case is not a one-launch case ([`Case::new`]).
     pub fn launch(mut self, launch: Launch) -> Case {
-        self.launch = launch;
+        match self.steps.as_mut_slice() {
+            [Step::Launch { launch: l, .. }] => *l = launch,
+            _ => panic!("{}: launch() sets the one launch of a Case::new case", self.name()),
+        }
         self
     }
 
-    /// Sets the kernel parameters, in order.
+    /// Sets the buffers and scalars, in order; in a one-launch case ([`Case::new`]) they are the
+    /// kernel's arguments.
     pub fn params(mut self, params: impl IntoIterator<Item = Param>) -> Case {
         self.params = params.into_iter().collect();
+        if let [Step::Launch { args, .. }] = self.steps.as_mut_slice()
+            && args.is_empty()
+        {
+            *args = (0..self.params.len()).map(Arg::Slot).collect();
+        }
         self
     }
 
-    /// Sets the CPU reference.
-    pub fn reference(mut self, f: impl Fn(&[HostData]) -> Vec<Vec<f32>> + Send + Sync + 'static) -> Case {
+    /// Appends a step to the program.
+    pub fn step(mut self, step: Step) -> Case {
+        self.steps.push(step);
+        self
+    }
+
+    /// Appends a launch of `kernel` on stream 0 with `args` ([`Arg::Slot`] of each index).
+    pub fn launch_with(self, kernel: Kernel, launch: Launch, slots: impl IntoIterator<Item = usize>) -> Case {
+        let args = slots.into_iter().map(Arg::Slot).collect();
+        self.step(Step::Launch { kernel, launch, args, stream: 0 })
+    }
+
+    /// Replays the program as a CUDA graph captured once ([`Case::graph`]).
+    pub fn as_graph(mut self) -> Case {
+        self.graph = true;
+        self
+    }
+
+    /// Sets the CPU reference of `f32` outputs: one `Vec<f32>` per compared buffer.
+    pub fn reference(self, f: impl Fn(&[HostData]) -> Vec<Vec<f32>> + Send + Sync + 'static) -> Case {
+        self.reference_data(move |b| f(b).into_iter().map(HostData::F32).collect())
+    }
+
+    /// Sets the CPU reference of outputs of any element type ([`Reference`]).
+    pub fn reference_data(mut self, f: impl Fn(&[HostData]) -> Vec<HostData> + Send + Sync + 'static) -> Case {
         self.reference = Arc::new(f);
         self
+    }
+
+    /// The kernel launches in program order, as (entry point, launch configuration).
+    pub fn launches(&self) -> impl Iterator<Item = (Kernel, &Launch)> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Launch { kernel, launch, .. } => Some((*kernel, launch)),
+            Step::Copy { .. } => None,
+        })
+    }
+
+    /// The launch configuration of the program's first launch.
+    ///
+    /// # Panics
+    /// If the program launches nothing.
+    pub fn first_launch(&self) -> &Launch {
+        self.launches().next().map(|(_, l)| l).unwrap_or_else(|| panic!("{} launches no kernel", self.name()))
+    }
+
+    /// The distinct kernels launched, in order of first launch.
+    pub fn kernels(&self) -> Vec<Kernel> {
+        let mut out: Vec<Kernel> = Vec::new();
+        for (k, _) in self.launches() {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+
+    /// The kernel column of the run CSV: the distinct entry points joined by `+`
+    /// (`reduce_partials+reduce_final`); empty for a program of copies only.
+    pub fn kernel_names(&self) -> String {
+        self.kernels().iter().map(|k| k.entry).collect::<Vec<_>>().join("+")
+    }
+
+    /// Streams the program uses (1 + the highest stream index).
+    pub fn streams(&self) -> usize {
+        self.steps.iter().map(Step::stream).max().map_or(1, |s| s + 1)
     }
 
     /// Sets the tolerance.
@@ -321,6 +559,34 @@ impl Case {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_one_launch_case_passes_every_parameter() {
+        let k = crate::source::k::transpose::transpose_naive;
+        let c = Case::new("transpose", "naive", "4", k).launch(Launch::linear(4, 32)).params([
+            Param::input(4),
+            Param::output(4),
+            Param::I32(4),
+        ]);
+        assert_eq!(
+            c.steps,
+            [Step::Launch {
+                kernel: k,
+                launch: Launch::linear(4, 32),
+                args: vec![Arg::Slot(0), Arg::Slot(1), Arg::Slot(2)],
+                stream: 0
+            }]
+        );
+        assert_eq!((c.kernel_names(), c.streams()), ("transpose_naive".to_string(), 1));
+    }
+
+    #[test]
+    fn summation_tolerance_is_highams_gamma() {
+        let t = Tolerance::summation(1 << 10);
+        let u = 2f64.powi(-24);
+        assert!((f64::from(t.rel) - 1024.0 * u / (1.0 - 1024.0 * u)).abs() < 1e-12);
+        assert_eq!(t.abs, 0.0);
+    }
 
     #[test]
     fn linear_launch_covers_every_element() {

@@ -1,10 +1,10 @@
-//! Check stage: fresh random inputs, poisoned outputs, one launch, every element compared with the
-//! CPU reference. Input drawing and comparison are pure and tested on the CPU; [`check_case`] is
-//! the part that runs on the GPU.
+//! Check stage: fresh random inputs, poisoned outputs, one run of the case's program, every element
+//! of every compared buffer checked against the CPU reference. Input drawing and comparison are
+//! pure and tested on the CPU; [`check_case`] is the part that runs on the GPU.
 
-use crate::case::{Case, HostData, Init, Param, Tolerance};
-use crate::gpu::{DeviceData, Gpu};
-use cudarc::driver::CudaFunction;
+use crate::case::{Case, Elem, HOT_BYTE, HostData, Init, Param, Tolerance};
+use crate::gpu::Gpu;
+use crate::program::{self, Bound, Compiled};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -13,23 +13,59 @@ use rand::{RngExt, SeedableRng};
 /// and not on how many threads drew it.
 const CHUNK: usize = 1 << 20;
 
-/// Draws a buffer's initial contents. Output buffers ([`Param::Out`]) come back as NaN.
+/// Draws a buffer's initial contents. Outputs, scratch and host destinations come back poisoned
+/// (NaN; `u32` all ones), as the GPU copy will be.
 ///
 /// Deterministic in `seed`; different seeds give different data. Uniform inputs are drawn in
 /// parallel chunks (a 2 GiB input takes well under a second on the runner's 16 cores).
 pub fn draw(param: &Param, seed: u64) -> Option<HostData> {
     match *param {
-        Param::Out { len } => Some(HostData::F32(vec![f32::NAN; len])),
-        Param::In { init, len, .. } | Param::InOut { init, len, .. } => Some(match init {
-            Init::Uniform { lo, hi } => HostData::F32(uniform(len, lo, hi, seed)),
-            Init::Permutation => {
-                let mut v: Vec<u32> = (0..u32::try_from(len).expect("permutation fits u32")).collect();
-                v.shuffle(&mut SmallRng::seed_from_u64(seed));
-                HostData::U32(v)
-            }
-        }),
+        Param::Out { len } | Param::Scratch { len } | Param::Host { init: None, len, .. } => {
+            Some(HostData::F32(vec![f32::NAN; len]))
+        }
+        Param::Zeroed { len, elem: Elem::F32 } => Some(HostData::F32(vec![f32::NAN; len])),
+        Param::Zeroed { len, elem: Elem::U32 } => Some(HostData::U32(vec![u32::MAX; len])),
+        Param::In { init, len, .. } | Param::InOut { init, len, .. } | Param::Host { init: Some(init), len, .. } => {
+            Some(drawn(init, len, seed))
+        }
         Param::I32(_) | Param::F32(_) => None,
     }
+}
+
+fn drawn(init: Init, len: usize, seed: u64) -> HostData {
+    match init {
+        Init::Uniform { lo, hi } => HostData::F32(uniform(len, lo, hi, seed)),
+        Init::Permutation => {
+            let mut v: Vec<u32> = (0..u32::try_from(len).expect("permutation fits u32")).collect();
+            v.shuffle(&mut SmallRng::seed_from_u64(seed));
+            HostData::U32(v)
+        }
+        Init::Bytes { hot } => HostData::U32(bytes(len, hot, seed)),
+    }
+}
+
+/// `len` words of 4 bytes each, each byte [`HOT_BYTE`] with probability `hot`, else uniform;
+/// drawn in independently seeded chunks like [`uniform`].
+fn bytes(len: usize, hot: f32, seed: u64) -> Vec<u32> {
+    let mut v = vec![0u32; len];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let per_thread = len.div_ceil(CHUNK).div_ceil(threads).max(1) * CHUNK;
+    std::thread::scope(|scope| {
+        for (t, part) in v.chunks_mut(per_thread).enumerate() {
+            scope.spawn(move || {
+                for (c, chunk) in part.chunks_mut(CHUNK).enumerate() {
+                    let mut rng = SmallRng::seed_from_u64(mix(seed, (t * per_thread / CHUNK + c) as u64));
+                    for w in chunk.iter_mut() {
+                        *w = (0..4).fold(0u32, |word, i| {
+                            let b = if rng.random::<f32>() < hot { HOT_BYTE } else { rng.random::<u8>() };
+                            word | u32::from(b) << (8 * i)
+                        });
+                    }
+                }
+            });
+        }
+    });
+    v
 }
 
 fn uniform(len: usize, lo: f32, hi: f32, seed: u64) -> Vec<f32> {
@@ -73,10 +109,10 @@ pub fn trial_seed(run_seed: u64, name: &str) -> u64 {
 pub struct Mismatch {
     /// Index of the first bad element.
     pub index: usize,
-    /// Reference value there.
-    pub expected: f32,
+    /// Reference value there (an `f32` or a `u32`, exactly).
+    pub expected: f64,
     /// GPU value there.
-    pub got: f32,
+    pub got: f64,
     /// Number of bad elements in the buffer.
     pub count: usize,
     /// Buffer length.
@@ -103,19 +139,53 @@ pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
         first =
             Some((short, want.get(short).copied().unwrap_or(f32::NAN), got.get(short).copied().unwrap_or(f32::NAN)));
     }
-    first.map(|(index, expected, got_value)| Mismatch { index, expected, got: got_value, count, len: want.len() })
+    first.map(|(index, expected, got_value)| Mismatch {
+        index,
+        expected: f64::from(expected),
+        got: f64::from(got_value),
+        count,
+        len: want.len(),
+    })
+}
+
+/// As [`compare`] for any buffer: `f32` within `tol`, `u32` exactly; a type difference is a
+/// mismatch at element 0.
+pub fn compare_data(got: &HostData, want: &HostData, tol: Tolerance) -> Option<Mismatch> {
+    match (got, want) {
+        (HostData::F32(g), HostData::F32(w)) => compare(g, w, tol),
+        (HostData::U32(g), HostData::U32(w)) => {
+            let bad: Vec<usize> = (0..g.len().max(w.len())).filter(|&i| g.get(i) != w.get(i)).collect();
+            let value = |v: &[u32], i: usize| v.get(i).map_or(f64::NAN, |&x| f64::from(x));
+            bad.first().map(|&i| Mismatch {
+                index: i,
+                expected: value(w, i),
+                got: value(g, i),
+                count: bad.len(),
+                len: w.len(),
+            })
+        }
+        _ => Some(Mismatch {
+            index: 0,
+            expected: f64::NAN,
+            got: f64::NAN,
+            count: want.bytes() / 4,
+            len: want.bytes() / 4,
+        }),
+    }
 }
 
 /// Describes a mismatch for the trial's failure message.
 pub fn describe(case: &Case, param_index: usize, m: &Mismatch, seed: u64) -> String {
+    // f32 values print as f32 (shortest round trip), u32 counts as integers.
+    let show = |v: f64| if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v}") } else { format!("{:?}", v as f32) };
     format!(
-        "{}: output parameter #{param_index} of {}, element {}: expected {:?}, got {:?} \
+        "{}: output parameter #{param_index} of {}, element {}: expected {}, got {} \
          ({} of {} elements differ beyond abs {:e} + rel {:e}); replay with KERNELGATE_SEED={seed}",
         case.name(),
-        case.kernel.entry,
+        case.kernel_names(),
         m.index,
-        m.expected,
-        m.got,
+        show(m.expected),
+        show(m.got),
         m.count,
         m.len,
         case.tolerance.abs,
@@ -123,41 +193,29 @@ pub fn describe(case: &Case, param_index: usize, m: &Mismatch, seed: u64) -> Str
     )
 }
 
-/// Draws `case`'s inputs from the trial's seed (`run_seed` mixed with the trial name), poisons its
-/// outputs, launches `func` once and compares every element of every compared output with the
-/// reference. Returns the device buffers (ready for timing the same launch), `Ok(Err(message))`
-/// for a wrong result (the message names the element, the values and the seed), or `Err` for a
-/// harness or driver error.
+/// Draws `case`'s inputs from the trial's seed (`run_seed` mixed with the trial name), binds its
+/// buffers (outputs poisoned), runs its program once and compares every element of every compared
+/// buffer with the reference. Returns the bound buffers (ready for timing the same program),
+/// `Ok(Err(message))` for a wrong result (the message names the buffer, element, values and seed),
+/// or `Err` for a harness or driver error.
 ///
 /// # Errors
-/// [`crate::Error::Driver`] when an upload, the launch or a download fails.
-pub fn check_case(
-    gpu: &Gpu,
-    case: &Case,
-    func: &CudaFunction,
-    run_seed: u64,
-) -> crate::Result<Result<Vec<DeviceData>, String>> {
+/// [`crate::Error::Driver`] when an upload, a step or a download fails.
+pub fn check_case(gpu: &Gpu, case: &Case, compiled: &Compiled, run_seed: u64) -> crate::Result<Result<Bound, String>> {
     let seed = trial_seed(run_seed, &case.name());
     let host: Vec<HostData> =
         case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect();
-    let buffer_params: Vec<(usize, &Param)> = case.params.iter().enumerate().filter(|(_, p)| p.is_buffer()).collect();
-    let mut buffers = host.iter().map(|h| gpu.upload(h)).collect::<crate::Result<Vec<DeviceData>>>()?;
-    for ((_, param), buffer) in buffer_params.iter().zip(buffers.iter_mut()) {
-        if matches!(param, Param::Out { .. }) {
-            gpu.poison(buffer)?;
-        }
-    }
-    gpu.launch(func, case, &buffers)?;
-    gpu.synchronize()?;
+    let mut bound = program::bind(gpu, case, &host)?;
+    program::run(gpu, case, compiled, &mut bound)?;
+    let got = bound.compared(gpu, case)?;
     let expected = (case.reference)(&host);
-    let compared = buffer_params.iter().zip(&buffers).filter(|((_, p), _)| p.is_compared());
-    for (((param_index, _), buffer), want) in compared.zip(&expected) {
-        let got = gpu.download(buffer)?;
-        if let Some(m) = compare(&got, want, case.tolerance) {
+    assert_eq!(got.len(), expected.len(), "{}: the reference returns one buffer per compared parameter", case.name());
+    for ((param_index, got), want) in got.iter().zip(&expected) {
+        if let Some(m) = compare_data(got, want, case.tolerance) {
             return Ok(Err(describe(case, *param_index, &m, run_seed)));
         }
     }
-    Ok(Ok(buffers))
+    Ok(Ok(bound))
 }
 
 #[cfg(test)]
@@ -186,6 +244,26 @@ mod tests {
         assert_ne!(v, (0..1000).collect::<Vec<u32>>(), "shuffled");
         v.sort_unstable();
         assert_eq!(v, (0..1000).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn byte_words_are_skewed_as_asked() {
+        let count_hot = |hot: f32| {
+            let v = draw(&Param::In { init: Init::Bytes { hot }, len: 1 << 16, offset: 0 }, 3).unwrap();
+            let hits: usize = v.u32().iter().map(|w| w.to_le_bytes().iter().filter(|&&b| b == HOT_BYTE).count()).sum();
+            hits as f64 / f64::from(1u32 << 18)
+        };
+        assert!((count_hot(0.0) - 1.0 / 256.0).abs() < 0.001, "uniform bytes: 1/256 each");
+        assert!((count_hot(0.9) - (0.9 + 0.1 / 256.0)).abs() < 0.01);
+    }
+
+    #[test]
+    fn u32_buffers_compare_exactly() {
+        let (a, b) = (HostData::U32(vec![1, 2, 3]), HostData::U32(vec![1, 5, 3]));
+        assert_eq!(compare_data(&a, &a, Tolerance { abs: 10.0, rel: 1.0 }), None);
+        let m = compare_data(&b, &a, Tolerance { abs: 10.0, rel: 1.0 }).unwrap();
+        assert_eq!((m.index, m.expected, m.got, m.count), (1, 2.0, 5.0, 1));
+        assert!(compare_data(&HostData::F32(vec![1.0]), &HostData::U32(vec![1]), Tolerance::EXACT).is_some());
     }
 
     #[test]

@@ -1,15 +1,14 @@
 //! The GPU: opening the device, its facts, module loading, buffers, launches and events.
 //!
-//! This is one of the two modules allowed `unsafe` (the other is [`crate::nvrtc`], which opens
-//! libnvrtc): kernel launches pass untyped parameter lists to the driver. Every `unsafe` block states the invariant
+//! This is one of the three modules allowed `unsafe` (with [`crate::nvrtc`], which opens libnvrtc,
+//! and [`crate::program`], which launches): buffers are poisoned and flushed through raw addresses. Every `unsafe` block states the invariant
 //! it relies on.
 #![allow(unsafe_code)]
 
-use crate::case::{Case, HostData, Param};
+use crate::case::HostData;
 use crate::{Error, Kernel, Result, compile};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
-use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, CudaView};
-use cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr};
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::Clock;
 use sha2::{Digest, Sha256};
@@ -122,6 +121,16 @@ pub enum DeviceData {
     F32(CudaSlice<f32>),
     /// `unsigned int` elements.
     U32(CudaSlice<u32>),
+}
+
+impl DeviceData {
+    /// The device address and size in bytes (event tracking is off: [`Gpu::open_with`]).
+    pub fn raw(&self, stream: &CudaStream) -> (cudarc::driver::sys::CUdeviceptr, usize) {
+        match self {
+            DeviceData::F32(s) => (s.device_ptr(stream).0, s.len() * 4),
+            DeviceData::U32(s) => (s.device_ptr(stream).0, s.len() * 4),
+        }
+    }
 }
 
 /// The opened device: context, the one stream every trial uses, facts, and a module cache.
@@ -375,15 +384,21 @@ impl Gpu {
         })
     }
 
-    /// Copies an `f32` device buffer back.
+    /// Copies a device buffer back.
     ///
     /// # Errors
     /// [`Error::Driver`].
-    pub fn download(&self, data: &DeviceData) -> Result<Vec<f32>> {
-        match data {
-            DeviceData::F32(s) => self.stream.clone_dtoh(s).map_err(Error::driver("downloading an output buffer")),
-            DeviceData::U32(_) => unreachable!("outputs are f32 (case::Param::Out)"),
-        }
+    pub fn download_data(&self, data: &DeviceData) -> Result<HostData> {
+        let doing = "downloading an output buffer";
+        Ok(match data {
+            DeviceData::F32(s) => HostData::F32(self.stream.clone_dtoh(s).map_err(Error::driver(doing))?),
+            DeviceData::U32(s) => HostData::U32(self.stream.clone_dtoh(s).map_err(Error::driver(doing))?),
+        })
+    }
+
+    /// The CUDA context (pinned host allocations, function attributes).
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
     }
 
     /// Fills a device buffer with 0xFF bytes (NaN as `f32`), so an element the kernel fails to write
@@ -392,10 +407,7 @@ impl Gpu {
     /// # Errors
     /// [`Error::Driver`].
     pub fn poison(&self, data: &mut DeviceData) -> Result<()> {
-        let (ptr, bytes) = match data {
-            DeviceData::F32(s) => (s.device_ptr(&self.stream).0, s.len() * 4),
-            DeviceData::U32(s) => (s.device_ptr(&self.stream).0, s.len() * 4),
-        };
+        let (ptr, bytes) = data.raw(&self.stream);
         // SAFETY: `ptr` addresses a live allocation of exactly `bytes` bytes owned by `data`, which
         // is borrowed mutably for the whole call; the memset is ordered on the one stream.
         unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, bytes, self.stream.cu_stream()) }
@@ -420,56 +432,6 @@ impl Gpu {
     /// [`Error::Driver`], e.g. a kernel's illegal address.
     pub fn synchronize(&self) -> Result<()> {
         self.stream.synchronize().map_err(Error::driver("waiting for the stream"))
-    }
-
-    /// Launches `case`'s kernel on the stream with `buffers` (one per buffer parameter of
-    /// `case.params`, in order, as [`Gpu::upload`] made them).
-    ///
-    /// # Errors
-    /// [`Error::Driver`] if the launch is rejected (errors inside the kernel surface at the next
-    /// synchronization).
-    pub fn launch(&self, func: &CudaFunction, case: &Case, buffers: &[DeviceData]) -> Result<()> {
-        enum Arg<'a> {
-            F32(CudaView<'a, f32>),
-            U32(CudaView<'a, u32>),
-            I32(i32),
-            Float(f32),
-        }
-        let mut next = buffers.iter();
-        let mut view = |offset: usize| match next.next().expect("one device buffer per buffer parameter") {
-            DeviceData::F32(s) => Arg::F32(s.slice(offset..)),
-            DeviceData::U32(s) => Arg::U32(s.slice(offset..)),
-        };
-        let args: Vec<Arg> = case
-            .params
-            .iter()
-            .map(|p| match p {
-                Param::In { offset, .. } | Param::InOut { offset, .. } => view(*offset),
-                Param::Out { .. } => view(0),
-                Param::I32(v) => Arg::I32(*v),
-                Param::F32(v) => Arg::Float(*v),
-            })
-            .collect();
-        let mut builder = self.stream.launch_builder(func);
-        for arg in &args {
-            match arg {
-                Arg::F32(v) => builder.arg(v),
-                Arg::U32(v) => builder.arg(v),
-                Arg::I32(v) => builder.arg(v),
-                Arg::Float(v) => builder.arg(v),
-            };
-        }
-        let grid = case.launch.grid_for(self.facts.sm_count);
-        let cfg = LaunchConfig {
-            grid_dim: (grid[0], grid[1], grid[2]),
-            block_dim: (case.launch.block[0], case.launch.block[1], case.launch.block[2]),
-            shared_mem_bytes: case.launch.shared_bytes,
-        };
-        // SAFETY: the case table declares `case.params` in the parameter order and types of
-        // `case.kernel`'s `extern "C"` signature (pointers for buffers, `int` for I32, `float`
-        // for F32); each buffer holds `len` elements and the kernel touches only the elements its
-        // reference describes, which the check verifies on every run. `args` outlives the launch.
-        unsafe { builder.launch(cfg) }.map(|_| ()).map_err(Error::driver(format!("launching {}", case.name())))
     }
 }
 

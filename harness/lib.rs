@@ -11,7 +11,7 @@
 //! |----------|---------------|-------------------|
 //! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
 //! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc) | NVRTC |
-//! | check    | [`check`]     | GPU               |
+//! | check    | [`check`], [`program`] (running a case's program) | GPU |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |
 //! | record   | [`record`], [`history`] | git, files, git notes, SQLite |
@@ -39,6 +39,7 @@ pub mod history;
 pub mod measure;
 pub mod ncu;
 pub mod nvrtc;
+pub mod program;
 pub mod record;
 pub mod report;
 pub mod source;

@@ -134,7 +134,7 @@ mod tests {
         let s4 = cases.iter().find(|c| c.variant == "read_strided_s4").unwrap();
         let input: Vec<f32> = (0..16).map(|i| i as f32).collect();
         let out = (s4.reference)(&[HostData::F32(input), HostData::F32(vec![f32::NAN; 4])]);
-        assert_eq!(out, vec![vec![0.0, 4.0, 8.0, 12.0]]);
+        assert_eq!(out, vec![HostData::F32(vec![0.0, 4.0, 8.0, 12.0])]);
     }
 
     #[test]
@@ -142,7 +142,7 @@ mod tests {
         let cases = sized(3, 1);
         let c = cases.iter().find(|c| c.variant == "copy_misaligned").unwrap();
         let out = (c.reference)(&[HostData::F32(vec![9.0, 1.0, 2.0, 3.0]), HostData::F32(vec![f32::NAN; 3])]);
-        assert_eq!(out, vec![vec![1.0, 2.0, 3.0]]);
+        assert_eq!(out, vec![HostData::F32(vec![1.0, 2.0, 3.0])]);
     }
 
     #[test]
@@ -154,6 +154,6 @@ mod tests {
             HostData::U32(vec![2, 0, 1]),
             HostData::F32(vec![f32::NAN; 3]),
         ]);
-        assert_eq!(out, vec![vec![30.0, 10.0, 20.0]]);
+        assert_eq!(out, vec![HostData::F32(vec![30.0, 10.0, 20.0])]);
     }
 }

@@ -125,17 +125,18 @@ mod tests {
         let cases = sized(2, (1, 1));
         let p = [1.0, 2.0, 10.0, 20.0, -1.0, -2.0, 0.5, 0.25];
         let aos = (cases[0].reference)(&[HostData::F32(p.to_vec()), HostData::F32(vec![f32::NAN; 8])]);
-        assert_eq!(aos, vec![vec![1.1, 2.2, 10.0, 20.0, -0.995, -1.9975, 0.5, 0.25]]);
+        assert_eq!(aos, vec![HostData::F32(vec![1.1, 2.2, 10.0, 20.0, -0.995, -1.9975, 0.5, 0.25])]);
         let fields: Vec<HostData> = (0..4).map(|f| HostData::F32(vec![p[f], p[4 + f]])).collect();
         let soa = (cases[1].reference)(&fields);
-        let interleaved: Vec<f32> = (0..2).flat_map(|i| (0..4).map(move |f| (f, i))).map(|(f, i)| soa[f][i]).collect();
-        assert_eq!(interleaved, aos[0]);
+        let interleaved: Vec<f32> =
+            (0..2).flat_map(|i| (0..4).map(move |f| (f, i))).map(|(f, i)| soa[f].f32()[i]).collect();
+        assert_eq!(interleaved, aos[0].f32());
     }
 
     #[test]
     fn traversal_grids_cover_the_matrix() {
         let cases = sized(1, (100, 300));
-        assert_eq!(cases[2].launch.grid_for(1), [10, 13, 1], "rowwise: x along 300 columns");
-        assert_eq!(cases[3].launch.grid_for(1), [4, 38, 1], "colwise: x along 100 rows");
+        assert_eq!(cases[2].first_launch().grid_for(1), [10, 13, 1], "rowwise: x along 300 columns");
+        assert_eq!(cases[3].first_launch().grid_for(1), [4, 38, 1], "colwise: x along 100 rows");
     }
 }

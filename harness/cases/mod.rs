@@ -93,15 +93,48 @@ pub(crate) fn assert_references_fit(cases: &[Case]) {
     for c in cases {
         let inputs: Vec<HostData> = c.params.iter().filter_map(|p| crate::check::draw(p, 1)).collect();
         let out = (c.reference)(&inputs);
-        let lens: Vec<usize> = c
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                Param::Out { len } | Param::InOut { len, .. } => Some(*len),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(out.iter().map(Vec::len).collect::<Vec<_>>(), lens, "{}", c.name());
+        let lens: Vec<usize> = c.params.iter().filter(|p| p.is_compared()).map(Param::elements).collect();
+        let got: Vec<usize> = out.iter().map(|d| d.bytes() / 4).collect();
+        assert_eq!(got, lens, "{}", c.name());
+        assert_program_fits(c);
+    }
+}
+
+/// Test helper: every step of `c`'s program names parameters that exist and are of the right
+/// kind, stays inside its buffers, and a graph program copies no pageable memory.
+#[cfg(test)]
+pub(crate) fn assert_program_fits(c: &Case) {
+    use crate::case::{Arg, Param, Step};
+    let name = c.name();
+    let device = |i: usize| matches!(c.params.get(i), Some(p) if p.is_buffer() && !matches!(p, Param::Host { .. }));
+    for step in &c.steps {
+        match step {
+            Step::Launch { args, kernel, .. } => {
+                assert!(!args.is_empty(), "{name}: {} has no arguments", kernel.entry);
+                for a in args {
+                    match *a {
+                        Arg::Slot(i) => assert!(
+                            i < c.params.len() && !matches!(c.params[i], Param::Host { .. }),
+                            "{name}: argument slot {i}"
+                        ),
+                        Arg::At { slot, offset } => {
+                            assert!(device(slot) && offset < c.params[slot].elements(), "{name}: argument {a:?}")
+                        }
+                        Arg::I32(_) | Arg::F32(_) => {}
+                    }
+                }
+            }
+            Step::Copy { from, from_offset, to, to_offset, elems, .. } => {
+                for (slot, offset) in [(from, from_offset), (to, to_offset)] {
+                    let p = c.params.get(*slot).unwrap_or_else(|| panic!("{name}: copy slot {slot}"));
+                    assert!(p.is_buffer() && offset + elems <= p.elements(), "{name}: copy {step:?} overruns {p:?}");
+                }
+                let host = |i: &usize| matches!(c.params[*i], Param::Host { .. });
+                assert!(!(host(from) && host(to)), "{name}: host-to-host copy");
+                let pageable = |i: &usize| matches!(c.params[*i], Param::Host { pinned: false, .. });
+                assert!(!(c.graph && (pageable(from) || pageable(to))), "{name}: a graph copies pageable memory");
+            }
+        }
     }
 }
 
@@ -155,8 +188,9 @@ mod tests {
             let name = n.name();
             let ratio = s.bytes as f64 / n.bytes as f64;
             assert!((1.015..=1.025).contains(&ratio), "{name}: work x{ratio}");
-            assert_eq!(n.kernel, s.kernel, "{name}");
-            assert_eq!((n.launch.block, n.launch.shared_bytes), (s.launch.block, s.launch.shared_bytes), "{name}");
+            assert_eq!(n.kernels(), s.kernels(), "{name}");
+            let shapes = |c: &Case| c.launches().map(|(_, l)| (l.block, l.shared_bytes)).collect::<Vec<_>>();
+            assert_eq!(shapes(n), shapes(s), "{name}");
             assert_eq!(
                 (n.tolerance, &n.expectations, &n.metrics),
                 (s.tolerance, &s.expectations, &s.metrics),
@@ -193,11 +227,22 @@ mod tests {
         let cases = all();
         assert!(cases.len() >= 30);
         for c in &cases {
-            assert_eq!(c.family, c.kernel.file.trim_end_matches(".cu"), "{}: family = kernel file", c.name());
+            assert!(!c.steps.is_empty(), "{} has a program", c.name());
+            for k in c.kernels() {
+                assert_eq!(c.family, k.file.trim_end_matches(".cu"), "{}: family = kernel file", c.name());
+            }
             assert!(c.bytes > 0, "{} declares the bytes it moves", c.name());
             assert!(c.params.iter().any(Param::is_compared), "{} has an output to check", c.name());
-            let block: u32 = c.launch.block.iter().product();
-            assert!((32..=1024).contains(&block) && block.is_multiple_of(32), "{}: block of {block}", c.name());
+            for (k, l) in c.launches() {
+                let block: u32 = l.block.iter().product();
+                assert!(
+                    (32..=1024).contains(&block) && block.is_multiple_of(32),
+                    "{}: {} in blocks of {block}",
+                    c.name(),
+                    k.entry
+                );
+            }
+            assert_program_fits(c);
         }
     }
 }

@@ -146,8 +146,8 @@ mod tests {
     #[test]
     fn grids_cover_partial_tiles() {
         let cases = sized(&[(8191, 8193)]);
-        assert_eq!(cases[0].launch.grid_for(1), [257, 256, 1]);
+        assert_eq!(cases[0].first_launch().grid_for(1), [257, 256, 1]);
         let strided = cases.iter().find(|c| c.variant == "strided_read").unwrap();
-        assert_eq!(strided.launch.grid_for(1), [256, 257, 1]);
+        assert_eq!(strided.first_launch().grid_for(1), [256, 257, 1]);
     }
 }

@@ -13,8 +13,12 @@ use std::path::{Path, PathBuf};
 pub struct Profiled {
     /// Raw (ncu names, base units) and derived values per trial.
     pub values: BTreeMap<String, Values>,
-    /// Kernel (function) name per trial, as ncu printed it.
+    /// Kernel (function) name per trial, as ncu printed it; the names joined by `+` in launch
+    /// order for a trial whose program launched several kernels.
     pub kernels: BTreeMap<String, String>,
+    /// For a trial whose program launched several kernels: each launch's raw values, by kernel
+    /// name, in launch order (the per-kernel rows of the metrics CSV). Empty for one-launch trials.
+    pub per_kernel: BTreeMap<String, Vec<(String, Values)>>,
     /// Unit of every metric name seen (derived ones included); `""` for counts.
     pub units: BTreeMap<String, String>,
     /// ncu version (`2025.3.1.0`).
@@ -28,12 +32,14 @@ pub struct Profiled {
 }
 
 /// Assigns each profiled kernel to the trial whose NVTX ranges enclosed it, keeps the `requested`
-/// metrics (the raw page also carries every device attribute), derives metrics, and reads the
-/// chip. `ncu_version`, `clock_control` and `report_file` are recorded as given.
+/// metrics (the raw page also carries every device attribute), combines the launches of a trial
+/// whose program has several ([`combine`]), derives metrics from the combined raw values, and reads
+/// the chip. `ncu_version`, `clock_control` and `report_file` are recorded as given.
 ///
 /// # Errors
-/// [`Error::Ncu`] naming the trial if a trial's ranges hold more than one kernel (its checked
-/// launch is the only one expected), or naming the kernel if it sits outside every trial's ranges.
+/// [`Error::Ncu`] naming the kernel if it sits outside every trial's ranges, or naming the trial
+/// if ncu profiled another number of kernels inside its ranges than its program launches (one
+/// per launch, graph nodes included).
 pub fn collect(
     report: &Report,
     cases: &[&Case],
@@ -46,6 +52,7 @@ pub fn collect(
     let mut p = Profiled {
         values: BTreeMap::new(),
         kernels: BTreeMap::new(),
+        per_kernel: BTreeMap::new(),
         units: BTreeMap::new(),
         ncu_version: ncu_version.to_string(),
         clock_control: clock_control.to_string(),
@@ -53,15 +60,16 @@ pub fn collect(
         report: report_file.to_path_buf(),
     };
     let error = |message: String| Error::Ncu { origin: origin.to_path_buf(), line: None, message };
+    let mut launches: BTreeMap<String, Vec<(String, Values)>> = BTreeMap::new();
     for record in &report.kernels {
         let trial = record.nvtx_path();
-        let case = cases.iter().find(|c| c.name() == trial).ok_or_else(|| {
-            error(format!(
+        if !cases.iter().any(|c| c.name() == trial) {
+            return Err(error(format!(
                 "kernel {} (ID {}) ran inside NVTX ranges {trial:?}, which name no selected trial; \
                  was the report made by another program?",
                 record.kernel, record.id
-            ))
-        })?;
+            )));
+        }
         let mut values = Values::new();
         for (name, metric) in record.metrics.iter().filter(|(n, _)| requested.contains(&n.as_str())) {
             if let MetricValue::Number(v) = metric.value {
@@ -69,19 +77,68 @@ pub fn collect(
                 p.units.insert(name.clone(), metric.unit.clone());
             }
         }
+        launches.entry(trial).or_default().push((record.kernel.clone(), values));
+    }
+    for (trial, runs) in launches {
+        let case = cases.iter().find(|c| c.name() == trial).expect("checked above");
+        let expected = case.launches().count();
+        if runs.len() != expected {
+            return Err(error(format!(
+                "trial {trial}: ncu profiled {} kernels inside its NVTX ranges ({}); its program launches {expected}",
+                runs.len(),
+                runs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let mut values = combine(&runs);
         for (name, value) in metrics::derive(&values, case.bytes, metrics::output_elements(case)) {
             values.insert(name.to_string(), value);
             let unit = metrics::DERIVED.iter().find(|d| d.name == name).map_or("", |d| d.unit);
             p.units.insert(name.to_string(), unit.to_string());
         }
-        if p.values.insert(trial.clone(), values).is_some() {
-            return Err(error(format!(
-                "trial {trial}: ncu profiled more than one kernel inside its NVTX ranges; expected its one checked launch"
-            )));
+        let names = runs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join("+");
+        p.values.insert(trial.clone(), values);
+        p.kernels.insert(trial.clone(), names);
+        if runs.len() > 1 {
+            p.per_kernel.insert(trial, runs);
         }
-        p.kernels.insert(trial, record.kernel.clone());
     }
     Ok(p)
+}
+
+/// One value per metric for a program's launches (kernel name, raw values), in launch order: a
+/// count (name ending `.sum`) is the sum over launches, `.max` the maximum, `.min` the minimum;
+/// any other metric (averages, ratios, percentages, launch attributes) the mean weighted by each
+/// launch's `gpu__time_duration.sum` (plain mean where a duration is missing), which is how a
+/// whole-program figure such as achieved occupancy reads over time. One launch is returned as
+/// is. kernelgate's rule (issue 10), not ncu's: ncu reports launches separately.
+pub fn combine(runs: &[(String, Values)]) -> Values {
+    if let [(_, only)] = runs {
+        return only.clone();
+    }
+    let names: std::collections::BTreeSet<&String> = runs.iter().flat_map(|(_, v)| v.keys()).collect();
+    let weight = |v: &Values| v.get("gpu__time_duration.sum").copied().filter(|w| *w > 0.0);
+    let weighted = runs.iter().all(|(_, v)| weight(v).is_some());
+    names
+        .into_iter()
+        .map(|name| {
+            let present: Vec<(f64, f64)> = runs
+                .iter()
+                .filter_map(|(_, v)| v.get(name).map(|x| (*x, if weighted { weight(v).unwrap_or(1.0) } else { 1.0 })))
+                .collect();
+            let xs = present.iter().map(|(x, _)| *x);
+            let value = if name.ends_with(".sum") {
+                xs.sum()
+            } else if name.ends_with(".max") {
+                xs.fold(f64::NEG_INFINITY, f64::max)
+            } else if name.ends_with(".min") {
+                xs.fold(f64::INFINITY, f64::min)
+            } else {
+                let total: f64 = present.iter().map(|(_, w)| w).sum();
+                present.iter().map(|(x, w)| x * w).sum::<f64>() / total
+            };
+            (name.clone(), value)
+        })
+        .collect()
 }
 
 /// The chip name from any kernel's `device__attribute_chip`, or `unknown`.
@@ -128,27 +185,90 @@ pub struct MetricRow {
     pub unit: String,
 }
 
-/// Rows of the metrics CSV: one per trial and metric, sorted (pure).
+/// Rows of the metrics CSV: one per trial and metric (the kernel column holds the trial's kernel,
+/// or its kernels joined by `+`), then for a trial of several launches one per launch and raw
+/// metric (the kernel column holds that launch's kernel); sorted by trial (pure).
 pub fn rows(p: &Profiled, run_id: &str, git: &GitState, gpu_key: &str) -> Vec<MetricRow> {
     let mut out = Vec::new();
     for (trial, values) in &p.values {
-        for (metric, value) in values {
-            out.push(MetricRow {
-                schema_version: RUN_CSV_SCHEMA,
-                run_id: run_id.to_string(),
-                commit: git.commit.clone(),
-                dirty: git.dirty.map_or("unknown".into(), |d| d.to_string()),
-                gpu_key: gpu_key.to_string(),
-                ncu_version: p.ncu_version.clone(),
-                clock_control: p.clock_control.clone(),
-                chip: p.chip.clone(),
-                trial: trial.clone(),
-                kernel: p.kernels.get(trial).cloned().unwrap_or_default(),
-                metric: metric.clone(),
-                value: *value,
-                unit: p.units.get(metric).cloned().unwrap_or_default(),
-            });
+        let combined = (p.kernels.get(trial).cloned().unwrap_or_default(), values);
+        let launches = p.per_kernel.get(trial).into_iter().flatten().map(|(k, v)| (k.clone(), v));
+        for (kernel, values) in std::iter::once(combined).chain(launches) {
+            for (metric, value) in values {
+                out.push(row(p, run_id, git, gpu_key, trial, &kernel, metric, *value));
+            }
         }
     }
     out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn row(
+    p: &Profiled,
+    run_id: &str,
+    git: &GitState,
+    gpu_key: &str,
+    trial: &str,
+    kernel: &str,
+    metric: &str,
+    value: f64,
+) -> MetricRow {
+    MetricRow {
+        schema_version: RUN_CSV_SCHEMA,
+        run_id: run_id.to_string(),
+        commit: git.commit.clone(),
+        dirty: git.dirty.map_or("unknown".into(), |d| d.to_string()),
+        gpu_key: gpu_key.to_string(),
+        ncu_version: p.ncu_version.clone(),
+        clock_control: p.clock_control.clone(),
+        chip: p.chip.clone(),
+        trial: trial.to_string(),
+        kernel: kernel.to_string(),
+        metric: metric.to_string(),
+        value,
+        unit: p.units.get(metric).cloned().unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(pairs: &[(&str, f64)]) -> Values {
+        pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+    }
+
+    #[test]
+    fn one_launch_is_kept_as_is() {
+        let v = values(&[("sm__warps_active.avg.pct_of_peak_sustained_active", 80.0)]);
+        assert_eq!(combine(&[("k".into(), v.clone())]), v);
+    }
+
+    #[test]
+    fn counts_add_extremes_stay_and_the_rest_is_time_weighted() {
+        // Synthetic: a long launch at 90 % occupancy and a short one at 10 %.
+        let a = values(&[
+            ("gpu__time_duration.sum", 300.0),
+            ("dram__bytes_read.sum", 1000.0),
+            ("launch__grid_size.max", 528.0),
+            ("sm__warps_active.avg.pct_of_peak_sustained_active", 90.0),
+        ]);
+        let b = values(&[
+            ("gpu__time_duration.sum", 100.0),
+            ("dram__bytes_read.sum", 24.0),
+            ("launch__grid_size.max", 1.0),
+            ("sm__warps_active.avg.pct_of_peak_sustained_active", 10.0),
+        ]);
+        let c = combine(&[("partials".into(), a), ("final".into(), b)]);
+        assert_eq!(c["gpu__time_duration.sum"], 400.0);
+        assert_eq!(c["dram__bytes_read.sum"], 1024.0);
+        assert_eq!(c["launch__grid_size.max"], 528.0);
+        assert_eq!(c["sm__warps_active.avg.pct_of_peak_sustained_active"], 70.0, "(90x300 + 10x100) / 400");
+    }
+
+    #[test]
+    fn without_durations_the_mean_is_plain() {
+        let c = combine(&[("a".into(), values(&[("x.ratio", 1.0)])), ("b".into(), values(&[("x.ratio", 3.0)]))]);
+        assert_eq!(c["x.ratio"], 2.0);
+    }
 }

@@ -101,8 +101,8 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
             continue;
         };
         let _ranges = measure::nvtx_ranges(case);
-        let checked =
-            gpu.function(case.kernel).and_then(|(func, _)| check::check_case(&gpu, case, &func, PROFILE_SEED));
+        let checked = crate::program::compile(&gpu, case)
+            .and_then(|compiled| check::check_case(&gpu, case, &compiled, PROFILE_SEED));
         match checked {
             Ok(Ok(_)) => {}
             Ok(Err(message)) => {

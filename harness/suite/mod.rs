@@ -30,7 +30,7 @@ use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::{self, TrialOutcome};
-use crate::{Config, Error, SOURCES, cases, check, compile, report};
+use crate::{Config, Error, SOURCES, cases, check, compile, program, report};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -310,28 +310,30 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     }
     let harness_error = |e: Error| Failed::from(e.to_string());
     let gpu = Arc::clone(lease.gpu());
-    let (func, module_sha256) = gpu.function(case.kernel).map_err(harness_error)?;
-    let buffers = check::check_case(&gpu, case, &func, suite.seed).map_err(harness_error)?.map_err(Failed::from)?;
+    let compiled = program::compile(&gpu, case).map_err(harness_error)?;
+    let mut bound =
+        check::check_case(&gpu, case, &compiled, suite.seed).map_err(harness_error)?.map_err(Failed::from)?;
     let floor = effect_floor(suite, case, &gpu);
     let ranges = nvtx_ranges(case);
-    let samples =
-        measure_cold(&gpu, &suite.config.stopping, suite.config.warmup, floor, || gpu.launch(&func, case, &buffers))
-            .map_err(harness_error)?;
+    let samples = measure_cold(&gpu, &suite.config.stopping, suite.config.warmup, floor, || {
+        program::run(&gpu, case, &compiled, &mut bound)
+    })
+    .map_err(harness_error)?;
     drop(ranges);
-    drop(buffers);
+    drop(bound);
     drop(lease);
     let judged = judge(suite, case, &samples, &gpu).map_err(Failed::from)?;
     let (kept, throttled) = samples.kept();
     let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
     let result = CaseResult {
         trial: case.name(),
-        kernel: case.kernel.entry.to_string(),
+        kernel: case.kernel_names(),
         summary,
         stop: samples.stop,
         wall_s: samples.wall_s,
         bytes: case.bytes,
         flops: case.flops,
-        module_sha256,
+        module_sha256: compiled.module_sha256.clone(),
         sm_clock_mhz: samples.median_sm_mhz(),
         throttled,
         throttle_reasons: samples.throttle_reasons(),

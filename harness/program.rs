@@ -1,0 +1,312 @@
+//! Running a case's program on the GPU (issue 10): its kernels compiled and looked up, its buffers
+//! bound (device buffers, pageable or pinned host buffers, forked streams), and one run of the
+//! program enqueued on the timing stream: zero the [`Param::Zeroed`] outputs, fork every other
+//! stream from the timing stream, enqueue the steps, join every stream back. With
+//! [`Case::graph`] the same enqueue is captured once as a CUDA graph (on a forked stream: the
+//! legacy default stream cannot be captured) and each run is one graph launch on the timing stream.
+//!
+//! One of the three modules allowed `unsafe` (with [`crate::gpu`] and [`crate::nvrtc`]): launches
+//! and copies pass raw addresses to the driver. Every `unsafe` block states the invariant it
+//! relies on.
+#![allow(unsafe_code)]
+
+use crate::case::{Arg, Case, HostData, Launch, Param, Step};
+use crate::gpu::{DeviceData, Gpu};
+use crate::{Error, Kernel, Result};
+use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::{CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use std::sync::Arc;
+
+/// The functions of a program: one per [`Step::Launch`], in step order.
+pub struct Compiled {
+    funcs: Vec<CudaFunction>,
+    /// SHA-256 of the PTX of each distinct module the program loads, joined by `+` in order of
+    /// first use: the identity of the code that ran (the run CSV's `module_sha256`).
+    pub module_sha256: String,
+}
+
+impl Compiled {
+    /// The functions in launch order.
+    pub fn functions(&self) -> &[CudaFunction] {
+        &self.funcs
+    }
+}
+
+/// Compiles (once per run and source text) and looks up every kernel `case` launches, from this
+/// build's kernel files.
+///
+/// # Errors
+/// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading or the lookup fails.
+pub fn compile(gpu: &Gpu, case: &Case) -> Result<Compiled> {
+    compile_from(gpu, case, |k| Some(k.source().source)).map(|c| c.expect("this build has every kernel file"))
+}
+
+/// As [`compile`], with each kernel file's text from `source_of` (another git revision's, for
+/// A/B). `Ok(None)` when `source_of` has no text for a file the program needs.
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_from<'a>(
+    gpu: &Gpu,
+    case: &Case,
+    source_of: impl Fn(&Kernel) -> Option<&'a str>,
+) -> Result<Option<Compiled>> {
+    let mut funcs = Vec::new();
+    let mut modules: Vec<String> = Vec::new();
+    for (kernel, _) in case.launches() {
+        let Some(source) = source_of(&kernel) else { return Ok(None) };
+        let (func, sha) = gpu.function_of(kernel.file, source, kernel.entry)?;
+        if !modules.contains(&sha) {
+            modules.push(sha);
+        }
+        funcs.push(func);
+    }
+    Ok(Some(Compiled { funcs, module_sha256: modules.join("+") }))
+}
+
+/// One parameter's storage for the runs of a program.
+enum Slot {
+    Device(DeviceData),
+    Pageable(Vec<f32>),
+    Pinned(PinnedHostSlice<f32>),
+    Scalar,
+}
+
+/// A program's buffers and streams on one GPU, made by [`bind`]: reused by the check and every
+/// timed run.
+pub struct Bound {
+    slots: Vec<Slot>,
+    /// Streams 1.. of the program (stream 0 is the timing stream, or the capture stream).
+    side: Vec<Arc<CudaStream>>,
+    /// The captured program of a graph case, made on the first run.
+    graph: Option<(Arc<CudaStream>, CudaGraph)>,
+}
+
+/// Allocates `case`'s buffers on `gpu` from their initial host contents (`host`: one per buffer
+/// parameter, in order, as [`crate::check::draw`] makes them): device buffers uploaded (outputs
+/// and scratch poisoned with 0xFF bytes), host buffers kept pageable or copied into pinned memory;
+/// and the program's extra streams, forked from the timing stream.
+///
+/// # Errors
+/// [`Error::Driver`] when an allocation, copy or stream creation fails.
+pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
+    let mut data = host.iter();
+    let mut slots = Vec::with_capacity(case.params.len());
+    for p in &case.params {
+        let slot = match p {
+            Param::I32(_) | Param::F32(_) => Slot::Scalar,
+            Param::Host { pinned, .. } => {
+                let values = data.next().expect("one host copy per buffer").f32().to_vec();
+                if *pinned {
+                    let doing = "allocating pinned host memory";
+                    // SAFETY: the contents are written right below, before any use.
+                    let mut pinned = unsafe { gpu.context().alloc_pinned_with_flags::<f32>(values.len(), 0) }
+                        .map_err(Error::driver(doing))?;
+                    pinned.as_mut_slice().map_err(Error::driver(doing))?.copy_from_slice(&values);
+                    Slot::Pinned(pinned)
+                } else {
+                    Slot::Pageable(values)
+                }
+            }
+            _ => {
+                let mut buffer = gpu.upload(data.next().expect("one host copy per buffer"))?;
+                if matches!(p, Param::Out { .. } | Param::Scratch { .. } | Param::Zeroed { .. }) {
+                    gpu.poison(&mut buffer)?;
+                }
+                Slot::Device(buffer)
+            }
+        };
+        slots.push(slot);
+    }
+    let side = (1..case.streams())
+        .map(|_| gpu.stream().fork().map_err(Error::driver("creating a stream of the program")))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Bound { slots, side, graph: None })
+}
+
+impl Bound {
+    /// The contents of every compared buffer ([`Param::is_compared`]) after the program ran, in
+    /// parameter order, with each one's parameter index. Waits for the GPU first.
+    ///
+    /// # Errors
+    /// [`Error::Driver`] when the wait or a download fails (an illegal address surfaces here).
+    pub fn compared(&self, gpu: &Gpu, case: &Case) -> Result<Vec<(usize, HostData)>> {
+        gpu.synchronize()?;
+        let mut out = Vec::new();
+        for (i, (p, slot)) in case.params.iter().zip(&self.slots).enumerate().filter(|(_, (p, _))| p.is_compared()) {
+            let data = match slot {
+                Slot::Device(d) => gpu.download_data(d)?,
+                Slot::Pageable(v) => HostData::F32(v.clone()),
+                Slot::Pinned(v) => {
+                    HostData::F32(v.as_slice().map_err(Error::driver("reading pinned host memory"))?.to_vec())
+                }
+                Slot::Scalar => unreachable!("{}: parameter {i} ({p:?}) is compared but scalar", case.name()),
+            };
+            out.push((i, data));
+        }
+        Ok(out)
+    }
+}
+
+/// Enqueues one run of `case`'s program on `gpu`'s timing stream (returns without waiting).
+///
+/// # Errors
+/// [`Error::Driver`] naming the step when a launch, copy, memset, stream join or the graph
+/// capture is rejected (errors inside a kernel surface at the next wait).
+pub fn run(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bound) -> Result<()> {
+    if !case.graph {
+        return enqueue(gpu, case, compiled, bound, gpu.stream());
+    }
+    if bound.graph.is_none() {
+        let doing = format!("capturing {} as a CUDA graph", case.name());
+        let capture = gpu.stream().fork().map_err(Error::driver(doing.clone()))?;
+        capture
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(Error::driver(doing.clone()))?;
+        let enqueued = enqueue(gpu, case, compiled, bound, &capture);
+        let graph = capture.end_capture(CUgraphInstantiate_flags(0)).map_err(Error::driver(doing.clone()))?;
+        enqueued?;
+        let graph = graph.expect("a program has steps (cases::tests check every case), so its graph is not empty");
+        graph.upload().map_err(Error::driver(doing))?;
+        bound.graph = Some((capture, graph));
+    }
+    let (_, graph) = bound.graph.as_ref().expect("captured above");
+    // SAFETY: the executable graph is owned by `bound` and outlives the launch; the timing stream
+    // belongs to the same context.
+    unsafe { cudarc::driver::result::graph::launch(graph.cu_graph_exec(), gpu.stream().cu_stream()) }
+        .map_err(Error::driver(format!("launching the graph of {}", case.name())))
+}
+
+/// Enqueues the program on `base` (stream 0) and the bound side streams.
+fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Arc<CudaStream>) -> Result<()> {
+    let name = case.name();
+    for (p, slot) in case.params.iter().zip(&bound.slots) {
+        if let (Param::Zeroed { .. }, Slot::Device(d)) = (p, slot) {
+            let (ptr, bytes) = d.raw(base);
+            // SAFETY: `ptr` addresses a live allocation of `bytes` bytes owned by `bound`.
+            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, bytes, base.cu_stream()) }
+                .map_err(Error::driver(format!("{name}: zeroing an output")))?;
+        }
+    }
+    let join = |waiter: &CudaStream, on: &CudaStream| {
+        waiter.join(on).map_err(Error::driver(format!("{name}: ordering the program's streams")))
+    };
+    for s in &bound.side {
+        join(s, base)?;
+    }
+    let stream_of = |i: usize| if i == 0 { base } else { &bound.side[i - 1] };
+    let mut funcs = compiled.funcs.iter();
+    for (index, step) in case.steps.iter().enumerate() {
+        let stream = stream_of(step.stream());
+        match step {
+            Step::Launch { kernel, launch, args, .. } => {
+                let func = funcs.next().expect("one function per launch");
+                launch_one(gpu, stream, func, launch, args, case, bound)
+                    .map_err(Error::driver(format!("{name}: launching {} (step {index})", kernel.entry)))?;
+            }
+            Step::Copy { from, from_offset, to, to_offset, elems, .. } => {
+                copy(stream, &bound.slots[*from], *from_offset, &bound.slots[*to], *to_offset, *elems)
+                    .map_err(Error::driver(format!("{name}: copying parameter {from} to {to} (step {index})")))?;
+            }
+        }
+    }
+    for s in &bound.side {
+        join(base, s)?;
+    }
+    Ok(())
+}
+
+/// A kernel argument ready for the launch builder.
+enum Value {
+    Ptr(CUdeviceptr),
+    I32(i32),
+    F32(f32),
+}
+
+fn launch_one(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    func: &CudaFunction,
+    launch: &Launch,
+    args: &[Arg],
+    case: &Case,
+    bound: &Bound,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    let pointer = |slot: usize, offset: usize| match &bound.slots[slot] {
+        Slot::Device(d) => Value::Ptr(d.raw(stream).0 + 4 * offset as u64),
+        _ => panic!("{}: argument slot {slot} is not a device buffer", case.name()),
+    };
+    let values: Vec<Value> = args
+        .iter()
+        .map(|a| match *a {
+            Arg::Slot(i) => match case.params[i] {
+                Param::I32(v) => Value::I32(v),
+                Param::F32(v) => Value::F32(v),
+                ref p => pointer(i, p.offset()),
+            },
+            Arg::At { slot, offset } => pointer(slot, offset),
+            Arg::I32(v) => Value::I32(v),
+            Arg::F32(v) => Value::F32(v),
+        })
+        .collect();
+    let mut builder = stream.launch_builder(func);
+    for v in &values {
+        match v {
+            Value::Ptr(p) => builder.arg(p),
+            Value::I32(v) => builder.arg(v),
+            Value::F32(v) => builder.arg(v),
+        };
+    }
+    let grid = launch.grid_for(gpu.facts.sm_count);
+    let cfg = LaunchConfig {
+        grid_dim: (grid[0], grid[1], grid[2]),
+        block_dim: (launch.block[0], launch.block[1], launch.block[2]),
+        shared_mem_bytes: launch.shared_bytes,
+    };
+    // SAFETY: the case table declares each launch's arguments in the parameter order and types of
+    // its kernel's `extern "C"` signature (a pointer for each buffer, `int`, `float`); buffers
+    // hold the elements the reference describes, which the check verifies on every run; `values`
+    // outlives the launch.
+    unsafe { builder.launch(cfg) }.map(|_| ())
+}
+
+/// One [`Step::Copy`]: host to device, device to host or device to device, as the slots are.
+fn copy(
+    stream: &Arc<CudaStream>,
+    from: &Slot,
+    from_offset: usize,
+    to: &Slot,
+    to_offset: usize,
+    elems: usize,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::result::{memcpy_dtod_async, memcpy_dtoh_async, memcpy_htod_async};
+    let host = |s: &Slot| -> std::result::Result<*mut f32, cudarc::driver::DriverError> {
+        Ok(match s {
+            Slot::Pageable(v) => v.as_ptr().cast_mut(),
+            Slot::Pinned(p) => p.as_ptr()?.cast_mut(),
+            _ => std::ptr::null_mut(),
+        })
+    };
+    let device = |s: &Slot, offset: usize| match s {
+        Slot::Device(d) => Some(d.raw(stream).0 + 4 * offset as u64),
+        _ => None,
+    };
+    let cu = stream.cu_stream();
+    // SAFETY: the case table keeps every copy inside both buffers (`offset + elems <= len`, checked
+    // by the CPU tests of each family); host buffers live in `Bound` until after the wait that
+    // follows the program, and nothing else touches them while it runs.
+    unsafe {
+        match (device(from, from_offset), device(to, to_offset)) {
+            (Some(src), Some(dst)) => memcpy_dtod_async(dst, src, 4 * elems, cu),
+            (None, Some(dst)) => {
+                let src = std::slice::from_raw_parts(host(from)?.add(from_offset), elems);
+                memcpy_htod_async(dst, src, cu)
+            }
+            (Some(src), None) => {
+                let dst = std::slice::from_raw_parts_mut(host(to)?.add(to_offset), elems);
+                memcpy_dtoh_async(dst, src, cu)
+            }
+            (None, None) => panic!("a copy between two host buffers is not a GPU step"),
+        }
+    }
+}
