@@ -6,7 +6,9 @@
 use crate::Case;
 
 pub mod coalescing;
+pub mod launch;
 pub mod layout;
+pub mod transfers;
 pub mod transpose;
 pub mod vectorization;
 
@@ -29,12 +31,25 @@ pub fn all() -> Vec<Case> {
 /// As [`all`]; also if a family's scaled table does not list the same variants in the same order
 /// as its nominal one.
 pub fn with_work_scale(scale: f64) -> Vec<Case> {
-    let nominal = [coalescing::cases(), layout::cases(), transpose::cases(), vectorization::cases()];
+    let nominal = [
+        coalescing::cases(),
+        launch::cases(),
+        layout::cases(),
+        transfers::cases(),
+        transpose::cases(),
+        vectorization::cases(),
+    ];
     let mut cases: Vec<Case> = if scale == 1.0 {
         nominal.into_iter().flatten().collect()
     } else {
-        let scaled =
-            [coalescing::scaled(scale), layout::scaled(scale), transpose::scaled(scale), vectorization::scaled(scale)];
+        let scaled = [
+            coalescing::scaled(scale),
+            launch::scaled(scale),
+            layout::scaled(scale),
+            transfers::scaled(scale),
+            transpose::scaled(scale),
+            vectorization::scaled(scale),
+        ];
         nominal.into_iter().zip(scaled).flat_map(|(n, s)| stand_in(n, s)).collect()
     };
     cases.sort_by_key(Case::name);
@@ -200,12 +215,14 @@ mod tests {
             let mut grew = false;
             for (i, (p, q)) in n.params.iter().zip(&s.params).enumerate() {
                 let sizes = match (p, q) {
-                    (Param::In { init: a, len: l, offset: o }, Param::In { init: b, len: m, offset: f })
-                    | (Param::InOut { init: a, len: l, offset: o }, Param::InOut { init: b, len: m, offset: f }) => {
-                        assert_eq!((a, o), (b, f), "{name}: parameter {i}: init and offset stay");
-                        (*l, *m)
+                    (Param::In { init: a, .. }, Param::In { init: b, .. })
+                    | (Param::InOut { init: a, .. }, Param::InOut { init: b, .. }) => {
+                        assert_eq!((a, p.offset()), (b, q.offset()), "{name}: parameter {i}: init and offset stay");
+                        (p.elements(), q.elements())
                     }
-                    (Param::Out { len: l }, Param::Out { len: m }) => (*l, *m),
+                    _ if p.is_buffer() && std::mem::discriminant(p) == std::mem::discriminant(q) => {
+                        (p.elements(), q.elements())
+                    }
                     (Param::I32(a), Param::I32(b)) => (*a as usize, *b as usize),
                     (Param::F32(a), Param::F32(b)) => {
                         assert_eq!(a, b, "{name}: parameter {i}");

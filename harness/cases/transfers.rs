@@ -1,0 +1,119 @@
+//! `kernels/transfers.cu`: host-to-device and device-to-host copies from pageable and pinned
+//! memory, and a chunked copy-compute-copy pipeline on one stream vs [`STREAMS`] streams.
+//!
+//! Lessons, read from the run's table (copies are not kernels, so ncu has no counters for them;
+//! issue 10): a pinned copy runs at the link's rate, a pageable one is staged by the driver through
+//! a pinned buffer (CUDA C++ Best Practices Guide, "Pinned Memory"); a pipeline on several streams
+//! overlaps the two copy directions and the kernel, one stream runs them in sequence.
+
+use super::{elements, scaled_count};
+use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step, Tolerance};
+use crate::source::k::transfers as kx;
+
+/// Elements per copy: 2^24 floats, 64 MiB (tens of milliseconds over PCIe from pageable memory).
+pub const N: usize = 1 << 24;
+/// Chunks of the pipeline.
+pub const CHUNKS: usize = 8;
+/// Streams of the overlapped pipeline.
+pub const STREAMS: usize = 4;
+/// The pipeline's `out = A * in + B`.
+pub const A: f32 = 2.0;
+/// See [`A`].
+pub const B: f32 = 0.5;
+const BLOCK: u32 = 256;
+
+/// The family at full size.
+pub fn cases() -> Vec<Case> {
+    sized(N)
+}
+
+/// The family with `scale` times the elements, in steps of `32 x CHUNKS` so chunks stay equal.
+pub fn scaled(scale: f64) -> Vec<Case> {
+    sized(scaled_count(N, scale, 32 * CHUNKS))
+}
+
+fn uniform() -> Init {
+    Init::Uniform { lo: -1.0, hi: 1.0 }
+}
+
+/// A one-copy program: `from` to `to`, `n` elements.
+fn copy(variant: &str, n: usize, from: Param, to: Param) -> Case {
+    Case::program("transfers", variant, elements(n))
+        .params([from, to])
+        .step(Step::Copy { from: 0, from_offset: 0, to: 1, to_offset: 0, elems: n, stream: 0 })
+        .reference(|b: &[HostData]| vec![b[0].f32().to_vec()])
+        .bytes(4 * n as u64)
+}
+
+/// The pipeline over `n` elements in [`CHUNKS`] chunks, chunk `c` on stream `c % streams`: copy it
+/// in, scale it, copy it out.
+fn pipeline(n: usize, streams: usize) -> Case {
+    assert!(n.is_multiple_of(CHUNKS), "equal chunks");
+    let chunk = n / CHUNKS;
+    let mut c = Case::program(
+        "transfers",
+        format!("pipeline_{streams}_stream{}", if streams > 1 { "s" } else { "" }),
+        elements(n),
+    )
+    .params([
+        Param::Host { init: Some(uniform()), len: n, pinned: true },
+        Param::Scratch { len: n },
+        Param::Scratch { len: n },
+        Param::Host { init: None, len: n, pinned: true },
+    ]);
+    for i in 0..CHUNKS {
+        let (at, stream) = (i * chunk, i % streams);
+        let copy = |from, to| Step::Copy { from, from_offset: at, to, to_offset: at, elems: chunk, stream };
+        c = c.step(copy(0, 1)).step(Step::Launch {
+            kernel: kx::pipeline_scale,
+            launch: Launch::linear(chunk, BLOCK),
+            args: vec![
+                Arg::At { slot: 1, offset: at },
+                Arg::At { slot: 2, offset: at },
+                Arg::F32(A),
+                Arg::F32(B),
+                Arg::I32(i32::try_from(chunk).expect("chunk fits int")),
+            ],
+            stream,
+        });
+        c = c.step(copy(2, 3));
+    }
+    c.reference(|b: &[HostData]| vec![b[0].f32().iter().map(|x| A * x + B).collect()])
+        .tolerance(Tolerance::FMA)
+        .bytes(8 * n as u64)
+        .flops(2 * n as u64)
+}
+
+fn sized(n: usize) -> Vec<Case> {
+    let host = |pinned| Param::Host { init: Some(uniform()), len: n, pinned };
+    let back = |pinned| Param::Host { init: None, len: n, pinned };
+    let device_in = Param::In { init: uniform(), len: n, offset: 0 };
+    vec![
+        copy("d2h_pageable", n, device_in.clone(), back(false)),
+        copy("d2h_pinned", n, device_in, back(true)),
+        copy("h2d_pageable", n, host(false), Param::output(n)),
+        copy("h2d_pinned", n, host(true), Param::output(n)),
+        pipeline(n, 1),
+        pipeline(n, STREAMS),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_fit_their_buffers() {
+        super::super::assert_references_fit(&sized(32 * CHUNKS));
+    }
+
+    #[test]
+    fn the_pipeline_spreads_chunks_over_its_streams() {
+        let cases = sized(32 * CHUNKS);
+        let one = cases.iter().find(|c| c.variant == "pipeline_1_stream").unwrap();
+        let four = cases.iter().find(|c| c.variant == "pipeline_4_streams").unwrap();
+        assert_eq!((one.streams(), four.streams()), (1, STREAMS));
+        assert_eq!(four.steps.len(), 3 * CHUNKS);
+        assert_eq!(four.launches().count(), CHUNKS);
+    }
+}
