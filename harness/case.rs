@@ -330,6 +330,23 @@ pub enum Step {
         /// Stream index.
         stream: usize,
     },
+    /// `C = A B` in fp32 through cuBLAS (`cublasSgemm`, loaded at run time), row-major, A `m x k`
+    /// in slot `a`, B `k x n` in slot `b`, C `m x n` in slot `c`: the vendor reference of the
+    /// matmul family (issue 10). On stream 0.
+    Sgemm {
+        /// Slot of A.
+        a: usize,
+        /// Slot of B.
+        b: usize,
+        /// Slot of C.
+        c: usize,
+        /// Rows of A and C.
+        m: usize,
+        /// Columns of B and C.
+        n: usize,
+        /// Columns of A, rows of B.
+        k: usize,
+    },
 }
 
 impl Step {
@@ -337,6 +354,7 @@ impl Step {
     pub fn stream(&self) -> usize {
         match self {
             Step::Launch { stream, .. } | Step::Copy { stream, .. } => *stream,
+            Step::Sgemm { .. } => 0,
         }
     }
 }
@@ -475,7 +493,7 @@ impl Case {
     pub fn launches(&self) -> impl Iterator<Item = (Kernel, &Launch)> {
         self.steps.iter().filter_map(|s| match s {
             Step::Launch { kernel, launch, .. } => Some((*kernel, launch)),
-            Step::Copy { .. } => None,
+            Step::Copy { .. } | Step::Sgemm { .. } => None,
         })
     }
 
@@ -499,9 +517,19 @@ impl Case {
     }
 
     /// The kernel column of the run CSV: the distinct entry points joined by `+`
-    /// (`reduce_partials+reduce_final`); empty for a program of copies only.
+    /// (`reduce_partials+reduce_final`), `cublasSgemm` for a cuBLAS step; empty for a program of
+    /// copies only.
     pub fn kernel_names(&self) -> String {
-        self.kernels().iter().map(|k| k.entry).collect::<Vec<_>>().join("+")
+        let mut names: Vec<&str> = self.kernels().iter().map(|k| k.entry).collect();
+        if self.uses_cublas() {
+            names.push("cublasSgemm");
+        }
+        names.join("+")
+    }
+
+    /// Whether the program calls cuBLAS ([`Step::Sgemm`]).
+    pub fn uses_cublas(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::Sgemm { .. }))
     }
 
     /// Streams the program uses (1 + the highest stream index).

@@ -80,6 +80,33 @@ pub struct Bound {
     side: Vec<Arc<CudaStream>>,
     /// The captured program of a graph case, made on the first run.
     graph: Option<(Arc<CudaStream>, CudaGraph)>,
+    /// The cuBLAS handle of a program with a [`Step::Sgemm`].
+    blas: Option<Blas>,
+}
+
+/// A cuBLAS handle, destroyed with the binding.
+struct Blas(cudarc::cublas::sys::cublasHandle_t);
+
+impl Drop for Blas {
+    fn drop(&mut self) {
+        // SAFETY: the handle was created by `create_handle` and is destroyed once, here.
+        let _ = unsafe { cudarc::cublas::result::destroy_handle(self.0) };
+    }
+}
+
+/// Why `case` cannot run on this machine, when it cannot: its program calls cuBLAS and no
+/// libcublas is found on the loader path (cudarc's names: `libcublas.so`, `libcublas.so.13`, ...).
+pub fn unavailable(case: &Case) -> Option<String> {
+    // SAFETY: only tries to open the library by its candidate names.
+    let present = !case.uses_cublas() || unsafe { cudarc::cublas::sys::is_culib_present() };
+    (!present).then(|| {
+        format!(
+            "{} calls cuBLAS, and no libcublas was found on the loader path (tried {:?}); add the CUDA \
+             toolkit's lib64 or the nvidia-cublas wheel's lib folder to LD_LIBRARY_PATH",
+            case.name(),
+            cudarc::get_lib_name_candidates("cublas")
+        )
+    })
 }
 
 /// Allocates `case`'s buffers on `gpu` from their initial host contents (`host`: one per buffer
@@ -121,7 +148,18 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
     let side = (1..case.streams())
         .map(|_| gpu.stream().fork().map_err(Error::driver("creating a stream of the program")))
         .collect::<Result<Vec<_>>>()?;
-    Ok(Bound { slots, side, graph: None })
+    let blas = if case.uses_cublas() {
+        if let Some(why) = unavailable(case) {
+            return Err(Error::Unavailable(why));
+        }
+        gpu.context().bind_to_thread().map_err(Error::driver("binding the context for cuBLAS"))?;
+        let handle = cudarc::cublas::result::create_handle()
+            .map_err(|e| Error::Unavailable(format!("{}: creating a cuBLAS handle failed: {e:?}", case.name())))?;
+        Some(Blas(handle))
+    } else {
+        None
+    };
+    Ok(Bound { slots, side, graph: None, blas })
 }
 
 impl Bound {
@@ -208,6 +246,15 @@ fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Ar
                 copy(stream, &bound.slots[*from], *from_offset, &bound.slots[*to], *to_offset, *elems)
                     .map_err(Error::driver(format!("{name}: copying parameter {from} to {to} (step {index})")))?;
             }
+            Step::Sgemm { a, b, c, m, n, k } => {
+                let blas = bound.blas.as_ref().expect("bind creates the handle of a program that calls cuBLAS");
+                let ptr = |slot: usize| match &bound.slots[slot] {
+                    Slot::Device(d) => d.raw(stream).0,
+                    _ => panic!("{name}: cuBLAS operand slot {slot} is not a device buffer"),
+                };
+                sgemm(blas, stream, (ptr(*a), ptr(*b), ptr(*c)), (*m, *n, *k))
+                    .map_err(|e| Error::Unavailable(format!("{name}: cublasSgemm (step {index}) failed: {e:?}")))?;
+            }
         }
     }
     for s in &bound.side {
@@ -268,6 +315,42 @@ fn launch_one(
     // hold the elements the reference describes, which the check verifies on every run; `values`
     // outlives the launch.
     unsafe { builder.launch(cfg) }.map(|_| ())
+}
+
+/// Row-major `C = A B` (A `m x k`, B `k x n`) through column-major cuBLAS: row-major C is
+/// column-major C^T = B^T A^T, so B goes first with the dimensions swapped (cuBLAS documentation,
+/// "cublas<t>gemm"; the usual row-major idiom).
+fn sgemm(
+    blas: &Blas,
+    stream: &CudaStream,
+    (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
+    (m, n, k): (usize, usize, usize),
+) -> std::result::Result<(), cudarc::cublas::result::CublasError> {
+    use cudarc::cublas::{result, sys};
+    let int = |v: usize| i32::try_from(v).expect("matrix dimensions fit int");
+    let (alpha, beta) = (1.0f32, 0.0f32);
+    // SAFETY: the handle is live; the three addresses are device buffers of at least m*k, k*n and
+    // m*n floats (the case table's CPU tests check the slots' lengths); the stream belongs to the
+    // handle's context.
+    unsafe {
+        result::set_stream(blas.0, stream.cu_stream().cast())?;
+        result::sgemm(
+            blas.0,
+            sys::cublasOperation_t::CUBLAS_OP_N,
+            sys::cublasOperation_t::CUBLAS_OP_N,
+            int(n),
+            int(m),
+            int(k),
+            &alpha,
+            b as *const f32,
+            int(n),
+            a as *const f32,
+            int(k),
+            &beta,
+            c as *mut f32,
+            int(n),
+        )
+    }
 }
 
 /// One [`Step::Copy`]: host to device, device to host or device to device, as the slots are.

@@ -58,7 +58,7 @@ mod tests {
             assert_eq!(s.sha256.len(), 64, "{}", s.file);
             assert!(!s.entries.is_empty(), "{}", s.file);
             for e in s.entries {
-                assert!(s.source.contains(&format!("void {e}(")), "{} lists {e}", s.file);
+                assert!(s.source.contains(&format!(" {e}(")), "{} lists {e}", s.file);
             }
         }
         let files: Vec<_> = SOURCES.iter().map(|s| s.file).collect();

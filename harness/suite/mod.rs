@@ -309,6 +309,9 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         }
     }
     let harness_error = |e: Error| Failed::from(e.to_string());
+    if let Some(why) = program::unavailable(case) {
+        return Ok(Completion::ignored_with(why));
+    }
     let gpu = Arc::clone(lease.gpu());
     let compiled = program::compile(&gpu, case).map_err(harness_error)?;
     let mut bound =

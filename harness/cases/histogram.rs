@@ -1,0 +1,85 @@
+//! `kernels/histogram.cu`: 256 bins over 2^28 bytes (4 per `u32` word), one global atomic per byte
+//! against privatized shared-memory bins flushed with one atomic per non-zero bin per block; on
+//! uniform bytes and on skewed bytes (90 % one value, [`crate::case::HOT_BYTE`]). Exact check
+//! (issue 10).
+
+use super::scaled_count;
+use crate::case::{Case, HostData, Init, Launch, Param};
+use crate::source::k::histogram as kh;
+
+/// Bytes: 2^28 (2^26 words).
+pub const BYTES: usize = 1 << 28;
+/// Bins.
+pub const BINS: usize = 256;
+const GLOBAL_BLOCK: u32 = 256;
+/// `histogram_global`: 8 blocks of 256 per SM, one full-occupancy wave.
+const GLOBAL_PER_SM: u32 = 8;
+/// `histogram_privatized`: 4 blocks of 512 per SM, the resident limit with 32 KiB of shared bins
+/// per block (the faster of 256 x 6 and 512 x 4 on the H200,
+/// scripts/tune/results/reduce_hist-h200-2026-11-30-run2.log).
+const PRIVATE_BLOCK: u32 = 512;
+const PRIVATE_PER_SM: u32 = 4;
+/// Share of bytes equal to the hot value in the skewed data.
+pub const SKEW: f32 = 0.9;
+
+/// The family at full size.
+pub fn cases() -> Vec<Case> {
+    sized(BYTES / 4)
+}
+
+/// The family with `scale` times the words, in steps of 32 ([`super::scaled_count`]).
+pub fn scaled(scale: f64) -> Vec<Case> {
+    sized(scaled_count(BYTES / 4, scale, 32))
+}
+
+/// Counts of each byte value in `words` (4 bytes each).
+pub fn histogram(words: &[u32]) -> Vec<u32> {
+    let mut bins = vec![0u32; BINS];
+    for w in words {
+        for b in w.to_le_bytes() {
+            bins[usize::from(b)] += 1;
+        }
+    }
+    bins
+}
+
+fn sized(words: usize) -> Vec<Case> {
+    let n_i32 = i32::try_from(words).expect("words fit int");
+    let mut cases = Vec::new();
+    for (data, hot) in [("uniform", 0.0), ("skewed", SKEW)] {
+        for (variant, kernel, launch) in [
+            ("global", kh::histogram_global, Launch::per_sm(GLOBAL_PER_SM, GLOBAL_BLOCK)),
+            ("privatized", kh::histogram_privatized, Launch::per_sm(PRIVATE_PER_SM, PRIVATE_BLOCK)),
+        ] {
+            cases.push(
+                Case::new("histogram", variant, format!("{}_{data}", 4 * words), kernel)
+                    .launch(launch)
+                    .params([
+                        Param::In { init: Init::Bytes { hot }, len: words, offset: 0 },
+                        Param::counts(BINS),
+                        Param::I32(n_i32),
+                    ])
+                    .reference_data(|b| vec![HostData::U32(histogram(b[0].u32()))])
+                    .bytes(4 * words as u64),
+            );
+        }
+    }
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_fit_their_buffers() {
+        super::super::assert_references_fit(&sized(1000));
+    }
+
+    #[test]
+    fn cpu_histogram_counts_every_byte() {
+        let bins = histogram(&[0x0201_0100, 0xFFFF_FFFF]);
+        assert_eq!((bins[0], bins[1], bins[2], bins[255]), (1, 2, 1, 4));
+        assert_eq!(bins.iter().sum::<u32>(), 8);
+    }
+}

@@ -1,0 +1,126 @@
+//! `kernels/reduction.cu`: fp32 sum of 2^26 floats, the textbook road: a shared tree with
+//! interleaved addressing, with sequential addressing, warp shuffles with one barrier and one
+//! atomic per block, the same with float4 grid-stride loads, and a two-pass variant with no
+//! atomics (issue 10). Inputs are uniform in [0, 1), so the check's bound is relative
+//! ([`Tolerance::summation`]).
+
+use super::{elements, scaled_count};
+use crate::case::{Case, Elem, Grid, HostData, Init, Launch, Param, Tolerance};
+use crate::source::k::reduction as kr;
+
+/// Elements: 2^26 floats, 256 MiB.
+pub const N: usize = 1 << 26;
+const BLOCK: u32 = 256;
+/// log2([`BLOCK`]).
+const LOG2_BLOCK: usize = 8;
+/// Blocks per SM of `reduce_shuffle` (one full-occupancy wave, 8 x 256 = 2048 threads) and of
+/// `reduce_shuffle_vec4` (16: fastest of 2..32 on the H200 by less than the noise,
+/// scripts/tune/results/reduce_hist-h200-2026-11-30-run2.log).
+const SHUFFLE_PER_SM: u32 = 8;
+const VEC4_PER_SM: u32 = 16;
+/// Blocks of the two-pass variant's first pass: fixed, because the second pass takes the count as
+/// an argument; 1024 is at least 4 per SM (the tuner's fastest) on GPUs of up to 256 SMs.
+const TWO_PASS_BLOCKS: usize = 1024;
+/// The most SMs the tolerance allows for (grids of `k x SM count` blocks): 256, above every GPU
+/// kernelgate has run on (the H200 has 132).
+const MAX_SMS: usize = 256;
+
+/// The family at full size.
+pub fn cases() -> Vec<Case> {
+    sized(N)
+}
+
+/// The family with `scale` times the elements, in steps of 1024 ([`super::scaled_count`]).
+pub fn scaled(scale: f64) -> Vec<Case> {
+    sized(scaled_count(N, scale, 1024))
+}
+
+/// The sum in float64, rounded to f32.
+pub fn sum(x: &[f32]) -> f32 {
+    x.iter().map(|&v| f64::from(v)).sum::<f64>() as f32
+}
+
+/// The longest chain of additions any element goes through in `variant` over `n` elements
+/// (kernels/reduction.cu's header derives each; grids of `k x SM count` at [`MAX_SMS`]).
+pub fn chain(variant: &str, n: usize) -> usize {
+    let b = BLOCK as usize;
+    let (n4, per_thread) = (n / 4, |items: usize, grid: usize| items.div_ceil(grid * b));
+    match variant {
+        "interleaved" | "sequential" => LOG2_BLOCK + n.div_ceil(b),
+        "shuffle" => {
+            let g = SHUFFLE_PER_SM as usize * MAX_SMS;
+            per_thread(n, g) + 10 + g
+        }
+        "shuffle_vec4" => {
+            let g = VEC4_PER_SM as usize * MAX_SMS;
+            per_thread(n4, g) + 3 + 10 + g
+        }
+        "two_pass" => per_thread(n4, TWO_PASS_BLOCKS) + 3 + 10 + TWO_PASS_BLOCKS.div_ceil(b) + 10,
+        _ => panic!("no reduction variant {variant}"),
+    }
+}
+
+fn sized(n: usize) -> Vec<Case> {
+    let n_i32 = i32::try_from(n).expect("n fits int");
+    let input = Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, len: n, offset: 0 };
+    let total = Param::Zeroed { len: 1, elem: Elem::F32 };
+    let reference = |c: Case| c.reference(|b: &[HostData]| vec![vec![sum(b[0].f32())]]).bytes(4 * n as u64);
+    let one = |variant: &'static str, kernel, launch| {
+        reference(
+            Case::new("reduction", variant, elements(n), kernel)
+                .launch(launch)
+                .params([input.clone(), total.clone(), Param::I32(n_i32)])
+                .tolerance(Tolerance::summation(chain(variant, n))),
+        )
+        .flops(n as u64)
+    };
+    let two_pass = Case::program("reduction", "two_pass", elements(n))
+        .params([
+            input.clone(),
+            Param::Scratch { len: TWO_PASS_BLOCKS },
+            Param::output(1),
+            Param::I32(n_i32),
+            Param::I32(TWO_PASS_BLOCKS as i32),
+        ])
+        .launch_with(
+            kr::reduce_partials,
+            Launch { grid: Grid::Fixed([TWO_PASS_BLOCKS as u32, 1, 1]), block: [BLOCK, 1, 1], shared_bytes: 0 },
+            [0, 1, 3],
+        )
+        .launch_with(kr::reduce_final, Launch::linear(BLOCK as usize, BLOCK), [1, 2, 4])
+        .tolerance(Tolerance::summation(chain("two_pass", n)));
+    vec![
+        one("interleaved", kr::reduce_interleaved, Launch::linear(n, BLOCK)),
+        one("sequential", kr::reduce_sequential, Launch::linear(n, BLOCK)),
+        one("shuffle", kr::reduce_shuffle, Launch::per_sm(SHUFFLE_PER_SM, BLOCK)),
+        one("shuffle_vec4", kr::reduce_shuffle_vec4, Launch::per_sm(VEC4_PER_SM, BLOCK)),
+        reference(two_pass).flops(n as u64),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_fit_their_buffers() {
+        super::super::assert_references_fit(&sized(1000));
+    }
+
+    #[test]
+    fn chains_follow_the_kernel_headers() {
+        // 2^26 / 256 = 262144 atomics after an 8-step tree.
+        assert_eq!(chain("sequential", 1 << 26), 8 + 262_144);
+        // 2^24 float4 over 16 x 256 blocks of 256 threads: 16 per thread.
+        assert_eq!(chain("shuffle_vec4", 1 << 26), 16 + 13 + 4096);
+        assert_eq!(chain("two_pass", 1 << 26), 64 + 13 + 4 + 10);
+        assert!(Tolerance::summation(chain("interleaved", 1 << 26)).rel < 0.02);
+    }
+
+    #[test]
+    fn the_two_pass_program_feeds_its_partials_to_the_final_pass() {
+        let c = sized(1000).pop().unwrap();
+        assert_eq!(c.kernel_names(), "reduce_partials+reduce_final");
+        assert!(c.params[1] == Param::Scratch { len: TWO_PASS_BLOCKS } && !c.params[1].is_compared());
+    }
+}
