@@ -6,6 +6,7 @@
 use crate::Case;
 
 pub mod coalescing;
+pub mod divergence;
 pub mod layout;
 pub mod transpose;
 pub mod vectorization;
@@ -29,12 +30,18 @@ pub fn all() -> Vec<Case> {
 /// As [`all`]; also if a family's scaled table does not list the same variants in the same order
 /// as its nominal one.
 pub fn with_work_scale(scale: f64) -> Vec<Case> {
-    let nominal = [coalescing::cases(), layout::cases(), transpose::cases(), vectorization::cases()];
+    let nominal =
+        [coalescing::cases(), divergence::cases(), layout::cases(), transpose::cases(), vectorization::cases()];
     let mut cases: Vec<Case> = if scale == 1.0 {
         nominal.into_iter().flatten().collect()
     } else {
-        let scaled =
-            [coalescing::scaled(scale), layout::scaled(scale), transpose::scaled(scale), vectorization::scaled(scale)];
+        let scaled = [
+            coalescing::scaled(scale),
+            divergence::scaled(scale),
+            layout::scaled(scale),
+            transpose::scaled(scale),
+            vectorization::scaled(scale),
+        ];
         nominal.into_iter().zip(scaled).flat_map(|(n, s)| stand_in(n, s)).collect()
     };
     cases.sort_by_key(Case::name);
@@ -85,6 +92,26 @@ pub(crate) fn elements(n: usize) -> String {
     n.to_string()
 }
 
+/// `(0..len).map(f)` computed on every core, in contiguous chunks: for CPU references that do
+/// hundreds of operations per element (2^30 fused multiply-adds take seconds on one core, and
+/// `f32::mul_add` is a library call where the build target has no FMA instruction).
+pub(crate) fn par_map(len: usize, f: impl Fn(usize) -> f32 + Sync) -> Vec<f32> {
+    let mut out = vec![0.0f32; len];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = len.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (k, part) in out.chunks_mut(chunk).enumerate() {
+            let f = &f;
+            scope.spawn(move || {
+                for (j, slot) in part.iter_mut().enumerate() {
+                    *slot = f(k * chunk + j);
+                }
+            });
+        }
+    });
+    out
+}
+
 /// Test helper: runs every case's reference on freshly drawn inputs and checks it returns one
 /// buffer per compared parameter, each as long as that parameter's buffer.
 #[cfg(test)]
@@ -109,6 +136,13 @@ pub(crate) fn assert_references_fit(cases: &[Case]) {
 mod tests {
     use super::*;
     use crate::case::Param;
+
+    #[test]
+    fn par_map_keeps_the_order() {
+        let v = par_map(1001, |i| i as f32);
+        assert_eq!(v, (0..1001).map(|i| i as f32).collect::<Vec<_>>());
+        assert!(par_map(0, |_| 1.0).is_empty());
+    }
 
     #[test]
     fn scaled_counts_keep_the_remainder() {
