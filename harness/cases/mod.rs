@@ -8,6 +8,7 @@ use crate::Case;
 pub mod coalescing;
 pub mod divergence;
 pub mod layout;
+pub mod readonly;
 pub mod transpose;
 pub mod vectorization;
 
@@ -30,8 +31,14 @@ pub fn all() -> Vec<Case> {
 /// As [`all`]; also if a family's scaled table does not list the same variants in the same order
 /// as its nominal one.
 pub fn with_work_scale(scale: f64) -> Vec<Case> {
-    let nominal =
-        [coalescing::cases(), divergence::cases(), layout::cases(), transpose::cases(), vectorization::cases()];
+    let nominal = [
+        coalescing::cases(),
+        divergence::cases(),
+        layout::cases(),
+        readonly::cases(),
+        transpose::cases(),
+        vectorization::cases(),
+    ];
     let mut cases: Vec<Case> = if scale == 1.0 {
         nominal.into_iter().flatten().collect()
     } else {
@@ -39,6 +46,7 @@ pub fn with_work_scale(scale: f64) -> Vec<Case> {
             coalescing::scaled(scale),
             divergence::scaled(scale),
             layout::scaled(scale),
+            readonly::scaled(scale),
             transpose::scaled(scale),
             vectorization::scaled(scale),
         ];
