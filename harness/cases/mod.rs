@@ -8,6 +8,7 @@ use crate::Case;
 pub mod coalescing;
 pub mod divergence;
 pub mod layout;
+pub mod occupancy;
 pub mod readonly;
 pub mod transpose;
 pub mod vectorization;
@@ -35,6 +36,7 @@ pub fn with_work_scale(scale: f64) -> Vec<Case> {
         coalescing::cases(),
         divergence::cases(),
         layout::cases(),
+        occupancy::cases(),
         readonly::cases(),
         transpose::cases(),
         vectorization::cases(),
@@ -46,6 +48,7 @@ pub fn with_work_scale(scale: f64) -> Vec<Case> {
             coalescing::scaled(scale),
             divergence::scaled(scale),
             layout::scaled(scale),
+            occupancy::scaled(scale),
             readonly::scaled(scale),
             transpose::scaled(scale),
             vectorization::scaled(scale),
