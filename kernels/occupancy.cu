@@ -43,8 +43,7 @@ extern "C" __global__ void accumulate56(const float* __restrict__ in, float* __r
 }
 
 // 56 accumulators in at most 64 registers: 4 blocks of 256 threads per SM.
-extern "C" __global__ void __launch_bounds__(256, 4)
-    accumulate56_bounded(const float* __restrict__ in, float* __restrict__ out, int n, int k)
+extern "C" __global__ __launch_bounds__(256, 4) void accumulate56_bounded(const float* __restrict__ in, float* __restrict__ out, int n, int k)
 {
     accumulate<56>(in, out, n, k);
 }
@@ -56,8 +55,7 @@ extern "C" __global__ void accumulate64(const float* __restrict__ in, float* __r
 }
 
 // 64 accumulators in at most 64 registers: occupancy bought with spills.
-extern "C" __global__ void __launch_bounds__(256, 4)
-    accumulate64_bounded(const float* __restrict__ in, float* __restrict__ out, int n, int k)
+extern "C" __global__ __launch_bounds__(256, 4) void accumulate64_bounded(const float* __restrict__ in, float* __restrict__ out, int n, int k)
 {
     accumulate<64>(in, out, n, k);
 }

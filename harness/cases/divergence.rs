@@ -23,8 +23,11 @@ const BLOCK: u32 = 256;
 const THREADS_PER_INST: &str = "smsp__thread_inst_executed_per_inst_executed.ratio";
 const UNIFORM_BRANCHES: &str = "smsp__sass_average_branch_targets_threads_uniform.pct";
 
+/// Whether element `i` takes formula b.
+type Choice = fn(usize) -> bool;
+
 /// The variants: name, entry point, and which elements take formula b.
-const VARIANTS: [(&str, Kernel, fn(usize) -> bool); 2] =
+const VARIANTS: [(&str, Kernel, Choice); 2] =
     [("by_lane", kd::branch_by_lane, |i| i & 1 == 1), ("by_warp", kd::branch_by_warp, |i| (i >> 5) & 1 == 1)];
 
 /// The family at full size.
