@@ -6,10 +6,13 @@
 use crate::Case;
 
 pub mod coalescing;
+pub mod divergence;
 pub mod histogram;
 pub mod launch;
 pub mod layout;
 pub mod matmul;
+pub mod occupancy;
+pub mod readonly;
 pub mod reduction;
 pub mod transfers;
 pub mod transpose;
@@ -19,12 +22,15 @@ pub mod vectorization;
 type Family = (fn() -> Vec<Case>, fn(f64) -> Vec<Case>);
 
 /// Every family, one module each.
-const FAMILIES: [Family; 9] = [
+const FAMILIES: [Family; 12] = [
     (coalescing::cases, coalescing::scaled),
+    (divergence::cases, divergence::scaled),
     (histogram::cases, histogram::scaled),
     (launch::cases, launch::scaled),
     (layout::cases, layout::scaled),
     (matmul::cases, matmul::scaled),
+    (occupancy::cases, occupancy::scaled),
+    (readonly::cases, readonly::scaled),
     (reduction::cases, reduction::scaled),
     (transfers::cases, transfers::scaled),
     (transpose::cases, transpose::scaled),
@@ -102,6 +108,26 @@ pub(crate) fn elements(n: usize) -> String {
     n.to_string()
 }
 
+/// `(0..len).map(f)` computed on every core, in contiguous chunks: for CPU references that do
+/// hundreds of operations per element (2^30 fused multiply-adds take seconds on one core, and
+/// `f32::mul_add` is a library call where the build target has no FMA instruction).
+pub(crate) fn par_map(len: usize, f: impl Fn(usize) -> f32 + Sync) -> Vec<f32> {
+    let mut out = vec![0.0f32; len];
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = len.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        for (k, part) in out.chunks_mut(chunk).enumerate() {
+            let f = &f;
+            scope.spawn(move || {
+                for (j, slot) in part.iter_mut().enumerate() {
+                    *slot = f(k * chunk + j);
+                }
+            });
+        }
+    });
+    out
+}
+
 /// Test helper: runs every case's reference on freshly drawn inputs and checks it returns one
 /// buffer per compared parameter, each as long as that parameter's buffer.
 #[cfg(test)]
@@ -164,6 +190,13 @@ pub(crate) fn assert_program_fits(c: &Case) {
 mod tests {
     use super::*;
     use crate::case::Param;
+
+    #[test]
+    fn par_map_keeps_the_order() {
+        let v = par_map(1001, |i| i as f32);
+        assert_eq!(v, (0..1001).map(|i| i as f32).collect::<Vec<_>>());
+        assert!(par_map(0, |_| 1.0).is_empty());
+    }
 
     #[test]
     fn scaled_counts_keep_the_remainder() {
