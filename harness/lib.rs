@@ -41,6 +41,7 @@ pub mod ncu;
 pub mod nvrtc;
 pub mod record;
 pub mod report;
+pub mod resources;
 pub mod source;
 pub mod stats;
 pub mod store;
