@@ -22,9 +22,10 @@ use std::collections::BTreeMap;
 pub struct Usage {
     /// Registers per thread.
     pub regs: u32,
-    /// Bytes per thread stored to local memory because registers ran out.
+    /// Bytes stored by the spill instructions in the code (ptxas counts each spill store of the
+    /// kernel once, per thread, not per execution): 0 when nothing spills.
     pub spill_store_bytes: u64,
-    /// Bytes per thread loaded back from those spills.
+    /// Bytes loaded by the instructions that reload spills, counted the same way.
     pub spill_load_bytes: u64,
     /// Local memory per thread, bytes: the largest of the stack frame, the cumulative stack size
     /// (with callees) and `lmem`. Spills live in it, and so do arrays indexed at run time.

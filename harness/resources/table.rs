@@ -54,9 +54,9 @@ pub struct Row {
     pub shared_dynamic_bytes: u32,
     /// Registers per thread.
     pub regs: u32,
-    /// Spill stores per thread, bytes.
+    /// Bytes of spill stores in the code (ptxas's count; [`super::Usage::spill_store_bytes`]).
     pub spill_store_bytes: u64,
-    /// Spill loads per thread, bytes.
+    /// Bytes of spill loads in the code (ptxas's count).
     pub spill_load_bytes: u64,
     /// Local memory (stack) per thread, bytes.
     pub local_bytes: u64,
