@@ -190,6 +190,22 @@ mod tests {
         assert!(check_compiles(&broken, "sm_90").is_err());
     }
 
+    /// `--ptxas-options=-v` adds ptxas's report to the log and leaves the PTX as [`compile`] makes
+    /// it; a compile error still carries NVRTC's log.
+    #[test]
+    fn the_verbose_compile_returns_the_same_ptx_and_ptxas_report() {
+        if nvrtc_available().is_err() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
+            return;
+        }
+        let source = crate::source::k::transpose::transpose_shared.source();
+        let (ptx, log) = compile_with_log(source.file, source.source, "sm_90").unwrap();
+        assert_eq!(ptx, compile(source, "sm_90").unwrap().to_src());
+        assert!(log.contains("ptxas info    : Compiling entry function 'transpose_shared' for 'sm_90'"), "{log}");
+        let err = compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80").unwrap_err().to_string();
+        assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");
+    }
+
     #[test]
     fn a_listed_entry_missing_from_the_ptx_fails_the_compile_trial() {
         if nvrtc_available().is_err() {

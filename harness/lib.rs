@@ -10,7 +10,7 @@
 //! | stage    | module        | touches           |
 //! |----------|---------------|-------------------|
 //! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
-//! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc) | NVRTC |
+//! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc), [`resources`] (registers, spills, occupancy: the resource gate) | NVRTC, `baselines/<arch>/` |
 //! | check    | [`check`]     | GPU               |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |

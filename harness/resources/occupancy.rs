@@ -185,10 +185,9 @@ pub fn occupancy(limits: &ArchLimits, demand: Demand) -> Occupancy {
         let allocated = used.next_multiple_of(u64::from(l.shared_allocation_unit));
         if allocated > u64::from(l.shared_per_block_optin) + u64::from(l.reserved_shared_per_block) {
             0
-        } else if allocated == 0 {
-            u32::MAX
         } else {
-            u32::try_from(u64::from(l.shared_per_sm) / allocated).unwrap_or(u32::MAX)
+            // No shared memory at all (no reserve either) sets no limit.
+            u64::from(l.shared_per_sm).checked_div(allocated).map_or(u32::MAX, |b| u32::try_from(b).unwrap_or(u32::MAX))
         }
     };
     let blocks = by_registers.min(by_shared).min(by_warps).min(by_blocks);
