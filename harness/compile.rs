@@ -69,6 +69,76 @@ pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
     })
 }
 
+/// The NVRTC option that has ptxas write its resource report (`-v`: registers, spills, stack and
+/// shared memory per entry point) into the program log. It does not change the PTX (checked with
+/// NVRTC 13.5 on every kernel of `kernels/`, sm_80 and sm_90).
+pub const PTXAS_VERBOSE: &str = "--ptxas-options=-v";
+
+/// Compiles the text `source` of kernel file `file` for `arch` with the options of [`compile`] and
+/// [`PTXAS_VERBOSE`]; returns the PTX and NVRTC's program log, which holds ptxas's report when
+/// `arch` is a real architecture (`sm_90`: NVRTC then runs ptxas to make a cubin as well).
+///
+/// # Errors
+/// As [`compile`].
+#[allow(unsafe_code)]
+pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<(String, String)> {
+    use cudarc::nvrtc::{result, sys};
+    use std::ffi::CString;
+    let used = nvrtc::load()?.to_string();
+    let fail = |status: String, log: String| Error::Compile {
+        file: file.to_string(),
+        arch: arch.to_string(),
+        status,
+        nvrtc: used.clone(),
+        log,
+    };
+    let text = |chars: Vec<std::ffi::c_char>| -> String {
+        let bytes: Vec<u8> = chars.into_iter().map(|c| c as u8).take_while(|&b| b != 0).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    // Declared before the program, so dropped after it: NVRTC may refer to them until then.
+    let src = CString::new(source).map_err(|_| fail("the source holds a NUL byte".into(), String::new()))?;
+    let name = CString::new(file).map_err(|_| fail("the file name holds a NUL byte".into(), String::new()))?;
+    /// Destroys the program on every path.
+    struct Program(sys::nvrtcProgram);
+    impl Drop for Program {
+        fn drop(&mut self) {
+            // SAFETY: `self.0` came from `create_program` and is destroyed here only, once.
+            let _ = unsafe { result::destroy_program(self.0) };
+        }
+    }
+    let program =
+        Program(result::create_program(&src, Some(&name)).map_err(|e| fail(format!("{:?}", e.0), String::new()))?);
+    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
+    options.push(format!("--gpu-architecture={arch}"));
+    options.push(PTXAS_VERBOSE.to_string());
+    // SAFETY: `program.0` is a live program from `create_program` (destroyed only by its Drop).
+    let compiled = unsafe { result::compile_program(program.0, &options) };
+    // SAFETY: as above; the log exists after a compile, failed or not.
+    let log = unsafe { result::get_program_log(program.0) }.map(text).unwrap_or_default();
+    compiled.map_err(|e| fail(format!("{:?}", e.0), log.clone()))?;
+    // SAFETY: as above, after a successful compile.
+    let ptx = unsafe { result::get_ptx(program.0) }.map(text).map_err(|e| fail(format!("{:?}", e.0), log.clone()))?;
+    Ok((ptx, log))
+}
+
+/// `Err` with the message of the compile trial when the PTX of `source` for `arch` does not declare
+/// exactly the entry points that `build.rs` listed.
+pub fn check_entries(source: &KernelSource, arch: &str, ptx: &str) -> std::result::Result<(), String> {
+    let mut found: Vec<&str> = ptx_entries(ptx);
+    let mut listed: Vec<&str> = source.entries.to_vec();
+    found.sort_unstable();
+    listed.sort_unstable();
+    if found == listed {
+        return Ok(());
+    }
+    let used = nvrtc::load().map_or_else(|e| e.to_string(), |n| n.to_string());
+    Err(format!(
+        "kernels/{}: build.rs listed entry points {listed:?} but the PTX for {arch} declares {found:?} ({used})",
+        source.file
+    ))
+}
+
 /// The `.entry` names declared in a PTX module, in order.
 pub fn ptx_entries(ptx: &str) -> Vec<&str> {
     ptx.lines()
@@ -84,19 +154,7 @@ pub fn ptx_entries(ptx: &str) -> Vec<&str> {
 /// As [`compile`]. A mismatch is not an `Err` but `Ok(Err(message))`, so the trial fails with it.
 pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::Result<(), String>> {
     let ptx = compile(source, arch)?.to_src();
-    let mut found: Vec<&str> = ptx_entries(&ptx);
-    let mut listed: Vec<&str> = source.entries.to_vec();
-    found.sort_unstable();
-    listed.sort_unstable();
-    if found == listed {
-        Ok(Ok(()))
-    } else {
-        Ok(Err(format!(
-            "kernels/{}: build.rs listed entry points {listed:?} but the PTX for {arch} declares {found:?} ({})",
-            source.file,
-            nvrtc::load()?
-        )))
-    }
+    Ok(check_entries(source, arch, &ptx))
 }
 
 #[cfg(test)]
@@ -130,6 +188,22 @@ mod tests {
         assert!(err.contains("broken.cu(3): error: identifier \"y\" is undefined"), "{err}");
         assert!(err.contains(&nvrtc::load().unwrap().path.display().to_string()), "names the NVRTC used: {err}");
         assert!(check_compiles(&broken, "sm_90").is_err());
+    }
+
+    /// `--ptxas-options=-v` adds ptxas's report to the log and leaves the PTX as [`compile`] makes
+    /// it; a compile error still carries NVRTC's log.
+    #[test]
+    fn the_verbose_compile_returns_the_same_ptx_and_ptxas_report() {
+        if nvrtc_available().is_err() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
+            return;
+        }
+        let source = crate::source::k::transpose::transpose_shared.source();
+        let (ptx, log) = compile_with_log(source.file, source.source, "sm_90").unwrap();
+        assert_eq!(ptx, compile(source, "sm_90").unwrap().to_src());
+        assert!(log.contains("ptxas info    : Compiling entry function 'transpose_shared' for 'sm_90'"), "{log}");
+        let err = compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80").unwrap_err().to_string();
+        assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! | stage    | module        | touches           |
 //! |----------|---------------|-------------------|
 //! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
-//! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc) | NVRTC |
+//! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc), [`resources`] (registers, spills, occupancy: the resource gate) | NVRTC, `baselines/<arch>/` |
 //! | check    | [`check`], [`program`] (running a case's program) | GPU |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`baseline`], [`calibrate`], [`compare`] pure | baseline files |
@@ -42,6 +42,7 @@ pub mod nvrtc;
 pub mod program;
 pub mod record;
 pub mod report;
+pub mod resources;
 pub mod source;
 pub mod stats;
 pub mod store;

@@ -213,7 +213,8 @@ enum BaselineCommand {
     /// Vouch for a baseline folder's files as they are now, after a deliberate edit or a git merge:
     /// checks every file fully, then writes a new manifest.json. Never needed otherwise.
     Reseal {
-        /// The folder (a baseline folder or a run record).
+        /// The folder (a baseline folder, a run record, or an architecture's resource table such as
+        /// baselines/sm_90).
         folder: PathBuf,
     },
     /// Measure how far each trial's median (and, from runs with ncu, each counter) moves between
@@ -505,7 +506,14 @@ fn baseline_command(command: BaselineCommand, from_env: Option<PathBuf>) -> Resu
         BaselineCommand::Calibrate { records, gpu } => calibrate(&baselines, &records, gpu),
         BaselineCommand::Bless { record, trials, gpu } => bless(&baselines, &record, &trials, gpu),
         BaselineCommand::Reseal { folder } => {
-            let generation = Baseline::reseal(&folder)?;
+            // An architecture's resource table (baselines/sm_90/) holds resources.csv, no baseline.csv.
+            let resources_only =
+                folder.join(kernelgate::resources::RESOURCES_FILE).is_file() && !folder.join(BASELINE_FILE).is_file();
+            let generation = if resources_only {
+                kernelgate::resources::table::reseal(&folder)?
+            } else {
+                Baseline::reseal(&folder)?
+            };
             println!("kernelgate: {} checked and sealed as generation {generation}", shown(&folder));
             Ok(())
         }

@@ -30,7 +30,7 @@ use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::{self, TrialOutcome};
-use crate::{Config, Error, SOURCES, cases, check, compile, program, report};
+use crate::{Config, Error, KernelSource, SOURCES, cases, check, program, report, resources};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -96,6 +96,8 @@ pub struct Suite {
     /// Trials that failed only their performance gate.
     gate_failures: AtomicUsize,
     stem: OnceLock<PathBuf>,
+    /// What each compile trial's resource gate found, for the end-of-run report.
+    resources: Mutex<Vec<resources::Checked>>,
 }
 
 impl Suite {
@@ -129,6 +131,7 @@ impl Suite {
             outcomes: Mutex::new(Vec::new()),
             gate_failures: AtomicUsize::new(0),
             stem: OnceLock::new(),
+            resources: Mutex::new(Vec::new()),
         }
     }
 
@@ -169,10 +172,12 @@ impl Suite {
 
     /// This GPU's baseline folder: `<KERNELGATE_BASELINES or <root>/baselines>/<gpu key>`.
     pub fn baseline_dir(&self, gpu_key: &str) -> PathBuf {
-        match &self.config.baselines {
-            Some(dir) => dir.join(gpu_key),
-            None => Baseline::dir_for(&self.root, gpu_key),
-        }
+        self.baselines().join(gpu_key)
+    }
+
+    /// The folder of baseline folders: `KERNELGATE_BASELINES`, or `<root>/baselines`.
+    pub fn baselines(&self) -> PathBuf {
+        self.config.baselines.clone().unwrap_or_else(|| self.root.join(crate::gate::baseline::BASELINES_DIR))
     }
 
     /// File stem of this run's outputs, claimed on first use ([`record::claim_stem`]).
@@ -242,18 +247,14 @@ fn read_kernels(dir: &Path) -> Option<Vec<(String, String)>> {
 /// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
 pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let mut trials = Vec::new();
+    let launches = Arc::new(resources::launches(&suite.cases));
     for source in SOURCES {
         for arch in COMPILE_ARCHS {
-            let require = suite.config.require_nvrtc;
             let name = format!("compile/{}/{arch}", source.file);
+            let (s, l) = (Arc::clone(suite), Arc::clone(&launches));
             trials.push(Trial::ignorable_test(
                 name.clone(),
-                noted(suite, name, move || match compile::check_compiles(source, arch) {
-                    Ok(Ok(())) => Ok(Completion::Completed),
-                    Ok(Err(mismatch)) => Err(mismatch.into()),
-                    Err(Error::Unavailable(reason)) if !require => Ok(Completion::ignored_with(reason)),
-                    Err(e) => Err(e.to_string().into()),
-                }),
+                noted(suite, name, move || compile_trial(&s, &l, source, arch)),
             ));
         }
     }
@@ -265,6 +266,37 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
+}
+
+/// A compile trial: NVRTC compiles the file for `arch`, the PTX must declare the entry points
+/// `build.rs` listed, and the kernels' resources at the cases' `launches` pass their gate
+/// ([`resources::check_file`]; with `KERNELGATE_BLESS=1` they are written instead). Ignored
+/// without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`.
+fn compile_trial(
+    suite: &Suite,
+    launches: &[resources::LaunchShape],
+    source: &'static KernelSource,
+    arch: &str,
+) -> Result<Completion, Failed> {
+    let files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
+    let baselines = suite.baselines();
+    let trial = resources::FileTrial {
+        source,
+        arch,
+        launches,
+        baselines: &baselines,
+        bless: suite.config.bless,
+        files: &files,
+    };
+    match resources::check_file(&trial) {
+        Ok(checked) => {
+            let failure = checked.failure();
+            suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
+            failure.map_or(Ok(Completion::Completed), |f| Err(f.into()))
+        }
+        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => Ok(Completion::ignored_with(reason)),
+        Err(e) => Err(e.to_string().into()),
+    }
 }
 
 /// `body`, with its outcome and wall time kept for the JUnit report ([`Suite::outcomes`]).
@@ -551,6 +583,10 @@ pub fn main() -> ExitCode {
     let conclusion = libtest_mimic::run(&args, trials);
     if !args.list {
         results::write_junit(&suite, &names);
+        let report = resources::render(&suite.resources.lock().unwrap_or_else(|p| p.into_inner()));
+        if !report.is_empty() {
+            println!("\n{report}");
+        }
     }
     if let Err(e) = results::write_results(&suite) {
         eprintln!("kernelgate: {e}");

@@ -1,0 +1,433 @@
+//! The resource gate without a GPU: per kernel and architecture, the registers, spills, local and
+//! static shared memory that ptxas reports, the theoretical occupancy they give at the block size
+//! the cases launch it with, and a gate against the table blessed in `baselines/<arch>/resources.csv`.
+//!
+//! It runs inside the compile trials (`compile/<file>/<arch>`), which need NVRTC but no GPU:
+//!
+//! 1. **figures**: NVRTC compiles the file for the real architecture (`sm_80`, `sm_90`) with
+//!    `--ptxas-options=-v` ([`crate::compile::compile_with_log`]), so the ptxas inside NVRTC
+//!    writes its report into the program log, which [`ptxas::parse`] reads. No standalone ptxas is
+//!    needed: NVRTC already runs ptxas to make the cubin of a real architecture, and its report
+//!    matched standalone `ptxas -v` of the same release (13.5.37, from the PyPI wheel
+//!    `nvidia-cuda-nvcc`) on the PTX of every kernel, line for line, for both architectures
+//!    (checked on 2026-11-30);
+//! 2. **occupancy** at each launch configuration ([`launches_of`]) by the occupancy calculator's
+//!    formula ([`occupancy`]);
+//! 3. **gate** ([`gate::compare`]) against the table ([`table`]): a fall in occupancy, a new
+//!    spill, or a kernel not in the table fails the trial; other changes are noted.
+//!    With `KERNELGATE_BLESS=1` the trial writes its rows instead ([`table::update`]).
+//!
+//! The figures are what NVRTC's ptxas makes of the PTX. On a GPU the driver compiles the same PTX
+//! with its own ptxas, which may differ when the driver's CUDA release differs from NVRTC's.
+
+pub mod gate;
+pub mod occupancy;
+pub mod ptxas;
+pub mod table;
+
+pub use gate::{Judgement, compare};
+pub use occupancy::{ArchLimits, Demand, Occupancy, limits};
+pub use ptxas::Usage;
+pub use table::{RESOURCES_FILE, Row};
+
+use crate::{Case, Kernel, KernelSource, Result, compile, nvrtc};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One launch as the resource gate sees it: the kernel, threads per block (the product of the
+/// block's dimensions) and dynamic shared memory per block, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LaunchShape {
+    /// The entry point launched.
+    pub kernel: Kernel,
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory per block, bytes.
+    pub shared_dynamic: u32,
+}
+
+/// The launches of `case`, the one place that reads launch configurations out of the case model.
+pub fn launches_of(case: &Case) -> Vec<LaunchShape> {
+    case.launches()
+        .map(|(kernel, launch)| LaunchShape {
+            kernel,
+            block: launch.block.iter().product(),
+            shared_dynamic: launch.shared_bytes,
+        })
+        .collect()
+}
+
+/// Every distinct launch of `cases`, sorted.
+pub fn launches(cases: &[Case]) -> Vec<LaunchShape> {
+    let mut all: Vec<LaunchShape> = cases.iter().flat_map(launches_of).collect();
+    all.sort_by_key(|l| (l.kernel.file, l.kernel.entry, l.block, l.shared_dynamic));
+    all.dedup();
+    all
+}
+
+/// The rows of one kernel file on one architecture: one per entry point and distinct launch of it
+/// in `launches` (an entry no launch uses gets one row without a block), from ptxas's `usage` of
+/// each entry; `nvrtc` is the compiler's `major.minor`.
+///
+/// # Errors
+/// A sentence naming the entry points ptxas reported nothing for.
+pub fn rows(
+    source: &KernelSource,
+    usage: &BTreeMap<String, Usage>,
+    launches: &[LaunchShape],
+    limits: &ArchLimits,
+    nvrtc: &str,
+) -> std::result::Result<Vec<Row>, String> {
+    let missing: Vec<&str> = source.entries.iter().copied().filter(|e| !usage.contains_key(*e)).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "kernels/{}: NVRTC's ptxas report for {} names no figures for {missing:?}; its report format may have \
+             changed (harness/resources/ptxas.rs reads it)",
+            source.file, limits.arch
+        ));
+    }
+    let mut out = Vec::new();
+    for entry in source.entries {
+        let u = usage[*entry];
+        let base = Row {
+            file: source.file.to_string(),
+            kernel: entry.to_string(),
+            block: None,
+            shared_dynamic_bytes: 0,
+            regs: u.regs,
+            spill_store_bytes: u.spill_store_bytes,
+            spill_load_bytes: u.spill_load_bytes,
+            local_bytes: u.local_bytes,
+            shared_static_bytes: u.shared_static_bytes,
+            occupancy_warps: None,
+            occupancy_pct: None,
+            nvrtc: nvrtc.to_string(),
+        };
+        let mine: Vec<&LaunchShape> =
+            launches.iter().filter(|l| l.kernel.file == source.file && l.kernel.entry == *entry).collect();
+        if mine.is_empty() {
+            out.push(base);
+            continue;
+        }
+        for launch in mine {
+            let demand = Demand {
+                block: launch.block,
+                regs: u.regs,
+                shared_static: u32::try_from(u.shared_static_bytes).unwrap_or(u32::MAX),
+                shared_dynamic: launch.shared_dynamic,
+            };
+            let o = occupancy::occupancy(limits, demand);
+            out.push(Row {
+                block: Some(launch.block),
+                shared_dynamic_bytes: launch.shared_dynamic,
+                occupancy_warps: Some(o.warps),
+                occupancy_pct: Some(o.pct),
+                ..base.clone()
+            });
+        }
+    }
+    out.sort_by_key(Row::key);
+    Ok(out)
+}
+
+/// What one compile trial is asked to do.
+#[derive(Debug, Clone, Copy)]
+pub struct FileTrial<'a> {
+    /// The kernel file.
+    pub source: &'a KernelSource,
+    /// The architecture, `sm_80` or `sm_90`.
+    pub arch: &'a str,
+    /// Every launch of the suite's cases ([`launches`]).
+    pub launches: &'a [LaunchShape],
+    /// The baselines folder (`<root>/baselines` or `KERNELGATE_BASELINES`); the table is
+    /// `<baselines>/<arch>/resources.csv`.
+    pub baselines: &'a Path,
+    /// Write the rows instead of gating them (`KERNELGATE_BLESS=1`).
+    pub bless: bool,
+    /// Every kernel file that exists; the trial of the first (in sorted order) also answers for
+    /// the table's rows of files that no longer exist.
+    pub files: &'a [&'a str],
+}
+
+/// What one compile trial found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The kernel file.
+    pub file: String,
+    /// The architecture.
+    pub arch: String,
+    /// The table gated against (or blessed into).
+    pub table: PathBuf,
+    /// This build's rows.
+    pub rows: Vec<Row>,
+    /// Why the trial fails, one line each (an entry-point mismatch, an unreadable report, the
+    /// gate's failures); empty when it passes.
+    pub failures: Vec<String>,
+    /// Changes that do not fail, and rows left over.
+    pub notes: Vec<String>,
+    /// With `KERNELGATE_BLESS=1`: the rows written that changed, appeared or went, one line each.
+    pub blessed: Option<Vec<String>>,
+}
+
+impl Checked {
+    /// The trial's failure message: what was compared, then one line per failure; `None` when it
+    /// passes.
+    pub fn failure(&self) -> Option<String> {
+        if self.failures.is_empty() {
+            return None;
+        }
+        let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
+        Some(format!(
+            "resource gate: kernels/{} for {} against {}:\n{}",
+            self.file,
+            self.arch,
+            shown(&self.table),
+            lines.join("\n")
+        ))
+    }
+}
+
+/// A compile trial: compiles `trial.source` for `trial.arch` with ptxas's report, checks its entry
+/// points, and gates (or, with `bless`, writes) its rows.
+///
+/// # Errors
+/// [`crate::Error::Unavailable`] when there is no NVRTC (the trial is then ignored, or fails with
+/// `KERNELGATE_REQUIRE_NVRTC=1`); [`crate::Error::Compile`] with NVRTC's log; the table's errors
+/// ([`table::load`], [`table::update`]) when it cannot be read or written.
+pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
+    let source = trial.source;
+    let (ptx, log) = compile::compile_with_log(source.file, source.source, trial.arch)?;
+    let dir = table::dir_for(trial.baselines, trial.arch);
+    let mut checked = Checked {
+        file: source.file.to_string(),
+        arch: trial.arch.to_string(),
+        table: dir.join(RESOURCES_FILE),
+        rows: Vec::new(),
+        failures: Vec::new(),
+        notes: Vec::new(),
+        blessed: None,
+    };
+    if let Err(mismatch) = compile::check_entries(source, trial.arch, &ptx) {
+        checked.failures.push(mismatch);
+        return Ok(checked);
+    }
+    let Some(limits) = limits(trial.arch) else {
+        checked.failures.push(format!("no occupancy limits for {} in harness/resources/occupancy.rs", trial.arch));
+        return Ok(checked);
+    };
+    let version = nvrtc::load()?.version;
+    let figures = ptxas::parse(&log, trial.arch)
+        .and_then(|usage| rows(source, &usage, trial.launches, limits, &format!("{}.{}", version.0, version.1)));
+    checked.rows = match figures {
+        Ok(rows) => rows,
+        Err(why) => {
+            checked.failures.push(format!("{why}; NVRTC's log:\n{log}"));
+            return Ok(checked);
+        }
+    };
+    let first = trial.files.iter().min().is_some_and(|f| *f == source.file);
+    let in_scope = |r: &Row| r.file == source.file || (first && !trial.files.contains(&r.file.as_str()));
+    let table_name = shown(&checked.table);
+    if trial.bless {
+        let now = checked.rows.clone();
+        let written = table::update(&dir, |all| {
+            let (old, kept): (Vec<Row>, Vec<Row>) = std::mem::take(all).into_iter().partition(|r| in_scope(r));
+            *all = kept;
+            all.extend(now.iter().cloned());
+            Some(gate::blessed_changes(&old, &now))
+        })?;
+        checked.blessed = written;
+        return Ok(checked);
+    }
+    let blessed: Vec<Row> = table::load(&dir)?.into_iter().filter(|r| in_scope(r)).collect();
+    if blessed.is_empty() && !dir.join(RESOURCES_FILE).is_file() {
+        checked.failures.push(format!(
+            "{table_name} does not exist: bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels compile/"
+        ));
+    }
+    let judgement = compare(&blessed, &checked.rows, &table_name);
+    checked.failures.extend(judgement.failures);
+    checked.notes = judgement.notes;
+    Ok(checked)
+}
+
+/// `path` relative to the current directory when it lies below it.
+fn shown(path: &Path) -> String {
+    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    relative.unwrap_or_else(|| path.to_path_buf()).display().to_string()
+}
+
+/// The end-of-run report of the compile trials' figures: one line per row, sorted by
+/// architecture, file and kernel, then the notes and what was blessed. Empty for no trials.
+pub fn render(checked: &[Checked]) -> String {
+    let mut all: Vec<&Checked> = checked.iter().collect();
+    all.sort_by(|a, b| (&a.arch, &a.file).cmp(&(&b.arch, &b.file)));
+    let Some(first) = all.first() else { return String::new() };
+    let mut lines = vec![format!(
+        "kernelgate: kernel resources from NVRTC's ptxas (NVRTC {}); occupancy is theoretical, at the cases' block",
+        first.rows.first().map_or("?", |r| r.nvrtc.as_str())
+    )];
+    let header = ["arch", "kernel", "block", "regs", "spill st/ld B", "local B", "shared B", "occupancy"];
+    let mut table: Vec<[String; 8]> = vec![header.map(str::to_string)];
+    for c in &all {
+        for r in &c.rows {
+            table.push([
+                c.arch.clone(),
+                format!("{}/{}", r.file.trim_end_matches(".cu"), r.kernel),
+                match (r.block, r.shared_dynamic_bytes) {
+                    (None, _) => "-".into(),
+                    (Some(b), 0) => b.to_string(),
+                    (Some(b), d) => format!("{b} +{d} B"),
+                },
+                r.regs.to_string(),
+                format!("{}/{}", r.spill_store_bytes, r.spill_load_bytes),
+                r.local_bytes.to_string(),
+                r.shared_static_bytes.to_string(),
+                match (r.occupancy_warps, r.occupancy_pct) {
+                    (Some(w), Some(p)) => format!("{w} warps, {}", gate::pct(p)),
+                    _ => "-".into(),
+                },
+            ]);
+        }
+    }
+    let widths: Vec<usize> = (0..8).map(|i| table.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    for row in &table {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(
+                |(i, cell)| {
+                    if i < 2 { format!("{cell:<w$}", w = widths[i]) } else { format!("{cell:>w$}", w = widths[i]) }
+                },
+            )
+            .collect();
+        lines.push(format!("  {}", cells.join("  ").trim_end()));
+    }
+    for c in &all {
+        for note in &c.notes {
+            lines.push(format!("kernelgate: resources {}: {note}", c.arch));
+        }
+        if let Some(blessed) = &c.blessed {
+            let what =
+                if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
+            lines.push(format!(
+                "kernelgate: blessed kernels/{} for {} into {} ({what})",
+                c.file,
+                c.arch,
+                shown(&c.table)
+            ));
+            lines.extend(blessed.iter().map(|b| format!("  {b}")));
+        }
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::k;
+
+    #[test]
+    fn launches_come_from_the_case_table() {
+        let all = launches(&crate::cases::all());
+        assert!(!all.is_empty());
+        for l in &all {
+            assert!((32..=1024).contains(&l.block), "{l:?}");
+        }
+        let naive =
+            all.iter().find(|l| l.kernel == k::transpose::transpose_naive).expect("transpose_naive is launched");
+        assert_eq!(naive.block, 32 * 8, "TILE_DIM x BLOCK_ROWS");
+    }
+
+    fn source() -> KernelSource {
+        KernelSource { file: "t.cu", source: "", sha256: "", entries: &["a", "lone"] }
+    }
+
+    #[test]
+    fn one_row_per_launch_and_one_for_a_kernel_no_case_launches() {
+        let a = Kernel { file: "t.cu", entry: "a" };
+        let launches = [
+            LaunchShape { kernel: a, block: 256, shared_dynamic: 0 },
+            LaunchShape { kernel: a, block: 1024, shared_dynamic: 0 },
+            LaunchShape { kernel: Kernel { file: "other.cu", entry: "lone" }, block: 64, shared_dynamic: 0 },
+        ];
+        let usage = BTreeMap::from([
+            ("a".to_string(), Usage { regs: 72, ..Usage::default() }),
+            ("lone".to_string(), Usage { regs: 8, ..Usage::default() }),
+        ]);
+        let got = rows(&source(), &usage, &launches, &occupancy::SM_90, "13.5").unwrap();
+        let shape: Vec<(&str, Option<u32>, Option<u32>)> =
+            got.iter().map(|r| (r.kernel.as_str(), r.block, r.occupancy_warps)).collect();
+        // 72 registers: 28 warps per SM by registers; 3 blocks of 256, none of 1024 (73728 registers).
+        assert_eq!(shape, [("a", Some(256), Some(24)), ("a", Some(1024), Some(0)), ("lone", None, None)]);
+        let missing = rows(&source(), &BTreeMap::new(), &launches, &occupancy::SM_90, "13.5").unwrap_err();
+        assert!(missing.contains("[\"a\", \"lone\"]"), "{missing}");
+    }
+
+    #[test]
+    fn the_report_lists_every_row_and_the_blessed_changes() {
+        let mut row = table::row("k", Some(256), 40);
+        row.occupancy_warps = Some(48);
+        row.occupancy_pct = Some(75.0);
+        let checked = Checked {
+            file: "t.cu".into(),
+            arch: "sm_90".into(),
+            table: PathBuf::from("/x/baselines/sm_90/resources.csv"),
+            rows: vec![row, table::row("lone", None, 8)],
+            failures: vec![],
+            notes: vec!["k: registers 32 → 40".into()],
+            blessed: Some(vec!["k at block 256: registers 32 → 40".into()]),
+        };
+        let text = render(&[checked]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1].split_whitespace().collect::<Vec<_>>()[..3], ["arch", "kernel", "block"]);
+        assert_eq!(
+            lines[2].split_whitespace().collect::<Vec<_>>(),
+            ["sm_90", "t/k", "256", "40", "0/0", "0", "0", "48", "warps,", "75", "%"]
+        );
+        assert_eq!(
+            lines[3].split_whitespace().collect::<Vec<_>>(),
+            ["sm_90", "t/lone", "-", "8", "0/0", "0", "0", "-"]
+        );
+        assert!(text.contains("kernelgate: resources sm_90: k: registers 32 → 40"), "{text}");
+        assert!(
+            text.contains("blessed kernels/t.cu for sm_90 into /x/baselines/sm_90/resources.csv (1 change(s))"),
+            "{text}"
+        );
+        assert_eq!(render(&[]), "");
+    }
+
+    /// Where NVRTC is found (CI: KERNELGATE_REQUIRE_NVRTC=1), a kernel with an unrolled accumulator
+    /// array uses more registers than one with a single accumulator, and bless then gate against
+    /// the same build passes.
+    #[test]
+    fn a_file_is_measured_blessed_and_then_passes() {
+        if let Err(e) = compile::nvrtc_available() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "{e}");
+            eprintln!("skipped: {e}");
+            return;
+        }
+        let text = "extern \"C\" __global__ void one(const float* x, float* y, int n) {\n\
+                    float acc = 0.f; for (int k = 0; k < n; ++k) acc += x[k * 256 + threadIdx.x];\n\
+                    y[threadIdx.x] = acc; }\n";
+        let source = KernelSource { file: "one.cu", source: text, sha256: "", entries: &["one"] };
+        let launches = [LaunchShape { kernel: Kernel { file: "one.cu", entry: "one" }, block: 256, shared_dynamic: 0 }];
+        let tmp = tempfile::tempdir().unwrap();
+        let trial = |bless| FileTrial {
+            source: &source,
+            arch: "sm_90",
+            launches: &launches,
+            baselines: tmp.path(),
+            bless,
+            files: &["one.cu"],
+        };
+        let first = check_file(&trial(false)).unwrap();
+        assert!(first.failure().unwrap().contains("does not exist: bless it"), "{:?}", first.failure());
+        let blessed = check_file(&trial(true)).unwrap();
+        assert_eq!(blessed.blessed.as_ref().map(Vec::len), Some(1), "{blessed:?}");
+        let again = check_file(&trial(false)).unwrap();
+        assert_eq!(again.failure(), None);
+        assert_eq!(again.rows, blessed.rows);
+        assert_eq!(again.rows[0].occupancy_pct, Some(100.0), "{:?}", again.rows);
+    }
+}

@@ -1,0 +1,385 @@
+//! `baselines/<arch>/resources.csv`: the blessed resource figures of every kernel at every launch
+//! configuration, for one architecture. The one module that reads and writes it.
+//!
+//! The file is kept in a folder per architecture (`baselines/sm_80/`, `baselines/sm_90/`) beside
+//! the per-GPU folders, because the figures belong to the architecture and the compiler, not to a
+//! GPU, and because a folder is what [`crate::store`] commits atomically: a lock, a
+//! `manifest.json` that vouches for the file, and a refusal (naming the file and the fix) of a file
+//! cut short or edited by hand. `kernelgate baseline list` does not take these folders for GPU
+//! keys (they hold no `baseline.csv`).
+//!
+//! One row per (file, kernel, block, dynamic shared bytes), sorted, columns [`COLUMNS`]; numbers
+//! in their shortest round-trip form, so a change of one kernel changes only its lines.
+
+use crate::store::Store;
+use crate::{Error, Result};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// File name of the table in an architecture's folder.
+pub const RESOURCES_FILE: &str = "resources.csv";
+
+/// Version of the table's columns.
+pub const SCHEMA: u32 = 1;
+
+/// Columns of `resources.csv`, in order: `schema_version` and the fields of [`Row`].
+pub const COLUMNS: [&str; 13] = [
+    "schema_version",
+    "file",
+    "kernel",
+    "block",
+    "shared_dynamic_bytes",
+    "regs",
+    "spill_store_bytes",
+    "spill_load_bytes",
+    "local_bytes",
+    "shared_static_bytes",
+    "occupancy_warps",
+    "occupancy_pct",
+    "nvrtc",
+];
+
+/// One kernel at one launch configuration on one architecture: ptxas's figures and the theoretical
+/// occupancy they give.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The kernel file, `transpose.cu`.
+    pub file: String,
+    /// The entry point.
+    pub kernel: String,
+    /// Threads per block of the cases that launch it; `None` (an empty field) for a kernel that no
+    /// case launches, which has no occupancy.
+    pub block: Option<u32>,
+    /// Dynamic shared memory per block of those launches, bytes.
+    pub shared_dynamic_bytes: u32,
+    /// Registers per thread.
+    pub regs: u32,
+    /// Bytes of spill stores in the code (ptxas's count; [`super::Usage::spill_store_bytes`]).
+    pub spill_store_bytes: u64,
+    /// Bytes of spill loads in the code (ptxas's count).
+    pub spill_load_bytes: u64,
+    /// Local memory (stack) per thread, bytes.
+    pub local_bytes: u64,
+    /// Static shared memory per block, bytes.
+    pub shared_static_bytes: u64,
+    /// Theoretical resident warps per SM at `block`; `None` when `block` is.
+    pub occupancy_warps: Option<u32>,
+    /// The same as a percentage of the SM's maximum warps.
+    pub occupancy_pct: Option<f64>,
+    /// The NVRTC (and so the ptxas) that compiled it, `major.minor` (`13.5`).
+    pub nvrtc: String,
+}
+
+/// The identity of a row: file, kernel, block, dynamic shared bytes.
+pub type Key = (String, String, Option<u32>, u32);
+
+impl Row {
+    /// The row's identity.
+    pub fn key(&self) -> Key {
+        (self.file.clone(), self.kernel.clone(), self.block, self.shared_dynamic_bytes)
+    }
+}
+
+/// The folder of `arch`'s table under a baselines folder (`<root>/baselines` or
+/// `KERNELGATE_BASELINES`): `<baselines>/<arch>`.
+pub fn dir_for(baselines: &Path, arch: &str) -> PathBuf {
+    baselines.join(arch)
+}
+
+/// The store behind `dir`.
+fn store(dir: &Path) -> Store {
+    Store::new(dir, &[RESOURCES_FILE], "resource table folder", format!("kernelgate baseline reseal {}", dir.display()))
+}
+
+/// The rows of `dir`'s table, sorted by key; empty when the folder or the file does not exist.
+/// Writes nothing.
+///
+/// # Errors
+/// [`Error::Store`] when the file does not match what the folder's manifest vouches for;
+/// [`Error::Io`]; [`Error::Baseline`] naming the file, the line and the column of a row that does
+/// not parse ([`parse`]).
+pub fn load(dir: &Path) -> Result<Vec<Row>> {
+    let snapshot = store(dir).read()?;
+    match snapshot.file(RESOURCES_FILE) {
+        Some(bytes) => parse(bytes, &dir.join(RESOURCES_FILE)),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Changes `dir`'s table as one atomic step under the folder's lock: reads it as it is now, hands
+/// the rows to `change` (which returns `None` to write nothing) and commits the new table. A
+/// folder that does not exist is created. Returns `change`'s value.
+///
+/// # Errors
+/// As [`load`] (nothing written); [`Error::Io`] when the folder cannot be written (the previous
+/// table stays whole).
+pub fn update<T>(dir: &Path, change: impl FnOnce(&mut Vec<Row>) -> Option<T>) -> Result<Option<T>> {
+    let path = dir.join(RESOURCES_FILE);
+    store(dir).update(|snapshot| {
+        let mut rows = match snapshot.file(RESOURCES_FILE) {
+            Some(bytes) => parse(bytes, &path)?,
+            None => Vec::new(),
+        };
+        let Some(value) = change(&mut rows) else { return Ok(None) };
+        let bytes = to_csv(&rows, &path)?;
+        Ok(Some((BTreeMap::from([(RESOURCES_FILE.to_string(), bytes)]), value)))
+    })
+}
+
+/// Vouches for `dir`'s table as it is now (after a hand edit or a git merge): parses it as
+/// [`load`] would and commits a new manifest. Returns the new generation.
+///
+/// # Errors
+/// [`Error::Baseline`] when the folder holds no table, or a row does not parse (nothing written);
+/// [`Error::Io`].
+pub fn reseal(dir: &Path) -> Result<u64> {
+    let path = dir.join(RESOURCES_FILE);
+    if !path.is_file() {
+        return Err(Error::Baseline {
+            path: dir.to_path_buf(),
+            line: None,
+            message: format!("no {RESOURCES_FILE} here, so nothing to reseal"),
+        });
+    }
+    store(dir).reseal(|snapshot| {
+        parse(snapshot.file(RESOURCES_FILE).unwrap_or_default(), &path)?;
+        Ok(BTreeMap::new())
+    })
+}
+
+/// The table as CSV bytes: the header, then the rows sorted by key.
+///
+/// # Errors
+/// [`Error::Csv`] (not expected: the writer writes to memory).
+pub fn to_csv(rows: &[Row], path: &Path) -> Result<Vec<u8>> {
+    let mut sorted: Vec<&Row> = rows.iter().collect();
+    sorted.sort_by_key(|r| r.key());
+    let csv_error = |source| Error::Csv { path: path.to_path_buf(), source };
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(COLUMNS).map_err(csv_error)?;
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    for r in sorted {
+        writer
+            .write_record([
+                SCHEMA.to_string(),
+                r.file.clone(),
+                r.kernel.clone(),
+                opt(r.block.map(|b| b.to_string())),
+                r.shared_dynamic_bytes.to_string(),
+                r.regs.to_string(),
+                r.spill_store_bytes.to_string(),
+                r.spill_load_bytes.to_string(),
+                r.local_bytes.to_string(),
+                r.shared_static_bytes.to_string(),
+                opt(r.occupancy_warps.map(|w| w.to_string())),
+                opt(r.occupancy_pct.map(|p| p.to_string())),
+                r.nvrtc.clone(),
+            ])
+            .map_err(csv_error)?;
+    }
+    writer.into_inner().map_err(|e| Error::io(path)(e.into_error()))
+}
+
+/// The rows of a `resources.csv` (read from `path`, for messages), sorted by key.
+///
+/// # Errors
+/// [`Error::Baseline`] naming `path`, the 1-based line and the column, with the fix: not CSV, no
+/// header or another header, a `schema_version` other than [`SCHEMA`], a row of the wrong length,
+/// a number that does not parse (or a negative one, or a percentage outside 0..=100), an empty
+/// file or kernel name, occupancy given without a block (or a block without occupancy), or a key
+/// twice.
+pub fn parse(bytes: &[u8], path: &Path) -> Result<Vec<Row>> {
+    let fix = "re-bless with KERNELGATE_BLESS=1 (cargo test --release --test kernels compile/), or restore the \
+               file from git";
+    let bad = |line: Option<usize>, what: String| Error::Baseline {
+        path: path.to_path_buf(),
+        line,
+        message: format!("{what}; {fix}"),
+    };
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes);
+    let mut records = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            bad(e.position().map(|p| p.line() as usize), format!("the file cannot be read as CSV ({e})"))
+        })?;
+        let line = record.position().map_or(records.len() + 1, |p| p.line() as usize);
+        records.push((line, record));
+    }
+    let expected = COLUMNS.join(",");
+    let Some((header_line, header)) = records.first() else {
+        return Err(bad(None, format!("the file is empty; its first line should be the header `{expected}`")));
+    };
+    if header.iter().ne(COLUMNS) {
+        let found: Vec<&str> = header.iter().collect();
+        return Err(bad(Some(*header_line), format!("the header is `{}`, not `{expected}`", found.join(","))));
+    }
+    let mut rows = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (line, record) in records.iter().skip(1) {
+        let line = Some(*line);
+        if record.len() != COLUMNS.len() {
+            let what = format!("this row has {} fields, the header {}", record.len(), COLUMNS.len());
+            return Err(bad(line, what));
+        }
+        let field = |i: usize| record.get(i).unwrap_or_default();
+        let number = |i: usize| -> Result<u64> {
+            field(i).parse::<u64>().map_err(|_| {
+                bad(line, format!("column `{}` holds {:?}, not a whole number of 0 or more", COLUMNS[i], field(i)))
+            })
+        };
+        let small = |i: usize| -> Result<u32> {
+            u32::try_from(number(i)?)
+                .map_err(|_| bad(line, format!("column `{}` holds {}, too large", COLUMNS[i], field(i))))
+        };
+        let optional =
+            |i: usize| -> Result<Option<u32>> { if field(i).is_empty() { Ok(None) } else { small(i).map(Some) } };
+        if field(0).parse::<u32>().ok() != Some(SCHEMA) {
+            let what = format!(
+                "column `schema_version` holds {:?}; this kernelgate reads schema {SCHEMA} (a newer kernelgate wrote it?)",
+                field(0)
+            );
+            return Err(bad(line, what));
+        }
+        for i in [1, 2] {
+            if field(i).is_empty() {
+                return Err(bad(line, format!("column `{}` is empty", COLUMNS[i])));
+            }
+        }
+        let pct = match field(11) {
+            "" => None,
+            text => match text.parse::<f64>() {
+                Ok(p) if (0.0..=100.0).contains(&p) => Some(p),
+                _ => {
+                    return Err(bad(line, format!("column `occupancy_pct` holds {text:?}, not a percentage 0 to 100")));
+                }
+            },
+        };
+        let row = Row {
+            file: field(1).to_string(),
+            kernel: field(2).to_string(),
+            block: optional(3)?,
+            shared_dynamic_bytes: small(4)?,
+            regs: small(5)?,
+            spill_store_bytes: number(6)?,
+            spill_load_bytes: number(7)?,
+            local_bytes: number(8)?,
+            shared_static_bytes: number(9)?,
+            occupancy_warps: optional(10)?,
+            occupancy_pct: pct,
+            nvrtc: field(12).to_string(),
+        };
+        if row.block.is_some() != row.occupancy_warps.is_some() || row.block.is_some() != row.occupancy_pct.is_some() {
+            let what = "`block`, `occupancy_warps` and `occupancy_pct` are given together or not at all (empty for a \
+                        kernel no case launches)";
+            return Err(bad(line, what.to_string()));
+        }
+        if !seen.insert(row.key()) {
+            let what = format!(
+                "{} {} at block {} with {} bytes of dynamic shared memory is listed twice",
+                row.file,
+                row.kernel,
+                row.block.map_or("(none)".to_string(), |b| b.to_string()),
+                row.shared_dynamic_bytes
+            );
+            return Err(bad(line, what));
+        }
+        rows.push(row);
+    }
+    rows.sort_by_key(|r| r.key());
+    Ok(rows)
+}
+
+/// A synthetic row of `t.cu` for tests: no spills, no local or shared memory, full occupancy
+/// when launched.
+#[cfg(test)]
+pub(crate) fn row(kernel: &str, block: Option<u32>, regs: u32) -> Row {
+    Row {
+        file: "t.cu".into(),
+        kernel: kernel.into(),
+        block,
+        shared_dynamic_bytes: 0,
+        regs,
+        spill_store_bytes: 0,
+        spill_load_bytes: 0,
+        local_bytes: 0,
+        shared_static_bytes: 0,
+        occupancy_warps: block.map(|_| 64),
+        occupancy_pct: block.map(|_| 100.0),
+        nvrtc: "13.5".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "schema_version,file,kernel,block,shared_dynamic_bytes,regs,spill_store_bytes,\
+                          spill_load_bytes,local_bytes,shared_static_bytes,occupancy_warps,occupancy_pct,nvrtc\n";
+
+    #[test]
+    fn rows_round_trip_sorted() {
+        let mut a = row("b_kernel", Some(256), 40);
+        a.occupancy_warps = Some(48);
+        a.occupancy_pct = Some(75.0);
+        let rows = vec![a, row("a_kernel", None, 8), row("a_kernel", Some(128), 8)];
+        let path = Path::new("r.csv");
+        let bytes = to_csv(&rows, path).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "{HEADER}1,t.cu,a_kernel,,0,8,0,0,0,0,,,13.5\n1,t.cu,a_kernel,128,0,8,0,0,0,0,64,100,13.5\n\
+                 1,t.cu,b_kernel,256,0,40,0,0,0,0,48,75,13.5\n"
+            )
+        );
+        let back = parse(&bytes, path).unwrap();
+        assert_eq!(back.len(), 3);
+        assert_eq!(back[2].occupancy_pct, Some(75.0));
+        assert_eq!(to_csv(&back, path).unwrap(), bytes);
+    }
+
+    #[test]
+    fn bad_rows_name_the_line_and_column() {
+        let path = Path::new("baselines/sm_90/resources.csv");
+        let cases = [
+            ("1,t.cu,k,256,0,forty,0,0,0,0,64,100,13.5\n", 2, "column `regs` holds \"forty\""),
+            ("1,t.cu,k,256,0,40,-8,0,0,0,64,100,13.5\n", 2, "column `spill_store_bytes` holds \"-8\""),
+            ("1,t.cu,k,256,0,40,0,0,0,0,64,180,13.5\n", 2, "not a percentage"),
+            ("1,t.cu,k,,0,40,0,0,0,0,64,100,13.5\n", 2, "given together"),
+            ("2,t.cu,k,256,0,40,0,0,0,0,64,100,13.5\n", 2, "reads schema 1"),
+            ("1,t.cu,k,256,0,40,0,0,0,0,64,100\n", 2, "12 fields"),
+            ("1,t.cu,k,256,0,8,0,0,0,0,64,100,13.5\n1,t.cu,k,256,0,8,0,0,0,0,64,100,13.5\n", 3, "listed twice"),
+            ("1,,k,256,0,8,0,0,0,0,64,100,13.5\n", 2, "column `file` is empty"),
+        ];
+        for (rows, line, what) in cases {
+            let err = parse(format!("{HEADER}{rows}").as_bytes(), path).unwrap_err().to_string();
+            assert!(err.starts_with(&format!("{}:{line}: ", path.display())), "{err}");
+            assert!(err.contains(what) && err.contains("KERNELGATE_BLESS=1"), "{what}: {err}");
+        }
+        let err = parse(b"kernel,regs\nk,8\n", path).unwrap_err().to_string();
+        assert!(err.contains(":1: the header is `kernel,regs`"), "{err}");
+        assert!(parse(b"", path).unwrap_err().to_string().contains("the file is empty"));
+    }
+
+    #[test]
+    fn the_store_commits_and_refuses_hand_edits() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = dir_for(tmp.path(), "sm_90");
+        assert!(load(&dir).unwrap().is_empty(), "no folder: no rows");
+        update(&dir, |rows| {
+            rows.push(row("k", Some(256), 32));
+            Some(())
+        })
+        .unwrap();
+        assert_eq!(load(&dir).unwrap(), vec![row("k", Some(256), 32)]);
+        assert!(dir.join("manifest.json").is_file());
+        let file = dir.join(RESOURCES_FILE);
+        let text = std::fs::read_to_string(&file).unwrap().replace(",32,", ",48,");
+        std::fs::write(&file, text).unwrap();
+        let err = load(&dir).unwrap_err().to_string();
+        assert!(err.contains("resources.csv") && err.contains("reseal"), "{err}");
+        reseal(&dir).unwrap();
+        assert_eq!(load(&dir).unwrap()[0].regs, 48, "a deliberate edit, vouched for");
+        assert!(reseal(tmp.path()).unwrap_err().to_string().contains("no resources.csv here"));
+    }
+}

@@ -1,0 +1,103 @@
+//! The resource gate on a real compile (NVRTC, no GPU): a kernel file is blessed, then changed the
+//! way a commit would change it, and the compile trial's gate must fail with before → after.
+//!
+//! Runs wherever NVRTC is found; CI fetches it (scripts/get-nvrtc) and sets
+//! KERNELGATE_REQUIRE_NVRTC=1, which turns its absence into a failure instead of a skip.
+
+use kernelgate::resources::{self, Checked, FileTrial, LaunchShape};
+use kernelgate::{Kernel, KernelSource};
+use std::path::Path;
+
+const FILE: &str = "accumulate.cu";
+const BLOCK: u32 = 256;
+
+/// `accumulate` with `n` independent accumulators per thread, fully unrolled so each lives in a
+/// register; `bounds` is a `__launch_bounds__` clause (or nothing).
+fn source(n: u32, bounds: &str) -> KernelSource {
+    let text = format!(
+        "#define N {n}\n\
+         extern \"C\" __global__ void {bounds} accumulate(const float* x, float* y, int steps)\n\
+         {{\n\
+             float acc[N];\n\
+         #pragma unroll\n\
+             for (int i = 0; i < N; ++i) acc[i] = 0.0f;\n\
+             for (int k = 0; k < steps; ++k) {{\n\
+                 float v = x[k * blockDim.x + threadIdx.x];\n\
+         #pragma unroll\n\
+                 for (int i = 0; i < N; ++i) acc[i] = fmaf(acc[i], v, (float)(i + 1));\n\
+             }}\n\
+         #pragma unroll\n\
+             for (int i = 0; i < N; ++i) y[i * blockDim.x + threadIdx.x] = acc[i];\n\
+         }}\n"
+    );
+    KernelSource { file: FILE, source: text.leak(), sha256: "", entries: &["accumulate"] }
+}
+
+fn check(source: &KernelSource, baselines: &Path, bless: bool) -> Checked {
+    let launches =
+        [LaunchShape { kernel: Kernel { file: FILE, entry: "accumulate" }, block: BLOCK, shared_dynamic: 0 }];
+    let trial = FileTrial { source, arch: "sm_90", launches: &launches, baselines, bless, files: &[FILE] };
+    resources::check_file(&trial).expect("NVRTC compiles the file")
+}
+
+/// The two numbers of `<what> A → B` in `text`.
+fn before_after(text: &str, what: &str) -> (f64, f64) {
+    let rest = &text[text.find(what).unwrap_or_else(|| panic!("no `{what}` in: {text}")) + what.len()..];
+    let mut numbers = rest.split(['→', ',', ' ', '%']).filter_map(|w| w.trim().parse::<f64>().ok());
+    (numbers.next().unwrap(), numbers.next().unwrap())
+}
+
+fn nvrtc_missing() -> bool {
+    match kernelgate::compile::nvrtc_available() {
+        Ok(()) => false,
+        Err(e) => {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "{e}");
+            eprintln!("skipped: {e}");
+            true
+        }
+    }
+}
+
+#[test]
+fn more_accumulators_fail_the_gate_with_before_and_after() {
+    if nvrtc_missing() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let blessed = check(&source(4, ""), tmp.path(), true);
+    assert_eq!(blessed.failure(), None);
+    assert_eq!(check(&source(4, ""), tmp.path(), false).failure(), None, "the blessed file passes");
+
+    let grown = check(&source(64, ""), tmp.path(), false);
+    let message = grown.failure().expect("64 accumulators cross an occupancy step");
+    eprintln!("{message}");
+    assert!(message.starts_with("resource gate: kernels/accumulate.cu for sm_90 against "), "{message}");
+    let line = message.lines().nth(1).unwrap().trim();
+    assert!(line.starts_with("accumulate: registers "), "{line}");
+    assert!(line.ends_with("at block 256; if intended, re-bless with KERNELGATE_BLESS=1"), "{line}");
+    let (regs_before, regs_after) = before_after(line, "registers ");
+    let (pct_before, pct_after) = before_after(line, "occupancy ");
+    assert!(regs_after > regs_before + 32.0, "{line}");
+    assert!(pct_after < pct_before, "{line}");
+    assert_eq!(grown.rows[0].regs as f64, regs_after);
+
+    // Re-blessed, the larger kernel is the new reference and passes.
+    check(&source(64, ""), tmp.path(), true);
+    assert_eq!(check(&source(64, ""), tmp.path(), false).failure(), None);
+}
+
+#[test]
+fn a_new_spill_fails_the_gate() {
+    if nvrtc_missing() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    check(&source(64, ""), tmp.path(), true);
+    // 8 blocks of 256 threads per SM leave 32 registers per thread: 64 accumulators spill.
+    let capped = check(&source(64, "__launch_bounds__(256, 8)"), tmp.path(), false);
+    let message = capped.failure().expect("a capped register budget spills");
+    eprintln!("{message}");
+    let line = message.lines().nth(1).unwrap();
+    assert!(line.contains("spill stores 0 → ") && line.ends_with("re-bless with KERNELGATE_BLESS=1"), "{line}");
+    assert!(capped.rows[0].spill_store_bytes > 0 && capped.rows[0].regs <= 32, "{:?}", capped.rows);
+}
