@@ -184,6 +184,7 @@ pub fn run_case(
         decided_by: "time (A/B)".into(),
         comparison: judged.comparison.clone(),
         invalid_reason: samples_b.invalid_reason(),
+        resources: program::resources(gpu, case, &compiled_b),
     };
     let kept = crate::stats::evenly_spaced(&b, config.baseline_samples);
     Ok(AbResult::Timed { result: Box::new(result), judged, kept })

@@ -141,6 +141,9 @@ pub struct Gpu {
     pub facts: DeviceFacts,
     /// `sm_XY` of this device, the NVRTC target.
     pub arch: String,
+    /// Most resident threads per SM (`CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR`; 2048 on
+    /// sm_80 and sm_90): the denominator of theoretical occupancy.
+    pub max_threads_per_sm: u32,
     l2_flush: CudaSlice<u8>,
     /// Loaded modules by the SHA-256 of their source text, with the SHA-256 of their PTX.
     modules: Mutex<HashMap<String, (Arc<CudaModule>, String)>>,
@@ -267,6 +270,7 @@ impl Gpu {
                 pci_bus_id: pci,
             },
             arch: format!("sm_{cc_major}{cc_minor}"),
+            max_threads_per_sm: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)? as u32,
             ctx,
             stream,
             l2_flush,

@@ -64,6 +64,43 @@ pub fn compile_from<'a>(
     Ok(Some(Compiled { funcs, module_sha256: modules.join("+") }))
 }
 
+/// What the driver reports for one launch: the function's attributes and the occupancy calculator's
+/// answer at the launch's block size and dynamic shared memory (CUDA Driver API,
+/// `cuFuncGetAttribute` and `cuOccupancyMaxActiveBlocksPerMultiprocessor`). The resource gate's
+/// figures from ptxas ([`crate::resources`]) should agree with these on the same code.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LaunchResources {
+    /// Registers per thread (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
+    pub registers: u32,
+    /// Local memory per thread, bytes (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`): spills and stack.
+    pub local_bytes: u32,
+    /// Static shared memory per block, bytes (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    pub shared_static_bytes: u32,
+    /// Resident blocks per SM at the launch's block size.
+    pub blocks_per_sm: u32,
+    /// Theoretical occupancy: resident warps over the SM's most warps, percent.
+    pub occupancy_pct: f64,
+}
+
+/// [`LaunchResources`] of `case`'s first launch (`compiled`'s first function); `None` when the
+/// program launches no kernel of its own, or the driver refuses a query.
+pub fn resources(gpu: &Gpu, case: &Case, compiled: &Compiled) -> Option<LaunchResources> {
+    use cudarc::driver::sys::CUfunction_attribute as A;
+    let ((_, launch), func) = case.launches().next().zip(compiled.funcs.first())?;
+    let attr = |a: A| func.get_attribute(a).ok().and_then(|v| u32::try_from(v).ok());
+    let block: u32 = launch.block.iter().product();
+    let blocks_per_sm =
+        func.occupancy_max_active_blocks_per_multiprocessor(block, launch.shared_bytes as usize, None).ok()?;
+    let max_warps = gpu.max_threads_per_sm / 32;
+    Some(LaunchResources {
+        registers: attr(A::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+        local_bytes: attr(A::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+        shared_static_bytes: attr(A::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        blocks_per_sm,
+        occupancy_pct: 100.0 * f64::from(blocks_per_sm * block.div_ceil(32)) / f64::from(max_warps),
+    })
+}
+
 /// One parameter's storage for the runs of a program.
 enum Slot {
     Device(DeviceData),

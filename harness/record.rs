@@ -69,6 +69,9 @@ pub struct CaseResult {
     pub comparison: Option<Comparison>,
     /// Why the measurement is invalid, when it is.
     pub invalid_reason: Option<String>,
+    /// What the driver says about the program's first launch (registers, local and shared memory,
+    /// theoretical occupancy); `None` for a program with no kernel of its own.
+    pub resources: Option<crate::program::LaunchResources>,
 }
 
 impl CaseResult {
@@ -212,6 +215,12 @@ pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static
     }
     if let Some(mhz) = r.sm_clock_mhz {
         v.push(("sm_clock", "MHz", mhz));
+    }
+    if let Some(res) = &r.resources {
+        v.push(("registers", "count", f64::from(res.registers)));
+        v.push(("local_bytes", "byte", f64::from(res.local_bytes)));
+        v.push(("shared_static_bytes", "byte", f64::from(res.shared_static_bytes)));
+        v.push(("theoretical_occupancy", "%", res.occupancy_pct));
     }
     if let Some(c) = &r.comparison {
         v.push(("baseline_median", "s", c.baseline_median_s));
@@ -401,6 +410,7 @@ pub(crate) mod tests {
             decided_by: "conditions".into(),
             comparison: None,
             invalid_reason: None,
+            resources: None,
         }
     }
 

@@ -17,9 +17,7 @@ const BLOCK: u32 = 256;
 /// ncu's threads per executed warp instruction (0 to 32; what nvprof's `warp_execution_efficiency`
 /// became), and the percentage of executed branches whose active threads all took the same target
 /// (nvprof's `branch_efficiency`): Nsight Compute CLI, "Nvprof Transition Guide", "Metric
-/// Comparison". Neither name has been seen in an H200 capture yet: `ncu --query-metrics --chip
-/// gh100` confirms them (../shared/gpu/README.md: ncu drops an invalid name silently, and
-/// kernelgate then reports it missing).
+/// Comparison". Both were collected on the H200 (ncu 2025.3.1, 2026-11-30).
 const THREADS_PER_INST: &str = "smsp__thread_inst_executed_per_inst_executed.ratio";
 const UNIFORM_BRANCHES: &str = "smsp__sass_average_branch_targets_threads_uniform.pct";
 
@@ -62,10 +60,10 @@ fn lessons(variant: &str) -> Vec<E> {
             E::metric(THREADS_PER_INST)
                 .between(16.0, 17.5)
                 .because("each formula runs with half the warp's lanes masked off: about 16 of 32 threads work"),
-            // bound to confirm on the H200: the divergent branch is 1 of the 3-4 branches a warp runs.
+            // H200 (ncu 2025.3.1, GPU-9f19e79d, 2026-11-30): 50 % by lane, 100 % by warp; the divergent branch is 1 of the 3-4 branches a warp runs.
             E::metric(UNIFORM_BRANCHES).at_most(90.0).because("the lane-parity branch splits every warp"),
             // 537 / 281 warp instructions = 1.91 when issue-bound (2^22 x 256 FMAs, 8 bytes of
-            // memory traffic each: compute-bound); bound to confirm on the H200.
+            // memory traffic each: compute-bound); H200: 1.76 (ncu), 1.73 (events), 2026-11-30.
             E::metric("gpu__time_duration.sum")
                 .relative_to("by_warp")
                 .between(1.6, 2.2)
@@ -75,7 +73,7 @@ fn lessons(variant: &str) -> Vec<E> {
             E::metric(THREADS_PER_INST)
                 .at_least(31.9)
                 .because("the branch is uniform within each warp: all 32 threads run every instruction"),
-            // bound to confirm on the H200 (n is a multiple of the block: no partial warp).
+            // H200: 32.0 threads per instruction by warp, 16.66 by lane (n is a multiple of the block: no partial warp).
             E::metric(UNIFORM_BRANCHES).at_least(99.9).because("no branch splits a warp"),
         ],
     }

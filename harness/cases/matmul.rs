@@ -6,6 +6,7 @@
 //! (issue 10).
 
 use crate::case::{Case, HostData, Init, Launch, Param, Step, Tolerance};
+use crate::expect::Expectation as E;
 use crate::source::k::matmul as km;
 
 /// Shapes, M x N x K.
@@ -47,6 +48,55 @@ pub fn matmul(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize)) -> Vec<f32
         }
     });
     c
+}
+
+/// The counter lessons of `variant` at `m x n x k`. Bounds read off the H200 with margin (ncu
+/// 2025.3.1, GPU-9f19e79d, 2026-11-30): global load instructions fell to 0.0625-0.0628 of the naive
+/// kernel's with 16 x 16 tiles and 0.031-0.032 with 32 x 32; at 4096^3 (operands 64 MiB each, more
+/// than the 60 MiB L2) DRAM bytes read fell to 0.50 of the 16 x 16 tile's with 32 x 32 tiles and
+/// 0.034 with the 128 x 128 cp.async tile (at 4000 x 4000 x 1000 the operands fit in L2 and every
+/// kernel read about 32 MB); the cp.async kernel ran in 0.21-0.23 of the 16 x 16 tile's time. The
+/// naive kernel reads less DRAM than the 16 x 16 tile (89 % L1 hits), so DRAM is compared between
+/// tiles.
+fn lessons(variant: &str, (m, n, k): (usize, usize, usize)) -> Vec<E> {
+    const LD: &str = "smsp__sass_inst_executed_op_global_ld.sum";
+    let big = 4 * (m * k + k * n) > 60 << 20;
+    let mut out = match variant {
+        "tiled16" => vec![
+            E::metric(LD)
+                .relative_to("naive")
+                .between(0.06, 0.065)
+                .because("a 16 x 16 tile reads each operand once per 16 outputs"),
+        ],
+        "tiled32_padded" => {
+            vec![E::metric(LD).relative_to("naive").between(0.030, 0.033).because("a 32 x 32 tile: once per 32")]
+        }
+        "cp_async" => vec![
+            E::metric("gpu__time_duration.sum")
+                .relative_to("tiled16")
+                .at_most(0.3)
+                .because("register tiling and cp.async double buffering: the road to library speed"),
+        ],
+        _ => Vec::new(),
+    };
+    if big {
+        match variant {
+            "tiled32_padded" => out.push(
+                E::metric("dram__bytes_read.sum")
+                    .relative_to("tiled16")
+                    .at_most(0.6)
+                    .because("DRAM bytes fall with the tile"),
+            ),
+            "cp_async" => out.push(
+                E::metric("dram__bytes_read.sum")
+                    .relative_to("tiled16")
+                    .at_most(0.05)
+                    .because("DRAM bytes fall with the tile"),
+            ),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {

@@ -42,22 +42,26 @@ pub fn device_with_nvrtc(f: &DeviceFacts, nvrtc_path: Option<&std::path::Path>) 
 /// Columns: trial; median time; noise (stddev / mean); samples; effective bandwidth (declared
 /// bytes / median); that as % of the run's measured copy bandwidth; GFLOP/s where the case
 /// declares FLOPs; `timeout` where the noise target was not met; the change of the median against
-/// the baseline and the gate's verdict.
+/// the baseline and the gate's verdict; registers per thread and theoretical occupancy of the
+/// program's first launch, from the driver (`-` without).
 pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
     let width = results.iter().map(|r| r.trial.len()).max().unwrap_or(5).max(5);
     let mut out = String::new();
     writeln!(
         out,
-        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:<9}  {:>7}  verdict",
-        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop", "vs base"
+        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
+        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop", "vs base", "verdict", "regs", "occ"
     )
     .unwrap();
     for r in results {
         let gflops = r.gflops().map_or("-".to_string(), |g| format!("{g:.1}"));
         let delta = r.comparison.as_ref().map_or("-".to_string(), |c| format!("{:+.2}%", 100.0 * c.delta));
+        let (regs, occ) = r.resources.map_or(("-".to_string(), "-".to_string()), |x| {
+            (x.registers.to_string(), format!("{:.0}%", x.occupancy_pct))
+        });
         writeln!(
             out,
-            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {:<9}  {:>7}  {}",
+            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
             r.trial,
             duration(r.summary.median_s),
             r.summary.noise_pct,
@@ -68,6 +72,8 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
             r.stop.as_str(),
             delta,
             r.verdict.as_str(),
+            regs,
+            occ,
         )
         .unwrap();
     }
@@ -86,9 +92,9 @@ mod tests {
             result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728),
         ];
         let expected = "\
-trial                             median   noise  samples      GB/s   %copy   GFLOP/s  stop       vs base  verdict
-coalescing/copy/67108864        131.9 us   0.10%      100    4069.1  101.7%         -  converged        -  no-baseline
-vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     671.1  converged        -  no-baseline
+trial                             median   noise  samples      GB/s   %copy   GFLOP/s  stop       vs base  verdict      regs    occ
+coalescing/copy/67108864        131.9 us   0.10%      100    4069.1  101.7%         -  converged        -  no-baseline     -      -
+vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     671.1  converged        -  no-baseline     -      -
 ";
         assert_eq!(table(&rows, 4000.0), expected);
     }

@@ -377,6 +377,7 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         decided_by: decided_by(&judged.decided),
         comparison: judged.comparison.clone(),
         invalid_reason: samples.invalid_reason(),
+        resources: program::resources(&gpu, case, &compiled),
     };
     let kept = crate::stats::evenly_spaced(&kept, suite.config.baseline_samples);
     finish(suite, case, &gpu, result, &judged, kept)
