@@ -127,8 +127,8 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
             ("cp_async", km::matmul_cp_async, 128, [256, 1]),
         ] {
             let launch = Launch::grid2d([blocks(tile, n), blocks(tile, m)], block);
-            cases
-                .push(finish(Case::new("matmul", variant, size.clone(), kernel).launch(launch).params(params.clone())));
+            let case = Case::new("matmul", variant, size.clone(), kernel).launch(launch).params(params.clone());
+            cases.push(finish(case).expects(lessons(variant, (m, n, k))));
         }
         let cublas = Case::program("matmul", "cublas", size).params(params.clone()).step(Step::Sgemm {
             a: 0,
