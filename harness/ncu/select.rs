@@ -70,7 +70,8 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
         &outputs.report,
     )?;
     println!(
-        "kernelgate: ncu {version} profiled {} kernels in {:.1} s; report {} (open it in the Nsight Compute GUI)",
+        "kernelgate: ncu {version} profiled {} kernels of {} trials in {:.1} s; report {} (open it in the Nsight Compute GUI)",
+        parsed.kernels.len(),
         profiled.values.len(),
         started.elapsed().as_secs_f64(),
         outputs.report.display()
