@@ -60,7 +60,7 @@ fn lessons(variant: &str) -> Vec<E> {
             E::metric(THREADS_PER_INST)
                 .between(16.0, 17.5)
                 .because("each formula runs with half the warp's lanes masked off: about 16 of 32 threads work"),
-            // H200 (ncu 2025.3.1, GPU-9f19e79d, 2026-11-30): 50 % by lane, 100 % by warp; the divergent branch is 1 of the 3-4 branches a warp runs.
+            // H200 (ncu 2025.3.1, GPU-9b8584e0; confirmed on GPU-1c2e7f54, 2026-11-30): 50 % by lane, 100 % by warp; the divergent branch is 1 of the 3-4 branches a warp runs.
             E::metric(UNIFORM_BRANCHES).at_most(90.0).because("the lane-parity branch splits every warp"),
             // 537 / 281 warp instructions = 1.91 when issue-bound (2^22 x 256 FMAs, 8 bytes of
             // memory traffic each: compute-bound); H200: 1.76 (ncu), 1.73 (events), 2026-11-30.

@@ -51,7 +51,7 @@ pub fn matmul(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize)) -> Vec<f32
 }
 
 /// The counter lessons of `variant` at `m x n x k`. Bounds read off the H200 with margin (ncu
-/// 2025.3.1, GPU-9f19e79d, 2026-11-30): global load instructions fell to 0.0625-0.0628 of the naive
+/// 2025.3.1, GPU-9b8584e0; confirmed on GPU-1c2e7f54, 2026-11-30): global load instructions fell to 0.0625-0.0628 of the naive
 /// kernel's with 16 x 16 tiles and 0.031-0.032 with 32 x 32; at 4096^3 (operands 64 MiB each, more
 /// than the 60 MiB L2) DRAM bytes read fell to 0.50 of the 16 x 16 tile's with 32 x 32 tiles and
 /// 0.034 with the 128 x 128 cp.async tile (at 4000 x 4000 x 1000 the operands fit in L2 and every

@@ -82,7 +82,7 @@ fn lessons(variant: &str, bounded: bool) -> Vec<E> {
     ];
     if variant == "acc56_bounded" {
         lessons.extend([
-            // H200 (ncu 2025.3.1, GPU-9f19e79d, 2026-11-30): achieved occupancy 46.0 vs 34.4 %, 1.34 times
+            // H200 (ncu 2025.3.1, GPU-9b8584e0; confirmed on GPU-1c2e7f54, 2026-11-30): achieved occupancy 46.0 vs 34.4 %, 1.34 times
             E::metric("sm__warps_active.avg.pct_of_peak_sustained_active")
                 .relative_to(free)
                 .at_least(1.15)

@@ -52,7 +52,7 @@ fn lessons(load: &str, windowed: bool) -> Vec<E> {
                 .between(0.999, 1.001)
                 .because("the same two loads per element: only the cache hint differs (LDG.E.CONSTANT, not LDG.E)"),
         );
-        // H200 (ncu 2025.3.1, GPU-9f19e79d, 2026-11-30): times within 1.3 % of plain
+        // H200 (ncu 2025.3.1, GPU-9b8584e0; confirmed on GPU-1c2e7f54, 2026-11-30): times within 1.3 % of plain
         lessons.push(
             E::metric("gpu__time_duration.sum")
                 .relative_to(plain)

@@ -62,7 +62,7 @@ pub fn chain(variant: &str, n: usize) -> usize {
 }
 
 /// The counter lessons of each variant. Bounds were read off the H200 with margin (ncu 2025.3.1,
-/// GPU-9f19e79d, 2026-11-30, 2^26 floats): sequential addressing executed 0.263 of interleaved's
+/// GPU-9b8584e0; confirmed on GPU-1c2e7f54, 2026-11-30, 2^26 floats): sequential addressing executed 0.263 of interleaved's
 /// shared loads and ran in 0.73 of its time; one atomic per block cut reduction requests from
 /// 262144 to 1056 (0.004); float4 loads executed 0.25 of the scalar loads' instructions; the two
 /// passes issued no atomics.

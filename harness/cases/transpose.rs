@@ -113,7 +113,7 @@ fn best_lessons(rows: usize, cols: usize, coalesced: f64) -> Vec<E> {
     } else {
         ((0.99, 1.2), "the edge path's 4-byte reads hit 32 different banks")
     };
-    // Measured on the H200 (ncu 2025.3.1, GPU-9f19e79d, 2026-11-30): 2.15 load and 2.17 store
+    // Measured on the H200 (ncu 2025.3.1, GPU-9b8584e0; confirmed on GPU-1c2e7f54, 2026-11-30): 2.15 load and 2.17 store
     // wavefronts per instruction on even shapes, 1.13 and 2.08 on 8191 x 8193; time 0.88-0.89 of
     // the padded tile's on even shapes, 0.87 on 8191 x 8193; 93.0 % of the copy bandwidth on
     // 8192 x 8192 (events).
