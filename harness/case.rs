@@ -517,12 +517,28 @@ impl Case {
     }
 
     /// The kernel column of the run CSV: the distinct entry points joined by `+`
-    /// (`reduce_partials+reduce_final`), `cublasSgemm` for a cuBLAS step; empty for a program of
-    /// copies only.
+    /// (`reduce_partials+reduce_final`), `cublasSgemm` for a cuBLAS step; for a program of copies
+    /// only, the driver calls it makes (`cuMemcpyHtoDAsync`, `cuMemcpyDtoHAsync`,
+    /// `cuMemcpyDtoDAsync`).
     pub fn kernel_names(&self) -> String {
         let mut names: Vec<&str> = self.kernels().iter().map(|k| k.entry).collect();
         if self.uses_cublas() {
             names.push("cublasSgemm");
+        }
+        if names.is_empty() {
+            let host = |slot: usize| matches!(self.params.get(slot), Some(Param::Host { .. }));
+            for step in &self.steps {
+                if let Step::Copy { from, to, .. } = step {
+                    let call = match (host(*from), host(*to)) {
+                        (true, _) => "cuMemcpyHtoDAsync",
+                        (_, true) => "cuMemcpyDtoHAsync",
+                        _ => "cuMemcpyDtoDAsync",
+                    };
+                    if !names.contains(&call) {
+                        names.push(call);
+                    }
+                }
+            }
         }
         names.join("+")
     }

@@ -115,5 +115,8 @@ mod tests {
         assert_eq!((one.streams(), four.streams()), (1, STREAMS));
         assert_eq!(four.steps.len(), 3 * CHUNKS);
         assert_eq!(four.launches().count(), CHUNKS);
+        assert_eq!(four.kernel_names(), "pipeline_scale");
+        let names: Vec<String> = cases.iter().take(4).map(Case::kernel_names).collect();
+        assert_eq!(names, ["cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync", "cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync"]);
     }
 }

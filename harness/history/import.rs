@@ -12,7 +12,7 @@
 
 use super::{HistoryStore, Run, RunMeta, Value};
 use crate::{Error, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// Run-CSV columns of each schema version (index 0 is version 1), from `crate::record::Row` as it
@@ -114,6 +114,7 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
     let columns: Vec<&str> = header.split(',').collect();
     let col = |name: &str| columns.iter().position(|c| *c == name);
     let mut runs: Vec<Run> = Vec::new();
+    let mut launches: HashMap<(String, String, String), usize> = HashMap::new();
     let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
     for record in reader.records() {
         let record = record.map_err(|e| bad(e.position().map_or(0, |p| p.line()), format!("malformed row: {e}")))?;
@@ -130,7 +131,11 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         let number = |name: &str| -> Result<f64> {
             get(name).parse::<f64>().map_err(|_| bad(line, format!("{name} {:?} is not a number", get(name))))
         };
-        for required in ["run_id", "trial", "kernel", if kind == Kind::Metrics { "metric" } else { "statistic" }] {
+        // `kernel` may be empty in run CSVs: kernelgate 8e50198 and before wrote it empty for a
+        // program of copies only (no kernel of its own).
+        let kernel_required = kind == Kind::Metrics;
+        let required = ["run_id", "trial", if kind == Kind::Metrics { "metric" } else { "statistic" }];
+        for required in required.into_iter().chain(kernel_required.then_some("kernel")) {
             if get(required).is_empty() {
                 return Err(bad(line, format!("{required} is empty")));
             }
@@ -165,7 +170,7 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         };
         let value = Value {
             trial: get("trial").into(),
-            kernel: get("kernel").into(),
+            kernel: launch_label(&mut launches, get("trial"), get("metric"), get("kernel"), kind),
             metric: if kind == Kind::Metrics { get("metric") } else { get("statistic") }.into(),
             unit: get("unit").into(),
             value: number("value")?,
@@ -188,6 +193,25 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         runs[at].values.push(value);
     }
     Ok((kind, runs))
+}
+
+/// The kernel label of a metrics-CSV row: a repeated (trial, metric, kernel) in one file is the
+/// next launch of that kernel in the trial's program and reads `kernel#2`, `kernel#3`, ..., as
+/// `crate::ncu::profile::rows` labels per-launch rows; the metrics CSVs of 72a91c3 and 8e50198
+/// repeat the bare name, and import the same way. Run CSVs pass through.
+fn launch_label(
+    seen: &mut HashMap<(String, String, String), usize>,
+    trial: &str,
+    metric: &str,
+    kernel: &str,
+    kind: Kind,
+) -> String {
+    if kind != Kind::Metrics {
+        return kernel.to_string();
+    }
+    let n = seen.entry((trial.to_string(), metric.to_string(), kernel.to_string())).or_insert(0);
+    *n += 1;
+    if *n == 1 { kernel.to_string() } else { format!("{kernel}#{n}") }
 }
 
 /// Adds a metrics CSV's runs to the runs of the run CSV of the same stem (pure): each metrics run

@@ -101,7 +101,13 @@ pub fn collect(
             let unit = metrics::DERIVED.iter().find(|d| d.name == name).map_or("", |d| d.unit);
             p.units.insert(name.to_string(), unit.to_string());
         }
-        let names = runs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join("+");
+        let mut distinct: Vec<&str> = Vec::new();
+        for (k, _) in &runs {
+            if !distinct.contains(&k.as_str()) {
+                distinct.push(k);
+            }
+        }
+        let names = distinct.join("+");
         p.values.insert(trial.clone(), values);
         p.kernels.insert(trial.clone(), names);
         if runs.len() > 1 {
@@ -198,7 +204,7 @@ pub fn rows(p: &Profiled, run_id: &str, git: &GitState, gpu_key: &str) -> Vec<Me
     let mut out = Vec::new();
     for (trial, values) in &p.values {
         let combined = (p.kernels.get(trial).cloned().unwrap_or_default(), values);
-        let launches = p.per_kernel.get(trial).into_iter().flatten().map(|(k, v)| (k.clone(), v));
+        let launches = launch_labels(p.per_kernel.get(trial).map_or(&[][..], Vec::as_slice));
         for (kernel, values) in std::iter::once(combined).chain(launches) {
             for (metric, value) in values {
                 out.push(row(p, run_id, git, gpu_key, trial, &kernel, metric, *value));
@@ -206,6 +212,20 @@ pub fn rows(p: &Profiled, run_id: &str, git: &GitState, gpu_key: &str) -> Vec<Me
         }
     }
     out
+}
+
+/// Each launch's kernel column: its kernel's name, and `name#2`, `name#3`, ... for later launches
+/// of the same kernel in the program, so every (trial, metric, kernel) row is unique (the history
+/// store's key; `crate::history::import` reads older files the same way).
+fn launch_labels(runs: &[(String, Values)]) -> Vec<(String, &Values)> {
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    runs.iter()
+        .map(|(k, v)| {
+            let n = seen.entry(k).or_insert(0);
+            *n += 1;
+            (if *n == 1 { k.clone() } else { format!("{k}#{n}") }, v)
+        })
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -270,6 +290,14 @@ mod tests {
         assert_eq!(c["dram__bytes_read.sum"], 1024.0);
         assert_eq!(c["launch__grid_size.max"], 528.0);
         assert_eq!(c["sm__warps_active.avg.pct_of_peak_sustained_active"], 70.0, "(90x300 + 10x100) / 400");
+    }
+
+    #[test]
+    fn repeated_launches_get_numbered_labels() {
+        let v = values(&[("x.sum", 1.0)]);
+        let runs = vec![("scale".to_string(), v.clone()), ("add".to_string(), v.clone()), ("scale".to_string(), v)];
+        let labels: Vec<String> = launch_labels(&runs).into_iter().map(|(l, _)| l).collect();
+        assert_eq!(labels, ["scale", "add", "scale#2"]);
     }
 
     #[test]
