@@ -140,7 +140,31 @@ pub struct Config {
     pub notes: bool,
     /// Write the run's JUnit XML here (`KERNELGATE_JUNIT`, a file path), for CI systems.
     pub junit: Option<PathBuf>,
+    /// Add the `planted/` family of deliberately buggy kernels to the run (`KERNELGATE_PLANTED=1`;
+    /// `crate::cases::planted`), to test crash isolation and the sanitizer mode.
+    pub planted: bool,
+    /// Run each selected trial's checked launch once under this compute-sanitizer tool, one
+    /// sanitizer process for the run, and fail the trials it reports (`KERNELGATE_SANITIZE`:
+    /// `memcheck`, `racecheck`, `synccheck` or `initcheck`; `crate::sanitize`).
+    pub sanitize: Option<String>,
+    /// The compute-sanitizer executable (`KERNELGATE_SANITIZER_PATH`, default `compute-sanitizer`
+    /// on PATH, else `/usr/local/cuda/bin/compute-sanitizer`).
+    pub sanitizer_path: Option<PathBuf>,
+    /// Longest one trial's checked run may take in a child process before the child is killed and
+    /// the trial fails, seconds (`KERNELGATE_KERNEL_TIMEOUT`; `None` when unset: the sanitizer
+    /// mode and `KERNELGATE_ISOLATE` then allow [`DEFAULT_KERNEL_TIMEOUT_S`]).
+    pub kernel_timeout_s: Option<f64>,
+    /// Check each selected trial once in a child process before the suite times it
+    /// (`KERNELGATE_ISOLATE=1`; `crate::sanitize`, without a tool): a trial whose kernel faults,
+    /// kills its process or runs past `KERNELGATE_KERNEL_TIMEOUT` fails alone and is not timed.
+    pub isolate: bool,
 }
+
+/// Per-trial limit of a checked child (sanitizer mode, `KERNELGATE_ISOLATE`) when `KERNELGATE_KERNEL_TIMEOUT` is unset, seconds: 300.
+/// kernelgate's choice: the suite's checked runs take under a second each on the H200, and
+/// compute-sanitizer slows kernels by a large factor that depends on the tool and the kernel's
+/// memory accesses (the user manual gives no figure); five minutes leaves room for that.
+pub const DEFAULT_KERNEL_TIMEOUT_S: f64 = 300.0;
 
 /// Where runs are recorded (`KERNELGATE_HISTORY`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -210,6 +234,11 @@ impl Default for Config {
             history: History::Default,
             notes: false,
             junit: None,
+            planted: false,
+            sanitize: None,
+            sanitizer_path: None,
+            kernel_timeout_s: None,
+            isolate: false,
         }
     }
 }
@@ -227,6 +256,8 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_DEVICES",
     "KERNELGATE_FAIL_ON",
     "KERNELGATE_HISTORY",
+    "KERNELGATE_ISOLATE",
+    "KERNELGATE_KERNEL_TIMEOUT",
     "KERNELGATE_JUNIT",
     "KERNELGATE_MAX_NOISE",
     "KERNELGATE_MIN_EFFECT",
@@ -238,12 +269,16 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_NOTES",
     "KERNELGATE_NVRTC",
     "KERNELGATE_OUT_DIR",
+    "KERNELGATE_PLANTED",
     "KERNELGATE_PRECISION",
     "KERNELGATE_PROFILE_TRIALS",
     // Read by tests/report_html.rs, not by the suite: a missing `chromium` fails that test.
     "KERNELGATE_REQUIRE_CHROMIUM",
     "KERNELGATE_REQUIRE_GPU",
     "KERNELGATE_REQUIRE_NVRTC",
+    "KERNELGATE_SANITIZE",
+    "KERNELGATE_SANITIZER_PATH",
+    "KERNELGATE_SANITIZE_TRIALS",
     "KERNELGATE_SEED",
     "KERNELGATE_STOP",
     "KERNELGATE_TIMEOUT",
@@ -278,7 +313,8 @@ impl Config {
             .collect();
         if let Some(typo) = names.iter().find(|n| !VARIABLES.contains(&n.as_str())) {
             // The profiled child's variable is set by kernelgate itself, not listed for users.
-            let options: Vec<&str> = VARIABLES.iter().copied().filter(|v| *v != crate::ncu::run::CHILD_ENV).collect();
+            let children = [crate::ncu::run::CHILD_ENV, crate::sanitize::CHILD_ENV];
+            let options: Vec<&str> = VARIABLES.iter().copied().filter(|v| !children.contains(v)).collect();
             return Err(Error::UnknownOption { name: typo.clone(), options: options.join(", ") });
         }
         Config::from_lookup(|name| std::env::var(name).ok())
@@ -483,6 +519,21 @@ impl Config {
             },
             notes: flag("KERNELGATE_NOTES")?,
             junit: get("KERNELGATE_JUNIT")?.map(PathBuf::from),
+            planted: flag("KERNELGATE_PLANTED")?,
+            sanitize: match get("KERNELGATE_SANITIZE")? {
+                None => None,
+                Some(_) => Some(choice("KERNELGATE_SANITIZE", &crate::sanitize::TOOLS, "memcheck")?),
+            },
+            sanitizer_path: get("KERNELGATE_SANITIZER_PATH")?.map(PathBuf::from),
+            kernel_timeout_s: match get("KERNELGATE_KERNEL_TIMEOUT")? {
+                None => None,
+                Some(_) => Some(number(
+                    "KERNELGATE_KERNEL_TIMEOUT",
+                    DEFAULT_KERNEL_TIMEOUT_S,
+                    Range { lo: 0.0, lo_open: true, hi: 86_400.0, says: "seconds above 0, at most 86400" },
+                )?),
+            },
+            isolate: flag("KERNELGATE_ISOLATE")?,
         };
         // Read by `crate::nvrtc` (before any option is parsed, for the compile trials); an empty
         // value is refused here like every other.
@@ -506,6 +557,14 @@ impl Config {
                 rev.clone(),
                 "an A/B run times two revisions against each other; it cannot bless or scale work (unset \
                  KERNELGATE_BLESS / KERNELGATE_WORK_SCALE)",
+            );
+        }
+        if let (Some(tool), true) = (&config.sanitize, config.ncu) {
+            return conflict(
+                "KERNELGATE_SANITIZE",
+                tool.clone(),
+                "ncu and compute-sanitizer cannot both wrap the checked launches of one run; unset KERNELGATE_NCU \
+                 or KERNELGATE_SANITIZE",
             );
         }
         Ok(config)
@@ -557,6 +616,10 @@ mod tests {
             Criterion::Precision { fraction: 0.5 }
         );
         assert_eq!(with(&[("KERNELGATE_DEVICES", "all")]).unwrap().devices, Devices::All);
+        let s = with(&[("KERNELGATE_SANITIZE", "racecheck"), ("KERNELGATE_PLANTED", "1")]).unwrap();
+        assert_eq!((s.sanitize.as_deref(), s.planted), (Some("racecheck"), true));
+        let err = with(&[("KERNELGATE_SANITIZE", "leakcheck")]).unwrap_err().to_string();
+        assert!(err.contains("memcheck or racecheck or synccheck or initcheck"), "{err}");
         let ncu = with(&[
             ("KERNELGATE_NCU", "1"),
             ("KERNELGATE_NCU_PATH", "/opt/ncu"),

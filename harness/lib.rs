@@ -43,6 +43,7 @@ pub mod program;
 pub mod record;
 pub mod report;
 pub mod resources;
+pub mod sanitize;
 pub mod source;
 pub mod stats;
 pub mod store;

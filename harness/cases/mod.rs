@@ -12,6 +12,7 @@ pub mod launch;
 pub mod layout;
 pub mod matmul;
 pub mod occupancy;
+pub mod planted;
 pub mod readonly;
 pub mod reduction;
 pub mod transfers;
@@ -72,6 +73,17 @@ pub fn with_work_scale(scale: f64) -> Vec<Case> {
     }
     for pair in cases.windows(2) {
         assert_ne!(pair[0].name(), pair[1].name(), "two cases share a name");
+    }
+    cases
+}
+
+/// The cases of a run with `config`: [`with_work_scale`] at `KERNELGATE_WORK_SCALE`, plus the
+/// [`planted`] family (never scaled) with `KERNELGATE_PLANTED=1`; sorted by name.
+pub fn for_run(config: &crate::Config) -> Vec<Case> {
+    let mut cases = with_work_scale(config.work_scale);
+    if config.planted {
+        cases.extend(planted::cases());
+        cases.sort_by_key(Case::name);
     }
     cases
 }

@@ -84,6 +84,8 @@ pub struct Suite {
     /// Set when `KERNELGATE_DEVICES` names a device that does not exist (exit code 2).
     bad_devices: OnceLock<String>,
     profiled: OnceLock<Result<Profiled, String>>,
+    /// What compute-sanitizer found, when `KERNELGATE_SANITIZE` is set.
+    sanitized: OnceLock<Result<crate::sanitize::Sanitized, String>>,
     baseline: OnceLock<Result<Baseline, String>>,
     /// The A/B revision's kernels, when `KERNELGATE_AB` is set.
     ab: OnceLock<Result<ab::Revision, String>>,
@@ -113,7 +115,7 @@ impl Suite {
         let recorded = recorded_state(&root, config.commit.as_deref());
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
-            cases: cases::with_work_scale(config.work_scale),
+            cases: cases::for_run(&config),
             no_gpu: crate::gpu::gpu_available().err().map(|e| e.to_string()),
             root,
             config,
@@ -124,6 +126,7 @@ impl Suite {
             pool: OnceLock::new(),
             bad_devices: OnceLock::new(),
             profiled: OnceLock::new(),
+            sanitized: OnceLock::new(),
             baseline: OnceLock::new(),
             ab: OnceLock::new(),
             compared: AtomicUsize::new(0),
@@ -247,7 +250,13 @@ fn read_kernels(dir: &Path) -> Option<Vec<(String, String)>> {
 /// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
 pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let mut trials = Vec::new();
-    let launches = Arc::new(resources::launches(&suite.cases));
+    // The planted family's kernels are compiled and gated in every run, so their launches count
+    // whether or not KERNELGATE_PLANTED adds their cases.
+    let mut gated = suite.cases.clone();
+    if !suite.config.planted {
+        gated.extend(cases::planted::cases());
+    }
+    let launches = Arc::new(resources::launches(&gated));
     for source in SOURCES {
         for arch in COMPILE_ARCHS {
             let name = format!("compile/{}/{arch}", source.file);
@@ -261,7 +270,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let no_gpu = !suite.config.require_gpu && suite.no_gpu.is_some();
     for (i, case) in suite.cases.iter().enumerate() {
         let s = Arc::clone(suite);
-        let body = noted(suite, case.name(), move || run_case(&s, &s.cases[i]));
+        let body = noted(suite, case.name(), move || sanitized(&s, &s.cases[i], run_case(&s, &s.cases[i])));
         trials.push(Trial::ignorable_test(case.name(), body).with_ignored_flag(no_gpu));
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
@@ -319,6 +328,33 @@ where
     }
 }
 
+/// `result` with the trial's compute-sanitizer failure added, when the sanitizer mode found one
+/// and [`finish`] has not already included it.
+fn sanitized(suite: &Suite, case: &Case, result: Result<Completion, Failed>) -> Result<Completion, Failed> {
+    let Some(found) = sanitize_failure(suite, case) else { return result };
+    match result {
+        Err(f) if f.message().is_some_and(|m| m.contains(&found)) => Err(f),
+        Err(f) => Err(format!("{}\n{found}", f.message().unwrap_or("failed")).into()),
+        Ok(Completion::Ignored { reason }) if suite.no_gpu.is_some() => Ok(Completion::Ignored { reason }),
+        Ok(_) => Err(found.into()),
+    }
+}
+
+/// The compute-sanitizer failure of `case`, when `KERNELGATE_SANITIZE` is set and the tool
+/// reported it (or the sanitizer run itself failed).
+fn sanitize_failure(suite: &Suite, case: &Case) -> Option<String> {
+    if suite.config.sanitize.is_none() && !suite.config.isolate {
+        return None;
+    }
+    match suite.sanitized.get() {
+        None => {
+            Some(format!("{}: no checked child ran (KERNELGATE_SANITIZE or KERNELGATE_ISOLATE; no GPU?)", case.name()))
+        }
+        Some(Err(e)) => Some(format!("{}: the checked child could not run: {e}", case.name())),
+        Some(Ok(s)) => s.failures.get(&case.name()).cloned(),
+    }
+}
+
 /// One GPU trial: check, measurement, verdict (against the baseline, or the A/B revision), counter
 /// expectations.
 fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
@@ -339,6 +375,22 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
             }
             AbResult::New(why) => println!("kernelgate: {}: {why}; timed alone, with no verdict", case.name()),
         }
+    }
+    if let Some(Ok(s)) = suite.sanitized.get()
+        && s.unfinished.contains(&case.name())
+    {
+        // It hung, died or faulted in the child; timing it here would do the same to the run.
+        let found = sanitize_failure(suite, case).unwrap_or_default();
+        let launches: Vec<String> = case
+            .launches()
+            .map(|(k, l)| format!("{} grid {:?} block {:?} shared {} B", k.entry, l.grid, l.block, l.shared_bytes))
+            .collect();
+        return Err(format!(
+            "{found}\n  kernel(s): {}; launch configuration: {}\n  (not timed: its checked run did not finish in the child)",
+            case.kernel_names(),
+            launches.join(", ")
+        )
+        .into());
     }
     let harness_error = |e: Error| Failed::from(e.to_string());
     if let Some(why) = program::unavailable(case) {
@@ -394,7 +446,11 @@ fn finish(
 ) -> Result<Completion, Failed> {
     let verdict = result.verdict;
     suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(Timed { result, kept, gpu: Arc::clone(gpu) });
-    let expectations = if suite.config.ncu { check_counters(suite, case).err() } else { None };
+    let counters = if suite.config.ncu { check_counters(suite, case).err() } else { None };
+    let expectations = match (counters, sanitize_failure(suite, case)) {
+        (Some(c), Some(s)) => Some(format!("{c}\n{s}")),
+        (c, s) => c.or(s),
+    };
     let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
         let mut message = format!("{}: {}", case.name(), judged.message());
         if let Some(note) = other_gpu_note(suite, case, gpu) {
@@ -551,7 +607,10 @@ pub fn main() -> ExitCode {
         }
     };
     if let Ok(list) = std::env::var(CHILD_ENV) {
-        return select::child(&config, &cases::with_work_scale(config.work_scale), &list);
+        return select::child(&config, &cases::for_run(&config), &list);
+    }
+    if let Ok(list) = std::env::var(crate::sanitize::CHILD_ENV) {
+        return crate::sanitize::child(&config, &cases::for_run(&config), &list);
     }
     let mut args = Arguments::from_args();
     if !args.list {
@@ -664,6 +723,21 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
                 })
                 .map_err(|e| e.to_string());
             let _ = suite.profiled.set(profiled);
+        }
+        if suite.config.sanitize.is_some() || suite.config.isolate {
+            let sanitized = std::env::current_exe()
+                .map_err(Error::io("the test executable"))
+                .and_then(|program| {
+                    let log =
+                        suite.stem()?.with_extension(if suite.config.isolate && suite.config.sanitize.is_none() {
+                            "isolate.log"
+                        } else {
+                            "sanitize.log"
+                        });
+                    crate::sanitize::run(&suite.config, selected, &program, log)
+                })
+                .map_err(|e| e.to_string());
+            let _ = suite.sanitized.set(sanitized);
         }
         if suite.config.ab.is_none() {
             load_baseline(suite, gpu, selected);

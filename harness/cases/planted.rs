@@ -1,0 +1,127 @@
+//! `kernels/planted.cu`: kernels with planted bugs, kept to test kernelgate itself (issue 11), not
+//! to time anything. The family joins the run only with `KERNELGATE_PLANTED=1`
+//! ([`super::for_run`]); [`super::all`] never lists it. Each case is small (4096 floats, 16 blocks
+//! of 256 threads) and its reference is what the kernel would compute without its bug, so that a
+//! bug that corrupts nothing passes the CPU check, as real ones do by luck:
+//!
+//! | variant | bug | caught by |
+//! |---|---|---|
+//! | `oob_write` | writes one float past its output | `KERNELGATE_SANITIZE=memcheck` |
+//! | `missing_sync` | reads shared memory another warp wrote, with no `__syncthreads` | `racecheck` |
+//! | `uninit_shared` | odd threads read a shared word nothing wrote | (see the note of issue 11) |
+//! | `misaligned_load` | a `float4` load 4 bytes past 16-byte alignment | the GPU (a fault), memcheck |
+//! | `illegal_address` | a store near address 0 | the GPU (a fault), memcheck |
+//! | `hang` | spins on a flag nothing sets | `KERNELGATE_KERNEL_TIMEOUT` |
+
+use super::elements;
+use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step};
+use crate::source::k::planted as kp;
+
+/// Elements of each case's output: 4096 floats, 16 blocks of [`BLOCK`].
+pub const N: usize = 4096;
+/// Threads per block; the shared-memory kernels declare arrays of this many floats.
+pub const BLOCK: u32 = 256;
+
+/// The family (there is no scaled table: planted cases are never timed against a baseline).
+pub fn cases() -> Vec<Case> {
+    sized(N)
+}
+
+/// Each block of `BLOCK` elements of `x` in reverse order: `reverse_no_sync` without its race.
+pub fn reversed_blocks(x: &[f32]) -> Vec<f32> {
+    x.chunks(BLOCK as usize).flat_map(|c| c.iter().rev().copied()).collect()
+}
+
+/// `x[4i+1] + x[4i+2] + x[4i+3] + x[4i+4]` for `i < n`, summed left to right in f32 as the kernel
+/// does: `misaligned_float4` had its load been legal.
+pub fn shifted_quads(x: &[f32], n: usize) -> Vec<f32> {
+    (0..n).map(|i| x[4 * i + 1] + x[4 * i + 2] + x[4 * i + 3] + x[4 * i + 4]).collect()
+}
+
+fn sized(n: usize) -> Vec<Case> {
+    let n_i32 = i32::try_from(n).expect("n fits int");
+    let launch = Launch::linear(n, BLOCK);
+    let size = elements(n);
+    // x (slot 0), out (slot 1), n (slot 2): out = f(x).
+    let unary = |variant: &str, kernel, f: fn(&[f32]) -> Vec<f32>| {
+        Case::program("planted", variant, size.clone())
+            .params([Param::input(n), Param::Out { len: n }])
+            .step(Step::Launch { kernel, launch, args: vec![Arg::Slot(0), Arg::Slot(1), Arg::I32(n_i32)], stream: 0 })
+            .reference(move |b: &[HostData]| vec![f(b[0].f32())])
+            .bytes((8 * n) as u64)
+    };
+    let doubled: fn(&[f32]) -> Vec<f32> = |x| x.iter().map(|v| 2.0 * v).collect();
+    let copied: fn(&[f32]) -> Vec<f32> = <[f32]>::to_vec;
+    vec![
+        unary("oob_write", kp::oob_write, doubled),
+        unary("missing_sync", kp::reverse_no_sync, reversed_blocks),
+        unary("uninit_shared", kp::uninit_shared, copied),
+        Case::program("planted", "misaligned_load", size.clone())
+            .params([Param::input(4 * n + 4), Param::Out { len: n }])
+            .step(Step::Launch {
+                kernel: kp::misaligned_float4,
+                launch,
+                args: vec![Arg::Slot(0), Arg::Slot(1), Arg::I32(n_i32)],
+                stream: 0,
+            })
+            .reference(move |b: &[HostData]| vec![shifted_quads(b[0].f32(), n)])
+            .bytes((20 * n) as u64),
+        Case::program("planted", "illegal_address", size.clone())
+            .params([Param::input(n), Param::Out { len: n }])
+            .step(Step::Launch {
+                kernel: kp::illegal_address,
+                launch,
+                args: vec![Arg::Slot(0), Arg::Slot(1), Arg::I32(0), Arg::I32(n_i32)],
+                stream: 0,
+            })
+            .reference(|b: &[HostData]| vec![b[0].f32().to_vec()])
+            .bytes((8 * n) as u64),
+        Case::program("planted", "hang", size)
+            .params([
+                Param::In { init: Init::Uniform { lo: -1.0, hi: 1.0 }, len: 1, offset: 0 },
+                Param::input(n),
+                Param::Out { len: n },
+            ])
+            .step(Step::Launch {
+                kernel: kp::spin_forever,
+                launch,
+                args: vec![Arg::Slot(0), Arg::Slot(1), Arg::Slot(2), Arg::I32(n_i32)],
+                stream: 0,
+            })
+            .reference(|b: &[HostData]| vec![b[1].f32().to_vec()])
+            .bytes((8 * n) as u64),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_fit_their_buffers() {
+        super::super::assert_references_fit(&sized(512));
+    }
+
+    #[test]
+    fn references_compute_what_the_kernels_would_without_their_bugs() {
+        let x: Vec<f32> = (0..512).map(|i| i as f32).collect();
+        let r = reversed_blocks(&x);
+        assert_eq!((r[0], r[255], r[256], r[511]), (255.0, 0.0, 511.0, 256.0));
+        let q = shifted_quads(&x, 3);
+        assert_eq!(q, vec![1.0 + 2.0 + 3.0 + 4.0, 5.0 + 6.0 + 7.0 + 8.0, 9.0 + 10.0 + 11.0 + 12.0]);
+    }
+
+    #[test]
+    fn the_family_is_six_bugs_in_one_file() {
+        let cases = cases();
+        let names: Vec<String> = cases.iter().map(Case::name).collect();
+        assert_eq!(names.len(), 6);
+        assert!(names.iter().all(|n| n.starts_with("planted/") && n.ends_with("/4096")), "{names:?}");
+        for c in &cases {
+            assert_eq!(c.kernels().len(), 1, "{}", c.name());
+            assert_eq!(c.kernels()[0].file, "planted.cu");
+            super::super::assert_program_fits(c);
+        }
+        assert!(!super::super::all().iter().any(|c| c.family == "planted"), "planted is never in all()");
+    }
+}

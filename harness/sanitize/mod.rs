@@ -1,0 +1,324 @@
+//! compute-sanitizer mode (`KERNELGATE_SANITIZE=memcheck|racecheck|synccheck|initcheck`, issue 11).
+//!
+//! Like ncu mode ([`crate::ncu::select`]), the suite starts one `compute-sanitizer --tool <tool>`
+//! process over the selected trials ([`run`]); it re-runs this test binary with [`CHILD_ENV`] set,
+//! and that child ([`child`]) performs each listed trial's checked run once (`program::compile` and
+//! `check::check_case`, not the timing loop), printing a marker line before and after it so that
+//! the tool's reports can be attributed to trials ([`parse`]). The parent then fails each trial the
+//! tool reported, with the report; its timing runs as usual.
+//!
+//! A trial whose kernel faults leaves the child's CUDA context unusable (a sticky error, CUDA C++
+//! Programming Guide, "Error Checking"), so the child stops there, and the parent starts a new
+//! sanitizer process for the trials not yet begun. A trial that runs past
+//! `KERNELGATE_KERNEL_TIMEOUT` (default [`crate::config::DEFAULT_KERNEL_TIMEOUT_S`]) has its
+//! process group killed, fails, and the rest go on in a new process.
+//!
+//! `KERNELGATE_ISOLATE=1` without a tool runs the same child directly, not under
+//! compute-sanitizer: crash isolation. A trial that faults, kills its process or hangs fails alone,
+//! with the CUDA error, and is not timed in the suite's own process; every other trial is timed
+//! there as usual, so the table and the CSV stay whole. What it cannot catch: a kernel that
+//! faults or hangs only in the timing loop and not in its checked run.
+
+pub mod parse;
+
+use crate::gpu::Gpu;
+use crate::{Case, Config, Error, Result, check};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+/// The compute-sanitizer tools `KERNELGATE_SANITIZE` accepts (Compute Sanitizer user manual,
+/// "Compute Sanitizer Tools").
+pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+
+/// Environment variable that tells the test binary it is the sanitized child: the listed trials
+/// (one per line), checked once each.
+pub const CHILD_ENV: &str = "KERNELGATE_SANITIZE_TRIALS";
+
+/// Exit code of a child that stopped after a CUDA error (its context may be unusable).
+pub const EXIT_CUDA_ERROR: i32 = 3;
+
+/// Reports shown per trial in its failure message; the log holds them all.
+const SHOWN_REPORTS: usize = 3;
+/// Detail lines shown per report.
+const SHOWN_DETAILS: usize = 6;
+
+/// The outcome of one sanitized run over the selection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sanitized {
+    /// The tool; `None` for an isolated child without one (`KERNELGATE_ISOLATE=1`).
+    pub tool: Option<String>,
+    /// The log of every sanitizer process of the run, one after another.
+    pub log: PathBuf,
+    /// Each selected trial's failure message; absent when the tool found nothing in it.
+    pub failures: BTreeMap<String, String>,
+    /// How many trials were checked clean.
+    pub clean: usize,
+    /// Trials the child did not finish (killed past the timeout, died, or stopped on a CUDA
+    /// error): the suite does not time them in its own process, where they would hang it or
+    /// leave its CUDA context unusable.
+    pub unfinished: std::collections::BTreeSet<String>,
+}
+
+/// How the checks of `tool` are named in messages: `compute-sanitizer --tool <tool>`, or
+/// `isolated child` without one.
+pub fn label(tool: Option<&str>) -> String {
+    tool.map_or_else(|| "isolated child".to_string(), |t| format!("compute-sanitizer --tool {t}"))
+}
+
+/// compute-sanitizer's arguments for sanitizing `program` with `tool` (pure; tested).
+/// `--print-limit 100` caps the reports per process; `--show-backtrace device` leaves out the
+/// host frames, which name the harness, not the kernel.
+pub fn args(tool: &str, program: &Path) -> Vec<String> {
+    ["--tool", tool, "--print-limit", "100", "--show-backtrace", "device"]
+        .map(String::from)
+        .into_iter()
+        .chain([program.display().to_string()])
+        .collect()
+}
+
+/// The failure message of one trial from what its stretch of the output held, or `None` when
+/// the tool reported nothing and the child finished it (pure; tested). `exit` says how the process
+/// ended, for a trial it did not finish.
+pub fn failure(tool: Option<&str>, name: &str, trial: &parse::Trial, exit: &str, log: &Path) -> Option<String> {
+    let mut lines = Vec::new();
+    for r in trial.reports.iter().take(SHOWN_REPORTS) {
+        lines.push(r.render(SHOWN_DETAILS));
+    }
+    if trial.reports.len() > SHOWN_REPORTS {
+        lines.push(format!("... {} more reports", trial.reports.len() - SHOWN_REPORTS));
+    }
+    match trial.ended.as_deref() {
+        None => lines.push(format!("the child did not finish this trial: {exit}")),
+        Some(outcome) if outcome.starts_with("error") => lines.push(format!("the checked run: {outcome}")),
+        _ => {}
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let count = trial.reports.len();
+    Some(format!(
+        "{name}: {}: {count} report{} (log {}):\n  {}",
+        label(tool),
+        if count == 1 { "" } else { "s" },
+        log.display(),
+        lines.join("\n").replace('\n', "\n  ")
+    ))
+}
+
+/// The compute-sanitizer executable: `KERNELGATE_SANITIZER_PATH`, else `compute-sanitizer` on
+/// PATH, else the CUDA toolkit's default install path.
+fn executable(config: &Config) -> PathBuf {
+    if let Some(p) = &config.sanitizer_path {
+        return p.clone();
+    }
+    let on_path = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join("compute-sanitizer").is_file()));
+    if on_path { PathBuf::from("compute-sanitizer") } else { PathBuf::from("/usr/local/cuda/bin/compute-sanitizer") }
+}
+
+/// Runs the `selected` trials' checked runs under `config.sanitize`'s tool, or (without one) as
+/// an isolated child, with `program` (this test binary) as the child; the processes' output goes
+/// to `log`.
+///
+/// # Errors
+/// [`Error::Unavailable`] when compute-sanitizer cannot be started (with the fix); [`Error::Io`]
+/// for the log.
+pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> Result<Sanitized> {
+    let tool = config.sanitize.clone();
+    let exe = match tool {
+        Some(_) => executable(config),
+        None => program.to_path_buf(),
+    };
+    let limit = Duration::from_secs_f64(config.kernel_timeout_s.unwrap_or(crate::config::DEFAULT_KERNEL_TIMEOUT_S));
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
+    }
+    let started = Instant::now();
+    println!("kernelgate: checking {} trials, {} (log {})", selected.len(), label(tool.as_deref()), log.display());
+    let mut remaining: Vec<String> = selected.iter().map(|s| s.to_string()).collect();
+    let mut failures = BTreeMap::new();
+    let mut clean = 0;
+    let mut unfinished = std::collections::BTreeSet::new();
+    let mut text_so_far = String::new();
+    while !remaining.is_empty() {
+        let part = log.with_extension(format!("part{}", failures.len() + clean));
+        let (text, exit) = one_process(&exe, tool.as_deref(), program, &remaining, &part, limit)?;
+        let _ = std::fs::remove_file(&part);
+        text_so_far += &text;
+        std::fs::write(&log, &text_so_far).map_err(Error::io(&log))?;
+        let parsed = parse::parse(&text);
+        if parsed.order.is_empty() {
+            let why =
+                format!("{} ended ({exit}) before it began a trial; see {}", label(tool.as_deref()), log.display());
+            for name in remaining.drain(..) {
+                unfinished.insert(name.clone());
+                failures.insert(name.clone(), format!("{name}: {why}"));
+            }
+            break;
+        }
+        for name in &parsed.order {
+            let ended = parsed.trials[name].ended.as_deref();
+            if ended.is_none_or(|e| e.starts_with("error")) {
+                unfinished.insert(name.clone());
+            }
+            match failure(tool.as_deref(), name, &parsed.trials[name], &exit, &log) {
+                Some(message) => {
+                    failures.insert(name.clone(), message);
+                }
+                None => clean += 1,
+            }
+        }
+        remaining.retain(|n| !parsed.trials.contains_key(n));
+        if !parsed.outside.is_empty() {
+            let shown: Vec<String> = parsed.outside.iter().map(|r| r.render(2)).collect();
+            println!("kernelgate: {} reported outside every trial:\n  {}", label(tool.as_deref()), shown.join("\n  "));
+        }
+    }
+    println!(
+        "kernelgate: {}: {} of {} trials failed, in {:.1} s",
+        label(tool.as_deref()),
+        failures.len(),
+        selected.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(Sanitized { tool, log, failures, clean, unfinished })
+}
+
+/// One sanitizer process over `trials`, output into `part`; kills its process group when one trial
+/// runs past `limit`. Returns the output and how the process ended, in words.
+fn one_process(
+    exe: &Path,
+    tool: Option<&str>,
+    program: &Path,
+    trials: &[String],
+    part: &Path,
+    limit: Duration,
+) -> Result<(String, String)> {
+    use std::os::unix::process::CommandExt;
+    let file = std::fs::File::create(part).map_err(Error::io(part))?;
+    let err = file.try_clone().map_err(Error::io(part))?;
+    let mut child = Command::new(exe)
+        .args(tool.map(|t| args(t, program)).unwrap_or_default())
+        .env(CHILD_ENV, trials.join("\n"))
+        .stdout(Stdio::from(file))
+        .stderr(Stdio::from(err))
+        .process_group(0)
+        .spawn()
+        .map_err(|e| {
+            Error::Unavailable(format!(
+                "{} could not be started ({e}); for KERNELGATE_SANITIZE install the CUDA toolkit's \
+                 compute-sanitizer or set KERNELGATE_SANITIZER_PATH",
+                exe.display()
+            ))
+        })?;
+    let mut last_begin: (usize, Instant) = (0, Instant::now());
+    let exit = loop {
+        if let Some(status) = child.try_wait().map_err(Error::io(exe))? {
+            break format!("{status}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let text = std::fs::read_to_string(part).unwrap_or_default();
+        let begun = text.matches(parse::BEGIN).count();
+        if begun != last_begin.0 {
+            last_begin = (begun, Instant::now());
+        } else if begun > 0 && last_begin.1.elapsed() > limit {
+            // The whole process group this function created: compute-sanitizer and the child under it.
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
+            let _ = child.wait();
+            break format!("killed after {:.0} s in one trial (KERNELGATE_KERNEL_TIMEOUT)", limit.as_secs_f64());
+        }
+    };
+    let text = std::fs::read_to_string(part).map_err(Error::io(part))?;
+    Ok((text, exit))
+}
+
+/// The sanitized child: each trial named in `list` (one per line), compiled and checked once on
+/// the first device of `KERNELGATE_DEVICES`, between [`parse::BEGIN`] and [`parse::END`] lines.
+/// Stops with [`EXIT_CUDA_ERROR`] after a trial that ends in a CUDA error: the context may be
+/// unusable, and the parent goes on in a new process.
+pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
+    use std::io::Write;
+    let ordinal = match &config.devices {
+        crate::config::Devices::List(list) => list[0],
+        crate::config::Devices::All => 0,
+    };
+    let gpu = match Gpu::open_with(ordinal, false) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            eprintln!("kernelgate (sanitized child): {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for name in list.lines().filter(|l| !l.is_empty()) {
+        println!("{}{name}", parse::BEGIN);
+        let Some(case) = all.iter().find(|c| c.name() == name) else {
+            println!("{}{name}: error: no case of this name", parse::END);
+            continue;
+        };
+        let checked = crate::program::compile(&gpu, case)
+            .and_then(|compiled| check::check_case(&gpu, case, &compiled, crate::ncu::select::PROFILE_SEED));
+        let (outcome, stop) = match checked {
+            Ok(Ok(_)) => ("ok".to_string(), false),
+            Ok(Err(message)) => (format!("check failed: {}", message.replace('\n', " ")), false),
+            Err(e) => (format!("error: {}", e.to_string().replace('\n', " ")), true),
+        };
+        println!("{}{name}: {outcome}", parse::END);
+        let _ = std::io::stdout().flush();
+        // compute-sanitizer's front end writes the reports into the same file as this process:
+        // a pause lets a report of this trial land before the next trial's marker. An isolated
+        // child (no tool) has no front end and does not pause.
+        if config.sanitize.is_some() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        if stop {
+            return ExitCode::from(EXIT_CUDA_ERROR as u8);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_names_the_tool_and_the_program() {
+        let a = args("racecheck", Path::new("/bin/kernels")).join(" ");
+        assert_eq!(a, "--tool racecheck --print-limit 100 --show-backtrace device /bin/kernels");
+    }
+
+    #[test]
+    fn a_trial_fails_with_its_reports_or_when_it_did_not_finish() {
+        let log = Path::new("/out/r-sanitize.log");
+        let clean = parse::Trial { reports: vec![], ended: Some("ok".into()) };
+        assert_eq!(failure(Some("memcheck"), "a/b/1", &clean, "exit status: 0", log), None);
+        let checked_wrong = parse::Trial { reports: vec![], ended: Some("check failed: a/b/1: 3 of 4 differ".into()) };
+        assert_eq!(
+            failure(Some("memcheck"), "a/b/1", &checked_wrong, "exit status: 0", log),
+            None,
+            "the suite's check says it"
+        );
+        let reported = parse::Trial {
+            reports: vec![parse::Report {
+                header: "Invalid __global__ write of size 4 bytes".into(),
+                details: vec!["at oob_write+0x90".into()],
+            }],
+            ended: Some("ok".into()),
+        };
+        let m = failure(Some("memcheck"), "planted/oob_write/4096", &reported, "exit status: 0", log).unwrap();
+        assert_eq!(
+            m,
+            "planted/oob_write/4096: compute-sanitizer --tool memcheck: 1 report (log /out/r-sanitize.log):\n  \
+             Invalid __global__ write of size 4 bytes\n      at oob_write+0x90"
+        );
+        let killed = parse::Trial { reports: vec![], ended: None };
+        let m = failure(Some("memcheck"), "planted/hang/4096", &killed, "killed after 5 s", log).unwrap();
+        assert!(m.ends_with("the child did not finish this trial: killed after 5 s"), "{m}");
+        let died = parse::Trial { reports: vec![], ended: Some("error: CUDA_ERROR_MISALIGNED_ADDRESS".into()) };
+        let m = failure(None, "planted/misaligned_load/4096", &died, "exit status: 3", log).unwrap();
+        assert!(m.starts_with("planted/misaligned_load/4096: isolated child: 0 reports"), "{m}");
+        assert!(m.ends_with("the checked run: error: CUDA_ERROR_MISALIGNED_ADDRESS"), "{m}");
+    }
+}
