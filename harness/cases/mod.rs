@@ -150,7 +150,14 @@ pub(crate) fn assert_references_fit(cases: &[Case]) {
         let out = (c.reference)(&inputs);
         let lens: Vec<usize> = c.params.iter().filter(|p| p.is_compared()).map(Param::elements).collect();
         let got: Vec<usize> = out.iter().map(|d| d.bytes() / 4).collect();
-        assert_eq!(got, lens, "{}", c.name());
+        assert_eq!(
+            got,
+            lens,
+            "{}: the reference returned buffers of these lengths (left), the compared parameters \
+             (Out, InOut, Zeroed, host destinations) have these (right); return one buffer per compared \
+             parameter, in parameter order",
+            c.name()
+        );
         assert_program_fits(c);
     }
 }
@@ -170,7 +177,11 @@ pub(crate) fn assert_program_fits(c: &Case) {
                     match *a {
                         Arg::Slot(i) => assert!(
                             i < c.params.len() && !matches!(c.params[i], Param::Host { .. }),
-                            "{name}: argument slot {i}"
+                            "{name}: {} (a launch in its program) takes Arg::Slot({i}), but the case has {} \
+                             slots (0..{}) and a kernel cannot take a host buffer; name a slot of .params([...])",
+                            kernel.entry,
+                            c.params.len(),
+                            c.params.len()
                         ),
                         Arg::At { slot, offset } => {
                             assert!(device(slot) && offset < c.params[slot].elements(), "{name}: argument {a:?}")
