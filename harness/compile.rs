@@ -147,6 +147,25 @@ pub fn ptx_entries(ptx: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Parameters of each entry point in `ptx`, by name: the `.param` declarations between `.entry
+/// name(` and the closing `)` (PTX ISA, "Kernel Function Parameters"). A kernel launched with
+/// another number of arguments reads garbage or faults; the compile trials check every case's
+/// launches against these counts without a GPU.
+pub fn ptx_param_counts(ptx: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry ") {
+        let after = &rest[at + ".entry ".len()..];
+        let name: String = after.chars().take_while(|c| !matches!(c, '(' | ' ' | '\n' | '\r' | '\t')).collect();
+        let Some(open) = after.find('(') else { break };
+        let Some(close) = after[open..].find(')') else { break };
+        let list = &after[open + 1..open + close];
+        out.insert(name, list.matches(".param").count());
+        rest = &after[open + close..];
+    }
+    out
+}
+
 /// Compiles `source` for `arch` and checks that the PTX holds exactly the entry points that
 /// `build.rs` listed; the body of the `compile/<file>/<arch>` trials, which need no GPU.
 ///
@@ -160,6 +179,24 @@ pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameters_are_counted_per_entry() {
+        let ptx = "
+.visible .entry copy(
+\t.param .u64 .ptr .align 1 copy_param_0,
+\t.param .u64 .ptr .align 1 copy_param_1,
+\t.param .u32 copy_param_2
+)
+{ ret; }
+.visible .entry __launch_bounds_kernel()
+.maxntid 256
+{ ret; }
+";
+        let counts = ptx_param_counts(ptx);
+        assert_eq!(counts.get("copy"), Some(&3));
+        assert_eq!(counts.get("__launch_bounds_kernel"), Some(&0));
+    }
 
     #[test]
     fn ptx_entries_reads_visible_entries() {

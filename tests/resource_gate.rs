@@ -36,7 +36,8 @@ fn source(n: u32, bounds: &str) -> KernelSource {
 fn check(source: &KernelSource, baselines: &Path, bless: bool) -> Checked {
     let launches =
         [LaunchShape { kernel: Kernel { file: FILE, entry: "accumulate" }, block: BLOCK, shared_dynamic: 0 }];
-    let trial = FileTrial { source, arch: "sm_90", launches: &launches, baselines, bless, files: &[FILE] };
+    let trial =
+        FileTrial { source, arch: "sm_90", launches: &launches, baselines, bless, files: &[FILE], arities: &[] };
     resources::check_file(&trial).expect("NVRTC compiles the file")
 }
 

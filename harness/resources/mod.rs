@@ -147,6 +147,33 @@ pub struct FileTrial<'a> {
     /// Every kernel file that exists; the trial of the first (in sorted order) also answers for
     /// the table's rows of files that no longer exist.
     pub files: &'a [&'a str],
+    /// Every launch's argument count, with its trial ([`arities`]): checked against the PTX's
+    /// parameter lists.
+    pub arities: &'a [Arity],
+}
+
+/// How many arguments one launch of a case passes to its kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arity {
+    /// The entry point launched.
+    pub kernel: Kernel,
+    /// Arguments passed.
+    pub args: usize,
+    /// The case's trial name.
+    pub trial: String,
+}
+
+/// The [`Arity`] of every launch of `cases`.
+pub fn arities(cases: &[Case]) -> Vec<Arity> {
+    let mut out = Vec::new();
+    for c in cases {
+        for step in &c.steps {
+            if let crate::case::Step::Launch { kernel, args, .. } = step {
+                out.push(Arity { kernel: *kernel, args: args.len(), trial: c.name() });
+            }
+        }
+    }
+    out
 }
 
 /// What one compile trial found.
@@ -209,6 +236,21 @@ pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
     };
     if let Err(mismatch) = compile::check_entries(source, trial.arch, &ptx) {
         checked.failures.push(mismatch);
+        return Ok(checked);
+    }
+    let declared = compile::ptx_param_counts(&ptx);
+    for a in trial.arities.iter().filter(|a| a.kernel.file == source.file) {
+        if let Some(&n) = declared.get(a.kernel.entry)
+            && n != a.args
+        {
+            checked.failures.push(format!(
+                "{}: launches {} with {} argument(s), but kernels/{} declares {n} parameter(s); \
+                 list one Arg (or, in Case::new, one Param) per kernel parameter, in order",
+                a.trial, a.kernel.entry, a.args, source.file
+            ));
+        }
+    }
+    if !checked.failures.is_empty() {
         return Ok(checked);
     }
     let Some(limits) = limits(trial.arch) else {
@@ -397,6 +439,38 @@ mod tests {
         assert_eq!(render(&[]), "");
     }
 
+    /// Where NVRTC is found, a launch with fewer arguments than the kernel's parameters fails the
+    /// compile trial with the trial, the kernel and both counts.
+    #[test]
+    fn a_launch_with_the_wrong_argument_count_fails() {
+        if let Err(e) = compile::nvrtc_available() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "{e}");
+            eprintln!("skipped: {e}");
+            return;
+        }
+        let text =
+            "extern \"C\" __global__ void one(const float* x, float* y, int n) { if (threadIdx.x < n) y[0] = x[0]; }\n";
+        let source = KernelSource { file: "one.cu", source: text, sha256: "", entries: &["one"] };
+        let kernel = Kernel { file: "one.cu", entry: "one" };
+        let tmp = tempfile::tempdir().unwrap();
+        let arities = [Arity { kernel, args: 2, trial: "one/short/1".into() }];
+        let trial = FileTrial {
+            source: &source,
+            arch: "sm_90",
+            launches: &[],
+            baselines: tmp.path(),
+            bless: false,
+            files: &["one.cu"],
+            arities: &arities,
+        };
+        let failure = check_file(&trial).unwrap().failure().unwrap();
+        assert!(
+            failure
+                .contains("one/short/1: launches one with 2 argument(s), but kernels/one.cu declares 3 parameter(s)"),
+            "{failure}"
+        );
+    }
+
     /// Where NVRTC is found (CI: KERNELGATE_REQUIRE_NVRTC=1), a kernel with an unrolled accumulator
     /// array uses more registers than one with a single accumulator, and bless then gate against
     /// the same build passes.
@@ -420,6 +494,7 @@ mod tests {
             baselines: tmp.path(),
             bless,
             files: &["one.cu"],
+            arities: &[],
         };
         let first = check_file(&trial(false)).unwrap();
         assert!(first.failure().unwrap().contains("does not exist: bless it"), "{:?}", first.failure());

@@ -257,13 +257,14 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
         gated.extend(cases::planted::cases());
     }
     let launches = Arc::new(resources::launches(&gated));
+    let arities = Arc::new(resources::arities(&gated));
     for source in SOURCES {
         for arch in COMPILE_ARCHS {
             let name = format!("compile/{}/{arch}", source.file);
-            let (s, l) = (Arc::clone(suite), Arc::clone(&launches));
+            let (s, l, a) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities));
             trials.push(Trial::ignorable_test(
                 name.clone(),
-                noted(suite, name, move || compile_trial(&s, &l, source, arch)),
+                noted(suite, name, move || compile_trial(&s, &l, &a, source, arch)),
             ));
         }
     }
@@ -284,6 +285,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
 fn compile_trial(
     suite: &Suite,
     launches: &[resources::LaunchShape],
+    arities: &[resources::Arity],
     source: &'static KernelSource,
     arch: &str,
 ) -> Result<Completion, Failed> {
@@ -296,6 +298,7 @@ fn compile_trial(
         baselines: &baselines,
         bless: suite.config.bless,
         files: &files,
+        arities,
     };
     match resources::check_file(&trial) {
         Ok(checked) => {
