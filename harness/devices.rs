@@ -212,3 +212,14 @@ impl Pool {
         }
     }
 }
+
+/// Opens the first device of `KERNELGATE_DEVICES` without the copy-bandwidth probe, for a child
+/// process that re-runs checked launches under a tool (ncu's profiled child, the sanitized or
+/// isolated child); prints the error as `kernelgate (<who>): ...` and returns `None` when it fails.
+pub fn open_child_gpu(config: &crate::Config, who: &str) -> Option<crate::gpu::Gpu> {
+    let ordinal = match &config.devices {
+        crate::config::Devices::List(list) => list[0],
+        crate::config::Devices::All => 0,
+    };
+    crate::gpu::Gpu::open_with(ordinal, false).map_err(|e| eprintln!("kernelgate ({who}): {e}")).ok()
+}

@@ -12,7 +12,6 @@
 use super::metrics;
 use super::profile::{self, Profiled};
 use super::run::{CHILD_ENV, Session};
-use crate::gpu::Gpu;
 use crate::{Case, Config, Error, Result, check, measure};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -83,17 +82,7 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
 /// its NVTX ranges, on inputs from [`PROFILE_SEED`], on the first device of
 /// `KERNELGATE_DEVICES`. Exit code 1 when a trial is unknown, fails its check or errs.
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
-    let ordinal = match &config.devices {
-        crate::config::Devices::List(list) => list[0],
-        crate::config::Devices::All => 0,
-    };
-    let gpu = match Gpu::open_with(ordinal, false) {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            eprintln!("kernelgate (profiled child): {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child") else { return ExitCode::FAILURE };
     let mut failed = false;
     for name in list.lines().filter(|l| !l.is_empty()) {
         let Some(case) = all.iter().find(|c| c.name() == name) else {

@@ -21,7 +21,6 @@
 
 pub mod parse;
 
-use crate::gpu::Gpu;
 use crate::{Case, Config, Error, Result, check};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -240,17 +239,7 @@ fn one_process(
 /// unusable, and the parent goes on in a new process.
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     use std::io::Write;
-    let ordinal = match &config.devices {
-        crate::config::Devices::List(list) => list[0],
-        crate::config::Devices::All => 0,
-    };
-    let gpu = match Gpu::open_with(ordinal, false) {
-        Ok(gpu) => gpu,
-        Err(e) => {
-            eprintln!("kernelgate (sanitized child): {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(gpu) = crate::devices::open_child_gpu(config, "sanitized child") else { return ExitCode::FAILURE };
     for name in list.lines().filter(|l| !l.is_empty()) {
         println!("{}{name}", parse::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {
