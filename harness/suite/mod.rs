@@ -16,16 +16,17 @@
 //! builds only what it runs.
 
 mod results;
+mod verdict;
+use verdict::{check_counters, decided_by, effect_floor, judge, other_gpu_note, sanitize_failure, sanitized};
 
 use crate::ab::{self, AbResult};
 use crate::case::Case;
 use crate::devices::{Lease, Pool};
-use crate::expect::{Outcome, check_all};
 use crate::gate::baseline::Baseline;
-use crate::gate::{Base, CounterBase, Decided, Judged, Now, Policy, TimeUnit, Verdict};
+use crate::gate::{Judged, Policy};
 use crate::gpu::Gpu;
 use crate::history;
-use crate::measure::{Samples, measure_cold, nvtx_ranges};
+use crate::measure::{measure_cold, nvtx_ranges};
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
@@ -331,33 +332,6 @@ where
     }
 }
 
-/// `result` with the trial's compute-sanitizer failure added, when the sanitizer mode found one
-/// and [`finish`] has not already included it.
-fn sanitized(suite: &Suite, case: &Case, result: Result<Completion, Failed>) -> Result<Completion, Failed> {
-    let Some(found) = sanitize_failure(suite, case) else { return result };
-    match result {
-        Err(f) if f.message().is_some_and(|m| m.contains(&found)) => Err(f),
-        Err(f) => Err(format!("{}\n{found}", f.message().unwrap_or("failed")).into()),
-        Ok(Completion::Ignored { reason }) if suite.no_gpu.is_some() => Ok(Completion::Ignored { reason }),
-        Ok(_) => Err(found.into()),
-    }
-}
-
-/// The compute-sanitizer failure of `case`, when `KERNELGATE_SANITIZE` is set and the tool
-/// reported it (or the sanitizer run itself failed).
-fn sanitize_failure(suite: &Suite, case: &Case) -> Option<String> {
-    if suite.config.sanitize.is_none() && !suite.config.isolate {
-        return None;
-    }
-    match suite.sanitized.get() {
-        None => {
-            Some(format!("{}: no checked child ran (KERNELGATE_SANITIZE or KERNELGATE_ISOLATE; no GPU?)", case.name()))
-        }
-        Some(Err(e)) => Some(format!("{}: the checked child could not run: {e}", case.name())),
-        Some(Ok(s)) => s.failures.get(&case.name()).cloned(),
-    }
-}
-
 /// One GPU trial: check, measurement, verdict (against the baseline, or the A/B revision), counter
 /// expectations.
 fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
@@ -471,131 +445,6 @@ fn finish(
         (Some(expected), None) => Err(expected.into()),
         (Some(expected), Some(gate)) => Err(format!("{expected}\n{gate}").into()),
     }
-}
-
-/// `time`, `counter <metric>` or `conditions`: the run CSV's `decided_by`.
-fn decided_by(decided: &Decided) -> String {
-    match decided {
-        Decided::Conditions => "conditions".into(),
-        Decided::Time => "time".into(),
-        Decided::Counter(m) => format!("counter {}", m.metric),
-    }
-}
-
-/// The effect floor the gate will judge `case` with, for the precision stopping rule: the
-/// calibrated floor, else the baseline's per-sample floor, else `KERNELGATE_MIN_EFFECT`.
-fn effect_floor(suite: &Suite, case: &Case, gpu: &Gpu) -> f64 {
-    let policy = suite.policy();
-    let Some(Ok(base)) = suite.baseline.get() else { return policy.effect_floor };
-    let name = case.name();
-    match (base.run_to_run(&name), base.samples(&name)) {
-        (Some(r), _) => policy.run_to_run_floor(r.rsd, suite.tests()),
-        (None, Some(samples)) if base.time(&name).is_some() && gpu.facts.gpu_key == key_of(base) => {
-            policy.min_effect(samples)
-        }
-        _ => policy.effect_floor,
-    }
-}
-
-/// The GPU key of a baseline: its folder's name.
-fn key_of(base: &Baseline) -> String {
-    base.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-}
-
-/// A trial's verdict against its baseline. `Err` when the baseline cannot be used at all (a
-/// corrupt file): that is a harness error, not a verdict.
-fn judge(suite: &Suite, case: &Case, samples: &Samples, gpu: &Gpu) -> Result<Judged, String> {
-    let name = case.name();
-    let (kept, _) = samples.kept();
-    let invalid = samples.invalid_reason();
-    let counters = match suite.profiled.get() {
-        Some(Ok(p)) => p.values.get(&name),
-        _ => None,
-    };
-    let baseline = match suite.baseline.get() {
-        Some(Ok(b)) => Some(b),
-        Some(Err(e)) => return Err(e.clone()),
-        None => None,
-    };
-    let entry = baseline.and_then(|b| Some((b, b.time(&name)?, b.samples(&name)?)));
-    let cycles = suite.config.compare_cycles;
-    let (now, base_unit) = match (cycles, samples.kept_cycles(), entry.and_then(|(_, e, _)| e.sm_clock_mhz)) {
-        (false, _, _) => (kept, 1.0),
-        // The baseline keeps seconds and its median SM clock: its cycles are approximate.
-        (true, Some(now), Some(mhz)) => (now, mhz * 1e6),
-        (true, ..) => {
-            let why = "KERNELGATE_COMPARE=cycles needs SM clocks (NVML) in this run and the baseline";
-            return Ok(Judged {
-                verdict: Verdict::Invalid,
-                decided: Decided::Conditions,
-                comparison: None,
-                moved: Vec::new(),
-                reason: why.into(),
-            });
-        }
-    };
-    let base_samples: Vec<f64> = entry.map(|(_, _, s)| s.iter().map(|x| x * base_unit).collect()).unwrap_or_default();
-    let reference = entry.map(|(b, e, _)| Base {
-        samples: &base_samples,
-        median: e.median * base_unit,
-        spread: b.run_to_run(&name).map(|r| (r.rsd, r.runs)),
-        counters: b
-            .counters(&name)
-            .map(|c| CounterBase { metric: &c.metric, value: c.median, rsd: b.spread(&name, &c.metric).map(|s| s.rsd) })
-            .collect(),
-        invalid: None,
-    });
-    let now = Now { samples: &now, median: None, invalid: invalid.as_deref(), counters };
-    let unit = if cycles { TimeUnit::Cycles } else { TimeUnit::Seconds };
-    crate::gate::judge(&now, reference.as_ref(), &suite.policy(), suite.tests(), unit)
-        .map_err(|e| format!("{name}: {e}"))
-        .map(|j| if entry.is_some() { j } else { no_baseline(j, baseline, &name, gpu) })
-}
-
-/// A no-baseline verdict's reason, naming the folder looked in.
-fn no_baseline(mut j: Judged, baseline: Option<&Baseline>, name: &str, gpu: &Gpu) -> Judged {
-    if j.verdict == Verdict::NoBaseline {
-        j.reason = match baseline {
-            Some(b) => format!("no entry for {name} in {}", b.dir.display()),
-            None => format!("no baseline loaded for {}", gpu.facts.gpu_key),
-        };
-    }
-    j
-}
-
-/// When the baseline entry of `case` was blessed on another physical GPU than `gpu`, a sentence
-/// saying so (one baseline holds for the GPU it was blessed on: baselines/nvidia-h200-sm90/
-/// BENCHMARK.md, "A second machine").
-fn other_gpu_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<String> {
-    let Some(Ok(base)) = suite.baseline.get() else { return None };
-    let entry = base.time(&case.name())?;
-    (entry.gpu_uuid != gpu.facts.uuid).then(|| {
-        let blessed = if entry.gpu_uuid.is_empty() { "an unrecorded GPU".to_string() } else { entry.gpu_uuid.clone() };
-        format!(
-            "the baseline was blessed on another physical GPU ({blessed}; this run: {}): medians of one kernel \
-             differed by -5.8 to +2.9 % between two H200s; bless on the machine that gates, or use KERNELGATE_AB",
-            gpu.facts.uuid
-        )
-    })
-}
-
-/// Checks `case`'s counter expectations against this run's ncu values.
-fn check_counters(suite: &Suite, case: &Case) -> Result<(), String> {
-    if case.kernels().is_empty() && !case.uses_cublas() {
-        // A program of copies only: ncu profiles kernels, so there is nothing to check.
-        return Ok(());
-    }
-    let profiled = suite.profiled.get().ok_or("KERNELGATE_NCU=1 but no ncu session ran")?.as_ref()?;
-    let name = case.name();
-    let values = profiled.values.get(&name).ok_or_else(|| {
-        format!("{name}: ncu profiled no kernel inside this trial's NVTX ranges (report {})", profiled.report.display())
-    })?;
-    let checked = check_all(&case.expectations, values, |variant| profiled.values.get(&case.sibling(variant)));
-    if checked.iter().all(|c| matches!(c.outcome, Outcome::Pass(_))) {
-        return Ok(());
-    }
-    let lines: Vec<String> = checked.iter().map(|c| format!("  {c}")).collect();
-    Err(format!("{name}: counter expectations (ncu, report {}):\n{}", profiled.report.display(), lines.join("\n")))
 }
 
 /// The `kernels` test binary's `main`: parse libtest flags, profile with ncu if asked, run the
