@@ -203,10 +203,12 @@ pub fn measure_cold(
     let mut cadence = Cadence::default();
     loop {
         gpu.flush_l2()?;
-        start.record(gpu.stream()).map_err(Error::driver(doing))?;
+        // The error is built inside a closure, only on failure: an allocation between the launch and
+        // the stop event would be timed whenever the GPU finishes first (tiny programs).
+        start.record(gpu.stream()).map_err(|e| Error::driver(doing)(e))?;
         launch()?;
-        stop.record(gpu.stream()).map_err(Error::driver(doing))?;
-        let s = f64::from(start.elapsed_ms(&stop).map_err(Error::driver(doing))?) / 1e3;
+        stop.record(gpu.stream()).map_err(|e| Error::driver(doing)(e))?;
+        let s = f64::from(start.elapsed_ms(&stop).map_err(|e| Error::driver(doing)(e))?) / 1e3;
         seconds.push(s);
         clocks.push(gpu.clock_sample());
         running.push(s);
@@ -295,10 +297,10 @@ pub fn measure_pairs(
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
     let time = |launch: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
         gpu.flush_l2()?;
-        start.record(gpu.stream()).map_err(Error::driver(doing))?;
+        start.record(gpu.stream()).map_err(|e| Error::driver(doing)(e))?;
         launch()?;
-        stop.record(gpu.stream()).map_err(Error::driver(doing))?;
-        Ok(f64::from(start.elapsed_ms(&stop).map_err(Error::driver(doing))?) / 1e3)
+        stop.record(gpu.stream()).map_err(|e| Error::driver(doing)(e))?;
+        Ok(f64::from(start.elapsed_ms(&stop).map_err(|e| Error::driver(doing)(e))?) / 1e3)
     };
     let begun = Instant::now();
     let (mut a, mut b, mut a_first, mut clocks) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

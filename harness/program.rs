@@ -14,7 +14,7 @@ use crate::case::{Arg, Case, HostData, Launch, Param, Step};
 use crate::gpu::{DeviceData, Gpu};
 use crate::{Error, Kernel, Result};
 use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCaptureMode};
-use cudarc::driver::{CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 
 /// The functions of a program: one per [`Step::Launch`], in step order.
@@ -115,6 +115,9 @@ pub struct Bound {
     slots: Vec<Slot>,
     /// Streams 1.. of the program (stream 0 is the timing stream, or the capture stream).
     side: Vec<Arc<CudaStream>>,
+    /// With side streams: the event they wait on at the program's start, and one per side stream
+    /// that stream 0 waits on at its end; made once here, not per run (timing disabled).
+    events: Option<(CudaEvent, Vec<CudaEvent>)>,
     /// The captured program of a graph case, made on the first run.
     graph: Option<(Arc<CudaStream>, CudaGraph)>,
     /// The cuBLAS handle of a program with a [`Step::Sgemm`].
@@ -196,7 +199,13 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
     } else {
         None
     };
-    Ok(Bound { slots, side, graph: None, blas })
+    let events = if side.is_empty() {
+        None
+    } else {
+        let event = || gpu.context().new_event(None).map_err(Error::driver("creating the program's stream events"));
+        Some((event()?, side.iter().map(|_| event()).collect::<Result<Vec<_>>>()?))
+    };
+    Ok(Bound { slots, side, events, graph: None, blas })
 }
 
 impl Bound {
@@ -249,25 +258,27 @@ pub fn run(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bound) -> Re
     // SAFETY: the executable graph is owned by `bound` and outlives the launch; the timing stream
     // belongs to the same context.
     unsafe { cudarc::driver::result::graph::launch(graph.cu_graph_exec(), gpu.stream().cu_stream()) }
-        .map_err(Error::driver(format!("launching the graph of {}", case.name())))
+        .map_err(failed(case, || "launching its graph".to_string()))
 }
 
 /// Enqueues the program on `base` (stream 0) and the bound side streams.
 fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Arc<CudaStream>) -> Result<()> {
-    let name = case.name();
+    // Every error message is built only on failure: this runs once per timed sample, and the
+    // launch family measures exactly this path's overhead.
     for (p, slot) in case.params.iter().zip(&bound.slots) {
         if let (Param::Zeroed { .. }, Slot::Device(d)) = (p, slot) {
             let (ptr, bytes) = d.raw(base);
             // SAFETY: `ptr` addresses a live allocation of `bytes` bytes owned by `bound`.
             unsafe { cudarc::driver::result::memset_d8_async(ptr, 0, bytes, base.cu_stream()) }
-                .map_err(Error::driver(format!("{name}: zeroing an output")))?;
+                .map_err(failed(case, || "zeroing an output".into()))?;
         }
     }
-    let join = |waiter: &CudaStream, on: &CudaStream| {
-        waiter.join(on).map_err(Error::driver(format!("{name}: ordering the program's streams")))
-    };
-    for s in &bound.side {
-        join(s, base)?;
+    let ordering = || "ordering the program's streams".to_string();
+    if let Some((fork, _)) = &bound.events {
+        fork.record(base).map_err(failed(case, ordering))?;
+        for s in &bound.side {
+            s.wait(fork).map_err(failed(case, ordering))?;
+        }
     }
     let stream_of = |i: usize| if i == 0 { base } else { &bound.side[i - 1] };
     let mut funcs = compiled.funcs.iter();
@@ -277,27 +288,40 @@ fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Ar
             Step::Launch { kernel, launch, args, .. } => {
                 let func = funcs.next().expect("one function per launch");
                 launch_one(gpu, stream, func, launch, args, case, bound)
-                    .map_err(Error::driver(format!("{name}: launching {} (step {index})", kernel.entry)))?;
+                    .map_err(failed(case, || format!("launching {} (step {index})", kernel.entry)))?;
             }
             Step::Copy { from, from_offset, to, to_offset, elems, .. } => {
                 copy(stream, &bound.slots[*from], *from_offset, &bound.slots[*to], *to_offset, *elems)
-                    .map_err(Error::driver(format!("{name}: copying parameter {from} to {to} (step {index})")))?;
+                    .map_err(failed(case, || format!("copying parameter {from} to {to} (step {index})")))?;
             }
             Step::Sgemm { a, b, c, m, n, k } => {
                 let blas = bound.blas.as_ref().expect("bind creates the handle of a program that calls cuBLAS");
                 let ptr = |slot: usize| match &bound.slots[slot] {
                     Slot::Device(d) => d.raw(stream).0,
-                    _ => panic!("{name}: cuBLAS operand slot {slot} is not a device buffer"),
+                    _ => panic!("{}: cuBLAS operand slot {slot} is not a device buffer", case.name()),
                 };
-                sgemm(blas, stream, (ptr(*a), ptr(*b), ptr(*c)), (*m, *n, *k))
-                    .map_err(|e| Error::Unavailable(format!("{name}: cublasSgemm (step {index}) failed: {e:?}")))?;
+                sgemm(blas, stream, (ptr(*a), ptr(*b), ptr(*c)), (*m, *n, *k)).map_err(|e| {
+                    Error::Unavailable(format!("{}: cublasSgemm (step {index}) failed: {e:?}", case.name()))
+                })?;
             }
         }
     }
-    for s in &bound.side {
-        join(base, s)?;
+    if let Some((_, joins)) = &bound.events {
+        for (s, done) in bound.side.iter().zip(joins) {
+            done.record(s).map_err(failed(case, ordering))?;
+            base.wait(done).map_err(failed(case, ordering))?;
+        }
     }
     Ok(())
+}
+
+/// The error of a failed driver call of `case`'s program; `doing` runs only on failure, so the
+/// message costs nothing on the timed path.
+fn failed<'a>(
+    case: &'a Case,
+    doing: impl FnOnce() -> String + 'a,
+) -> impl FnOnce(cudarc::driver::DriverError) -> Error + 'a {
+    move |source| Error::Driver { doing: format!("{}: {}", case.name(), doing()), source }
 }
 
 /// A kernel argument ready for the launch builder.
