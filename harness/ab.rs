@@ -141,9 +141,12 @@ pub fn run_case(
         &compiled_a.module_sha256[..12],
         &module_b[..12]
     );
-    let checked_a = check::check_case(gpu, case, &compiled_a, seed).map_err(harness_error)?;
+    let checked_a =
+        check::check_case(gpu, case, &compiled_a, seed, check::SharedStart::Poisoned).map_err(harness_error)?;
     let mut bound_a = checked_a.map_err(|m| Failed::from(format!("A ({list} at {}): {m}", revision.rev)))?;
-    let mut bound = check::check_case(gpu, case, &compiled_b, seed).map_err(harness_error)?.map_err(Failed::from)?;
+    let mut bound = check::check_case(gpu, case, &compiled_b, seed, check::SharedStart::Poisoned)
+        .map_err(harness_error)?
+        .map_err(Failed::from)?;
     let ranges = nvtx_ranges(case);
     // Each version replays its own bound buffers (a graph captures its buffers' addresses); both
     // hold the same inputs, drawn from the trial's seed.

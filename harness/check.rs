@@ -193,29 +193,84 @@ pub fn describe(case: &Case, param_index: usize, m: &Mismatch, seed: u64) -> Str
     )
 }
 
+/// What shared memory holds when a checked run starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedStart {
+    /// 0xFF bytes on every SM ([`crate::shared_poison`]): the suite's, the A/B and the checked
+    /// children's checks.
+    Poisoned,
+    /// Whatever the last kernel left: the ncu-profiled child's, where every launch inside the
+    /// trial's NVTX ranges is profiled, so a fill launch would be counted with the trial's kernels.
+    AsLeft,
+}
+
 /// Draws `case`'s inputs from the trial's seed (`run_seed` mixed with the trial name), binds its
-/// buffers (outputs poisoned), runs its program once and compares every element of every compared
+/// buffers (outputs poisoned), fills every SM's shared memory with 0xFF bytes
+/// ([`crate::shared_poison`]) unless `start` is [`SharedStart::AsLeft`], runs its program once and compares every element of every compared
 /// buffer with the reference. Returns the bound buffers (ready for timing the same program),
 /// `Ok(Err(message))` for a wrong result (the message names the buffer, element, values and seed),
 /// or `Err` for a harness or driver error.
 ///
+/// A wrong result is run once more on fresh buffers after a fill with zeros; when that run is right,
+/// the message says that the kernel reads shared memory before writing it.
+///
 /// # Errors
 /// [`crate::Error::Driver`] when an upload, a step or a download fails.
-pub fn check_case(gpu: &Gpu, case: &Case, compiled: &Compiled, run_seed: u64) -> crate::Result<Result<Bound, String>> {
+pub fn check_case(
+    gpu: &Gpu,
+    case: &Case,
+    compiled: &Compiled,
+    run_seed: u64,
+    start: SharedStart,
+) -> crate::Result<Result<Bound, String>> {
     let seed = trial_seed(run_seed, &case.name());
     let host: Vec<HostData> =
         case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect();
-    let mut bound = program::bind(gpu, case, &host)?;
+    let expected = std::cell::OnceCell::new();
+    let reference = || expected.get_or_init(|| (case.reference)(&host));
+    let fill = (start == SharedStart::Poisoned).then_some(0xFF);
+    let (bound, wrong) = run_and_compare(gpu, case, compiled, &host, fill, reference, run_seed)?;
+    let Some(wrong) = wrong else { return Ok(Ok(bound)) };
+    if fill.is_none() {
+        return Ok(Err(wrong));
+    }
+    drop(bound);
+    let (_, still_wrong) = run_and_compare(gpu, case, compiled, &host, Some(0x00), reference, run_seed)?;
+    Ok(Err(match still_wrong {
+        Some(_) => wrong,
+        None => format!("{wrong}\n  {}", READS_UNWRITTEN_SHARED),
+    }))
+}
+
+/// What a check that fails with shared memory poisoned and passes with it zeroed adds to its
+/// message.
+pub const READS_UNWRITTEN_SHARED: &str = "the same run is right when shared memory starts as zeros, \
+    so the kernel reads shared memory before writing it (an uninitialised read, or a missing \
+    __syncthreads); every checked run starts with each SM's shared memory holding 0xFF bytes";
+
+/// Binds `host`, fills shared memory with `fill` (if any), runs the program once and compares the compared
+/// buffers with `reference()`: the bound buffers and the first mismatch's message, if any.
+fn run_and_compare<'r>(
+    gpu: &Gpu,
+    case: &Case,
+    compiled: &Compiled,
+    host: &[HostData],
+    fill: Option<u8>,
+    reference: impl FnOnce() -> &'r Vec<HostData>,
+    run_seed: u64,
+) -> crate::Result<(Bound, Option<String>)> {
+    let mut bound = program::bind(gpu, case, host)?;
+    if let Some(byte) = fill {
+        crate::shared_poison::fill(gpu, byte)?;
+    }
     program::run(gpu, case, compiled, &mut bound)?;
     let got = bound.compared(gpu, case)?;
-    let expected = (case.reference)(&host);
+    let expected = reference();
     assert_eq!(got.len(), expected.len(), "{}: the reference returns one buffer per compared parameter", case.name());
-    for ((param_index, got), want) in got.iter().zip(&expected) {
-        if let Some(m) = compare_data(got, want, case.tolerance) {
-            return Ok(Err(describe(case, *param_index, &m, run_seed)));
-        }
-    }
-    Ok(Ok(bound))
+    let wrong = got.iter().zip(expected).find_map(|((param_index, got), want)| {
+        Some(describe(case, *param_index, &compare_data(got, want, case.tolerance)?, run_seed))
+    });
+    Ok((bound, wrong))
 }
 
 #[cfg(test)]

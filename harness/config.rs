@@ -147,6 +147,12 @@ pub struct Config {
     /// sanitizer process for the run, and fail the trials it reports (`KERNELGATE_SANITIZE`:
     /// `memcheck`, `racecheck`, `synccheck` or `initcheck`; `crate::sanitize`).
     pub sanitize: Option<String>,
+    /// The work of the cases the sanitizer's child checks, as a factor of the nominal work
+    /// (`KERNELGATE_SANITIZE_SCALE`, 1/64 to 1, default 1; only with `KERNELGATE_SANITIZE`):
+    /// `crate::cases::with_work_scale` at this factor, under the nominal trial names. racecheck
+    /// tracks every shared-memory access; on the H200 it took 62 s over `matmul/cp_async/4000x4000x1000`
+    /// (1 ms without it), so sanitizing the whole suite at full size takes longer than a CI job.
+    pub sanitize_scale: f64,
     /// The compute-sanitizer executable (`KERNELGATE_SANITIZER_PATH`, default `compute-sanitizer`
     /// on PATH, else `/usr/local/cuda/bin/compute-sanitizer`).
     pub sanitizer_path: Option<PathBuf>,
@@ -236,6 +242,7 @@ impl Default for Config {
             junit: None,
             planted: false,
             sanitize: None,
+            sanitize_scale: 1.0,
             sanitizer_path: None,
             kernel_timeout_s: None,
             isolate: false,
@@ -278,6 +285,7 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_REQUIRE_NVRTC",
     "KERNELGATE_SANITIZE",
     "KERNELGATE_SANITIZER_PATH",
+    "KERNELGATE_SANITIZE_SCALE",
     "KERNELGATE_SANITIZE_TRIALS",
     "KERNELGATE_SEED",
     "KERNELGATE_STOP",
@@ -524,6 +532,11 @@ impl Config {
                 None => None,
                 Some(_) => Some(choice("KERNELGATE_SANITIZE", &crate::sanitize::TOOLS, "memcheck")?),
             },
+            sanitize_scale: number(
+                "KERNELGATE_SANITIZE_SCALE",
+                d.sanitize_scale,
+                Range { lo: 1.0 / 64.0, lo_open: false, hi: 1.0, says: "a decimal number from 0.015625 (1/64) to 1" },
+            )?,
             sanitizer_path: get("KERNELGATE_SANITIZER_PATH")?.map(PathBuf::from),
             kernel_timeout_s: match get("KERNELGATE_KERNEL_TIMEOUT")? {
                 None => None,
@@ -557,6 +570,13 @@ impl Config {
                 rev.clone(),
                 "an A/B run times two revisions against each other; it cannot bless or scale work (unset \
                  KERNELGATE_BLESS / KERNELGATE_WORK_SCALE)",
+            );
+        }
+        if config.sanitize_scale != 1.0 && config.sanitize.is_none() {
+            return conflict(
+                "KERNELGATE_SANITIZE_SCALE",
+                config.sanitize_scale.to_string(),
+                "it scales the cases compute-sanitizer checks; set KERNELGATE_SANITIZE too, or unset it",
             );
         }
         if let (Some(tool), true) = (&config.sanitize, config.ncu) {
@@ -618,6 +638,12 @@ mod tests {
         assert_eq!(with(&[("KERNELGATE_DEVICES", "all")]).unwrap().devices, Devices::All);
         let s = with(&[("KERNELGATE_SANITIZE", "racecheck"), ("KERNELGATE_PLANTED", "1")]).unwrap();
         assert_eq!((s.sanitize.as_deref(), s.planted), (Some("racecheck"), true));
+        let scaled = with(&[("KERNELGATE_SANITIZE", "racecheck"), ("KERNELGATE_SANITIZE_SCALE", "0.0625")]).unwrap();
+        assert_eq!(scaled.sanitize_scale, 0.0625);
+        let err = with(&[("KERNELGATE_SANITIZE_SCALE", "0.0625")]).unwrap_err().to_string();
+        assert!(err.contains("set KERNELGATE_SANITIZE too"), "{err}");
+        let err = with(&[("KERNELGATE_SANITIZE", "memcheck"), ("KERNELGATE_SANITIZE_SCALE", "0.01")]).unwrap_err();
+        assert!(err.to_string().contains("0.015625 (1/64) to 1"), "{err}");
         let err = with(&[("KERNELGATE_SANITIZE", "leakcheck")]).unwrap_err().to_string();
         assert!(err.contains("memcheck or racecheck or synccheck or initcheck"), "{err}");
         let ncu = with(&[

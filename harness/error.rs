@@ -156,4 +156,42 @@ impl Error {
         let doing = doing.into();
         move |source| Error::Driver { doing, source }
     }
+    /// Whether this is a driver error that leaves the CUDA context unusable: "the process must be
+    /// terminated and relaunched" (CUDA Driver API, `CUresult`: `CUDA_ERROR_ILLEGAL_ADDRESS`,
+    /// `_ASSERT`, `_HARDWARE_STACK_ERROR`, `_ILLEGAL_INSTRUCTION`, `_MISALIGNED_ADDRESS`,
+    /// `_INVALID_ADDRESS_SPACE`, `_INVALID_PC`, `_LAUNCH_FAILED`).
+    pub fn is_sticky(&self) -> bool {
+        use cudarc::driver::sys::CUresult as R;
+        matches!(
+            self,
+            Error::Driver { source, .. } if matches!(
+                source.0,
+                R::CUDA_ERROR_ILLEGAL_ADDRESS
+                    | R::CUDA_ERROR_ASSERT
+                    | R::CUDA_ERROR_HARDWARE_STACK_ERROR
+                    | R::CUDA_ERROR_ILLEGAL_INSTRUCTION
+                    | R::CUDA_ERROR_MISALIGNED_ADDRESS
+                    | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
+                    | R::CUDA_ERROR_INVALID_PC
+                    | R::CUDA_ERROR_LAUNCH_FAILED
+            )
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::driver::{DriverError, sys::CUresult};
+
+    #[test]
+    fn faults_are_sticky_and_other_driver_errors_are_not() {
+        let driver = |code| Error::driver("waiting for the stream")(DriverError(code));
+        assert!(driver(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS).is_sticky());
+        assert!(driver(CUresult::CUDA_ERROR_MISALIGNED_ADDRESS).is_sticky());
+        assert!(driver(CUresult::CUDA_ERROR_LAUNCH_FAILED).is_sticky());
+        assert!(!driver(CUresult::CUDA_ERROR_OUT_OF_MEMORY).is_sticky(), "the context survives");
+        assert!(!driver(CUresult::CUDA_ERROR_INVALID_VALUE).is_sticky());
+        assert!(!Error::Unavailable("no GPU".into()).is_sticky());
+    }
 }

@@ -26,17 +26,23 @@ extern "C" __global__ void reverse_no_sync(const float* x, float* out, int n)
     if (i < n) out[i] = s[blockDim.x - 1 - t];
 }
 
-// out[i] = x[i], plus 1 where s[t] holds exactly 12345 (never: only even threads write s, to 0): odd
-// threads read a shared word that nothing wrote. The result does not depend on it unless the
-// garbage happens to be 12345.0f.
+// out[b] = the sum of block b's elements x[256b .. 256b + 255] that are below n, by a tree in shared
+// memory. Threads past the end (i >= n) leave s[t] unset, and the tree adds it: the last block's sum
+// is right only when the shared words it did not write happen to hold zeros, as they do in a fresh
+// context. kernelgate's check catches it: it fills shared memory with 0xFF bytes (NaN) before every
+// checked run (harness/shared_poison.rs); compute-sanitizer's initcheck covers global memory only.
 extern "C" __global__ void uninit_shared(const float* x, float* out, int n)
 {
     __shared__ float s[256];
     int t = threadIdx.x;
     int i = blockIdx.x * blockDim.x + t;
-    if ((t & 1) == 0) s[t] = 0.0f;
+    if (i < n) s[t] = x[i];  // planted: no `else s[t] = 0.0f;`
     __syncthreads();
-    if (i < n) out[i] = x[i] + (s[t] == 12345.0f ? 1.0f : 0.0f);  // planted: s[t] unset for odd t
+    for (int h = 128; h > 0; h >>= 1) {
+        if (t < h) s[t] += s[t + h];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
 }
 
 // out[i] = x[4i+1] + x[4i+2] + x[4i+3] + x[4i+4], read as one float4 from x + 1: a 16-byte load

@@ -88,6 +88,17 @@ pub fn for_run(config: &crate::Config) -> Vec<Case> {
     cases
 }
 
+/// The cases a checked child ([`crate::sanitize::child`]) looks its trials up in: [`for_run`], with
+/// the work further scaled by `KERNELGATE_SANITIZE_SCALE` under compute-sanitizer. An isolated
+/// child without a tool checks the cases at the size the suite times.
+pub fn for_checked_child(config: &crate::Config) -> Vec<Case> {
+    if config.sanitize.is_none() || config.sanitize_scale == 1.0 {
+        return for_run(config);
+    }
+    let scaled = crate::Config { work_scale: config.work_scale * config.sanitize_scale, ..config.clone() };
+    for_run(&scaled)
+}
+
 /// Gives each scaled case its nominal case's size label, so that its trial name (and baseline
 /// entry) is the nominal one.
 fn stand_in(nominal: Vec<Case>, scaled: Vec<Case>) -> Vec<Case> {
@@ -300,6 +311,26 @@ mod tests {
             }
             assert!(grew, "{name}: no parameter grew");
         }
+    }
+
+    #[test]
+    fn the_sanitizer_child_checks_smaller_cases_under_the_nominal_names() {
+        let config =
+            crate::Config { sanitize: Some("racecheck".into()), sanitize_scale: 1.0 / 64.0, ..Default::default() };
+        let small = for_checked_child(&config);
+        let nominal = all();
+        assert_eq!(
+            small.iter().map(Case::name).collect::<Vec<_>>(),
+            nominal.iter().map(Case::name).collect::<Vec<_>>()
+        );
+        assert_references_fit(&small);
+        for (n, s) in nominal.iter().zip(&small) {
+            assert_eq!(n.kernels(), s.kernels(), "{}", n.name());
+            assert!(s.bytes < n.bytes, "{}: {} bytes at 1/64, {} nominal", n.name(), s.bytes, n.bytes);
+            assert_program_fits(s);
+        }
+        let isolated = crate::Config { isolate: true, ..Default::default() };
+        assert_eq!(for_checked_child(&isolated)[0].bytes, nominal[0].bytes, "isolation checks what is timed");
     }
 
     #[test]

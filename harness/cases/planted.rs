@@ -1,14 +1,14 @@
 //! `kernels/planted.cu`: kernels with planted bugs, kept to test kernelgate itself (issue 11), not
 //! to time anything. The family joins the run only with `KERNELGATE_PLANTED=1`
 //! ([`super::for_run`]); [`super::all`] never lists it. Each case is small (4096 floats, 16 blocks
-//! of 256 threads) and its reference is what the kernel would compute without its bug, so that a
+//! of 256 threads; `uninit_shared` [`TAIL`] fewer) and its reference is what the kernel would compute without its bug, so that a
 //! bug that corrupts nothing passes the CPU check, as real ones do by luck:
 //!
 //! | variant | bug | caught by |
 //! |---|---|---|
 //! | `oob_write` | writes one float past its output | `KERNELGATE_SANITIZE=memcheck` |
 //! | `missing_sync` | reads shared memory another warp wrote, with no `__syncthreads` | `racecheck` |
-//! | `uninit_shared` | odd threads read a shared word nothing wrote | (see the note of issue 11) |
+//! | `uninit_shared` | a block sum whose tail threads leave their shared word unset | the check, with shared memory poisoned ([`crate::shared_poison`]) |
 //! | `misaligned_load` | a `float4` load 4 bytes past 16-byte alignment | the GPU (a fault), memcheck |
 //! | `illegal_address` | a store near address 0 | the GPU (a fault), memcheck |
 //! | `hang` | spins on a flag nothing sets | `KERNELGATE_KERNEL_TIMEOUT` |
@@ -25,6 +25,30 @@ pub const BLOCK: u32 = 256;
 /// The family (there is no scaled table: planted cases are never timed against a baseline).
 pub fn cases() -> Vec<Case> {
     sized(N)
+}
+
+/// Elements `uninit_shared` leaves out of its last block, so that its last 100 threads have no
+/// element and leave their shared word unset.
+pub const TAIL: usize = 100;
+
+/// The sum of each block of `BLOCK` elements of `x` (the last one partial), added in the order of
+/// `uninit_shared`'s shared-memory tree (`s[t] += s[t + h]` for `h` = 128, 64, ..., 1) with the
+/// missing elements as zeros: what the kernel computes without its bug, to the bit.
+pub fn block_tree_sums(x: &[f32]) -> Vec<f32> {
+    x.chunks(BLOCK as usize)
+        .map(|c| {
+            let mut s = vec![0.0f32; BLOCK as usize];
+            s[..c.len()].copy_from_slice(c);
+            let mut h = s.len() / 2;
+            while h > 0 {
+                for t in 0..h {
+                    s[t] += s[t + h];
+                }
+                h /= 2;
+            }
+            s[0]
+        })
+        .collect()
 }
 
 /// Each block of `BLOCK` elements of `x` in reverse order: `reverse_no_sync` without its race.
@@ -51,11 +75,22 @@ fn sized(n: usize) -> Vec<Case> {
             .bytes((8 * n) as u64)
     };
     let doubled: fn(&[f32]) -> Vec<f32> = |x| x.iter().map(|v| 2.0 * v).collect();
-    let copied: fn(&[f32]) -> Vec<f32> = <[f32]>::to_vec;
     vec![
         unary("oob_write", kp::oob_write, doubled),
         unary("missing_sync", kp::reverse_no_sync, reversed_blocks),
-        unary("uninit_shared", kp::uninit_shared, copied),
+        {
+            let n = n - TAIL;
+            Case::program("planted", "uninit_shared", elements(n))
+                .params([Param::input(n), Param::Out { len: n.div_ceil(BLOCK as usize) }])
+                .step(Step::Launch {
+                    kernel: kp::uninit_shared,
+                    launch: Launch::linear(n, BLOCK),
+                    args: vec![Arg::Slot(0), Arg::Slot(1), Arg::I32(i32::try_from(n).expect("n fits int"))],
+                    stream: 0,
+                })
+                .reference(|b: &[HostData]| vec![block_tree_sums(b[0].f32())])
+                .bytes((4 * n + 4 * n.div_ceil(BLOCK as usize)) as u64)
+        },
         Case::program("planted", "misaligned_load", size.clone())
             .params([Param::input(4 * n + 4), Param::Out { len: n }])
             .step(Step::Launch {
@@ -107,6 +142,8 @@ mod tests {
         let x: Vec<f32> = (0..512).map(|i| i as f32).collect();
         let r = reversed_blocks(&x);
         assert_eq!((r[0], r[255], r[256], r[511]), (255.0, 0.0, 511.0, 256.0));
+        let sums = block_tree_sums(&x[..300]);
+        assert_eq!(sums, vec![(0..256).sum::<i32>() as f32, (256..300).sum::<i32>() as f32]);
         let q = shifted_quads(&x, 3);
         assert_eq!(q, vec![1.0 + 2.0 + 3.0 + 4.0, 5.0 + 6.0 + 7.0 + 8.0, 9.0 + 10.0 + 11.0 + 12.0]);
     }
@@ -116,7 +153,9 @@ mod tests {
         let cases = cases();
         let names: Vec<String> = cases.iter().map(Case::name).collect();
         assert_eq!(names.len(), 6);
-        assert!(names.iter().all(|n| n.starts_with("planted/") && n.ends_with("/4096")), "{names:?}");
+        let sizes: Vec<&str> = cases.iter().map(|c| c.size.as_str()).collect();
+        assert_eq!(sizes, ["4096", "4096", "3996", "4096", "4096", "4096"]);
+        assert!(names.iter().all(|n| n.starts_with("planted/")), "{names:?}");
         for c in &cases {
             assert_eq!(c.kernels().len(), 1, "{}", c.name());
             assert_eq!(c.kernels()[0].file, "planted.cu");

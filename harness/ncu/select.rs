@@ -92,7 +92,7 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
         };
         let _ranges = measure::nvtx_ranges(case);
         let checked = crate::program::compile(&gpu, case)
-            .and_then(|compiled| check::check_case(&gpu, case, &compiled, PROFILE_SEED));
+            .and_then(|compiled| check::check_case(&gpu, case, &compiled, PROFILE_SEED, check::SharedStart::AsLeft));
         match checked {
             Ok(Ok(_)) => {}
             Ok(Err(message)) => {

@@ -16,11 +16,19 @@
 //! `KERNELGATE_ISOLATE=1` without a tool runs the same child directly, not under
 //! compute-sanitizer: crash isolation. A trial that faults, kills its process or hangs fails alone,
 //! with the CUDA error, and is not timed in the suite's own process; every other trial is timed
-//! there as usual, so the table and the CSV stay whole. What it cannot catch: a kernel that
-//! faults or hangs only in the timing loop and not in its checked run.
+//! there as usual, so the table and the CSV stay whole. After a trial's check the isolated child
+//! also runs its program [`TIMED_PATH_REPEATS`] times as the timing loop does. What it cannot
+//! catch: a kernel that faults or hangs only after more runs than that; in the suite's own process
+//! such a fault fails that trial and, with the context lost, every later trial on that GPU, each
+//! naming the trial and the error (`crate::suite`).
+//!
+//! `KERNELGATE_SANITIZE_SCALE` shrinks the cases the sanitizer's child checks
+//! ([`crate::cases::for_checked_child`]); the suite still times them at full size.
 
 pub mod parse;
 
+use crate::gpu::Gpu;
+use crate::program::{Bound, Compiled};
 use crate::{Case, Config, Error, Result, check};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -135,7 +143,16 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     }
     let started = Instant::now();
-    println!("kernelgate: checking {} trials, {} (log {})", selected.len(), label(tool.as_deref()), log.display());
+    let scale = match (&tool, config.sanitize_scale) {
+        (Some(_), f) if f != 1.0 => format!(" at {f} of their work (KERNELGATE_SANITIZE_SCALE)"),
+        _ => String::new(),
+    };
+    println!(
+        "kernelgate: checking {} trials, {}{scale} (log {})",
+        selected.len(),
+        label(tool.as_deref()),
+        log.display()
+    );
     let mut remaining: Vec<String> = selected.iter().map(|s| s.to_string()).collect();
     let mut failures = BTreeMap::new();
     let mut clean = 0;
@@ -233,6 +250,24 @@ fn one_process(
     Ok((text, exit))
 }
 
+/// Runs of the timed path an isolated child makes after a trial's check: the program as the timing
+/// loop runs it (the same bound buffers, the graph replayed), so that a fault that needs the state
+/// one run leaves for the next, or a graph replay, happens in the child and not in the suite's
+/// own process. A fault that needs more runs than this still takes the suite's process down; its
+/// later trials then fail with the lost context named (`crate::suite`).
+pub const TIMED_PATH_REPEATS: usize = 3;
+
+/// [`TIMED_PATH_REPEATS`] runs of `case`'s program on `bound`, then a wait for the GPU.
+///
+/// # Errors
+/// [`Error::Driver`] from the run that failed, or from the wait (a fault surfaces there).
+fn repeat_timed_path(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bound) -> Result<()> {
+    for _ in 0..TIMED_PATH_REPEATS {
+        crate::program::run(gpu, case, compiled, bound)?;
+    }
+    gpu.synchronize()
+}
+
 /// The sanitized child: each trial named in `list` (one per line), compiled and checked once on
 /// the first device of `KERNELGATE_DEVICES`, between [`parse::BEGIN`] and [`parse::END`] lines.
 /// Stops with [`EXIT_CUDA_ERROR`] after a trial that ends in a CUDA error: the context may be
@@ -246,10 +281,21 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
             println!("{}{name}: error: no case of this name", parse::END);
             continue;
         };
-        let checked = crate::program::compile(&gpu, case)
-            .and_then(|compiled| check::check_case(&gpu, case, &compiled, crate::ncu::select::PROFILE_SEED));
+        let checked = crate::program::compile(&gpu, case).and_then(|compiled| {
+            let mut checked = check::check_case(
+                &gpu,
+                case,
+                &compiled,
+                crate::ncu::select::PROFILE_SEED,
+                check::SharedStart::Poisoned,
+            )?;
+            if let (Ok(bound), None) = (&mut checked, &config.sanitize) {
+                repeat_timed_path(&gpu, case, &compiled, bound)?;
+            }
+            Ok(checked.map(drop))
+        });
         let (outcome, stop) = match checked {
-            Ok(Ok(_)) => ("ok".to_string(), false),
+            Ok(Ok(())) => ("ok".to_string(), false),
             Ok(Err(message)) => (format!("check failed: {}", message.replace('\n', " ")), false),
             Err(e) => (format!("error: {}", e.to_string().replace('\n', " ")), true),
         };

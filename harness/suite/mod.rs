@@ -101,6 +101,9 @@ pub struct Suite {
     stem: OnceLock<PathBuf>,
     /// What each compile trial's resource gate found, for the end-of-run report.
     resources: Mutex<Vec<resources::Checked>>,
+    /// Devices (by ordinal) whose CUDA context a sticky error left unusable, with the trial and
+    /// the error: their later trials fail at once, saying so ([`Error::is_sticky`]).
+    lost: Mutex<std::collections::BTreeMap<usize, String>>,
 }
 
 impl Suite {
@@ -136,6 +139,7 @@ impl Suite {
             gate_failures: AtomicUsize::new(0),
             stem: OnceLock::new(),
             resources: Mutex::new(Vec::new()),
+            lost: Mutex::new(std::collections::BTreeMap::new()),
         }
     }
 
@@ -342,6 +346,16 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         }
         Err(reason) => return Ok(Completion::ignored_with(reason)),
     };
+    let ordinal = lease.gpu().facts.ordinal;
+    if let Some(lost) = suite.lost.lock().unwrap_or_else(|p| p.into_inner()).get(&ordinal) {
+        return Err(format!(
+            "{}: not run: {lost}. A CUDA fault leaves the process unable to use that GPU (CUDA Driver \
+             API, CUresult); with KERNELGATE_ISOLATE=1 each trial is checked in a child process first, \
+             so that a faulting trial fails alone",
+            case.name()
+        )
+        .into());
+    }
     if let Some(Ok(revision)) = suite.ab.get() {
         match ab::run_case(&suite.config, suite.seed, revision, lease.gpu(), case, suite.tests())? {
             AbResult::Identical(why) => return Ok(Completion::ignored_with(why)),
@@ -369,14 +383,21 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         )
         .into());
     }
-    let harness_error = |e: Error| Failed::from(e.to_string());
+    let harness_error = |e: Error| {
+        if e.is_sticky() {
+            let lost = format!("GPU {ordinal}'s CUDA context was lost in {} ({e})", case.name());
+            suite.lost.lock().unwrap_or_else(|p| p.into_inner()).entry(ordinal).or_insert(lost);
+        }
+        Failed::from(e.to_string())
+    };
     if let Some(why) = program::unavailable(case) {
         return Ok(Completion::ignored_with(why));
     }
     let gpu = Arc::clone(lease.gpu());
     let compiled = program::compile(&gpu, case).map_err(harness_error)?;
-    let mut bound =
-        check::check_case(&gpu, case, &compiled, suite.seed).map_err(harness_error)?.map_err(Failed::from)?;
+    let mut bound = check::check_case(&gpu, case, &compiled, suite.seed, check::SharedStart::Poisoned)
+        .map_err(harness_error)?
+        .map_err(Failed::from)?;
     let floor = effect_floor(suite, case, &gpu);
     let ranges = nvtx_ranges(case);
     let samples = measure_cold(&gpu, &suite.config.stopping, suite.config.warmup, floor, || {
@@ -462,7 +483,7 @@ pub fn main() -> ExitCode {
         return select::child(&config, &cases::for_run(&config), &list);
     }
     if let Ok(list) = std::env::var(crate::sanitize::CHILD_ENV) {
-        return crate::sanitize::child(&config, &cases::for_run(&config), &list);
+        return crate::sanitize::child(&config, &cases::for_checked_child(&config), &list);
     }
     let mut args = Arguments::from_args();
     if !args.list {
