@@ -150,8 +150,9 @@ pub struct Config {
     /// The work of the cases the sanitizer's child checks, as a factor of the nominal work
     /// (`KERNELGATE_SANITIZE_SCALE`, 1/64 to 1, default 1; only with `KERNELGATE_SANITIZE`):
     /// `crate::cases::with_work_scale` at this factor, under the nominal trial names. racecheck
-    /// tracks every shared-memory access; on the H200 it took 62 s over `matmul/cp_async/4000x4000x1000`
-    /// (1 ms without it), so sanitizing the whole suite at full size takes longer than a CI job.
+    /// tracks every shared-memory access: on the H200 it took 62 s over
+    /// `matmul/cp_async/4000x4000x1000` (timed at 36.2 TFLOP/s, under 1 ms, without it), and the
+    /// whole suite took 231 s at 1/64 (baselines/nvidia-h200-sm90/BENCHMARK.md, issue 11).
     pub sanitize_scale: f64,
     /// The compute-sanitizer executable (`KERNELGATE_SANITIZER_PATH`, default `compute-sanitizer`
     /// on PATH, else `/usr/local/cuda/bin/compute-sanitizer`).

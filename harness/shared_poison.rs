@@ -7,7 +7,10 @@
 //! keeps its contents from one kernel to the next. On an H200 (GPU-b760cc64, driver 580.159.04;
 //! `scripts/probe/smem_persistence.cu`), after [`fill`] every word a later kernel read from static
 //! and dynamic shared memory without writing it held the fill pattern (135168 of 135168), also with
-//! another kernel, a memset and a copy in between; a fresh context read zeros.
+//! another kernel, a memset and a copy in between; a fresh context read zeros. Under
+//! compute-sanitizer's memcheck, synccheck and initcheck the fill did not reach the next kernel
+//! (`planted/uninit_shared` passed its check there); under racecheck it did. The suite's own
+//! process is never under a tool, so its check catches such a read in every mode.
 //!
 //! When a check fails, [`crate::check::check_case`] runs the program once more after a fill with
 //! zeros; a run that then passes read shared memory it had not written.
