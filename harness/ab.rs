@@ -89,7 +89,8 @@ pub enum AbResult {
 
 /// One A/B trial on `gpu`: B (this build) and A (`revision`) compiled, each checked on its own
 /// fresh inputs, then timed in pairs on one set of buffers and judged with `tests` cases in the
-/// family (Bonferroni).
+/// family (Bonferroni). `harness_error` turns a compile or driver error into the trial's failure
+/// (the suite's retires the GPU on a sticky error).
 ///
 /// # Errors
 /// A failed trial: a wrong result of either version (the message names which), a compile or
@@ -101,8 +102,8 @@ pub fn run_case(
     gpu: &Gpu,
     case: &Case,
     tests: usize,
+    harness_error: impl Fn(crate::Error) -> Failed + Copy,
 ) -> Result<AbResult, Failed> {
-    let harness_error = |e: crate::Error| Failed::from(e.to_string());
     let files: Vec<&str> = {
         let mut f: Vec<&str> = case.kernels().iter().map(|k| k.file).collect();
         f.sort_unstable();

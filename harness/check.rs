@@ -1,6 +1,8 @@
-//! Check stage: fresh random inputs, poisoned outputs, one run of the case's program, every element
-//! of every compared buffer checked against the CPU reference. Input drawing and comparison are
-//! pure and tested on the CPU; [`check_case`] is the part that runs on the GPU.
+//! Check stage: fresh random inputs, poisoned outputs and shared memory, one run of the case's
+//! program, every element of every compared buffer checked against the CPU reference (a wrong
+//! result is run again to tell a read of unwritten shared memory from the rest). Input drawing,
+//! comparison and that diagnosis are pure and tested on the CPU; [`check_case`] is the part that
+//! runs on the GPU.
 
 use crate::case::{Case, Elem, HOT_BYTE, HostData, Init, Param, Tolerance};
 use crate::gpu::Gpu;
@@ -206,16 +208,18 @@ pub enum SharedStart {
 
 /// Draws `case`'s inputs from the trial's seed (`run_seed` mixed with the trial name), binds its
 /// buffers (outputs poisoned), fills every SM's shared memory with 0xFF bytes
-/// ([`crate::shared_poison`]) unless `start` is [`SharedStart::AsLeft`], runs its program once and compares every element of every compared
-/// buffer with the reference. Returns the bound buffers (ready for timing the same program),
-/// `Ok(Err(message))` for a wrong result (the message names the buffer, element, values and seed),
-/// or `Err` for a harness or driver error.
+/// ([`crate::shared_poison`]) unless `start` is [`SharedStart::AsLeft`], runs its program once and
+/// compares every element of every compared buffer with the reference. Returns the bound buffers
+/// (ready for timing the same program), `Ok(Err(message))` for a wrong result (the message names
+/// the buffer, element, values and seed), or `Err` for a harness or driver error.
 ///
-/// A wrong result is run once more on fresh buffers after a fill with zeros; when that run is right,
-/// the message says that the kernel reads shared memory before writing it.
+/// With [`SharedStart::Poisoned`], a wrong result is run again on fresh buffers, first after a fill
+/// with zeros and, if that is right, after a 0xFF fill once more; [`diagnosis`] says what the
+/// three runs show.
 ///
 /// # Errors
-/// [`crate::Error::Driver`] when an upload, a step or a download fails.
+/// [`crate::Error::Driver`] when an upload, the shared-memory fill, a step or a download fails;
+/// [`crate::Error::Compile`] if the fill kernel does not compile.
 pub fn check_case(
     gpu: &Gpu,
     case: &Case,
@@ -228,25 +232,45 @@ pub fn check_case(
         case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect();
     let expected = std::cell::OnceCell::new();
     let reference = || expected.get_or_init(|| (case.reference)(&host));
-    let fill = (start == SharedStart::Poisoned).then_some(0xFF);
-    let (bound, wrong) = run_and_compare(gpu, case, compiled, &host, fill, reference, run_seed)?;
+    let run = |fill| run_and_compare(gpu, case, compiled, &host, fill, reference, run_seed);
+    // Where the fill does not reach the next kernel (under some compute-sanitizer tools), it is
+    // skipped, and so are the reruns that would read it.
+    let start =
+        if start == SharedStart::Poisoned && !crate::shared_poison::works(gpu)? { SharedStart::AsLeft } else { start };
+    let (bound, wrong) = run((start == SharedStart::Poisoned).then_some(0xFF))?;
     let Some(wrong) = wrong else { return Ok(Ok(bound)) };
-    if fill.is_none() {
+    if start == SharedStart::AsLeft {
         return Ok(Err(wrong));
     }
     drop(bound);
-    let (_, still_wrong) = run_and_compare(gpu, case, compiled, &host, Some(0x00), reference, run_seed)?;
-    Ok(Err(match still_wrong {
-        Some(_) => wrong,
-        None => format!("{wrong}\n  {}", READS_UNWRITTEN_SHARED),
+    let zeroed_right = run(Some(0x00))?.1.is_none();
+    let poisoned_again_right = zeroed_right && run(Some(0xFF))?.1.is_none();
+    Ok(Err(match diagnosis(zeroed_right, poisoned_again_right) {
+        Some(why) => format!("{wrong}\n  {why}"),
+        None => wrong,
     }))
 }
 
-/// What a check that fails with shared memory poisoned and passes with it zeroed adds to its
-/// message.
-pub const READS_UNWRITTEN_SHARED: &str = "the same run is right when shared memory starts as zeros, \
-    so the kernel reads shared memory before writing it (an uninitialised read, or a missing \
-    __syncthreads); every checked run starts with each SM's shared memory holding 0xFF bytes";
+/// What a wrong result run with shared memory filled with 0xFF shows, from two reruns on fresh
+/// buffers (pure; tested): right after a zero fill and wrong again after a 0xFF fill, the kernel
+/// reads shared memory it has not written; right both times, the result changes between identical
+/// runs; wrong after the zero fill, nothing more is known (`None`).
+pub fn diagnosis(zeroed_right: bool, poisoned_again_right: bool) -> Option<&'static str> {
+    match (zeroed_right, poisoned_again_right) {
+        (false, _) => None,
+        (true, false) => Some(READS_UNWRITTEN_SHARED),
+        (true, true) => Some(CHANGES_BETWEEN_RUNS),
+    }
+}
+
+/// [`diagnosis`] of a kernel that is wrong when shared memory starts as 0xFF bytes and right when
+/// it starts as zeros.
+pub const READS_UNWRITTEN_SHARED: &str = "the same run is right when shared memory starts as zeros and \
+    wrong again when it starts as 0xFF bytes, so the kernel reads shared memory that nothing wrote";
+
+/// [`diagnosis`] of a kernel whose wrong result was right on both reruns.
+pub const CHANGES_BETWEEN_RUNS: &str = "run again the same way it was right: the result changes between \
+    identical runs (a race, or an order of atomics the tolerance does not cover)";
 
 /// Binds `host`, fills shared memory with `fill` (if any), runs the program once and compares the compared
 /// buffers with `reference()`: the bound buffers and the first mismatch's message, if any.
@@ -276,6 +300,14 @@ fn run_and_compare<'r>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrong_result_is_blamed_on_shared_memory_only_when_the_fill_decides_it() {
+        assert_eq!(diagnosis(false, false), None, "wrong whatever shared memory holds");
+        assert_eq!(diagnosis(true, false), Some(READS_UNWRITTEN_SHARED));
+        assert_eq!(diagnosis(true, true), Some(CHANGES_BETWEEN_RUNS), "right on a rerun: not the fill");
+        assert!(READS_UNWRITTEN_SHARED.contains("reads shared memory that nothing wrote"));
+    }
 
     #[test]
     fn draws_are_fresh_nonzero_and_seeded() {

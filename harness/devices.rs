@@ -52,7 +52,9 @@ struct Slot {
 /// The GPUs a run may use, each lent to one trial at a time.
 pub struct Pool {
     slots: Vec<Slot>,
+    /// Per slot: lent to a trial now; and why it was retired (its CUDA context lost), if it was.
     busy: Mutex<Vec<bool>>,
+    retired: Mutex<Vec<Option<String>>>,
     freed: Condvar,
     /// Called once per GPU right after it is opened (the suite prints its facts).
     on_open: Box<dyn Fn(&Gpu) + Send + Sync>,
@@ -77,6 +79,17 @@ impl Lease<'_> {
     pub fn gpu(&self) -> &Arc<Gpu> {
         &self.gpu
     }
+}
+
+/// The slots a lease may take now, in order: neither lent nor retired (pure; tested).
+fn candidates<'a>(busy: &'a [bool], retired: &'a [Option<String>]) -> impl Iterator<Item = usize> + 'a {
+    (0..busy.len()).filter(|&i| !busy[i] && retired[i].is_none())
+}
+
+/// When every slot is retired: why, one clause per GPU (pure; tested).
+fn all_lost(retired: &[Option<String>]) -> Option<String> {
+    let why: Option<Vec<&str>> = retired.iter().map(Option::as_deref).collect();
+    why.filter(|w| !w.is_empty()).map(|w| w.join("; "))
 }
 
 impl Drop for Lease<'_> {
@@ -110,6 +123,7 @@ impl Pool {
         };
         Ok(Pool {
             busy: Mutex::new(vec![false; ordinals.len()]),
+            retired: Mutex::new(vec![None; ordinals.len()]),
             slots: ordinals.into_iter().map(|ordinal| Slot { ordinal, gpu: OnceLock::new() }).collect(),
             freed: Condvar::new(),
             on_open: Box::new(on_open),
@@ -141,19 +155,37 @@ impl Pool {
         Ok(Arc::clone(lease.gpu()))
     }
 
-    /// Borrows a free GPU: one not lent in this process whose lock no other process holds, waiting
-    /// (and saying so once) until one is free.
+    /// Takes the GPU of CUDA ordinal `ordinal` out of the pool for the rest of the process: a
+    /// sticky CUDA error left its context unusable ([`crate::Error::is_sticky`]). `why` says so; it
+    /// is kept for [`Pool::lost`]. The first reason for a GPU stays.
+    pub fn retire(&self, ordinal: usize, why: String) {
+        let mut retired = self.retired.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(index) = self.slots.iter().position(|s| s.ordinal == ordinal) {
+            retired[index].get_or_insert(why);
+        }
+        self.freed.notify_all();
+    }
+
+    /// Why no GPU is left, when every GPU of the pool was retired ([`Pool::retire`]).
+    pub fn lost(&self) -> Option<String> {
+        all_lost(&self.retired.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Borrows a free GPU: one not lent in this process, not retired, and whose lock no other
+    /// process holds, waiting (and saying so once) until one is free.
     ///
     /// # Errors
-    /// Why the GPU cannot be opened (the first lease of each GPU opens it).
+    /// Why the GPU cannot be opened (the first lease of each GPU opens it); [`Pool::lost`]'s reason
+    /// when every GPU is retired.
     pub fn acquire(&self) -> std::result::Result<Lease<'_>, String> {
         let mut said = false;
         loop {
+            if let Some(lost) = self.lost() {
+                return Err(lost);
+            }
             let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
-            for index in 0..self.slots.len() {
-                if busy[index] {
-                    continue;
-                }
+            let free: Vec<usize> = candidates(&busy, &self.retired.lock().unwrap_or_else(|p| p.into_inner())).collect();
+            for index in free {
                 let Some(lock) = self.try_lock(index)? else { continue };
                 busy[index] = true;
                 drop(busy);
@@ -222,4 +254,24 @@ pub fn open_child_gpu(config: &crate::Config, who: &str) -> Option<crate::gpu::G
         crate::config::Devices::All => 0,
     };
     crate::gpu::Gpu::open_with(ordinal, false).map_err(|e| eprintln!("kernelgate ({who}): {e}")).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_retired_gpu_is_never_lent_again_and_the_pool_is_lost_when_all_are() {
+        let none = || vec![None::<String>; 3];
+        assert_eq!(candidates(&[false, true, false], &none()).collect::<Vec<_>>(), [0, 2]);
+        let mut retired = none();
+        retired[0] = Some("GPU 0's CUDA context was lost in a/b/c".into());
+        assert_eq!(candidates(&[false, false, false], &retired).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(all_lost(&retired), None, "two GPUs are left");
+        retired[1] = Some("GPU 1: x".into());
+        retired[2] = Some("GPU 2: y".into());
+        assert_eq!(candidates(&[false, false, false], &retired).count(), 0);
+        assert_eq!(all_lost(&retired).as_deref(), Some("GPU 0's CUDA context was lost in a/b/c; GPU 1: x; GPU 2: y"));
+        assert_eq!(all_lost(&[]), None);
+    }
 }

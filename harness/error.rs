@@ -156,10 +156,12 @@ impl Error {
         let doing = doing.into();
         move |source| Error::Driver { doing, source }
     }
+
     /// Whether this is a driver error that leaves the CUDA context unusable: "the process must be
     /// terminated and relaunched" (CUDA Driver API, `CUresult`: `CUDA_ERROR_ILLEGAL_ADDRESS`,
     /// `_ASSERT`, `_HARDWARE_STACK_ERROR`, `_ILLEGAL_INSTRUCTION`, `_MISALIGNED_ADDRESS`,
-    /// `_INVALID_ADDRESS_SPACE`, `_INVALID_PC`, `_LAUNCH_FAILED`).
+    /// `_INVALID_ADDRESS_SPACE`, `_INVALID_PC`, `_LAUNCH_FAILED`, `_LAUNCH_TIMEOUT`,
+    /// `_EXTERNAL_DEVICE`).
     pub fn is_sticky(&self) -> bool {
         use cudarc::driver::sys::CUresult as R;
         matches!(
@@ -174,6 +176,8 @@ impl Error {
                     | R::CUDA_ERROR_INVALID_ADDRESS_SPACE
                     | R::CUDA_ERROR_INVALID_PC
                     | R::CUDA_ERROR_LAUNCH_FAILED
+                    | R::CUDA_ERROR_LAUNCH_TIMEOUT
+                    | R::CUDA_ERROR_EXTERNAL_DEVICE
             )
         )
     }
@@ -190,6 +194,7 @@ mod tests {
         assert!(driver(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS).is_sticky());
         assert!(driver(CUresult::CUDA_ERROR_MISALIGNED_ADDRESS).is_sticky());
         assert!(driver(CUresult::CUDA_ERROR_LAUNCH_FAILED).is_sticky());
+        assert!(driver(CUresult::CUDA_ERROR_LAUNCH_TIMEOUT).is_sticky());
         assert!(!driver(CUresult::CUDA_ERROR_OUT_OF_MEMORY).is_sticky(), "the context survives");
         assert!(!driver(CUresult::CUDA_ERROR_INVALID_VALUE).is_sticky());
         assert!(!Error::Unavailable("no GPU".into()).is_sticky());

@@ -1,8 +1,9 @@
 //! The GPU: opening the device, its facts, module loading, buffers, launches and events.
 //!
-//! This is one of the three modules allowed `unsafe` (with [`crate::nvrtc`], which opens libnvrtc,
-//! and [`crate::program`], which launches): buffers are poisoned and flushed through raw addresses. Every `unsafe` block states the invariant
-//! it relies on.
+//! One of the modules allowed `unsafe` (with [`crate::nvrtc`], which opens libnvrtc,
+//! [`crate::program`] and [`crate::shared_poison`], which launch, and [`crate::devices`]): buffers
+//! are poisoned and flushed through raw addresses. Every `unsafe` block states the invariant it
+//! relies on.
 #![allow(unsafe_code)]
 
 use crate::case::HostData;
@@ -13,7 +14,7 @@ use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::Clock;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Size of each of the two buffers of the copy-bandwidth measurement: 1 GiB, the size used for the
 /// runner's recorded ceiling in ../shared/gpu/README.md.
@@ -149,6 +150,8 @@ pub struct Gpu {
     modules: Mutex<HashMap<String, (Arc<CudaModule>, String)>>,
     /// NVML and this device's NVML index, when NVML is there (clocks, throttle reasons, processes).
     nvml: Option<(nvml_wrapper::Nvml, u32)>,
+    /// The shared-memory fill, made and checked on first use ([`crate::shared_poison`]).
+    pub(crate) shared_fill: OnceLock<crate::shared_poison::Filler>,
 }
 
 /// Clock state read right after a timing sample, through NVML.
@@ -276,6 +279,7 @@ impl Gpu {
             l2_flush,
             modules: Mutex::new(HashMap::new()),
             nvml,
+            shared_fill: OnceLock::new(),
         };
         if measure_bandwidth {
             gpu.facts.copy_bandwidth_gbps = gpu.measure_copy_bandwidth()?;

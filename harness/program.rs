@@ -5,7 +5,7 @@
 //! [`Case::graph`] the same enqueue is captured once as a CUDA graph (on a forked stream: the
 //! legacy default stream cannot be captured) and each run is one graph launch on the timing stream.
 //!
-//! One of the three modules allowed `unsafe` (with [`crate::gpu`] and [`crate::nvrtc`]): launches
+//! One of the few modules allowed `unsafe` (see [`crate::gpu`]): launches
 //! and copies pass raw addresses to the driver. Every `unsafe` block states the invariant it
 //! relies on.
 #![allow(unsafe_code)]

@@ -329,6 +329,8 @@ mod tests {
             assert!(s.bytes < n.bytes, "{}: {} bytes at 1/64, {} nominal", n.name(), s.bytes, n.bytes);
             assert_program_fits(s);
         }
+        let smallest = crate::Config { work_scale: 0.5, ..config.clone() };
+        assert_references_fit(&for_checked_child(&smallest));
         let isolated = crate::Config { isolate: true, ..Default::default() };
         assert_eq!(for_checked_child(&isolated)[0].bytes, nominal[0].bytes, "isolation checks what is timed");
     }

@@ -1,14 +1,15 @@
 //! `kernels/planted.cu`: kernels with planted bugs, kept to test kernelgate itself (issue 11), not
 //! to time anything. The family joins the run only with `KERNELGATE_PLANTED=1`
 //! ([`super::for_run`]); [`super::all`] never lists it. Each case is small (4096 floats, 16 blocks
-//! of 256 threads; `uninit_shared` [`TAIL`] fewer) and its reference is what the kernel would compute without its bug, so that a
-//! bug that corrupts nothing passes the CPU check, as real ones do by luck:
+//! of 256 threads; `uninit_shared` [`TAIL`] fewer) and its reference is what the kernel would
+//! compute without its bug, so that a bug that corrupts nothing passes the CPU check, as real ones
+//! do by luck:
 //!
 //! | variant | bug | caught by |
 //! |---|---|---|
 //! | `oob_write` | writes one float past its output | `KERNELGATE_SANITIZE=memcheck` |
 //! | `missing_sync` | reads shared memory another warp wrote, with no `__syncthreads` | `racecheck` |
-//! | `uninit_shared` | a block sum whose tail threads leave their shared word unset | the check, with shared memory poisoned ([`crate::shared_poison`]) |
+//! | `uninit_shared` | a block sum's tail threads leave their shared word unset | the check ([`crate::shared_poison`]) |
 //! | `misaligned_load` | a `float4` load 4 bytes past 16-byte alignment | the GPU (a fault), memcheck |
 //! | `illegal_address` | a store near address 0 | the GPU (a fault), memcheck |
 //! | `hang` | spins on a flag nothing sets | `KERNELGATE_KERNEL_TIMEOUT` |
@@ -27,8 +28,8 @@ pub fn cases() -> Vec<Case> {
     sized(N)
 }
 
-/// Elements `uninit_shared` leaves out of its last block, so that its last 100 threads have no
-/// element and leave their shared word unset.
+/// Elements `uninit_shared` has fewer than [`N`] (a multiple of [`BLOCK`]), so that the last 100
+/// threads of its last block have no element and leave their shared word unset.
 pub const TAIL: usize = 100;
 
 /// The sum of each block of `BLOCK` elements of `x` (the last one partial), added in the order of
@@ -79,6 +80,7 @@ fn sized(n: usize) -> Vec<Case> {
         unary("oob_write", kp::oob_write, doubled),
         unary("missing_sync", kp::reverse_no_sync, reversed_blocks),
         {
+            debug_assert!(n.is_multiple_of(BLOCK as usize) && n > TAIL, "the tail falls in the last block");
             let n = n - TAIL;
             Case::program("planted", "uninit_shared", elements(n))
                 .params([Param::input(n), Param::Out { len: n.div_ceil(BLOCK as usize) }])
@@ -144,6 +146,12 @@ mod tests {
         assert_eq!((r[0], r[255], r[256], r[511]), (255.0, 0.0, 511.0, 256.0));
         let sums = block_tree_sums(&x[..300]);
         assert_eq!(sums, vec![(0..256).sum::<i32>() as f32, (256..300).sum::<i32>() as f32]);
+        // In f32 the order of the additions shows: 1e8 + 1 rounds to 1e8. The tree adds s[t] and
+        // s[t + 128] first, so the 1 next to -1e8 survives, where a left-to-right sum loses it.
+        let mut y = vec![0.0f32; 256];
+        (y[0], y[1], y[128]) = (1e8, 1.0, -1e8);
+        let left_to_right: f32 = y.iter().sum();
+        assert_eq!((block_tree_sums(&y)[0], left_to_right), (1.0, 0.0));
         let q = shifted_quads(&x, 3);
         assert_eq!(q, vec![1.0 + 2.0 + 3.0 + 4.0, 5.0 + 6.0 + 7.0 + 8.0, 9.0 + 10.0 + 11.0 + 12.0]);
     }

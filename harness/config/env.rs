@@ -326,6 +326,14 @@ impl Config {
                  KERNELGATE_BLESS / KERNELGATE_WORK_SCALE)",
             );
         }
+        if let (Some(limit), None, false) = (config.kernel_timeout_s, &config.sanitize, config.isolate) {
+            return conflict(
+                "KERNELGATE_KERNEL_TIMEOUT",
+                limit.to_string(),
+                "it limits a trial in the checked child, which runs only with KERNELGATE_ISOLATE=1 or \
+                 KERNELGATE_SANITIZE; set one of them too, or unset it",
+            );
+        }
         if config.sanitize_scale != 1.0 && config.sanitize.is_none() {
             return conflict(
                 "KERNELGATE_SANITIZE_SCALE",
@@ -394,6 +402,10 @@ mod tests {
         assert_eq!((s.sanitize.as_deref(), s.planted), (Some("racecheck"), true));
         let scaled = with(&[("KERNELGATE_SANITIZE", "racecheck"), ("KERNELGATE_SANITIZE_SCALE", "0.0625")]).unwrap();
         assert_eq!(scaled.sanitize_scale, 0.0625);
+        let err = with(&[("KERNELGATE_KERNEL_TIMEOUT", "10")]).unwrap_err().to_string();
+        assert!(err.contains("KERNELGATE_ISOLATE=1 or KERNELGATE_SANITIZE"), "{err}");
+        let isolated = with(&[("KERNELGATE_KERNEL_TIMEOUT", "10"), ("KERNELGATE_ISOLATE", "1")]).unwrap();
+        assert_eq!(isolated.kernel_timeout_s, Some(10.0));
         let err = with(&[("KERNELGATE_SANITIZE_SCALE", "0.0625")]).unwrap_err().to_string();
         assert!(err.contains("set KERNELGATE_SANITIZE too"), "{err}");
         let err = with(&[("KERNELGATE_SANITIZE", "memcheck"), ("KERNELGATE_SANITIZE_SCALE", "0.01")]).unwrap_err();

@@ -146,9 +146,10 @@ pub struct Config {
     /// sanitizer process for the run, and fail the trials it reports (`KERNELGATE_SANITIZE`:
     /// `memcheck`, `racecheck`, `synccheck` or `initcheck`; `crate::sanitize`).
     pub sanitize: Option<String>,
-    /// The work of the cases the sanitizer's child checks, as a factor of the nominal work
+    /// The work of the cases the sanitizer's child checks, as a factor of the run's work
     /// (`KERNELGATE_SANITIZE_SCALE`, 1/64 to 1, default 1; only with `KERNELGATE_SANITIZE`):
-    /// `crate::cases::with_work_scale` at this factor, under the nominal trial names. racecheck
+    /// `crate::cases::with_work_scale` at `KERNELGATE_WORK_SCALE` times this factor, under the
+    /// nominal trial names. racecheck
     /// tracks every shared-memory access: on the H200 it took 62 s over
     /// `matmul/cp_async/4000x4000x1000` (timed at 36.2 TFLOP/s, under 1 ms, without it), and the
     /// whole suite took 231 s at 1/64 (baselines/nvidia-h200-sm90/BENCHMARK.md, issue 11).
@@ -156,9 +157,11 @@ pub struct Config {
     /// The compute-sanitizer executable (`KERNELGATE_SANITIZER_PATH`, default `compute-sanitizer`
     /// on PATH, else `/usr/local/cuda/bin/compute-sanitizer`).
     pub sanitizer_path: Option<PathBuf>,
-    /// Longest one trial's checked run may take in a child process before the child is killed and
-    /// the trial fails, seconds (`KERNELGATE_KERNEL_TIMEOUT`; `None` when unset: the sanitizer
-    /// mode and `KERNELGATE_ISOLATE` then allow [`DEFAULT_KERNEL_TIMEOUT_S`]).
+    /// Longest one trial may take in the checked child (sanitizer mode, `KERNELGATE_ISOLATE`)
+    /// before the child is killed and the trial fails, seconds (`KERNELGATE_KERNEL_TIMEOUT`; only
+    /// with one of those; `None` when unset: [`DEFAULT_KERNEL_TIMEOUT_S`]). It counts from the
+    /// child's begin marker of the trial to its end marker: the NVRTC compile, drawing the inputs,
+    /// the CPU reference and the runs, not the kernel alone.
     pub kernel_timeout_s: Option<f64>,
     /// Check each selected trial once in a child process before the suite times it
     /// (`KERNELGATE_ISOLATE=1`; `crate::sanitize`, without a tool): a trial whose kernel faults,

@@ -52,6 +52,11 @@ pub fn reconcile(
 ) -> Recorded {
     let mut warnings = Vec::new();
     let git = match given {
+        // An abbreviation of the built commit that this repository cannot resolve (a runner's copy
+        // without the commit): the built commit is the one meant, in full.
+        Some((id, Err(_))) if id.len() >= 7 && built.commit != "unknown" && built.commit.starts_with(id) => {
+            built.clone()
+        }
         Some((id, found)) => {
             let mut git = found.unwrap_or_else(|reason| {
                 warnings.push(format!("recording KERNELGATE_COMMIT={id} as given, dirty unknown: {reason}"));
@@ -187,5 +192,10 @@ mod tests {
         );
         assert_eq!(r.git.commit, "ddddddd4");
         assert!(r.warnings[0].contains("as given, dirty unknown: not found"), "{r:?}");
+        // An abbreviation of the built commit, not found on the runner: the built commit, no warning.
+        let built = at("aaaaaaa1ffff");
+        let r = reconcile(&built, "k", &built, Some("k"), Some(("aaaaaaa1", Err("not found".into()))));
+        assert_eq!(r.git.commit, "aaaaaaa1ffff");
+        assert!(r.warnings.is_empty(), "{r:?}");
     }
 }

@@ -156,10 +156,11 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
     let mut remaining: Vec<String> = selected.iter().map(|s| s.to_string()).collect();
     let mut failures = BTreeMap::new();
     let mut clean = 0;
+    let mut checks_failed = 0;
     let mut unfinished = std::collections::BTreeSet::new();
     let mut text_so_far = String::new();
     while !remaining.is_empty() {
-        let part = log.with_extension(format!("part{}", failures.len() + clean));
+        let part = log.with_extension(format!("part{}", failures.len() + clean + checks_failed));
         let (text, exit) = one_process(&exe, tool.as_deref(), program, &remaining, &part, limit)?;
         let _ = std::fs::remove_file(&part);
         text_so_far += &text;
@@ -183,6 +184,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
                 Some(message) => {
                     failures.insert(name.clone(), message);
                 }
+                None if ended.is_some_and(|e| e.starts_with("check failed")) => checks_failed += 1,
                 None => clean += 1,
             }
         }
@@ -193,7 +195,8 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
         }
     }
     println!(
-        "kernelgate: {}: {} of {} trials failed, in {:.1} s",
+        "kernelgate: {}: {} of {} trials failed, {checks_failed} more failed their check (the suite reports \
+         those), in {:.1} s",
         label(tool.as_deref()),
         failures.len(),
         selected.len(),
@@ -246,7 +249,11 @@ fn one_process(
             break format!("killed after {:.0} s in one trial (KERNELGATE_KERNEL_TIMEOUT)", limit.as_secs_f64());
         }
     };
-    let text = std::fs::read_to_string(part).map_err(Error::io(part))?;
+    let mut text = std::fs::read_to_string(part).map_err(Error::io(part))?;
+    if exit.starts_with("killed") {
+        // The log says why the last trial has no end marker.
+        text += &format!("kernelgate: the child was {exit}\n");
+    }
     Ok((text, exit))
 }
 
@@ -268,8 +275,9 @@ fn repeat_timed_path(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bo
     gpu.synchronize()
 }
 
-/// The sanitized child: each trial named in `list` (one per line), compiled and checked once on
-/// the first device of `KERNELGATE_DEVICES`, between [`parse::BEGIN`] and [`parse::END`] lines.
+/// The checked child: each trial named in `list` (one per line), compiled and checked once on
+/// the first device of `KERNELGATE_DEVICES`, between [`parse::BEGIN`] and [`parse::END`] lines;
+/// without a tool (crash isolation) its program then runs [`TIMED_PATH_REPEATS`] more times.
 /// Stops with [`EXIT_CUDA_ERROR`] after a trial that ends in a CUDA error: the context may be
 /// unusable, and the parent goes on in a new process.
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {

@@ -101,9 +101,6 @@ pub struct Suite {
     stem: OnceLock<PathBuf>,
     /// What each compile trial's resource gate found, for the end-of-run report.
     resources: Mutex<Vec<resources::Checked>>,
-    /// Devices (by ordinal) whose CUDA context a sticky error left unusable, with the trial and
-    /// the error: their later trials fail at once, saying so ([`Error::is_sticky`]).
-    lost: Mutex<std::collections::BTreeMap<usize, String>>,
 }
 
 impl Suite {
@@ -139,7 +136,6 @@ impl Suite {
             gate_failures: AtomicUsize::new(0),
             stem: OnceLock::new(),
             resources: Mutex::new(Vec::new()),
-            lost: Mutex::new(std::collections::BTreeMap::new()),
         }
     }
 
@@ -341,23 +337,20 @@ where
 fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     let lease = match suite.lease() {
         Ok(lease) => lease,
-        Err(reason) if suite.config.require_gpu => {
-            return Err(format!("{reason} (KERNELGATE_REQUIRE_GPU=1 makes this a failure)").into());
+        Err(reason) => {
+            if let Some(lost) = suite.pool().ok().and_then(Pool::lost) {
+                return Err(not_run(suite, case, &lost));
+            }
+            if suite.config.require_gpu {
+                return Err(format!("{reason} (KERNELGATE_REQUIRE_GPU=1 makes this a failure)").into());
+            }
+            return Ok(Completion::ignored_with(reason));
         }
-        Err(reason) => return Ok(Completion::ignored_with(reason)),
     };
     let ordinal = lease.gpu().facts.ordinal;
-    if let Some(lost) = suite.lost.lock().unwrap_or_else(|p| p.into_inner()).get(&ordinal) {
-        return Err(format!(
-            "{}: not run: {lost}. A CUDA fault leaves the process unable to use that GPU (CUDA Driver \
-             API, CUresult); with KERNELGATE_ISOLATE=1 each trial is checked in a child process first, \
-             so that a faulting trial fails alone",
-            case.name()
-        )
-        .into());
-    }
+    let harness_error = |e: Error| retire_on_fault(suite, case, ordinal, e);
     if let Some(Ok(revision)) = suite.ab.get() {
-        match ab::run_case(&suite.config, suite.seed, revision, lease.gpu(), case, suite.tests())? {
+        match ab::run_case(&suite.config, suite.seed, revision, lease.gpu(), case, suite.tests(), harness_error)? {
             AbResult::Identical(why) => return Ok(Completion::ignored_with(why)),
             AbResult::Timed { result, judged, kept } => {
                 let gpu = Arc::clone(lease.gpu());
@@ -383,13 +376,6 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         )
         .into());
     }
-    let harness_error = |e: Error| {
-        if e.is_sticky() {
-            let lost = format!("GPU {ordinal}'s CUDA context was lost in {} ({e})", case.name());
-            suite.lost.lock().unwrap_or_else(|p| p.into_inner()).entry(ordinal).or_insert(lost);
-        }
-        Failed::from(e.to_string())
-    };
     if let Some(why) = program::unavailable(case) {
         return Ok(Completion::ignored_with(why));
     }
@@ -431,6 +417,38 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     };
     let kept = crate::stats::evenly_spaced(&kept, suite.config.baseline_samples);
     finish(suite, case, &gpu, result, &judged, kept)
+}
+
+/// A trial's failure from a harness or driver error `e` on GPU `ordinal`; a sticky error
+/// ([`Error::is_sticky`]) also retires that GPU from the pool, since its context is now unusable.
+fn retire_on_fault(suite: &Suite, case: &Case, ordinal: usize, e: Error) -> Failed {
+    if e.is_sticky()
+        && let Ok(pool) = suite.pool()
+    {
+        pool.retire(ordinal, format!("GPU {ordinal}'s CUDA context was lost in {} ({e})", case.name()));
+    }
+    Failed::from(e.to_string())
+}
+
+/// The failure of a trial that cannot run because every GPU of the pool was retired (`lost`
+/// says why), with what to do.
+fn not_run(suite: &Suite, case: &Case, lost: &str) -> Failed {
+    let hint = if suite.config.isolate {
+        format!(
+            "the fault came after the isolated child's check and its {} runs of the timed path",
+            crate::sanitize::TIMED_PATH_REPEATS
+        )
+    } else {
+        "with KERNELGATE_ISOLATE=1 each trial is checked in a child process first, so that a faulting trial \
+         fails alone"
+            .to_string()
+    };
+    format!(
+        "{}: not run: {lost}. A CUDA fault leaves the process unable to use that GPU (CUDA Driver API, \
+         CUresult); {hint}",
+        case.name()
+    )
+    .into()
 }
 
 /// Records a timed trial, checks its counter expectations, and fails it on a gating verdict.
@@ -564,6 +582,11 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         if suite.config.ncu {
             println!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU");
         }
+        if let Some(tool) = &suite.config.sanitize {
+            println!("kernelgate: KERNELGATE_SANITIZE={tool}, but nothing is checked: there is no GPU");
+        } else if suite.config.isolate {
+            println!("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU");
+        }
     }
     if let Some(rev) = &suite.config.ab {
         let revision = ab::Revision::read(&suite.root, rev)
@@ -587,16 +610,8 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
         return Err(bad.clone());
     }
     if let Some(gpu) = &gpu {
-        if suite.config.ncu {
-            let profiled = std::env::current_exe()
-                .map_err(Error::io("the test executable"))
-                .and_then(|program| {
-                    let report = suite.stem()?.with_extension("ncu-rep");
-                    select::profile(&suite.config, &suite.cases, selected, &program, report)
-                })
-                .map_err(|e| e.to_string());
-            let _ = suite.profiled.set(profiled);
-        }
+        // The checked child first: a trial that faults or hangs there is left out of the ncu
+        // session, whose child has no timeout and would hang or fail on it too.
         if suite.config.sanitize.is_some() || suite.config.isolate {
             let sanitized = std::env::current_exe()
                 .map_err(Error::io("the test executable"))
@@ -611,6 +626,21 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
                 })
                 .map_err(|e| e.to_string());
             let _ = suite.sanitized.set(sanitized);
+        }
+        if suite.config.ncu {
+            let unfinished = match suite.sanitized.get() {
+                Some(Ok(s)) => s.unfinished.clone(),
+                _ => Default::default(),
+            };
+            let cases: Vec<Case> = suite.cases.iter().filter(|c| !unfinished.contains(&c.name())).cloned().collect();
+            let profiled = std::env::current_exe()
+                .map_err(Error::io("the test executable"))
+                .and_then(|program| {
+                    let report = suite.stem()?.with_extension("ncu-rep");
+                    select::profile(&suite.config, &cases, selected, &program, report)
+                })
+                .map_err(|e| e.to_string());
+            let _ = suite.profiled.set(profiled);
         }
         if suite.config.ab.is_none() {
             load_baseline(suite, gpu, selected);

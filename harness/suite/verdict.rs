@@ -30,7 +30,8 @@ pub(super) fn sanitize_failure(suite: &Suite, case: &Case) -> Option<String> {
     }
     match suite.sanitized.get() {
         None => {
-            Some(format!("{}: no checked child ran (KERNELGATE_SANITIZE or KERNELGATE_ISOLATE; no GPU?)", case.name()))
+            let why = suite.no_gpu.as_deref().unwrap_or("the GPUs could not be opened; see the run's first lines");
+            Some(format!("{}: no checked child ran (KERNELGATE_SANITIZE or KERNELGATE_ISOLATE): {why}", case.name()))
         }
         Some(Err(e)) => Some(format!("{}: the checked child could not run: {e}", case.name())),
         Some(Ok(s)) => s.failures.get(&case.name()).cloned(),
