@@ -254,6 +254,18 @@ pub struct Launch {
     pub shared_bytes: u32,
 }
 
+impl std::fmt::Display for Launch {
+    /// `grid 16x1x1 block 256x1x1 shared 0 B`, or `grid 4 per SM …` for a [`Grid::PerSm`] grid.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+        match self.grid {
+            Grid::Fixed(g) => write!(f, "grid {}", dims(g))?,
+            Grid::PerSm(n) => write!(f, "grid {n} per SM")?,
+        }
+        write!(f, " block {} shared {} B", dims(self.block), self.shared_bytes)
+    }
+}
+
 impl Launch {
     /// One thread per element: `ceil(n / block)` blocks of `block` threads.
     pub fn linear(n: usize, block: u32) -> Launch {
@@ -603,6 +615,12 @@ impl Case {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launches_print_as_dimensions() {
+        assert_eq!(Launch::linear(4096, 256).to_string(), "grid 16x1x1 block 256x1x1 shared 0 B");
+        assert_eq!(Launch::per_sm(4, 128).to_string(), "grid 4 per SM block 128x1x1 shared 0 B");
+    }
 
     #[test]
     fn a_one_launch_case_passes_every_parameter() {

@@ -121,7 +121,7 @@ fn filler(gpu: &Gpu) -> Result<&Filler> {
     if !works {
         eprintln!(
             "kernelgate: GPU {}: shared memory filled with 0xFF did not reach the next kernel ({held} of 256 \
-             unwritten words held it; seen under compute-sanitizer's memcheck, synccheck and initcheck): checks in \
+             unwritten words held it; compute-sanitizer's tools can do this): checks in \
              this process cannot catch reads of unwritten shared memory, and the fill is skipped (the suite's own \
              check, outside any tool, still has it)",
             gpu.facts.ordinal

@@ -334,6 +334,13 @@ impl Config {
                  KERNELGATE_SANITIZE; set one of them too, or unset it",
             );
         }
+        if let (Some(path), None) = (&config.sanitizer_path, &config.sanitize) {
+            return conflict(
+                "KERNELGATE_SANITIZER_PATH",
+                path.display().to_string(),
+                "it names compute-sanitizer for KERNELGATE_SANITIZE; set KERNELGATE_SANITIZE too, or unset it",
+            );
+        }
         if config.sanitize_scale != 1.0 && config.sanitize.is_none() {
             return conflict(
                 "KERNELGATE_SANITIZE_SCALE",
@@ -406,6 +413,8 @@ mod tests {
         assert!(err.contains("KERNELGATE_ISOLATE=1 or KERNELGATE_SANITIZE"), "{err}");
         let isolated = with(&[("KERNELGATE_KERNEL_TIMEOUT", "10"), ("KERNELGATE_ISOLATE", "1")]).unwrap();
         assert_eq!(isolated.kernel_timeout_s, Some(10.0));
+        let err = with(&[("KERNELGATE_SANITIZER_PATH", "/opt/cs")]).unwrap_err().to_string();
+        assert!(err.contains("set KERNELGATE_SANITIZE too"), "{err}");
         let err = with(&[("KERNELGATE_SANITIZE_SCALE", "0.0625")]).unwrap_err().to_string();
         assert!(err.contains("set KERNELGATE_SANITIZE too"), "{err}");
         let err = with(&[("KERNELGATE_SANITIZE", "memcheck"), ("KERNELGATE_SANITIZE_SCALE", "0.01")]).unwrap_err();

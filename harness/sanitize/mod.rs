@@ -105,10 +105,13 @@ pub fn failure(tool: Option<&str>, name: &str, trial: &parse::Trial, exit: &str,
         return None;
     }
     let count = trial.reports.len();
+    let reports = match tool {
+        Some(_) => format!("{count} report{}, ", if count == 1 { "" } else { "s" }),
+        None => String::new(),
+    };
     Some(format!(
-        "{name}: {}: {count} report{} (log {}):\n  {}",
+        "{name}: {}: {reports}log {}:\n  {}",
         label(tool),
-        if count == 1 { "" } else { "s" },
         log.display(),
         lines.join("\n").replace('\n', "\n  ")
     ))
@@ -353,7 +356,7 @@ mod tests {
         let m = failure(Some("memcheck"), "planted/oob_write/4096", &reported, "exit status: 0", log).unwrap();
         assert_eq!(
             m,
-            "planted/oob_write/4096: compute-sanitizer --tool memcheck: 1 report (log /out/r-sanitize.log):\n  \
+            "planted/oob_write/4096: compute-sanitizer --tool memcheck: 1 report, log /out/r-sanitize.log:\n  \
              Invalid __global__ write of size 4 bytes\n      at oob_write+0x90"
         );
         let killed = parse::Trial { reports: vec![], ended: None };
@@ -361,7 +364,7 @@ mod tests {
         assert!(m.ends_with("the child did not finish this trial: killed after 5 s"), "{m}");
         let died = parse::Trial { reports: vec![], ended: Some("error: CUDA_ERROR_MISALIGNED_ADDRESS".into()) };
         let m = failure(None, "planted/misaligned_load/4096", &died, "exit status: 3", log).unwrap();
-        assert!(m.starts_with("planted/misaligned_load/4096: isolated child: 0 reports"), "{m}");
+        assert!(m.starts_with("planted/misaligned_load/4096: isolated child: log /out/"), "{m}");
         assert!(m.ends_with("the checked run: error: CUDA_ERROR_MISALIGNED_ADDRESS"), "{m}");
     }
 }

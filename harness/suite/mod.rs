@@ -365,10 +365,7 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     {
         // It hung, died or faulted in the child; timing it here would do the same to the run.
         let found = sanitize_failure(suite, case).unwrap_or_default();
-        let launches: Vec<String> = case
-            .launches()
-            .map(|(k, l)| format!("{} grid {:?} block {:?} shared {} B", k.entry, l.grid, l.block, l.shared_bytes))
-            .collect();
+        let launches: Vec<String> = case.launches().map(|(k, l)| format!("{} {l}", k.entry)).collect();
         return Err(format!(
             "{found}\n  kernel(s): {}; launch configuration: {}\n  (not timed: its checked run did not finish in the child)",
             case.kernel_names(),
@@ -587,6 +584,12 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         } else if suite.config.isolate {
             println!("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU");
         }
+    }
+    if suite.config.isolate && suite.config.sanitize.is_some() {
+        println!(
+            "kernelgate: KERNELGATE_ISOLATE=1 with KERNELGATE_SANITIZE: the sanitizer's child does the isolating \
+             (it does not repeat the timed path)"
+        );
     }
     if let Some(rev) = &suite.config.ab {
         let revision = ab::Revision::read(&suite.root, rev)
