@@ -15,8 +15,10 @@
 //! another kernel runs on the same GPU is wrong. Kernels compile inside their trial, so `--exact`
 //! builds only what it runs.
 
+mod faults;
 mod results;
 mod verdict;
+use faults::{not_run, retire_on_fault, unfinished_in_child};
 use verdict::{check_counters, decided_by, effect_floor, judge, other_gpu_note, sanitize_failure, sanitized};
 
 use crate::ab::{self, AbResult};
@@ -364,14 +366,7 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         && s.unfinished.contains(&case.name())
     {
         // It hung, died or faulted in the child; timing it here would do the same to the run.
-        let found = sanitize_failure(suite, case).unwrap_or_default();
-        let launches: Vec<String> = case.launches().map(|(k, l)| format!("{} {l}", k.entry)).collect();
-        return Err(format!(
-            "{found}\n  kernel(s): {}; launch configuration: {}\n  (not timed: its checked run did not finish in the child)",
-            case.kernel_names(),
-            launches.join(", ")
-        )
-        .into());
+        return Err(unfinished_in_child(suite, case));
     }
     if let Some(why) = program::unavailable(case) {
         return Ok(Completion::ignored_with(why));
@@ -414,38 +409,6 @@ fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     };
     let kept = crate::stats::evenly_spaced(&kept, suite.config.baseline_samples);
     finish(suite, case, &gpu, result, &judged, kept)
-}
-
-/// A trial's failure from a harness or driver error `e` on GPU `ordinal`; a sticky error
-/// ([`Error::is_sticky`]) also retires that GPU from the pool, since its context is now unusable.
-fn retire_on_fault(suite: &Suite, case: &Case, ordinal: usize, e: Error) -> Failed {
-    if e.is_sticky()
-        && let Ok(pool) = suite.pool()
-    {
-        pool.retire(ordinal, format!("GPU {ordinal}'s CUDA context was lost in {} ({e})", case.name()));
-    }
-    Failed::from(e.to_string())
-}
-
-/// The failure of a trial that cannot run because every GPU of the pool was retired (`lost`
-/// says why), with what to do.
-fn not_run(suite: &Suite, case: &Case, lost: &str) -> Failed {
-    let hint = if suite.config.isolate {
-        format!(
-            "the fault came after the isolated child's check and its {} runs of the timed path",
-            crate::sanitize::TIMED_PATH_REPEATS
-        )
-    } else {
-        "with KERNELGATE_ISOLATE=1 each trial is checked in a child process first, so that a faulting trial \
-         fails alone"
-            .to_string()
-    };
-    format!(
-        "{}: not run: {lost}. A CUDA fault leaves the process unable to use that GPU (CUDA Driver API, \
-         CUresult); {hint}",
-        case.name()
-    )
-    .into()
 }
 
 /// Records a timed trial, checks its counter expectations, and fails it on a gating verdict.
