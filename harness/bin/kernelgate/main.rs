@@ -1,0 +1,379 @@
+//! `kernelgate`: the commands that are not test runs.
+//!
+//! `kernelgate import-ncu FILE [--csv]` reads an ncu CSV (raw or details page, any ncu version
+//! kernelgate knows) or a `.ncu-rep` (through `ncu --import`) and prints the normalized metrics per
+//! kernel, so that existing ncu captures enter kernelgate.
+//!
+//! `kernelgate baseline list|show|remove|calibrate|bless|reseal` reads and edits the per-GPU
+//! baselines under `<project root>/baselines/<gpu-key>/` (see `kernelgate::gate::baseline`), or
+//! `KERNELGATE_BASELINES/<gpu-key>/`; the project root is found from the current folder as the test
+//! runs find it (`kernelgate::record::project_root`). Every change goes through the baseline
+//! store: under the folder's lock, committed whole.
+//!
+//! `kernelgate compare BASE RUN` judges two records with the gate's rules.
+//!
+//! `kernelgate history import PATHS...` appends run CSVs to the history stores
+//! (`kernelgate::history`), `kernelgate history runs [--gpu KEY]` lists the stored runs,
+//! `history show|changes` print series and their change points, `history gate` is the nightly
+//! gate's decision (`kernelgate::history::query`).
+//!
+//! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report.
+
+mod baseline;
+
+use baseline::{BaselineCommand, baseline_command};
+use clap::{Parser, Subcommand};
+use kernelgate::gate::{CompareOptions, Policy, RunRecord, Verdict, compare_records};
+use kernelgate::history;
+use kernelgate::ncu::import;
+use kernelgate::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Regression testing for CUDA kernels: the commands besides `cargo test`.
+#[derive(Debug, Parser)]
+#[command(name = "kernelgate", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the metrics of an ncu capture, normalized to base units, per kernel.
+    ImportNcu {
+        /// An ncu CSV file (`--csv`, raw or details page) or an `.ncu-rep` report.
+        file: PathBuf,
+        /// Print CSV (id, kernel, nvtx, metric, value, unit, process, capture) instead of a table.
+        #[arg(long)]
+        csv: bool,
+        /// The ncu executable used to read `.ncu-rep` files.
+        #[arg(long, env = "KERNELGATE_NCU_PATH", default_value = "ncu")]
+        ncu: PathBuf,
+    },
+    /// Compare two records in baseline form with the gate's statistics: the blessed baseline
+    /// (`baselines/<gpu-key>`) and a run's `<out>/runs/<stem>-baseline`, or two runs. Prints one
+    /// line per common trial and exits 3 if any regressed.
+    #[command(allow_negative_numbers = true)]
+    Compare {
+        /// The reference: a baseline folder (holding baseline.csv and samples.csv).
+        base: PathBuf,
+        /// The run to judge: a folder of the same form.
+        run: PathBuf,
+        /// Multiply the run's samples by this factor first (1.02: a synthetic 2 % slowdown, to
+        /// estimate the gate's power on real noise).
+        #[arg(long, default_value_t = 1.0, value_parser = positive)]
+        scale: f64,
+        /// Family-wise significance level, above 0 and at most 0.5.
+        #[arg(long, env = "KERNELGATE_ALPHA", default_value_t = 0.05, value_parser = probability)]
+        alpha: f64,
+        /// Smallest change called a regression, percent (0 to 50).
+        #[arg(long, env = "KERNELGATE_MIN_EFFECT", default_value_t = 1.0, value_parser = percent)]
+        min_effect: f64,
+        /// Compare SM cycles (seconds x each record's median SM clock), for records taken at
+        /// different clocks.
+        #[arg(long)]
+        cycles: bool,
+    },
+    /// List, show, remove, calibrate, bless (from a run record) or reseal the per-GPU baselines under
+    /// `<project root>/baselines/`.
+    Baseline {
+        #[command(subcommand)]
+        command: BaselineCommand,
+    },
+    /// Compare two sides trial by trial (time, verdict, every counter, what explains a change) and
+    /// print the report as Markdown. A side is a commit (full or a prefix: every run of it on the
+    /// GPU key, medians of repeated runs), a run id (`20261130T120000Z`, `@GPU-uuid-prefix` to pick
+    /// one GPU), a run CSV (its `-metrics.csv` beside it is read too), or `before:<run id>` (every run
+    /// of the commit stored before that run's commit: the nightly report's old side). Exits 0 whatever the
+    /// verdicts (a report, not a gate), 1 on error.
+    Diff {
+        /// The old side.
+        old: String,
+        /// The new side.
+        new: String,
+        /// GPU key whose history the commits and run ids are looked up in; default: every key.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// Write the Markdown here instead of printing it.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Also write the report as one self-contained HTML page, with trend charts.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// The history of runs keyed by commit, one SQLite store per GPU key under
+    /// `<project root>/.kernelgate/history/` (or --dir).
+    History {
+        #[command(subcommand)]
+        command: HistoryCommand,
+        /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
+        #[arg(long, global = true, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum HistoryCommand {
+    /// Append run CSVs (`<stem>.csv`, any run-CSV schema) and their ncu `<stem>-metrics.csv` to the
+    /// store of each run's GPU key. Importing a run again adds nothing.
+    Import {
+        /// Run CSVs, metrics CSVs, or folders of them (e.g. `baselines/*/runs`).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// List the stored runs: commit, run id, GPU UUID (start) and number of values.
+    Runs {
+        /// GPU key (`nvidia-h200-sm90`); default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
+    /// One trial's series, one line per run (commit, run id, GPU, value, verdict), then its change
+    /// points per physical GPU.
+    Show {
+        /// Trial name, `family/variant/size`.
+        trial: String,
+        /// The metric: `median` (time) or another run statistic or ncu counter.
+        #[arg(long, default_value = "median")]
+        metric: String,
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+    },
+    /// The change points of every trial's series, per physical GPU, newest first.
+    Changes {
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// The metric, or `all` for every metric.
+        #[arg(long, default_value = "median")]
+        metric: String,
+        /// Only change points at or after the first run of this commit (or prefix).
+        #[arg(long, value_name = "COMMIT")]
+        since: Option<String>,
+    },
+    /// The nightly gate: for the latest run of each GPU key (or --run), fail on a `regressed`
+    /// verdict or a time change point (1 % or more, per physical GPU) that is an increase at the
+    /// run's commit. Exit codes: 0 pass; 3 regressed; 4 nothing regressed but a trial is `invalid`;
+    /// 1 no history or a store cannot be read; 2 bad arguments.
+    Gate {
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// The run to gate (its id; every GPU that ran it); default: the latest run of each key.
+        #[arg(long, value_name = "RUN_ID")]
+        run: Option<String>,
+        /// The exit code of the suite run being gated (scripts/nightly): 3 is a regression, 2 a bad
+        /// option, any other failure a harness error (exit 1).
+        #[arg(long, value_name = "CODE")]
+        suite_exit: Option<u8>,
+    },
+}
+
+/// A finite number > 0 (clap value parser).
+fn positive(text: &str) -> std::result::Result<f64, String> {
+    number(text).filter(|v| *v > 0.0).ok_or_else(|| format!("{text:?} is not a number above 0"))
+}
+
+/// A probability above 0, at most 0.5, as `KERNELGATE_ALPHA` (clap value parser).
+fn probability(text: &str) -> std::result::Result<f64, String> {
+    number(text)
+        .filter(|v| *v > 0.0 && *v <= 0.5)
+        .ok_or_else(|| format!("{text:?} is not a probability above 0, at most 0.5 (--alpha or KERNELGATE_ALPHA)"))
+}
+
+/// A percentage from 0 to 50, as `KERNELGATE_MIN_EFFECT` (clap value parser).
+fn percent(text: &str) -> std::result::Result<f64, String> {
+    number(text)
+        .filter(|v| (0.0..=kernelgate::config::MAX_MIN_EFFECT_PCT).contains(v))
+        .ok_or_else(|| format!("{text:?} is not a percentage from 0 to 50 (--min-effect or KERNELGATE_MIN_EFFECT)"))
+}
+
+fn number(text: &str) -> Option<f64> {
+    text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader of stdout goes away (`kernelgate … | head`):
+    // Rust ignores SIGPIPE, and println! then panics. Every change kernelgate makes is committed
+    // whole before it prints, so stopping at a print loses nothing.
+    // SAFETY: restores the default disposition of one signal, at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // The same checks as a test run: a typo'd, empty or out-of-range KERNELGATE_* variable stops
+    // the command (KERNELGATE_BASELINES misspelt would otherwise write the project's baselines).
+    let config = match kernelgate::Config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("kernelgate: {e}");
+            return ExitCode::from(kernelgate::suite::EXIT_CONFIG);
+        }
+    };
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::ImportNcu { file, csv, ncu } => {
+            let format = if csv { import::Format::Csv } else { import::Format::Table };
+            import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| 0)
+        }
+        Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| 0),
+        Command::History { command, dir } => history_command(command, dir),
+        Command::Diff { old, new, gpu, markdown, html, dir } => {
+            diff_command(&old, &new, gpu.as_deref(), markdown, html, dir).map(|()| 0)
+        }
+        Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
+            let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
+            // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
+            let cycles = cycles || config.compare_cycles;
+            compare_command(&base, &run, &CompareOptions { policy, scale, cycles })
+                .map(|regressed| if regressed { kernelgate::suite::EXIT_REGRESSION } else { 0 })
+        }
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("kernelgate: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `kernelgate compare`: the GPU warnings, then one line per common trial; `Ok(true)` when any
+/// regressed.
+fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<bool> {
+    let (b, r) = (RunRecord::load(base)?, RunRecord::load(run)?);
+    let compared = compare_records(&b, &r, options)?;
+    for w in &compared.warnings {
+        println!("warning: {w}");
+    }
+    let width = compared.rows.iter().map(|(t, _)| t.len()).max().unwrap_or(5);
+    println!(
+        "{:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  verdict (decided by)",
+        "trial", "base", "run", "delta", "p_adj", "floor"
+    );
+    let mut counts = std::collections::BTreeMap::new();
+    for (trial, j) in &compared.rows {
+        *counts.entry(j.verdict.as_str()).or_insert(0) += 1;
+        let show = |v: f64| if options.cycles { format!("{v:.0} cyc") } else { kernelgate::units::duration(v) };
+        let by = match &j.decided {
+            kernelgate::gate::Decided::Time if options.cycles => "time, in SM cycles".to_string(),
+            kernelgate::gate::Decided::Time => "time".to_string(),
+            kernelgate::gate::Decided::Counter(m) => format!("counter {}", m.metric),
+            kernelgate::gate::Decided::Conditions => j.reason.clone(),
+        };
+        match &j.comparison {
+            Some(c) => println!(
+                "{trial:<width$}  {:>10}  {:>10}  {:>+7.2}%  {:>9.1e}  {:>5.2}%  {} ({by})",
+                show(c.baseline_median_s),
+                show(c.median_s),
+                100.0 * c.delta,
+                c.p_adjusted,
+                100.0 * c.min_effect,
+                j.verdict.as_str()
+            ),
+            None => println!(
+                "{trial:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  {} ({by})",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                j.verdict.as_str()
+            ),
+        }
+    }
+    let summary: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+    let only = match compared.only_in_one {
+        0 => String::new(),
+        n => format!("; {n} trial{} in only one record", if n == 1 { "" } else { "s" }),
+    };
+    let unit = if options.cycles { ", in SM cycles" } else { "" };
+    println!(
+        "{} compared (scale {}{unit}): {}{only}",
+        trials_count(compared.rows.len()),
+        options.scale,
+        summary.join(", ")
+    );
+    if !compared.warnings.is_empty() && compared.rows.iter().any(|(_, j)| j.verdict != Verdict::Unchanged) {
+        println!("note: the verdicts above come from records of different machines or settings (warnings above)");
+    }
+    Ok(counts.contains_key("regressed"))
+}
+
+/// `dir`, or `<project root>/.kernelgate/history`.
+fn history_dir(dir: Option<PathBuf>) -> Result<PathBuf> {
+    match dir {
+        Some(d) => Ok(d),
+        None => {
+            let cwd = std::env::current_dir().map_err(Error::io("."))?;
+            Ok(history::default_dir(&kernelgate::record::project_root(&cwd)))
+        }
+    }
+}
+
+/// `kernelgate diff`: the Markdown to stdout or `markdown`, the HTML page to `html`.
+fn diff_command(
+    old: &str,
+    new: &str,
+    gpu: Option<&str>,
+    markdown: Option<PathBuf>,
+    html: Option<PathBuf>,
+    dir: Option<PathBuf>,
+) -> Result<()> {
+    let (diff, trends) = history::query::diff_report(&history_dir(dir)?, old, new, gpu)?;
+    let text = kernelgate::report::markdown::render(&diff);
+    match markdown {
+        Some(path) => {
+            std::fs::write(&path, text).map_err(Error::io(&path))?;
+            println!("wrote {} ({})", path.display(), diff.summary());
+        }
+        None => print!("{text}"),
+    }
+    if let Some(path) = html {
+        std::fs::write(&path, kernelgate::report::html::render(&diff, &trends)).map_err(Error::io(&path))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// Runs a `kernelgate history` command on `dir`, or on `<project root>/.kernelgate/history`;
+/// returns the exit code (0, or `history gate`'s decision).
+fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<u8> {
+    let cwd = std::env::current_dir().map_err(Error::io("."))?;
+    let root = kernelgate::record::project_root(&cwd);
+    let dir = dir.unwrap_or_else(|| history::default_dir(&root));
+    match command {
+        HistoryCommand::Import { paths } => {
+            // Commit times and subjects come from the repository, where there is one.
+            let repo = git2::Repository::discover(&root).ok();
+            let imported = history::import(&paths, &dir, repo.as_ref())?;
+            println!("imported {imported} into {}", dir.display());
+        }
+        HistoryCommand::Runs { gpu } => print!("{}", history::list_runs(&dir, gpu.as_deref())?),
+        HistoryCommand::Show { trial, metric, gpu } => {
+            print!("{}", history::query::show(&dir, gpu.as_deref(), &trial, &metric)?)
+        }
+        HistoryCommand::Changes { gpu, metric, since } => {
+            let metric = (metric != "all").then_some(metric.as_str());
+            print!("{}", history::query::changes(&dir, gpu.as_deref(), metric, since.as_deref())?)
+        }
+        HistoryCommand::Gate { gpu, run, suite_exit } => {
+            let (text, outcome) = history::query::gate(&dir, gpu.as_deref(), run.as_deref())?;
+            print!("{text}");
+            let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), outcome);
+            if let Some(why) = why {
+                println!("{why}");
+            }
+            return Ok(code);
+        }
+    }
+    Ok(0)
+}
+
+/// `1 trial`, `2 trials`.
+fn trials_count(n: usize) -> String {
+    kernelgate::units::count(n, "trial")
+}
