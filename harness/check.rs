@@ -215,7 +215,8 @@ pub enum SharedStart {
 ///
 /// With [`SharedStart::Poisoned`], a wrong result is run again on fresh buffers, first after a fill
 /// with zeros and, if that is right, after a 0xFF fill once more; [`diagnosis`] says what the
-/// three runs show.
+/// three runs show. Where the fill does not reach the next kernel on this GPU
+/// ([`crate::shared_poison::works`]), it is skipped, and so are the reruns.
 ///
 /// # Errors
 /// [`crate::Error::Driver`] when an upload, the shared-memory fill, a step or a download fails;
