@@ -74,8 +74,34 @@ pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
 /// NVRTC 13.5 on every kernel of `kernels/`, sm_80 and sm_90).
 pub const PTXAS_VERBOSE: &str = "--ptxas-options=-v";
 
-/// Compiles the text `source` of kernel file `file` for `arch` with the options of [`compile`] and
-/// [`PTXAS_VERBOSE`]; returns the PTX and NVRTC's program log, which holds ptxas's report when
+/// The NVRTC option that turns off NVRTC's compile cache (NVRTC 12.9 and later), so that ptxas runs
+/// and writes its report in every process. Where a CUDA driver is installed, NVRTC 12.9+ keeps
+/// compiled programs in the driver's cache (`~/.nv/ComputeCache`, `CUDA_CACHE_PATH`) and hands a
+/// cached program back without running ptxas: the program log is then empty, and a kept GPU
+/// runner's second run found no resource figures (seen on two H200 runners with NVRTC 13.0;
+/// `CUDA_CACHE_DISABLE=1` or a fresh `CUDA_CACHE_PATH` brought the report back). NVIDIA's own
+/// nvFuser passes this option for the same reason (github.com/NVIDIA/Fuser pull requests 4684 and
+/// 4694).
+pub const NO_CACHE: &str = "--no-cache";
+
+/// The first NVRTC release with a compile cache and [`NO_CACHE`]: 12.9.
+pub const NO_CACHE_SINCE: (i32, i32) = (12, 9);
+
+/// Every option of a compile whose log must hold ptxas's report: [`NVRTC_OPTIONS`], the
+/// architecture, [`PTXAS_VERBOSE`], and [`NO_CACHE`] for an NVRTC `version` (major, minor) that
+/// has a cache. Pure: the one place these options are assembled.
+pub fn verbose_options(arch: &str, version: (i32, i32)) -> Vec<String> {
+    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
+    options.push(format!("--gpu-architecture={arch}"));
+    options.push(PTXAS_VERBOSE.to_string());
+    if version >= NO_CACHE_SINCE {
+        options.push(NO_CACHE.to_string());
+    }
+    options
+}
+
+/// Compiles the text `source` of kernel file `file` for `arch` with [`verbose_options`] (the options
+/// of [`compile`], [`PTXAS_VERBOSE`] and, where NVRTC has a cache, [`NO_CACHE`]); returns the PTX and NVRTC's program log, which holds ptxas's report when
 /// `arch` is a real architecture (`sm_90`: NVRTC then runs ptxas to make a cubin as well).
 ///
 /// # Errors
@@ -84,7 +110,8 @@ pub const PTXAS_VERBOSE: &str = "--ptxas-options=-v";
 pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<(String, String)> {
     use cudarc::nvrtc::{result, sys};
     use std::ffi::CString;
-    let used = nvrtc::load()?.to_string();
+    let nvrtc = nvrtc::load()?;
+    let used = nvrtc.to_string();
     let fail = |status: String, log: String| Error::Compile {
         file: file.to_string(),
         arch: arch.to_string(),
@@ -109,9 +136,7 @@ pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<(String,
     }
     let program =
         Program(result::create_program(&src, Some(&name)).map_err(|e| fail(format!("{:?}", e.0), String::new()))?);
-    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
-    options.push(format!("--gpu-architecture={arch}"));
-    options.push(PTXAS_VERBOSE.to_string());
+    let options = verbose_options(arch, nvrtc.version);
     // SAFETY: `program.0` is a live program from `create_program` (destroyed only by its Drop).
     let compiled = unsafe { result::compile_program(program.0, &options) };
     // SAFETY: as above; the log exists after a compile, failed or not.
@@ -179,6 +204,14 @@ pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_verbose_compile_bypasses_the_cache_of_nvrtc_12_9_and_later() {
+        let with = verbose_options("sm_90", (13, 0));
+        assert_eq!(with, ["--std=c++17", "-lineinfo", "--gpu-architecture=sm_90", "--ptxas-options=-v", "--no-cache"]);
+        assert!(verbose_options("sm_80", (12, 9)).contains(&NO_CACHE.to_string()));
+        assert!(!verbose_options("sm_80", (12, 8)).contains(&NO_CACHE.to_string()), "12.8 has no such option");
+    }
 
     #[test]
     fn parameters_are_counted_per_entry() {

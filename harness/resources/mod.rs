@@ -79,6 +79,19 @@ pub fn rows(
     nvrtc: &str,
 ) -> std::result::Result<Vec<Row>, String> {
     let missing: Vec<&str> = source.entries.iter().copied().filter(|e| !usage.contains_key(*e)).collect();
+    if !missing.is_empty() && usage.is_empty() {
+        // No figures at all: ptxas did not run (a cached program), not a format change.
+        return Err(format!(
+            "kernels/{}: NVRTC {nvrtc} returned no ptxas report for {}: ptxas did not run, so the program came \
+             from a compile cache. kernelgate passes {} to NVRTC {}.{} and later; with an older NVRTC, or a \
+             cache this option does not reach, run with CUDA_CACHE_DISABLE=1",
+            source.file,
+            limits.arch,
+            crate::compile::NO_CACHE,
+            crate::compile::NO_CACHE_SINCE.0,
+            crate::compile::NO_CACHE_SINCE.1,
+        ));
+    }
     if !missing.is_empty() {
         return Err(format!(
             "kernels/{}: NVRTC's ptxas report for {} names no figures for {missing:?}; its report format may have \
@@ -402,8 +415,21 @@ mod tests {
             got.iter().map(|r| (r.kernel.as_str(), r.block, r.occupancy_warps)).collect();
         // 72 registers: 28 warps per SM by registers; 3 blocks of 256, none of 1024 (73728 registers).
         assert_eq!(shape, [("a", Some(256), Some(24)), ("a", Some(1024), Some(0)), ("lone", None, None)]);
-        let missing = rows(&source(), &BTreeMap::new(), &launches, &occupancy::SM_90, "13.5").unwrap_err();
-        assert!(missing.contains("[\"a\", \"lone\"]"), "{missing}");
+        let only_a = BTreeMap::from([("a".to_string(), Usage { regs: 72, ..Usage::default() })]);
+        let missing = rows(&source(), &only_a, &launches, &occupancy::SM_90, "13.5").unwrap_err();
+        assert!(missing.contains("no figures for [\"lone\"]") && missing.contains("format may have changed"), "{missing}");
+    }
+
+    /// A kept GPU runner's second run: NVRTC handed back a cached program, ptxas did not run and the
+    /// program log is empty. That is named as a cache hit with its fix, not as a format change.
+    #[test]
+    fn an_empty_ptxas_report_is_named_as_a_cache_hit() {
+        let launches = [LaunchShape { kernel: Kernel { file: "t.cu", entry: "a" }, block: 256, shared_dynamic: 0 }];
+        let usage = ptxas::parse("", "sm_90").unwrap();
+        let why = rows(&source(), &usage, &launches, &occupancy::SM_90, "13.0").unwrap_err();
+        assert!(why.starts_with("kernels/t.cu: NVRTC 13.0 returned no ptxas report for sm_90"), "{why}");
+        assert!(why.contains("--no-cache") && why.contains("CUDA_CACHE_DISABLE=1"), "{why}");
+        assert!(!why.contains("format may have changed"), "{why}");
     }
 
     #[test]
