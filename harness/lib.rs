@@ -21,7 +21,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod ab;
 pub mod case;
 pub mod cases;
 pub mod check;

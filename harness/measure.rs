@@ -264,13 +264,23 @@ impl Pairs {
     }
 }
 
+/// Which version of a program a paired launch runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// The reference version (the A/B revision's kernels).
+    A,
+    /// The version under test (this build's kernels).
+    B,
+}
+
 /// Same-run A/B measurement: `warmup` untimed launches of each version, then pairs: per pair the
 /// order of A and B is drawn at random (seeded by `seed`, so a run replays), and each launch is
-/// timed cold as in [`measure_cold`] (L2 flushed, events around the launch). Stops by `rule` on
-/// the pairs: the minimums count pairs and the GPU time of both versions; the precision
-/// criterion reads the confidence interval of the median log ratio
-/// ([`crate::gate::paired::median_ratio_ci`]) against `floor`, the noise criterion the spread of
-/// the ratios.
+/// timed cold as in [`measure_cold`] (L2 flushed, events around the launch). `launch(side)`
+/// enqueues one launch of that version; both versions run over the same buffers (the caller's
+/// one binding), so that what the pair compares is the code alone. Stops by `rule` on the pairs:
+/// the minimums count pairs and the GPU time of both versions; the precision criterion reads the
+/// confidence interval of the median log ratio ([`crate::gate::paired::median_ratio_ci`]) against
+/// `floor`, the noise criterion the spread of the ratios.
 ///
 /// # Errors
 /// Whatever a launch or the driver returns.
@@ -280,25 +290,24 @@ pub fn measure_pairs(
     warmup: usize,
     floor: f64,
     seed: u64,
-    mut launch_a: impl FnMut() -> Result<()>,
-    mut launch_b: impl FnMut() -> Result<()>,
+    mut launch: impl FnMut(Side) -> Result<()>,
 ) -> Result<Pairs> {
     use rand::{RngExt, SeedableRng};
     let doing = "timing an A/B pair";
     for _ in 0..warmup {
         gpu.flush_l2()?;
-        launch_a()?;
+        launch(Side::A)?;
         gpu.flush_l2()?;
-        launch_b()?;
+        launch(Side::B)?;
     }
     gpu.synchronize()?;
     let other_processes = gpu.other_processes();
     let (start, stop) = (gpu.timing_event()?, gpu.timing_event()?);
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let time = |launch: &mut dyn FnMut() -> Result<()>| -> Result<f64> {
+    let mut time = |side: Side| -> Result<f64> {
         gpu.flush_l2()?;
         start.record(gpu.stream()).map_err(|e| Error::driver(doing)(e))?;
-        launch()?;
+        launch(side)?;
         stop.record(gpu.stream()).map_err(|e| Error::driver(doing)(e))?;
         Ok(f64::from(start.elapsed_ms(&stop).map_err(|e| Error::driver(doing)(e))?) / 1e3)
     };
@@ -311,11 +320,11 @@ pub fn measure_pairs(
     loop {
         let first = rng.random::<bool>();
         let (ta, tb) = if first {
-            let ta = time(&mut launch_a)?;
-            (ta, time(&mut launch_b)?)
+            let ta = time(Side::A)?;
+            (ta, time(Side::B)?)
         } else {
-            let tb = time(&mut launch_b)?;
-            (time(&mut launch_a)?, tb)
+            let tb = time(Side::B)?;
+            (time(Side::A)?, tb)
         };
         a.push(ta);
         b.push(tb);

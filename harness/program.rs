@@ -1,9 +1,10 @@
-//! Running a case's program on the GPU (issue 10): its kernels compiled and looked up, its buffers
+//! Running a case's program on the GPU: its kernels compiled and looked up, its buffers
 //! bound (device buffers, pageable or pinned host buffers, forked streams), and one run of the
 //! program enqueued on the timing stream: zero the [`Param::Zeroed`] outputs, fork every other
 //! stream from the timing stream, enqueue the steps, join every stream back. With
-//! [`Case::graph`] the same enqueue is captured once as a CUDA graph (on a forked stream: the
-//! legacy default stream cannot be captured) and each run is one graph launch on the timing stream.
+//! [`Case::graph`] the same enqueue is captured once per compiled version and binding as a CUDA
+//! graph (on a forked stream: the legacy default stream cannot be captured) and each run is one
+//! graph launch on the timing stream.
 //!
 //! One of the few modules allowed `unsafe` (see [`crate::gpu`]): launches
 //! and copies pass raw addresses to the driver. Every `unsafe` block states the invariant it
@@ -19,6 +20,9 @@ use std::sync::Arc;
 
 /// The functions of a program: one per [`Step::Launch`], in step order.
 pub struct Compiled {
+    /// Tells this compiled program from every other of the process: a binding keeps one graph per
+    /// compiled program ([`Bound`]), so that two versions replay over the same buffers.
+    id: u64,
     funcs: Vec<CudaFunction>,
     /// SHA-256 of the PTX of each distinct module the program loads, joined by `+` in order of
     /// first use: the identity of the code that ran (the run CSV's `module_sha256`).
@@ -61,7 +65,9 @@ pub fn compile_from<'a>(
         }
         funcs.push(func);
     }
-    Ok(Some(Compiled { funcs, module_sha256: modules.join("+") }))
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Ok(Some(Compiled { id, funcs, module_sha256: modules.join("+") }))
 }
 
 /// What the driver reports for one launch: the function's attributes and the occupancy calculator's
@@ -110,7 +116,9 @@ enum Slot {
 }
 
 /// A program's buffers and streams on one GPU, made by [`bind`]: reused by the check and every
-/// timed run.
+/// timed run, and in same-run A/B by both versions (one set of buffers: two allocations of one
+/// size land on different physical pages, which moved the paired times of strided kernels by up to
+/// 6 %, ../shared/gpu/README.md, 2026-12-01).
 pub struct Bound {
     slots: Vec<Slot>,
     /// Streams 1.. of the program (stream 0 is the timing stream, or the capture stream).
@@ -118,8 +126,9 @@ pub struct Bound {
     /// With side streams: the event they wait on at the program's start, and one per side stream
     /// that stream 0 waits on at its end; made once here, not per run (timing disabled).
     events: Option<(CudaEvent, Vec<CudaEvent>)>,
-    /// The captured program of a graph case, made on the first run.
-    graph: Option<(Arc<CudaStream>, CudaGraph)>,
+    /// The captured program of a graph case, one per compiled version ([`Compiled`]'s id), made
+    /// on that version's first run over these buffers.
+    graphs: Vec<(u64, Arc<CudaStream>, CudaGraph)>,
     /// The cuBLAS handle of a program with a [`Step::Sgemm`].
     blas: Option<Blas>,
 }
@@ -205,7 +214,7 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
         let event = || gpu.context().new_event(None).map_err(Error::driver("creating the program's stream events"));
         Some((event()?, side.iter().map(|_| event()).collect::<Result<Vec<_>>>()?))
     };
-    Ok(Bound { slots, side, events, graph: None, blas })
+    Ok(Bound { slots, side, events, graphs: Vec::new(), blas })
 }
 
 impl Bound {
@@ -241,7 +250,7 @@ pub fn run(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bound) -> Re
     if !case.graph {
         return enqueue(gpu, case, compiled, bound, gpu.stream());
     }
-    if bound.graph.is_none() {
+    if !bound.graphs.iter().any(|(id, ..)| *id == compiled.id) {
         let doing = format!("capturing {} as a CUDA graph", case.name());
         let capture = gpu.stream().fork().map_err(Error::driver(doing.clone()))?;
         capture
@@ -252,9 +261,9 @@ pub fn run(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bound) -> Re
         enqueued?;
         let graph = graph.expect("a program has steps (cases::tests check every case), so its graph is not empty");
         graph.upload().map_err(Error::driver(doing))?;
-        bound.graph = Some((capture, graph));
+        bound.graphs.push((compiled.id, capture, graph));
     }
-    let (_, graph) = bound.graph.as_ref().expect("captured above");
+    let (_, _, graph) = bound.graphs.iter().find(|(id, ..)| *id == compiled.id).expect("captured above");
     // SAFETY: the executable graph is owned by `bound` and outlives the launch; the timing stream
     // belongs to the same context.
     unsafe { cudarc::driver::result::graph::launch(graph.cu_graph_exec(), gpu.stream().cu_stream()) }

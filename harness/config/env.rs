@@ -8,6 +8,7 @@ use crate::{Error, Result};
 /// refused ([`Config::from_lookup`] is given the names present).
 pub const VARIABLES: &[&str] = &[
     "KERNELGATE_AB",
+    "KERNELGATE_AB_IDENTICAL",
     "KERNELGATE_ALPHA",
     "KERNELGATE_BASELINES",
     "KERNELGATE_BASELINE_SAMPLES",
@@ -274,6 +275,7 @@ impl Config {
                 }
             },
             ab: get("KERNELGATE_AB")?,
+            ab_time_identical: choice("KERNELGATE_AB_IDENTICAL", &["skip", "time"], "skip")? == "time",
             history: match get("KERNELGATE_HISTORY")? {
                 None => History::Default,
                 Some(v) if v == "off" => History::Off,
@@ -324,6 +326,14 @@ impl Config {
                 rev.clone(),
                 "an A/B run times two revisions against each other; it cannot bless or scale work (unset \
                  KERNELGATE_BLESS / KERNELGATE_WORK_SCALE)",
+            );
+        }
+        if config.ab_time_identical && config.ab.is_none() {
+            return conflict(
+                "KERNELGATE_AB_IDENTICAL",
+                "time".into(),
+                "it chooses what an A/B run does with identical modules, and KERNELGATE_AB is not set; set both, or \
+                 unset it",
             );
         }
         if let (Some(limit), None, false) = (config.kernel_timeout_s, &config.sanitize, config.isolate) {

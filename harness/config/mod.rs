@@ -131,6 +131,11 @@ pub struct Config {
     /// Same-run A/B: the git revision whose `kernels/*.cu` are timed against this build's, in one
     /// process, samples interleaved (`KERNELGATE_AB`, e.g. `HEAD`, `main`, a commit id).
     pub ab: Option<String>,
+    /// Time an A/B case whose two versions compile to the same PTX anyway
+    /// (`KERNELGATE_AB_IDENTICAL=time`; default `skip`: such a case is reported as identical and
+    /// not timed, since the same PTX runs the same machine code). Timing identical modules is how
+    /// the A/B gate's false-alarm rate is measured (an A/A test).
+    pub ab_time_identical: bool,
     /// Where every run is appended to the history (`KERNELGATE_HISTORY`: a folder, or `off`;
     /// default `<project root>/.kernelgate/history`, `crate::history::default_dir`).
     pub history: History,
@@ -240,6 +245,7 @@ impl Default for Config {
             work_scale: 1.0,
             devices: Devices::List(vec![0]),
             ab: None,
+            ab_time_identical: false,
             history: History::Default,
             notes: false,
             junit: None,

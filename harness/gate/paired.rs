@@ -87,6 +87,60 @@ pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> cr
     })
 }
 
+/// The verdict of paired samples (`a` the reference, `b` the version under test, seconds; the kept
+/// pairs), with the sentence that explains it: `invalid` with `invalid`'s reason when the
+/// conditions were bad, or when a sample read 0 s (below the timer's resolution); otherwise
+/// [`compare_paired`] with `tests` cases in the family-wise correction. `against` names A in the
+/// sentence (`main = 0123456789ab`).
+///
+/// # Errors
+/// As [`compare_paired`].
+pub fn judge_pairs(
+    a: &[f64],
+    b: &[f64],
+    invalid: Option<String>,
+    policy: &Policy,
+    tests: usize,
+    against: &str,
+) -> crate::Result<super::Judged> {
+    use super::{Decided, Judged, Verdict};
+    let plain = |reason: String| Judged {
+        verdict: Verdict::Invalid,
+        decided: Decided::Conditions,
+        comparison: None,
+        moved: Vec::new(),
+        reason,
+    };
+    if let Some(why) = invalid {
+        return Ok(plain(why));
+    }
+    let zeros = a.iter().chain(b).filter(|&&x| x == 0.0).count();
+    if zeros > 0 {
+        return Ok(plain(format!(
+            "{zeros} samples read 0 s, below the timer's resolution: the kernel is too short to time alone"
+        )));
+    }
+    let c = compare_paired(a, b, policy, tests)?;
+    let reason = match c.too_noisy() {
+        Some(why) => why,
+        None => format!(
+            "B (this build) vs A ({against}): median per-pair ratio {:+.2}% over {} pairs (medians {} vs {}), \
+             one-sided Wilcoxon signed-rank p = {:.2e}, x{tests} cases (Bonferroni) = {:.2e} against alpha {}, \
+             effect floor {:.2}%",
+            100.0 * c.delta,
+            a.len(),
+            crate::units::duration(c.median_s),
+            crate::units::duration(c.baseline_median_s),
+            c.p_value,
+            c.p_adjusted,
+            policy.alpha,
+            100.0 * c.min_effect
+        ),
+    };
+    let decided = if c.verdict == Verdict::Invalid { Decided::Conditions } else { Decided::Time };
+    Ok(Judged { verdict: c.verdict, decided, comparison: Some(c), moved: Vec::new(), reason })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +187,27 @@ mod tests {
         assert_eq!(compare_paired(&a, &b, &Policy::default(), 35).unwrap().verdict, Verdict::Invalid);
         assert!(compare_paired(&a, &b[..10], &Policy::default(), 1).is_err());
         assert!(compare_paired(&[1.0, 0.0], &[1.0, 1.0], &Policy::default(), 1).is_err());
+    }
+
+    #[test]
+    fn pairs_are_judged_with_a_sentence_naming_both_versions() {
+        let a: Vec<f64> = (0..400).map(|i| 1e-4 * (1.0 + 0.001 * f64::from(i % 7))).collect();
+        let b: Vec<f64> = a.iter().map(|x| x * 1.05).collect();
+        let j = judge_pairs(&a, &b, None, &Policy::default(), 35, "main = 0123456789ab").unwrap();
+        assert_eq!(j.verdict, Verdict::Regressed);
+        assert!(
+            j.reason
+                .starts_with("B (this build) vs A (main = 0123456789ab): median per-pair ratio +5.00% over 400 pairs"),
+            "{}",
+            j.reason
+        );
+        let busy = Some("other processes computed on the GPU (pids [3])".to_string());
+        let j = judge_pairs(&a, &b, busy, &Policy::default(), 35, "main").unwrap();
+        assert_eq!((j.verdict, j.comparison.is_none()), (Verdict::Invalid, true));
+        let mut zero = a.clone();
+        zero[3] = 0.0;
+        let j = judge_pairs(&zero, &b, None, &Policy::default(), 35, "main").unwrap();
+        assert!(j.verdict == Verdict::Invalid && j.reason.starts_with("1 samples read 0 s"), "{}", j.reason);
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod notes;
 pub mod of_run;
 pub mod provenance;
 pub mod query;
+pub mod revision;
 pub mod store;
 
 pub use import::{Imported, import};

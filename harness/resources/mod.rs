@@ -417,7 +417,10 @@ mod tests {
         assert_eq!(shape, [("a", Some(256), Some(24)), ("a", Some(1024), Some(0)), ("lone", None, None)]);
         let only_a = BTreeMap::from([("a".to_string(), Usage { regs: 72, ..Usage::default() })]);
         let missing = rows(&source(), &only_a, &launches, &occupancy::SM_90, "13.5").unwrap_err();
-        assert!(missing.contains("no figures for [\"lone\"]") && missing.contains("format may have changed"), "{missing}");
+        assert!(
+            missing.contains("no figures for [\"lone\"]") && missing.contains("format may have changed"),
+            "{missing}"
+        );
     }
 
     /// A kept GPU runner's second run: NVRTC handed back a cached program, ptxas did not run and the

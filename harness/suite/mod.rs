@@ -2,11 +2,14 @@
 //! per kernel file and architecture (`compile/<file>/<arch>`), and the run around them. Wiring
 //! only: each stage lives in its own module.
 //!
+//! One GPU trial is one recipe, in [`trial`]: lease, compile, check, measure, judge, result,
+//! finish; a baseline run and a same-run A/B run differ only in its measure and judge steps.
+//!
 //! | stage | module |
 //! |---|---|
 //! | GPUs, one trial per GPU | [`crate::devices`] |
 //! | check | [`crate::check::check_case`] |
-//! | measure | [`crate::measure::measure_cold`] |
+//! | measure | [`crate::measure::measure_cold`], [`crate::measure::measure_pairs`] |
 //! | profile (ncu) | [`crate::ncu::select`] |
 //! | gate | [`crate::gate::judge`], [`crate::gate::baseline`] |
 //! | record, report | [`crate::record`], [`crate::report`] |
@@ -17,23 +20,22 @@
 
 mod faults;
 mod results;
+mod trial;
 mod verdict;
-use faults::{not_run, retire_on_fault, unfinished_in_child};
-use verdict::{check_counters, decided_by, effect_floor, judge, other_gpu_note, sanitize_failure, sanitized};
+use verdict::sanitized;
 
-use crate::ab::{self, AbResult};
 use crate::case::Case;
 use crate::devices::{Lease, Pool};
+use crate::gate::Policy;
 use crate::gate::baseline::Baseline;
-use crate::gate::{Judged, Policy};
 use crate::gpu::Gpu;
 use crate::history;
-use crate::measure::{measure_cold, nvtx_ranges};
+use crate::history::revision::Revision;
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::{self, TrialOutcome};
-use crate::{Config, Error, KernelSource, SOURCES, cases, check, program, report, resources};
+use crate::{Config, Error, KernelSource, SOURCES, cases, check, report, resources};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -91,7 +93,7 @@ pub struct Suite {
     sanitized: OnceLock<Result<crate::sanitize::Sanitized, String>>,
     baseline: OnceLock<Result<Baseline, String>>,
     /// The A/B revision's kernels, when `KERNELGATE_AB` is set.
-    ab: OnceLock<Result<ab::Revision, String>>,
+    ab: OnceLock<Result<Revision, String>>,
     /// Cases of this run that have a baseline (or, in A/B, that are timed): the `tests` of the
     /// family-wise correction.
     compared: AtomicUsize,
@@ -274,7 +276,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let no_gpu = !suite.config.require_gpu && suite.no_gpu.is_some();
     for (i, case) in suite.cases.iter().enumerate() {
         let s = Arc::clone(suite);
-        let body = noted(suite, case.name(), move || sanitized(&s, &s.cases[i], run_case(&s, &s.cases[i])));
+        let body = noted(suite, case.name(), move || sanitized(&s, &s.cases[i], trial::run(&s, &s.cases[i])));
         trials.push(Trial::ignorable_test(case.name(), body).with_ignored_flag(no_gpu));
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
@@ -331,118 +333,6 @@ where
         let seconds = start.elapsed().as_secs_f64();
         suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome { name, seconds, outcome });
         result
-    }
-}
-
-/// One GPU trial: check, measurement, verdict (against the baseline, or the A/B revision), counter
-/// expectations.
-fn run_case(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
-    let lease = match suite.lease() {
-        Ok(lease) => lease,
-        Err(reason) => {
-            if let Some(lost) = suite.pool().ok().and_then(Pool::lost) {
-                return Err(not_run(suite, case, &lost));
-            }
-            if suite.config.require_gpu {
-                return Err(format!("{reason} (KERNELGATE_REQUIRE_GPU=1 makes this a failure)").into());
-            }
-            return Ok(Completion::ignored_with(reason));
-        }
-    };
-    let ordinal = lease.gpu().facts.ordinal;
-    let harness_error = |e: Error| retire_on_fault(suite, case, ordinal, e);
-    if let Some(Ok(revision)) = suite.ab.get() {
-        match ab::run_case(&suite.config, suite.seed, revision, lease.gpu(), case, suite.tests(), harness_error)? {
-            AbResult::Identical(why) => return Ok(Completion::ignored_with(why)),
-            AbResult::Timed { result, judged, kept } => {
-                let gpu = Arc::clone(lease.gpu());
-                drop(lease);
-                return finish(suite, case, &gpu, *result, &judged, kept);
-            }
-            AbResult::New(why) => println!("kernelgate: {}: {why}; timed alone, with no verdict", case.name()),
-        }
-    }
-    if let Some(Ok(s)) = suite.sanitized.get()
-        && s.unfinished.contains(&case.name())
-    {
-        // It hung, died or faulted in the child; timing it here would do the same to the run.
-        return Err(unfinished_in_child(suite, case));
-    }
-    if let Some(why) = program::unavailable(case) {
-        return Ok(Completion::ignored_with(why));
-    }
-    let gpu = Arc::clone(lease.gpu());
-    let compiled = program::compile(&gpu, case).map_err(harness_error)?;
-    let mut bound = check::check_case(&gpu, case, &compiled, suite.seed, check::SharedStart::Poisoned)
-        .map_err(harness_error)?
-        .map_err(Failed::from)?;
-    let floor = effect_floor(suite, case, &gpu);
-    let ranges = nvtx_ranges(case);
-    let samples = measure_cold(&gpu, &suite.config.stopping, suite.config.warmup, floor, || {
-        program::run(&gpu, case, &compiled, &mut bound)
-    })
-    .map_err(harness_error)?;
-    drop(ranges);
-    drop(bound);
-    drop(lease);
-    let judged = judge(suite, case, &samples, &gpu).map_err(Failed::from)?;
-    let (kept, throttled) = samples.kept();
-    let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
-    let result = CaseResult {
-        trial: case.name(),
-        kernel: case.kernel_names(),
-        summary,
-        stop: samples.stop,
-        wall_s: samples.wall_s,
-        bytes: case.bytes,
-        flops: case.flops,
-        module_sha256: compiled.module_sha256.clone(),
-        sm_clock_mhz: samples.median_sm_mhz(),
-        throttled,
-        throttle_reasons: samples.throttle_reasons(),
-        other_processes: samples.other_processes.clone(),
-        verdict: judged.verdict,
-        decided_by: decided_by(&judged.decided),
-        comparison: judged.comparison.clone(),
-        invalid_reason: samples.invalid_reason(),
-        resources: program::resources(&gpu, case, &compiled),
-    };
-    let kept = crate::stats::evenly_spaced(&kept, suite.config.baseline_samples);
-    finish(suite, case, &gpu, result, &judged, kept)
-}
-
-/// Records a timed trial, checks its counter expectations, and fails it on a gating verdict.
-fn finish(
-    suite: &Suite,
-    case: &Case,
-    gpu: &Arc<Gpu>,
-    result: CaseResult,
-    judged: &Judged,
-    kept: Vec<f64>,
-) -> Result<Completion, Failed> {
-    let verdict = result.verdict;
-    suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(Timed { result, kept, gpu: Arc::clone(gpu) });
-    let counters = if suite.config.ncu { check_counters(suite, case).err() } else { None };
-    let expectations = match (counters, sanitize_failure(suite, case)) {
-        (Some(c), Some(s)) => Some(format!("{c}\n{s}")),
-        (c, s) => c.or(s),
-    };
-    let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
-        let mut message = format!("{}: {}", case.name(), judged.message());
-        if let Some(note) = other_gpu_note(suite, case, gpu) {
-            message += &format!("; {note}");
-        }
-        message
-    });
-    // Both failures are shown; only a gate failure alone counts for exit code 3.
-    match (expectations, gate) {
-        (None, None) => Ok(Completion::Completed),
-        (None, Some(gate)) => {
-            suite.gate_failures.fetch_add(1, Ordering::Relaxed);
-            Err(gate.into())
-        }
-        (Some(expected), None) => Err(expected.into()),
-        (Some(expected), Some(gate)) => Err(format!("{expected}\n{gate}").into()),
     }
 }
 
@@ -555,9 +445,15 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         );
     }
     if let Some(rev) = &suite.config.ab {
-        let revision = ab::Revision::read(&suite.root, rev)
+        let revision = Revision::read(&suite.root, rev)
             .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e }.to_string())?;
-        println!("kernelgate: A/B: each case against kernels/ at {rev} ({}), timed in pairs", revision.commit);
+        println!(
+            "kernelgate: A/B: each case against kernels/ at {rev} ({}), timed in pairs over one set of buffers",
+            revision.commit
+        );
+        if let Some(warning) = revision.cases_differ_from(&suite.root, &suite.git.commit) {
+            println!("kernelgate: warning: {warning}");
+        }
         let _ = suite.ab.set(Ok(revision));
         suite.compared.store(selected.len(), Ordering::Relaxed);
     }

@@ -1,0 +1,148 @@
+//! The kernels of another git revision, for same-run A/B (`KERNELGATE_AB=<rev>`): `kernels/*.cu`
+//! read from the repository's objects (git2; the working tree is not touched), and whether the
+//! case table (`harness/cases/`) differs there, which A/B cannot see.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The folder of the case table: A/B swaps kernel sources only, so a case defined otherwise at
+/// the revision (sizes, launches, references) is judged with this build's definition.
+pub const CASES_DIR: &str = "harness/cases";
+
+/// The `kernels/*.cu` files at one git revision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Revision {
+    /// The revision as given (`HEAD`, `main`, a commit id).
+    pub rev: String,
+    /// The full commit id it names.
+    pub commit: String,
+    /// File name (`transpose.cu`) to its text at that commit.
+    files: BTreeMap<String, String>,
+    /// The git tree id of [`CASES_DIR`] at that commit (`None` where it has none).
+    cases_tree: Option<String>,
+}
+
+impl Revision {
+    /// Reads `kernels/*.cu` at `rev` from the objects of the git repository at or above `root`.
+    ///
+    /// # Errors
+    /// A sentence naming the problem: no repository, a revision that names no commit, no
+    /// `kernels/` folder at that commit, a file that is not UTF-8.
+    pub fn read(root: &Path, rev: &str) -> Result<Revision, String> {
+        let repo = git2::Repository::discover(root).map_err(|e| {
+            format!("KERNELGATE_AB needs a git repository at or above {}: {}", root.display(), e.message())
+        })?;
+        let commit = repo.revparse_single(rev).and_then(|o| o.peel_to_commit()).map_err(|e| {
+            format!(
+                "{rev} is not a commit of {}: {}; fetch it (`git fetch origin {rev}`), or name a commit whose \
+                     objects this repository has (a shallow or ref-less copy lacks them)",
+                root.display(),
+                e.message()
+            )
+        })?;
+        let tree = commit.tree().map_err(|e| e.message().to_string())?;
+        let kernels = tree
+            .get_path(Path::new("kernels"))
+            .and_then(|entry| entry.to_object(&repo))
+            .and_then(|o| o.peel_to_tree())
+            .map_err(|_| format!("commit {} ({rev}) has no kernels/ folder", commit.id()))?;
+        let mut files = BTreeMap::new();
+        for entry in kernels.iter() {
+            let Some(name) = entry.name().ok().filter(|n| n.ends_with(".cu")) else { continue };
+            let blob = entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
+            let text = String::from_utf8(blob.content().to_vec())
+                .map_err(|_| format!("kernels/{name} at {rev} is not UTF-8"))?;
+            files.insert(name.to_string(), text);
+        }
+        let cases_tree = tree.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());
+        Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files, cases_tree })
+    }
+
+    /// The text of `file` at this revision, if it existed there.
+    pub fn source(&self, file: &str) -> Option<&str> {
+        self.files.get(file).map(String::as_str)
+    }
+
+    /// `main = 0123456789ab`: the revision as given and its commit, for messages.
+    pub fn label(&self) -> String {
+        format!("{} = {}", self.rev, &self.commit[..self.commit.len().min(12)])
+    }
+
+    /// A warning when [`CASES_DIR`] differs between this revision and `built` (the commit this
+    /// binary's case table was built from, a full or abbreviated id): the run then judges the
+    /// revision's kernels with this build's case definitions. `None` when they are the same, or
+    /// `built` cannot be read (a warning elsewhere says so).
+    pub fn cases_differ_from(&self, root: &Path, built: &str) -> Option<String> {
+        let repo = git2::Repository::discover(root).ok()?;
+        let here = repo.revparse_single(built).ok()?.peel_to_commit().ok()?;
+        let here_tree = here.tree().ok()?.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());
+        (here_tree != self.cases_tree).then(|| {
+            format!(
+                "{CASES_DIR}/ differs between {} and the built commit {}: A/B swaps kernels/*.cu only, so both \
+                 versions run with this build's case definitions (sizes, launches, references); a change there \
+                 is outside what A/B can see",
+                self.label(),
+                &here.id().to_string()[..12]
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commit(repo: &git2::Repository, dir: &Path, files: &[(&str, &str)], message: &str) -> git2::Oid {
+        let mut index = repo.index().unwrap();
+        for (path, text) in files {
+            let full = dir.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(&full, text).unwrap();
+            index.add_path(Path::new(path)).unwrap();
+        }
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let parents: Vec<git2::Commit> = repo.head().ok().and_then(|h| h.peel_to_commit().ok()).into_iter().collect();
+        let parents: Vec<&git2::Commit> = parents.iter().collect();
+        repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents).unwrap()
+    }
+
+    #[test]
+    fn a_revision_reads_kernels_from_git_objects() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let id = commit(
+            &repo,
+            dir.path(),
+            &[("kernels/a.cu", "extern \"C\" __global__ void k() {}\n"), ("kernels/notes.txt", "not a kernel")],
+            "one",
+        );
+        // The working tree moves on; the revision still reads the committed text.
+        std::fs::write(dir.path().join("kernels/a.cu"), "changed").unwrap();
+        let r = Revision::read(dir.path(), "HEAD").unwrap();
+        assert_eq!(r.commit, id.to_string());
+        assert_eq!(r.source("a.cu"), Some("extern \"C\" __global__ void k() {}\n"));
+        assert_eq!(r.source("notes.txt"), None, "only .cu files");
+        assert_eq!(r.source("b.cu"), None);
+        assert_eq!(r.label(), format!("HEAD = {}", &id.to_string()[..12]));
+        let e = Revision::read(dir.path(), "nope").unwrap_err();
+        assert!(e.contains("nope is not a commit"), "{e}");
+        let outside = tempfile::tempdir().unwrap();
+        assert!(Revision::read(outside.path(), "HEAD").unwrap_err().contains("needs a git repository"));
+    }
+
+    #[test]
+    fn a_changed_case_table_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let first = commit(&repo, dir.path(), &[("kernels/a.cu", "k"), ("harness/cases/a.rs", "sizes 1")], "one");
+        let kernels_only = commit(&repo, dir.path(), &[("kernels/a.cu", "k2")], "two");
+        let cases = commit(&repo, dir.path(), &[("harness/cases/a.rs", "sizes 2")], "three");
+        let at_first = Revision::read(dir.path(), &first.to_string()).unwrap();
+        assert_eq!(at_first.cases_differ_from(dir.path(), &kernels_only.to_string()), None, "kernels alone changed");
+        let warning = at_first.cases_differ_from(dir.path(), &cases.to_string()).unwrap();
+        assert!(warning.starts_with("harness/cases/ differs between"), "{warning}");
+        assert!(warning.contains("outside what A/B can see"), "{warning}");
+    }
+}

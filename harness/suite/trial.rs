@@ -1,0 +1,330 @@
+//! One GPU trial, as a recipe (after nvbench's `measure_cold`, whose `operator()` is a list of
+//! named steps):
+//!
+//! ```text
+//! lease -> compile -> check -> measure -> judge -> result -> finish
+//! ```
+//!
+//! A trial has one of two timing modes, and they differ only in what `measure` and `judge` do:
+//! - [`Timing::Baseline`]: this build's program timed cold ([`measure_cold`]) and judged against
+//!   the baseline of its GPU ([`verdict::judge`]);
+//! - [`Timing::Paired`] (same-run A/B, `KERNELGATE_AB=<rev>`): this build's program (B) and the
+//!   revision's (A) timed in pairs in one process ([`measure_pairs`]), **both over one set of
+//!   device buffers**, and judged on the pairs ([`crate::gate::paired::judge_pairs`]). Two
+//!   allocations of one size land on different physical pages; timed over two bindings, the same
+//!   PTX differed by up to 6 % on strided and odd-shaped kernels (../shared/gpu/README.md,
+//!   2026-12-01), which no number of pairs averages away. Each version checks its result on its
+//!   own fresh buffers first; a graph case captures one graph per version over the shared buffers
+//!   ([`crate::program::Bound`]). A program that writes its inputs in place evolves them through
+//!   both versions' launches alike, in the random order of the pairs.
+
+use super::faults::{not_run, retire_on_fault, unfinished_in_child};
+use super::verdict::{check_counters, decided_by, effect_floor, judge, other_gpu_note, sanitize_failure};
+use super::{Suite, Timed};
+use crate::case::Case;
+use crate::devices::{Lease, Pool};
+use crate::gate::paired::judge_pairs;
+use crate::gate::{Judged, Verdict};
+use crate::gpu::Gpu;
+use crate::history::revision::Revision;
+use crate::measure::{Pairs, Samples, Side, measure_cold, measure_pairs, nvtx_ranges};
+use crate::program::{self, Bound, Compiled};
+use crate::record::CaseResult;
+use crate::{Error, check};
+use libtest_mimic::{Completion, Failed};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+/// What a trial times and against what.
+enum Timing<'r> {
+    /// This build's program alone, judged against the baseline.
+    Baseline,
+    /// This build's program (B) against `revision`'s (A), compiled as `a`.
+    Paired { revision: &'r Revision, a: Compiled },
+}
+
+/// What the measure step took.
+enum Measured {
+    /// Cold samples of this build's program.
+    Cold(Samples),
+    /// Pairs of both versions.
+    Paired(Pairs),
+}
+
+impl Measured {
+    /// This build's samples, with the conditions they were taken under.
+    fn of_b(&self) -> Samples {
+        match self {
+            Measured::Cold(s) => s.clone(),
+            Measured::Paired(p) => p.as_samples_of_b(),
+        }
+    }
+}
+
+/// One GPU trial: the recipe of this module's documentation. Returns the libtest outcome: passed,
+/// ignored with the reason (no GPU, no cuBLAS, A/B with identical modules), or failed with the
+/// sentence (a wrong result, a harness error, a gating verdict, a failed counter expectation).
+pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
+    let lease = match lease(suite, case)? {
+        Ok(lease) => lease,
+        Err(not_run) => return Ok(not_run),
+    };
+    let gpu = Arc::clone(lease.gpu());
+    let fault = |e: Error| retire_on_fault(suite, case, gpu.facts.ordinal, e);
+    if let Some(why) = program::unavailable(case) {
+        return Ok(Completion::ignored_with(why));
+    }
+
+    let b = program::compile(&gpu, case).map_err(fault)?;
+    let timing = match timing(suite, case, &gpu, &b).map_err(fault)? {
+        Ok(timing) => timing,
+        Err(identical) => return Ok(Completion::ignored_with(identical)),
+    };
+
+    let mut bound = checked(suite, case, &gpu, &b, &timing).map_err(fault)??;
+
+    let ranges = nvtx_ranges(case);
+    let measured = measure(suite, case, &gpu, &b, &timing, &mut bound).map_err(fault)?;
+    drop(ranges);
+    drop(bound);
+    drop(lease);
+
+    let judged = judged(suite, case, &gpu, &timing, &measured)?;
+    let (result, kept) = result(suite, case, &gpu, &b, &timing, &measured, &judged);
+    finish(suite, case, &gpu, result, &judged, kept)
+}
+
+/// Borrows a GPU for the trial; `Ok(Err(outcome))` when the trial cannot run (no GPU: ignored
+/// with the reason), `Err` when it must fail (every GPU lost, `KERNELGATE_REQUIRE_GPU=1`, or the
+/// checked child did not finish it).
+fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s>, Completion>, Failed> {
+    if let Some(Ok(s)) = suite.sanitized.get()
+        && s.unfinished.contains(&case.name())
+    {
+        // It hung, died or faulted in the child; timing it here would do the same to the run.
+        return Err(unfinished_in_child(suite, case));
+    }
+    match suite.lease() {
+        Ok(lease) => Ok(Ok(lease)),
+        Err(reason) => {
+            if let Some(lost) = suite.pool().ok().and_then(Pool::lost) {
+                return Err(not_run(suite, case, &lost));
+            }
+            if suite.config.require_gpu {
+                return Err(format!("{reason} (KERNELGATE_REQUIRE_GPU=1 makes this a failure)").into());
+            }
+            Ok(Err(Completion::ignored_with(reason)))
+        }
+    }
+}
+
+/// The timing mode of the trial: paired when the run is an A/B run and the revision has the
+/// case's kernels, else baseline. `Ok(Err(sentence))` when the two versions compile to the same
+/// PTX and `KERNELGATE_AB_IDENTICAL` is not `time`: nothing to time (the same PTX runs the same
+/// machine code on one driver).
+///
+/// # Errors
+/// A compile or driver error of the revision's kernels.
+fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::Result<Result<Timing<'r>, String>> {
+    let Some(Ok(revision)) = suite.ab.get() else { return Ok(Ok(Timing::Baseline)) };
+    let files = case_files(case);
+    let alone = |why: String| {
+        println!("kernelgate: {}: {why}; timed alone, with no verdict", case.name());
+        Ok(Ok(Timing::Baseline))
+    };
+    if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
+        return alone(format!("kernels/{missing} does not exist at {}", revision.rev));
+    }
+    let a = match program::compile_from(gpu, case, |k| revision.source(k.file)) {
+        Ok(a) => a.expect("every file exists at the revision (checked above)"),
+        Err(Error::Driver { .. }) => {
+            return alone(format!(
+                "{} at {} lacks an entry point of {}",
+                list(&files),
+                revision.rev,
+                case.kernel_names()
+            ));
+        }
+        Err(e) => return Err(e),
+    };
+    let identical = a.module_sha256 == b.module_sha256;
+    println!(
+        "kernelgate: {}: A = {} at {} (module {}), B = this build (module {}){}",
+        case.name(),
+        list(&files),
+        revision.rev,
+        &a.module_sha256[..12],
+        &b.module_sha256[..12],
+        if identical && suite.config.ab_time_identical {
+            "; identical, timed (KERNELGATE_AB_IDENTICAL=time)"
+        } else {
+            ""
+        }
+    );
+    if identical && !suite.config.ab_time_identical {
+        return Ok(Err(format!(
+            "{} at {} compiles to the same PTX as this build's: not timed (KERNELGATE_AB_IDENTICAL=time times it)",
+            list(&files),
+            revision.label()
+        )));
+    }
+    Ok(Ok(Timing::Paired { revision, a }))
+}
+
+/// The kernel files `case` launches from, sorted, each once.
+fn case_files(case: &Case) -> Vec<&'static str> {
+    let mut files: Vec<&'static str> = case.kernels().iter().map(|k| k.file).collect();
+    files.sort_unstable();
+    files.dedup();
+    files
+}
+
+/// `kernels/a.cu, kernels/b.cu`.
+fn list(files: &[&str]) -> String {
+    files.iter().map(|f| format!("kernels/{f}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The check: the revision's program (A/B) on its own fresh buffers, then this build's; returns
+/// this build's bound buffers, on which both versions are then timed. `Ok(Err(failed))` for a
+/// wrong result (the message names the version).
+///
+/// # Errors
+/// A harness or driver error.
+fn checked(
+    suite: &Suite,
+    case: &Case,
+    gpu: &Gpu,
+    b: &Compiled,
+    timing: &Timing,
+) -> crate::Result<Result<Bound, Failed>> {
+    let start = check::SharedStart::Poisoned;
+    if let Timing::Paired { revision, a } = timing
+        && let Err(wrong) = check::check_case(gpu, case, a, suite.seed, start)?
+    {
+        return Ok(Err(format!("A ({} at {}): {wrong}", list(&case_files(case)), revision.rev).into()));
+    }
+    Ok(check::check_case(gpu, case, b, suite.seed, start)?.map_err(Failed::from))
+}
+
+/// The measure step: cold samples of this build's program, or pairs of both versions over `bound`.
+///
+/// # Errors
+/// A launch or driver error (an illegal address surfaces at an event wait).
+fn measure(
+    suite: &Suite,
+    case: &Case,
+    gpu: &Gpu,
+    b: &Compiled,
+    timing: &Timing,
+    bound: &mut Bound,
+) -> crate::Result<Measured> {
+    let config = &suite.config;
+    match timing {
+        Timing::Baseline => {
+            let floor = effect_floor(suite, case, gpu);
+            measure_cold(gpu, &config.stopping, config.warmup, floor, || program::run(gpu, case, b, bound))
+                .map(Measured::Cold)
+        }
+        Timing::Paired { a, .. } => {
+            let floor = config.effect_floor_pct() / 100.0;
+            let seed = check::trial_seed(suite.seed, &case.name());
+            measure_pairs(gpu, &config.stopping, config.warmup, floor, seed, |side| match side {
+                Side::A => program::run(gpu, case, a, bound),
+                Side::B => program::run(gpu, case, b, bound),
+            })
+            .map(Measured::Paired)
+        }
+    }
+}
+
+/// The judge step: against the baseline, or on the pairs.
+///
+/// # Errors
+/// A baseline that cannot be used at all, or pairs the paired gate refuses: a harness error.
+fn judged(suite: &Suite, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Measured) -> Result<Judged, Failed> {
+    match (timing, measured) {
+        (Timing::Paired { revision, .. }, Measured::Paired(pairs)) => {
+            let (a, b, _) = pairs.kept();
+            let invalid = pairs.as_samples_of_b().invalid_reason();
+            judge_pairs(&a, &b, invalid, &suite.policy(), suite.tests(), &revision.label())
+                .map_err(|e| Failed::from(format!("{}: {e}", case.name())))
+        }
+        (_, Measured::Cold(samples)) => judge(suite, case, samples, gpu).map_err(Failed::from),
+        (Timing::Baseline, Measured::Paired(_)) => unreachable!("pairs are measured in paired timing only"),
+    }
+}
+
+/// The trial's row of the run: this build's summary (kept samples), the verdict and what decided
+/// it, the driver's resources; and the kept samples (evenly spaced) for the record and the bless.
+fn result(
+    suite: &Suite,
+    case: &Case,
+    gpu: &Gpu,
+    b: &Compiled,
+    timing: &Timing,
+    measured: &Measured,
+    judged: &Judged,
+) -> (CaseResult, Vec<f64>) {
+    let samples = measured.of_b();
+    let (kept, throttled) = samples.kept();
+    let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
+    let decided = match timing {
+        Timing::Paired { .. } if judged.verdict != Verdict::Invalid => "time (A/B)".to_string(),
+        _ => decided_by(&judged.decided),
+    };
+    let result = CaseResult {
+        trial: case.name(),
+        kernel: case.kernel_names(),
+        summary,
+        stop: samples.stop,
+        wall_s: samples.wall_s,
+        bytes: case.bytes,
+        flops: case.flops,
+        module_sha256: b.module_sha256.clone(),
+        sm_clock_mhz: samples.median_sm_mhz(),
+        throttled,
+        throttle_reasons: samples.throttle_reasons(),
+        other_processes: samples.other_processes.clone(),
+        verdict: judged.verdict,
+        decided_by: decided,
+        comparison: judged.comparison.clone(),
+        invalid_reason: samples.invalid_reason(),
+        resources: program::resources(gpu, case, b),
+    };
+    (result, crate::stats::evenly_spaced(&kept, suite.config.baseline_samples))
+}
+
+/// Records a timed trial, checks its counter expectations, and fails it on a gating verdict.
+fn finish(
+    suite: &Suite,
+    case: &Case,
+    gpu: &Arc<Gpu>,
+    result: CaseResult,
+    judged: &Judged,
+    kept: Vec<f64>,
+) -> Result<Completion, Failed> {
+    let verdict = result.verdict;
+    suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(Timed { result, kept, gpu: Arc::clone(gpu) });
+    let counters = if suite.config.ncu { check_counters(suite, case).err() } else { None };
+    let expectations = match (counters, sanitize_failure(suite, case)) {
+        (Some(c), Some(s)) => Some(format!("{c}\n{s}")),
+        (c, s) => c.or(s),
+    };
+    let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
+        let mut message = format!("{}: {}", case.name(), judged.message());
+        if let Some(note) = other_gpu_note(suite, case, gpu) {
+            message += &format!("; {note}");
+        }
+        message
+    });
+    // Both failures are shown; only a gate failure alone counts for exit code 3.
+    match (expectations, gate) {
+        (None, None) => Ok(Completion::Completed),
+        (None, Some(gate)) => {
+            suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+            Err(gate.into())
+        }
+        (Some(expected), None) => Err(expected.into()),
+        (Some(expected), Some(gate)) => Err(format!("{expected}\n{gate}").into()),
+    }
+}
