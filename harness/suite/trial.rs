@@ -148,27 +148,35 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
         Err(e) => return Err(e),
     };
     let identical = a.module_sha256 == b.module_sha256;
-    println!(
-        "kernelgate: {}: A = {} at {} (module {}), B = this build (module {}){}",
-        case.name(),
-        list(&files),
-        revision.rev,
-        &a.module_sha256[..12],
-        &b.module_sha256[..12],
-        if identical && suite.config.ab_time_identical {
-            "; identical, timed (KERNELGATE_AB_IDENTICAL=time)"
-        } else {
-            ""
-        }
-    );
+    let what = if files.is_empty() {
+        // cuBLAS or copies only: A/B swaps kernel sources, so both versions are the same program.
+        "launches no kernel of its own (cuBLAS or copies only), so A and B are the same program".to_string()
+    } else {
+        format!("{} at {} compiles to the same PTX as this build's", list(&files), revision.label())
+    };
     if identical && !suite.config.ab_time_identical {
-        return Ok(Err(format!(
-            "{} at {} compiles to the same PTX as this build's: not timed (KERNELGATE_AB_IDENTICAL=time times it)",
+        return Ok(Err(format!("{what}: not timed (KERNELGATE_AB_IDENTICAL=time times it)")));
+    }
+    if files.is_empty() {
+        println!("kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)", case.name());
+    } else {
+        println!(
+            "kernelgate: {}: A = {} at {} (module {}), B = this build (module {}){}",
+            case.name(),
             list(&files),
-            revision.label()
-        )));
+            revision.rev,
+            short(&a.module_sha256),
+            short(&b.module_sha256),
+            if identical { "; identical, timed (KERNELGATE_AB_IDENTICAL=time)" } else { "" }
+        );
     }
     Ok(Ok(Timing::Paired { revision, a }))
+}
+
+/// The first 12 hex digits of a module hash (the `+`-joined hashes of a program of several
+/// modules are cut the same way).
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(12)]
 }
 
 /// The kernel files `case` launches from, sorted, each once.
