@@ -6,6 +6,7 @@
 
 use crate::case::{Case, Elem, HOT_BYTE, HostData, Init, Param, Tolerance};
 use crate::gpu::Gpu;
+use crate::phases::{self, Phase};
 use crate::program::{self, Bound, Compiled};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -229,10 +230,11 @@ pub fn check_case(
     start: SharedStart,
 ) -> crate::Result<Result<Bound, String>> {
     let seed = trial_seed(run_seed, &case.name());
-    let host: Vec<HostData> =
-        case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect();
+    let host: Vec<HostData> = phases::time(Phase::Inputs, || {
+        case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect()
+    });
     let expected = std::cell::OnceCell::new();
-    let reference = || expected.get_or_init(|| (case.reference)(&host));
+    let reference = || expected.get_or_init(|| phases::time(Phase::Reference, || (case.reference)(&host)));
     let run = |fill| run_and_compare(gpu, case, compiled, &host, fill, reference, run_seed);
     // Where the fill does not reach the next kernel (under some compute-sanitizer tools), it is
     // skipped, and so are the reruns that would read it.
@@ -284,12 +286,15 @@ fn run_and_compare<'r>(
     reference: impl FnOnce() -> &'r Vec<HostData>,
     run_seed: u64,
 ) -> crate::Result<(Bound, Option<String>)> {
-    let mut bound = program::bind(gpu, case, host)?;
-    if let Some(byte) = fill {
-        crate::shared_poison::fill(gpu, byte)?;
-    }
-    program::run(gpu, case, compiled, &mut bound)?;
-    let got = bound.compared(gpu, case)?;
+    let (bound, got) = phases::time(Phase::Check, || -> crate::Result<_> {
+        let mut bound = program::bind(gpu, case, host)?;
+        if let Some(byte) = fill {
+            crate::shared_poison::fill(gpu, byte)?;
+        }
+        program::run(gpu, case, compiled, &mut bound)?;
+        let got = bound.compared(gpu, case)?;
+        Ok((bound, got))
+    })?;
     let expected = reference();
     assert_eq!(got.len(), expected.len(), "{}: the reference returns one buffer per compared parameter", case.name());
     let wrong = got.iter().zip(expected).find_map(|((param_index, got), want)| {

@@ -38,6 +38,7 @@ pub mod history;
 pub mod measure;
 pub mod ncu;
 pub mod nvrtc;
+pub mod phases;
 pub mod program;
 pub mod record;
 pub mod report;

@@ -385,6 +385,7 @@ pub fn main() -> ExitCode {
     }
     args.test_threads.get_or_insert(1);
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
+    let any_selected = !selected.is_empty();
     let conclusion = libtest_mimic::run(&args, trials);
     if !args.list {
         results::write_junit(&suite, &names);
@@ -392,6 +393,10 @@ pub fn main() -> ExitCode {
         if !report.is_empty() {
             println!("\n{report}");
         }
+    }
+    if !args.list && any_selected {
+        let trials_s: f64 = suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.seconds).sum();
+        println!("{}", crate::phases::render(&crate::phases::totals(), trials_s));
     }
     if let Err(e) = results::write_results(&suite) {
         eprintln!("kernelgate: {e}");
@@ -484,7 +489,9 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
                         } else {
                             "sanitize.log"
                         });
-                    crate::sanitize::run(&suite.config, selected, &program, log)
+                    crate::phases::time(crate::phases::Phase::Child, || {
+                        crate::sanitize::run(&suite.config, selected, &program, log)
+                    })
                 })
                 .map_err(|e| e.to_string());
             let _ = suite.sanitized.set(sanitized);
@@ -499,7 +506,9 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
                 .map_err(Error::io("the test executable"))
                 .and_then(|program| {
                     let report = suite.stem()?.with_extension("ncu-rep");
-                    select::profile(&suite.config, &cases, selected, &program, report)
+                    crate::phases::time(crate::phases::Phase::Profile, || {
+                        select::profile(&suite.config, &cases, selected, &program, report)
+                    })
                 })
                 .map_err(|e| e.to_string());
             let _ = suite.profiled.set(profiled);

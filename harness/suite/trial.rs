@@ -28,6 +28,7 @@ use crate::gate::{Judged, Verdict};
 use crate::gpu::Gpu;
 use crate::history::revision::Revision;
 use crate::measure::{Pairs, Samples, Side, measure_cold, measure_pairs, nvtx_ranges};
+use crate::phases::{self, Phase};
 use crate::program::{self, Bound, Compiled};
 use crate::record::CaseResult;
 use crate::{Error, check};
@@ -75,7 +76,7 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         return Ok(Completion::ignored_with(why));
     }
 
-    let b = program::compile(&gpu, case).map_err(fault)?;
+    let b = phases::time(Phase::Compile, || program::compile(&gpu, case)).map_err(fault)?;
     let timing = match timing(suite, case, &gpu, &b).map_err(fault)? {
         Ok(timing) => timing,
         Err(identical) => return Ok(Completion::ignored_with(identical)),
@@ -84,7 +85,8 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     let mut bound = checked(suite, case, &gpu, &b, &timing).map_err(fault)??;
 
     let ranges = nvtx_ranges(case);
-    let measured = measure(suite, case, &gpu, &b, &timing, &mut bound).map_err(fault)?;
+    let measured =
+        phases::time(Phase::Sampling, || measure(suite, case, &gpu, &b, &timing, &mut bound)).map_err(fault)?;
     drop(ranges);
     drop(bound);
     drop(lease);
@@ -135,7 +137,7 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
         return alone(format!("kernels/{missing} does not exist at {}", revision.rev));
     }
-    let a = match program::compile_from(gpu, case, |k| revision.source(k.file)) {
+    let a = match phases::time(Phase::Compile, || program::compile_from(gpu, case, |k| revision.source(k.file))) {
         Ok(a) => a.expect("every file exists at the revision (checked above)"),
         Err(Error::Driver { .. }) => {
             return alone(format!(
