@@ -100,7 +100,21 @@ impl Cadence {
 /// "family/variant/size" matched nothing on the H200, 2026-11-30). ASCII messages: wide-string
 /// ranges (`nvtx::Str::from_str_lossy`) matched nothing either.
 pub fn nvtx_ranges(case: &Case) -> Vec<nvtx::LocalRange> {
-    [case.family, &case.variant, &case.size]
+    ranges([case.family, &case.variant, &case.size])
+}
+
+/// The suffix of the innermost NVTX range of the A side of a same-run A/B trial (the revision's
+/// kernels) in the profiled child: `family/variant/size@A`, a sibling of this build's
+/// `family/variant/size`, not nested in it, so that each side has its own `--nvtx-include` filter.
+pub const A_SIDE_SUFFIX: &str = "@A";
+
+/// As [`nvtx_ranges`], for the A side of an A/B trial ([`A_SIDE_SUFFIX`]).
+pub fn nvtx_ranges_of_a(case: &Case) -> Vec<nvtx::LocalRange> {
+    ranges([case.family, &case.variant, &format!("{}{A_SIDE_SUFFIX}", case.size)])
+}
+
+fn ranges(parts: [&str; 3]) -> Vec<nvtx::LocalRange> {
+    parts
         .into_iter()
         .map(|p| nvtx::LocalRange::new(nvtx::Str::from(std::ffi::CString::new(p).expect("case names hold no NUL"))))
         .collect()

@@ -12,6 +12,7 @@
 use super::rank::wilcoxon_signed_rank;
 use super::timing::{Comparison, Policy, QUANTUM_TICKS, decide, quantum};
 use statrs::distribution::{ContinuousCDF, Normal};
+use std::collections::BTreeMap;
 
 /// `1 / Φ⁻¹(3/4)` (see [`super::timing`]).
 const MAD_TO_SIGMA: f64 = 1.4826;
@@ -87,11 +88,26 @@ pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> cr
     })
 }
 
+/// The ncu values of both sides of an A/B trial, by metric name (raw ncu names in base units and
+/// derived metrics), each profiled once on the same fixed inputs.
+#[derive(Debug, Clone, Copy)]
+pub struct PairedCounters<'a> {
+    /// The reference version's (the revision's kernels).
+    pub a: &'a BTreeMap<String, f64>,
+    /// The version under test's (this build's kernels).
+    pub b: &'a BTreeMap<String, f64>,
+}
+
 /// The verdict of paired samples (`a` the reference, `b` the version under test, seconds; the kept
 /// pairs), with the sentence that explains it: `invalid` with `invalid`'s reason when the
 /// conditions were bad, or when a sample read 0 s (below the timer's resolution); otherwise
 /// [`compare_paired`] with `tests` cases in the family-wise correction. `against` names A in the
 /// sentence (`main = 0123456789ab`).
+///
+/// With `counters` (an A/B run with `KERNELGATE_NCU=1`), B's counters are judged against A's
+/// with the classes the baseline gate uses ([`super::counter_moves`]: exact, count with its
+/// tolerance, measured and only reported), and a gating counter that got worse makes the verdict
+/// `regressed`, decided by that counter, as in the baseline gate ([`super::judge`]).
 ///
 /// # Errors
 /// As [`compare_paired`].
@@ -99,11 +115,12 @@ pub fn judge_pairs(
     a: &[f64],
     b: &[f64],
     invalid: Option<String>,
+    counters: Option<PairedCounters<'_>>,
     policy: &Policy,
     tests: usize,
     against: &str,
 ) -> crate::Result<super::Judged> {
-    use super::{Decided, Judged, Verdict};
+    use super::{CounterBase, Decided, Judged, Verdict, counter_moves};
     let plain = |reason: String| Judged {
         verdict: Verdict::Invalid,
         decided: Decided::Conditions,
@@ -137,8 +154,30 @@ pub fn judge_pairs(
             100.0 * c.min_effect
         ),
     };
+    let moved = counters.map_or_else(Vec::new, |k| {
+        let base: Vec<CounterBase> =
+            k.a.iter().map(|(metric, &value)| CounterBase { metric, value, rsd: None }).collect();
+        counter_moves(&base, k.b, policy, tests)
+    });
+    let listed = moved.iter().take(5).map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    if c.verdict != Verdict::Invalid
+        && let Some(gate) = moved.iter().find(|m| m.gates()).cloned()
+    {
+        let reason = format!(
+            "{gate} (B vs A); counters that moved: {listed}; time: {reason} ({} by time alone)",
+            c.verdict.as_str()
+        );
+        return Ok(Judged {
+            verdict: Verdict::Regressed,
+            decided: Decided::Counter(gate),
+            comparison: Some(c),
+            moved,
+            reason,
+        });
+    }
+    let reason = if moved.is_empty() { reason } else { format!("{reason}; counters that moved (B vs A): {listed}") };
     let decided = if c.verdict == Verdict::Invalid { Decided::Conditions } else { Decided::Time };
-    Ok(Judged { verdict: c.verdict, decided, comparison: Some(c), moved: Vec::new(), reason })
+    Ok(Judged { verdict: c.verdict, decided, comparison: Some(c), moved, reason })
 }
 
 #[cfg(test)]
@@ -193,7 +232,7 @@ mod tests {
     fn pairs_are_judged_with_a_sentence_naming_both_versions() {
         let a: Vec<f64> = (0..400).map(|i| 1e-4 * (1.0 + 0.001 * f64::from(i % 7))).collect();
         let b: Vec<f64> = a.iter().map(|x| x * 1.05).collect();
-        let j = judge_pairs(&a, &b, None, &Policy::default(), 35, "main = 0123456789ab").unwrap();
+        let j = judge_pairs(&a, &b, None, None, &Policy::default(), 35, "main = 0123456789ab").unwrap();
         assert_eq!(j.verdict, Verdict::Regressed);
         assert!(
             j.reason
@@ -202,12 +241,46 @@ mod tests {
             j.reason
         );
         let busy = Some("other processes computed on the GPU (pids [3])".to_string());
-        let j = judge_pairs(&a, &b, busy, &Policy::default(), 35, "main").unwrap();
+        let j = judge_pairs(&a, &b, busy, None, &Policy::default(), 35, "main").unwrap();
         assert_eq!((j.verdict, j.comparison.is_none()), (Verdict::Invalid, true));
         let mut zero = a.clone();
         zero[3] = 0.0;
-        let j = judge_pairs(&zero, &b, None, &Policy::default(), 35, "main").unwrap();
+        let j = judge_pairs(&zero, &b, None, None, &Policy::default(), 35, "main").unwrap();
         assert!(j.verdict == Verdict::Invalid && j.reason.starts_with("1 samples read 0 s"), "{}", j.reason);
+    }
+
+    /// A 2-way bank conflict that costs no time: the pairs say unchanged, the shared-memory
+    /// wavefronts (a count) say regressed, and the verdict is the counter's. Durations are measured
+    /// and only reported.
+    #[test]
+    fn a_counter_that_got_worse_decides_an_a_b_verdict() {
+        let (a, b) = pairs(4, 2000, 0.0, 0.05, 0.002);
+        const WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+        let side = |wavefronts: f64, ns: f64| {
+            BTreeMap::from([(WAVEFRONTS.to_string(), wavefronts), ("gpu__time_duration.sum".to_string(), ns)])
+        };
+        let (before, after) = (side(1_048_576.0, 150_000.0), side(2_097_152.0, 150_300.0));
+        let counters = PairedCounters { a: &before, b: &after };
+        let j = judge_pairs(&a, &b, None, Some(counters), &Policy::default(), 35, "main").unwrap();
+        assert_eq!(j.verdict, Verdict::Regressed, "{}", j.reason);
+        assert!(matches!(&j.decided, crate::gate::Decided::Counter(m) if m.metric == WAVEFRONTS), "{:?}", j.decided);
+        assert!(j.reason.contains("(unchanged by time alone)"), "{}", j.reason);
+        let same = PairedCounters { a: &before, b: &before };
+        let j = judge_pairs(&a, &b, None, Some(same), &Policy::default(), 35, "main").unwrap();
+        assert_eq!((j.verdict, j.moved.len()), (Verdict::Unchanged, 0), "{}", j.reason);
+        let slower_only = side(1_048_576.0, 180_000.0);
+        let j = judge_pairs(
+            &a,
+            &b,
+            None,
+            Some(PairedCounters { a: &before, b: &slower_only }),
+            &Policy::default(),
+            35,
+            "main",
+        )
+        .unwrap();
+        assert_eq!(j.verdict, Verdict::Unchanged, "a measured duration reports, never gates: {}", j.reason);
+        assert!(j.reason.contains("counters that moved (B vs A): gpu__time_duration.sum"), "{}", j.reason);
     }
 
     #[test]

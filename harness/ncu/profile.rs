@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 pub struct Profiled {
     /// Raw (ncu names, base units) and derived values per trial.
     pub values: BTreeMap<String, Values>,
+    /// In a same-run A/B run: the same for the A side of each trial (the revision's kernels,
+    /// profiled inside `family/variant/size@A`, [`crate::measure::A_SIDE_SUFFIX`]), by trial name.
+    pub a_side: BTreeMap<String, Values>,
     /// Kernel (function) name per trial, as ncu printed it; the names joined by `+` in launch
     /// order for a trial whose program launched several kernels.
     pub kernels: BTreeMap<String, String>,
@@ -51,6 +54,7 @@ pub fn collect(
 ) -> Result<Profiled> {
     let mut p = Profiled {
         values: BTreeMap::new(),
+        a_side: BTreeMap::new(),
         kernels: BTreeMap::new(),
         per_kernel: BTreeMap::new(),
         units: BTreeMap::new(),
@@ -62,8 +66,11 @@ pub fn collect(
     let error = |message: String| Error::Ncu { origin: origin.to_path_buf(), line: None, message };
     let mut launches: BTreeMap<String, Vec<(String, Values)>> = BTreeMap::new();
     for record in &report.kernels {
-        let trial = record.nvtx_path();
-        if !cases.iter().any(|c| c.name() == trial) {
+        let path = record.nvtx_path();
+        // The A side of an A/B trial keeps its suffix as the key, so its launches stay apart.
+        let trial = path.clone();
+        let named = path.strip_suffix(crate::measure::A_SIDE_SUFFIX).unwrap_or(&path);
+        if !cases.iter().any(|c| c.name() == named) {
             return Err(error(format!(
                 "kernel {} (ID {}) ran inside NVTX ranges {trial:?}, which name no selected trial; \
                  was the report made by another program?",
@@ -79,7 +86,11 @@ pub fn collect(
         }
         launches.entry(trial).or_default().push((record.kernel.clone(), values));
     }
-    for (trial, runs) in launches {
+    for (key, runs) in launches {
+        let (trial, a_side) = match key.strip_suffix(crate::measure::A_SIDE_SUFFIX) {
+            Some(t) => (t.to_string(), true),
+            None => (key.clone(), false),
+        };
         let case = cases.iter().find(|c| c.name() == trial).expect("checked above");
         // A library call (cuBLAS) launches kernels of its own choosing: at least one.
         let expected = case.launches().count();
@@ -90,7 +101,7 @@ pub fn collect(
         };
         if !fits {
             return Err(error(format!(
-                "trial {trial}: ncu profiled {} kernels inside its NVTX ranges ({}); its program {says}",
+                "trial {key}: ncu profiled {} kernels inside its NVTX ranges ({}); its program {says}",
                 runs.len(),
                 runs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")
             )));
@@ -108,6 +119,10 @@ pub fn collect(
             }
         }
         let names = distinct.join("+");
+        if a_side {
+            p.a_side.insert(trial, values);
+            continue;
+        }
         p.values.insert(trial.clone(), values);
         p.kernels.insert(trial.clone(), names);
         if runs.len() > 1 {

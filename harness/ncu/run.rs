@@ -22,6 +22,9 @@ pub struct Session {
     pub metrics: Vec<&'static str>,
     /// Trial names to profile; each becomes an `--nvtx-include "<name>/"` filter.
     pub trials: Vec<String>,
+    /// Same-run A/B: each trial also gets the filter of its A side, `"<name>@A/"`
+    /// ([`crate::measure::A_SIDE_SUFFIX`]).
+    pub paired: bool,
     /// The `.ncu-rep` to write (must not exist).
     pub report: PathBuf,
 }
@@ -51,6 +54,10 @@ impl Session {
         for trial in &self.trials {
             args.push("--nvtx-include".into());
             args.push(format!("{trial}/"));
+            if self.paired {
+                args.push("--nvtx-include".into());
+                args.push(format!("{trial}{}/", crate::measure::A_SIDE_SUFFIX));
+            }
         }
         args.extend([
             "--clock-control".into(),
@@ -170,6 +177,7 @@ mod tests {
             clock_control: "none".into(),
             metrics: vec!["gpu__time_duration.sum", "dram__bytes_read.sum"],
             trials: vec!["transpose/shared/8192x8192".into(), "transpose/shared_padded/8192x8192".into()],
+            paired: false,
             report: PathBuf::from("/out/runs/20261130T030000Z-0123456.ncu-rep"),
         }
     }
@@ -182,6 +190,18 @@ mod tests {
             "--nvtx --nvtx-include transpose/shared/8192x8192/ --nvtx-include transpose/shared_padded/8192x8192/ \
              --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum \
              --export /out/runs/20261130T030000Z-0123456.ncu-rep /bin/kernels"
+        );
+    }
+
+    #[test]
+    fn a_paired_session_filters_each_trial_and_its_a_side() {
+        let s = Session { paired: true, trials: vec!["transpose/shared/8192x8192".into()], ..session() };
+        let args = s.profile_args(Path::new("/bin/kernels")).join(" ");
+        assert!(
+            args.starts_with(
+                "--nvtx --nvtx-include transpose/shared/8192x8192/ --nvtx-include transpose/shared/8192x8192@A/ "
+            ),
+            "{args}"
         );
     }
 

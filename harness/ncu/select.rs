@@ -48,6 +48,7 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
         clock_control: config.ncu_clock_control.clone(),
         metrics: metric_names,
         trials: profiled_cases.iter().map(|c| c.name()).collect(),
+        paired: config.ab.is_some(),
         report,
     };
     let started = std::time::Instant::now();
@@ -80,9 +81,20 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
 
 /// The profiled child: each trial named in `list` (one per line), its checked launch once inside
 /// its NVTX ranges, on inputs from [`PROFILE_SEED`], on the first device of
-/// `KERNELGATE_DEVICES`. Exit code 1 when a trial is unknown, fails its check or errs.
+/// `KERNELGATE_DEVICES`; in a same-run A/B run (`KERNELGATE_AB`), then the revision's program on
+/// the same inputs inside the A side's ranges ([`measure::nvtx_ranges_of_a`]), where the revision
+/// has the trial's kernel files. Exit code 1 when a trial is unknown, fails its check or errs.
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child") else { return ExitCode::FAILURE };
+    let root = crate::record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+    let revision = match config.ab.as_deref().map(|rev| crate::history::revision::Revision::read(&root, rev)) {
+        Some(Err(e)) => {
+            eprintln!("kernelgate (profiled child): KERNELGATE_AB: {e}");
+            return ExitCode::FAILURE;
+        }
+        Some(Ok(r)) => Some(r),
+        None => None,
+    };
     let mut failed = false;
     for name in list.lines().filter(|l| !l.is_empty()) {
         let Some(case) = all.iter().find(|c| c.name() == name) else {
@@ -93,16 +105,22 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
         let _ranges = measure::nvtx_ranges(case);
         let checked = crate::program::compile(&gpu, case)
             .and_then(|compiled| check::check_case(&gpu, case, &compiled, PROFILE_SEED, check::SharedStart::AsLeft));
-        match checked {
-            Ok(Ok(_)) => {}
-            Ok(Err(message)) => {
-                eprintln!("kernelgate (profiled child): {message}");
-                failed = true;
-            }
-            Err(e) => {
-                eprintln!("kernelgate (profiled child): {name}: {e}");
-                failed = true;
-            }
+        drop(_ranges);
+        let a_side = revision.as_ref().filter(|_| !case.kernels().is_empty()).and_then(|revision| {
+            let compiled = crate::program::compile_from(&gpu, case, |k| revision.source(k.file)).transpose()?;
+            let _ranges = measure::nvtx_ranges_of_a(case);
+            Some(compiled.and_then(|a| check::check_case(&gpu, case, &a, PROFILE_SEED, check::SharedStart::AsLeft)))
+        });
+        // The A side's own failures are the trial's to report (its check runs there too); here
+        // they only leave the trial without A-side counters.
+        for (side, checked) in [("", Some(checked)), (" (A side)", a_side)] {
+            let problem = match checked {
+                None | Some(Ok(Ok(_))) => continue,
+                Some(Ok(Err(message))) => message,
+                Some(Err(e)) => format!("{name}: {e}"),
+            };
+            eprintln!("kernelgate (profiled child){side}: {problem}");
+            failed |= side.is_empty();
         }
     }
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }

@@ -23,7 +23,7 @@ use super::verdict::{check_counters, decided_by, effect_floor, judge, other_gpu_
 use super::{Suite, Timed};
 use crate::case::Case;
 use crate::devices::{Lease, Pool};
-use crate::gate::paired::judge_pairs;
+use crate::gate::paired::{PairedCounters, judge_pairs};
 use crate::gate::{Judged, Verdict};
 use crate::gpu::Gpu;
 use crate::history::revision::Revision;
@@ -256,7 +256,12 @@ fn judged(suite: &Suite, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Mea
         (Timing::Paired { revision, .. }, Measured::Paired(pairs)) => {
             let (a, b, _) = pairs.kept();
             let invalid = pairs.as_samples_of_b().invalid_reason();
-            judge_pairs(&a, &b, invalid, &suite.policy(), suite.tests(), &revision.label())
+            let counters = match suite.profiled.get() {
+                Some(Ok(p)) => p.values.get(&case.name()).zip(p.a_side.get(&case.name())),
+                _ => None,
+            }
+            .map(|(b, a)| PairedCounters { a, b });
+            judge_pairs(&a, &b, invalid, counters, &suite.policy(), suite.tests(), &revision.label())
                 .map_err(|e| Failed::from(format!("{}: {e}", case.name())))
         }
         (_, Measured::Cold(samples)) => judge(suite, case, samples, gpu).map_err(Failed::from),
@@ -279,7 +284,7 @@ fn result(
     let (kept, throttled) = samples.kept();
     let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
     let decided = match timing {
-        Timing::Paired { .. } if judged.verdict != Verdict::Invalid => "time (A/B)".to_string(),
+        Timing::Paired { .. } if judged.verdict != Verdict::Invalid => format!("{} (A/B)", decided_by(&judged.decided)),
         _ => decided_by(&judged.decided),
     };
     let result = CaseResult {
