@@ -392,6 +392,10 @@ pub struct Case {
     pub graph: bool,
     /// CPU reference.
     pub reference: Reference,
+    /// Whether the case shares its reference with the other variants of its family at its size
+    /// ([`Case::reference_shared`]): their inputs are then drawn from a seed of the family and size,
+    /// so the reference is computed once for all of them ([`crate::shared_inputs`]).
+    pub shares_inputs: bool,
     /// Allowed difference from the reference.
     pub tolerance: Tolerance,
     /// Fewest bytes the kernel must move through device memory: each input read once and each
@@ -440,6 +444,7 @@ impl Case {
             steps: Vec::new(),
             graph: false,
             reference: Arc::new(|_| Vec::new()),
+            shares_inputs: false,
             tolerance: Tolerance::EXACT,
             bytes: 0,
             flops: 0,
@@ -498,6 +503,18 @@ impl Case {
     /// Sets the CPU reference of outputs of any element type ([`Reference`]).
     pub fn reference_data(mut self, f: impl Fn(&[HostData]) -> Vec<HostData> + Send + Sync + 'static) -> Case {
         self.reference = Arc::new(f);
+        self.shares_inputs = false;
+        self
+    }
+
+    /// Sets a reference that several variants of the family at this size share: make it once
+    /// (`Arc::new(...)`) and hand it to each. The variants then draw the same inputs, and the
+    /// reference is computed once for all of them ([`crate::shared_inputs`]). Only for variants
+    /// with the same buffers that compute the same function (the case table's CPU tests check
+    /// that cases sharing a reference have the same parameters).
+    pub fn reference_shared(mut self, reference: &Reference) -> Case {
+        self.reference = Arc::clone(reference);
+        self.shares_inputs = true;
         self
     }
 

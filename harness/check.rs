@@ -207,8 +207,9 @@ pub enum SharedStart {
     AsLeft,
 }
 
-/// Draws `case`'s inputs from the trial's seed (`run_seed` mixed with the trial name), binds its
-/// buffers (outputs poisoned), fills every SM's shared memory with 0xFF bytes
+/// Takes `case`'s inputs, drawn from the trial's seed ([`crate::shared_inputs::inputs_seed`]: `run_seed` mixed
+/// with the trial name, or with the family and size where variants share their reference), and its
+/// reference, computed once per inputs ([`crate::shared_inputs`]); binds its buffers (outputs poisoned), fills every SM's shared memory with 0xFF bytes
 /// ([`crate::shared_poison`]) unless `start` is [`SharedStart::AsLeft`], runs its program once and
 /// compares every element of every compared buffer with the reference. Returns the bound buffers
 /// (ready for timing the same program), `Ok(Err(message))` for a wrong result (the message names
@@ -229,13 +230,10 @@ pub fn check_case(
     run_seed: u64,
     start: SharedStart,
 ) -> crate::Result<Result<Bound, String>> {
-    let seed = trial_seed(run_seed, &case.name());
-    let host: Vec<HostData> = phases::time(Phase::Inputs, || {
-        case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect()
-    });
-    let expected = std::cell::OnceCell::new();
-    let reference = || expected.get_or_init(|| phases::time(Phase::Reference, || (case.reference)(&host)));
-    let run = |fill| run_and_compare(gpu, case, compiled, &host, fill, reference, run_seed);
+    let prepared = crate::shared_inputs::prepared(case, run_seed);
+    let host = &prepared.host;
+    let reference = || prepared.reference(case);
+    let run = |fill| run_and_compare(gpu, case, compiled, host, fill, reference, run_seed);
     // Where the fill does not reach the next kernel (under some compute-sanitizer tools), it is
     // skipped, and so are the reruns that would read it.
     let start =

@@ -44,6 +44,7 @@ pub mod record;
 pub mod report;
 pub mod resources;
 pub mod sanitize;
+pub mod shared_inputs;
 pub mod shared_poison;
 pub mod source;
 pub mod stats;

@@ -104,9 +104,11 @@ pub fn nvtx_ranges(case: &Case) -> Vec<nvtx::LocalRange> {
 }
 
 /// The suffix of the innermost NVTX range of the A side of a same-run A/B trial (the revision's
-/// kernels) in the profiled child: `family/variant/size@A`, a sibling of this build's
+/// kernels) in the profiled child: `family/variant/size_A-side`, a sibling of this build's
 /// `family/variant/size`, not nested in it, so that each side has its own `--nvtx-include` filter.
-pub const A_SIDE_SUFFIX: &str = "@A";
+/// Letters, `_` and `-` only: in ncu's filter syntax `@` separates a domain from its range (a
+/// suffix `@A` matched no kernel on the H200, 2026-12-01), and `/` nests ranges.
+pub const A_SIDE_SUFFIX: &str = "_A-side";
 
 /// As [`nvtx_ranges`], for the A side of an A/B trial ([`A_SIDE_SUFFIX`]).
 pub fn nvtx_ranges_of_a(case: &Case) -> Vec<nvtx::LocalRange> {

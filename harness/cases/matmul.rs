@@ -5,9 +5,10 @@
 //! and the check's bound is relative: [`Tolerance::summation`] of K against a float64 product
 //! (issue 10).
 
-use crate::case::{Case, HostData, Init, Launch, Param, Step, Tolerance};
+use crate::case::{Case, HostData, Init, Launch, Param, Reference, Step, Tolerance};
 use crate::expect::Expectation as E;
 use crate::source::k::matmul as km;
+use std::sync::Arc;
 
 /// Shapes, M x N x K.
 pub const SHAPES: [(usize, usize, usize); 2] = [(4096, 4096, 4096), (4000, 4000, 1000)];
@@ -112,8 +113,11 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
             int(n),
             int(k),
         ];
+        // One float64 product per shape, shared by the five variants.
+        let product: Reference =
+            Arc::new(move |b: &[HostData]| vec![HostData::F32(matmul(b[0].f32(), b[1].f32(), (m, n, k)))]);
         let finish = |c: Case| {
-            c.reference(move |b: &[HostData]| vec![matmul(b[0].f32(), b[1].f32(), (m, n, k))])
+            c.reference_shared(&product)
                 .tolerance(Tolerance::summation(k))
                 .bytes(4 * (m * k + k * n + m * n) as u64)
                 .flops(2 * (m * n * k) as u64)

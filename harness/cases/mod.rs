@@ -335,6 +335,39 @@ mod tests {
         assert_eq!(for_checked_child(&isolated)[0].bytes, nominal[0].bytes, "isolation checks what is timed");
     }
 
+    /// Cases that share a reference (`Case::reference_shared`) share their inputs: same family,
+    /// size and buffers, or the shared reference would be computed from another case's data.
+    #[test]
+    fn cases_that_share_a_reference_have_the_same_buffers() {
+        let cases = all();
+        let mut groups: std::collections::BTreeMap<usize, Vec<&Case>> = std::collections::BTreeMap::new();
+        for c in cases.iter().filter(|c| c.shares_inputs) {
+            groups.entry(std::sync::Arc::as_ptr(&c.reference).cast::<()>() as usize).or_default().push(c);
+        }
+        assert!(groups.values().any(|g| g.len() >= 5), "the matmul shapes share one product among five variants");
+        for group in groups.values() {
+            let first = group[0];
+            for c in group {
+                assert_eq!(
+                    (c.family, &c.size),
+                    (first.family, &first.size),
+                    "{} shares with {}",
+                    c.name(),
+                    first.name()
+                );
+                assert_eq!(
+                    format!("{:?}", c.params),
+                    format!("{:?}", first.params),
+                    "{} vs {}",
+                    c.name(),
+                    first.name()
+                );
+            }
+        }
+        let unshared = cases.iter().filter(|c| !c.shares_inputs).count();
+        assert!(unshared > 0 && groups.len() < cases.len());
+    }
+
     #[test]
     fn table_is_sorted_unique_and_consistent() {
         let cases = all();

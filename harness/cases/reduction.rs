@@ -5,9 +5,10 @@
 //! ([`Tolerance::summation`]).
 
 use super::{elements, scaled_count};
-use crate::case::{Case, Elem, Grid, HostData, Init, Launch, Param, Tolerance};
+use crate::case::{Case, Elem, Grid, HostData, Init, Launch, Param, Reference, Tolerance};
 use crate::expect::Expectation as E;
 use crate::source::k::reduction as kr;
+use std::sync::Arc;
 
 /// Elements: 2^26 floats, 256 MiB.
 pub const N: usize = 1 << 26;
@@ -104,15 +105,18 @@ fn sized(n: usize) -> Vec<Case> {
     let n_i32 = i32::try_from(n).expect("n fits int");
     let input = Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, len: n, offset: 0 };
     let total = Param::Zeroed { len: 1, elem: Elem::F32 };
+    // The one-launch variants take the same buffers and share one float64 sum; two_pass has
+    // buffers of its own and its own reference.
+    let shared: Reference = Arc::new(|b: &[HostData]| vec![HostData::F32(vec![sum(b[0].f32())])]);
     let reference = |c: Case| c.reference(|b: &[HostData]| vec![vec![sum(b[0].f32())]]).bytes(4 * n as u64);
     let one = |variant: &'static str, kernel, launch| {
-        reference(
-            Case::new("reduction", variant, elements(n), kernel)
-                .launch(launch)
-                .params([input.clone(), total.clone(), Param::I32(n_i32)])
-                .tolerance(Tolerance::summation(chain(variant, n))),
-        )
-        .flops(n as u64)
+        Case::new("reduction", variant, elements(n), kernel)
+            .launch(launch)
+            .params([input.clone(), total.clone(), Param::I32(n_i32)])
+            .tolerance(Tolerance::summation(chain(variant, n)))
+            .reference_shared(&shared)
+            .bytes(4 * n as u64)
+            .flops(n as u64)
     };
     let two_pass = Case::program("reduction", "two_pass", elements(n))
         .params([

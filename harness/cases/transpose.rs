@@ -4,9 +4,10 @@
 
 use super::scaled_count;
 use crate::Kernel;
-use crate::case::{Case, Launch, Param};
+use crate::case::{Case, HostData, Launch, Param, Reference};
 use crate::expect::Expectation as E;
 use crate::source::k::transpose as kt;
+use std::sync::Arc;
 
 /// Input shapes, rows x cols: square, non-square, and neither dimension a multiple of 32.
 pub const SHAPES: [(usize, usize); 3] = [(8192, 8192), (4096, 16384), (8191, 8193)];
@@ -142,6 +143,9 @@ pub fn best_swizzle(c: usize) -> usize {
 fn sized(shapes: &[(usize, usize)]) -> Vec<Case> {
     let mut cases = Vec::new();
     for &(rows, cols) in shapes {
+        // One transpose per shape, shared by the variants.
+        let transposed: Reference =
+            Arc::new(move |b: &[HostData]| vec![HostData::F32(transpose(b[0].f32(), rows, cols))]);
         for (variant, kernel, x_over_cols, tile) in VARIANTS {
             let (gx, gy) = if x_over_cols { (cols, rows) } else { (rows, cols) };
             let tiles = |len: usize| u32::try_from(len.div_ceil(tile as usize)).expect("grid fits u32");
@@ -154,7 +158,7 @@ fn sized(shapes: &[(usize, usize)]) -> Vec<Case> {
                         Param::I32(rows as i32),
                         Param::I32(cols as i32),
                     ])
-                    .reference(move |b| vec![transpose(b[0].f32(), rows, cols)])
+                    .reference_shared(&transposed)
                     .bytes(8 * (rows * cols) as u64)
                     .expects(lessons(variant, rows, cols)),
             );

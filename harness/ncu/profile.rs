@@ -14,7 +14,7 @@ pub struct Profiled {
     /// Raw (ncu names, base units) and derived values per trial.
     pub values: BTreeMap<String, Values>,
     /// In a same-run A/B run: the same for the A side of each trial (the revision's kernels,
-    /// profiled inside `family/variant/size@A`, [`crate::measure::A_SIDE_SUFFIX`]), by trial name.
+    /// profiled inside `family/variant/size_A-side`, [`crate::measure::A_SIDE_SUFFIX`]), by trial name.
     pub a_side: BTreeMap<String, Values>,
     /// Kernel (function) name per trial, as ncu printed it; the names joined by `+` in launch
     /// order for a trial whose program launched several kernels.

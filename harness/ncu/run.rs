@@ -22,7 +22,7 @@ pub struct Session {
     pub metrics: Vec<&'static str>,
     /// Trial names to profile; each becomes an `--nvtx-include "<name>/"` filter.
     pub trials: Vec<String>,
-    /// Same-run A/B: each trial also gets the filter of its A side, `"<name>@A/"`
+    /// Same-run A/B: each trial also gets the filter of its A side, `"<name>_A-side/"`
     /// ([`crate::measure::A_SIDE_SUFFIX`]).
     pub paired: bool,
     /// The `.ncu-rep` to write (must not exist).
@@ -199,7 +199,7 @@ mod tests {
         let args = s.profile_args(Path::new("/bin/kernels")).join(" ");
         assert!(
             args.starts_with(
-                "--nvtx --nvtx-include transpose/shared/8192x8192/ --nvtx-include transpose/shared/8192x8192@A/ "
+                "--nvtx --nvtx-include transpose/shared/8192x8192/ --nvtx-include transpose/shared/8192x8192_A-side/ "
             ),
             "{args}"
         );

@@ -69,6 +69,21 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
         &session.clock_control,
         &outputs.report,
     )?;
+    if config.ab.is_some() {
+        let missing: Vec<String> = profiled_cases
+            .iter()
+            .filter(|c| !c.kernels().is_empty() && !profiled.a_side.contains_key(&c.name()))
+            .map(|c| c.name())
+            .collect();
+        if !missing.is_empty() {
+            println!(
+                "kernelgate: warning: ncu profiled no A side (the revision's kernels, NVTX ranges ending {}) for {}: \
+                 their A/B verdicts are decided by time alone",
+                measure::A_SIDE_SUFFIX,
+                missing.join(", ")
+            );
+        }
+    }
     println!(
         "kernelgate: ncu {version} profiled {} kernels of {} trials in {:.1} s; report {} (open it in the Nsight Compute GUI)",
         parsed.kernels.len(),
