@@ -136,6 +136,10 @@ pub enum Error {
     /// Two inputs that cannot be compared: nothing in common, or measured on different GPU models.
     #[error("{0}")]
     Compare(String),
+    /// `kernelgate bisect` cannot go on: revisions that do not bisect, a suite binary that is
+    /// missing or whose step failed (the sentence names its log and the fix).
+    #[error("bisect: {0}")]
+    Bisect(String),
     /// Timing samples a statistic cannot use (empty, NaN, infinite, not positive).
     #[error("invalid samples: {0}")]
     Samples(String),

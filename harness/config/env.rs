@@ -8,6 +8,7 @@ use crate::{Error, Result};
 /// refused ([`Config::from_lookup`] is given the names present).
 pub const VARIABLES: &[&str] = &[
     "KERNELGATE_AB",
+    "KERNELGATE_AB_B",
     "KERNELGATE_AB_IDENTICAL",
     "KERNELGATE_ALPHA",
     "KERNELGATE_BASELINES",
@@ -275,6 +276,7 @@ impl Config {
                 }
             },
             ab: get("KERNELGATE_AB")?,
+            ab_b: get("KERNELGATE_AB_B")?,
             ab_time_identical: choice("KERNELGATE_AB_IDENTICAL", &["skip", "time"], "skip")? == "time",
             history: match get("KERNELGATE_HISTORY")? {
                 None => History::Default,
@@ -326,6 +328,13 @@ impl Config {
                 rev.clone(),
                 "an A/B run times two revisions against each other; it cannot bless or scale work (unset \
                  KERNELGATE_BLESS / KERNELGATE_WORK_SCALE)",
+            );
+        }
+        if let (Some(b), None) = (&config.ab_b, &config.ab) {
+            return conflict(
+                "KERNELGATE_AB_B",
+                b.clone(),
+                "it names the B side of an A/B run, and KERNELGATE_AB (the A side) is not set; set both, or unset it",
             );
         }
         if config.ab_time_identical && config.ab.is_none() {

@@ -136,6 +136,10 @@ pub struct Config {
     /// not timed, since the same PTX runs the same machine code). Timing identical modules is how
     /// the A/B gate's false-alarm rate is measured (an A/A test).
     pub ab_time_identical: bool,
+    /// The B side of an A/B run from a git revision's `kernels/*.cu` instead of this build's
+    /// (`KERNELGATE_AB_B`, only with `KERNELGATE_AB`): how `kernelgate bisect` times a commit
+    /// against the good one without rebuilding.
+    pub ab_b: Option<String>,
     /// Where every run is appended to the history (`KERNELGATE_HISTORY`: a folder, or `off`;
     /// default `<project root>/.kernelgate/history`, `crate::history::default_dir`).
     pub history: History,
@@ -246,6 +250,7 @@ impl Default for Config {
             devices: Devices::List(vec![0]),
             ab: None,
             ab_time_identical: false,
+            ab_b: None,
             history: History::Default,
             notes: false,
             junit: None,

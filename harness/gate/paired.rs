@@ -101,8 +101,8 @@ pub struct PairedCounters<'a> {
 /// The verdict of paired samples (`a` the reference, `b` the version under test, seconds; the kept
 /// pairs), with the sentence that explains it: `invalid` with `invalid`'s reason when the
 /// conditions were bad, or when a sample read 0 s (below the timer's resolution); otherwise
-/// [`compare_paired`] with `tests` cases in the family-wise correction. `against` names A in the
-/// sentence (`main = 0123456789ab`).
+/// [`compare_paired`] with `tests` cases in the family-wise correction. `versions` names both
+/// sides at the start of the sentence (`B (this build) vs A (main = 0123456789ab)`).
 ///
 /// With `counters` (an A/B run with `KERNELGATE_NCU=1`), B's counters are judged against A's
 /// with the classes the baseline gate uses ([`super::counter_moves`]: exact, count with its
@@ -118,7 +118,7 @@ pub fn judge_pairs(
     counters: Option<PairedCounters<'_>>,
     policy: &Policy,
     tests: usize,
-    against: &str,
+    versions: &str,
 ) -> crate::Result<super::Judged> {
     use super::{CounterBase, Decided, Judged, Verdict, counter_moves};
     let plain = |reason: String| Judged {
@@ -141,7 +141,7 @@ pub fn judge_pairs(
     let reason = match c.too_noisy() {
         Some(why) => why,
         None => format!(
-            "B (this build) vs A ({against}): median per-pair ratio {:+.2}% over {} pairs (medians {} vs {}), \
+            "{versions}: median per-pair ratio {:+.2}% over {} pairs (medians {} vs {}), \
              one-sided Wilcoxon signed-rank p = {:.2e}, x{tests} cases (Bonferroni) = {:.2e} against alpha {}, \
              effect floor {:.2}%",
             100.0 * c.delta,
@@ -232,7 +232,8 @@ mod tests {
     fn pairs_are_judged_with_a_sentence_naming_both_versions() {
         let a: Vec<f64> = (0..400).map(|i| 1e-4 * (1.0 + 0.001 * f64::from(i % 7))).collect();
         let b: Vec<f64> = a.iter().map(|x| x * 1.05).collect();
-        let j = judge_pairs(&a, &b, None, None, &Policy::default(), 35, "main = 0123456789ab").unwrap();
+        let j = judge_pairs(&a, &b, None, None, &Policy::default(), 35, "B (this build) vs A (main = 0123456789ab)")
+            .unwrap();
         assert_eq!(j.verdict, Verdict::Regressed);
         assert!(
             j.reason

@@ -19,6 +19,7 @@
 //! `build.rs` and at run time) and [`built`] (the state built into this binary, and the one a run
 //! is recorded under).
 
+pub mod bisect;
 pub mod built;
 pub mod changepoint;
 pub mod import;

@@ -102,14 +102,20 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child") else { return ExitCode::FAILURE };
     let root = crate::record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-    let revision = match config.ab.as_deref().map(|rev| crate::history::revision::Revision::read(&root, rev)) {
+    let read = |name: &str, rev: Option<&str>| match rev.map(|rev| crate::history::revision::Revision::read(&root, rev))
+    {
         Some(Err(e)) => {
-            eprintln!("kernelgate (profiled child): KERNELGATE_AB: {e}");
-            return ExitCode::FAILURE;
+            eprintln!("kernelgate (profiled child): {name}: {e}");
+            Err(ExitCode::FAILURE)
         }
-        Some(Ok(r)) => Some(r),
-        None => None,
+        Some(Ok(r)) => Ok(Some(r)),
+        None => Ok(None),
     };
+    let (revision, revision_b) =
+        match (read("KERNELGATE_AB", config.ab.as_deref()), read("KERNELGATE_AB_B", config.ab_b.as_deref())) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(code), _) | (_, Err(code)) => return code,
+        };
     let mut failed = false;
     for name in list.lines().filter(|l| !l.is_empty()) {
         let Some(case) = all.iter().find(|c| c.name() == name) else {
@@ -118,13 +124,24 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
             continue;
         };
         let _ranges = measure::nvtx_ranges(case);
-        let checked = crate::program::compile(&gpu, case)
-            .and_then(|compiled| check::check_case(&gpu, case, &compiled, PROFILE_SEED, check::SharedStart::AsLeft));
+        // B: this build's kernels, or with KERNELGATE_AB_B a revision's (none there: not profiled).
+        let compiled = match &revision_b {
+            Some(b) => crate::program::compile_from(&gpu, case, |k| b.source(k.file)),
+            None => crate::program::compile(&gpu, case).map(Some),
+        };
+        let checked = match compiled {
+            Ok(None) => Ok(Ok(())),
+            Ok(Some(compiled)) => check::check_case(&gpu, case, &compiled, PROFILE_SEED, check::SharedStart::AsLeft)
+                .map(|r| r.map(|_| ())),
+            Err(e) => Err(e),
+        };
         drop(_ranges);
         let a_side = revision.as_ref().filter(|_| !case.kernels().is_empty()).and_then(|revision| {
             let compiled = crate::program::compile_from(&gpu, case, |k| revision.source(k.file)).transpose()?;
             let _ranges = measure::nvtx_ranges_of_a(case);
-            Some(compiled.and_then(|a| check::check_case(&gpu, case, &a, PROFILE_SEED, check::SharedStart::AsLeft)))
+            Some(compiled.and_then(|a| {
+                check::check_case(&gpu, case, &a, PROFILE_SEED, check::SharedStart::AsLeft).map(|r| r.map(|_| ()))
+            }))
         });
         // The A side's own failures are the trial's to report (its check runs there too); here
         // they only leave the trial without A-side counters.

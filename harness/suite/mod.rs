@@ -94,6 +94,8 @@ pub struct Suite {
     baseline: OnceLock<Result<Baseline, String>>,
     /// The A/B revision's kernels, when `KERNELGATE_AB` is set.
     ab: OnceLock<Result<Revision, String>>,
+    /// The B side's kernels when `KERNELGATE_AB_B` names a revision (else this build's).
+    ab_b: OnceLock<Revision>,
     /// Cases of this run that have a baseline (or, in A/B, that are timed): the `tests` of the
     /// family-wise correction.
     compared: AtomicUsize,
@@ -134,6 +136,7 @@ impl Suite {
             sanitized: OnceLock::new(),
             baseline: OnceLock::new(),
             ab: OnceLock::new(),
+            ab_b: OnceLock::new(),
             compared: AtomicUsize::new(0),
             timed: Mutex::new(Vec::new()),
             outcomes: Mutex::new(Vec::new()),
@@ -452,14 +455,26 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
     if let Some(rev) = &suite.config.ab {
         let revision = Revision::read(&suite.root, rev)
             .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e }.to_string())?;
+        let b = match &suite.config.ab_b {
+            Some(rev_b) => Some(Revision::read(&suite.root, rev_b).map_err(|e| {
+                Error::Config { name: "KERNELGATE_AB_B", value: rev_b.clone(), expected: e }.to_string()
+            })?),
+            None => None,
+        };
+        let b_side = b.as_ref().map_or_else(|| "this build".to_string(), |b| format!("kernels/ at {}", b.label()));
         println!(
-            "kernelgate: A/B: each case against kernels/ at {rev} ({}), timed in pairs over one set of buffers",
+            "kernelgate: A/B: each case's kernels at {rev} ({}) against {b_side}, timed in pairs over one set of \
+             buffers",
             revision.commit
         );
-        if let Some(warning) = revision.cases_differ_from(&suite.root, &suite.git.commit) {
+        let b_commit = b.as_ref().map_or(suite.git.commit.as_str(), |b| b.commit.as_str());
+        if let Some(warning) = revision.cases_differ_from(&suite.root, b_commit) {
             println!("kernelgate: warning: {warning}");
         }
         let _ = suite.ab.set(Ok(revision));
+        if let Some(b) = b {
+            let _ = suite.ab_b.set(b);
+        }
         suite.compared.store(selected.len(), Ordering::Relaxed);
     }
     Ok(())

@@ -76,7 +76,10 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         return Ok(Completion::ignored_with(why));
     }
 
-    let b = phases::time(Phase::Compile, || program::compile(&gpu, case)).map_err(fault)?;
+    let b = match phases::time(Phase::Compile, || compile_b(suite, case, &gpu)).map_err(fault)? {
+        Ok(b) => b,
+        Err(absent) => return Ok(Completion::ignored_with(absent)),
+    };
     let timing = match timing(suite, case, &gpu, &b).map_err(fault)? {
         Ok(timing) => timing,
         Err(identical) => return Ok(Completion::ignored_with(identical)),
@@ -118,6 +121,18 @@ fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s>, Completi
             Ok(Err(Completion::ignored_with(reason)))
         }
     }
+}
+
+/// This build's program, or with `KERNELGATE_AB_B` the B revision's; `Ok(Err(sentence))` when
+/// that revision lacks one of the case's kernel files.
+///
+/// # Errors
+/// A compile or driver error.
+fn compile_b(suite: &Suite, case: &Case, gpu: &Gpu) -> crate::Result<Result<Compiled, String>> {
+    let Some(b) = suite.ab_b.get() else { return program::compile(gpu, case).map(Ok) };
+    Ok(program::compile_from(gpu, case, |k| b.source(k.file))?.ok_or_else(|| {
+        format!("{} does not exist at {} (KERNELGATE_AB_B): not timed", list(&case_files(case)), b.label())
+    }))
 }
 
 /// The timing mode of the trial: paired when the run is an A/B run and the revision has the
@@ -163,11 +178,12 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
         println!("kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)", case.name());
     } else {
         println!(
-            "kernelgate: {}: A = {} at {} (module {}), B = this build (module {}){}",
+            "kernelgate: {}: A = {} at {} (module {}), B = {} (module {}){}",
             case.name(),
             list(&files),
             revision.rev,
             short(&a.module_sha256),
+            suite.ab_b.get().map_or_else(|| "this build".to_string(), |r| format!("at {}", r.rev)),
             short(&b.module_sha256),
             if identical { "; identical, timed (KERNELGATE_AB_IDENTICAL=time)" } else { "" }
         );
@@ -261,7 +277,10 @@ fn judged(suite: &Suite, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Mea
                 _ => None,
             }
             .map(|(b, a)| PairedCounters { a, b });
-            judge_pairs(&a, &b, invalid, counters, &suite.policy(), suite.tests(), &revision.label())
+            let b_side =
+                suite.ab_b.get().map_or_else(|| "this build".to_string(), |b| format!("kernels/ at {}", b.label()));
+            let versions = format!("B ({b_side}) vs A ({})", revision.label());
+            judge_pairs(&a, &b, invalid, counters, &suite.policy(), suite.tests(), &versions)
                 .map_err(|e| Failed::from(format!("{}: {e}", case.name())))
         }
         (_, Measured::Cold(samples)) => judge(suite, case, samples, gpu).map_err(Failed::from),

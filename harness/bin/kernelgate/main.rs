@@ -20,6 +20,7 @@
 //! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report.
 
 mod baseline;
+mod bisect;
 
 use baseline::{BaselineCommand, baseline_command};
 use clap::{Parser, Subcommand};
@@ -104,6 +105,25 @@ enum Command {
         /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+    },
+    /// For each trial that regressed between GOOD and BAD, the first commit where it did: the
+    /// commits between them that changed kernels/ are timed against GOOD in same-run A/B steps of
+    /// the suite binary (a binary search per trial); the others are skipped without timing. Exits
+    /// 3 when a first bad commit was found, 0 when nothing regressed, 1 on error. Needs a GPU.
+    Bisect {
+        /// The good (older) commit.
+        good: String,
+        /// The bad (newer) commit.
+        bad: String,
+        /// A libtest filter on the trials to bisect (e.g. `transpose/`); default: every trial.
+        filter: Option<String>,
+        /// The suite binary; default: `kernels` beside this program (scripts/stage puts both in
+        /// .gpu/bin).
+        #[arg(long, value_name = "PATH")]
+        suite: Option<PathBuf>,
+        /// Where the steps' logs and run CSVs go; default `target/kernelgate/bisect/<UTC time>`.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// The history of runs keyed by commit, one SQLite store per GPU key under
     /// `<project root>/.kernelgate/history/` (or --dir).
@@ -224,6 +244,7 @@ fn main() -> ExitCode {
         Command::Diff { old, new, gpu, markdown, html, dir } => {
             diff_command(&old, &new, gpu.as_deref(), markdown, html, dir).map(|()| 0)
         }
+        Command::Bisect { good, bad, filter, suite, out } => bisect::run(&good, &bad, filter.as_deref(), suite, out),
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
