@@ -1,7 +1,8 @@
 //! `kernelgate diff` as a user meets it, on the turn-3 field reports
 //! (tests/fixtures/field-reports/turn3/, copies of ../shared/fixtures/field-reports/turn3/): sides of
-//! two GPU models are refused (15), a report is written whole or not at all (17), and a damaged
-//! history does not stop a diff of two run CSVs (58).
+//! two GPU models are refused (15), a report is written whole or not at all (17), the Markdown meant
+//! for a pull-request comment neither notifies, links nor reorders (18b) and keeps its size (19),
+//! and a damaged history does not stop a diff of two run CSVs (58).
 
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
@@ -133,6 +134,82 @@ fn report_17_a_report_is_written_whole_or_not_at_all() {
     let (code, _, err) = kernelgate(tmp.path(), &["diff", "--dir", "h", "64fef93", "72a91c3", "--html", "h"]);
     assert_eq!(code, 1);
     assert!(err.starts_with("kernelgate: h: is a folder, not a file"), "{err}");
+}
+
+#[test]
+fn report_18b_markdown_neither_notifies_links_nor_reorders_and_keeps_its_tables() {
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = fixture("18b-markdown-mentions-and-bidi");
+    let (code, _, err) = kernelgate(tmp.path(), &["history", "--dir", "h", "import", path(&runs)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = kernelgate(
+        tmp.path(),
+        &["diff", "--dir", "h", "a1a1a1a1", "b2b2b2b2", "--markdown", "r.md", "--html", "r.html"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let md = std::fs::read_to_string(tmp.path().join("r.md")).unwrap();
+    // A mention is `@` then a letter or digit (GitHub's rule); a bare URL needs `://` or `www.`.
+    let chars: Vec<char> = md.chars().collect();
+    for (i, w) in chars.windows(2).enumerate() {
+        assert!(!(w[0] == '@' && w[1].is_ascii_alphanumeric()), "a live mention at {i}: {md}");
+    }
+    assert!(!md.contains("://") && !md.to_ascii_lowercase().contains("www."), "{md}");
+    assert!(!md.contains('\u{202E}'), "a right-to-left override survived");
+    assert!(md.contains(r"fam/\[U+202E\]gnp.exe/1"), "shown by its code point: {md}");
+    assert!(!md.contains("<script") && !md.contains("<img") && !md.contains("<b>"), "{md}");
+    for line in md.lines().filter(|l| l.starts_with('|')) {
+        let borders = line.replace(r"\|", "").matches('|').count();
+        assert_eq!(borders, 6, "{borders} cell borders in {line}");
+    }
+    let html = std::fs::read_to_string(tmp.path().join("r.html")).unwrap();
+    assert!(!html.contains('\u{202E}') && html.contains("fam/[U+202E]gnp.exe/1"), "the HTML page too");
+}
+
+/// A schema-5 run CSV of `trials` trials with one `median` row each, in the form of the turn-3
+/// fixtures' `_tools/mkruns.py` (made-up values).
+fn synthetic_run(path: &Path, run_id: &str, commit: &str, trials: usize, median: impl Fn(usize) -> f64) {
+    let header = "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,\
+                  gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,\
+                  pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,\
+                  throttle_reasons,other_processes,statistic,value,unit";
+    let mut text = format!("{header}\n");
+    for t in 0..trials {
+        text += &format!(
+            "5,{run_id},{commit},false,false,{},main,1764547200,synthetic,branch,nvidia-h200-sm90,NVIDIA H200,9.0,132,\
+             143155,580.159.04,13.0,13.0,true,GPU-1c2e7f54-12d2-81fb-f3bb-e68e916447fc,1,v,00000000:18:00.0,4209.0,7,1,\
+             fam{}/kernel_{t}/4096,kernel_{t},{},unchanged,time,,,,median,{:?},s\n",
+            "ab".repeat(32),
+            t % 12,
+            "cd".repeat(32),
+            median(t)
+        );
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn report_19_ten_thousand_changed_trials_keep_the_markdown_under_its_promise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a.csv"), tmp.path().join("b.csv"));
+    let base = |t: usize| 1e-4 * (1.0 + t as f64 / 10_000.0);
+    synthetic_run(&a, "20261201T000000Z", &"c1".repeat(20), 10_000, base);
+    synthetic_run(
+        &b,
+        "20261202T000000Z",
+        &"c2".repeat(20),
+        10_000,
+        |t| if t % 2 == 0 { base(t) * 1.05 } else { base(t) },
+    );
+    let (code, out, err) = kernelgate(tmp.path(), &["diff", "--dir", "h", "a.csv", "b.csv", "--markdown", "r.md"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("wrote r.md (5000 slower, 5000 within 1 % (10000 trials)"), "{out}");
+    let md = std::fs::read_to_string(tmp.path().join("r.md")).unwrap();
+    // README: "at most 60,000 characters".
+    assert!(md.chars().count() <= 60_000, "{} characters", md.chars().count());
+    let kept = md.lines().filter(|l| l.starts_with("| fam") && l.contains(" -> ")).count();
+    let said = format!("{} more changed trials left out of this table", 5000 - kept);
+    assert!(kept > 0 && md.contains(&said), "{kept} rows kept; {said:?} not said");
+    assert!(md.contains("the HTML report (`kernelgate diff ... --html FILE`) lists every trial"), "where the rest is");
 }
 
 #[test]
