@@ -12,8 +12,17 @@ use crate::{Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Prints the table and writes the run CSV, the run record, the bless, and the metrics CSV.
+/// Prints the table and writes the run CSV, the run record, the history, the bless, and the
+/// metrics CSV.
+///
+/// # Errors
+/// The first output that could not be written: the run CSV, the metrics CSV or the bless (which
+/// stop what follows), or the run record and an explicitly named history (`KERNELGATE_HISTORY` set
+/// to a folder), which are reported when they fail and returned after everything else is written.
+/// The default history (`<root>/.kernelgate/history`) and git notes are optional: their failures
+/// are warnings.
 pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
+    let mut later = None;
     let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if let Some(first) = timed.first() {
         let facts = &first.gpu.facts;
@@ -29,8 +38,10 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         let path = with_suffix(&stem, ".csv");
         record::write_csv(&path, &rows)?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
-        keep_run_record(suite, &timed, &stem);
-        record_history(suite, &timed);
+        later = keep_run_record(suite, &timed, &stem).err();
+        if let Err(e) = record_history(suite, &timed) {
+            later = later.or(Some(e));
+        }
         if suite.config.bless {
             bless(suite, &timed)?;
         }
@@ -44,24 +55,30 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
     if let Some(Err(e)) = suite.profiled.get() {
         println!("kernelgate: ncu profiling failed: {e}");
     }
-    Ok(())
+    later.map_or(Ok(()), Err)
 }
 
 /// Appends the run to the history store of each GPU key (one run per physical GPU), and to the git
 /// notes of its commit with `KERNELGATE_NOTES=1`. Power-benchmark and A/B runs are not history:
-/// their times are not the commit's nominal cases alone. A failure is reported, not fatal: the run
-/// CSV is written, and `kernelgate history import` can add it later.
-fn record_history(suite: &Suite, timed: &[Timed]) {
-    let dir = match &suite.config.history {
-        crate::config::History::Off => return,
-        crate::config::History::Dir(d) => d.clone(),
-        crate::config::History::Default => history::default_dir(&suite.root),
+/// their times are not the commit's nominal cases alone. A failure is reported and the other GPUs'
+/// runs are still appended (the run CSV is written, and `kernelgate history import` can add it
+/// later).
+///
+/// # Errors
+/// The first store that could not be appended to, when `KERNELGATE_HISTORY` names the folder (a
+/// history that was asked for); with the default folder a failure is a warning only.
+fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
+    let (dir, asked) = match &suite.config.history {
+        crate::config::History::Off => return Ok(()),
+        crate::config::History::Dir(d) => (d.clone(), true),
+        crate::config::History::Default => (history::default_dir(&suite.root), false),
     };
+    let mut failed = None;
     if suite.config.work_scale != 1.0 || suite.config.ab.is_some() {
         println!(
             "kernelgate: not recorded in history: an A/B or scaled-work run (kernelgate history import can add it)"
         );
-        return;
+        return Ok(());
     }
     let profiled = match suite.profiled.get() {
         Some(Ok(p)) => Some(p),
@@ -96,7 +113,12 @@ fn record_history(suite: &Suite, timed: &[Timed]) {
                 info.facts.uuid,
                 dir.display()
             ),
-            Err(e) => println!("kernelgate: not recorded in history: {e}"),
+            Err(e) => {
+                println!("kernelgate: not recorded in history: {e}");
+                if asked {
+                    failed = failed.or(Some(e));
+                }
+            }
         }
         if suite.config.notes {
             match repo.as_ref().map(|r| history::write_run(r, &run)) {
@@ -112,6 +134,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) {
             }
         }
     }
+    failed.map_or(Ok(()), Err)
 }
 
 /// Checks `KERNELGATE_JUNIT` before any trial runs, as every other option is checked: the path
@@ -219,9 +242,12 @@ fn in_baseline_form(suite: &Suite, timed: &[Timed]) -> BTreeMap<String, Form> {
 }
 
 /// Keeps this run's record in baseline form in `<stem>-baseline/` (`kernelgate compare`,
-/// `kernelgate baseline calibrate`). A failure here is reported, not fatal: the run's CSV is
-/// already written.
-fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) {
+/// `kernelgate baseline calibrate`, `kernelgate baseline bless`).
+///
+/// # Errors
+/// [`Error::Baseline`] naming the record's folder and the cause (the run's CSV is already written;
+/// the caller goes on with the history and the bless, and fails the run at the end).
+fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<()> {
     let dir = with_suffix(stem, "-baseline");
     let mut all: Form = (Vec::new(), BTreeMap::new());
     for (_, (entries, samples)) in in_baseline_form(suite, timed) {
@@ -229,8 +255,15 @@ fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) {
         all.1.extend(samples);
     }
     match baseline::run::keep(&dir, all) {
-        Ok(()) => println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display()),
-        Err(e) => eprintln!("kernelgate: could not keep the run's samples: {e}"),
+        Ok(()) => {
+            println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display());
+            Ok(())
+        }
+        Err(e) => Err(Error::Baseline {
+            path: dir.clone(),
+            line: None,
+            message: format!("the run's samples (its record for kernelgate compare and bless) were not kept: {e}"),
+        }),
     }
 }
 
