@@ -425,6 +425,7 @@ kernelgate-sanitize: begin planted/illegal_address/4096
         let i = parse(INITCHECK);
         assert_eq!(i.order.len(), 3);
         assert!(i.trials.values().all(|t| t.reports.is_empty() && t.ended.is_some()));
+        assert!(p.trials.values().chain(i.trials.values()).all(Trial::fully_checked), "{p:?} {i:?}");
     }
 
     #[test]
