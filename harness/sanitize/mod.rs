@@ -232,7 +232,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
             }
         }
         remaining.retain(|n| !parsed.trials.contains_key(n));
-        again.extend(remaining.drain(..));
+        again.append(&mut remaining);
         remaining = again;
         if !parsed.outside.is_empty() {
             let shown: Vec<String> = parsed.outside.iter().map(|r| r.render(2)).collect();
