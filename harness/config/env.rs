@@ -39,6 +39,8 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_REQUIRE_CHROMIUM",
     "KERNELGATE_REQUIRE_GPU",
     "KERNELGATE_REQUIRE_NVRTC",
+    // Read by tests/suite_reports.rs, not by the suite: a missing `xmllint` fails its JUnit schema check.
+    "KERNELGATE_REQUIRE_XMLLINT",
     "KERNELGATE_SANITIZE",
     "KERNELGATE_SANITIZER_PATH",
     "KERNELGATE_SANITIZE_SCALE",

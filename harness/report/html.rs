@@ -131,7 +131,9 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     out
 }
 
-/// `text` safe as HTML text or a quoted attribute value: `& < > " '` as entities.
+/// `text` safe as HTML text or a quoted attribute value: `& < > " '` as entities; control and
+/// bidirectional control characters ([`super::hidden`], but for tabs and line breaks, which HTML
+/// shows as spaces) as their code point, `[U+202E]`, so that they cannot reorder what is shown.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -141,6 +143,8 @@ pub fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if super::hidden(c) => write!(out, "[U+{:04X}]", u32::from(c)).unwrap(),
             c => out.push(c),
         }
     }

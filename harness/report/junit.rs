@@ -1,9 +1,14 @@
 //! A run's trials as JUnit XML, the test-report format CI systems read (GitLab, Jenkins, GitHub
 //! actions that publish test results): one `<testcase>` per trial, `<failure>` carrying the
-//! verdict's message, `<skipped>` carrying the reason a trial was ignored.
+//! verdict's (or the check's) message, `<error>` carrying a harness fault's, `<skipped>` carrying
+//! the reason a trial was ignored.
 //!
 //! The elements and attributes are those of the de-facto schema that Ant's JUnit task writes and
-//! Jenkins' `junit.xsd` describes (summarised at <https://github.com/testmoapp/junitxml>). Written by
+//! the Jenkins xunit plugin's `junit-10.xsd` describes (jenkinsci/xunit-plugin,
+//! `src/main/resources/org/jenkinsci/plugins/xunit/types/model/xsd/junit-10.xsd`; summarised at
+//! <https://github.com/testmoapp/junitxml>), and nothing else: `skipped` is an attribute of
+//! `<testsuite>` only, not of `<testsuites>`, which that schema refuses (tests/junit_schema.rs
+//! validates every kind of outcome against a copy of it with xmllint). Written by
 //! hand (about 40 lines) rather than with quick-xml: the format is four element kinds, and the one
 //! subtle part, characters XML 1.0 cannot hold at all (section 2.2, `Char`), needs handling that a
 //! writer crate leaves to the caller anyway.
@@ -15,8 +20,12 @@ use std::fmt::Write as _;
 pub enum Outcome {
     /// Checked and gated without a failure.
     Passed,
-    /// Failed; the verdict's (or the error's) message, shown by the CI system.
+    /// Failed: the trial's gate (a regression), its check (a wrong result), a counter expectation
+    /// or the sanitizer said no; the message, shown by the CI system (`<failure>`).
     Failed(String),
+    /// The trial could not be judged: a harness fault (no NVRTC when required, a table or baseline
+    /// that cannot be read, a CUDA driver error, a lost GPU); the message (`<error>`).
+    Error(String),
     /// Ignored (no GPU, filtered, `#[ignore]`-style); the reason.
     Skipped(String),
 }
@@ -37,16 +46,17 @@ pub struct TrialOutcome {
 ///
 /// Each trial's `classname` is its family (the name up to the first `/`) and its `name` the rest
 /// (`transpose/naive/4096x4096` -> `transpose`, `naive/4096x4096`); a name without `/` gets
-/// classname `kernelgate`. The suite's `time` is the sum of the trials' times.
+/// classname `kernelgate`. The suite's `time` is the sum of the trials' times. `<testsuites>`
+/// carries `tests`, `failures`, `errors` and `time`; `<testsuite>` those and `skipped`.
 pub fn render(suite: &str, trials: &[TrialOutcome]) -> String {
     let failures = trials.iter().filter(|t| matches!(t.outcome, Outcome::Failed(_))).count();
+    let errors = trials.iter().filter(|t| matches!(t.outcome, Outcome::Error(_))).count();
     let skipped = trials.iter().filter(|t| matches!(t.outcome, Outcome::Skipped(_))).count();
     let total: f64 = trials.iter().map(|t| t.seconds).filter(|s| s.is_finite() && *s >= 0.0).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let counts =
-        format!(r#"tests="{}" failures="{failures}" errors="0" skipped="{skipped}" time="{total:.6}""#, trials.len());
-    writeln!(out, r#"<testsuites name="{}" {counts}>"#, attr(suite)).unwrap();
-    writeln!(out, r#"  <testsuite name="{}" {counts}>"#, attr(suite)).unwrap();
+    let counts = format!(r#"tests="{}" failures="{failures}" errors="{errors}""#, trials.len());
+    writeln!(out, r#"<testsuites name="{}" {counts} time="{total:.6}">"#, attr(suite)).unwrap();
+    writeln!(out, r#"  <testsuite name="{}" {counts} skipped="{skipped}" time="{total:.6}">"#, attr(suite)).unwrap();
     for t in trials {
         let (classname, name) = t.name.split_once('/').unwrap_or(("kernelgate", &t.name));
         let time = if t.seconds.is_finite() && t.seconds >= 0.0 {
@@ -60,6 +70,13 @@ pub fn render(suite: &str, trials: &[TrialOutcome]) -> String {
             Outcome::Failed(message) => writeln!(
                 out,
                 "{open}>\n      <failure message=\"{}\" type=\"kernelgate\">{}</failure>\n    </testcase>",
+                attr(message),
+                text(message)
+            )
+            .unwrap(),
+            Outcome::Error(message) => writeln!(
+                out,
+                "{open}>\n      <error message=\"{}\" type=\"kernelgate\">{}</error>\n    </testcase>",
                 attr(message),
                 text(message)
             )
@@ -122,16 +139,20 @@ mod tests {
             outcome("transpose/naive/4096x4096", 1.5, Outcome::Passed),
             outcome("coalescing/copy/67108864", 0.25, Outcome::Failed("regressed: +25.00% (synthetic)".into())),
             outcome("reduce/tree/1024", 0.0, Outcome::Skipped("no CUDA driver on this machine".into())),
+            outcome("compile/a.cu/sm_90", 0.5, Outcome::Error("baselines/sm_90/resources.csv: unreadable".into())),
         ];
         let expected = r#"<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="kernelgate" tests="3" failures="1" errors="0" skipped="1" time="1.750000">
-  <testsuite name="kernelgate" tests="3" failures="1" errors="0" skipped="1" time="1.750000">
+<testsuites name="kernelgate" tests="4" failures="1" errors="1" time="2.250000">
+  <testsuite name="kernelgate" tests="4" failures="1" errors="1" skipped="1" time="2.250000">
     <testcase classname="transpose" name="naive/4096x4096" time="1.500000"/>
     <testcase classname="coalescing" name="copy/67108864" time="0.250000">
       <failure message="regressed: +25.00% (synthetic)" type="kernelgate">regressed: +25.00% (synthetic)</failure>
     </testcase>
     <testcase classname="reduce" name="tree/1024" time="0.000000">
       <skipped message="no CUDA driver on this machine"/>
+    </testcase>
+    <testcase classname="compile" name="a.cu/sm_90" time="0.500000">
+      <error message="baselines/sm_90/resources.csv: unreadable" type="kernelgate">baselines/sm_90/resources.csv: unreadable</error>
     </testcase>
   </testsuite>
 </testsuites>

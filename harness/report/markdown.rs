@@ -2,20 +2,23 @@
 //! (`$GITHUB_STEP_SUMMARY`) or a pull-request comment: a one-line summary, a table of the changed
 //! trials (time old -> new, change, verdict, what explains it), then, inside a collapsed `<details>`
 //! block, every trial's time and every metric of the changed trials. The page stays under
-//! [`MAX_CHARS`]: GitHub refuses a comment longer than 65,536 characters; the HTML page holds
-//! everything.
+//! [`MAX_CHARS`]: GitHub refuses a comment longer than 65,536 characters; rows of either table that
+//! do not fit are left out, and the page says how many and that the HTML page holds everything.
 //!
 //! Every piece of data (trial, kernel and metric names, side labels, verdicts) goes through
 //! [`escape`], so a name cannot break the table or inject HTML (GFM, sections 2.4 "Backslash
-//! escapes", 4.10 "Tables" and 6.6 "Raw HTML": <https://github.github.com/gfm/>).
+//! escapes", 4.10 "Tables" and 6.6 "Raw HTML": <https://github.github.com/gfm/>), cannot notify
+//! anyone (`@user`, `@org/team`), cannot become a link (GFM 6.9 "Autolinks (extension)": `www.`,
+//! `scheme://`, e-mail addresses), and cannot reorder what is shown with a bidirectional control
+//! character.
 
 use super::diff::{Diff, MetricDiff, Presence, TrialDiff, percent};
 use crate::units::{duration, format_value};
 use std::fmt::Write as _;
 
-/// Largest Markdown [`render`] writes, in characters: under GitHub's 65,536-character limit on an
-/// issue or pull-request comment body (its API answers "Body is too long (maximum is 65536
-/// characters)"), with room for a caller's header.
+/// Largest Markdown [`render`] writes, in bytes (so at most as many characters): under GitHub's
+/// 65,536-character limit on an issue or pull-request comment body (its API answers "Body is too
+/// long (maximum is 65536 characters)"), with room for a caller's header.
 pub const MAX_CHARS: usize = 60_000;
 
 /// Said under the changed trials: the verdict column is not this diff's judgement.
@@ -23,8 +26,14 @@ const VERDICT_NOTE: &str = "\n*new run's verdict*: what the new side's runs were
                             their baseline or A/B revision; the most severe of several runs), not a judgement of \
                             this diff.\n";
 
-/// Renders `diff` as Markdown (pure). Trials in the diff's order; metrics by kernel and name. Rows
-/// that would pass [`MAX_CHARS`] are left out, and the page says how many.
+/// Room kept for the lines that say what was left out (each under 200 bytes).
+const LEFT_OUT_ROOM: usize = 400;
+
+/// Renders `diff` as Markdown (pure), at most [`MAX_CHARS`] long. Trials in the diff's order;
+/// metrics by kernel and name. The changed trials' table comes first and may use all the room
+/// left after the summary and notes; rows of it that do not fit are left out, then rows of the
+/// `<details>` table, and the page says how many of each and that the HTML page (`kernelgate
+/// diff ... --html FILE`) lists them all.
 pub fn render(diff: &Diff) -> String {
     let mut out = String::new();
     writeln!(out, "### kernelgate diff: {}\n", escape(&diff.summary())).unwrap();
@@ -40,41 +49,39 @@ pub fn render(diff: &Diff) -> String {
     for note in &diff.notes {
         writeln!(out, "> **Note:** {}\n", escape(note)).unwrap();
     }
+    let details_head = format!(
+        "<details><summary>All {}: the time of each, every metric of the changed ones</summary>\n\n\
+         | trial | metric | old | new | change |\n|:--|:--|--:|--:|--:|\n",
+        crate::units::count(diff.trials.len(), "trial")
+    );
+    let closing = "\n</details>\n";
+    // What every page has besides the rows of its two tables.
+    let fixed = |out: &str| out.len() + details_head.len() + closing.len() + LEFT_OUT_ROOM;
     let changed: Vec<&TrialDiff> = diff.changed().collect();
     if changed.is_empty() {
         writeln!(out, "No trial changed: every time moved by less than 1 % and no verdict asks for attention.\n")
             .unwrap();
     } else {
-        out.push_str("| trial | time old -> new | change | new run's verdict | what explains it |\n");
-        out.push_str("|:--|--:|--:|:--|:--|\n");
-        for t in changed {
-            // `change()` is kernelgate's own text (numbers, `x`, `->`): nothing to escape.
-            let explanation: Vec<String> =
-                t.explanation.iter().map(|f| format!("{} {}", escape(&f.metric), f.change())).collect();
+        let head =
+            "| trial | time old -> new | change | new run's verdict | what explains it |\n|:--|--:|--:|:--|:--|\n";
+        let rows: Vec<String> = changed.iter().map(|t| changed_row(t)).collect();
+        let room = MAX_CHARS.saturating_sub(fixed(&out) + head.len() + VERDICT_NOTE.len() + 1);
+        let (kept, left_out) = fit(&rows, room);
+        out.push_str(head);
+        out.extend(kept.iter().map(|r| r.as_str()));
+        if left_out > 0 {
             writeln!(
                 out,
-                "| {} | {} -> {} | {} | {} | {} |",
-                escape(&t.trial),
-                time(t.old_s),
-                time(t.new_s),
-                t.delta().map(percent).unwrap_or_default(),
-                verdict(t),
-                explanation.join("; "),
+                "\n{} left out of this table to keep the report under {MAX_CHARS} characters (a pull-request \
+                 comment's limit); the HTML report (`kernelgate diff ... --html FILE`) lists every trial.",
+                crate::units::count(left_out, "more changed trial")
             )
             .unwrap();
         }
         out.push_str(VERDICT_NOTE);
         out.push('\n');
     }
-    writeln!(
-        out,
-        "<details><summary>All {}: the time of each, every metric of the changed ones</summary>\n",
-        crate::units::count(diff.trials.len(), "trial")
-    )
-    .unwrap();
-    out.push_str("| trial | metric | old | new | change |\n");
-    out.push_str("|:--|:--|--:|--:|--:|\n");
-    let closing = "\n</details>\n";
+    out.push_str(&details_head);
     let mut rows = Vec::new();
     for t in &diff.trials {
         rows.push(format!(
@@ -98,15 +105,9 @@ pub fn render(diff: &Diff) -> String {
             ));
         }
     }
-    let room = MAX_CHARS.saturating_sub(out.len() + closing.len() + 120);
-    let mut used = 0;
-    let kept = rows.iter().take_while(|r| {
-        used += r.len();
-        used <= room
-    });
-    let kept: Vec<&String> = kept.collect();
-    let left_out = rows.len() - kept.len();
-    out.extend(kept.into_iter().map(String::as_str));
+    let room = MAX_CHARS.saturating_sub(out.len() + closing.len() + LEFT_OUT_ROOM);
+    let (kept, left_out) = fit(&rows, room);
+    out.extend(kept.iter().map(|r| r.as_str()));
     if left_out > 0 {
         writeln!(out, "\n{left_out} more rows left out to fit a comment; the HTML report has them all.").unwrap();
     }
@@ -114,12 +115,53 @@ pub fn render(diff: &Diff) -> String {
     out
 }
 
-/// `text` safe in a GFM paragraph or table cell: ASCII punctuation that Markdown gives a meaning
-/// (`\` `` ` `` `*` `_` `[` `]` `|` `~` `#` `!`) backslash-escaped; `<`, `>` and `&` as HTML entities
-/// (so no tag survives); line breaks as spaces (a table row is one line).
+/// The leading rows of `rows` whose lengths add up to at most `room` bytes, and how many are left.
+fn fit(rows: &[String], room: usize) -> (&[String], usize) {
+    let mut used = 0;
+    let n = rows.iter().take_while(|r| {
+        used += r.len();
+        used <= room
+    });
+    let n = n.count();
+    (&rows[..n], rows.len() - n)
+}
+
+/// One row of the changed trials' table.
+fn changed_row(t: &TrialDiff) -> String {
+    // `change()` is kernelgate's own text (numbers, `x`, `->`): nothing to escape.
+    let explanation: Vec<String> =
+        t.explanation.iter().map(|f| format!("{} {}", escape(&f.metric), f.change())).collect();
+    format!(
+        "| {} | {} -> {} | {} | {} | {} |\n",
+        escape(&t.trial),
+        time(t.old_s),
+        time(t.new_s),
+        t.delta().map(percent).unwrap_or_default(),
+        verdict(t),
+        explanation.join("; "),
+    )
+}
+
+/// Zero width space (U+200B): put after `@`, inside `://` and after `www`, it keeps the text as it
+/// reads while GitHub neither links it nor notifies anyone. A backslash or an HTML entity is not
+/// enough for a mention: GitHub finds mentions in the rendered text, after escapes and entities are
+/// resolved (openjdk/skara pull request 1548 found `&#64;` still mentions; an invisible character
+/// after `@` does not).
+const ZWSP: char = '\u{200B}';
+
+/// `text` safe in a GFM paragraph or table cell of a report meant for a pull-request comment:
+/// - ASCII punctuation that Markdown gives a meaning (`\` `` ` `` `*` `_` `[` `]` `|` `~` `#` `!`)
+///   backslash-escaped; `<`, `>` and `&` as HTML entities (so no tag survives);
+/// - no live mention and no autolink: a zero width space after each `@` (`@user`, `@org/team`,
+///   e-mail addresses), between `:` and `//` (`https://…`), and between `www` and `.`;
+/// - bidirectional controls and other control characters shown as `[U+202E]` (escaped like any
+///   `[`), so they cannot reorder what is displayed (Unicode `Bidi_Control`, the "Trojan Source"
+///   characters, CVE-2021-42574) and nothing is silently dropped;
+/// - line breaks and tabs as spaces (a table row is one line).
 pub fn escape(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for (i, &c) in chars.iter().enumerate() {
         match c {
             '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' | '!' => {
                 out.push('\\');
@@ -128,8 +170,20 @@ pub fn escape(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '\n' | '\r' => out.push(' '),
-            c if c.is_control() => {}
+            '@' => {
+                out.push('@');
+                out.push(ZWSP);
+            }
+            ':' if chars.get(i + 1..i + 3) == Some(&['/', '/']) => {
+                out.push(':');
+                out.push(ZWSP);
+            }
+            '.' if i >= 3 && chars[i - 3..i].iter().collect::<String>().eq_ignore_ascii_case("www") => {
+                out.push(ZWSP);
+                out.push('.');
+            }
+            '\n' | '\r' | '\t' => out.push(' '),
+            c if super::hidden(c) => write!(out, "\\[U+{:04X}\\]", u32::from(c)).unwrap(),
             c => out.push(c),
         }
     }
@@ -222,6 +276,44 @@ mod tests {
         let rows = [row("a/k/1", "median", "s", 1.0, "unchanged"), row("a/k/1", "c", "", 1.0, "unchanged")];
         let text = render(&diff(&diff_side("a"), &rows, &diff_side("b"), &rows));
         assert!(text.contains("| a/k/1 | time (median) |") && !text.contains("| a/k/1 | c |"), "{text}");
+    }
+
+    #[test]
+    fn mentions_autolinks_and_bidi_controls_are_neutralised() {
+        let z = ZWSP;
+        assert_eq!(escape("@octocat and @github/security"), format!("@{z}octocat and @{z}github/security"));
+        assert_eq!(escape("a@b.example"), format!("a@{z}b.example"));
+        assert_eq!(escape("https://evil.example/x?a=1"), format!("https:{z}//evil.example/x?a=1"));
+        assert_eq!(escape("WWW.evil.example"), format!("WWW{z}.evil.example"));
+        assert_eq!(escape("a: b, 10:30"), "a: b, 10:30", "only `://` is broken");
+        assert_eq!(escape("fam/\u{202E}gnp.exe/1"), r"fam/\[U+202E\]gnp.exe/1");
+        assert_eq!(escape("\u{2066}x\u{2069}\u{200F}\u{1b}[31m\t"), r"\[U+2066\]x\[U+2069\]\[U+200F\]\[U+001B\]\[31m ");
+        // In a whole report: no `@` followed by a name, no `://`, no bidi control.
+        let name = "fam/@octocat https://evil.example \u{202E}x/1";
+        let rows = |v: f64| vec![row(name, "median", "s", v, "regressed")];
+        let text = render(&diff(&diff_side("by @alice"), &rows(1.0), &diff_side("b"), &rows(2.0)));
+        assert!(!text.contains("@o") && !text.contains("@a") && !text.contains("://"), "{text}");
+        assert!(!text.chars().any(|c| c != '\n' && crate::report::hidden(c)), "{text:?}");
+    }
+
+    #[test]
+    fn ten_thousand_changed_trials_fit_and_the_cut_is_said() {
+        // Half of 10,000 trials 5 % slower, as the turn-3 field report 19 (made-up times).
+        let (mut old, mut new) = (Vec::new(), Vec::new());
+        for t in 0..10_000 {
+            let trial = format!("fam{}/kernel_{t}/4096", t % 12);
+            let m = 1e-4 * (1.0 + t as f64 / 10_000.0);
+            old.push(row(&trial, "median", "s", m, "unchanged"));
+            new.push(row(&trial, "median", "s", if t % 2 == 0 { m * 1.05 } else { m }, "unchanged"));
+        }
+        let text = render(&diff(&diff_side("a"), &old, &diff_side("b"), &new));
+        assert!(text.len() <= MAX_CHARS, "{} characters", text.len());
+        let kept = text.lines().filter(|l| l.starts_with("| fam") && l.contains(" -> ")).count();
+        assert!(kept > 100, "the changed table keeps what fits: {kept} rows");
+        let said = format!("{} more changed trials left out of this table", 5000 - kept);
+        assert!(text.contains(&said), "{said:?} not in the report");
+        assert!(text.contains("lists every trial"), "where the full list is");
+        assert!(text.ends_with("</details>\n"));
     }
 
     #[test]

@@ -8,11 +8,24 @@
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
 //! | [`html`]     | the diff as one self-contained HTML page with inline SVG charts      |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
+//! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
 pub mod diff;
+mod file;
 pub mod html;
 pub mod junit;
 pub mod markdown;
 mod table;
 
+pub use file::write_whole;
 pub use table::{device, device_with_nvrtc, duration, table};
+
+/// Characters a report shows by their code point (`[U+202E]`) instead of as themselves: control
+/// characters (Unicode general category Cc, which a terminal or browser may act on) and the
+/// bidirectional controls (Unicode's `Bidi_Control` property: U+061C, U+200E, U+200F, U+202A to
+/// U+202E, U+2066 to U+2069), which reorder the text around them as displayed ("Trojan Source",
+/// CVE-2021-42574): `fam/\u{202E}gnp.exe/1` would read `fam/1/exe.png`.
+pub fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}

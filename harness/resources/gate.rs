@@ -5,8 +5,9 @@
 //! bytes), or when it is not in the table (new kernels and new launch configurations are blessed
 //! first). A change that fails none of these (registers within the same step, less spilling, more
 //! occupancy) is a note; so is a blessed row that nothing compiles or launches any more, and so is
-//! every change of a row blessed with another NVRTC (`major.minor`): the table holds the figures
-//! of the compiler CI pins, and another compiler moves registers by itself.
+//! every change of a row blessed with another NVRTC (`major.minor`, read by
+//! [`super::table::nvrtc_version`]: `13.5.0` is the same compiler as `13.5`): the table holds the
+//! figures of the compiler CI pins, and another compiler moves registers by itself.
 
 use super::table::{Key, Row};
 use std::collections::BTreeMap;
@@ -21,8 +22,20 @@ pub struct Judgement {
     pub notes: Vec<String>,
 }
 
-/// The hint every failure ends with.
+/// The hint every failure of a blessed row ends with.
 pub const BLESS_HINT: &str = "if intended, re-bless with KERNELGATE_BLESS=1";
+
+/// The hint every failure of a row missing from the table ends with.
+pub const NEW_ROW_HINT: &str = "new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1";
+
+/// Whether `failure` (a line of [`Judgement::failures`], or of `crate::resources::Checked`'s
+/// failures) is this gate's judgement of a row, a resource regression, rather than a fault of the
+/// compile trial (an entry-point or argument mismatch, an unreadable ptxas report, a missing table):
+/// the lines [`compare`] writes end with [`BLESS_HINT`] or [`NEW_ROW_HINT`]. The suite counts a
+/// compile trial failed by such lines alone as a gate failure (exit code 3).
+pub fn is_gate_failure(failure: &str) -> bool {
+    failure.ends_with(BLESS_HINT) || failure.ends_with(NEW_ROW_HINT)
+}
 
 /// Judges `now` (this build's rows of one kernel file) against `blessed` (the table's rows of the
 /// same file); `table` names the table in messages.
@@ -41,8 +54,7 @@ pub fn compare(blessed: &[Row], now: &[Row], table: &str) -> Judgement {
                     format!(", blessed only {}", elsewhere.join(" and "))
                 };
                 judgement.failures.push(format!(
-                    "{}: not in {table}{} ({} registers{}{blessed_at}); new kernels and launch configurations must be \
-                     blessed: KERNELGATE_BLESS=1",
+                    "{}: not in {table}{} ({} registers{}{blessed_at}); {NEW_ROW_HINT}",
                     row.kernel,
                     at(row),
                     row.regs,
@@ -130,7 +142,7 @@ fn judge(old: &Row, new: &Row, judgement: &mut Judgement) {
     let what = format!("{}: {}{occupancy}", new.kernel, changes.join(", "));
     let fewer_warps = matches!((old.occupancy_warps, new.occupancy_warps), (Some(a), Some(b)) if b < a);
     let more_spills = new.spill_store_bytes > old.spill_store_bytes || new.spill_load_bytes > old.spill_load_bytes;
-    if old.nvrtc != new.nvrtc {
+    if super::table::nvrtc_version(&old.nvrtc) != super::table::nvrtc_version(&new.nvrtc) {
         judgement.notes.push(format!(
             "{what}: not gated: the row was blessed with NVRTC {}, this run compiles with NVRTC {}, and another \
              compiler moves registers by itself; compile with the NVRTC CI pins (scripts/get-nvrtc), or bless \
@@ -258,6 +270,8 @@ mod tests {
             j.failures[0]
         );
         assert!(j.failures[1].contains("blessed only at block 128"), "{}", j.failures[1]);
+        assert!(j.failures.iter().all(|f| is_gate_failure(f)), "{:?}", j.failures);
+        assert!(!is_gate_failure("t.cu: NVRTC's ptxas report for sm_90 names no figures for [\"k\"]"));
         assert_eq!(
             j.notes,
             [
@@ -284,6 +298,16 @@ mod tests {
             "{:?}",
             j.notes
         );
+    }
+
+    #[test]
+    fn a_patch_level_is_the_same_compiler_and_gated() {
+        let mut blessed = with(row("k", Some(256), 32), 32, 64);
+        blessed.nvrtc = "13.5.0".into();
+        let now = with(row("k", Some(256), 40), 40, 48);
+        let j = compare(&[blessed], &[now], TABLE);
+        assert_eq!(j.failures.len(), 1, "{j:?}");
+        assert!(j.failures[0].starts_with("k: registers 32 → 40, occupancy 100 % → 75 % at block 256"), "{j:?}");
     }
 
     #[test]

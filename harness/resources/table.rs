@@ -66,8 +66,30 @@ pub struct Row {
     pub occupancy_warps: Option<u32>,
     /// The same as a percentage of the SM's maximum warps.
     pub occupancy_pct: Option<f64>,
-    /// The NVRTC (and so the ptxas) that compiled it, `major.minor` (`13.5`).
+    /// The NVRTC (and so the ptxas) that compiled it, as written: `major.minor` (`13.5`, what a
+    /// bless writes) or `major.minor.patch` (`13.5.37`); [`parse`] refuses any other text, and the
+    /// gate compares [`nvrtc_version`]s, so `13.5.0` is gated as `13.5`.
     pub nvrtc: String,
+}
+
+/// The `(major, minor)` of an `nvrtc` column: `13.5` and `13.5.37` give `(13, 5)`; `None` for any
+/// other text (a missing part, a sign, a space, a letter, a leading zero: `13`, `v13.5`, ` 13.5`,
+/// `13.05`, `13.5-custom`, `thirteen`, empty). NVRTC reports its version as two integers
+/// (`nvrtcVersion`), which is what a bless writes.
+pub fn nvrtc_version(text: &str) -> Option<(u32, u32)> {
+    let parts: Vec<&str> = text.split('.').collect();
+    if !(2..=3).contains(&parts.len()) {
+        return None;
+    }
+    let mut numbers = Vec::with_capacity(3);
+    for p in parts {
+        let digits = !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        if !digits || (p.len() > 1 && p.starts_with('0')) {
+            return None;
+        }
+        numbers.push(p.parse::<u32>().ok()?);
+    }
+    Some((numbers[0], numbers[1]))
 }
 
 /// The identity of a row: file, kernel, block, dynamic shared bytes.
@@ -186,8 +208,9 @@ pub fn to_csv(rows: &[Row], path: &Path) -> Result<Vec<u8>> {
 /// [`Error::Baseline`] naming `path`, the 1-based line and the column, with the fix: not CSV, no
 /// header or another header, a `schema_version` other than [`SCHEMA`], a row of the wrong length,
 /// a number that does not parse (or a negative one, or a percentage outside 0..=100), an empty
-/// file or kernel name, occupancy given without a block (or a block without occupancy), or a key
-/// twice.
+/// file or kernel name, an `nvrtc` that is not a version ([`nvrtc_version`]), occupancy given
+/// without a block (or a block without occupancy), or a key twice. Every read of the table
+/// ([`load`], [`update`]) and [`reseal`] go through here.
 pub fn parse(bytes: &[u8], path: &Path) -> Result<Vec<Row>> {
     let fix = "re-bless with KERNELGATE_BLESS=1 (cargo test --release --test kernels compile/), or restore the \
                file from git";
@@ -254,6 +277,16 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Vec<Row>> {
                 }
             },
         };
+        if nvrtc_version(field(12)).is_none() {
+            let what = format!(
+                "column `nvrtc` holds {:?}, which is not an NVRTC version: write the major.minor of the NVRTC that \
+                 compiled the row as the run's first line prints it (13.5), or major.minor.patch (13.5.37), digits \
+                 only, and reseal the folder (kernelgate baseline reseal {})",
+                field(12),
+                path.parent().map_or_else(|| ".".into(), |d| d.display().to_string())
+            );
+            return Err(bad(line, what));
+        }
         let row = Row {
             file: field(1).to_string(),
             kernel: field(2).to_string(),
@@ -350,6 +383,14 @@ mod tests {
             ("1,t.cu,k,256,0,40,0,0,0,0,64,100\n", 2, "12 fields"),
             ("1,t.cu,k,256,0,8,0,0,0,0,64,100,13.5\n1,t.cu,k,256,0,8,0,0,0,0,64,100,13.5\n", 3, "listed twice"),
             ("1,,k,256,0,8,0,0,0,0,64,100,13.5\n", 2, "column `file` is empty"),
+            (
+                "1,t.cu,k,256,0,8,0,0,0,0,64,100,v13.5\n",
+                2,
+                "column `nvrtc` holds \"v13.5\", which is not an NVRTC version",
+            ),
+            ("1,t.cu,k,256,0,8,0,0,0,0,64,100,\" 13.5\"\n", 2, "column `nvrtc` holds \" 13.5\""),
+            ("1,t.cu,k,256,0,8,0,0,0,0,64,100,\n", 2, "column `nvrtc` holds \"\""),
+            ("1,t.cu,k,256,0,8,0,0,0,0,64,100,thirteen\n", 2, "column `nvrtc` holds \"thirteen\""),
         ];
         for (rows, line, what) in cases {
             let err = parse(format!("{HEADER}{rows}").as_bytes(), path).unwrap_err().to_string();
@@ -359,6 +400,37 @@ mod tests {
         let err = parse(b"kernel,regs\nk,8\n", path).unwrap_err().to_string();
         assert!(err.contains(":1: the header is `kernel,regs`"), "{err}");
         assert!(parse(b"", path).unwrap_err().to_string().contains("the file is empty"));
+    }
+
+    #[test]
+    fn nvrtc_versions_are_read_strictly() {
+        assert_eq!(nvrtc_version("13.5"), Some((13, 5)));
+        assert_eq!(nvrtc_version("13.5.0"), Some((13, 5)));
+        assert_eq!(nvrtc_version("13.5.37"), Some((13, 5)));
+        assert_eq!(nvrtc_version("12.9"), Some((12, 9)));
+        assert_eq!(nvrtc_version("13.50"), Some((13, 50)), "NVRTC's minor is an integer");
+        for bad in [
+            "",
+            "13",
+            "v13.5",
+            " 13.5",
+            "13.5 ",
+            "13.05",
+            "13.5-custom",
+            "thirteen",
+            "13.5.0.1",
+            "13..5",
+            "-13.5",
+            "+13.5",
+        ] {
+            assert_eq!(nvrtc_version(bad), None, "{bad:?}");
+        }
+        // A row as written is kept as written: 13.5.0 is not rewritten to 13.5.
+        let mut r = row("k", Some(256), 8);
+        r.nvrtc = "13.5.0".into();
+        let path = Path::new("r.csv");
+        let back = parse(&to_csv(&[r], path).unwrap(), path).unwrap();
+        assert_eq!(back[0].nvrtc, "13.5.0");
     }
 
     #[test]

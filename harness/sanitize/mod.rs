@@ -5,7 +5,10 @@
 //! and that child ([`child`]) performs each listed trial's checked run once (`program::compile` and
 //! `check::check_case`, not the timing loop), printing a marker line before and after it so that
 //! the tool's reports can be attributed to trials ([`parse`]). The parent then fails each trial the
-//! tool reported, with the report; its timing runs as usual.
+//! tool reported, with the report, and each trial the tool says it did not fully check (its own
+//! warning lines, an `ERROR SUMMARY` the reports do not add up to), in the tool's words; its timing
+//! runs as usual. Trials checked after the tool's print limit was spent (`N errors were not
+//! printed`) are checked again in a new process, once; still short of it there, they fail.
 //!
 //! A trial whose kernel faults leaves the child's CUDA context unusable (a sticky error, CUDA C++
 //! Programming Guide, "Error Checking"), so the child stops there, and the parent starts a new
@@ -86,8 +89,9 @@ pub fn args(tool: &str, program: &Path) -> Vec<String> {
 }
 
 /// The failure message of one trial from what its stretch of the output held, or `None` when
-/// the tool reported nothing and the child finished it (pure; tested). `exit` says how the process
-/// ended, for a trial it did not finish.
+/// the tool reported nothing, said nothing that limits its checking ([`parse::Trial::caveats`],
+/// [`parse::Trial::limit`]) and the child finished the trial (pure; tested). `exit` says how the
+/// process ended, for a trial it did not finish.
 pub fn failure(tool: Option<&str>, name: &str, trial: &parse::Trial, exit: &str, log: &Path) -> Option<String> {
     let mut lines = Vec::new();
     for r in trial.reports.iter().take(SHOWN_REPORTS) {
@@ -96,17 +100,30 @@ pub fn failure(tool: Option<&str>, name: &str, trial: &parse::Trial, exit: &str,
     if trial.reports.len() > SHOWN_REPORTS {
         lines.push(format!("... {} more reports", trial.reports.len() - SHOWN_REPORTS));
     }
+    if trial.late > 0 {
+        lines.push(format!(
+            "({} of these came after the trial's end marker and before the next trial began: the tool prints reports \
+             as it receives them, so they are attributed to the trial that ended last)",
+            trial.late
+        ));
+    }
     match trial.ended.as_deref() {
         None => lines.push(format!("the child did not finish this trial: {exit}")),
         Some(outcome) if outcome.starts_with("error") => lines.push(format!("the checked run: {outcome}")),
         _ => {}
+    }
+    for why in trial.caveats.iter().chain(&trial.limit) {
+        lines.push(format!("not fully checked: {why}"));
     }
     if lines.is_empty() {
         return None;
     }
     let count = trial.reports.len();
     let reports = match tool {
-        Some(_) => format!("{count} report{}, ", if count == 1 { "" } else { "s" }),
+        Some(_) if count > 0 || trial.fully_checked() => {
+            format!("{count} report{}, ", if count == 1 { "" } else { "s" })
+        }
+        Some(_) => "not fully checked, ".to_string(),
         None => String::new(),
     };
     Some(format!(
@@ -115,6 +132,15 @@ pub fn failure(tool: Option<&str>, name: &str, trial: &parse::Trial, exit: &str,
         log.display(),
         lines.join("\n").replace('\n', "\n  ")
     ))
+}
+
+/// Whether a trial's only reason to fail is the spent print limit: it is then checked again in a
+/// new process, where the limit starts afresh.
+fn only_the_limit(trial: &parse::Trial) -> bool {
+    trial.limit.is_some()
+        && trial.reports.is_empty()
+        && trial.caveats.is_empty()
+        && trial.ended.as_deref().is_some_and(|e| !e.starts_with("error"))
 }
 
 /// The compute-sanitizer executable: `KERNELGATE_SANITIZER_PATH`, else `compute-sanitizer` on
@@ -161,9 +187,12 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
     let mut clean = 0;
     let mut checks_failed = 0;
     let mut unfinished = std::collections::BTreeSet::new();
+    let mut rechecked = std::collections::BTreeSet::new();
     let mut text_so_far = String::new();
+    let mut processes = 0;
     while !remaining.is_empty() {
-        let part = log.with_extension(format!("part{}", failures.len() + clean + checks_failed));
+        let part = log.with_extension(format!("part{processes}"));
+        processes += 1;
         let (text, exit) = one_process(&exe, tool.as_deref(), program, &remaining, &part, limit)?;
         let _ = std::fs::remove_file(&part);
         text_so_far += &text;
@@ -178,12 +207,23 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
             }
             break;
         }
+        let mut again = Vec::new();
         for name in &parsed.order {
-            let ended = parsed.trials[name].ended.as_deref();
+            let trial = &parsed.trials[name];
+            let ended = trial.ended.as_deref();
             if ended.is_none_or(|e| e.starts_with("error")) {
                 unfinished.insert(name.clone());
             }
-            match failure(tool.as_deref(), name, &parsed.trials[name], &exit, &log) {
+            // Checked after the tool stopped printing: once more, in a process of its own limit.
+            if only_the_limit(trial) && rechecked.insert(name.clone()) {
+                println!(
+                    "kernelgate: {name}: checked after {}'s print limit was spent; checking it again in a new process",
+                    label(tool.as_deref())
+                );
+                again.push(name.clone());
+                continue;
+            }
+            match failure(tool.as_deref(), name, trial, &exit, &log) {
                 Some(message) => {
                     failures.insert(name.clone(), message);
                 }
@@ -192,9 +232,16 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
             }
         }
         remaining.retain(|n| !parsed.trials.contains_key(n));
+        again.append(&mut remaining);
+        remaining = again;
         if !parsed.outside.is_empty() {
             let shown: Vec<String> = parsed.outside.iter().map(|r| r.render(2)).collect();
-            println!("kernelgate: {} reported outside every trial:\n  {}", label(tool.as_deref()), shown.join("\n  "));
+            println!(
+                "kernelgate: {} reported before any trial of its process began (every trial of that process fails \
+                 as not fully checked):\n  {}",
+                label(tool.as_deref()),
+                shown.join("\n  ")
+            );
         }
     }
     println!(
@@ -338,9 +385,13 @@ mod tests {
     #[test]
     fn a_trial_fails_with_its_reports_or_when_it_did_not_finish() {
         let log = Path::new("/out/r-sanitize.log");
-        let clean = parse::Trial { reports: vec![], ended: Some("ok".into()) };
+        let clean = parse::Trial { reports: vec![], ended: Some("ok".into()), ..Default::default() };
         assert_eq!(failure(Some("memcheck"), "a/b/1", &clean, "exit status: 0", log), None);
-        let checked_wrong = parse::Trial { reports: vec![], ended: Some("check failed: a/b/1: 3 of 4 differ".into()) };
+        let checked_wrong = parse::Trial {
+            reports: vec![],
+            ended: Some("check failed: a/b/1: 3 of 4 differ".into()),
+            ..Default::default()
+        };
         assert_eq!(
             failure(Some("memcheck"), "a/b/1", &checked_wrong, "exit status: 0", log),
             None,
@@ -352,6 +403,7 @@ mod tests {
                 details: vec!["at oob_write+0x90".into()],
             }],
             ended: Some("ok".into()),
+            ..Default::default()
         };
         let m = failure(Some("memcheck"), "planted/oob_write/4096", &reported, "exit status: 0", log).unwrap();
         assert_eq!(
@@ -359,10 +411,14 @@ mod tests {
             "planted/oob_write/4096: compute-sanitizer --tool memcheck: 1 report, log /out/r-sanitize.log:\n  \
              Invalid __global__ write of size 4 bytes\n      at oob_write+0x90"
         );
-        let killed = parse::Trial { reports: vec![], ended: None };
+        let killed = parse::Trial { reports: vec![], ended: None, ..Default::default() };
         let m = failure(Some("memcheck"), "planted/hang/4096", &killed, "killed after 5 s", log).unwrap();
         assert!(m.ends_with("the child did not finish this trial: killed after 5 s"), "{m}");
-        let died = parse::Trial { reports: vec![], ended: Some("error: CUDA_ERROR_MISALIGNED_ADDRESS".into()) };
+        let died = parse::Trial {
+            reports: vec![],
+            ended: Some("error: CUDA_ERROR_MISALIGNED_ADDRESS".into()),
+            ..Default::default()
+        };
         let m = failure(None, "planted/misaligned_load/4096", &died, "exit status: 3", log).unwrap();
         assert!(m.starts_with("planted/misaligned_load/4096: isolated child: log /out/"), "{m}");
         assert!(m.ends_with("the checked run: error: CUDA_ERROR_MISALIGNED_ADDRESS"), "{m}");

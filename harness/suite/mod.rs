@@ -50,9 +50,16 @@ pub const COMPILE_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 /// keeps for wrong results and harness errors).
 pub const EXIT_CONFIG: u8 = 2;
 
-/// Exit code when every failed trial failed only its performance gate (a verdict listed in
-/// `KERNELGATE_FAIL_ON`): a regression, told apart from wrong results and harness errors (101).
+/// Exit code when every failed trial failed only its gate: a performance verdict listed in
+/// `KERNELGATE_FAIL_ON`, or the resource gate (a compile trial whose only failures are
+/// [`resources::gate::is_gate_failure`] lines). A regression, told apart from wrong results and
+/// harness errors in trials (101).
 pub const EXIT_REGRESSION: u8 = 3;
+
+/// Exit code when the run's own outputs could not be written (the run CSV, the JUnit report that
+/// `KERNELGATE_JUNIT` asked for): a harness or I/O error is never 0, and never reads as a
+/// regression.
+pub const EXIT_HARNESS: u8 = 1;
 
 /// One timed trial's result with what its record and bless need.
 #[derive(Debug, Clone)]
@@ -102,7 +109,7 @@ pub struct Suite {
     timed: Mutex<Vec<Timed>>,
     /// How each trial that ran ended, for the JUnit report.
     outcomes: Mutex<Vec<TrialOutcome>>,
-    /// Trials that failed only their performance gate.
+    /// Trials that failed only their gate (performance or resources).
     gate_failures: AtomicUsize,
     stem: OnceLock<PathBuf>,
     /// What each compile trial's resource gate found, for the end-of-run report.
@@ -289,7 +296,8 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
 /// A compile trial: NVRTC compiles the file for `arch`, the PTX must declare the entry points
 /// `build.rs` listed, and the kernels' resources at the cases' `launches` pass their gate
 /// ([`resources::check_file`]; with `KERNELGATE_BLESS=1` they are written instead). Ignored
-/// without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`.
+/// without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`. A trial failed by the resource gate alone
+/// counts as a gate failure ([`EXIT_REGRESSION`]).
 fn compile_trial(
     suite: &Suite,
     launches: &[resources::LaunchShape],
@@ -311,6 +319,10 @@ fn compile_trial(
     match resources::check_file(&trial) {
         Ok(checked) => {
             let failure = checked.failure();
+            // A resource regression alone is a gate failure (exit code 3), as a timing regression is.
+            if failure.is_some() && checked.failures.iter().all(|f| resources::gate::is_gate_failure(f)) {
+                suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+            }
             suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
             failure.map_or(Ok(Completion::Completed), |f| Err(f.into()))
         }
@@ -340,8 +352,15 @@ where
 }
 
 /// The `kernels` test binary's `main`: parse libtest flags, profile with ncu if asked, run the
-/// trials, print the table, write the CSVs. Returns libtest's exit code, or [`EXIT_CONFIG`] for a
-/// bad option.
+/// trials, print the table, write the CSVs and the JUnit report.
+///
+/// Exit codes, one meaning each: 0 every trial passed (or was ignored); [`EXIT_CONFIG`] (2) a bad
+/// option, `KERNELGATE_JUNIT` included (checked before any trial); [`EXIT_REGRESSION`] (3) every
+/// failed trial failed its gate only, a performance verdict listed in `KERNELGATE_FAIL_ON` or the
+/// resource gate (registers, spills, occupancy); libtest's 101 any other failed trial (a wrong
+/// result, a counter expectation, the sanitizer, a harness fault in a trial); [`EXIT_HARNESS`] (1)
+/// the run's own outputs could not be written (the run CSV, the JUnit report that was asked for),
+/// whatever the trials did.
 pub fn main() -> ExitCode {
     let config = match Config::from_env() {
         Ok(c) => c,
@@ -357,6 +376,13 @@ pub fn main() -> ExitCode {
         return crate::sanitize::child(&config, &cases::for_checked_child(&config), &list);
     }
     let mut args = Arguments::from_args();
+    if !args.list
+        && let Some(path) = &config.junit
+        && let Err(e) = results::check_junit_path(path)
+    {
+        eprintln!("kernelgate: {e}");
+        return ExitCode::from(EXIT_CONFIG);
+    }
     if !args.list {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
         println!("{}", crate::nvrtc::run_header());
@@ -390,8 +416,11 @@ pub fn main() -> ExitCode {
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     let any_selected = !selected.is_empty();
     let conclusion = libtest_mimic::run(&args, trials);
+    let mut unwritten = Vec::new();
     if !args.list {
-        results::write_junit(&suite, &names);
+        if let Err(e) = results::write_junit(&suite, &names) {
+            unwritten.push(format!("the JUnit report (KERNELGATE_JUNIT) was not written: {e}"));
+        }
         let report = resources::render(&suite.resources.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
             println!("\n{report}");
@@ -402,12 +431,21 @@ pub fn main() -> ExitCode {
         println!("{}", crate::phases::render(&crate::phases::totals(), trials_s));
     }
     if let Err(e) = results::write_results(&suite) {
-        eprintln!("kernelgate: {e}");
-        return ExitCode::FAILURE;
+        unwritten.push(e.to_string());
+    }
+    if !unwritten.is_empty() {
+        for e in &unwritten {
+            eprintln!("kernelgate: {e}");
+        }
+        eprintln!("kernelgate: exit code {EXIT_HARNESS}: an output the run was asked for is missing (see above)");
+        return ExitCode::from(EXIT_HARNESS);
     }
     let gate_failures = suite.gate_failures.load(Ordering::Relaxed) as u64;
     if conclusion.has_failed() && conclusion.num_failed == gate_failures {
-        println!("kernelgate: {gate_failures} trial(s) failed the performance gate only; exit code {EXIT_REGRESSION}");
+        println!(
+            "kernelgate: {gate_failures} trial(s) failed their performance or resource gate only; exit code \
+             {EXIT_REGRESSION}"
+        );
         return ExitCode::from(EXIT_REGRESSION);
     }
     conclusion.exit_code()

@@ -12,8 +12,17 @@ use crate::{Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Prints the table and writes the run CSV, the run record, the bless, and the metrics CSV.
+/// Prints the table and writes the run CSV, the run record, the history, the bless, and the
+/// metrics CSV.
+///
+/// # Errors
+/// The first output that could not be written: the run CSV, the metrics CSV or the bless (which
+/// stop what follows), or the run record and an explicitly named history (`KERNELGATE_HISTORY` set
+/// to a folder), which are reported when they fail and returned after everything else is written.
+/// The default history (`<root>/.kernelgate/history`) and git notes are optional: their failures
+/// are warnings.
 pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
+    let mut later = None;
     let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if let Some(first) = timed.first() {
         let facts = &first.gpu.facts;
@@ -29,8 +38,10 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         let path = with_suffix(&stem, ".csv");
         record::write_csv(&path, &rows)?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
-        keep_run_record(suite, &timed, &stem);
-        record_history(suite, &timed);
+        later = keep_run_record(suite, &timed, &stem).err();
+        if let Err(e) = record_history(suite, &timed) {
+            later = later.or(Some(e));
+        }
         if suite.config.bless {
             bless(suite, &timed)?;
         }
@@ -44,24 +55,30 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
     if let Some(Err(e)) = suite.profiled.get() {
         println!("kernelgate: ncu profiling failed: {e}");
     }
-    Ok(())
+    later.map_or(Ok(()), Err)
 }
 
 /// Appends the run to the history store of each GPU key (one run per physical GPU), and to the git
 /// notes of its commit with `KERNELGATE_NOTES=1`. Power-benchmark and A/B runs are not history:
-/// their times are not the commit's nominal cases alone. A failure is reported, not fatal: the run
-/// CSV is written, and `kernelgate history import` can add it later.
-fn record_history(suite: &Suite, timed: &[Timed]) {
-    let dir = match &suite.config.history {
-        crate::config::History::Off => return,
-        crate::config::History::Dir(d) => d.clone(),
-        crate::config::History::Default => history::default_dir(&suite.root),
+/// their times are not the commit's nominal cases alone. A failure is reported and the other GPUs'
+/// runs are still appended (the run CSV is written, and `kernelgate history import` can add it
+/// later).
+///
+/// # Errors
+/// The first store that could not be appended to, when `KERNELGATE_HISTORY` names the folder (a
+/// history that was asked for); with the default folder a failure is a warning only.
+fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
+    let (dir, asked) = match &suite.config.history {
+        crate::config::History::Off => return Ok(()),
+        crate::config::History::Dir(d) => (d.clone(), true),
+        crate::config::History::Default => (history::default_dir(&suite.root), false),
     };
+    let mut failed = None;
     if suite.config.work_scale != 1.0 || suite.config.ab.is_some() {
         println!(
             "kernelgate: not recorded in history: an A/B or scaled-work run (kernelgate history import can add it)"
         );
-        return;
+        return Ok(());
     }
     let profiled = match suite.profiled.get() {
         Some(Ok(p)) => Some(p),
@@ -96,7 +113,12 @@ fn record_history(suite: &Suite, timed: &[Timed]) {
                 info.facts.uuid,
                 dir.display()
             ),
-            Err(e) => println!("kernelgate: not recorded in history: {e}"),
+            Err(e) => {
+                println!("kernelgate: not recorded in history: {e}");
+                if asked {
+                    failed = failed.or(Some(e));
+                }
+            }
         }
         if suite.config.notes {
             match repo.as_ref().map(|r| history::write_run(r, &run)) {
@@ -112,39 +134,81 @@ fn record_history(suite: &Suite, timed: &[Timed]) {
             }
         }
     }
+    failed.map_or(Ok(()), Err)
 }
 
-/// Writes the JUnit XML of the run to `KERNELGATE_JUNIT`: one testcase per trial in `names` (those
-/// not filtered out), in that order; a trial that never ran (ignored at discovery) is skipped with
-/// the reason. A failure to write is reported, not fatal.
-pub(super) fn write_junit(suite: &Suite, names: &[String]) {
-    let Some(path) = &suite.config.junit else { return };
+/// Checks `KERNELGATE_JUNIT` before any trial runs, as every other option is checked: the path
+/// must not be a folder and its folder must exist, so that a CI job that asked for a report learns
+/// at once (exit code 2) rather than after the run.
+///
+/// # Errors
+/// [`Error::Config`] naming the variable, its value and the fix.
+pub(super) fn check_junit_path(path: &Path) -> crate::Result<()> {
+    let bad =
+        |expected: String| Error::Config { name: "KERNELGATE_JUNIT", value: path.display().to_string(), expected };
+    if path.is_dir() {
+        return Err(bad(format!(
+            "it names a folder; name the report's file instead (e.g. {})",
+            path.join("junit.xml").display()
+        )));
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(bad(format!(
+            "its folder {} does not exist; create it (mkdir -p {}) or name a file in a folder that exists",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes the JUnit XML of the run to `KERNELGATE_JUNIT`, whole or not at all
+/// ([`report::write_whole`]): one testcase per trial in `names` (those not filtered out), in that
+/// order; a trial that never ran (ignored at discovery) is skipped with the reason; a failure is a
+/// `<failure>` or an `<error>` as [`junit_outcome`] tells them apart. Does nothing without
+/// `KERNELGATE_JUNIT`.
+///
+/// # Errors
+/// [`Error::Io`] naming the report's path when it could not be written (the previous report is
+/// left as it was): a report that was asked for and not written fails the run.
+pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::Result<()> {
+    let Some(path) = &suite.config.junit else { return Ok(()) };
     let ran = suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let reason = suite.no_gpu.clone().unwrap_or_else(|| "not run".to_string());
     let trials: Vec<TrialOutcome> = names
         .iter()
-        .map(|name| {
-            ran.iter().find(|t| &t.name == name).cloned().unwrap_or_else(|| TrialOutcome {
-                name: name.clone(),
-                seconds: 0.0,
-                outcome: Outcome::Skipped(reason.clone()),
-            })
+        .map(|name| match ran.iter().find(|t| &t.name == name) {
+            Some(t) => TrialOutcome { outcome: junit_outcome(suite, &t.name, &t.outcome), ..t.clone() },
+            None => TrialOutcome { name: name.clone(), seconds: 0.0, outcome: Outcome::Skipped(reason.clone()) },
         })
         .collect();
     let xml = junit::render("kernelgate", &trials);
-    // Replaced whole (a CI job reuses its path); never left half-written.
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let written = record::temp_file_in(dir)
-        .and_then(|mut temp| {
-            use std::io::Write as _;
-            temp.write_all(xml.as_bytes())?;
-            temp.persist(path).map_err(|e| e.error)
-        })
-        .map_err(|e| format!("{}: {e}", path.display()));
-    match written {
-        Ok(_) => println!("kernelgate: wrote {} (JUnit, {} testcases)", path.display(), trials.len()),
-        Err(e) => eprintln!("kernelgate: could not write the JUnit report: {e}"),
-    }
+    report::write_whole(&[(path, xml.as_bytes())])?;
+    println!("kernelgate: wrote {} (JUnit, {} testcases)", path.display(), trials.len());
+    Ok(())
+}
+
+/// The JUnit form of a trial's outcome: a failure stays a `<failure>` where the trial was judged
+/// (a compile trial whose resource gate or entry-point check ran; a GPU trial that was timed, or
+/// whose check found a wrong result, or that faulted or hung in the checked child), and becomes an
+/// `<error>` where a harness fault stopped it before (a compile trial that returned an error: no
+/// NVRTC under `KERNELGATE_REQUIRE_NVRTC=1`, an NVRTC failure, a resource table that cannot be
+/// read; a GPU trial stopped by a driver error, a lost GPU, a baseline that cannot be used). The
+/// suite keeps no kind with a failure, so this is read from what it kept: the compile trials'
+/// results ([`Suite::resources`]), the timed results, the sanitizer's unfinished trials, and the
+/// check's own sentence (`replay with KERNELGATE_SEED=`, `crate::check`).
+fn junit_outcome(suite: &Suite, name: &str, outcome: &Outcome) -> Outcome {
+    let Outcome::Failed(message) = outcome else { return outcome.clone() };
+    let judged = if let Some(rest) = name.strip_prefix("compile/") {
+        let checked = suite.resources.lock().unwrap_or_else(|p| p.into_inner());
+        checked.iter().any(|c| rest == format!("{}/{}", c.file, c.arch))
+    } else {
+        let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|t| t.result.trial == name);
+        let unfinished = matches!(suite.sanitized.get(), Some(Ok(s)) if s.unfinished.contains(name));
+        timed || unfinished || message.contains("replay with KERNELGATE_SEED=")
+    };
+    if judged { outcome.clone() } else { Outcome::Error(message.clone()) }
 }
 
 /// The run's timed trials in baseline form, per GPU key (one key per GPU model).
@@ -178,9 +242,12 @@ fn in_baseline_form(suite: &Suite, timed: &[Timed]) -> BTreeMap<String, Form> {
 }
 
 /// Keeps this run's record in baseline form in `<stem>-baseline/` (`kernelgate compare`,
-/// `kernelgate baseline calibrate`). A failure here is reported, not fatal: the run's CSV is
-/// already written.
-fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) {
+/// `kernelgate baseline calibrate`, `kernelgate baseline bless`).
+///
+/// # Errors
+/// [`Error::Baseline`] naming the record's folder and the cause (the run's CSV is already written;
+/// the caller goes on with the history and the bless, and fails the run at the end).
+fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<()> {
     let dir = with_suffix(stem, "-baseline");
     let mut all: Form = (Vec::new(), BTreeMap::new());
     for (_, (entries, samples)) in in_baseline_form(suite, timed) {
@@ -188,8 +255,15 @@ fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) {
         all.1.extend(samples);
     }
     match baseline::run::keep(&dir, all) {
-        Ok(()) => println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display()),
-        Err(e) => eprintln!("kernelgate: could not keep the run's samples: {e}"),
+        Ok(()) => {
+            println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display());
+            Ok(())
+        }
+        Err(e) => Err(Error::Baseline {
+            path: dir.clone(),
+            line: None,
+            message: format!("the run's samples (its record for kernelgate compare and bless) were not kept: {e}"),
+        }),
     }
 }
 

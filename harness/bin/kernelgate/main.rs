@@ -86,8 +86,9 @@ enum Command {
     /// print the report as Markdown. A side is a commit (full or a prefix: every run of it on the
     /// GPU key, medians of repeated runs), a run id (`20261130T120000Z`, `@GPU-uuid-prefix` to pick
     /// one GPU), a run CSV (its `-metrics.csv` beside it is read too), or `before:<run id>` (every run
-    /// of the commit stored before that run's commit: the nightly report's old side). Exits 0 whatever the
-    /// verdicts (a report, not a gate), 1 on error.
+    /// of the commit stored before that run's commit: the nightly report's old side). Sides measured
+    /// on different GPU models are refused. Exits 0 whatever the verdicts (a report, not a gate), 1
+    /// on error (a report that could not be written included: the previous one is left whole).
     Diff {
         /// The old side.
         old: String,
@@ -99,7 +100,8 @@ enum Command {
         /// Write the Markdown here instead of printing it.
         #[arg(long, value_name = "FILE")]
         markdown: Option<PathBuf>,
-        /// Also write the report as one self-contained HTML page, with trend charts.
+        /// Also write the report as one self-contained HTML page, with trend charts (left out, with
+        /// a warning, when the history cannot be read).
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
         /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
@@ -335,7 +337,12 @@ fn history_dir(dir: Option<PathBuf>) -> Result<PathBuf> {
     }
 }
 
-/// `kernelgate diff`: the Markdown to stdout or `markdown`, the HTML page to `html`.
+/// `kernelgate diff`: both sides resolved in the history folder (a run CSV side needs none),
+/// refused when they ran on different GPU models, compared, the Markdown to stdout or `markdown`,
+/// the HTML page to `html`. The HTML page's trend charts are optional: they are read from the store
+/// of the new side's GPU key (the old side's where the new one has none) only when `html` is asked
+/// for, and a store that cannot be read leaves them out with a warning, never the report. Every
+/// report is written whole or not at all ([`kernelgate::report::write_whole`]).
 fn diff_command(
     old: &str,
     new: &str,
@@ -344,17 +351,58 @@ fn diff_command(
     html: Option<PathBuf>,
     dir: Option<PathBuf>,
 ) -> Result<()> {
-    let (diff, trends) = history::query::diff_report(&history_dir(dir)?, old, new, gpu)?;
+    use kernelgate::report::diff::machines::{self, Machine};
+    let dir = history_dir(dir)?;
+    let (a, b) = (history::query::resolve_side(&dir, old, gpu)?, history::query::resolve_side(&dir, new, gpu)?);
+    let of = |side: &history::query::Resolved| -> Vec<Machine> {
+        side.runs
+            .iter()
+            .map(|r| Machine {
+                gpu_key: r.meta.gpu_key.clone(),
+                gpu_name: r.meta.gpu_name.clone(),
+                driver: r.meta.driver.clone(),
+                cuda: r.meta.cuda.clone(),
+            })
+            .collect()
+    };
+    let notes = machines::compare((&a.side, &of(&a), &a.rows), (&b.side, &of(&b), &b.rows)).map_err(Error::Compare)?;
+    let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
+    diff.notes.extend(history::query::other_gpus_note(&a.runs, &b.runs));
+    diff.notes.extend(notes);
     let text = kernelgate::report::markdown::render(&diff);
-    match markdown {
-        Some(path) => {
-            std::fs::write(&path, text).map_err(Error::io(&path))?;
-            println!("wrote {} ({})", path.display(), diff.summary());
+    let page = html.as_ref().map(|_| {
+        let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();
+        let found = history::query::trends(&dir, &b.gpu_key, &trials).and_then(|t| {
+            if t.is_empty() && a.gpu_key != b.gpu_key {
+                history::query::trends(&dir, &a.gpu_key, &trials)
+            } else {
+                Ok(t)
+            }
+        });
+        match found {
+            Ok(trends) => kernelgate::report::html::render(&diff, &trends),
+            Err(e) => {
+                let why = format!("the trend charts are left out: the history could not be read ({e})");
+                eprintln!("kernelgate: warning: {why}");
+                let mut shown = diff.clone();
+                shown.notes.push(why);
+                kernelgate::report::html::render(&shown, &[])
+            }
         }
+    });
+    let mut files: Vec<(&Path, &[u8])> = Vec::new();
+    if let Some(path) = &markdown {
+        files.push((path, text.as_bytes()));
+    }
+    if let (Some(path), Some(page)) = (&html, &page) {
+        files.push((path, page.as_bytes()));
+    }
+    kernelgate::report::write_whole(&files)?;
+    match &markdown {
+        Some(path) => println!("wrote {} ({})", path.display(), diff.summary()),
         None => print!("{text}"),
     }
-    if let Some(path) = html {
-        std::fs::write(&path, kernelgate::report::html::render(&diff, &trends)).map_err(Error::io(&path))?;
+    if let Some(path) = &html {
         println!("wrote {}", path.display());
     }
     Ok(())

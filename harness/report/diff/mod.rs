@@ -7,10 +7,13 @@
 //! and shown as absent on the other), and "what explains it": the counters that moved most in the
 //! same direction as the time (see [`explain`]). Also the plain data of the HTML page's charts:
 //! [`Trend`] (a case's series across commits, with change points) and [`Bar`] (% of copy
-//! bandwidth, old vs new).
+//! bandwidth, old vs new). [`machines`] says whether two sides compare at all (one GPU model) and
+//! what the report must note (another driver, another SM clock).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+
+pub mod machines;
 
 /// The statistic that is a trial's time: the median of its samples, seconds (the run CSV's
 /// `median` row, [`crate::record::statistics`]).

@@ -1,0 +1,97 @@
+//! What the tests that run the suite binary share: finding it, running it without a GPU, and the
+//! switches that make a missing tool a failure in CI instead of a skipped check.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The suite binary (`cargo test --release --test kernels`'s executable, `kernels-<hash>` beside
+/// this test's own executable in `target/<profile>/deps/`), the newest if there are several.
+///
+/// # Panics
+/// When there is none, or when it is older than the library it was built from (a `cargo test
+/// --test <this test>` alone does not build it): the message names the command that builds it.
+pub fn kernels_binary() -> PathBuf {
+    let me = std::env::current_exe().unwrap();
+    let deps = me.parent().unwrap();
+    let newest = |prefix: &str, suffix: &str| -> Option<(std::time::SystemTime, PathBuf)> {
+        std::fs::read_dir(deps)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.starts_with(prefix) && name.ends_with(suffix) && (suffix.contains('.') || !name.contains('.'))
+            })
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .max()
+    };
+    let build = "cargo test --release --test kernels --no-run (a whole `cargo test --release` builds it too)";
+    let (built, kernels) =
+        newest("kernels-", "").unwrap_or_else(|| panic!("no suite binary in {}; {build}", deps.display()));
+    if let Some((lib, _)) = newest("libkernelgate-", ".rlib") {
+        assert!(built >= lib, "{} is older than the kernelgate library; rebuild it: {build}", kernels.display());
+    }
+    kernels
+}
+
+/// The suite binary run from the project root with `args` and `env`, without history or notes,
+/// its outputs under `out`; returns the exit code and stdout + stderr.
+pub fn kernels(args: &[&str], env: &[(&str, &Path)], out: &Path) -> (i32, String) {
+    let mut cmd = Command::new(kernels_binary());
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("KERNELGATE_HISTORY", "off")
+        .env("KERNELGATE_OUT_DIR", out)
+        .env_remove("KERNELGATE_JUNIT")
+        .env_remove("KERNELGATE_BASELINES")
+        .env_remove("KERNELGATE_BLESS")
+        .env_remove("KERNELGATE_NOTES");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+    )
+}
+
+/// Whether `KERNELGATE_REQUIRE_<what>` asks for a tool to be there: unset or `0` no, `1` yes.
+///
+/// # Panics
+/// On any other value.
+pub fn required(what: &str) -> bool {
+    let name = format!("KERNELGATE_REQUIRE_{what}");
+    match std::env::var(&name).as_deref() {
+        Err(_) | Ok("0") => false,
+        Ok("1") => true,
+        Ok(other) => panic!("{name}={other:?} is invalid: use 1 (fail without it) or 0"),
+    }
+}
+
+/// Whether NVRTC can be loaded; without it, says why on stderr, or fails the test under
+/// `KERNELGATE_REQUIRE_NVRTC=1` (CI).
+pub fn nvrtc_found() -> bool {
+    match kernelgate::compile::nvrtc_available() {
+        Ok(()) => true,
+        Err(e) => {
+            assert!(!required("NVRTC"), "{e} (KERNELGATE_REQUIRE_NVRTC=1 makes this a failure)");
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+/// A copy of the folder `from` at `to`.
+pub fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
