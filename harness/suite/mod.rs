@@ -326,9 +326,25 @@ fn compile_trial(
             suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
             failure.map_or(Ok(Completion::Completed), |f| Err(f.into()))
         }
-        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => Ok(Completion::ignored_with(reason)),
+        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => cannot_run(reason),
         Err(e) => Err(e.to_string().into()),
     }
+}
+
+/// The outcome of a trial that cannot run here (no GPU, no NVRTC, no cuBLAS): ignored with the
+/// reason; but under cargo-nextest (`NEXTEST=1`, which nextest sets in every test process) a
+/// failure, since nextest runs an ignored trial only when asked to (`--run-ignored`), in a process
+/// of its own, and counts a process that exits 0 as passed: `--run-ignored all` on a machine
+/// without a GPU reported 485 passed, 0 skipped.
+pub(crate) fn cannot_run(reason: String) -> Result<Completion, Failed> {
+    if std::env::var_os("NEXTEST").is_some_and(|v| v == "1") {
+        return Err(format!(
+            "not run: {reason} (under cargo-nextest a trial that did not run fails instead of passing; leave \
+             --run-ignored off to skip it)"
+        )
+        .into());
+    }
+    Ok(Completion::ignored_with(reason))
 }
 
 /// `body`, with its outcome and wall time kept for the JUnit report ([`Suite::outcomes`]).
@@ -428,7 +444,11 @@ pub fn main() -> ExitCode {
     }
     if !args.list && any_selected {
         let trials_s: f64 = suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.seconds).sum();
-        println!("{}", crate::phases::render(&crate::phases::totals(), trials_s));
+        let totals = crate::phases::totals();
+        // Nothing to say where no GPU trial ran (compile trials alone take no phase's time).
+        if totals.iter().any(|(_, s)| *s >= 0.05) {
+            println!("{}", crate::phases::render(&totals, trials_s));
+        }
     }
     if let Err(e) = results::write_results(&suite) {
         unwritten.push(e.to_string());

@@ -73,7 +73,7 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     let gpu = Arc::clone(lease.gpu());
     let fault = |e: Error| retire_on_fault(suite, case, gpu.facts.ordinal, e);
     if let Some(why) = program::unavailable(case) {
-        return Ok(Completion::ignored_with(why));
+        return super::cannot_run(why);
     }
 
     let b = match phases::time(Phase::Compile, || compile_b(suite, case, &gpu)).map_err(fault)? {
@@ -118,7 +118,7 @@ fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s>, Completi
             if suite.config.require_gpu {
                 return Err(format!("{reason} (KERNELGATE_REQUIRE_GPU=1 makes this a failure)").into());
             }
-            Ok(Err(Completion::ignored_with(reason)))
+            super::cannot_run(reason).map(Err)
         }
     }
 }
