@@ -10,6 +10,7 @@
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
+pub mod ab;
 pub mod diff;
 mod file;
 pub mod html;

@@ -18,6 +18,7 @@
 //! another kernel runs on the same GPU is wrong. Kernels compile inside their trial, so `--exact`
 //! builds only what it runs.
 
+mod ab_report;
 mod faults;
 mod results;
 mod trial;
@@ -65,6 +66,10 @@ pub const EXIT_HARNESS: u8 = 1;
 #[derive(Debug, Clone)]
 struct Timed {
     result: CaseResult,
+    /// The verdict's sentence.
+    reason: String,
+    /// Counters that moved past their tolerance, as the verdict lists them.
+    moved: Vec<String>,
     /// Kept samples (evenly spaced subset), seconds.
     kept: Vec<f64>,
     /// The GPU it ran on.

@@ -45,6 +45,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         if suite.config.bless {
             bless(suite, &timed)?;
         }
+        super::ab_report::write(suite, &timed)?;
     }
     if let Some(Ok(profiled)) = suite.profiled.get() {
         let gpu_key = timed.first().map_or("unknown".to_string(), |t| t.gpu.facts.gpu_key.clone());

@@ -338,7 +338,9 @@ fn finish(
     kept: Vec<f64>,
 ) -> Result<Completion, Failed> {
     let verdict = result.verdict;
-    suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(Timed { result, kept, gpu: Arc::clone(gpu) });
+    let moved = judged.moved.iter().map(ToString::to_string).collect();
+    let timed = Timed { result, reason: judged.reason.clone(), moved, kept, gpu: Arc::clone(gpu) };
+    suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(timed);
     let counters = if suite.config.ncu { check_counters(suite, case).err() } else { None };
     let expectations = match (counters, sanitize_failure(suite, case)) {
         (Some(c), Some(s)) => Some(format!("{c}\n{s}")),
