@@ -394,7 +394,7 @@ pub struct Case {
     pub reference: Reference,
     /// Whether the case shares its reference with the other variants of its family at its size
     /// ([`Case::reference_shared`]): their inputs are then drawn from a seed of the family and size,
-    /// so the reference is computed once for all of them ([`crate::shared_inputs`]).
+    /// so the reference is computed once for all of them ([`crate::inputs`]).
     pub shares_inputs: bool,
     /// Allowed difference from the reference.
     pub tolerance: Tolerance,
@@ -509,7 +509,7 @@ impl Case {
 
     /// Sets a reference that several variants of the family at this size share: make it once
     /// (`Arc::new(...)`) and hand it to each. The variants then draw the same inputs, and the
-    /// reference is computed once for all of them ([`crate::shared_inputs`]). Only for variants
+    /// reference is computed once for all of them ([`crate::inputs`]). Only for variants
     /// with the same buffers that compute the same function (the case table's CPU tests check
     /// that cases sharing a reference have the same parameters).
     pub fn reference_shared(mut self, reference: &Reference) -> Case {

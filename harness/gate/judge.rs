@@ -183,26 +183,29 @@ pub fn judge(
             reason: why,
         });
     }
-    let listed = |moved: &[Moved]| moved.iter().take(5).map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    Ok(with_counters(c, moved, time, ""))
+}
+
+/// The verdict of a judgeable timing comparison `c` (its sentence `time`) and the counters that
+/// moved past their tolerance (largest first): the first gating counter that got worse decides
+/// (`regressed`, whatever the time says), else the time does; the moved counters are listed either
+/// way (five at most), `vs` after their names (` (B vs A)` in same-run A/B, empty against a
+/// baseline).
+pub(crate) fn with_counters(c: Comparison, moved: Vec<Moved>, time: String, vs: &str) -> Judged {
+    let listed = moved.iter().take(5).map(ToString::to_string).collect::<Vec<_>>().join(", ");
     if let Some(gate) = moved.iter().find(|m| m.gates()).cloned() {
-        let reason = format!(
-            "{gate}; counters that moved: {}; time: {time} ({} by time alone)",
-            listed(&moved),
-            c.verdict.as_str()
-        );
-        return Ok(Judged {
+        let reason =
+            format!("{gate}{vs}; counters that moved: {listed}; time: {time} ({} by time alone)", c.verdict.as_str());
+        return Judged {
             verdict: Verdict::Regressed,
             decided: Decided::Counter(gate),
             comparison: Some(c),
             moved,
             reason,
-        });
+        };
     }
-    let mut reason = time;
-    if !moved.is_empty() {
-        reason += &format!("; counters that moved: {}", listed(&moved));
-    }
-    Ok(Judged { verdict: c.verdict, decided: Decided::Time, comparison: Some(c), moved, reason })
+    let reason = if moved.is_empty() { time } else { format!("{time}; counters that moved{vs}: {listed}") };
+    Judged { verdict: c.verdict, decided: Decided::Time, comparison: Some(c), moved, reason }
 }
 
 #[cfg(test)]

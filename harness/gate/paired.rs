@@ -159,25 +159,10 @@ pub fn judge_pairs(
             k.a.iter().map(|(metric, &value)| CounterBase { metric, value, rsd: None }).collect();
         counter_moves(&base, k.b, policy, tests)
     });
-    let listed = moved.iter().take(5).map(ToString::to_string).collect::<Vec<_>>().join(", ");
-    if c.verdict != Verdict::Invalid
-        && let Some(gate) = moved.iter().find(|m| m.gates()).cloned()
-    {
-        let reason = format!(
-            "{gate} (B vs A); counters that moved: {listed}; time: {reason} ({} by time alone)",
-            c.verdict.as_str()
-        );
-        return Ok(Judged {
-            verdict: Verdict::Regressed,
-            decided: Decided::Counter(gate),
-            comparison: Some(c),
-            moved,
-            reason,
-        });
+    if c.verdict == Verdict::Invalid {
+        return Ok(Judged { verdict: c.verdict, decided: Decided::Conditions, comparison: Some(c), moved, reason });
     }
-    let reason = if moved.is_empty() { reason } else { format!("{reason}; counters that moved (B vs A): {listed}") };
-    let decided = if c.verdict == Verdict::Invalid { Decided::Conditions } else { Decided::Time };
-    Ok(Judged { verdict: c.verdict, decided, comparison: Some(c), moved, reason })
+    Ok(super::judge::with_counters(c, moved, reason, " (B vs A)"))
 }
 
 #[cfg(test)]
