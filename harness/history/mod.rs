@@ -222,7 +222,7 @@ pub fn list_runs(dir: &Path, gpu: Option<&str>) -> Result<String> {
                 message: format!("no history for GPU key {key:?}; `kernelgate history runs` lists every key there is"),
             });
         }
-        let runs = HistoryStore::open(dir, &key)?.runs(None)?;
+        let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
         out.push_str(&format_runs(&key, &runs));
     }
     Ok(out)

@@ -92,7 +92,7 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
     let mut found: Vec<(String, HistoryStore, Vec<RunSummary>)> = Vec::new();
     let mut all_runs = Vec::new();
     for key in keys(dir, gpu)? {
-        let store = HistoryStore::open(dir, &key)?;
+        let store = HistoryStore::open_read(dir, &key)?;
         let runs = store.runs(None)?;
         // `before:<run id>`: the commit stored last before the first run of that run's commit.
         let before = match &spec {
