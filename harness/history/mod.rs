@@ -110,6 +110,58 @@ pub fn default_dir(project_root: &Path) -> PathBuf {
     project_root.join(".kernelgate").join("history")
 }
 
+/// The run-CSV statistics (`crate::record::statistics`) that are never negative: every one but
+/// `delta` (a signed change, percent). ncu counters are only required to be finite.
+const NON_NEGATIVE_STATISTICS: [&str; 24] = [
+    "samples",
+    "median",
+    "mean",
+    "stddev",
+    "min",
+    "max",
+    "noise",
+    "timed_out",
+    "sampling_wall",
+    "throttled_samples",
+    "bytes",
+    "bandwidth",
+    "pct_of_copy_bandwidth",
+    "flops",
+    "throughput",
+    "sm_clock",
+    "registers",
+    "local_bytes",
+    "shared_static_bytes",
+    "theoretical_occupancy",
+    "baseline_median",
+    "p_value",
+    "p_adjusted",
+    "min_effect",
+];
+
+/// What makes a value read from a file (a run CSV, a metrics CSV, a git note) one that no run
+/// measures, if anything (pure): a number that is not finite (NaN, an infinity); a time median or
+/// mean (`median`, `mean`, `baseline_median` in `s`) that is not above 0 s; a negative value of a
+/// run statistic that cannot be negative (all but `delta`); a p-value above 1. The ranges are
+/// those the baseline files are held to (`crate::gate::baseline`: a time entry's median and mean
+/// are positive, its `min` may be 0, a reading below the timer's resolution).
+pub fn value_problem(metric: &str, unit: &str, value: f64) -> Option<String> {
+    if !value.is_finite() {
+        return Some(format!("is {value} {unit}, not a finite number: no run measures it"));
+    }
+    let time_centre = unit == "s" && matches!(metric, "median" | "mean" | "baseline_median");
+    if time_centre && value <= 0.0 {
+        return Some(format!("is {value} s, and a time's {metric} is above 0 s: this row measures nothing to compare"));
+    }
+    if value < 0.0 && NON_NEGATIVE_STATISTICS.contains(&metric) {
+        return Some(format!("is {value} {unit}, and {metric} is never negative"));
+    }
+    if value > 1.0 && matches!(metric, "p_value" | "p_adjusted") {
+        return Some(format!("is {value}, and a p-value is at most 1"));
+    }
+    None
+}
+
 /// Whether a text field of [`RunMeta`] or [`Value`] is unknown: empty or `unknown`.
 fn unknown(text: &str) -> bool {
     text.is_empty() || text == "unknown"
