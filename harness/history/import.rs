@@ -200,8 +200,8 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
             return Err(bad(
                 line,
                 format!(
-                    "{} {} of run {} {problem}; a file a run wrote never holds it, so this one was edited or damaged: \
-                     correct the row from the run's log, or delete the trial's rows, and import again",
+                    "{} {} of run {} {problem}, so kernelgate keeps it out of the history and out of every diff: \
+                     correct the row from the run's log, or delete this trial's rows, then import again",
                     value.trial, value.metric, meta.run_id
                 ),
             ));
@@ -592,7 +592,8 @@ mod tests {
             ("-inf", "is -inf s"),
             ("NaN", "is NaN s"),
             ("1e309", "is inf s"),
-            ("0", "is 0 s, and a time's median is above 0 s"),
+            ("0", "is 0.0 s, and a time's median is at least 1 ns"),
+            ("1e-300", "is 1e-300 s"),
             ("-0.0001", "is -0.0001 s"),
         ] {
             let e = err(&v1().replace(",median,0.5,s", &format!(",median,{value},s")));

@@ -6,7 +6,8 @@
 //! - in a local SQLite store per GPU key ([`store`]), `<dir>/<gpu_key>.sqlite`, by default under
 //!   `<project root>/.kernelgate/history/` ([`default_dir`]), which answers series queries;
 //! - in git notes under `refs/notes/kernelgate` ([`notes`]), which travel between runners with
-//!   `git push` / `git fetch` and merge without losing a row;
+//!   `git push` / `git fetch` and merge without losing a row, and which [`sync`] brings into the
+//!   local stores (`kernelgate history sync`);
 //! - and they can be imported from the run CSVs that runs leave and that are committed under
 //!   `baselines/*/runs/` ([`mod@import`]).
 //!
@@ -27,9 +28,10 @@ pub mod of_run;
 pub mod provenance;
 pub mod query;
 pub mod store;
+pub mod sync;
 
 pub use import::{Imported, import};
-pub use notes::{Merged, NOTES_REF, merge_ref, read_all, write_run};
+pub use notes::{Merged, NOTES_REF, NoteRuns, merge_ref, read_all, write_run};
 pub use store::{AllSeries, HISTORY_SCHEMA, HistoryStore, Point, RunSummary, Series};
 
 use crate::Result;
@@ -139,25 +141,34 @@ const NON_NEGATIVE_STATISTICS: [&str; 24] = [
     "min_effect",
 ];
 
+/// The shortest time median or mean a run can measure, seconds: 1 ns, the finest step of the
+/// timers kernelgate reads (ncu's `gpu__time_duration` counts whole nanoseconds; CUDA events resolve
+/// about 0.5 us, CUDA Runtime API, `cudaEventElapsedTime`).
+pub const SHORTEST_TIME_S: f64 = 1e-9;
+
 /// What makes a value read from a file (a run CSV, a metrics CSV, a git note) one that no run
 /// measures, if anything (pure): a number that is not finite (NaN, an infinity); a time median or
-/// mean (`median`, `mean`, `baseline_median` in `s`) that is not above 0 s; a negative value of a
+/// mean (`median`, `mean`, `baseline_median` in `s`) below [`SHORTEST_TIME_S`]; a negative value of a
 /// run statistic that cannot be negative (all but `delta`); a p-value above 1. The ranges are
 /// those the baseline files are held to (`crate::gate::baseline`: a time entry's median and mean
-/// are positive, its `min` may be 0, a reading below the timer's resolution).
+/// are positive, its `min` may be 0, a reading below the timer's resolution), with the timer's step
+/// as the floor of a median.
 pub fn value_problem(metric: &str, unit: &str, value: f64) -> Option<String> {
     if !value.is_finite() {
-        return Some(format!("is {value} {unit}, not a finite number: no run measures it"));
+        return Some(format!("is {value:?} {unit}, not a finite number: no run measures it"));
     }
     let time_centre = unit == "s" && matches!(metric, "median" | "mean" | "baseline_median");
-    if time_centre && value <= 0.0 {
-        return Some(format!("is {value} s, and a time's {metric} is above 0 s: this row measures nothing to compare"));
+    if time_centre && value < SHORTEST_TIME_S {
+        return Some(format!(
+            "is {value:?} s, and a time's {metric} is at least 1 ns, the finest step of any timer kernelgate reads: \
+             this row measures nothing to compare"
+        ));
     }
     if value < 0.0 && NON_NEGATIVE_STATISTICS.contains(&metric) {
-        return Some(format!("is {value} {unit}, and {metric} is never negative"));
+        return Some(format!("is {value:?} {unit}, and {metric} is never negative"));
     }
     if value > 1.0 && matches!(metric, "p_value" | "p_adjusted") {
-        return Some(format!("is {value}, and a p-value is at most 1"));
+        return Some(format!("is {value:?}, and a p-value is at most 1"));
     }
     None
 }

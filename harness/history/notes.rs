@@ -614,7 +614,7 @@ fn write_note(repo: &Repository, oid: Oid, text: &str) -> Result<()> {
 /// Runs `f` holding an exclusive lock on `<git dir>/kernelgate-notes.lock`, signed and waited for
 /// as a store folder's ([`crate::store::lock`]): libgit2 moves the notes ref without checking that
 /// it is still where it read it, so two writers at once could drop each other's notes commit.
-fn with_lock<T>(repo: &Repository, f: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(crate) fn with_lock<T>(repo: &Repository, f: impl FnOnce() -> Result<T>) -> Result<T> {
     use std::io::{Seek as _, Write as _};
     let path = repo.path().join("kernelgate-notes.lock");
     let mut file = std::fs::OpenOptions::new()
@@ -710,7 +710,7 @@ mod tests {
         assert!(case("X9,whatever").contains("\"X9,whatever\""));
         assert!(case("V1,too,few").contains("has 12 fields, this one 3"));
         assert!(case("\"unclosed,quote").contains("line 2"));
-        assert!(case("V1,20260101T000000Z,GPU-a,t,k,median,s,-1e-4,,,,").contains("above 0 s"));
+        assert!(case("V1,20260101T000000Z,GPU-a,t,k,median,s,-1e-4,,,,").contains("at least 1 ns"));
         let orphan = parse(&good[1..].join("\n"), "c").unwrap();
         assert!(orphan.runs.is_empty() && orphan.skipped[0].why.contains("without the run's R1 line"), "{orphan:?}");
         let other = parse(&good.join("\n"), "d").unwrap();

@@ -41,6 +41,11 @@ pub(super) fn short(commit: &str) -> &str {
     commit.get(..7).unwrap_or(commit)
 }
 
+/// A commit as people read it, its first 7 characters (for the `kernelgate` program's messages).
+pub fn short_commit(commit: &str) -> &str {
+    short(commit)
+}
+
 /// The start of a GPU UUID that tells GPUs apart in print (`GPU-20ce1a7a`, 12 characters).
 pub(super) fn gpu_short(uuid: &str) -> &str {
     uuid.get(..12).unwrap_or(uuid)
@@ -93,7 +98,7 @@ pub(super) fn keys(dir: &Path, gpu: Option<&str>) -> Result<Vec<String>> {
             line: None,
             message:
                 "no history here: a GPU run records one, and `kernelgate history import baselines/*/runs` fills it \
-                 from run CSVs (--dir names another folder)"
+                 from run CSVs (--dir or KERNELGATE_HISTORY name another folder)"
                     .into(),
         });
     }

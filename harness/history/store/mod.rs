@@ -336,7 +336,7 @@ impl HistoryStore {
     /// fails.
     pub fn append(&mut self, run: &Run) -> Result<usize> {
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql_error(&self.path))?;
-        let new = append_in(&tx, &self.path, &self.gpu_key, run, &mut SeriesIds::new())?;
+        let new = append_in(&tx, &self.path, &self.gpu_key, run, &mut SeriesIds::new())??;
         tx.commit().map_err(sql_error(&self.path))?;
         Ok(new)
     }
@@ -352,10 +352,42 @@ impl HistoryStore {
         let mut new = 0;
         let mut series_ids = SeriesIds::new();
         for run in runs {
-            new += append_in(&tx, &self.path, &self.gpu_key, run, &mut series_ids)?;
+            new += append_in(&tx, &self.path, &self.gpu_key, run, &mut series_ids)??;
         }
         tx.commit().map_err(sql_error(&self.path))?;
         Ok(new)
+    }
+
+    /// Appends `runs` in one transaction as [`HistoryStore::append_many`] does, but a run that is
+    /// refused (it disagrees with its stored copy, is of another GPU key, names no GPU where several
+    /// ran it) is left out alone, each in its own savepoint: for runs gathered from many sources (git
+    /// notes of many runners), where one bad copy must not keep the others out. Returns how many
+    /// values were new and each refused run's index in `runs` with the reason.
+    ///
+    /// # Errors
+    /// [`Error::History`] if SQLite fails (then nothing of any run is appended).
+    pub fn append_each(&mut self, runs: &[Run]) -> Result<(usize, Vec<(usize, Error)>)> {
+        let fail = sql_error(&self.path);
+        let mut tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
+        let mut new = 0;
+        let mut refused = Vec::new();
+        let mut series_ids = SeriesIds::new();
+        for (i, run) in runs.iter().enumerate() {
+            let sp = tx.savepoint().map_err(&fail)?;
+            match append_in(&sp, &self.path, &self.gpu_key, run, &mut series_ids)? {
+                Ok(n) => {
+                    sp.commit().map_err(&fail)?;
+                    new += n;
+                }
+                Err(why) => {
+                    drop(sp); // rolled back
+                    series_ids.clear();
+                    refused.push((i, why));
+                }
+            }
+        }
+        tx.commit().map_err(&fail)?;
+        Ok((new, refused))
     }
 
     /// Every stored run (or those whose commit starts with `commit`), with its number of values, in
@@ -635,7 +667,13 @@ fn file_uri(path: &Path) -> String {
 }
 
 /// Series ids already looked up or added in one transaction, by (trial, metric, kernel, unit).
+/// Cleared when a run's savepoint is rolled back (its new series rows are gone with it).
 type SeriesIds = HashMap<(String, String, String, String), i64>;
+
+/// The outcome of appending one run, where the run itself may be refused (it conflicts with its
+/// stored copy, is of another key, names no GPU where several ran it): `Err` is that refusal; the
+/// outer `Result` of the functions returning it is a SQLite failure.
+type Refusable<T> = std::result::Result<T, Error>;
 
 /// The stored copy of `m`'s run, if any: the run of the same `(run_id, gpu_uuid)`; else, for a
 /// run whose GPU is known, the copy of its run id stored with GPU `unknown` (its metrics CSV
@@ -643,13 +681,14 @@ type SeriesIds = HashMap<(String, String, String, String), i64>;
 /// its run id stored with a GPU.
 ///
 /// # Errors
-/// `conflict` when the GPU is unknown and the run id is stored for several GPUs; SQLite failures.
+/// SQLite failures; inside, `conflict` when the GPU is unknown and the run id is stored for
+/// several GPUs.
 fn stored_copy(
-    tx: &rusqlite::Transaction,
+    tx: &Connection,
     m: &RunMeta,
     fail: &impl Fn(rusqlite::Error) -> Error,
     conflict: &impl Fn(String) -> Error,
-) -> Result<Option<(i64, RunMeta)>> {
+) -> Result<Refusable<Option<(i64, RunMeta)>>> {
     let mut by_id = tx
         .prepare_cached(&format!("SELECT id, {META_COLUMNS} FROM runs WHERE run_id = ?1 ORDER BY gpu_uuid"))
         .map_err(fail)?;
@@ -659,30 +698,31 @@ fn stored_copy(
         .collect::<rusqlite::Result<Vec<_>>>()
         .map_err(fail)?;
     if let Some(exact) = copies.iter().find(|(_, c)| c.gpu_uuid == m.gpu_uuid) {
-        return Ok(Some(exact.clone()));
+        return Ok(Ok(Some(exact.clone())));
     }
     if !super::unknown(&m.gpu_uuid) {
-        return Ok(copies.into_iter().find(|(_, c)| super::unknown(&c.gpu_uuid)));
+        return Ok(Ok(copies.into_iter().find(|(_, c)| super::unknown(&c.gpu_uuid))));
     }
-    match copies.len() {
+    Ok(match copies.len() {
         0 | 1 => Ok(copies.into_iter().next()),
         _ => Err(conflict(format!(
             "this copy does not say which GPU ran it (a metrics CSV alone, or a run CSV older than schema 4) while \
              the run is stored for several GPUs ({}); import it with its run CSV beside it",
             copies.iter().map(|(_, c)| c.gpu_uuid.as_str()).collect::<Vec<_>>().join(", ")
         ))),
-    }
+    })
 }
 
-/// The body of [`HistoryStore::append`], inside the caller's transaction `tx`; `series_ids` is
-/// shared by the runs of one transaction.
+/// The body of [`HistoryStore::append`], inside the caller's transaction or savepoint `tx`;
+/// `series_ids` is shared by the runs of one transaction. A refused run (`Ok(Err(_))`) may have
+/// written part of itself: the caller rolls back.
 fn append_in(
-    tx: &rusqlite::Transaction,
+    tx: &Connection,
     path: &Path,
     gpu_key: &str,
     run: &Run,
     series_ids: &mut SeriesIds,
-) -> Result<usize> {
+) -> Result<Refusable<usize>> {
     let fail = sql_error(path);
     let conflict = |what: String| Error::History {
         path: path.to_path_buf(),
@@ -693,17 +733,21 @@ fn append_in(
         ),
     };
     if run.meta.gpu_key != gpu_key {
-        return Err(Error::History {
+        return Ok(Err(Error::History {
             path: path.to_path_buf(),
             line: None,
             message: format!(
                 "run {} is of GPU key {:?}, and this is the history of {:?}; open the store of its own key",
                 run.meta.run_id, run.meta.gpu_key, gpu_key
             ),
-        });
+        }));
     }
     let m = &run.meta;
-    let run_row = match stored_copy(tx, m, &fail, &conflict)? {
+    let stored = match stored_copy(tx, m, &fail, &conflict)? {
+        Ok(stored) => stored,
+        Err(refused) => return Ok(Err(refused)),
+    };
+    let run_row = match stored {
         None => {
             let mut insert = tx
                 .prepare_cached(&format!(
@@ -715,7 +759,11 @@ fn append_in(
             tx.last_insert_rowid()
         }
         Some((id, mut meta)) => {
-            if merge_meta(&mut meta, m).map_err(&conflict)? {
+            let changed = match merge_meta(&mut meta, m) {
+                Ok(changed) => changed,
+                Err(e) => return Ok(Err(conflict(e))),
+            };
+            if changed {
                 let sets: Vec<String> =
                     META_COLUMNS.split(", ").enumerate().map(|(i, c)| format!("{c} = ?{}", i + 1)).collect();
                 let mut p = meta_params(&meta);
@@ -789,15 +837,17 @@ fn append_in(
                 })
             })
             .map_err(&fail)?;
-        let changed = merge_value(&mut stored, v)
-            .map_err(|e| conflict(format!("for {} {} ({}) {e}", v.trial, v.metric, v.unit)))?;
+        let changed = match merge_value(&mut stored, v) {
+            Ok(changed) => changed,
+            Err(e) => return Ok(Err(conflict(format!("for {} {} ({}) {e}", v.trial, v.metric, v.unit)))),
+        };
         if changed {
             update
                 .execute(params![run_row, series, stored.ci_low, stored.ci_high, stored.verdict, stored.decided_by])
                 .map_err(&fail)?;
         }
     }
-    Ok(new)
+    Ok(Ok(new))
 }
 
 /// Wraps a SQLite error with the store's path.

@@ -243,6 +243,29 @@ fn unknown_schema_and_foreign_files_are_refused() {
     assert!(err.contains("not of \"nvidia-l4-sm89\""), "{err}");
 }
 
+/// `append_each` leaves out a run that disagrees with its stored copy, alone; the others land, and
+/// a series the refused run added is not reused under a stale id.
+#[test]
+fn append_each_leaves_out_only_the_refused_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 4);
+    store.append(&a).unwrap();
+    let mut moved = a.clone();
+    moved.values[0].value *= 2.0;
+    moved.values.push(Value { trial: "only/in/refused".into(), ..a.values[0].clone() });
+    let mut after = run("20260102T000000Z", "GPU-a", &"2".repeat(40), 4);
+    after.values.push(Value { trial: "only/in/after".into(), ..a.values[0].clone() });
+    let (new, refused) = store.append_each(&[moved, after.clone()]).unwrap();
+    assert_eq!(new, 5);
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].0, 0);
+    assert!(refused[0].1.to_string().contains("stored already"), "{}", refused[0].1);
+    assert_eq!(store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(), sorted(a));
+    assert_eq!(store.run("20260102T000000Z", "GPU-a").unwrap().unwrap(), sorted(after));
+    assert!(store.series("only/in/refused", "median").unwrap().is_empty());
+}
+
 /// A store of 20 runs of 300 values, closed; its file.
 fn filled(dir: &Path) -> PathBuf {
     let mut store = HistoryStore::open(dir, KEY).unwrap();
