@@ -606,7 +606,7 @@ fn identify(conn: &Connection, path: &Path) -> Result<Option<String>> {
 ///
 /// # Errors
 /// [`Error::History`] naming `path`, the first problems SQLite lists and the fix
-/// ([`damaged_fix`]) when the check fails or SQLite finds the file malformed; [`sql_error`]'s for
+/// ([`damaged_fix`]) when the check fails or SQLite finds the file malformed; the "not a SQLite database" error for
 /// a file that is not a database.
 pub fn check_integrity(conn: &Connection, path: &Path) -> Result<()> {
     let fail = sql_error(path);
