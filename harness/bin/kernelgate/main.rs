@@ -375,9 +375,12 @@ fn diff_command(
     // Two run CSVs need no history: with KERNELGATE_HISTORY=off they are compared without trends
     // (an empty folder holds no store to draw them from).
     let files = [old, new].iter().all(|s| matches!(history::query::Spec::parse(s), Ok(history::query::Spec::File(_))));
-    let none = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
+    let mut none = None;
     let dir = match (dir, history) {
-        (None, kernelgate::config::History::Off) if files => none.path().to_path_buf(),
+        (None, kernelgate::config::History::Off) if files => {
+            let empty = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
+            none.insert(empty).path().to_path_buf()
+        }
         (dir, history) => history_dir(dir, history, "diff")?,
     };
     let (diff, trends) = history::query::diff_report(&dir, old, new, gpu)?;
