@@ -81,6 +81,13 @@ pub fn holder(text: &str) -> String {
     }
 }
 
+/// The pid a lock file's signature names, when it is signed and that process still runs.
+fn signed_pid(text: &str) -> Option<u32> {
+    let pid: u32 = text.strip_prefix("pid ")?.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()?;
+    let running = !Path::new("/proc/self").exists() || Path::new("/proc").join(pid.to_string()).exists();
+    running.then_some(pid)
+}
+
 /// Takes `mode`'s lock on `file` (the open lock file at `path`), waiting while another process
 /// holds it: one line on stderr says for whom it waits and for how long at most; after `wait` it
 /// gives up. `what` names the thing locked in messages (`baselines/nvidia-h200-sm90`).
@@ -101,15 +108,17 @@ pub fn acquire(file: &File, path: &Path, what: &str, mode: Mode, wait: Duration)
             Err(TryLockError::Error(e)) => return Err(Error::io(path)(e)),
             Err(TryLockError::WouldBlock) => {}
         }
-        let by = holder(&std::fs::read_to_string(path).unwrap_or_default());
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let by = holder(&text);
         if start.elapsed() >= wait {
+            let pid = signed_pid(&text).map_or_else(|| "<pid>".to_string(), |p| p.to_string());
             return Err(Error::Store {
                 path: path.to_path_buf(),
                 line: None,
                 message: format!(
                     "gave up after {} s waiting for the lock on {what}, held {by}; nothing was read or written. Fix: \
-                     if that process is stopped (Ctrl-Z, a debugger), resume it (`kill -CONT <pid>`) or end it \
-                     (`kill <pid>`): its change is committed whole or not at all, so ending it loses only that \
+                     if that process is stopped (Ctrl-Z, a debugger), resume it (`kill -CONT {pid}`) or end it \
+                     (`kill {pid}`): its change is committed whole or not at all, so ending it loses only that \
                      change; then run this again",
                     wait.as_secs_f64()
                 ),
@@ -157,7 +166,8 @@ mod tests {
             let err = acquire(&waiter, &path, "baselines/x", mode, Duration::from_millis(300)).unwrap_err().to_string();
             assert!(err.contains("gave up after 0.3 s waiting for the lock on baselines/x"), "{err}");
             assert!(err.contains(&format!("held by pid {} since", std::process::id())), "{err}");
-            assert!(err.contains("kill -CONT") && err.contains("nothing was read or written"), "{err}");
+            assert!(err.contains(&format!("kill -CONT {}", std::process::id())), "{err}");
+            assert!(err.contains("nothing was read or written"), "{err}");
         }
         assert!(start.elapsed() < Duration::from_secs(5));
         drop(holder_file);
