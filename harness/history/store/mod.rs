@@ -47,12 +47,20 @@ const APPLICATION_ID: i32 = i32::from_be_bytes(*b"kgh1");
 /// How long a writer waits for another writer's transaction before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Page cache of a writer's connection, KiB (`PRAGMA cache_size` takes a negative number as KiB):
-/// 64 MiB. An append of 1,000 values touches one leaf page of the `vals_by_series` index per
-/// series; with SQLite's default 2 MiB cache a bulk import of 1,000,000 values re-reads and
-/// re-writes those pages from the WAL again and again. The cache is memory only: the commit point
-/// (`synchronous = FULL`, one WAL sync per transaction) is unchanged.
-const WRITER_CACHE_KIB: i64 = 64 * 1024;
+/// Page cache of a bulk append ([`HistoryStore::append_many`], [`HistoryStore::append_each`]),
+/// KiB: 64 MiB. An append of 1,000 values touches one leaf page of the `vals_by_series` index per
+/// series; with SQLite's default cache of 2,000 KiB a transaction of 1,000,000 values spills those
+/// pages to the WAL and reads them back again and again: the benchmark's bulk append
+/// (`bench_million_rows`, 2-core CI machine) took 6.0 to 7.5 s at bb29628 and takes 2.2 to 2.8 s
+/// with this cache. One run per transaction is slower with it (27.9 to 34.7 s for the benchmark's
+/// 1,000 runs, against 20.0 to 22.6 s with the default), so it is set for bulk appends only. The
+/// cache is memory only: the commit point (`synchronous = FULL`, one WAL sync per transaction) is
+/// the same.
+const BULK_CACHE_KIB: i64 = 64 * 1024;
+
+/// SQLite's default page cache, KiB (`SQLITE_DEFAULT_CACHE_SIZE`, -2000:
+/// <https://sqlite.org/pragma.html#pragma_cache_size>), restored after a bulk append.
+const DEFAULT_CACHE_KIB: i64 = 2000;
 
 /// How many problems `PRAGMA quick_check` lists at most in an error (the rest are counted).
 const QUICK_CHECK_SHOWN: usize = 3;
@@ -235,8 +243,7 @@ impl HistoryStore {
         conn.busy_timeout(BUSY_TIMEOUT).map_err(&fail)?;
         // FULL: a committed transaction is on disk before `commit` returns, in WAL mode too
         // (https://sqlite.org/pragma.html#pragma_synchronous); the cache only saves re-reads.
-        conn.execute_batch(&format!("PRAGMA synchronous = FULL; PRAGMA cache_size = -{WRITER_CACHE_KIB};"))
-            .map_err(&fail)?;
+        conn.execute_batch("PRAGMA synchronous = FULL").map_err(&fail)?;
         check_integrity(&conn, path)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
         let stored_key = match identify(&tx, path)? {
@@ -348,6 +355,7 @@ impl HistoryStore {
     /// # Errors
     /// As [`HistoryStore::append`], for the first run that fails.
     pub fn append_many(&mut self, runs: &[Run]) -> Result<usize> {
+        self.cache(BULK_CACHE_KIB)?;
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql_error(&self.path))?;
         let mut new = 0;
         let mut series_ids = SeriesIds::new();
@@ -355,7 +363,13 @@ impl HistoryStore {
             new += append_in(&tx, &self.path, &self.gpu_key, run, &mut series_ids)??;
         }
         tx.commit().map_err(sql_error(&self.path))?;
+        self.cache(DEFAULT_CACHE_KIB)?;
         Ok(new)
+    }
+
+    /// Sets the connection's page cache to `kib` KiB.
+    fn cache(&self, kib: i64) -> Result<()> {
+        self.conn.execute_batch(&format!("PRAGMA cache_size = -{kib}")).map_err(sql_error(&self.path))
     }
 
     /// Appends `runs` in one transaction as [`HistoryStore::append_many`] does, but a run that is
@@ -368,6 +382,7 @@ impl HistoryStore {
     /// [`Error::History`] if SQLite fails (then nothing of any run is appended).
     pub fn append_each(&mut self, runs: &[Run]) -> Result<(usize, Vec<(usize, Error)>)> {
         let fail = sql_error(&self.path);
+        self.cache(BULK_CACHE_KIB)?;
         let mut tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
         let mut new = 0;
         let mut refused = Vec::new();
@@ -387,6 +402,7 @@ impl HistoryStore {
             }
         }
         tx.commit().map_err(&fail)?;
+        self.cache(DEFAULT_CACHE_KIB)?;
         Ok((new, refused))
     }
 
