@@ -8,7 +8,9 @@
 //! Fields an older schema lacks are unknown: `gpu_uuid` `unknown` before schema 4, `work_scale` 1
 //! before schema 3 (the power benchmark came with it), verdicts empty in schema 1. A run's commit
 //! time and subject are read from the repository when it holds the commit. Every file is read and
-//! checked before anything is appended; importing twice adds nothing.
+//! checked before anything is appended (values finite and in their range, [`super::value_problem`];
+//! each statistic of a trial once per run); an empty file, which a run that recorded nothing
+//! leaves, is skipped with a warning; importing twice adds nothing.
 
 use super::{HistoryStore, Run, RunMeta, Value};
 use crate::{Error, Result};
@@ -48,7 +50,7 @@ pub enum Kind {
 }
 
 /// What [`import`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Imported {
     /// CSV files read.
     pub files: usize,
@@ -56,6 +58,9 @@ pub struct Imported {
     pub runs: usize,
     /// Values that the stores did not have yet.
     pub new_rows: usize,
+    /// One sentence per file skipped (an empty run CSV) or imported with a caveat (a metrics CSV
+    /// without its run CSV), naming the file; for the caller to print as warnings.
+    pub warnings: Vec<String>,
 }
 
 impl std::fmt::Display for Imported {
@@ -78,12 +83,22 @@ impl std::fmt::Display for Imported {
 /// the order they first appear; a metrics CSV's runs have GPU UUID `unknown` and `ncu` set.
 ///
 /// # Errors
-/// [`Error::History`] naming `path` and the line: a header of no known schema, a row of another
-/// schema version than its header, a field that does not parse (`dirty`, `value`, `work_scale`), an
-/// empty run id, trial or metric, or rows of one run that disagree on the run's fields.
+/// [`Error::History`] naming `path` and the line: an empty file (a run that recorded nothing), a
+/// header of no known schema, a row of another schema version than its header, a field that does
+/// not parse (`dirty`, `value`, `work_scale`), a value no run measures ([`super::value_problem`]),
+/// an empty run id, trial or metric, a statistic of a run CSV given twice for one trial of one run
+/// (naming both lines), or rows of one run that disagree on the run's fields.
 pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
     let bad =
         |line: u64, message: String| Error::History { path: path.to_path_buf(), line: Some(line as usize), message };
+    if text.trim().is_empty() {
+        let message = format!(
+            "{} to import or compare: pick another run's CSV, or delete it (importing its folder skips it with a \
+             warning)",
+            empty_file(text)
+        );
+        return Err(Error::History { path: path.to_path_buf(), line: None, message });
+    }
     let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
     let header = reader.headers().map_err(|e| bad(1, format!("not CSV: {e}")))?.iter().collect::<Vec<_>>().join(",");
     let kind = if header == METRICS_COLUMNS {
@@ -116,6 +131,8 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
     let mut runs: Vec<Run> = Vec::new();
     let mut launches: HashMap<(String, String, String), usize> = HashMap::new();
     let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
+    // (run id, GPU UUID, trial, kernel, statistic, unit) -> the line and value first seen.
+    let mut seen: HashMap<[String; 6], (u64, f64)> = HashMap::new();
     for record in reader.records() {
         let record = record.map_err(|e| bad(e.position().map_or(0, |p| p.line()), format!("malformed row: {e}")))?;
         let line = record.position().map_or(0, |p| p.line());
@@ -179,6 +196,31 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
             verdict: get("verdict").into(),
             decided_by: get("decided_by").into(),
         };
+        if let Some(problem) = super::value_problem(&value.metric, &value.unit, value.value) {
+            return Err(bad(
+                line,
+                format!(
+                    "{} {} of run {} {problem}, so kernelgate keeps it out of the history and out of every diff: \
+                     correct the row from the run's log, or delete this trial's rows, then import again",
+                    value.trial, value.metric, meta.run_id
+                ),
+            ));
+        }
+        if kind != Kind::Metrics {
+            let id = [&meta.run_id, &meta.gpu_uuid, &value.trial, &value.kernel, &value.metric, &value.unit]
+                .map(|t| t.to_string());
+            if let Some((first, was)) = seen.insert(id, (line, value.value)) {
+                return Err(bad(
+                    line,
+                    format!(
+                        "{} {} ({}) of run {} is given twice, on line {first} ({was:?}) and here ({:?}); a run \
+                         records each statistic of a trial once, so the file was concatenated or edited: keep the \
+                         line the run wrote and delete the other (nothing was imported, nothing was averaged)",
+                        value.trial, value.metric, value.unit, meta.run_id, value.value
+                    ),
+                ));
+            }
+        }
         let key = (meta.run_id.clone(), meta.gpu_uuid.clone());
         let at = *index.entry(key).or_insert_with(|| {
             runs.push(Run { meta: meta.clone(), values: Vec::new() });
@@ -193,6 +235,15 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         runs[at].values.push(value);
     }
     Ok((kind, runs))
+}
+
+/// Why an empty CSV holds no run: its size and what leaves such a file.
+fn empty_file(text: &str) -> String {
+    format!(
+        "the file is empty ({} bytes): a run that recorded nothing leaves it (a run killed before it wrote, a \
+         sanitizer run that timed nothing), and it holds no run",
+        text.len()
+    )
 }
 
 /// The kernel label of a metrics-CSV row: a repeated (trial, metric, kernel) in one file is the
@@ -249,13 +300,17 @@ pub fn attach_metrics(runs: &mut [Run], metrics: Vec<Run>, metrics_path: &Path) 
 
 /// Imports run CSVs and metrics CSVs into `<history_dir>/<gpu_key>.sqlite`. `paths` are files or
 /// folders (a folder: its `*.csv` files, not ncu's `*-raw.csv`); a run CSV brings the metrics CSV
-/// beside it (`<stem>-metrics.csv`) and the other way round; a metrics CSV without its run CSV is
-/// imported alone (GPU UUID `unknown`). With `repo`, commit time and subject come from it. Every
-/// file is parsed before anything is appended.
+/// beside it (`<stem>-metrics.csv`) and the other way round. A metrics CSV without its run CSV
+/// joins the stored run of its run id (its GPU is then known); with none stored it is imported
+/// alone, GPU `unknown`, and its run CSV joins it later ([`HistoryStore::append`]). An empty file
+/// is skipped with a warning ([`Imported::warnings`]). With `repo`, commit time and subject come
+/// from it. Every file is parsed before anything is appended, and the runs of each GPU key are
+/// appended in one transaction: all of them or, on an error, none.
 ///
 /// # Errors
 /// [`Error::Io`] for a path that cannot be read; [`Error::History`] from [`parse_csv`],
-/// [`attach_metrics`] and [`HistoryStore::append`] (a run that conflicts with its stored copy).
+/// [`attach_metrics`], [`HistoryStore::open`] (a damaged store) and [`HistoryStore::append_many`] (a
+/// run that conflicts with its stored copy).
 pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Repository>) -> Result<Imported> {
     let mut files = std::collections::BTreeSet::new();
     for p in paths {
@@ -284,28 +339,36 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
     for f in &files {
         groups.entry(run_csv_of(f)).or_default();
     }
-    let mut read = 0;
+    let mut out = Imported::default();
     let mut all = Vec::new();
+    // Metrics CSVs without their run CSV: (file, its runs), placed once the stores are open.
+    let mut alone = Vec::new();
     for run_csv in groups.keys() {
         let metrics_csv = PathBuf::from(format!("{}-metrics.csv", run_csv.to_string_lossy().trim_end_matches(".csv")));
-        let load = |p: &Path| -> Result<(Kind, Vec<Run>)> {
-            let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
-            parse_csv(&text, p)
-        };
-        let mut runs = Vec::new();
-        if run_csv.is_file() {
-            read += 1;
-            let (kind, r) = load(run_csv)?;
-            if kind == Kind::Metrics {
-                // A metrics CSV named like a run CSV: take it alone.
-                runs.extend(r);
-            } else {
-                runs = r;
+        let mut load = |p: &Path| -> Result<Option<(Kind, Vec<Run>)>> {
+            if !p.is_file() {
+                return Ok(None);
             }
+            let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
+            if text.trim().is_empty() {
+                out.warnings.push(format!(
+                    "{}: {}; skipped (delete it to silence this warning)",
+                    p.display(),
+                    empty_file(&text)
+                ));
+                return Ok(None);
+            }
+            out.files += 1;
+            parse_csv(&text, p).map(Some)
+        };
+        let mut runs = None;
+        match load(run_csv)? {
+            // A metrics CSV named like a run CSV: taken alone.
+            Some((Kind::Metrics, r)) => alone.push((run_csv.clone(), r)),
+            Some((_, r)) => runs = Some(r),
+            None => {}
         }
-        if metrics_csv.is_file() {
-            read += 1;
-            let (kind, metrics) = load(&metrics_csv)?;
+        if let Some((kind, metrics)) = load(&metrics_csv)? {
             if kind != Kind::Metrics {
                 return Err(Error::History {
                     path: metrics_csv,
@@ -313,33 +376,88 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
                     message: "named as a metrics CSV, but its header is a run CSV's".into(),
                 });
             }
-            if run_csv.is_file() { attach_metrics(&mut runs, metrics, &metrics_csv)? } else { runs.extend(metrics) }
-        }
-        all.extend(runs);
-    }
-    if let Some(repo) = repo {
-        for run in &mut all {
-            if let Ok(c) = git2::Oid::from_str(&run.meta.commit).and_then(|oid| repo.find_commit(oid))
-                && c.id().to_string() == run.meta.commit
-            {
-                run.meta.commit_time = Some(c.time().seconds());
-                run.meta.subject = c.summary().ok().flatten().unwrap_or("").to_string();
+            match &mut runs {
+                Some(runs) => attach_metrics(runs, metrics, &metrics_csv)?,
+                None => alone.push((metrics_csv, metrics)),
             }
         }
+        all.extend(runs.unwrap_or_default());
     }
     let mut by_key: BTreeMap<String, Vec<Run>> = BTreeMap::new();
     for run in all {
         by_key.entry(run.meta.gpu_key.clone()).or_default().push(run);
     }
-    let mut out = Imported { files: read, ..Imported::default() };
-    for (key, runs) in by_key {
-        let mut store = HistoryStore::open(history_dir, &key)?;
-        for run in &runs {
-            out.new_rows += store.append(run)?;
-            out.runs += 1;
+    let mut alone_by_key: BTreeMap<String, Vec<(PathBuf, Run)>> = BTreeMap::new();
+    for (path, runs) in alone {
+        for run in runs {
+            alone_by_key.entry(run.meta.gpu_key.clone()).or_default().push((path.clone(), run));
         }
     }
+    for key in alone_by_key.keys() {
+        by_key.entry(key.clone()).or_default();
+    }
+    for (key, mut runs) in by_key {
+        let mut store = HistoryStore::open(history_dir, &key)?;
+        for (path, metrics) in alone_by_key.remove(&key).unwrap_or_default() {
+            runs.push(join_stored(&store, &runs, metrics, &path, &mut out.warnings)?);
+        }
+        if let Some(repo) = repo {
+            for run in &mut runs {
+                from_repository(repo, run);
+            }
+        }
+        out.new_rows += store.append_many(&runs)?;
+        out.runs += runs.len();
+    }
     Ok(out)
+}
+
+/// The run a metrics CSV imported without its run CSV belongs to: the run of its run id among
+/// `importing` (the run CSVs of this import) or stored in `store`, with the metrics attached
+/// ([`attach_metrics`]: its ncu version, and each trial's verdict on its counters); the metrics
+/// alone (GPU `unknown`, with a warning) when no such run is there yet.
+///
+/// # Errors
+/// Those of [`attach_metrics`] and of reading the store.
+fn join_stored(
+    store: &HistoryStore,
+    importing: &[Run],
+    metrics: Run,
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<Run> {
+    let id = metrics.meta.run_id.clone();
+    let found: Vec<Run> = match importing.iter().filter(|r| r.meta.run_id == id).cloned().collect::<Vec<_>>() {
+        found if !found.is_empty() => found,
+        _ => {
+            let mut found = Vec::new();
+            for r in store.runs(None)?.into_iter().filter(|r| r.meta.run_id == id) {
+                found.extend(store.run(&r.meta.run_id, &r.meta.gpu_uuid)?);
+            }
+            found
+        }
+    };
+    if found.is_empty() {
+        warnings.push(format!(
+            "{}: imported without its run CSV, so run {id} is stored with GPU unknown until that CSV is imported (it \
+             then joins this run)",
+            path.display()
+        ));
+        return Ok(metrics);
+    }
+    let mut found = found;
+    attach_metrics(&mut found, vec![metrics], path)?;
+    Ok(found.remove(0))
+}
+
+/// Fills `run`'s commit time and subject from `repo` when it holds the run's commit.
+fn from_repository(repo: &git2::Repository, run: &mut Run) {
+    if let Ok(c) = git2::Oid::from_str(&run.meta.commit).and_then(|oid| repo.find_commit(oid))
+        && c.id().to_string() == run.meta.commit
+    {
+        run.meta.commit_time = Some(c.time().seconds());
+        run.meta.subject = c.summary().ok().flatten().unwrap_or("").to_string();
+    }
 }
 
 #[cfg(test)]
@@ -464,6 +582,37 @@ mod tests {
         assert!(e.starts_with("m.csv:") && e.contains("run other"), "{e}");
     }
 
+    /// Field reports turn3/12, 13 and 22: values no run measures and rows given twice are refused
+    /// with file and line; an empty file is named as empty.
+    #[test]
+    fn values_out_of_range_and_rows_twice_are_refused_with_file_and_line() {
+        let err = |text: &str| parse_csv(text, Path::new("runs/x.csv")).unwrap_err().to_string();
+        for (value, says) in [
+            ("inf", "is inf s, not a finite number"),
+            ("-inf", "is -inf s"),
+            ("NaN", "is NaN s"),
+            ("1e309", "is inf s"),
+            ("0", "is 0.0 s, and a time's median is at least 1 ns"),
+            ("1e-300", "is 1e-300 s"),
+            ("-0.0001", "is -0.0001 s"),
+        ] {
+            let e = err(&v1().replace(",median,0.5,s", &format!(",median,{value},s")));
+            assert!(e.starts_with("runs/x.csv:2: fam/k/1 median of run 20260101T000000Z") && e.contains(says), "{e}");
+        }
+        let e = err(&v1().replace(",noise,2.0,%", ",noise,-2.0,%"));
+        assert!(e.starts_with("runs/x.csv:3:") && e.contains("noise is never negative"), "{e}");
+        let line = v1().lines().nth(1).unwrap().to_string();
+        let twice = format!("{}{}\n", v1(), line.replace(",0.5,s", ",0.7,s"));
+        let e = err(&twice);
+        assert!(e.starts_with("runs/x.csv:4:") && e.contains("given twice, on line 2 (0.5) and here (0.7)"), "{e}");
+        let e = err(&format!("{}{line}\n", v1()));
+        assert!(e.contains("given twice") && e.contains("nothing was averaged"), "identical rows too: {e}");
+        for empty in ["", "\n"] {
+            let e = parse_csv(empty, Path::new("runs/e.csv")).unwrap_err().to_string();
+            assert!(e.starts_with("runs/e.csv: the file is empty") && e.contains("holds no run"), "{e}");
+        }
+    }
+
     #[test]
     fn import_twice_adds_nothing() {
         let dir = tempfile::tempdir().unwrap();
@@ -476,12 +625,15 @@ mod tests {
         std::fs::write(runs.join("20260102T000000Z-aaaaaaa-raw.csv"), "ncu's own").unwrap();
         let history = dir.path().join("history");
         let first = import(std::slice::from_ref(&runs), &history, None).unwrap();
-        assert_eq!(first, Imported { files: 3, runs: 2, new_rows: 4 });
+        assert_eq!(first, Imported { files: 3, runs: 2, new_rows: 4, warnings: vec![] });
         assert_eq!(first.to_string(), "2 runs, 4 new rows (from 3 files)");
         // Again, and naming the metrics file alone (it brings its run CSV): nothing new.
         assert_eq!(import(std::slice::from_ref(&runs), &history, None).unwrap().new_rows, 0);
         let only_metrics = [runs.join("20260102T000000Z-aaaaaaa-metrics.csv")];
-        assert_eq!(import(&only_metrics, &history, None).unwrap(), Imported { files: 2, runs: 1, new_rows: 0 });
+        assert_eq!(
+            import(&only_metrics, &history, None).unwrap(),
+            Imported { files: 2, runs: 1, new_rows: 0, warnings: vec![] }
+        );
         let store = HistoryStore::open(&history, "test-gpu-sm90").unwrap();
         let stored = store.runs(None).unwrap();
         assert_eq!(stored.iter().map(|r| r.values).collect::<Vec<_>>(), [2, 2]);

@@ -6,7 +6,8 @@
 //! - in a local SQLite store per GPU key ([`store`]), `<dir>/<gpu_key>.sqlite`, by default under
 //!   `<project root>/.kernelgate/history/` ([`default_dir`]), which answers series queries;
 //! - in git notes under `refs/notes/kernelgate` ([`notes`]), which travel between runners with
-//!   `git push` / `git fetch` and merge without losing a row;
+//!   `git push` / `git fetch` and merge without losing a row, and which [`sync`] brings into the
+//!   local stores (`kernelgate history sync`);
 //! - and they can be imported from the run CSVs that runs leave and that are committed under
 //!   `baselines/*/runs/` ([`mod@import`]).
 //!
@@ -29,9 +30,10 @@ pub mod provenance;
 pub mod query;
 pub mod revision;
 pub mod store;
+pub mod sync;
 
 pub use import::{Imported, import};
-pub use notes::{Merged, NOTES_REF, merge_ref, read_all, write_run};
+pub use notes::{Merged, NOTES_REF, NoteRuns, merge_ref, read_all, write_run};
 pub use store::{AllSeries, HISTORY_SCHEMA, HistoryStore, Point, RunSummary, Series};
 
 use crate::Result;
@@ -110,6 +112,67 @@ pub struct Run {
 /// The default folder of the history stores: `<project root>/.kernelgate/history/` (issue 9).
 pub fn default_dir(project_root: &Path) -> PathBuf {
     project_root.join(".kernelgate").join("history")
+}
+
+/// The run-CSV statistics (`crate::record::statistics`) that are never negative: every one but
+/// `delta` (a signed change, percent). ncu counters are only required to be finite.
+const NON_NEGATIVE_STATISTICS: [&str; 24] = [
+    "samples",
+    "median",
+    "mean",
+    "stddev",
+    "min",
+    "max",
+    "noise",
+    "timed_out",
+    "sampling_wall",
+    "throttled_samples",
+    "bytes",
+    "bandwidth",
+    "pct_of_copy_bandwidth",
+    "flops",
+    "throughput",
+    "sm_clock",
+    "registers",
+    "local_bytes",
+    "shared_static_bytes",
+    "theoretical_occupancy",
+    "baseline_median",
+    "p_value",
+    "p_adjusted",
+    "min_effect",
+];
+
+/// The shortest time median or mean a run can measure, seconds: 1 ns, the finest step of the
+/// timers kernelgate reads (ncu's `gpu__time_duration` counts whole nanoseconds; CUDA events resolve
+/// about 0.5 us, CUDA Runtime API, `cudaEventElapsedTime`).
+pub const SHORTEST_TIME_S: f64 = 1e-9;
+
+/// What makes a value read from a file (a run CSV, a metrics CSV, a git note) one that no run
+/// measures, if anything (pure): a number that is not finite (NaN, an infinity); a time median or
+/// mean (`median`, `mean`, `baseline_median` in `s`) below [`SHORTEST_TIME_S`]; a negative value of a
+/// run statistic that cannot be negative (all but `delta`); a p-value above 1. The ranges are
+/// those the baseline files are held to (`crate::gate::baseline`: a time entry's median and mean
+/// are positive, its `min` may be 0, a reading below the timer's resolution), with the timer's step
+/// as the floor of a median.
+pub fn value_problem(metric: &str, unit: &str, value: f64) -> Option<String> {
+    if !value.is_finite() {
+        return Some(format!("is {value:?} {unit}, not a finite number: no run measures it"));
+    }
+    let time_centre = unit == "s" && matches!(metric, "median" | "mean" | "baseline_median");
+    if time_centre && value < SHORTEST_TIME_S {
+        return Some(format!(
+            "is {value:?} s, and a time's {metric} is at least 1 ns, the finest step of any timer kernelgate reads: \
+             this row measures nothing to compare"
+        ));
+    }
+    if value < 0.0 && NON_NEGATIVE_STATISTICS.contains(&metric) {
+        return Some(format!("is {value:?} {unit}, and {metric} is never negative"));
+    }
+    if value > 1.0 && matches!(metric, "p_value" | "p_adjusted") {
+        return Some(format!("is {value:?}, and a p-value is at most 1"));
+    }
+    None
 }
 
 /// Whether a text field of [`RunMeta`] or [`Value`] is unknown: empty or `unknown`.
@@ -224,7 +287,7 @@ pub fn list_runs(dir: &Path, gpu: Option<&str>) -> Result<String> {
                 message: format!("no history for GPU key {key:?}; `kernelgate history runs` lists every key there is"),
             });
         }
-        let runs = HistoryStore::open(dir, &key)?.runs(None)?;
+        let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
         out.push_str(&format_runs(&key, &runs));
     }
     Ok(out)

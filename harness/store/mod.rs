@@ -7,8 +7,9 @@
 //! killed at any instruction. A [`Store`] makes every change of a folder all-or-nothing:
 //!
 //! - **Writers take an exclusive lock** (`.kernelgate.lock` in the folder, an OS file lock through
-//!   [`std::fs::File::lock`]; a writer that has to wait says so and for whom), and read the folder
-//!   *after* taking it, so no update is lost.
+//!   [`std::fs::File::lock`], signed with the holder's pid, start time and command: [`lock`]), and
+//!   read the folder *after* taking it, so no update is lost. A process that has to wait says for
+//!   whom, and gives up after [`lock::LOCK_WAIT`] with the holder's name and the fix.
 //! - **One commit point**: the new contents are written beside the old ones
 //!   (`<name>.g<generation>.new`, flushed to disk), then a new [`Manifest`] listing every file's
 //!   length, line count and SHA-256 is written the same way and renamed over `manifest.json`. That
@@ -31,6 +32,7 @@
 //! of the committed changes at restart), with `rename(2)`'s atomic replacement of a directory
 //! entry (POSIX.1-2017) as the atomic write.
 
+pub mod lock;
 mod manifest;
 
 pub use manifest::{FileEntry, MANIFEST_FILE, MANIFEST_SCHEMA, Manifest};
@@ -38,12 +40,13 @@ pub use manifest::{FileEntry, MANIFEST_FILE, MANIFEST_SCHEMA, Manifest};
 use crate::{Error, Result};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::io::{Read as _, Seek as _, Write as _};
+use std::io::{Seek as _, Write as _};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-/// The lock file in every store folder. It holds the process that last took the lock (pid and
-/// command), for the message of a writer that has to wait; its contents mean nothing else.
+/// The lock file in every store folder. It holds the signature of the writer that last took the
+/// lock ([`lock::signature`]: pid, since when, command), for the message of a process that has to
+/// wait; its contents mean nothing else.
 pub const LOCK_FILE: &str = ".kernelgate.lock";
 
 /// How many times a reader that cannot take a shared lock reads when files and manifest disagree:
@@ -124,9 +127,10 @@ impl Store {
     ///
     /// # Errors
     /// [`Error::Store`] naming the file when the manifest is unreadable or a file does not match
-    /// it (cut short, edited, missing), with the fix; [`Error::Io`] when a file cannot be read.
+    /// it (cut short, edited, missing), with the fix, or when a writer holds the lock past
+    /// [`lock::LOCK_WAIT`]; [`Error::Io`] when a file cannot be read.
     pub fn read(&self) -> Result<Snapshot> {
-        let _shared = self.shared_lock();
+        let _shared = self.shared_lock()?;
         let mut last = None;
         for attempt in 0..READ_ATTEMPTS {
             match self.read_once()? {
@@ -426,7 +430,8 @@ impl Store {
         Ok(())
     }
 
-    /// The exclusive lock, waiting with a message when another process holds it.
+    /// The exclusive lock, signed ([`lock::signature`]), waiting with a message while another
+    /// process holds it, at most [`lock::LOCK_WAIT`].
     fn exclusive_lock(&self) -> Result<std::fs::File> {
         let path = self.dir.join(LOCK_FILE);
         let mut file = std::fs::OpenOptions::new()
@@ -436,41 +441,31 @@ impl Store {
             .truncate(false)
             .open(&path)
             .map_err(Error::io(&path))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = holder.trim();
-                let by = if holder.is_empty() { String::new() } else { format!(" by {holder}") };
-                eprintln!("kernelgate: waiting for the lock on {} (held{by})", self.dir.display());
-                file.lock().map_err(Error::io(&path))?;
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path)(e)),
-        }
-        let me = format!("pid {} ({})\n", std::process::id(), std::env::args().collect::<Vec<_>>().join(" "));
+        lock::acquire(&file, &path, &self.dir.display().to_string(), lock::Mode::Exclusive, lock::LOCK_WAIT)?;
+        let me = lock::signature();
         let _ = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(me.as_bytes()));
         Ok(file)
     }
 
     /// A shared lock, when the folder has a lock file we may open; `None` otherwise (no writer yet,
     /// a read-only checkout, a missing folder): the reader then retries around commits instead.
-    fn shared_lock(&self) -> Option<std::fs::File> {
+    /// Waits while a writer holds it, at most [`lock::LOCK_WAIT`].
+    ///
+    /// # Errors
+    /// [`Error::Store`] when the wait outlasts the bound.
+    fn shared_lock(&self) -> Result<Option<std::fs::File>> {
         if !self.dir.is_dir() {
-            return None;
+            return Ok(None);
         }
         // Opened, never created: a read leaves the folder as it found it. A folder no writer has
         // locked yet has no lock file, and its reader retries around a first commit instead.
-        let file = std::fs::File::open(self.dir.join(LOCK_FILE)).ok()?;
-        match file.try_lock_shared() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                eprintln!("kernelgate: waiting to read {} (a writer is committing)", self.dir.display());
-                file.lock_shared().ok()?;
-            }
-            Err(std::fs::TryLockError::Error(_)) => return None,
+        let path = self.dir.join(LOCK_FILE);
+        let Ok(file) = std::fs::File::open(&path) else { return Ok(None) };
+        match lock::acquire(&file, &path, &self.dir.display().to_string(), lock::Mode::Shared, lock::LOCK_WAIT) {
+            Ok(()) => Ok(Some(file)),
+            Err(Error::Io { .. }) => Ok(None),
+            Err(e) => Err(e),
         }
-        Some(file)
     }
 
     /// An [`Error::Store`] about `path` (the folder when `None`) with the fix.

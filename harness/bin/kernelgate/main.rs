@@ -13,9 +13,12 @@
 //! `kernelgate compare BASE RUN` judges two records with the gate's rules.
 //!
 //! `kernelgate history import PATHS...` appends run CSVs to the history stores
-//! (`kernelgate::history`), `kernelgate history runs [--gpu KEY]` lists the stored runs,
-//! `history show|changes` print series and their change points, `history gate` is the nightly
-//! gate's decision (`kernelgate::history::query`).
+//! (`kernelgate::history`), `kernelgate history sync [--fetch REMOTE]` the runs in the git notes,
+//! `kernelgate history runs [--gpu KEY]` lists the stored runs, `history show|changes` print series
+//! and their change points, `history gate` is the nightly gate's decision and `history previous`
+//! the commit its diff report compares with (`kernelgate::history::query`). Every history and diff
+//! command uses `--dir`, else `KERNELGATE_HISTORY` as a test run reads it, else
+//! `<project root>/.kernelgate/history`.
 //!
 //! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report.
 
@@ -104,7 +107,8 @@ enum Command {
         /// a warning, when the history cannot be read).
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
-        /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
+        /// The folder of the history stores; default: KERNELGATE_HISTORY, else
+        /// `<project root>/.kernelgate/history`.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
@@ -128,11 +132,12 @@ enum Command {
         out: Option<PathBuf>,
     },
     /// The history of runs keyed by commit, one SQLite store per GPU key under
-    /// `<project root>/.kernelgate/history/` (or --dir).
+    /// `<project root>/.kernelgate/history/` (or KERNELGATE_HISTORY, or --dir).
     History {
         #[command(subcommand)]
         command: HistoryCommand,
-        /// The folder of the history stores; default: `<project root>/.kernelgate/history`.
+        /// The folder of the history stores; default: KERNELGATE_HISTORY, else
+        /// `<project root>/.kernelgate/history`.
         #[arg(long, global = true, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
@@ -146,6 +151,26 @@ enum HistoryCommand {
         /// Run CSVs, metrics CSVs, or folders of them (e.g. `baselines/*/runs`).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+    },
+    /// Append the runs in the git notes (`refs/notes/kernelgate`) to the stores, so that a fresh
+    /// clone has the history its notes hold; with --fetch, first fetch a remote's notes and merge
+    /// them with git's cat_sort_uniq. Note lines kernelgate cannot use are skipped with a warning.
+    Sync {
+        /// A remote (`origin`) or URL to fetch `refs/notes/kernelgate` from first (needs the git
+        /// program).
+        #[arg(long, value_name = "REMOTE")]
+        fetch: Option<String>,
+    },
+    /// Print the full id of the commit stored before RUN's commit on its GPU key (the old side of
+    /// the nightly's diff report, as `diff before:<run id>`), or nothing, with a note on stderr,
+    /// when there is none.
+    Previous {
+        /// The run: its id (`20261130T120000Z`) or its run CSV.
+        #[arg(long, value_name = "RUN")]
+        run: String,
+        /// GPU key; default: the one whose history holds the run.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
     },
     /// List the stored runs: commit, run id, GPU UUID (start) and number of values.
     Runs {
@@ -185,8 +210,9 @@ enum HistoryCommand {
         /// GPU key; default: every GPU key with a history.
         #[arg(long, value_name = "KEY")]
         gpu: Option<String>,
-        /// The run to gate (its id; every GPU that ran it); default: the latest run of each key.
-        #[arg(long, value_name = "RUN_ID")]
+        /// The run to gate (its id or its run CSV; every GPU that ran it); default: the latest run
+        /// of each key.
+        #[arg(long, value_name = "RUN")]
         run: Option<String>,
         /// The exit code of the suite run being gated (scripts/nightly): 3 is a regression, 2 a bad
         /// option, any other failure a harness error (exit 1).
@@ -242,9 +268,9 @@ fn main() -> ExitCode {
             import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| 0)
         }
         Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| 0),
-        Command::History { command, dir } => history_command(command, dir),
+        Command::History { command, dir } => history_command(command, dir, &config.history),
         Command::Diff { old, new, gpu, markdown, html, dir } => {
-            diff_command(&old, &new, gpu.as_deref(), markdown, html, dir).map(|()| 0)
+            diff_command(&old, &new, gpu.as_deref(), markdown, html, dir, &config.history).map(|()| 0)
         }
         Command::Bisect { good, bad, filter, suite, out } => bisect::run(&good, &bad, filter.as_deref(), suite, out),
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
@@ -257,6 +283,12 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // An option a command cannot honour (KERNELGATE_HISTORY=off for a command that needs a
+        // history) is a bad option, as at start-up.
+        Err(e @ Error::Config { .. }) => {
+            eprintln!("kernelgate: {e}");
+            ExitCode::from(kernelgate::suite::EXIT_CONFIG)
+        }
         Err(e) => {
             eprintln!("kernelgate: {e}");
             ExitCode::FAILURE
@@ -326,14 +358,30 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
     Ok(counts.contains_key("regressed"))
 }
 
-/// `dir`, or `<project root>/.kernelgate/history`.
-fn history_dir(dir: Option<PathBuf>) -> Result<PathBuf> {
-    match dir {
-        Some(d) => Ok(d),
-        None => {
+/// The folder of the history stores of `command`: `dir` (`--dir`), else `KERNELGATE_HISTORY` read
+/// as a test run reads it (`history`, from `kernelgate::Config`: a relative folder is relative to
+/// the current one, as for the suite), else `<project root>/.kernelgate/history`.
+///
+/// # Errors
+/// [`Error::Config`] for `KERNELGATE_HISTORY=off` without `--dir`: the command needs a history,
+/// and the user said there is none (no default folder is used instead).
+fn history_dir(dir: Option<PathBuf>, history: &kernelgate::config::History, command: &str) -> Result<PathBuf> {
+    use kernelgate::config::History;
+    match (dir, history) {
+        (Some(d), _) => Ok(d),
+        (None, History::Dir(d)) => Ok(d.clone()),
+        (None, History::Default) => {
             let cwd = std::env::current_dir().map_err(Error::io("."))?;
             Ok(history::default_dir(&kernelgate::record::project_root(&cwd)))
         }
+        (None, History::Off) => Err(Error::Config {
+            name: "KERNELGATE_HISTORY",
+            value: "off".into(),
+            expected: format!(
+                "`kernelgate {command}` needs a history, and off says there is none; unset it for \
+                 <project root>/.kernelgate/history, name a folder, or pass --dir"
+            ),
+        }),
     }
 }
 
@@ -350,9 +398,20 @@ fn diff_command(
     markdown: Option<PathBuf>,
     html: Option<PathBuf>,
     dir: Option<PathBuf>,
+    history: &kernelgate::config::History,
 ) -> Result<()> {
+    // Two run CSVs need no history: with KERNELGATE_HISTORY=off they are compared without trends
+    // (an empty folder holds no store to draw them from).
+    let files = [old, new].iter().all(|s| matches!(history::query::Spec::parse(s), Ok(history::query::Spec::File(_))));
+    let mut none = None;
+    let dir = match (dir, history) {
+        (None, kernelgate::config::History::Off) if files => {
+            let empty = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
+            none.insert(empty).path().to_path_buf()
+        }
+        (dir, history) => history_dir(dir, history, "diff")?,
+    };
     use kernelgate::report::diff::machines::{self, Machine};
-    let dir = history_dir(dir)?;
     let (a, b) = (history::query::resolve_side(&dir, old, gpu)?, history::query::resolve_side(&dir, new, gpu)?);
     let of = |side: &history::query::Resolved| -> Vec<Machine> {
         side.runs
@@ -408,18 +467,64 @@ fn diff_command(
     Ok(())
 }
 
-/// Runs a `kernelgate history` command on `dir`, or on `<project root>/.kernelgate/history`;
-/// returns the exit code (0, or `history gate`'s decision).
-fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<u8> {
+/// Runs a `kernelgate history` command on the folder [`history_dir`] chooses; returns the exit
+/// code (0, or `history gate`'s decision). Warnings (files skipped, note lines skipped) go to
+/// stderr, one line each.
+fn history_command(command: HistoryCommand, dir: Option<PathBuf>, history: &kernelgate::config::History) -> Result<u8> {
     let cwd = std::env::current_dir().map_err(Error::io("."))?;
     let root = kernelgate::record::project_root(&cwd);
-    let dir = dir.unwrap_or_else(|| history::default_dir(&root));
+    let name = match &command {
+        HistoryCommand::Import { .. } => "history import",
+        HistoryCommand::Sync { .. } => "history sync",
+        HistoryCommand::Previous { .. } => "history previous",
+        HistoryCommand::Runs { .. } => "history runs",
+        HistoryCommand::Show { .. } => "history show",
+        HistoryCommand::Changes { .. } => "history changes",
+        HistoryCommand::Gate { .. } => "history gate",
+    };
+    let dir = history_dir(dir, history, name)?;
+    let warn = |warnings: &[String]| {
+        for w in warnings {
+            eprintln!("kernelgate: warning: {w}");
+        }
+    };
     match command {
         HistoryCommand::Import { paths } => {
             // Commit times and subjects come from the repository, where there is one.
             let repo = git2::Repository::discover(&root).ok();
             let imported = history::import(&paths, &dir, repo.as_ref())?;
+            warn(&imported.warnings);
             println!("imported {imported} into {}", dir.display());
+        }
+        HistoryCommand::Sync { fetch } => {
+            let repo = git2::Repository::discover(&cwd).map_err(|e| Error::Notes {
+                commit: history::NOTES_REF.into(),
+                line: None,
+                message: format!(
+                    "no git repository at {} ({}): the notes live in one; run this inside a clone",
+                    cwd.display(),
+                    e.message()
+                ),
+            })?;
+            let synced = history::sync::sync(&repo, &dir, fetch.as_deref())?;
+            if let Some(fetched) = &synced.fetched {
+                println!("{fetched}");
+            }
+            warn(&synced.warnings);
+            println!("synced {synced} into {}", dir.display());
+        }
+        HistoryCommand::Previous { run, gpu } => {
+            let found = history::query::previous(&dir, &run, gpu.as_deref())?;
+            match &found.previous {
+                Some(p) => println!("{}", p.commit),
+                None => eprintln!(
+                    "kernelgate: no commit is stored before {} (the commit of run {}) in the history of {}: nothing \
+                     to compare it with",
+                    history::query::short_commit(&found.run.commit),
+                    found.run.run_id,
+                    found.gpu_key
+                ),
+            }
         }
         HistoryCommand::Runs { gpu } => print!("{}", history::list_runs(&dir, gpu.as_deref())?),
         HistoryCommand::Show { trial, metric, gpu } => {
@@ -430,6 +535,7 @@ fn history_command(command: HistoryCommand, dir: Option<PathBuf>) -> Result<u8> 
             print!("{}", history::query::changes(&dir, gpu.as_deref(), metric, since.as_deref())?)
         }
         HistoryCommand::Gate { gpu, run, suite_exit } => {
+            let run = run.as_deref().map(history::query::run_id_of).transpose()?;
             let (text, outcome) = history::query::gate(&dir, gpu.as_deref(), run.as_deref())?;
             print!("{text}");
             let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), outcome);

@@ -107,7 +107,7 @@ pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(Stri
     let mut worst = Outcome::Pass;
     let mut gated = 0;
     for key in keys(dir, gpu)? {
-        let store = HistoryStore::open(dir, &key)?;
+        let store = HistoryStore::open_read(dir, &key)?;
         let all = store.all_series()?;
         // Run ids are UTC start times: the latest sorts last.
         let id = match run_id {

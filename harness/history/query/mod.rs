@@ -14,7 +14,7 @@ use super::changepoint::{self, ChangePoint};
 use super::import::{Kind, attach_metrics, parse_csv};
 use super::store::{self, AllSeries, HistoryStore, RunSummary};
 use super::{Run, RunMeta, Value};
-use crate::report::diff::{Diff, Measurement, Side, TIME_METRIC, Trend, TrendPoint};
+use crate::report::diff::{Measurement, Side, TIME_METRIC, Trend, TrendPoint};
 use crate::units::format_value;
 use crate::{Error, Result};
 use std::collections::BTreeMap;
@@ -39,6 +39,11 @@ pub const EXIT_INVALID: u8 = 4;
 /// A commit as people read it: its first 7 characters.
 pub(super) fn short(commit: &str) -> &str {
     commit.get(..7).unwrap_or(commit)
+}
+
+/// A commit as people read it, its first 7 characters (for the `kernelgate` program's messages).
+pub fn short_commit(commit: &str) -> &str {
+    short(commit)
 }
 
 /// The start of a GPU UUID that tells GPUs apart in print (`GPU-20ce1a7a`, 12 characters).
@@ -93,7 +98,7 @@ pub(super) fn keys(dir: &Path, gpu: Option<&str>) -> Result<Vec<String>> {
             line: None,
             message:
                 "no history here: a GPU run records one, and `kernelgate history import baselines/*/runs` fills it \
-                 from run CSVs (--dir names another folder)"
+                 from run CSVs (--dir or KERNELGATE_HISTORY name another folder)"
                     .into(),
         });
     }

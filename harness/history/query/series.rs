@@ -37,14 +37,14 @@ pub fn per_gpu_change_points(
 /// without history are left out.
 ///
 /// # Errors
-/// Those of [`HistoryStore::open_file`] and [`HistoryStore::series`]; none when `gpu_key` has no
+/// Those of [`HistoryStore::open_read`] and [`HistoryStore::series`]; none when `gpu_key` has no
 /// store (no trends then).
 pub fn trends(dir: &Path, gpu_key: &str, trials: &[&str]) -> Result<Vec<Trend>> {
     let path = store::store_path(dir, gpu_key)?;
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    let store = HistoryStore::open(dir, gpu_key)?;
+    let store = HistoryStore::open_read(dir, gpu_key)?;
     let mut out = Vec::new();
     for trial in trials {
         let series = store.series(trial, TIME_METRIC)?;
@@ -83,7 +83,7 @@ pub fn trend(trial: &str, series: &[(RunMeta, Value)]) -> Option<Trend> {
 pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<String> {
     let mut out = String::new();
     for key in keys(dir, gpu)? {
-        let series = HistoryStore::open(dir, &key)?.series(trial, metric)?;
+        let series = HistoryStore::open_read(dir, &key)?.series(trial, metric)?;
         if !series.is_empty() {
             out.push_str(&format_show(&key, trial, metric, &series));
         }
@@ -201,7 +201,7 @@ pub fn all_change_points(
 pub fn changes(dir: &Path, gpu: Option<&str>, metric: Option<&str>, since: Option<&str>) -> Result<String> {
     let mut out = String::new();
     for key in keys(dir, gpu)? {
-        let store = HistoryStore::open(dir, &key)?;
+        let store = HistoryStore::open_read(dir, &key)?;
         let all = store.all_series()?;
         let from = match since {
             None => 0,

@@ -74,6 +74,99 @@ impl Spec {
     }
 }
 
+/// The run before which [`previous_commit`] looks, as a user names it (pure but for reading a
+/// file): a run id (`20261130T120000Z`, an `@GPU-…` suffix is ignored: every GPU of one run ran one
+/// commit), or a run CSV, whose run id is read from it.
+///
+/// # Errors
+/// [`Error::History`] for text that is neither, a CSV that cannot be read ([`parse_csv`]: an empty
+/// file, a bad row) or that holds no run or several run ids.
+pub fn run_id_of(text: &str) -> Result<String> {
+    match Spec::parse(text)? {
+        Spec::Run { run_id, .. } => Ok(run_id),
+        Spec::File(path) => {
+            let csv = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
+            let (_, runs) = parse_csv(&csv, &path)?;
+            let mut ids: Vec<&str> = runs.iter().map(|r| r.meta.run_id.as_str()).collect();
+            ids.dedup();
+            match ids.as_slice() {
+                [id] => Ok(id.to_string()),
+                _ => Err(Error::History {
+                    path,
+                    line: None,
+                    message: format!(
+                        "holds {} run ids ({}); name the run by its id instead",
+                        ids.len(),
+                        ids.join(", ")
+                    ),
+                }),
+            }
+        }
+        _ => Err(Error::History {
+            path: PathBuf::from(text),
+            line: None,
+            message: "is neither a run id (20261130T120000Z) nor a run CSV (a path ending in .csv)".into(),
+        }),
+    }
+}
+
+/// The newest run of the newest commit stored before the commit of run `run_id` (pure): `runs` in
+/// the store's chronological order ([`HistoryStore::runs`]); the commit that was stored last
+/// before the first run of `run_id`'s commit. `None` when `run_id` is not in `runs`, `Some(None)`
+/// when no other commit was stored before its commit.
+pub fn previous_commit<'a>(runs: &'a [RunSummary], run_id: &str) -> Option<Option<&'a RunMeta>> {
+    let at = runs.iter().position(|r| r.meta.run_id == run_id)?;
+    let commit = &runs[at].meta.commit;
+    let first = runs.iter().position(|r| r.meta.commit == *commit).unwrap_or(at);
+    Some(runs[..first].last().map(|r| &r.meta))
+}
+
+/// What `kernelgate history previous` found ([`previous`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Previous {
+    /// The GPU key whose history holds the run.
+    pub gpu_key: String,
+    /// The run asked about (its first GPU's copy).
+    pub run: RunMeta,
+    /// The newest run of the commit stored before the run's commit; `None` when there is none.
+    pub previous: Option<RunMeta>,
+}
+
+/// `kernelgate history previous --run RUN`: the commit the nightly's diff report compares a run
+/// with ([`previous_commit`], the old side of `diff before:<run id>`), in the store of `gpu` or of
+/// the one GPU key whose history holds the run. `run` is a run id or a run CSV ([`run_id_of`]).
+///
+/// # Errors
+/// [`Error::History`] when the run is in no store (listing the stored commits), in several GPU
+/// keys' (pass `--gpu`), and those of [`run_id_of`] and of opening stores.
+pub fn previous(dir: &Path, run: &str, gpu: Option<&str>) -> Result<Previous> {
+    let run_id = run_id_of(run)?;
+    let mut found = Vec::new();
+    let mut all = Vec::new();
+    for key in keys(dir, gpu)? {
+        let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
+        if let Some(before) = previous_commit(&runs, &run_id) {
+            let this = runs.iter().find(|r| r.meta.run_id == run_id).map(|r| r.meta.clone());
+            found.push(Previous { gpu_key: key.clone(), run: this.expect("found"), previous: before.cloned() });
+        }
+        all.extend(runs);
+    }
+    let error = |message: String| Error::History { path: dir.to_path_buf(), line: None, message };
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(error(format!(
+            "no run {run_id:?} in {}: the run was not recorded (see its log), or the history is another folder \
+             (--dir, KERNELGATE_HISTORY); its commits, oldest first:\n{}",
+            gpu.map_or_else(|| "any history here".to_string(), |k| format!("the history of {k}")),
+            candidates(&all, 20)
+        ))),
+        _ => Err(error(format!(
+            "run {run_id:?} is in the history of several GPU keys ({}); pass --gpu",
+            found.iter().map(|p| p.gpu_key.as_str()).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
 /// Resolves a side of `kernelgate diff` ([`Spec::parse`]) against the stores in `dir` (the store of
 /// `gpu`, or every store): a commit gives every run of that commit on that GPU key, a run id its
 /// run (on one GPU), a file its runs.
@@ -92,15 +185,11 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
     let mut found: Vec<(String, HistoryStore, Vec<RunSummary>)> = Vec::new();
     let mut all_runs = Vec::new();
     for key in keys(dir, gpu)? {
-        let store = HistoryStore::open(dir, &key)?;
+        let store = HistoryStore::open_read(dir, &key)?;
         let runs = store.runs(None)?;
         // `before:<run id>`: the commit stored last before the first run of that run's commit.
         let before = match &spec {
-            Spec::Before(id) => runs.iter().position(|r| r.meta.run_id == *id).and_then(|at| {
-                let commit = &runs[at].meta.commit;
-                let first = runs.iter().position(|r| r.meta.commit == *commit).unwrap_or(at);
-                runs[..first].last().map(|r| r.meta.commit.clone())
-            }),
+            Spec::Before(id) => previous_commit(&runs, id).flatten().map(|m| m.commit.clone()),
             _ => None,
         };
         let matching: Vec<RunSummary> = runs
@@ -204,24 +293,6 @@ pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
     let key = first.meta.gpu_key.clone();
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     Ok(resolved(format!("{name} ({})", short(&first.meta.commit)), key, runs))
-}
-
-/// `kernelgate diff A B`: both sides resolved ([`resolve_side`]) and compared
-/// ([`crate::report::diff::diff`]), with the time [`trends`] of every trial of the diff from the new
-/// side's GPU key (the old side's when the new side's has no store).
-///
-/// # Errors
-/// Those of [`resolve_side`] and [`trends`].
-pub fn diff_report(dir: &Path, old: &str, new: &str, gpu: Option<&str>) -> Result<(Diff, Vec<Trend>)> {
-    let (a, b) = (resolve_side(dir, old, gpu)?, resolve_side(dir, new, gpu)?);
-    let mut diff = crate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
-    diff.notes.extend(other_gpus_note(&a.runs, &b.runs));
-    let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();
-    let mut trends = trends(dir, &b.gpu_key, &trials)?;
-    if trends.is_empty() && a.gpu_key != b.gpu_key {
-        trends = self::trends(dir, &a.gpu_key, &trials)?;
-    }
-    Ok((diff, trends))
 }
 
 /// A sentence when the two sides did not run on the same physical GPUs (pure): two H200s differ by

@@ -243,26 +243,187 @@ fn unknown_schema_and_foreign_files_are_refused() {
     assert!(err.contains("not of \"nvidia-l4-sm89\""), "{err}");
 }
 
-/// 1,000,000 synthetic values (1,000 runs of 1,000): prints the seconds to append and to load
-/// every series. `cargo test --release --lib bench_million_rows -- --ignored --nocapture`.
+/// `append_each` leaves out a run that disagrees with its stored copy, alone; the others land, and
+/// a series the refused run added is not reused under a stale id.
+#[test]
+fn append_each_leaves_out_only_the_refused_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 4);
+    store.append(&a).unwrap();
+    let mut moved = a.clone();
+    moved.values[0].value *= 2.0;
+    moved.values.push(Value { trial: "only/in/refused".into(), ..a.values[0].clone() });
+    let mut after = run("20260102T000000Z", "GPU-a", &"2".repeat(40), 4);
+    after.values.push(Value { trial: "only/in/after".into(), ..a.values[0].clone() });
+    let (new, refused) = store.append_each(&[moved, after.clone()]).unwrap();
+    assert_eq!(new, 5);
+    assert_eq!(refused.len(), 1);
+    assert_eq!(refused[0].0, 0);
+    assert!(refused[0].1.to_string().contains("stored already"), "{}", refused[0].1);
+    assert_eq!(store.run("20260101T000000Z", "GPU-a").unwrap().unwrap(), sorted(a));
+    assert_eq!(store.run("20260102T000000Z", "GPU-a").unwrap().unwrap(), sorted(after));
+    assert!(store.series("only/in/refused", "median").unwrap().is_empty());
+}
+
+/// A store of 20 runs of 300 values, closed; its file.
+fn filled(dir: &Path) -> PathBuf {
+    let mut store = HistoryStore::open(dir, KEY).unwrap();
+    let runs: Vec<Run> =
+        (0..20).map(|i| run(&format!("2026010{}T0000{i:02}Z", i % 10), "GPU-a", &"1".repeat(40), 300)).collect();
+    store.append_many(&runs).unwrap();
+    store.path().to_path_buf()
+}
+
+/// Both ways of opening refuse a damaged file, name it and the fix, and change nothing in it.
+fn refused_both_ways(dir: &Path, path: &Path, what: &str) {
+    let before = std::fs::read(path).unwrap();
+    for err in [HistoryStore::open(dir, KEY).unwrap_err(), HistoryStore::open_read(dir, KEY).unwrap_err()] {
+        let err = err.to_string();
+        assert!(err.starts_with(&path.display().to_string()), "{what}: {err}");
+        assert!(err.contains("damaged") && err.contains("nothing was written"), "{what}: {err}");
+        assert!(
+            err.contains("kernelgate history import baselines/*/runs") && err.contains(".recover"),
+            "{what}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read(path).unwrap(), before, "{what}: the file is left as it was");
+}
+
+/// Field report turn3/04: one page of random bytes inside the file (here every page after the
+/// schema's, one at a time) is found before anything is read or written.
+#[test]
+fn a_damaged_page_is_refused_before_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = filled(dir.path());
+    let pristine = std::fs::read(&path).unwrap();
+    let pages = pristine.len() / 4096;
+    assert!(pages > 10, "{pages} pages");
+    for page in 3..pages {
+        let mut bytes = pristine.clone();
+        // A deterministic scramble (not zeros: SQLite reads a zeroed page as a valid empty one).
+        for (i, b) in bytes[page * 4096..(page + 1) * 4096].iter_mut().enumerate() {
+            *b = (i as u8).wrapping_mul(37).wrapping_add(page as u8) ^ 0x5a;
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        refused_both_ways(dir.path(), &path, &format!("page {}", page + 1));
+    }
+    std::fs::write(&path, &pristine).unwrap();
+    assert_eq!(HistoryStore::open_read(dir.path(), KEY).unwrap().runs(None).unwrap().len(), 20);
+}
+
+/// Field report turn3/03: a copy cut short (disk full, partial rsync) is refused with the fix.
+#[test]
+fn a_cut_file_is_refused_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = filled(dir.path());
+    let len = std::fs::metadata(&path).unwrap().len();
+    for cut in [len / 3, len / 2, len - 4096] {
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(cut).unwrap();
+        refused_both_ways(dir.path(), &path, &format!("cut to {cut} of {len} bytes"));
+    }
+}
+
+/// Field report turn3/07: a reader opens read-only: it writes nothing, creates nothing, and a
+/// missing store is not created.
+#[test]
+fn a_reader_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = filled(dir.path());
+    let names = |d: &Path| {
+        let mut n: Vec<String> =
+            std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        n.sort();
+        n
+    };
+    let (before, listed) = (std::fs::read(&path).unwrap(), names(dir.path()));
+    let mut store = HistoryStore::open_read(dir.path(), KEY).unwrap();
+    assert_eq!(store.runs(None).unwrap().len(), 20);
+    assert_eq!(store.all_series().unwrap().runs.len(), 20);
+    let err = store.append(&run("new", "GPU-a", &"1".repeat(40), 1)).unwrap_err().to_string();
+    assert!(err.contains("readonly"), "{err}");
+    drop(store);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // SQLite may leave its -wal and -shm files (WAL readers share them); nothing else appears.
+    let extra: Vec<String> = names(dir.path()).into_iter().filter(|n| !listed.contains(n)).collect();
+    assert!(extra.iter().all(|n| n.ends_with("-wal") || n.ends_with("-shm")), "{extra:?}");
+    let err = HistoryStore::open_read(dir.path(), "nvidia-l4-sm89").unwrap_err().to_string();
+    assert!(err.contains("no history store here"), "{err}");
+    assert!(!dir.path().join("nvidia-l4-sm89.sqlite").exists());
+}
+
+/// Field report turn3/53: a run's metrics imported alone (GPU unknown) and the run with its GPU
+/// are one run, whichever comes first; with the run on several GPUs the copy without one is refused.
+#[test]
+fn a_copy_without_its_gpu_joins_the_run() {
+    let commit = "1".repeat(40);
+    let full = run("20260101T000000Z", "GPU-a", &commit, 10);
+    let mut metrics_only = full.clone();
+    metrics_only.meta.gpu_uuid = "unknown".into();
+    metrics_only.meta.ncu = "2025.3".into();
+    metrics_only.values.retain(|v| v.metric != "median");
+    for v in &mut metrics_only.values {
+        v.verdict.clear();
+        v.decided_by.clear();
+    }
+    for order in [[&metrics_only, &full], [&full, &metrics_only]] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let added: usize = order.iter().map(|r| store.append(r).unwrap()).sum();
+        assert_eq!(added, 10);
+        let runs = store.runs(None).unwrap();
+        assert_eq!(runs.len(), 1, "one run, not one per GPU");
+        assert_eq!(
+            (runs[0].meta.gpu_uuid.as_str(), runs[0].meta.ncu.as_str(), runs[0].values),
+            ("GPU-a", "2025.3", 10)
+        );
+        let back = store.run("20260101T000000Z", "GPU-a").unwrap().unwrap();
+        assert!(back.values.iter().all(|v| v.verdict == "unchanged"), "verdicts kept or filled in");
+
+        let mut b = full.clone();
+        b.meta.gpu_uuid = "GPU-b".into();
+        store.append(&b).unwrap();
+        let err = store.append(&metrics_only).unwrap_err().to_string();
+        assert!(err.contains("several GPUs (GPU-a, GPU-b)") && err.contains("run CSV beside it"), "{err}");
+    }
+}
+
+/// 1,000,000 synthetic values (1,000 runs of 1,000): prints the seconds to append them one run per
+/// transaction (as runs append themselves), to append them in one transaction (as `history import`
+/// and `history sync` do), and to open the store (with its integrity check) and load every series.
+/// `cargo test --release --lib bench_million_rows -- --ignored --nocapture`.
 #[test]
 #[ignore = "benchmark: prints timings"]
 fn bench_million_rows() {
+    let runs: Vec<Run> = (0..1000)
+        .map(|i| {
+            let mut r = run(&format!("run-{i:04}"), "GPU-a", &format!("{i:040}"), 1000);
+            r.meta.commit_time = Some(1_700_000_000 + i);
+            r
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
     let start = std::time::Instant::now();
-    for i in 0..1000 {
-        let mut r = run(&format!("run-{i:04}"), "GPU-a", &format!("{i:040}"), 1000);
-        r.meta.commit_time = Some(1_700_000_000 + i);
-        store.append(&r).unwrap();
+    for r in &runs {
+        store.append(r).unwrap();
     }
-    println!("append 1,000,000 values: {:.2} s", start.elapsed().as_secs_f64());
+    println!("append 1,000,000 values, one transaction per run: {:.2} s", start.elapsed().as_secs_f64());
     drop(store);
+
+    let bulk = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(bulk.path(), KEY).unwrap();
     let start = std::time::Instant::now();
-    let store = HistoryStore::open(dir.path(), KEY).unwrap();
+    assert_eq!(store.append_many(&runs).unwrap(), 1_000_000);
+    println!("append 1,000,000 values, one transaction: {:.2} s", start.elapsed().as_secs_f64());
+    drop(store);
+
+    let start = std::time::Instant::now();
+    let store = HistoryStore::open_read(bulk.path(), KEY).unwrap();
+    let opened = start.elapsed().as_secs_f64();
     let all = store.all_series().unwrap();
     println!(
-        "open + all_series of {} values in {} series: {:.3} s",
+        "open (quick_check: {opened:.3} s) + all_series of {} values in {} series: {:.3} s",
         all.series.iter().map(|s| s.points.len()).sum::<usize>(),
         all.series.len(),
         start.elapsed().as_secs_f64()
