@@ -43,7 +43,7 @@ pub fn sum(x: &[f32]) -> f32 {
 }
 
 /// The longest chain of additions any element goes through in `variant` over `n` elements
-/// (kernels/reduction.cu's header derives each; grids of `k x SM count` at [`MAX_SMS`]).
+/// (kernels/reduction.cu's header derives each; grids of `k x SM count` at `MAX_SMS` (256)).
 pub fn chain(variant: &str, n: usize) -> usize {
     let b = BLOCK as usize;
     let (n4, per_thread) = (n / 4, |items: usize, grid: usize| items.div_ceil(grid * b));

@@ -7,7 +7,7 @@
 //! | [`rank`] | Mann-Whitney U test, Holm and Benjamini-Hochberg adjustments |
 //! | [`timing`] | the timing verdict: effect floor, significance, too-noisy runs |
 //! | [`counters`] | Nsight Compute counters: deterministic or not, tolerance, which moves gate |
-//! | [`judge`] | one trial's verdict from its conditions, timings and counters, with the reason |
+//! | [`judge()`] | one trial's verdict from its conditions, timings and counters, with the reason |
 //! | [`records`] | run records, and two records judged trial by trial (`kernelgate compare`) |
 //! | [`calibrate`] | which run records calibrate a baseline's run-to-run spread |
 //! | [`baseline`] | the per-GPU baseline store: its files, its lock and its atomic commit |

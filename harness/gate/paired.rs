@@ -107,7 +107,7 @@ pub struct PairedCounters<'a> {
 /// With `counters` (an A/B run with `KERNELGATE_NCU=1`), B's counters are judged against A's
 /// with the classes the baseline gate uses ([`super::counter_moves`]: exact, count with its
 /// tolerance, measured and only reported), and a gating counter that got worse makes the verdict
-/// `regressed`, decided by that counter, as in the baseline gate ([`super::judge`]).
+/// `regressed`, decided by that counter, as in the baseline gate ([`super::judge()`]).
 ///
 /// # Errors
 /// As [`compare_paired`].

@@ -88,7 +88,7 @@ fn mann_whitney(a: &[f64], b: &[f64], greater: bool) -> f64 {
 /// is approximate only, in either direction: n = m = 5 fully separated gives 0.0061 against the
 /// exact 1/252 = 0.0040; n = m = 3 fully separated gives 0.040, raised by the floor to the exact
 /// 1/20 = 0.05. One sample each gives at best 0.5. Samples are assumed independent; timing samples
-/// are autocorrelated, which makes p-values too small, one reason [`compare`] also needs a minimum
+/// are autocorrelated, which makes p-values too small, one reason [`super::timing::compare`] also needs a minimum
 /// effect. Returns 1 if either slice is empty, NaN if either holds a NaN. O(N log N).
 pub fn mann_whitney_greater(a: &[f64], b: &[f64]) -> f64 {
     mann_whitney(a, b, true)

@@ -197,7 +197,7 @@ impl Policy {
     }
 
     /// The minimum effect for a baseline whose median moves `median_rsd` (relative standard
-    /// deviation of per-run medians, a fraction; [`crate::baseline::RunToRun`]) between runs of
+    /// deviation of per-run medians, a fraction; [`crate::gate::baseline::RunToRun`]) between runs of
     /// unchanged code: `max(effect_floor, z * sqrt(2) * median_rsd)`, z the standard normal
     /// quantile of `1 - alpha / tests`.
     ///
@@ -218,7 +218,7 @@ impl Policy {
     }
 }
 
-/// A case's verdict, from timings ([`compare`]) or one counter ([`compare_counter`]).
+/// A case's verdict, from timings ([`compare`]) or one counter ([`super::counters::compare_counter`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
@@ -237,7 +237,7 @@ pub enum Verdict {
     /// The measurement cannot be judged: the run is too noisy ([`compare`]: the 95 % confidence
     /// interval of its median is wider than the minimum effect), was throttled or shared the GPU
     /// (set by the caller from [`crate::measure::Samples::invalid_reason`]), or a counter value
-    /// is not a number ([`compare_counter`]). NaN, infinite or non-positive timings are an error
+    /// is not a number ([`super::counters::compare_counter`]). NaN, infinite or non-positive timings are an error
     /// of [`compare`], not this verdict.
     Invalid,
 }
@@ -274,7 +274,7 @@ pub struct Comparison {
     /// `min(1, p_value * tests)`: the Bonferroni bound, which is the first step of Holm's
     /// procedure (Holm 1979). A per-case verdict cannot see the other cases' p-values, so it uses
     /// this bound; it controls the family-wise error rate at alpha over the `tests` cases of the
-    /// run under any dependence. A run-level [`holm`] over all p-values rejects everything this
+    /// run under any dependence. A run-level [`super::rank::holm`] over all p-values rejects everything this
     /// rejects, and possibly more.
     pub p_adjusted: f64,
     /// The minimum effect applied, a fraction: [`Policy::min_effect`] of the baseline, or
@@ -340,7 +340,7 @@ pub struct Known {
     /// record); `None`: the median of `now`.
     pub now_median: Option<f64>,
     /// How far the baseline's median moves between runs (relative stddev, a fraction;
-    /// [`crate::baseline::RunToRun`]): the minimum effect is then [`Policy::run_to_run_floor`]
+    /// [`crate::gate::baseline::RunToRun`]): the minimum effect is then [`Policy::run_to_run_floor`]
     /// instead of [`Policy::min_effect`] of the baseline's samples.
     pub median_rsd: Option<f64>,
 }

@@ -6,7 +6,7 @@
 //! current directory at run time then keys the run to the wrong code (seen on the H200, issue 9: a
 //! binary built from modified kernels recorded `commit f56ee3e, dirty false`). So the build records
 //! the git state ([`read`], called by `build.rs`, which includes this file), the binary carries it
-//! ([`BUILT`]), and at run time [`reconcile`] keys the run to the built state and warns when the
+//! ([`crate::history::built::built`]), and at run time [`crate::history::built::reconcile`] keys the run to the built state and warns when the
 //! working tree it runs in differs.
 //!
 //! Every repository shape is recorded as such ([`RepoState`]), never a crash: no repository, a

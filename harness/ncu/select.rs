@@ -1,6 +1,6 @@
 //! Which trials one ncu session profiles, and the profiled child's side of it.
 //!
-//! The suite starts one ncu process over the whole selection ([`profile`]); ncu re-runs the test
+//! The suite starts one ncu process over the whole selection ([`profile()`]); ncu re-runs the test
 //! binary with [`CHILD_ENV`] set, and that child ([`child`]) performs each listed trial's checked
 //! launch once inside its NVTX ranges, timing nothing.
 //!

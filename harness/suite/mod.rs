@@ -2,7 +2,7 @@
 //! per kernel file and architecture (`compile/<file>/<arch>`), and the run around them. Wiring
 //! only: each stage lives in its own module.
 //!
-//! One GPU trial is one recipe, in [`trial`]: lease, compile, check, measure, judge, result,
+//! One GPU trial is one recipe, in `suite/trial.rs`: lease, compile, check, measure, judge, result,
 //! finish; a baseline run and a same-run A/B run differ only in its measure and judge steps.
 //!
 //! | stage | module |
@@ -11,7 +11,7 @@
 //! | check | [`crate::check::check_case`] |
 //! | measure | [`crate::measure::measure_cold`], [`crate::measure::measure_pairs`] |
 //! | profile (ncu) | [`crate::ncu::select`] |
-//! | gate | [`crate::gate::judge`], [`crate::gate::baseline`] |
+//! | gate | [`crate::gate::judge()`], [`crate::gate::baseline`] |
 //! | record, report | [`crate::record`], [`crate::report`] |
 //!
 //! Trials run one per GPU at a time (`KERNELGATE_DEVICES`; one GPU by default): a time taken while

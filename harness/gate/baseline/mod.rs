@@ -17,7 +17,7 @@
 //!   not at all, under a lock, and a file cut short or edited is refused by name.
 //!
 //! Every CSV file carries a `schema_version` column; older schemas are read and migrated at the
-//! first write ([`files`]). Rows are written sorted by (trial, metric) and (trial, index), numbers
+//! first write (`files.rs`). Rows are written sorted by (trial, metric) and (trial, index), numbers
 //! in their shortest round-trip form, so a change of one trial changes only that trial's lines. A
 //! folder that cannot be read is an error naming the file, the line and the fix, and is never
 //! rewritten: [`Baseline::load`] only reads, and [`Baseline::update`] refuses to write a folder
