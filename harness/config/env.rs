@@ -339,10 +339,10 @@ impl Config {
                 "it names the B side of an A/B run, and KERNELGATE_AB (the A side) is not set; set both, or unset it",
             );
         }
-        if config.ab_time_identical && config.ab.is_none() {
+        if let (Some(value), None) = (get("KERNELGATE_AB_IDENTICAL")?, &config.ab) {
             return conflict(
                 "KERNELGATE_AB_IDENTICAL",
-                "time".into(),
+                value,
                 "it chooses what an A/B run does with identical modules, and KERNELGATE_AB is not set; set both, or \
                  unset it",
             );
@@ -471,6 +471,20 @@ mod tests {
         assert!(with(&[("KERNELGATE_WORK_SCALE", "1"), ("KERNELGATE_BLESS", "1")]).is_ok());
         let err = with(&[("KERNELGATE_AB", "HEAD"), ("KERNELGATE_BLESS", "1")]).unwrap_err().to_string();
         assert!(err.contains("KERNELGATE_AB") && err.contains("cannot bless"), "{err}");
+    }
+
+    #[test]
+    fn the_a_b_side_options_need_an_a_b_run() {
+        for (name, value) in
+            [("KERNELGATE_AB_IDENTICAL", "time"), ("KERNELGATE_AB_IDENTICAL", "skip"), ("KERNELGATE_AB_B", "HEAD")]
+        {
+            let err = with(&[(name, value)]).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains("KERNELGATE_AB"), "{err}");
+        }
+        let c = with(&[("KERNELGATE_AB", "main"), ("KERNELGATE_AB_B", "HEAD"), ("KERNELGATE_AB_IDENTICAL", "time")])
+            .unwrap();
+        assert_eq!((c.ab_b.as_deref(), c.ab_time_identical), (Some("HEAD"), true));
+        assert!(with(&[("KERNELGATE_AB", "main"), ("KERNELGATE_AB_IDENTICAL", "TIME")]).is_err(), "values are exact");
     }
 
     #[test]

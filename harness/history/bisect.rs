@@ -41,7 +41,16 @@ pub fn commits(root: &Path, good: &str, bad: &str) -> Result<Vec<Commit>, String
     let mut out = Vec::new();
     while at.id() != good_c.id() {
         let parent = at.parent(0).map_err(|_| {
-            format!("{good} is not an ancestor of {bad} along first parents; name the older, good commit first")
+            let ancestor = repo.merge_base(good_c.id(), commit(bad).map(|c| c.id()).unwrap_or(good_c.id())).ok();
+            if ancestor == Some(good_c.id()) {
+                format!(
+                    "{good} is an ancestor of {bad}, but on a merged branch: bisect walks first parents (the main \
+                     line, as `git log --first-parent {bad}` lists it); name the merge commit that brought {good} \
+                     in, or a main-line commit before it"
+                )
+            } else {
+                format!("{good} is not an ancestor of {bad}; name the older, good commit first")
+            }
         })?;
         out.push(Commit {
             id: at.id().to_string(),
@@ -165,5 +174,13 @@ mod tests {
         assert_eq!((candidates.len(), skipped.len(), candidates[0].id.as_str()), (1, 2, k.as_str()));
         let e = commits(dir.path(), &bad, &good).unwrap_err();
         assert!(e.contains("is not an ancestor"), "{e}");
+        // A good commit on a merged branch is an ancestor, but not on the first-parent line.
+        let g = git2::Signature::now("t", "t@example.com").unwrap();
+        let base = repo.find_commit(git2::Oid::from_str(&bad).unwrap()).unwrap();
+        let side = repo.commit(None, &g, &g, "side", &base.tree().unwrap(), &[&base]).unwrap();
+        let side = repo.find_commit(side).unwrap();
+        let merge = repo.commit(Some("HEAD"), &g, &g, "merge", &base.tree().unwrap(), &[&base, &side]).unwrap();
+        let e = commits(dir.path(), &side.id().to_string(), &merge.to_string()).unwrap_err();
+        assert!(e.contains("on a merged branch") && e.contains("--first-parent"), "{e}");
     }
 }

@@ -33,6 +33,14 @@ impl Revision {
             format!("KERNELGATE_AB needs a git repository at or above {}: {}", root.display(), e.message())
         })?;
         let commit = repo.revparse_single(rev).and_then(|o| o.peel_to_commit()).map_err(|e| {
+            if repo.revparse_single(&format!("origin/{rev}")).is_ok() {
+                return format!(
+                    "{rev} is not a commit of {} ({}), but origin/{rev} is: name origin/{rev} (a clone has no local \
+                     branch {rev} unless it was checked out)",
+                    root.display(),
+                    e.message()
+                );
+            }
             format!(
                 "{rev} is not a commit of {}: {}; fetch it (`git fetch origin {rev}`), or name a commit whose \
                      objects this repository has (a shallow or ref-less copy lacks them)",
@@ -73,14 +81,19 @@ impl Revision {
     /// revision's kernels with this build's case definitions. `None` when they are the same, or
     /// `built` cannot be read (a warning elsewhere says so).
     pub fn cases_differ_from(&self, root: &Path, built: &str) -> Option<String> {
+        self.cases_differ(root, built, "the built commit")
+    }
+
+    /// As [`Revision::cases_differ_from`], naming the other side `what` (`B at`, `the built commit`).
+    pub fn cases_differ(&self, root: &Path, built: &str, what: &str) -> Option<String> {
         let repo = git2::Repository::discover(root).ok()?;
         let here = repo.revparse_single(built).ok()?.peel_to_commit().ok()?;
         let here_tree = here.tree().ok()?.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());
         (here_tree != self.cases_tree).then(|| {
             format!(
-                "{CASES_DIR}/ differs between {} and the built commit {}: A/B swaps kernels/*.cu only, so both \
-                 versions run with this build's case definitions (sizes, launches, references); a change there \
-                 is outside what A/B can see",
+                "{CASES_DIR}/ differs between {} and {what} {}: A/B swaps kernels/*.cu only, so both versions run \
+                 with this build's case definitions (sizes, launches, references); a change there is outside what \
+                 A/B can see",
                 self.label(),
                 &here.id().to_string()[..12]
             )
@@ -128,6 +141,11 @@ mod tests {
         assert_eq!(r.label(), format!("HEAD = {}", &id.to_string()[..12]));
         let e = Revision::read(dir.path(), "nope").unwrap_err();
         assert!(e.contains("nope is not a commit"), "{e}");
+        // A clone without a local branch: the remote-tracking name is suggested.
+        repo.reference("refs/remotes/origin/trunk", id, true, "test").unwrap();
+        let e = Revision::read(dir.path(), "trunk").unwrap_err();
+        assert!(e.contains("but origin/trunk is: name origin/trunk"), "{e}");
+        assert!(Revision::read(dir.path(), "origin/trunk").is_ok());
         let outside = tempfile::tempdir().unwrap();
         assert!(Revision::read(outside.path(), "HEAD").unwrap_err().contains("needs a git repository"));
     }

@@ -530,8 +530,9 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
              buffers",
             revision.commit
         );
-        let b_commit = b.as_ref().map_or(suite.git.commit.as_str(), |b| b.commit.as_str());
-        if let Some(warning) = revision.cases_differ_from(&suite.root, b_commit) {
+        let (b_commit, b_what) =
+            b.as_ref().map_or((suite.git.commit.as_str(), "the built commit"), |b| (b.commit.as_str(), "B at"));
+        if let Some(warning) = revision.cases_differ(&suite.root, b_commit, b_what) {
             println!("kernelgate: warning: {warning}");
         }
         let _ = suite.ab.set(Ok(revision));

@@ -10,8 +10,8 @@ use std::process::Command;
 /// this test's own executable in `target/<profile>/deps/`), the newest if there are several.
 ///
 /// # Panics
-/// When there is none, or when it is older than the library it was built from (a `cargo test
-/// --test <this test>` alone does not build it): the message names the command that builds it.
+/// When there is none (a `cargo test --test <this test>` alone does not build it): the message
+/// names the command that builds it; an older binary than the newest library is only noted.
 pub fn kernels_binary() -> PathBuf {
     let me = std::env::current_exe().unwrap();
     let deps = me.parent().unwrap();
@@ -29,8 +29,13 @@ pub fn kernels_binary() -> PathBuf {
     let build = "cargo test --release --test kernels --no-run (a whole `cargo test --release` builds it too)";
     let (built, kernels) =
         newest("kernels-", "").unwrap_or_else(|| panic!("no suite binary in {}; {build}", deps.display()));
-    if let Some((lib, _)) = newest("libkernelgate-", ".rlib") {
-        assert!(built >= lib, "{} is older than the kernelgate library; rebuild it: {build}", kernels.display());
+    // A warning, not a failure: `cargo build` next to `cargo test` writes a second library of
+    // another hash (the dev-dependencies change the features), newer than a suite binary that is
+    // up to date.
+    if let Some((lib, _)) = newest("libkernelgate-", ".rlib")
+        && built < lib
+    {
+        eprintln!("note: {} is older than the newest kernelgate library; if it is stale: {build}", kernels.display());
     }
     kernels
 }

@@ -31,16 +31,15 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
         root.join("target/kernelgate/bisect").join(chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string())
     });
     println!(
-        "kernelgate bisect: {good}..{bad}: {} commits, {} changed kernels/ (timed), {} did not (skipped without \
-         timing); suite {}; steps under {}",
-        commits.len(),
+        "kernelgate bisect: {good}..{bad}: {}, {} changed kernels/ (candidates), {} did not (skipped without \
+         timing); suite {}",
+        kernelgate::units::count(commits.len(), "commit"),
         candidates.len(),
         skipped.len(),
         suite.display(),
-        out.display()
     );
-    for c in &skipped {
-        println!("  skipped {} {}", &c.id[..12], c.subject);
+    for c in &commits {
+        println!("  {} {} {}", if c.kernels_changed { "candidate" } else { "skipped  " }, &c.id[..12], c.subject);
     }
     if let Some(w) = Revision::read(&root, good).ok().and_then(|r| r.cases_differ_from(&root, bad)) {
         println!("kernelgate bisect: warning: {w}");
@@ -49,6 +48,14 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
         println!("kernelgate bisect: no commit in {good}..{bad} changed kernels/: nothing A/B can tell apart");
         return Ok(0);
     };
+    // Every step times on a GPU: say so here, not in the first step's log.
+    if let Err(e) = kernelgate::gpu::gpu_available() {
+        return Err(Error::Bisect(format!("the steps time kernels on a GPU, and there is none here: {e}")));
+    }
+    std::fs::create_dir_all(&out).map_err(|e| {
+        Error::Bisect(format!("{}: cannot make the steps' folder ({e}); name another with --out DIR", out.display()))
+    })?;
+    println!("kernelgate bisect: steps' logs and run CSVs under {}", out.display());
     let first = step(&suite, &out.join("0-bad"), good, &last.id, filter.unwrap_or(""), false)?;
     let regressed: Vec<&String> = first.iter().filter(|(_, (v, _))| v == "regressed").map(|(t, _)| t).collect();
     println!(
