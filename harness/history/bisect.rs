@@ -147,16 +147,7 @@ mod tests {
     }
 
     fn commit(repo: &git2::Repository, dir: &Path, path: &str, text: &str, message: &str) -> String {
-        std::fs::create_dir_all(dir.join(path).parent().unwrap()).unwrap();
-        std::fs::write(dir.join(path), text).unwrap();
-        let mut index = repo.index().unwrap();
-        index.add_path(Path::new(path)).unwrap();
-        index.write().unwrap();
-        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let sig = git2::Signature::now("t", "t@example.com").unwrap();
-        let parents: Vec<git2::Commit> = repo.head().ok().and_then(|h| h.peel_to_commit().ok()).into_iter().collect();
-        let parents: Vec<&git2::Commit> = parents.iter().collect();
-        repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents).unwrap().to_string()
+        crate::history::tests::commit_files(repo, dir, &[(path, text)], message).to_string()
     }
 
     #[test]

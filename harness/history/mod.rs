@@ -309,6 +309,29 @@ pub fn format_runs(gpu_key: &str, runs: &[RunSummary]) -> String {
 pub(crate) mod tests {
     use super::*;
 
+    /// Writes `files` (path, text) into the work tree at `dir` and commits them on HEAD (its
+    /// parent the current HEAD, if any); returns the commit.
+    pub(crate) fn commit_files(
+        repo: &git2::Repository,
+        dir: &Path,
+        files: &[(&str, &str)],
+        message: &str,
+    ) -> git2::Oid {
+        let mut index = repo.index().unwrap();
+        for (path, text) in files {
+            let full = dir.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(&full, text).unwrap();
+            index.add_path(Path::new(path)).unwrap();
+        }
+        index.write().unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let parents: Vec<git2::Commit> = repo.head().ok().and_then(|h| h.peel_to_commit().ok()).into_iter().collect();
+        let parents: Vec<&git2::Commit> = parents.iter().collect();
+        repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents).unwrap()
+    }
+
     /// A synthetic run (made-up numbers, not a measurement).
     pub(crate) fn run(run_id: &str, gpu_uuid: &str, commit: &str, n: usize) -> Run {
         let meta = RunMeta {

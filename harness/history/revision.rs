@@ -105,21 +105,7 @@ impl Revision {
 mod tests {
     use super::*;
 
-    fn commit(repo: &git2::Repository, dir: &Path, files: &[(&str, &str)], message: &str) -> git2::Oid {
-        let mut index = repo.index().unwrap();
-        for (path, text) in files {
-            let full = dir.join(path);
-            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-            std::fs::write(&full, text).unwrap();
-            index.add_path(Path::new(path)).unwrap();
-        }
-        index.write().unwrap();
-        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let sig = git2::Signature::now("t", "t@example.com").unwrap();
-        let parents: Vec<git2::Commit> = repo.head().ok().and_then(|h| h.peel_to_commit().ok()).into_iter().collect();
-        let parents: Vec<&git2::Commit> = parents.iter().collect();
-        repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents).unwrap()
-    }
+    use crate::history::tests::commit_files as commit;
 
     #[test]
     fn a_revision_reads_kernels_from_git_objects() {
