@@ -191,7 +191,37 @@ pub struct Row {
     pub unit: &'static str,
 }
 
-/// The statistics written per case: name, unit, value. Times in seconds.
+/// The name of every statistic [`statistics`] can write for a case, in the order it writes them:
+/// the one list of them (the diff report, the history's value checks and the tests read it).
+pub const STATISTICS: [&str; 25] = [
+    "samples",
+    "median",
+    "mean",
+    "stddev",
+    "min",
+    "max",
+    "noise",
+    "timed_out",
+    "sampling_wall",
+    "throttled_samples",
+    "bytes",
+    "bandwidth",
+    "pct_of_copy_bandwidth",
+    "flops",
+    "throughput",
+    "sm_clock",
+    "registers",
+    "local_bytes",
+    "shared_static_bytes",
+    "theoretical_occupancy",
+    "baseline_median",
+    "delta",
+    "p_value",
+    "p_adjusted",
+    "min_effect",
+];
+
+/// The statistics written per case: name, unit, value (names from [`STATISTICS`]). Times in seconds.
 pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static str, f64)> {
     let s = &r.summary;
     let mut v = vec![
@@ -432,6 +462,34 @@ pub(crate) mod tests {
             work_scale: 1.0,
             ab_revision: String::new(),
         }
+    }
+
+    /// A case with every optional part (FLOPs, a clock, resources, a comparison) writes exactly
+    /// [`STATISTICS`], in order: the one list cannot fall behind the rows.
+    #[test]
+    fn a_full_case_writes_every_statistic_of_the_list_in_order() {
+        let mut r = result("t/v/1", 1e-3, 4096, 8192);
+        r.sm_clock_mhz = Some(1980.0);
+        r.resources = Some(crate::program::LaunchResources {
+            registers: 32,
+            local_bytes: 0,
+            shared_static_bytes: 4096,
+            blocks_per_sm: 8,
+            occupancy_pct: 100.0,
+        });
+        r.comparison = Some(crate::gate::Comparison {
+            verdict: Verdict::Unchanged,
+            baseline_median_s: 1e-3,
+            median_s: 1e-3,
+            delta: 0.0,
+            p_value: 0.5,
+            p_adjusted: 1.0,
+            min_effect: 0.01,
+            median_ci: 0.001,
+            quantum_s: 0.0,
+        });
+        let names: Vec<&str> = statistics(&r, 4000.0).into_iter().map(|(n, _, _)| n).collect();
+        assert_eq!(names, STATISTICS);
     }
 
     #[test]

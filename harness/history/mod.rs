@@ -114,35 +114,6 @@ pub fn default_dir(project_root: &Path) -> PathBuf {
     project_root.join(".kernelgate").join("history")
 }
 
-/// The run-CSV statistics (`crate::record::statistics`) that are never negative: every one but
-/// `delta` (a signed change, percent). ncu counters are only required to be finite.
-const NON_NEGATIVE_STATISTICS: [&str; 24] = [
-    "samples",
-    "median",
-    "mean",
-    "stddev",
-    "min",
-    "max",
-    "noise",
-    "timed_out",
-    "sampling_wall",
-    "throttled_samples",
-    "bytes",
-    "bandwidth",
-    "pct_of_copy_bandwidth",
-    "flops",
-    "throughput",
-    "sm_clock",
-    "registers",
-    "local_bytes",
-    "shared_static_bytes",
-    "theoretical_occupancy",
-    "baseline_median",
-    "p_value",
-    "p_adjusted",
-    "min_effect",
-];
-
 /// The shortest time median or mean a run can measure, seconds: 1 ns, the finest step of the
 /// timers kernelgate reads (ncu's `gpu__time_duration` counts whole nanoseconds; CUDA events resolve
 /// about 0.5 us, CUDA Runtime API, `cudaEventElapsedTime`).
@@ -166,7 +137,9 @@ pub fn value_problem(metric: &str, unit: &str, value: f64) -> Option<String> {
              this row measures nothing to compare"
         ));
     }
-    if value < 0.0 && NON_NEGATIVE_STATISTICS.contains(&metric) {
+    // Every run-CSV statistic but `delta` (a signed change, percent) is never negative; ncu
+    // counters are only required to be finite.
+    if value < 0.0 && metric != "delta" && crate::record::STATISTICS.contains(&metric) {
         return Some(format!("is {value:?} {unit}, and {metric} is never negative"));
     }
     if value > 1.0 && matches!(metric, "p_value" | "p_adjusted") {

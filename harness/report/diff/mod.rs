@@ -35,29 +35,7 @@ pub const EXPLAIN_TOP: usize = 3;
 /// old -> new like counters, but never explain a time change: they are the time, or derived from it
 /// or from the gate (bandwidth, delta, p-values). Every other metric is a counter (ncu's names, or
 /// a derived counter such as `sectors_per_request`).
-pub const RUN_STATISTICS: &[&str] = &[
-    "samples",
-    "median",
-    "mean",
-    "stddev",
-    "min",
-    "max",
-    "noise",
-    "timed_out",
-    "sampling_wall",
-    "throttled_samples",
-    "bytes",
-    "bandwidth",
-    "pct_of_copy_bandwidth",
-    "flops",
-    "throughput",
-    "sm_clock",
-    "baseline_median",
-    "delta",
-    "p_value",
-    "p_adjusted",
-    "min_effect",
-];
+pub const RUN_STATISTICS: &[&str] = &crate::record::STATISTICS;
 
 /// One measured value (what the history and the run CSVs hold), plain data.
 #[derive(Debug, Clone, PartialEq)]
