@@ -160,15 +160,21 @@ static KEPT: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 pub fn prepared(case: &Case, run_seed: u64) -> Arc<Prepared> {
     let seed = inputs_seed(case, run_seed);
     let key = (Arc::as_ptr(&case.reference).cast::<()>() as usize, seed, format!("{:?}", case.params));
-    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, _, p)) = kept.iter().find(|(k, ..)| *k == key) {
-        return Arc::clone(p);
+    let lock = || KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    let found = |kept: &[Entry]| kept.iter().find(|(k, ..)| *k == key).map(|(.., p)| Arc::clone(p));
+    if let Some(p) = found(&lock()) {
+        return p;
     }
+    // Drawn without the lock (a large input takes a second), so trials on other GPUs are not held up.
     let host = phases::time(Phase::Inputs, || {
         case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect()
     });
+    let mut kept = lock();
+    if let Some(p) = found(&kept) {
+        return p; // another trial drew the same inputs meanwhile
+    }
     let p = Arc::new(Prepared { host, reference: OnceLock::new() });
-    kept.push((key, Arc::clone(&case.reference), Arc::clone(&p)));
+    kept.push((key.clone(), Arc::clone(&case.reference), Arc::clone(&p)));
     // Oldest out until the rest fits (the newest always stays).
     while kept.len() > 1 && kept.iter().map(|(.., p)| p.bytes()).sum::<usize>() > BUDGET_BYTES {
         kept.remove(0);

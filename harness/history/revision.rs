@@ -76,18 +76,14 @@ impl Revision {
         format!("{} = {}", self.rev, &self.commit[..self.commit.len().min(12)])
     }
 
-    /// A warning when [`CASES_DIR`] differs between this revision and `built` (the commit this
-    /// binary's case table was built from, a full or abbreviated id): the run then judges the
-    /// revision's kernels with this build's case definitions. `None` when they are the same, or
-    /// `built` cannot be read (a warning elsewhere says so).
-    pub fn cases_differ_from(&self, root: &Path, built: &str) -> Option<String> {
-        self.cases_differ(root, built, "the built commit")
-    }
-
-    /// As [`Revision::cases_differ_from`], naming the other side `what` (`B at`, `the built commit`).
-    pub fn cases_differ(&self, root: &Path, built: &str, what: &str) -> Option<String> {
+    /// A warning when [`CASES_DIR`] differs between this revision and `other` (a full or
+    /// abbreviated commit id: the commit the binary's case table was built from, or another
+    /// revision), which the warning calls `what` (`the built commit`, `B at`): the run then judges
+    /// both versions with this build's case definitions. `None` when they are the same, or `other`
+    /// cannot be read (a warning elsewhere says so).
+    pub fn cases_differ(&self, root: &Path, other: &str, what: &str) -> Option<String> {
         let repo = git2::Repository::discover(root).ok()?;
-        let here = repo.revparse_single(built).ok()?.peel_to_commit().ok()?;
+        let here = repo.revparse_single(other).ok()?.peel_to_commit().ok()?;
         let here_tree = here.tree().ok()?.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());
         (here_tree != self.cases_tree).then(|| {
             format!(
@@ -144,8 +140,12 @@ mod tests {
         let kernels_only = commit(&repo, dir.path(), &[("kernels/a.cu", "k2")], "two");
         let cases = commit(&repo, dir.path(), &[("harness/cases/a.rs", "sizes 2")], "three");
         let at_first = Revision::read(dir.path(), &first.to_string()).unwrap();
-        assert_eq!(at_first.cases_differ_from(dir.path(), &kernels_only.to_string()), None, "kernels alone changed");
-        let warning = at_first.cases_differ_from(dir.path(), &cases.to_string()).unwrap();
+        assert_eq!(
+            at_first.cases_differ(dir.path(), &kernels_only.to_string(), "the built commit"),
+            None,
+            "kernels alone changed"
+        );
+        let warning = at_first.cases_differ(dir.path(), &cases.to_string(), "the built commit").unwrap();
         assert!(warning.starts_with("harness/cases/ differs between"), "{warning}");
         assert!(warning.contains("outside what A/B can see"), "{warning}");
     }

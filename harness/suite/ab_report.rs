@@ -12,10 +12,8 @@ use std::io::Write as _;
 fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
     let revision = suite.ab.get()?.as_ref().ok()?;
     let first = timed.first()?;
-    let b = match suite.ab_b.get() {
-        Some(r) => Side { label: format!("kernels/ at {}", r.label()), commit: r.commit.clone() },
-        None => Side { label: "this build".into(), commit: suite.git.commit.clone() },
-    };
+    let b_commit = suite.ab_b.get().map_or_else(|| suite.git.commit.clone(), |r| r.commit.clone());
+    let b = Side { label: suite.b_side(), commit: b_commit };
     let mut trials: Vec<AbTrial> = timed
         .iter()
         .map(|t| {

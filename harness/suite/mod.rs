@@ -228,6 +228,12 @@ impl Suite {
         }
     }
 
+    /// What the B side of an A/B run is: `this build`, or `kernels/ at <rev> = <commit>` with
+    /// `KERNELGATE_AB_B`.
+    pub fn b_side(&self) -> String {
+        self.ab_b.get().map_or_else(|| "this build".to_string(), |b| format!("kernels/ at {}", b.label()))
+    }
+
     /// The number of trials compared in this run (at least 1).
     fn tests(&self) -> usize {
         self.compared.load(Ordering::Relaxed).max(1)
@@ -524,21 +530,20 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
             })?),
             None => None,
         };
-        let b_side = b.as_ref().map_or_else(|| "this build".to_string(), |b| format!("kernels/ at {}", b.label()));
-        println!(
-            "kernelgate: A/B: each case's kernels at {rev} ({}) against {b_side}, timed in pairs over one set of \
-             buffers",
-            revision.commit
-        );
         let (b_commit, b_what) =
-            b.as_ref().map_or((suite.git.commit.as_str(), "the built commit"), |b| (b.commit.as_str(), "B at"));
-        if let Some(warning) = revision.cases_differ(&suite.root, b_commit, b_what) {
-            println!("kernelgate: warning: {warning}");
-        }
-        let _ = suite.ab.set(Ok(revision));
+            b.as_ref().map_or((suite.git.commit.clone(), "the built commit"), |b| (b.commit.clone(), "B at"));
         if let Some(b) = b {
             let _ = suite.ab_b.set(b);
         }
+        println!(
+            "kernelgate: A/B: each case's kernels at {rev} ({}) against {}, timed in pairs over one set of buffers",
+            revision.commit,
+            suite.b_side()
+        );
+        if let Some(warning) = revision.cases_differ(&suite.root, &b_commit, b_what) {
+            println!("kernelgate: warning: {warning}");
+        }
+        let _ = suite.ab.set(Ok(revision));
         suite.compared.store(selected.len(), Ordering::Relaxed);
     }
     Ok(())

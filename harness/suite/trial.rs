@@ -53,11 +53,11 @@ enum Measured {
 }
 
 impl Measured {
-    /// This build's samples, with the conditions they were taken under.
-    fn of_b(&self) -> Samples {
+    /// This build's samples, with the conditions they were taken under (borrowed when cold).
+    fn of_b(&self) -> std::borrow::Cow<'_, Samples> {
         match self {
-            Measured::Cold(s) => s.clone(),
-            Measured::Paired(p) => p.as_samples_of_b(),
+            Measured::Cold(s) => std::borrow::Cow::Borrowed(s),
+            Measured::Paired(p) => std::borrow::Cow::Owned(p.as_samples_of_b()),
         }
     }
 }
@@ -183,7 +183,7 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
             list(&files),
             revision.rev,
             short(&a.module_sha256),
-            suite.ab_b.get().map_or_else(|| "this build".to_string(), |r| format!("at {}", r.rev)),
+            suite.b_side(),
             short(&b.module_sha256),
             if identical { "; identical, timed (KERNELGATE_AB_IDENTICAL=time)" } else { "" }
         );
@@ -277,9 +277,7 @@ fn judged(suite: &Suite, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Mea
                 _ => None,
             }
             .map(|(b, a)| PairedCounters { a, b });
-            let b_side =
-                suite.ab_b.get().map_or_else(|| "this build".to_string(), |b| format!("kernels/ at {}", b.label()));
-            let versions = format!("B ({b_side}) vs A ({})", revision.label());
+            let versions = format!("B ({}) vs A ({})", suite.b_side(), revision.label());
             judge_pairs(&a, &b, invalid, counters, &suite.policy(), suite.tests(), &versions)
                 .map_err(|e| Failed::from(format!("{}: {e}", case.name())))
         }

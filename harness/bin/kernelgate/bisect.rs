@@ -41,7 +41,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
     for c in &commits {
         println!("  {} {} {}", if c.kernels_changed { "candidate" } else { "skipped  " }, &c.id[..12], c.subject);
     }
-    if let Some(w) = Revision::read(&root, good).ok().and_then(|r| r.cases_differ_from(&root, bad)) {
+    if let Some(w) = Revision::read(&root, good).ok().and_then(|r| r.cases_differ(&root, bad, "BAD")) {
         println!("kernelgate bisect: warning: {w}");
     }
     let Some(last) = candidates.last() else {
