@@ -1,8 +1,10 @@
 //! Field reports 07, 08 and 09 (tests/fixtures/field-reports/, from ../shared/fixtures): each kind
 //! of fault, as a user meets it through `kernelgate`.
 
+mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use support::copy;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/field-reports").join(path)
@@ -18,19 +20,6 @@ fn kernelgate(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> (i32, String)
     let out = cmd.output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), text)
-}
-
-/// A copy of a fixture folder, so that nothing a test runs can touch the fixture.
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -4,10 +4,12 @@
 //! kind of fault as a user meets it through `kernelgate`. Every test checks the message, the exit
 //! code and that what a user recorded is unchanged.
 
+mod support;
 use std::io::{BufRead as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::copy;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/field-reports/turn3").join(path)
@@ -43,18 +45,6 @@ fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String)
 fn kernelgate(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
     let (code, out, err) = run(dir, args, env);
     (code, format!("{out}{err}"))
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &to.join(e.file_name()));
-        } else {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 /// Every file under `dir` with its bytes, sorted by path: to check that nothing changed.
