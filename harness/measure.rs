@@ -289,6 +289,16 @@ pub enum Side {
     B,
 }
 
+/// The order of one pair's two launches, drawn from `rng` (`A, B` or `B, A`, each with
+/// probability 1/2): the random order of [`measure_pairs`], so that what runs first in a pair
+/// (a warmer clock, a TLB or L2 state the other left) falls on A and B alike and cancels in the
+/// per-pair ratios (randomized paired design, as in Kalibera and Jones, "Rigorous Benchmarking in
+/// Reasonable Time", ISMM 2013).
+pub fn pair_order(rng: &mut impl rand::Rng) -> [Side; 2] {
+    use rand::RngExt;
+    if rng.random::<bool>() { [Side::A, Side::B] } else { [Side::B, Side::A] }
+}
+
 /// Same-run A/B measurement: `warmup` untimed launches of each version, then pairs: per pair the
 /// order of A and B is drawn at random (seeded by `seed`, so a run replays), and each launch is
 /// timed cold as in [`measure_cold`] (L2 flushed, events around the launch). `launch(side)`
@@ -334,7 +344,7 @@ pub fn measure_pairs(
     let mut gpu_s = 0.0;
     let mut cadence = Cadence::default();
     loop {
-        let first = rng.random::<bool>();
+        let first = pair_order(&mut rng) == [Side::A, Side::B];
         let (ta, tb) = if first {
             let ta = time(Side::A)?;
             (ta, time(Side::B)?)
@@ -368,6 +378,26 @@ pub fn measure_pairs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_runs_each_version_once_in_a_balanced_random_order_that_replays() {
+        use rand::SeedableRng;
+        let orders = |seed: u64| {
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+            (0..10_000).map(|_| pair_order(&mut rng)).collect::<Vec<_>>()
+        };
+        let drawn = orders(7);
+        assert!(drawn.iter().all(|o| o == &[Side::A, Side::B] || o == &[Side::B, Side::A]));
+        // A first in 50 % of pairs: 10,000 fair coin flips fall within 50 % +- 1.5 % with
+        // probability 1 - 3e-9 (3 sigma of a binomial is 150 here, so 6 sigma).
+        let a_first = drawn.iter().filter(|o| o[0] == Side::A).count();
+        assert!((4850..=5150).contains(&a_first), "A first in {a_first} of 10000 pairs");
+        // Not alternating: runs of one order happen (an alternating design would not cancel a
+        // period-2 effect of the GPU).
+        assert!(drawn.windows(2).any(|w| w[0] == w[1]));
+        assert_eq!(drawn, orders(7), "a seed replays its order");
+        assert_ne!(drawn, orders(8));
+    }
 
     fn run(xs: &[f64]) -> Running {
         let mut r = Running::default();

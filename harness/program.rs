@@ -126,11 +126,53 @@ pub struct Bound {
     /// With side streams: the event they wait on at the program's start, and one per side stream
     /// that stream 0 waits on at its end; made once here, not per run (timing disabled).
     events: Option<(CudaEvent, Vec<CudaEvent>)>,
-    /// The captured program of a graph case, one per compiled version ([`Compiled`]'s id), made
-    /// on that version's first run over these buffers.
-    graphs: Vec<(u64, Arc<CudaStream>, CudaGraph)>,
+    /// The captured program of a graph case, one per compiled version, made on that version's
+    /// first run over these buffers.
+    graphs: Captures<(Arc<CudaStream>, CudaGraph)>,
     /// The cuBLAS handle of a program with a [`Step::Sgemm`].
     blas: Option<Blas>,
+}
+
+/// What was captured over one binding, per compiled version ([`Compiled`]'s id): the buffer rule
+/// of same-run A/B for graph cases. A CUDA graph launches the buffers it was captured over, so A
+/// and B cannot share one graph; each version captures its own, once, over the same buffers (CUDA
+/// Programming Guide, "CUDA Graphs": a graph's kernel nodes hold their parameters by value).
+#[derive(Debug)]
+pub struct Captures<G> {
+    by_version: Vec<(u64, G)>,
+}
+
+impl<G> Default for Captures<G> {
+    fn default() -> Self {
+        Captures { by_version: Vec::new() }
+    }
+}
+
+impl<G> Captures<G> {
+    /// The capture of version `id`, when it has one.
+    pub fn get(&self, id: u64) -> Option<&G> {
+        self.by_version.iter().find(|(v, _)| *v == id).map(|(_, g)| g)
+    }
+
+    /// Keeps `capture` as version `id`'s.
+    ///
+    /// # Panics
+    /// When `id` has one already: a version is captured once per binding, and a second capture
+    /// would leave the first's graph launching while the new one is thought current.
+    pub fn insert(&mut self, id: u64, capture: G) {
+        assert!(self.get(id).is_none(), "version {id} was captured over this binding already");
+        self.by_version.push((id, capture));
+    }
+
+    /// How many versions have a capture.
+    pub fn len(&self) -> usize {
+        self.by_version.len()
+    }
+
+    /// Whether no version has one.
+    pub fn is_empty(&self) -> bool {
+        self.by_version.is_empty()
+    }
 }
 
 /// A cuBLAS handle, destroyed with the binding.
@@ -214,7 +256,7 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
         let event = || gpu.context().new_event(None).map_err(Error::driver("creating the program's stream events"));
         Some((event()?, side.iter().map(|_| event()).collect::<Result<Vec<_>>>()?))
     };
-    Ok(Bound { slots, side, events, graphs: Vec::new(), blas })
+    Ok(Bound { slots, side, events, graphs: Captures::default(), blas })
 }
 
 impl Bound {
@@ -250,7 +292,7 @@ pub fn run(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bound) -> Re
     if !case.graph {
         return enqueue(gpu, case, compiled, bound, gpu.stream());
     }
-    if !bound.graphs.iter().any(|(id, ..)| *id == compiled.id) {
+    if bound.graphs.get(compiled.id).is_none() {
         let doing = format!("capturing {} as a CUDA graph", case.name());
         let capture = gpu.stream().fork().map_err(Error::driver(doing.clone()))?;
         capture
@@ -261,9 +303,9 @@ pub fn run(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bound) -> Re
         enqueued?;
         let graph = graph.expect("a program has steps (cases::tests check every case), so its graph is not empty");
         graph.upload().map_err(Error::driver(doing))?;
-        bound.graphs.push((compiled.id, capture, graph));
+        bound.graphs.insert(compiled.id, (capture, graph));
     }
-    let (_, _, graph) = bound.graphs.iter().find(|(id, ..)| *id == compiled.id).expect("captured above");
+    let (_, graph) = bound.graphs.get(compiled.id).expect("captured above");
     // SAFETY: the executable graph is owned by `bound` and outlives the launch; the timing stream
     // belongs to the same context.
     unsafe { cudarc::driver::result::graph::launch(graph.cu_graph_exec(), gpu.stream().cu_stream()) }
@@ -461,5 +503,32 @@ fn copy(
             }
             (None, None) => panic!("a copy between two host buffers is not a GPU step"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Captures;
+
+    #[test]
+    fn each_version_keeps_its_own_capture_over_one_binding() {
+        // A and B of an A/B pair over one binding: two captures, each found by its version.
+        let mut graphs = Captures::default();
+        assert!(graphs.get(1).is_none() && graphs.is_empty());
+        graphs.insert(1, "graph of A over buffers 0");
+        graphs.insert(2, "graph of B over buffers 0");
+        assert_eq!(
+            (graphs.get(1), graphs.get(2), graphs.len()),
+            (Some(&"graph of A over buffers 0"), Some(&"graph of B over buffers 0"), 2)
+        );
+        assert!(graphs.get(3).is_none());
+    }
+
+    #[test]
+    #[should_panic(expected = "version 1 was captured over this binding already")]
+    fn a_version_is_captured_once() {
+        let mut graphs = Captures::default();
+        graphs.insert(1, ());
+        graphs.insert(1, ());
     }
 }
