@@ -318,7 +318,7 @@ pub fn measure_pairs(
     seed: u64,
     mut launch: impl FnMut(Side) -> Result<()>,
 ) -> Result<Pairs> {
-    use rand::{RngExt, SeedableRng};
+    use rand::SeedableRng;
     let doing = "timing an A/B pair";
     for _ in 0..warmup {
         gpu.flush_l2()?;

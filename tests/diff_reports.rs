@@ -232,3 +232,93 @@ fn report_58_a_damaged_history_leaves_out_the_trend_charts_not_the_diff() {
     assert!(html.contains("the trend charts are left out") && !html.contains("Trends across commits"), "{html}");
     assert_eq!(std::fs::read(tmp.path().join("hist/nvidia-h200-sm90.sqlite")).unwrap(), b"not sqlite\n", "untouched");
 }
+
+/// A schema-5 run CSV of one trial with the statistics given (made-up values), as an A/B run
+/// against `ab_revision` when that is not empty.
+fn one_trial_run(
+    path: &Path,
+    run_id: &str,
+    commit: &str,
+    ab_revision: &str,
+    verdict: &str,
+    stats: &[(&str, f64, &str)],
+) {
+    let header = "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,\
+                  gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,\
+                  pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,\
+                  throttle_reasons,other_processes,statistic,value,unit";
+    let time = 1764547200 + run_id[9..15].parse::<i64>().unwrap();
+    let mut text = format!("{header}\n");
+    for (statistic, value, unit) in stats {
+        text += &format!(
+            "5,{run_id},{commit},false,false,{},main,{time},synthetic,branch,nvidia-h200-sm90,NVIDIA H200,9.0,132,\
+             143155,580.159.04,13.0,13.0,true,GPU-1c2e7f54-12d2-81fb-f3bb-e68e916447fc,1,v,00000000:18:00.0,4209.0,7,1,\
+             fam/k/4096,k,{},{verdict},time{},{ab_revision},,,{statistic},{value:?},{unit}\n",
+            "ab".repeat(32),
+            "cd".repeat(32),
+            if ab_revision.is_empty() { "" } else { " (A/B)" },
+        );
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// An A/B run in the history is what it is, a paired comparison: listed as one, shown beside the
+/// diff of its two commits, and kept out of its commit's side and of the trial's series (the
+/// issue's "A/B runs go into the history as what they are").
+#[test]
+fn an_ab_run_in_the_history_is_paired_evidence_not_its_commits_measurement() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (c1, c2, c3) = ("c1".repeat(20), "c2".repeat(20), "c3".repeat(20));
+    let dir = tmp.path();
+    one_trial_run(&dir.join("a.csv"), "20261201T000001Z", &c1, "", "unchanged", &[("median", 100e-6, "s")]);
+    one_trial_run(&dir.join("b.csv"), "20261201T000002Z", &c2, "", "unchanged", &[("median", 105e-6, "s")]);
+    let paired = [
+        ("samples", 1603.0, "count"),
+        ("median", 101e-6, "s"),
+        ("baseline_median", 100e-6, "s"),
+        ("delta", 0.97, "%"),
+        ("p_adjusted", 3.0e-5, "1"),
+    ];
+    one_trial_run(&dir.join("ab.csv"), "20261201T000003Z", &c2, &c1, "regressed", &paired);
+    one_trial_run(&dir.join("ab3.csv"), "20261201T000004Z", &c3, &c1, "regressed", &paired);
+    let (code, _, err) = kernelgate(dir, &["history", "import", "--dir", "h", "a.csv", "b.csv", "ab.csv", "ab3.csv"]);
+    assert_eq!(code, 0, "{err}");
+
+    let (code, out, err) = kernelgate(dir, &["history", "runs", "--dir", "h"]);
+    assert_eq!(code, 0, "{err}");
+    let listed: Vec<&str> = out.lines().filter(|l| l.contains("A/B against c1c1c1c")).collect();
+    assert_eq!(listed.len(), 2, "both A/B runs are listed as such:\n{out}");
+
+    let (code, out, err) = kernelgate(dir, &["diff", "--dir", "h", &c1[..8], &c2[..8], "--html", "r.html"]);
+    assert_eq!(code, 0, "{err}");
+    // The new side is c2's own run (105 us), not pooled with the A/B run's paired B (101 us).
+    assert!(out.contains("| fam/k/4096 | time (median) | 100.0 us | 105.0 us | +5.00% |"), "{out}");
+    assert!(out.contains("1 same-run A/B run of the old commit against the new one is in the history"), "{out}");
+    assert!(out.contains("#### Same-run A/B of these two commits"), "{out}");
+    let row = "| fam/k/4096 | 100.0 us -> 101.0 us | +0.97%, adj. p 3.00e-5 | 1603 | regressed (time (A/B)) |";
+    assert!(out.contains(row), "{out}");
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    assert!(html.contains("<h2>Same-run A/B of these two commits</h2>") && html.contains("+0.97%"), "the HTML too");
+    // The other way round the pairs do not apply (A is the old side's commit).
+    let (_, out, _) = kernelgate(dir, &["diff", "--dir", "h", &c2[..8], &c1[..8]]);
+    assert!(!out.contains("Same-run A/B"), "{out}");
+
+    // A commit with A/B runs only has no measurement of its own.
+    let (code, _, err) = kernelgate(dir, &["diff", "--dir", "h", &c1[..8], &c3[..8]]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("has only same-run A/B runs") && err.contains("20261201T000004Z@GPU-1c2e7f54"), "{err}");
+
+    // The trial's series is its commits' nominal runs.
+    let (code, out, err) = kernelgate(dir, &["history", "show", "--dir", "h", "fam/k/4096"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("20261201T000002Z") && !out.contains("20261201T000003Z"), "{out}");
+
+    // The nightly's previous commit is a commit's own run, not a pull request's A/B run between.
+    let c4 = "c4".repeat(20);
+    one_trial_run(&dir.join("pr.csv"), "20261201T000002Z", &c4, &c1, "unchanged", &paired);
+    one_trial_run(&dir.join("b2.csv"), "20261201T000003Z", &c2, "", "unchanged", &[("median", 105e-6, "s")]);
+    let (code, _, err) = kernelgate(dir, &["history", "import", "--dir", "h2", "a.csv", "pr.csv", "b2.csv"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = kernelgate(dir, &["history", "previous", "--dir", "h2", "--run", "20261201T000003Z"]);
+    assert_eq!((code, out.trim()), (0, c1.as_str()), "{err}");
+}

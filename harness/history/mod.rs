@@ -273,7 +273,9 @@ pub fn format_runs(gpu_key: &str, runs: &[RunSummary]) -> String {
         let commit: String = r.meta.commit.chars().take(7).collect();
         let uuid: String = r.meta.gpu_uuid.chars().take(12).collect();
         let dirty = if r.meta.dirty == Some(true) { "+" } else { " " };
-        out.push_str(&format!("  {commit:<7}{dirty} {:<20} {uuid:<12} {:>7} rows\n", r.meta.run_id, r.values));
+        let ab: String = r.meta.ab_revision.chars().take(7).collect();
+        let ab = if ab.is_empty() { String::new() } else { format!("  A/B against {ab}") };
+        out.push_str(&format!("  {commit:<7}{dirty} {:<20} {uuid:<12} {:>7} rows{ab}\n", r.meta.run_id, r.values));
     }
     out
 }

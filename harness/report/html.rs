@@ -46,6 +46,29 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     for note in &diff.notes {
         writeln!(out, "<p class=\"note\"><strong>Note:</strong> {}</p>", escape(note)).unwrap();
     }
+    let paired = super::diff::paired_rows(diff);
+    if !paired.is_empty() {
+        out.push_str("<h2>Same-run A/B of these two commits</h2>\n<table class=\"paired\">\n<thead><tr>");
+        for c in super::diff::PAIRED_COLUMNS {
+            write!(out, "<th>{}</th>", escape(c)).unwrap();
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for cells in &paired {
+            let class = match cells[4].split(' ').next() {
+                Some("regressed") => "v-regressed",
+                Some("improved") => "v-improved",
+                Some("invalid") => "v-invalid",
+                _ => "v-other",
+            };
+            write!(out, "<tr class=\"{class}\"><td class=\"name\">{}</td>", trial_name(&cells[0])).unwrap();
+            for (i, c) in cells.iter().enumerate().skip(1) {
+                let num = if (1..=3).contains(&i) { " class=\"num\"" } else { "" };
+                write!(out, "<td{num}>{}</td>", escape(c)).unwrap();
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
 
     out.push_str("<h2>Changed trials</h2>\n");
     let changed: Vec<&TrialDiff> = diff.changed().collect();

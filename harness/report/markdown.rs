@@ -49,6 +49,7 @@ pub fn render(diff: &Diff) -> String {
     for note in &diff.notes {
         writeln!(out, "> **Note:** {}\n", escape(note)).unwrap();
     }
+    paired(diff, &mut out);
     let details_head = format!(
         "<details><summary>All {}: the time of each, every metric of the changed ones</summary>\n\n\
          | trial | metric | old | new | change |\n|:--|:--|--:|--:|--:|\n",
@@ -113,6 +114,30 @@ pub fn render(diff: &Diff) -> String {
     }
     out.push_str(closing);
     out
+}
+
+/// The paired-evidence table ([`super::diff::paired_rows`]), at most a quarter of the page.
+fn paired(diff: &Diff, out: &mut String) {
+    let rows: Vec<String> = super::diff::paired_rows(diff)
+        .iter()
+        .map(|cells| {
+            // Trial, verdict and run come from the data; the numbers are this crate's own text.
+            let shown: Vec<String> =
+                cells.iter().enumerate().map(|(i, c)| if (1..=3).contains(&i) { c.clone() } else { escape(c) }).collect();
+            format!("| {} |\n", shown.join(" | "))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    writeln!(out, "#### Same-run A/B of these two commits\n").unwrap();
+    writeln!(out, "| {} |\n|:--|--:|--:|--:|:--|:--|", super::diff::PAIRED_COLUMNS.join(" | ")).unwrap();
+    let (kept, left_out) = fit(&rows, MAX_CHARS / 4);
+    out.extend(kept.iter().map(|r| r.as_str()));
+    if left_out > 0 {
+        writeln!(out, "\n{left_out} more paired rows left out to fit a comment.").unwrap();
+    }
+    out.push('\n');
 }
 
 /// The leading rows of `rows` whose lengths add up to at most `room` bytes, and how many are left.

@@ -16,11 +16,18 @@ fn write(store: &Store, files: BTreeMap<String, Vec<u8>>) -> Result<Option<()>> 
 }
 
 /// Every file in the folder with its bytes (the lock file's too).
+/// The folder's files and contents, the lock file's contents left out: its holder line (pid and
+/// time) is rewritten each time a writer takes the lock, refused or not, so it is not the store's
+/// data (and its time changes when a second ticks between two listings).
 fn listing(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let data = if name == LOCK_FILE { Vec::new() } else { std::fs::read(e.path()).unwrap() };
+            (name, data)
+        })
         .collect()
 }
 

@@ -224,7 +224,11 @@ impl Suite {
             kernels_sha256: history::built::BUILT_KERNELS_SHA256.to_string(),
             facts: facts.clone(),
             work_scale: self.config.work_scale,
-            ab_revision: self.config.ab.clone().unwrap_or_default(),
+            // The commit A's kernels came from (a branch name given would move on).
+            ab_revision: match self.ab.get() {
+                Some(Ok(revision)) => revision.commit.clone(),
+                _ => self.config.ab.clone().unwrap_or_default(),
+            },
         }
     }
 

@@ -60,8 +60,11 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
 }
 
 /// Appends the run to the history store of each GPU key (one run per physical GPU), and to the git
-/// notes of its commit with `KERNELGATE_NOTES=1`. Power-benchmark and A/B runs are not history:
-/// their times are not the commit's nominal cases alone. A failure is reported and the other GPUs'
+/// notes of its commit with `KERNELGATE_NOTES=1`. A same-run A/B run is appended as what it is, a
+/// paired comparison (its `ab_revision` is A's commit; the store keeps it out of the series that
+/// trends, change points and the nightly gate read, and `kernelgate diff A B` shows its pairs).
+/// Power-benchmark runs (their times are not the commit's nominal cases) and A/B runs whose B is
+/// another revision (`KERNELGATE_AB_B`: their kernels are not the built commit's) are not. A failure is reported and the other GPUs'
 /// runs are still appended (the run CSV is written, and `kernelgate history import` can add it
 /// later).
 ///
@@ -75,10 +78,12 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         crate::config::History::Default => (history::default_dir(&suite.root), false),
     };
     let mut failed = None;
-    if suite.config.work_scale != 1.0 || suite.config.ab.is_some() {
-        println!(
-            "kernelgate: not recorded in history: an A/B or scaled-work run (kernelgate history import can add it)"
-        );
+    if suite.config.work_scale != 1.0 {
+        println!("kernelgate: not recorded in history: a scaled-work run (KERNELGATE_WORK_SCALE)");
+        return Ok(());
+    }
+    if let Some(b) = &suite.config.ab_b {
+        println!("kernelgate: not recorded in history: B is kernels/ at {b} (KERNELGATE_AB_B), not the built commit's");
         return Ok(());
     }
     let profiled = match suite.profiled.get() {
@@ -108,8 +113,16 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
         match appended {
             Ok(rows) => println!(
-                "kernelgate: recorded in history: {} ({} values, GPU {}) in {}",
+                "kernelgate: recorded in history: {}{} ({} values, GPU {}) in {}",
                 info.git.short(),
+                if info.ab_revision.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", a same-run A/B comparison against {}",
+                        &info.ab_revision[..info.ab_revision.len().min(12)]
+                    )
+                },
                 rows,
                 info.facts.uuid,
                 dir.display()

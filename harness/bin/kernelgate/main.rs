@@ -428,6 +428,8 @@ fn diff_command(
     let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
     diff.notes.extend(history::query::other_gpus_note(&a.runs, &b.runs));
     diff.notes.extend(notes);
+    diff.paired = history::query::paired_evidence(&a, &b);
+    diff.notes.extend(kernelgate::report::diff::paired_note(&diff));
     let text = kernelgate::report::markdown::render(&diff);
     let page = html.as_ref().map(|_| {
         let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();

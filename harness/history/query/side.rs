@@ -14,6 +14,9 @@ pub struct Resolved {
     pub runs: Vec<Run>,
     /// Every value of every run, as report rows.
     pub rows: Vec<Measurement>,
+    /// The commit's same-run A/B runs (a commit side's only; empty otherwise): paired comparisons
+    /// against another revision, kept out of `runs` and `rows` ([`paired_evidence`]).
+    pub paired: Vec<Run>,
 }
 
 /// What a side given by the user is: a run CSV, a run id (with a GPU UUID prefix), or a commit.
@@ -118,7 +121,8 @@ pub fn previous_commit<'a>(runs: &'a [RunSummary], run_id: &str) -> Option<Optio
     let at = runs.iter().position(|r| r.meta.run_id == run_id)?;
     let commit = &runs[at].meta.commit;
     let first = runs.iter().position(|r| r.meta.commit == *commit).unwrap_or(at);
-    Some(runs[..first].last().map(|r| &r.meta))
+    // The newest nominal run: an A/B run is a comparison, not its commit's measurement.
+    Some(runs[..first].iter().rev().find(|r| r.meta.ab_revision.is_empty()).map(|r| &r.meta))
 }
 
 /// What `kernelgate history previous` found ([`previous`]).
@@ -182,8 +186,9 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
         return resolve_file(path);
     }
     let error = |message: String| Error::History { path: dir.to_path_buf(), line: None, message };
-    let mut found: Vec<(String, HistoryStore, Vec<RunSummary>)> = Vec::new();
+    let mut found: Vec<(String, HistoryStore, Vec<RunSummary>, Vec<RunSummary>)> = Vec::new();
     let mut all_runs = Vec::new();
+    let mut only_paired = Vec::new();
     for key in keys(dir, gpu)? {
         let store = HistoryStore::open_read(dir, &key)?;
         let runs = store.runs(None)?;
@@ -204,16 +209,39 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
             })
             .cloned()
             .collect();
+        // A commit's side is its nominal runs; its same-run A/B runs are paired evidence beside them.
+        let (paired, matching): (Vec<RunSummary>, Vec<RunSummary>) = match &spec {
+            Spec::Commit(_) | Spec::Before(_) => matching.into_iter().partition(|r| !r.meta.ab_revision.is_empty()),
+            _ => (Vec::new(), matching),
+        };
+        if matching.is_empty() && !paired.is_empty() {
+            only_paired.extend(paired.iter().map(|r| {
+                format!(
+                    "  {}@{} (A/B against {})",
+                    r.meta.run_id,
+                    gpu_short(&r.meta.gpu_uuid),
+                    short(&r.meta.ab_revision)
+                )
+            }));
+        }
         all_runs.extend(runs);
         if !matching.is_empty() {
-            found.push((key, store, matching));
+            found.push((key, store, matching, paired));
         }
     }
     let searched = match gpu {
         Some(key) => format!("the history of {key}"),
         None => format!("any history in {}", dir.display()),
     };
-    let Some((key, store, matching)) = found.first() else {
+    let Some((key, store, matching, paired)) = found.first() else {
+        if !only_paired.is_empty() {
+            return Err(error(format!(
+                "{text:?} has only same-run A/B runs in {searched}:\n{}\nan A/B run is a paired comparison, not its \
+                 commit's measurement: diff it by its run id, or diff its two commits where the old one has a run of its \
+                 own (the pairs are shown beside that diff)",
+                only_paired.join("\n")
+            )));
+        }
         let what = match &spec {
             Spec::Commit(c) => format!("no run of a commit starting {c:?}"),
             Spec::Before(id) => format!("no run {id:?}, or no commit stored before its commit,"),
@@ -222,7 +250,7 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
         return Err(error(format!("{what} in {searched}; its commits, oldest first:\n{}", candidates(&all_runs, 20))));
     };
     if found.len() > 1 {
-        let keys: Vec<&str> = found.iter().map(|(k, _, _)| k.as_str()).collect();
+        let keys: Vec<&str> = found.iter().map(|(k, ..)| k.as_str()).collect();
         return Err(error(format!("{text:?} is in the history of several GPU keys ({}); pass --gpu", keys.join(", "))));
     }
     let label = match &spec {
@@ -248,13 +276,56 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
             format!("{} ({})", matching[0].meta.run_id, short(&matching[0].meta.commit))
         }
     };
-    let mut runs = Vec::new();
-    for r in matching {
-        if let Some(run) = store.run(&r.meta.run_id, &r.meta.gpu_uuid)? {
-            runs.push(run);
+    let whole = |summaries: &[RunSummary]| -> Result<Vec<Run>> {
+        let mut runs = Vec::new();
+        for r in summaries {
+            if let Some(run) = store.run(&r.meta.run_id, &r.meta.gpu_uuid)? {
+                runs.push(run);
+            }
+        }
+        Ok(runs)
+    };
+    let mut side = resolved(label, key.clone(), whole(matching)?);
+    side.paired = whole(paired)?;
+    Ok(side)
+}
+
+/// The same-run A/B comparisons of `old`'s commit (A) against `new`'s (B) among `new`'s A/B runs
+/// (pure), per trial: the paired evidence a diff of the two commits shows beside its own
+/// comparison of medians. An A/B run matches when its `ab_revision` is the commit of one of `old`'s
+/// runs (or, for a revision recorded as its first 7 or more hex digits, the start of one).
+pub fn paired_evidence(old: &Resolved, new: &Resolved) -> BTreeMap<String, Vec<Paired>> {
+    let matches = |ab: &str| {
+        old.runs.iter().any(|r| {
+            r.meta.commit == ab
+                || (ab.len() >= 7 && ab.bytes().all(|b| b.is_ascii_hexdigit()) && r.meta.commit.starts_with(ab))
+        })
+    };
+    let mut out: BTreeMap<String, Vec<Paired>> = BTreeMap::new();
+    for run in new.paired.iter().filter(|r| matches(&r.meta.ab_revision)) {
+        let mut by_trial: BTreeMap<&str, BTreeMap<&str, &Value>> = BTreeMap::new();
+        for v in &run.values {
+            by_trial.entry(v.trial.as_str()).or_default().insert(v.metric.as_str(), v);
+        }
+        for (trial, metrics) in by_trial {
+            let get = |m: &str| metrics.get(m).map(|v| v.value);
+            let (Some(a), Some(b), Some(delta)) = (get("baseline_median"), get(TIME_METRIC), get("delta")) else {
+                continue; // timed alone (no pairs): nothing paired to show
+            };
+            let any = metrics.values().next().expect("a trial has a value");
+            out.entry(trial.to_string()).or_default().push(Paired {
+                run: format!("{}@{}", run.meta.run_id, gpu_short(&run.meta.gpu_uuid)),
+                a_median_s: a,
+                b_median_s: b,
+                delta_pct: delta,
+                p_adjusted: get("p_adjusted"),
+                pairs: get("samples").map(|n| n as usize),
+                verdict: any.verdict.clone(),
+                decided_by: any.decided_by.clone(),
+            });
         }
     }
-    Ok(resolved(label, key.clone(), runs))
+    out
 }
 
 /// A [`Resolved`] of `runs`: the GPU is the physical GPU's UUID start when they share one, else the
@@ -269,7 +340,7 @@ pub(super) fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolv
         gpu_key.clone()
     };
     let rows = runs.iter().flat_map(|r| measurements(&r.values)).collect();
-    Resolved { side: Side { label, gpu }, gpu_key, runs, rows }
+    Resolved { side: Side { label, gpu }, gpu_key, runs, rows, paired: Vec::new() }
 }
 
 /// A run CSV side: its runs, with the metrics of `<stem>-metrics.csv` beside it where it exists.

@@ -96,6 +96,12 @@ CREATE INDEX vals_by_series ON vals (series);
 const META_COLUMNS: &str = "run_id, gpu_uuid, commit_id, dirty, kernels_sha256, branch, commit_time, subject, \
      gpu_key, gpu_name, driver, cuda, nvrtc, ncu, ab_revision, work_scale";
 
+/// The SQL condition of a nominal run: not a same-run A/B run (`ab_revision` empty). An A/B run is
+/// a paired comparison: its B times were taken interleaved with another revision's launches, so it
+/// is kept (listed, diffed as paired evidence) but stays out of the series that change points, trends
+/// and the nightly gate read.
+const NOMINAL: &str = "runs.ab_revision = ''";
+
 /// Chronological order of runs: by commit time, or, for a run whose commit time is unknown (commit
 /// `unknown`, an old CSV imported without its repository), by its start time (the run id, UTC);
 /// then run id, then GPU.
@@ -459,7 +465,8 @@ impl HistoryStore {
 
     /// Every value of `trial`'s `metric` (any kernel, any unit: check [`Value::unit`]) with the run
     /// it came from, in chronological order (commit time, unknown last; run id; GPU UUID). Runs of
-    /// several physical GPUs are mixed: split by `meta.gpu_uuid`.
+    /// several physical GPUs are mixed: split by `meta.gpu_uuid`. Same-run A/B runs are left out
+    /// ([`NOMINAL`]).
     ///
     /// # Errors
     /// [`Error::History`] if SQLite fails.
@@ -470,7 +477,7 @@ impl HistoryStore {
             .prepare(&format!(
                 "SELECT {META_COLUMNS}, s.trial, s.kernel, s.metric, s.unit, v.value, v.ci_low, v.ci_high, v.verdict, \
                  v.decided_by FROM series s JOIN vals v ON v.series = s.id JOIN runs ON runs.id = v.run \
-                 WHERE s.trial = ?1 AND s.metric = ?2 ORDER BY {RUN_ORDER}, s.kernel, s.unit"
+                 WHERE s.trial = ?1 AND s.metric = ?2 AND {NOMINAL} ORDER BY {RUN_ORDER}, s.kernel, s.unit"
             ))
             .map_err(&fail)?;
         let rows =
@@ -479,8 +486,8 @@ impl HistoryStore {
     }
 
     /// Every series of the store, read in one pass over the values (for change-point detection over
-    /// every (trial, metric)). Read in one transaction: a concurrent append is seen whole or not at
-    /// all.
+    /// every (trial, metric)), without same-run A/B runs ([`NOMINAL`]). Read in one transaction: a
+    /// concurrent append is seen whole or not at all.
     ///
     /// # Errors
     /// [`Error::History`] if SQLite fails.
@@ -490,8 +497,9 @@ impl HistoryStore {
         let mut runs = Vec::new();
         let mut run_index = HashMap::new();
         {
-            let mut stmt =
-                tx.prepare(&format!("SELECT id, {META_COLUMNS} FROM runs ORDER BY {RUN_ORDER}")).map_err(&fail)?;
+            let mut stmt = tx
+                .prepare(&format!("SELECT id, {META_COLUMNS} FROM runs WHERE {NOMINAL} ORDER BY {RUN_ORDER}"))
+                .map_err(&fail)?;
             let mut rows = stmt.query([]).map_err(&fail)?;
             while let Some(r) = rows.next().map_err(&fail)? {
                 run_index.insert(r.get::<_, i64>(0).map_err(&fail)?, runs.len());
@@ -517,7 +525,14 @@ impl HistoryStore {
             }
         }
         {
-            let mut stmt = tx.prepare("SELECT run, series, value, ci_low, ci_high FROM vals").map_err(&fail)?;
+            // A value of a run the store lacks still comes through (and is refused below); those of
+            // A/B runs are left out with their runs.
+            let mut stmt = tx
+                .prepare(&format!(
+                    "SELECT v.run, v.series, v.value, v.ci_low, v.ci_high FROM vals v LEFT JOIN runs ON runs.id = v.run \
+                     WHERE runs.id IS NULL OR {NOMINAL}"
+                ))
+                .map_err(&fail)?;
             let mut rows = stmt.query([]).map_err(&fail)?;
             while let Some(r) = rows.next().map_err(&fail)? {
                 let (run, s): (i64, i64) = (r.get(0).map_err(&fail)?, r.get(1).map_err(&fail)?);

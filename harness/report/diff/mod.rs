@@ -194,6 +194,32 @@ pub struct Diff {
     /// Sentences the reader must see before the numbers (e.g. the sides ran on other physical
     /// GPUs); empty from [`diff`], added by the caller that knows.
     pub notes: Vec<String>,
+    /// Same-run A/B comparisons of the old side's commit (A) against the new side's (B), by trial:
+    /// paired evidence beside the diff's comparison of medians; empty from [`diff`], added by the
+    /// caller that found them in the history.
+    pub paired: BTreeMap<String, Vec<Paired>>,
+}
+
+/// One trial of a same-run A/B run of the two sides' commits: both versions timed in pairs in
+/// one process, on one GPU, over one set of buffers (what the A/B run recorded in the history).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paired {
+    /// `run_id@GPU-…` of the A/B run.
+    pub run: String,
+    /// A's median over the kept pairs, seconds (the run's `baseline_median`).
+    pub a_median_s: f64,
+    /// B's median, seconds (the run's `median`).
+    pub b_median_s: f64,
+    /// The median per-pair ratio B/A - 1, percent (the run's `delta`).
+    pub delta_pct: f64,
+    /// The one-sided Wilcoxon signed-rank p-value times the trials compared (Bonferroni).
+    pub p_adjusted: Option<f64>,
+    /// Pairs kept.
+    pub pairs: Option<usize>,
+    /// The paired gate's verdict.
+    pub verdict: String,
+    /// What decided it.
+    pub decided_by: String,
 }
 
 impl Diff {
@@ -249,6 +275,46 @@ impl Diff {
     pub fn changed(&self) -> impl Iterator<Item = &TrialDiff> {
         self.trials.iter().filter(|t| t.changed())
     }
+}
+
+/// The columns of the paired-evidence table of both printers ([`paired_rows`]).
+pub const PAIRED_COLUMNS: [&str; 6] = ["trial", "A -> B (medians)", "paired change", "pairs", "verdict", "A/B run"];
+
+/// The paired evidence of `diff` as plain text cells, one row per (trial, A/B run), in trial
+/// order ([`PAIRED_COLUMNS`]); the printers escape them.
+pub fn paired_rows(diff: &Diff) -> Vec<[String; 6]> {
+    let mut rows = Vec::new();
+    for (trial, runs) in &diff.paired {
+        for p in runs {
+            let by = if p.decided_by.is_empty() { String::new() } else { format!(" ({})", p.decided_by) };
+            let p_text = p.p_adjusted.map_or(String::new(), |v| format!(", adj. p {v:.2e}"));
+            rows.push([
+                trial.clone(),
+                format!("{} -> {}", crate::units::duration(p.a_median_s), crate::units::duration(p.b_median_s)),
+                format!("{:+.2}%{p_text}", p.delta_pct),
+                p.pairs.map_or(String::new(), |n| n.to_string()),
+                format!("{}{by}", p.verdict),
+                p.run.clone(),
+            ]);
+        }
+    }
+    rows
+}
+
+/// The note a diff with paired evidence carries: what the pairs are and why they weigh more.
+pub fn paired_note(diff: &Diff) -> Option<String> {
+    let runs: BTreeSet<&str> = diff.paired.values().flatten().map(|p| p.run.as_str()).collect();
+    (!runs.is_empty()).then(|| {
+        format!(
+            "{} of the old commit against the new one {} in the history ({}): {} timed in pairs in one \
+             process, on one GPU, over one set of buffers, which a comparison of two runs' medians is not; see \
+             \"Same-run A/B\" below",
+            crate::units::count(runs.len(), "same-run A/B run"),
+            if runs.len() == 1 { "is" } else { "are" },
+            runs.into_iter().collect::<Vec<_>>().join(", "),
+            crate::units::count(diff.paired.len(), "trial")
+        )
+    })
 }
 
 /// A case's series across commits, for a trend chart: one metric, points in commit order, and the
@@ -321,7 +387,14 @@ pub fn diff(old: &Side, old_rows: &[Measurement], new: &Side, new_rows: &[Measur
             })
             .then_with(|| a.trial.cmp(&b.trial))
     });
-    Diff { old: old.clone(), new: new.clone(), trials, bars: bars(old_rows, new_rows), notes: Vec::new() }
+    Diff {
+        old: old.clone(),
+        new: new.clone(),
+        trials,
+        bars: bars(old_rows, new_rows),
+        notes: Vec::new(),
+        paired: BTreeMap::new(),
+    }
 }
 
 /// The bars of [`BANDWIDTH_METRIC`], one per trial that has it on either side, by trial name
