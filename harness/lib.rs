@@ -17,7 +17,8 @@
 //! | record   | [`record`], [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
-//! [`suite`] wires them into libtest-mimic trials.
+//! Under every stage: [`paths`] (the project root, temporary files). [`suite`] wires the stages
+//! into libtest-mimic trials.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -39,6 +40,7 @@ pub mod inputs;
 pub mod measure;
 pub mod ncu;
 pub mod nvrtc;
+pub mod paths;
 pub mod phases;
 pub mod program;
 pub mod record;

@@ -101,7 +101,7 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
 /// has the trial's kernel files. Exit code 1 when a trial is unknown, fails its check or errs.
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child") else { return ExitCode::FAILURE };
-    let root = crate::record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+    let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
     let read = |name: &str, rev: Option<&str>| match rev.map(|rev| crate::history::revision::Revision::read(&root, rev))
     {
         Some(Err(e)) => {

@@ -130,7 +130,7 @@ impl Suite {
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             check::mix(nanos, u64::from(std::process::id()))
         });
-        let root = record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
         let recorded = recorded_state(&root, config.commit.as_deref());
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),

@@ -90,7 +90,7 @@ pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBu
         Some(dir) => dir,
         None => {
             let cwd = std::env::current_dir().map_err(Error::io("."))?;
-            kernelgate::record::project_root(&cwd).join(BASELINES_DIR)
+            kernelgate::paths::project_root(&cwd).join(BASELINES_DIR)
         }
     };
     match command {
