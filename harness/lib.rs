@@ -17,8 +17,8 @@
 //! | record   | [`record`], [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
-//! Under every stage: [`paths`] (the project root, temporary files). [`suite`] wires the stages
-//! into libtest-mimic trials.
+//! Under every stage: [`model`] (the plain data the stages hand each other) and [`paths`] (the
+//! project root, temporary files). [`suite`] wires the stages into libtest-mimic trials.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -38,6 +38,7 @@ pub mod gpu;
 pub mod history;
 pub mod inputs;
 pub mod measure;
+pub mod model;
 pub mod ncu;
 pub mod nvrtc;
 pub mod paths;

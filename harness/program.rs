@@ -13,6 +13,7 @@
 
 use crate::case::{Arg, Case, HostData, Launch, Param, Step};
 use crate::gpu::{DeviceData, Gpu};
+use crate::model::LaunchResources;
 use crate::{Error, Kernel, Result};
 use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
@@ -68,24 +69,6 @@ pub fn compile_from<'a>(
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(Some(Compiled { id, funcs, module_sha256: modules.join("+") }))
-}
-
-/// What the driver reports for one launch: the function's attributes and the occupancy calculator's
-/// answer at the launch's block size and dynamic shared memory (CUDA Driver API,
-/// `cuFuncGetAttribute` and `cuOccupancyMaxActiveBlocksPerMultiprocessor`). The resource gate's
-/// figures from ptxas ([`crate::resources`]) should agree with these on the same code.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct LaunchResources {
-    /// Registers per thread (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
-    pub registers: u32,
-    /// Local memory per thread, bytes (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`): spills and stack.
-    pub local_bytes: u32,
-    /// Static shared memory per block, bytes (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
-    pub shared_static_bytes: u32,
-    /// Resident blocks per SM at the launch's block size.
-    pub blocks_per_sm: u32,
-    /// Theoretical occupancy: resident warps over the SM's most warps, percent.
-    pub occupancy_pct: f64,
 }
 
 /// [`LaunchResources`] of `case`'s first launch (`compiled`'s first function); `None` when the

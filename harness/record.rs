@@ -5,8 +5,7 @@
 //! concatenated and still read alone.
 
 use crate::gate::{Comparison, Verdict};
-use crate::gpu::DeviceFacts;
-use crate::measure::StopReason;
+use crate::model::{DeviceFacts, LaunchResources, StopReason};
 use crate::stats::Summary;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -59,7 +58,7 @@ pub struct CaseResult {
     pub invalid_reason: Option<String>,
     /// What the driver says about the program's first launch (registers, local and shared memory,
     /// theoretical occupancy); `None` for a program with no kernel of its own.
-    pub resources: Option<crate::program::LaunchResources>,
+    pub resources: Option<LaunchResources>,
 }
 
 impl CaseResult {
@@ -445,7 +444,7 @@ pub(crate) mod tests {
     fn a_full_case_writes_every_statistic_of_the_list_in_order() {
         let mut r = result("t/v/1", 1e-3, 4096, 8192);
         r.sm_clock_mhz = Some(1980.0);
-        r.resources = Some(crate::program::LaunchResources {
+        r.resources = Some(LaunchResources {
             registers: 32,
             local_bytes: 0,
             shared_static_bytes: 4096,

@@ -1,7 +1,7 @@
 //! The terminal: the device block printed at the start of a run and the results table printed at
 //! its end.
 
-use crate::gpu::DeviceFacts;
+use crate::model::DeviceFacts;
 use crate::record::CaseResult;
 use std::fmt::Write as _;
 

@@ -216,7 +216,7 @@ impl Suite {
     }
 
     /// What is the same for every row of this run on the GPU of `facts`.
-    pub fn run_info(&self, facts: &crate::gpu::DeviceFacts) -> record::RunInfo {
+    pub fn run_info(&self, facts: &crate::model::DeviceFacts) -> record::RunInfo {
         record::RunInfo {
             run_id: self.run_id.clone(),
             seed: self.seed,
