@@ -193,7 +193,7 @@ impl Pool {
                 let opened = slot
                     .gpu
                     .get_or_init(|| {
-                        let gpu = Gpu::open(slot.ordinal).map(Arc::new).map_err(|e| e.to_string());
+                        let gpu = open(slot.ordinal, true).map(Arc::new).map_err(|e| e.to_string());
                         if let Ok(gpu) = &gpu {
                             (self.on_open)(gpu);
                         }
@@ -245,6 +245,19 @@ impl Pool {
     }
 }
 
+/// Opens CUDA device `ordinal` ([`Gpu::open_with`]) with the version of the NVRTC that compiles
+/// for it: a GPU is no use to a run without NVRTC, so its opening fails without one, after the
+/// driver's own check.
+///
+/// # Errors
+/// [`Error::Unavailable`] without a driver or device, or without NVRTC ([`crate::compile::nvrtc_version`]);
+/// [`Error::Driver`] if a driver call fails.
+fn open(ordinal: usize, measure_bandwidth: bool) -> Result<Gpu> {
+    crate::gpu::gpu_available()?;
+    let nvrtc_version = crate::compile::nvrtc_version()?;
+    Gpu::open_with(ordinal, measure_bandwidth, nvrtc_version)
+}
+
 /// Opens the first device of `KERNELGATE_DEVICES` without the copy-bandwidth probe, for a child
 /// process that re-runs checked launches under a tool (ncu's profiled child, the sanitized or
 /// isolated child); prints the error as `kernelgate (<who>): ...` and returns `None` when it fails.
@@ -253,7 +266,7 @@ pub fn open_child_gpu(config: &crate::Config, who: &str) -> Option<crate::gpu::G
         crate::config::Devices::List(list) => list[0],
         crate::config::Devices::All => 0,
     };
-    crate::gpu::Gpu::open_with(ordinal, false).map_err(|e| eprintln!("kernelgate ({who}): {e}")).ok()
+    open(ordinal, false).map_err(|e| eprintln!("kernelgate ({who}): {e}")).ok()
 }
 
 #[cfg(test)]

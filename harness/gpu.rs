@@ -8,9 +8,10 @@
 
 use crate::case::HostData;
 use crate::model::{DeviceFacts, gpu_key};
-use crate::{Error, Kernel, Result, compile};
+use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr};
+use cudarc::nvrtc::Ptx;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::Clock;
 use sha2::{Digest, Sha256};
@@ -86,7 +87,22 @@ pub struct Gpu {
     /// NVML and this device's NVML index, when NVML is there (clocks, throttle reasons, processes).
     nvml: Option<(nvml_wrapper::Nvml, u32)>,
     /// The shared-memory fill, made and checked on first use ([`crate::shared_poison`]).
-    pub(crate) shared_fill: OnceLock<crate::shared_poison::Filler>,
+    pub(crate) shared_fill: OnceLock<Filler>,
+}
+
+/// The shared-memory fill of one GPU, made and tested on first use by [`crate::shared_poison`] and
+/// kept by [`Gpu`]: its kernel with the shared-memory attribute set, the words it fills per block,
+/// and whether it reaches the next kernel here.
+pub struct Filler {
+    pub(crate) func: CudaFunction,
+    pub(crate) words: u32,
+    pub(crate) works: bool,
+}
+
+impl std::fmt::Debug for Filler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Filler").field("words", &self.words).field("works", &self.works).finish()
+    }
 }
 
 /// Clock state read right after a timing sample, through NVML.
@@ -128,13 +144,14 @@ impl std::fmt::Debug for Gpu {
 }
 
 impl Gpu {
-    /// Opens CUDA device `ordinal`, reads its facts and measures its copy bandwidth.
+    /// Opens CUDA device `ordinal`, reads its facts and measures its copy bandwidth;
+    /// `nvrtc_version` (`(major, minor)`, of the NVRTC that compiles for it) is recorded with the
+    /// facts.
     ///
     /// # Errors
-    /// [`Error::Unavailable`] without a driver or device, or without NVRTC; [`Error::Driver`] if a
-    /// driver call fails.
-    pub fn open(ordinal: usize) -> Result<Gpu> {
-        Gpu::open_with(ordinal, true)
+    /// [`Error::Unavailable`] without a driver or device; [`Error::Driver`] if a driver call fails.
+    pub fn open(ordinal: usize, nvrtc_version: (i32, i32)) -> Result<Gpu> {
+        Gpu::open_with(ordinal, true, nvrtc_version)
     }
 
     /// As [`Gpu::open`]; `measure_bandwidth: false` skips the copy probe (the profiled child of an
@@ -142,9 +159,9 @@ impl Gpu {
     ///
     /// # Errors
     /// As [`Gpu::open`].
-    pub fn open_with(ordinal: usize, measure_bandwidth: bool) -> Result<Gpu> {
+    pub fn open_with(ordinal: usize, measure_bandwidth: bool, nvrtc_version: (i32, i32)) -> Result<Gpu> {
         gpu_available()?;
-        let (nv_major, nv_minor) = compile::nvrtc_version()?;
+        let (nv_major, nv_minor) = nvrtc_version;
         let ctx =
             CudaContext::new(ordinal).map_err(Error::driver(format!("creating a context on device {ordinal}")))?;
         // SAFETY: kernelgate uses one stream per context, so cudarc's cross-stream event tracking
@@ -256,42 +273,34 @@ impl Gpu {
         &self.stream
     }
 
-    /// Compiles (once per run and file) and loads `kernel`'s module for this device's arch; returns
-    /// the function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
+    /// The module compiled from the text `source` of kernel file `file`, loaded once per run and
+    /// text: `ptx` is called, and the PTX it returns loaded, only the first time `source` is asked
+    /// for. Returns the module and the SHA-256 (hex) of its PTX, the identity of the code that ran.
     ///
     /// # Errors
-    /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
-    pub fn function(&self, kernel: Kernel) -> Result<(CudaFunction, String)> {
-        self.function_of(kernel.file, kernel.source().source, kernel.entry)
-    }
-
-    /// As [`Gpu::function`], for the text `source` of kernel file `file` (as at another git
-    /// revision): compiled once per run and text, with the same options.
-    ///
-    /// # Errors
-    /// As [`Gpu::function`]; [`Error::Driver`] naming the entry when the module lacks it.
-    pub fn function_of(&self, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
+    /// What `ptx` fails with; [`Error::Driver`] if loading fails.
+    pub fn module(
+        &self,
+        file: &str,
+        source: &str,
+        ptx: impl FnOnce() -> Result<Ptx>,
+    ) -> Result<(Arc<CudaModule>, String)> {
         let key: String = Sha256::digest(source.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-        let (module, sha256) = {
-            let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-            match modules.get(&key) {
-                Some(m) => m.clone(),
-                None => {
-                    let ptx = compile::compile_text(file, source, &self.arch)?;
-                    let sha256: String =
-                        Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-                    let m = self
-                        .ctx
-                        .load_module(ptx)
-                        .map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
-                    modules.insert(key, (m.clone(), sha256.clone()));
-                    (m, sha256)
-                }
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        match modules.get(&key) {
+            Some(m) => Ok(m.clone()),
+            None => {
+                let ptx = ptx()?;
+                let sha256: String =
+                    Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+                let m = self
+                    .ctx
+                    .load_module(ptx)
+                    .map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
+                modules.insert(key, (m.clone(), sha256.clone()));
+                Ok((m, sha256))
             }
-        };
-        let func =
-            module.load_function(entry).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
-        Ok((func, sha256))
+        }
     }
 
     /// SM clock and throttle state now, through NVML; `None` without NVML.

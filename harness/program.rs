@@ -19,6 +19,26 @@ use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCapture
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 
+/// Compiles (once per run and file) and loads `kernel`'s module for `gpu`'s arch; returns the
+/// function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
+///
+/// # Errors
+/// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
+pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
+    function_of(gpu, kernel.file, kernel.source().source, kernel.entry)
+}
+
+/// As [`function`], for the text `source` of kernel file `file` (as at another git revision):
+/// compiled once per run and text, with the same options.
+///
+/// # Errors
+/// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
+pub fn function_of(gpu: &Gpu, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
+    let (module, sha256) = gpu.module(file, source, || crate::compile::compile_text(file, source, &gpu.arch))?;
+    let func = module.load_function(entry).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
+    Ok((func, sha256))
+}
+
 /// The functions of a program: one per [`Step::Launch`], in step order.
 pub struct Compiled {
     /// Tells this compiled program from every other of the process: a binding keeps one graph per
@@ -60,7 +80,7 @@ pub fn compile_from<'a>(
     let mut modules: Vec<String> = Vec::new();
     for (kernel, _) in case.launches() {
         let Some(source) = source_of(&kernel) else { return Ok(None) };
-        let (func, sha) = gpu.function_of(kernel.file, source, kernel.entry)?;
+        let (func, sha) = function_of(gpu, kernel.file, source, kernel.entry)?;
         if !modules.contains(&sha) {
             modules.push(sha);
         }
