@@ -4,10 +4,13 @@
 //! | module | what |
 //! |---|---|
 //! | `device` | [`DeviceFacts`], recorded with every result, and its [`gpu_key`] |
+//! | `measurement` | what the diff report compares: [`Measurement`] rows of a [`Side`], [`Trend`]s of [`TrendPoint`]s, the [`TIME_METRIC`] |
 //! | `result` | the parts of a case's result the GPU stages hand on: [`StopReason`], [`LaunchResources`] |
 
 mod device;
+mod measurement;
 mod result;
 
 pub use device::{DeviceFacts, gpu_key};
+pub use measurement::{Measurement, Side, TIME_METRIC, Trend, TrendPoint};
 pub use result::{LaunchResources, StopReason};
