@@ -162,13 +162,15 @@ impl Suite {
     fn pool(&self) -> Result<&Pool, String> {
         self.pool
             .get_or_init(|| {
-                let pool =
-                    Pool::new(&self.config.devices, |gpu| println!("{}", report::device(&gpu.facts))).map_err(|e| {
-                        if matches!(e, Error::Config { .. }) {
-                            let _ = self.bad_devices.set(e.to_string());
-                        }
-                        e.to_string()
-                    });
+                let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, |gpu| {
+                    println!("{}", report::device(&gpu.facts))
+                })
+                .map_err(|e| {
+                    if matches!(e, Error::Config { .. }) {
+                        let _ = self.bad_devices.set(e.to_string());
+                    }
+                    e.to_string()
+                });
                 if let (Err(reason), None) = (&pool, &self.no_gpu) {
                     println!("kernelgate: the GPUs cannot be used: {reason}");
                 }
