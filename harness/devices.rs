@@ -56,6 +56,8 @@ pub struct Pool {
     busy: Mutex<Vec<bool>>,
     retired: Mutex<Vec<Option<String>>>,
     freed: Condvar,
+    /// The version of the NVRTC that compiles for the GPUs, asked before each is opened.
+    nvrtc_version: NvrtcVersion,
     /// Called once per GPU right after it is opened (the suite prints its facts).
     on_open: Box<dyn Fn(&Gpu) + Send + Sync>,
 }
@@ -101,12 +103,17 @@ impl Drop for Lease<'_> {
 }
 
 impl Pool {
-    /// The pool of `devices`, each GPU opened on its first lease.
+    /// The pool of `devices`, each GPU opened on its first lease, with the NVRTC version that
+    /// `nvrtc_version` gives ([`crate::compile::nvrtc_version`]).
     ///
     /// # Errors
     /// [`Error::Unavailable`] without a usable driver; [`Error::Config`] naming
     /// `KERNELGATE_DEVICES` when an ordinal is not a device of this machine.
-    pub fn new(devices: &Devices, on_open: impl Fn(&Gpu) + Send + Sync + 'static) -> Result<Pool> {
+    pub fn new(
+        devices: &Devices,
+        nvrtc_version: NvrtcVersion,
+        on_open: impl Fn(&Gpu) + Send + Sync + 'static,
+    ) -> Result<Pool> {
         let count = crate::gpu::device_count()?;
         let ordinals = match devices {
             Devices::All => (0..count).collect(),
@@ -126,6 +133,7 @@ impl Pool {
             retired: Mutex::new(vec![None; ordinals.len()]),
             slots: ordinals.into_iter().map(|ordinal| Slot { ordinal, gpu: OnceLock::new() }).collect(),
             freed: Condvar::new(),
+            nvrtc_version,
             on_open: Box::new(on_open),
         })
     }
@@ -193,7 +201,7 @@ impl Pool {
                 let opened = slot
                     .gpu
                     .get_or_init(|| {
-                        let gpu = Gpu::open(slot.ordinal).map(Arc::new).map_err(|e| e.to_string());
+                        let gpu = open(slot.ordinal, true, self.nvrtc_version).map(Arc::new).map_err(|e| e.to_string());
                         if let Ok(gpu) = &gpu {
                             (self.on_open)(gpu);
                         }
@@ -245,15 +253,34 @@ impl Pool {
     }
 }
 
+/// How a GPU's opening learns the version of the NVRTC that compiles for it, `(major, minor)`, or
+/// why there is none (the opening then fails with it): [`crate::compile::nvrtc_version`], handed
+/// in so that the devices need no compiler.
+pub type NvrtcVersion = fn() -> Result<(i32, i32)>;
+
+/// Opens CUDA device `ordinal` ([`Gpu::open_with`]) with the version `nvrtc_version` gives: a GPU
+/// is no use to a run without NVRTC, so its opening fails without one, after the driver's own
+/// check.
+///
+/// # Errors
+/// [`Error::Unavailable`] without a driver or device; what `nvrtc_version` fails with;
+/// [`Error::Driver`] if a driver call fails.
+fn open(ordinal: usize, measure_bandwidth: bool, nvrtc_version: NvrtcVersion) -> Result<Gpu> {
+    crate::gpu::gpu_available()?;
+    let nvrtc_version = nvrtc_version()?;
+    Gpu::open_with(ordinal, measure_bandwidth, nvrtc_version)
+}
+
 /// Opens the first device of `KERNELGATE_DEVICES` without the copy-bandwidth probe, for a child
 /// process that re-runs checked launches under a tool (ncu's profiled child, the sanitized or
-/// isolated child); prints the error as `kernelgate (<who>): ...` and returns `None` when it fails.
-pub fn open_child_gpu(config: &crate::Config, who: &str) -> Option<crate::gpu::Gpu> {
+/// isolated child), with the NVRTC version `nvrtc_version` gives; prints the error as
+/// `kernelgate (<who>): ...` and returns `None` when it fails.
+pub fn open_child_gpu(config: &crate::Config, who: &str, nvrtc_version: NvrtcVersion) -> Option<crate::gpu::Gpu> {
     let ordinal = match &config.devices {
         crate::config::Devices::List(list) => list[0],
         crate::config::Devices::All => 0,
     };
-    crate::gpu::Gpu::open_with(ordinal, false).map_err(|e| eprintln!("kernelgate ({who}): {e}")).ok()
+    open(ordinal, false, nvrtc_version).map_err(|e| eprintln!("kernelgate ({who}): {e}")).ok()
 }
 
 #[cfg(test)]

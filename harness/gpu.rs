@@ -7,9 +7,11 @@
 #![allow(unsafe_code)]
 
 use crate::case::HostData;
-use crate::{Error, Kernel, Result, compile};
+use crate::model::{DeviceFacts, gpu_key};
+use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr};
+use cudarc::nvrtc::Ptx;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::Clock;
 use sha2::{Digest, Sha256};
@@ -19,72 +21,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Size of each of the two buffers of the copy-bandwidth measurement: 1 GiB, the size used for the
 /// runner's recorded ceiling in ../shared/gpu/README.md.
 pub const COPY_PROBE_BYTES: usize = 1 << 30;
-
-/// What is recorded about the device with every result.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct DeviceFacts {
-    /// Marketing name as the driver reports it (`NVIDIA H200`).
-    pub name: String,
-    /// Baseline folder key, `vendor-model-smXY` ([`gpu_key`]).
-    pub gpu_key: String,
-    /// Compute capability major.
-    pub cc_major: i32,
-    /// Compute capability minor.
-    pub cc_minor: i32,
-    /// Streaming multiprocessors.
-    pub sm_count: u32,
-    /// Device memory, bytes.
-    pub memory_bytes: u64,
-    /// L2 cache, bytes.
-    pub l2_bytes: u64,
-    /// Kernel driver version from NVML (`580.159.04`), or `unknown` without NVML.
-    pub driver_version: String,
-    /// CUDA version the driver supports, `major.minor` (`cuDriverGetVersion`).
-    pub cuda_driver_version: String,
-    /// NVRTC version used to compile, `major.minor`.
-    pub nvrtc_version: String,
-    /// ECC enabled.
-    pub ecc: bool,
-    /// Measured device-to-device copy bandwidth, GB/s (1e9 bytes/s), bytes read plus bytes written;
-    /// median of the copy-probe samples ([`COPY_PROBE_BYTES`]).
-    pub copy_bandwidth_gbps: f64,
-    /// CUDA device ordinal the run used (`KERNELGATE_DEVICES`).
-    pub ordinal: usize,
-    /// The physical GPU: NVML UUID (`GPU-20ce1a7a-…`); `unknown` without NVML.
-    pub uuid: String,
-    /// Board serial number (NVML); `unknown` without NVML or where the board has none.
-    pub serial: String,
-    /// VBIOS version (NVML); `unknown` without NVML.
-    pub vbios: String,
-    /// PCI bus id, `domain:bus:device.function` (`00000000:18:00.0`), from the CUDA driver.
-    pub pci_bus_id: String,
-}
-
-impl DeviceFacts {
-    /// Compute capability as written in CSVs and baselines, `major.minor` (`9.0`).
-    pub fn compute_capability(&self) -> String {
-        format!("{}.{}", self.cc_major, self.cc_minor)
-    }
-
-    /// Device memory, MiB.
-    pub fn memory_mib(&self) -> u64 {
-        self.memory_bytes >> 20
-    }
-}
-
-/// `"NVIDIA H200"`, 9.0 -> `"nvidia-h200-sm90"`: lowercase, runs of non-alphanumerics become one `-`.
-pub fn gpu_key(name: &str, cc_major: i32, cc_minor: i32) -> String {
-    let mut key = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() {
-            key.push(c.to_ascii_lowercase());
-        } else if !key.ends_with('-') && !key.is_empty() {
-            key.push('-');
-        }
-    }
-    let key = key.trim_end_matches('-');
-    format!("{key}-sm{cc_major}{cc_minor}")
-}
 
 /// The number of CUDA devices when the driver library can be opened and reports at least one.
 ///
@@ -151,7 +87,22 @@ pub struct Gpu {
     /// NVML and this device's NVML index, when NVML is there (clocks, throttle reasons, processes).
     nvml: Option<(nvml_wrapper::Nvml, u32)>,
     /// The shared-memory fill, made and checked on first use ([`crate::shared_poison`]).
-    pub(crate) shared_fill: OnceLock<crate::shared_poison::Filler>,
+    pub(crate) shared_fill: OnceLock<Filler>,
+}
+
+/// The shared-memory fill of one GPU, made and tested on first use by [`crate::shared_poison`] and
+/// kept by [`Gpu`]: its kernel with the shared-memory attribute set, the words it fills per block,
+/// and whether it reaches the next kernel here.
+pub struct Filler {
+    pub(crate) func: CudaFunction,
+    pub(crate) words: u32,
+    pub(crate) works: bool,
+}
+
+impl std::fmt::Debug for Filler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Filler").field("words", &self.words).field("works", &self.works).finish()
+    }
 }
 
 /// Clock state read right after a timing sample, through NVML.
@@ -193,13 +144,14 @@ impl std::fmt::Debug for Gpu {
 }
 
 impl Gpu {
-    /// Opens CUDA device `ordinal`, reads its facts and measures its copy bandwidth.
+    /// Opens CUDA device `ordinal`, reads its facts and measures its copy bandwidth;
+    /// `nvrtc_version` (`(major, minor)`, of the NVRTC that compiles for it) is recorded with the
+    /// facts.
     ///
     /// # Errors
-    /// [`Error::Unavailable`] without a driver or device, or without NVRTC; [`Error::Driver`] if a
-    /// driver call fails.
-    pub fn open(ordinal: usize) -> Result<Gpu> {
-        Gpu::open_with(ordinal, true)
+    /// [`Error::Unavailable`] without a driver or device; [`Error::Driver`] if a driver call fails.
+    pub fn open(ordinal: usize, nvrtc_version: (i32, i32)) -> Result<Gpu> {
+        Gpu::open_with(ordinal, true, nvrtc_version)
     }
 
     /// As [`Gpu::open`]; `measure_bandwidth: false` skips the copy probe (the profiled child of an
@@ -207,9 +159,9 @@ impl Gpu {
     ///
     /// # Errors
     /// As [`Gpu::open`].
-    pub fn open_with(ordinal: usize, measure_bandwidth: bool) -> Result<Gpu> {
+    pub fn open_with(ordinal: usize, measure_bandwidth: bool, nvrtc_version: (i32, i32)) -> Result<Gpu> {
         gpu_available()?;
-        let (nv_major, nv_minor) = compile::nvrtc_version()?;
+        let (nv_major, nv_minor) = nvrtc_version;
         let ctx =
             CudaContext::new(ordinal).map_err(Error::driver(format!("creating a context on device {ordinal}")))?;
         // SAFETY: kernelgate uses one stream per context, so cudarc's cross-stream event tracking
@@ -321,42 +273,34 @@ impl Gpu {
         &self.stream
     }
 
-    /// Compiles (once per run and file) and loads `kernel`'s module for this device's arch; returns
-    /// the function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
+    /// The module compiled from the text `source` of kernel file `file`, loaded once per run and
+    /// text: `ptx` is called, and the PTX it returns loaded, only the first time `source` is asked
+    /// for. Returns the module and the SHA-256 (hex) of its PTX, the identity of the code that ran.
     ///
     /// # Errors
-    /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
-    pub fn function(&self, kernel: Kernel) -> Result<(CudaFunction, String)> {
-        self.function_of(kernel.file, kernel.source().source, kernel.entry)
-    }
-
-    /// As [`Gpu::function`], for the text `source` of kernel file `file` (as at another git
-    /// revision): compiled once per run and text, with the same options.
-    ///
-    /// # Errors
-    /// As [`Gpu::function`]; [`Error::Driver`] naming the entry when the module lacks it.
-    pub fn function_of(&self, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
+    /// What `ptx` fails with; [`Error::Driver`] if loading fails.
+    pub fn module(
+        &self,
+        file: &str,
+        source: &str,
+        ptx: impl FnOnce() -> Result<Ptx>,
+    ) -> Result<(Arc<CudaModule>, String)> {
         let key: String = Sha256::digest(source.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-        let (module, sha256) = {
-            let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-            match modules.get(&key) {
-                Some(m) => m.clone(),
-                None => {
-                    let ptx = compile::compile_text(file, source, &self.arch)?;
-                    let sha256: String =
-                        Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-                    let m = self
-                        .ctx
-                        .load_module(ptx)
-                        .map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
-                    modules.insert(key, (m.clone(), sha256.clone()));
-                    (m, sha256)
-                }
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        match modules.get(&key) {
+            Some(m) => Ok(m.clone()),
+            None => {
+                let ptx = ptx()?;
+                let sha256: String =
+                    Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+                let m = self
+                    .ctx
+                    .load_module(ptx)
+                    .map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
+                modules.insert(key, (m.clone(), sha256.clone()));
+                Ok((m, sha256))
             }
-        };
-        let func =
-            module.load_function(entry).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
-        Ok((func, sha256))
+        }
     }
 
     /// SM clock and throttle state now, through NVML; `None` without NVML.
@@ -446,13 +390,6 @@ impl Gpu {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gpu_key_is_vendor_model_sm() {
-        assert_eq!(gpu_key("NVIDIA H200", 9, 0), "nvidia-h200-sm90");
-        assert_eq!(gpu_key("NVIDIA GeForce RTX 4090", 8, 9), "nvidia-geforce-rtx-4090-sm89");
-        assert_eq!(gpu_key("NVIDIA A100-SXM4-80GB ", 8, 0), "nvidia-a100-sxm4-80gb-sm80");
-    }
 
     #[test]
     fn only_slowdowns_mark_a_sample_throttled() {

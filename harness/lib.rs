@@ -17,7 +17,8 @@
 //! | record   | [`record`], [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
-//! [`suite`] wires them into libtest-mimic trials.
+//! Under every stage: [`model`] (the plain data the stages hand each other) and [`paths`] (the
+//! project root, temporary files). [`suite`] wires the stages into libtest-mimic trials.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -37,8 +38,10 @@ pub mod gpu;
 pub mod history;
 pub mod inputs;
 pub mod measure;
+pub mod model;
 pub mod ncu;
 pub mod nvrtc;
+pub mod paths;
 pub mod phases;
 pub mod program;
 pub mod record;

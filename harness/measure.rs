@@ -7,29 +7,11 @@
 use crate::case::Case;
 use crate::config::{Criterion, StoppingRule};
 use crate::gpu::{ClockSample, Gpu};
+use crate::model::StopReason;
 use crate::stats::Running;
 use crate::{Error, Result};
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use std::time::Instant;
-
-/// Why sampling ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum StopReason {
-    /// Enough samples and time, and noise at or under the target.
-    Converged,
-    /// The wall-clock limit passed first; the noise target was not met.
-    Timeout,
-}
-
-impl StopReason {
-    /// `converged` or `timeout`.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            StopReason::Converged => "converged",
-            StopReason::Timeout => "timeout",
-        }
-    }
-}
 
 impl StoppingRule {
     /// Whether to stop after the samples counted in `p`, `wall_s` seconds into the loop; `ci` gives

@@ -13,10 +13,31 @@
 
 use crate::case::{Arg, Case, HostData, Launch, Param, Step};
 use crate::gpu::{DeviceData, Gpu};
+use crate::model::LaunchResources;
 use crate::{Error, Kernel, Result};
 use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
+
+/// Compiles (once per run and file) and loads `kernel`'s module for `gpu`'s arch; returns the
+/// function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
+///
+/// # Errors
+/// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
+pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
+    function_of(gpu, kernel.file, kernel.source().source, kernel.entry)
+}
+
+/// As [`function`], for the text `source` of kernel file `file` (as at another git revision):
+/// compiled once per run and text, with the same options.
+///
+/// # Errors
+/// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
+pub fn function_of(gpu: &Gpu, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
+    let (module, sha256) = gpu.module(file, source, || crate::compile::compile_text(file, source, &gpu.arch))?;
+    let func = module.load_function(entry).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
+    Ok((func, sha256))
+}
 
 /// The functions of a program: one per [`Step::Launch`], in step order.
 pub struct Compiled {
@@ -59,7 +80,7 @@ pub fn compile_from<'a>(
     let mut modules: Vec<String> = Vec::new();
     for (kernel, _) in case.launches() {
         let Some(source) = source_of(&kernel) else { return Ok(None) };
-        let (func, sha) = gpu.function_of(kernel.file, source, kernel.entry)?;
+        let (func, sha) = function_of(gpu, kernel.file, source, kernel.entry)?;
         if !modules.contains(&sha) {
             modules.push(sha);
         }
@@ -68,24 +89,6 @@ pub fn compile_from<'a>(
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(Some(Compiled { id, funcs, module_sha256: modules.join("+") }))
-}
-
-/// What the driver reports for one launch: the function's attributes and the occupancy calculator's
-/// answer at the launch's block size and dynamic shared memory (CUDA Driver API,
-/// `cuFuncGetAttribute` and `cuOccupancyMaxActiveBlocksPerMultiprocessor`). The resource gate's
-/// figures from ptxas ([`crate::resources`]) should agree with these on the same code.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct LaunchResources {
-    /// Registers per thread (`CU_FUNC_ATTRIBUTE_NUM_REGS`).
-    pub registers: u32,
-    /// Local memory per thread, bytes (`CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES`): spills and stack.
-    pub local_bytes: u32,
-    /// Static shared memory per block, bytes (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
-    pub shared_static_bytes: u32,
-    /// Resident blocks per SM at the launch's block size.
-    pub blocks_per_sm: u32,
-    /// Theoretical occupancy: resident warps over the SM's most warps, percent.
-    pub occupancy_pct: f64,
 }
 
 /// [`LaunchResources`] of `case`'s first launch (`compiled`'s first function); `None` when the

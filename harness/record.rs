@@ -1,13 +1,11 @@
-//! Record stage: the project root and the run's CSV (the git state comes from
-//! [`crate::history::provenance`]).
+//! Record stage: the run's CSV (the git state comes from [`crate::history::provenance`]).
 //!
 //! The CSV is long-form: one row per case and statistic, every value with its unit, every row
 //! carrying the GPU facts and git state, so that rows from different runs and GPUs can be
 //! concatenated and still read alone.
 
 use crate::gate::{Comparison, Verdict};
-use crate::gpu::DeviceFacts;
-use crate::measure::StopReason;
+use crate::model::{DeviceFacts, LaunchResources, StopReason};
 use crate::stats::Summary;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -22,17 +20,6 @@ use std::path::{Path, PathBuf};
 pub const RUN_CSV_SCHEMA: u32 = 5;
 
 pub use crate::history::provenance::{GitState, RepoState};
-
-/// The project root: the nearest folder at or above `start` holding both `Cargo.toml` and
-/// `kernels/`; failing that, the nearest holding `.git`; failing that, `start`. Found at run time
-/// (not from compile-time paths) so that a staged binary run on a GPU runner writes into the
-/// working tree it was started in.
-pub fn project_root(start: &Path) -> PathBuf {
-    let find = |pred: &dyn Fn(&Path) -> bool| start.ancestors().find(|d| pred(d)).map(Path::to_path_buf);
-    find(&|d| d.join("Cargo.toml").is_file() && d.join("kernels").is_dir())
-        .or_else(|| find(&|d| d.join(".git").exists()))
-        .unwrap_or_else(|| start.to_path_buf())
-}
 
 /// One timed case's outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +58,7 @@ pub struct CaseResult {
     pub invalid_reason: Option<String>,
     /// What the driver says about the program's first launch (registers, local and shared memory,
     /// theoretical occupancy); `None` for a program with no kernel of its own.
-    pub resources: Option<crate::program::LaunchResources>,
+    pub resources: Option<LaunchResources>,
 }
 
 impl CaseResult {
@@ -312,19 +299,6 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
     out
 }
 
-/// A temporary file in `dir` to be renamed over a result file, with the permissions a file created
-/// normally gets (0o666 less the umask): tempfile's default 0o600 would leave run CSVs and JUnit
-/// reports unreadable to a CI job's artifact upload running as another user.
-pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    builder.tempfile_in(dir)
-}
-
 /// `true`/`false`/`unknown`.
 pub fn flag(b: Option<bool>) -> String {
     b.map_or("unknown".into(), |d| d.to_string())
@@ -375,7 +349,7 @@ pub fn write_csv<R: serde::Serialize>(path: &Path, rows: &[R]) -> Result<()> {
         let exists = std::io::Error::new(std::io::ErrorKind::AlreadyExists, "a recorded file is never overwritten");
         return Err(Error::io(path)(exists));
     }
-    let temp = temp_file_in(dir).map_err(Error::io(dir))?;
+    let temp = crate::paths::temp_file_in(dir).map_err(Error::io(dir))?;
     let mut w = csv::Writer::from_writer(temp);
     for row in rows {
         w.serialize(row).map_err(|source| Error::Csv { path: path.to_path_buf(), source })?;
@@ -470,7 +444,7 @@ pub(crate) mod tests {
     fn a_full_case_writes_every_statistic_of_the_list_in_order() {
         let mut r = result("t/v/1", 1e-3, 4096, 8192);
         r.sm_clock_mhz = Some(1980.0);
-        r.resources = Some(crate::program::LaunchResources {
+        r.resources = Some(LaunchResources {
             registers: 32,
             local_bytes: 0,
             shared_static_bytes: 4096,
@@ -547,15 +521,5 @@ pub(crate) mod tests {
         let third = claim_stem(dir.path(), &run.run_id, &run.git).unwrap();
         assert!(third.ends_with("runs/20261130T030000Z-0123456-3"));
         write_csv(&PathBuf::from(format!("{}.csv", claimed.display())), &rows).unwrap();
-    }
-
-    #[test]
-    fn project_root_walks_up_to_cargo_toml_with_kernels() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("Cargo.toml"), "").unwrap();
-        std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
-        let deep = dir.path().join("a/b");
-        std::fs::create_dir_all(&deep).unwrap();
-        assert_eq!(project_root(&deep), dir.path());
     }
 }

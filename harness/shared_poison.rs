@@ -24,7 +24,8 @@
 #![allow(unsafe_code)] // the fill and test launches
 
 use crate::case::HostData;
-use crate::gpu::Gpu;
+use crate::gpu::{Filler, Gpu};
+use crate::program::function_of;
 use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
@@ -53,20 +54,6 @@ const FILE: &str = "kernelgate_fill_shared (harness/shared_poison.rs, not a kern
 /// opt in to, so one fits on an SM at a time and the first wave already reaches every idle SM; the
 /// second wave is insurance against an SM that was busy when the launch began.
 const BLOCKS_PER_SM: u32 = 2;
-
-/// The fill, made once per GPU ([`Gpu`] keeps it): its kernel with the shared-memory attribute
-/// set, the words it fills per block, and whether it reaches the next kernel here.
-pub struct Filler {
-    func: CudaFunction,
-    words: u32,
-    works: bool,
-}
-
-impl std::fmt::Debug for Filler {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Filler").field("words", &self.words).field("works", &self.works).finish()
-    }
-}
 
 /// Whether a fill reaches the next kernel on `gpu` in this process: found once, by filling with
 /// 0xFF and reading 256 unwritten words of static shared memory (all must be 0xFFFFFFFF). When it
@@ -98,13 +85,13 @@ fn filler(gpu: &Gpu) -> Result<&Filler> {
     if let Some(f) = gpu.shared_fill.get() {
         return Ok(f);
     }
-    let (func, _) = gpu.function_of(FILE, SOURCE, "kernelgate_fill_shared")?;
+    let (func, _) = function_of(gpu, FILE, SOURCE, "kernelgate_fill_shared")?;
     let words = shared_words(gpu)?;
     let bytes = i32::try_from(words * 4).expect("shared memory per block fits i32");
     func.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
         .map_err(Error::driver("letting the shared-memory fill use all of shared memory"))?;
     launch_fill(gpu, &func, words, 0xFF)?;
-    let (read, _) = gpu.function_of(FILE, SOURCE, "kernelgate_read_unwritten_shared")?;
+    let (read, _) = function_of(gpu, FILE, SOURCE, "kernelgate_read_unwritten_shared")?;
     let out = gpu.upload(&HostData::U32(vec![0; 256]))?;
     let (ptr, _) = out.raw(gpu.stream());
     let mut builder = gpu.stream().launch_builder(&read);

@@ -100,8 +100,10 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
 /// the same inputs inside the A side's ranges ([`measure::nvtx_ranges_of_a`]), where the revision
 /// has the trial's kernel files. Exit code 1 when a trial is unknown, fails its check or errs.
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
-    let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child") else { return ExitCode::FAILURE };
-    let root = crate::record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+    let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child", crate::compile::nvrtc_version) else {
+        return ExitCode::FAILURE;
+    };
+    let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
     let read = |name: &str, rev: Option<&str>| match rev.map(|rev| crate::history::revision::Revision::read(&root, rev))
     {
         Some(Err(e)) => {

@@ -10,8 +10,8 @@
 //! kernel being read: memory does not grow with the number of kernels.
 
 use super::fields::{Fields, quote_open};
+use super::model::{KernelRecord, Layout, Metric, MetricValue, Sink, Summary, ncu_error};
 use super::number::{Decimal, Number, read_number, read_scaled};
-use super::parse::{KernelRecord, Layout, Metric, MetricValue, Sink, Summary, ncu_error, no_kernels};
 use super::units::read_unit_exponent;
 use crate::{Error, Result};
 use std::borrow::Cow;
@@ -690,6 +690,20 @@ fn unknown_unit(line: usize, printed: &str, metric: &str) -> String {
          base units.",
         printed.trim()
     )
+}
+
+/// The "no kernel was profiled" error, with what was found and ncu's warnings.
+pub(super) fn no_kernels(origin: &Path, line: Option<usize>, what: &str, warnings: &[String]) -> Error {
+    let mut message = format!(
+        "no kernel was profiled: {what}. Check that ncu ran with `--csv`, that its kernel filter \
+         (`-k`/`--kernel-name`, `--launch-skip`, `-c`) and NVTX filter (`--nvtx --nvtx-include`; a \
+         push/pop range needs a trailing `/`, e.g. `family/variant/size/`) match what the program runs, \
+         and that the program launched a kernel at all."
+    );
+    if !warnings.is_empty() {
+        message += &format!(" ncu warned: {}", warnings.join("; "));
+    }
+    ncu_error(origin, line, message)
 }
 
 /// Whether `line` has a 0 byte beside each character: UTF-16 text (split at its `\n` bytes).

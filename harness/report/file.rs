@@ -53,7 +53,7 @@ fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
             ),
         ));
     }
-    let mut temp = crate::record::temp_file_in(&dir).map_err(|e| failed(path, &e, "could not be started"))?;
+    let mut temp = crate::paths::temp_file_in(&dir).map_err(|e| failed(path, &e, "could not be started"))?;
     temp.as_file_mut().write_all(bytes).map_err(|e| failed(path, &e, "could not be written"))?;
     temp.as_file().sync_all().map_err(|e| failed(path, &e, "could not be written"))?;
     Ok(temp)

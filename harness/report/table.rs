@@ -1,14 +1,14 @@
 //! The terminal: the device block printed at the start of a run and the results table printed at
 //! its end.
 
-use crate::gpu::DeviceFacts;
+use crate::model::DeviceFacts;
 use crate::record::CaseResult;
 use std::fmt::Write as _;
 
 pub use crate::units::duration;
 
 /// The device block printed at the start of a run, with the file of the NVRTC this process
-/// loaded ([`crate::nvrtc::load`], cached: [`crate::gpu::Gpu::open`] has loaded it by then).
+/// loaded ([`crate::nvrtc::load`], cached: opening the GPU has loaded it by then).
 pub fn device(f: &DeviceFacts) -> String {
     device_with_nvrtc(f, crate::nvrtc::load().ok().map(|n| n.path.as_path()))
 }

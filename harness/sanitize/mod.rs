@@ -332,7 +332,9 @@ fn repeat_timed_path(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bo
 /// unusable, and the parent goes on in a new process.
 pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     use std::io::Write;
-    let Some(gpu) = crate::devices::open_child_gpu(config, "sanitized child") else { return ExitCode::FAILURE };
+    let Some(gpu) = crate::devices::open_child_gpu(config, "sanitized child", crate::compile::nvrtc_version) else {
+        return ExitCode::FAILURE;
+    };
     for name in list.lines().filter(|l| !l.is_empty()) {
         println!("{}{name}", parse::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {

@@ -130,7 +130,7 @@ impl Suite {
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             check::mix(nanos, u64::from(std::process::id()))
         });
-        let root = record::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
+        let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
         let recorded = recorded_state(&root, config.commit.as_deref());
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
@@ -162,13 +162,15 @@ impl Suite {
     fn pool(&self) -> Result<&Pool, String> {
         self.pool
             .get_or_init(|| {
-                let pool =
-                    Pool::new(&self.config.devices, |gpu| println!("{}", report::device(&gpu.facts))).map_err(|e| {
-                        if matches!(e, Error::Config { .. }) {
-                            let _ = self.bad_devices.set(e.to_string());
-                        }
-                        e.to_string()
-                    });
+                let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, |gpu| {
+                    println!("{}", report::device(&gpu.facts))
+                })
+                .map_err(|e| {
+                    if matches!(e, Error::Config { .. }) {
+                        let _ = self.bad_devices.set(e.to_string());
+                    }
+                    e.to_string()
+                });
                 if let (Err(reason), None) = (&pool, &self.no_gpu) {
                     println!("kernelgate: the GPUs cannot be used: {reason}");
                 }
@@ -216,7 +218,7 @@ impl Suite {
     }
 
     /// What is the same for every row of this run on the GPU of `facts`.
-    pub fn run_info(&self, facts: &crate::gpu::DeviceFacts) -> record::RunInfo {
+    pub fn run_info(&self, facts: &crate::model::DeviceFacts) -> record::RunInfo {
         record::RunInfo {
             run_id: self.run_id.clone(),
             seed: self.seed,

@@ -90,7 +90,7 @@ pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBu
         Some(dir) => dir,
         None => {
             let cwd = std::env::current_dir().map_err(Error::io("."))?;
-            kernelgate::record::project_root(&cwd).join(BASELINES_DIR)
+            kernelgate::paths::project_root(&cwd).join(BASELINES_DIR)
         }
     };
     match command {
@@ -230,7 +230,7 @@ fn bless(baselines: &Path, record: &Path, trials: &[String], gpu: Option<String>
 /// The GPU key an entry was measured on (`nvidia-h200-sm90`), from its name and compute capability.
 fn key_of(e: &Entry) -> String {
     let (major, minor) = e.compute_capability.split_once('.').unwrap_or((&e.compute_capability, "0"));
-    kernelgate::gpu::gpu_key(&e.gpu_name, major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
+    kernelgate::model::gpu_key(&e.gpu_name, major.parse().unwrap_or(0), minor.parse().unwrap_or(0))
 }
 
 /// `kernelgate baseline calibrate`: under the baseline's lock, the blessed value and every usable

@@ -20,7 +20,7 @@ type Verdicts = BTreeMap<String, (String, Option<f64>)>;
 /// # Errors
 /// [`Error::Bisect`]: revisions that do not bisect, no suite binary, a step that failed.
 pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, out: Option<PathBuf>) -> Result<u8> {
-    let root = kernelgate::record::project_root(&std::env::current_dir().map_err(Error::io("the current folder"))?);
+    let root = kernelgate::paths::project_root(&std::env::current_dir().map_err(Error::io("the current folder"))?);
     let suite = match suite {
         Some(s) => s,
         None => default_suite()?,

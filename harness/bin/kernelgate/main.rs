@@ -7,7 +7,7 @@
 //! `kernelgate baseline list|show|remove|calibrate|bless|reseal` reads and edits the per-GPU
 //! baselines under `<project root>/baselines/<gpu-key>/` (see `kernelgate::gate::baseline`), or
 //! `KERNELGATE_BASELINES/<gpu-key>/`; the project root is found from the current folder as the test
-//! runs find it (`kernelgate::record::project_root`). Every change goes through the baseline
+//! runs find it (`kernelgate::paths::project_root`). Every change goes through the baseline
 //! store: under the folder's lock, committed whole.
 //!
 //! `kernelgate compare BASE RUN` judges two records with the gate's rules.
@@ -372,7 +372,7 @@ fn history_dir(dir: Option<PathBuf>, history: &kernelgate::config::History, comm
         (None, History::Dir(d)) => Ok(d.clone()),
         (None, History::Default) => {
             let cwd = std::env::current_dir().map_err(Error::io("."))?;
-            Ok(history::default_dir(&kernelgate::record::project_root(&cwd)))
+            Ok(history::default_dir(&kernelgate::paths::project_root(&cwd)))
         }
         (None, History::Off) => Err(Error::Config {
             name: "KERNELGATE_HISTORY",
@@ -474,7 +474,7 @@ fn diff_command(
 /// stderr, one line each.
 fn history_command(command: HistoryCommand, dir: Option<PathBuf>, history: &kernelgate::config::History) -> Result<u8> {
     let cwd = std::env::current_dir().map_err(Error::io("."))?;
-    let root = kernelgate::record::project_root(&cwd);
+    let root = kernelgate::paths::project_root(&cwd);
     let name = match &command {
         HistoryCommand::Import { .. } => "history import",
         HistoryCommand::Sync { .. } => "history sync",

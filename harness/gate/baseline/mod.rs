@@ -2,7 +2,7 @@
 //! baseline folder (or a run record, which has the same form).
 //!
 //! One folder per GPU under the project root, `baselines/<gpu-key>/` (the key is
-//! [`crate::gpu::gpu_key`], e.g. `nvidia-h200-sm90`), holding three CSV files and a manifest:
+//! [`crate::model::gpu_key`], e.g. `nvidia-h200-sm90`), holding three CSV files and a manifest:
 //!
 //! - `baseline.csv`: one row per trial and metric ([`Entry`], columns [`ENTRY_COLUMNS`]). The
 //!   metric `time` is the timing entry (unit `s`); every other metric is an ncu metric name,

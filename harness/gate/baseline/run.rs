@@ -3,7 +3,7 @@
 //! calibrate`. Pure: plain data in, entries and samples out.
 
 use super::{Entry, TIME_METRIC};
-use crate::gpu::DeviceFacts;
+use crate::model::DeviceFacts;
 use crate::stats::Summary;
 use std::collections::BTreeMap;
 

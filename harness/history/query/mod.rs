@@ -14,7 +14,7 @@ use super::changepoint::{self, ChangePoint};
 use super::import::{Kind, attach_metrics, parse_csv};
 use super::store::{self, AllSeries, HistoryStore, RunSummary};
 use super::{Run, RunMeta, Value};
-use crate::report::diff::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
+use crate::model::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
 use crate::units::format_value;
 use crate::{Error, Result};
 use std::collections::BTreeMap;

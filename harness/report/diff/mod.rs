@@ -15,9 +15,7 @@ use std::fmt;
 
 pub mod machines;
 
-/// The statistic that is a trial's time: the median of its samples, seconds (the run CSV's
-/// `median` row, [`crate::record::statistics`]).
-pub const TIME_METRIC: &str = "median";
+pub use crate::model::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
 
 /// The statistic the per-run bars show: effective bandwidth as % of the run's measured copy
 /// bandwidth ([`crate::record::statistics`]).
@@ -36,35 +34,6 @@ pub const EXPLAIN_TOP: usize = 3;
 /// or from the gate (bandwidth, delta, p-values). Every other metric is a counter (ncu's names, or
 /// a derived counter such as `sectors_per_request`).
 pub const RUN_STATISTICS: &[&str] = &crate::record::STATISTICS;
-
-/// One measured value (what the history and the run CSVs hold), plain data.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Measurement {
-    /// Trial name, `family/kernel/size`.
-    pub trial: String,
-    /// The kernel's entry point (a trial's program may launch several).
-    pub kernel: String,
-    /// A run statistic ([`RUN_STATISTICS`]) or a counter (ncu's metric name).
-    pub metric: String,
-    /// Unit of `value` (`s`, `%`, `sector`, ...).
-    pub unit: String,
-    /// The value, in `unit`.
-    pub value: f64,
-    /// The gate's verdict for the trial (`regressed`, `improved`, `unchanged`, `ambiguous`,
-    /// `invalid`, `no-baseline`: [`crate::gate::Verdict::as_str`]).
-    pub verdict: String,
-    /// What decided the verdict (`time`, `counter <metric>`, `conditions`).
-    pub decided_by: String,
-}
-
-/// One side of a diff.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Side {
-    /// What was measured: `commit:7` and subject, a run id, or `baseline`.
-    pub label: String,
-    /// The GPU it was measured on (GPU key, or the physical GPU).
-    pub gpu: String,
-}
 
 /// Whether a trial is on both sides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,27 +169,6 @@ pub struct Diff {
     pub paired: BTreeMap<String, Vec<Paired>>,
 }
 
-/// One trial of a same-run A/B run of the two sides' commits: both versions timed in pairs in
-/// one process, on one GPU, over one set of buffers (what the A/B run recorded in the history).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Paired {
-    /// `run_id@GPU-…` of the A/B run.
-    pub run: String,
-    /// A's median over the kept pairs, seconds (the run's `baseline_median`).
-    pub a_median_s: f64,
-    /// B's median, seconds (the run's `median`).
-    pub b_median_s: f64,
-    /// The median per-pair ratio B/A - 1, percent (the run's `delta`).
-    pub delta_pct: f64,
-    /// The one-sided Wilcoxon signed-rank p-value times the trials compared (Bonferroni).
-    pub p_adjusted: Option<f64>,
-    /// Pairs kept.
-    pub pairs: Option<usize>,
-    /// The paired gate's verdict.
-    pub verdict: String,
-    /// What decided it.
-    pub decided_by: String,
-}
 
 impl Diff {
     /// The one-line summary: `1 regressed, 2 improved, 30 unchanged, 1 added, 1 removed (35 trials)`.
@@ -315,35 +263,6 @@ pub fn paired_note(diff: &Diff) -> Option<String> {
             crate::units::count(diff.paired.len(), "trial")
         )
     })
-}
-
-/// A case's series across commits, for a trend chart: one metric, points in commit order, and the
-/// change points found in it (by the history's change-point detection; this module only carries
-/// them).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Trend {
-    /// Trial name.
-    pub trial: String,
-    /// The metric (`median` for time).
-    pub metric: String,
-    /// Its unit (`s` for time).
-    pub unit: String,
-    /// The series, oldest first. Points of several GPUs may share a label (one commit measured on
-    /// two GPUs); each GPU gets its own line.
-    pub points: Vec<TrendPoint>,
-    /// Indices into `points` of the first point of each new regime.
-    pub change_points: Vec<usize>,
-}
-
-/// One point of a [`Trend`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct TrendPoint {
-    /// Where it was measured: `commit:7` (the x axis's label).
-    pub label: String,
-    /// The value, in the trend's unit.
-    pub value: f64,
-    /// The GPU it was measured on.
-    pub gpu: String,
 }
 
 /// One trial's [`BANDWIDTH_METRIC`] (% of the run's copy bandwidth) on each side.
