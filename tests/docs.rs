@@ -1,7 +1,8 @@
 //! The docs against the code, on the CPU: `docs/options.md` holds the table of every
 //! `KERNELGATE_*` variable that `kernelgate::config::vars` defines; every `KERNELGATE_*` name in
 //! the sources, scripts and docs is one of them, and every one of them is read somewhere; every
-//! relative link in `README.md` and `docs/*.md` leads to a file (and heading) that exists.
+//! relative link in `README.md` and `docs/*.md` leads to a file (and heading) that exists; the
+//! README stays at most 200 lines.
 
 use kernelgate::config::vars::{self, VARS};
 use std::collections::{BTreeMap, BTreeSet};
@@ -215,6 +216,13 @@ fn relative_links_resolve() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// The README is what a newcomer reads in five minutes; the rest is in docs/.
+#[test]
+fn the_readme_is_short() {
+    let lines = read(&root().join("README.md")).lines().count();
+    assert!(lines <= 200, "README.md has {lines} lines; at most 200: move reference text into docs/ (docs/README.md)");
 }
 
 #[test]
