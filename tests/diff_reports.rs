@@ -204,7 +204,7 @@ fn report_19_ten_thousand_changed_trials_keep_the_markdown_under_its_promise() {
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("wrote r.md (5000 slower, 5000 within 1 % (10000 trials)"), "{out}");
     let md = std::fs::read_to_string(tmp.path().join("r.md")).unwrap();
-    // README: "at most 60,000 characters".
+    // docs/history.md: "at most 60,000 characters".
     assert!(md.chars().count() <= 60_000, "{} characters", md.chars().count());
     let kept = md.lines().filter(|l| l.starts_with("| fam") && l.contains(" -> ")).count();
     let said = format!("{} more changed trials left out of this table", 5000 - kept);

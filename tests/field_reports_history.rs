@@ -499,7 +499,7 @@ fn runner_run(run_id: &str, commit: &str, time: i64, gpu: &str, median: f64) -> 
     r
 }
 
-/// Notes the runs in `clone` (as `KERNELGATE_NOTES=1` does), then shares them as the README tells
+/// Notes the runs in `clone` (as `KERNELGATE_NOTES=1` does), then shares them as docs/history.md tells
 /// runners to: fetch the origin's notes, merge them with cat_sort_uniq, push.
 fn note_and_share(clone: &Path, runs: &[kernelgate::history::Run]) {
     let repo = git2::Repository::open(clone).unwrap();
@@ -574,7 +574,7 @@ fn report_40_a_foreign_note_line_is_kept_and_skipped_with_commit_and_line() {
 }
 
 /// Issue 19 (more than one runner): three runners (two physical GPUs on main, a third on a
-/// branch) note their runs, each merging the others' notes as the README says, and one person adds
+/// branch) note their runs, each merging the others' notes as docs/history.md says, and one person adds
 /// a note by hand; a fresh clone's `kernelgate history sync --fetch origin` has every run, names
 /// the person's line, and a second sync adds nothing.
 #[test]

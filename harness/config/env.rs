@@ -1,70 +1,10 @@
-//! Reading [`Config`] from the `KERNELGATE_*` environment variables: the list of variables, the
-//! range checks, and the parse of each value (a bad value is an [`Error::Config`] naming it).
+//! Reading [`Config`] from the `KERNELGATE_*` environment variables: the unknown-variable check,
+//! and the parse of each value (a bad value is an [`Error::Config`] naming it). Names, ranges,
+//! choices and defaults are the table's ([`super::vars`]).
 
+use super::vars;
 use super::*;
 use crate::{Error, Result};
-
-/// The `KERNELGATE_*` variables kernelgate reads; any other variable with the prefix is a typo and
-/// refused ([`Config::from_lookup`] is given the names present).
-pub const VARIABLES: &[&str] = &[
-    "KERNELGATE_AB",
-    "KERNELGATE_AB_B",
-    "KERNELGATE_AB_IDENTICAL",
-    "KERNELGATE_ALPHA",
-    "KERNELGATE_BASELINES",
-    "KERNELGATE_BASELINE_SAMPLES",
-    "KERNELGATE_BLESS",
-    "KERNELGATE_COMMIT",
-    "KERNELGATE_COMPARE",
-    "KERNELGATE_DEVICES",
-    "KERNELGATE_FAIL_ON",
-    "KERNELGATE_HISTORY",
-    "KERNELGATE_ISOLATE",
-    "KERNELGATE_KERNEL_TIMEOUT",
-    "KERNELGATE_JUNIT",
-    "KERNELGATE_MAX_NOISE",
-    "KERNELGATE_MIN_EFFECT",
-    "KERNELGATE_MIN_SAMPLES",
-    "KERNELGATE_MIN_TIME",
-    "KERNELGATE_NCU",
-    "KERNELGATE_NCU_CLOCK_CONTROL",
-    "KERNELGATE_NCU_PATH",
-    "KERNELGATE_NOTES",
-    "KERNELGATE_NVRTC",
-    "KERNELGATE_OUT_DIR",
-    "KERNELGATE_PLANTED",
-    "KERNELGATE_PRECISION",
-    "KERNELGATE_PROFILE_TRIALS",
-    // Read by tests/report_html.rs, not by the suite: a missing `chromium` fails that test.
-    "KERNELGATE_REQUIRE_CHROMIUM",
-    "KERNELGATE_REQUIRE_GPU",
-    "KERNELGATE_REQUIRE_NVRTC",
-    // Read by tests/suite_reports.rs, not by the suite: a missing `xmllint` fails its JUnit schema check.
-    "KERNELGATE_REQUIRE_XMLLINT",
-    "KERNELGATE_SANITIZE",
-    "KERNELGATE_SANITIZER_PATH",
-    "KERNELGATE_SANITIZE_SCALE",
-    "KERNELGATE_SANITIZE_TRIALS",
-    "KERNELGATE_SEED",
-    "KERNELGATE_STOP",
-    "KERNELGATE_TIMEOUT",
-    "KERNELGATE_WARMUP",
-    "KERNELGATE_WORK_SCALE",
-];
-
-/// A finite number in `range`, with the sentence that says so.
-struct Range {
-    lo: f64,
-    lo_open: bool,
-    hi: f64,
-    says: &'static str,
-}
-
-impl Range {
-    fn holds(&self, v: f64) -> bool {
-        v.is_finite() && (if self.lo_open { v > self.lo } else { v >= self.lo }) && v <= self.hi
-    }
-}
 
 impl Config {
     /// Reads the process environment.
@@ -77,10 +17,9 @@ impl Config {
             .filter_map(|(k, _)| k.into_string().ok())
             .filter(|k| k.starts_with("KERNELGATE_"))
             .collect();
-        if let Some(typo) = names.iter().find(|n| !VARIABLES.contains(&n.as_str())) {
-            // The profiled child's variable is set by kernelgate itself, not listed for users.
-            let children = [crate::ncu::run::CHILD_ENV, crate::sanitize::CHILD_ENV];
-            let options: Vec<&str> = VARIABLES.iter().copied().filter(|v| !children.contains(v)).collect();
+        if let Some(typo) = names.iter().find(|n| !vars::accepted().any(|v| v == n.as_str())) {
+            // The children's variables are set by kernelgate itself, not listed for users.
+            let options: Vec<&str> = vars::VARS.iter().filter(|v| v.is_option()).map(|v| v.name).collect();
             return Err(Error::UnknownOption { name: typo.clone(), options: options.join(", ") });
         }
         Config::from_lookup(|name| std::env::var(name).ok())
@@ -95,39 +34,48 @@ impl Config {
     /// # Errors
     /// [`Error::Config`] naming the first variable whose value is not valid, with what is.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config> {
+        use vars::*;
         let d = Config::default();
-        let s = d.stopping;
-        let get = |name: &'static str| -> Result<Option<String>> {
-            match lookup(name) {
+        let get = |var: &Var| -> Result<Option<String>> {
+            match lookup(var.name) {
                 None => Ok(None),
                 Some(v) if v.trim().is_empty() => Err(Error::Config {
-                    name,
+                    name: var.name,
                     value: v,
                     expected: "the variable is set but empty; unset it to use the default".into(),
                 }),
                 Some(v) => Ok(Some(v.trim().to_string())),
             }
         };
-        let number = |name: &'static str, default: f64, range: Range| -> Result<f64> {
-            match get(name)? {
+        let number = |var: &Var| -> Result<f64> {
+            let Value::Number { default, range } = var.value else { unreachable!("{} is a number", var.name) };
+            match get(var)? {
                 None => Ok(default),
                 Some(v) => match v.parse::<f64>() {
                     Ok(x) if range.holds(x) => Ok(x),
                     _ => Err(Error::Config {
-                        name,
+                        name: var.name,
                         value: v,
                         expected: format!("expected {}; unset it to use the default ({default})", range.says),
                     }),
                 },
             }
         };
-        let whole = |name: &'static str, default: usize, min: usize| -> Result<usize> {
-            match get(name)? {
+        // A number whose default is decided later (`None` when unset).
+        let number_if_set = |var: &Var| -> Result<Option<f64>> {
+            match get(var)? {
+                None => Ok(None),
+                Some(_) => number(var).map(Some),
+            }
+        };
+        let whole = |var: &Var| -> Result<usize> {
+            let Value::Whole { default, min } = var.value else { unreachable!("{} is a whole number", var.name) };
+            match get(var)? {
                 None => Ok(default),
                 Some(v) => match v.parse::<usize>() {
                     Ok(x) if x >= min => Ok(x),
                     _ => Err(Error::Config {
-                        name,
+                        name: var.name,
                         value: v,
                         expected: format!(
                             "expected a whole number of at least {min}; unset it to use the default ({default})"
@@ -136,90 +84,65 @@ impl Config {
                 },
             }
         };
-        let flag = |name: &'static str| -> Result<bool> {
-            match get(name)?.as_deref() {
+        let flag = |var: &Var| -> Result<bool> {
+            debug_assert!(matches!(var.value, Value::Flag), "{} is a flag", var.name);
+            match get(var)?.as_deref() {
                 None | Some("0") => Ok(false),
                 Some("1") => Ok(true),
-                Some(other) => {
-                    Err(Error::Config { name, value: other.to_string(), expected: "expected 1 (on) or 0 (off)".into() })
-                }
+                Some(other) => Err(Error::Config {
+                    name: var.name,
+                    value: other.to_string(),
+                    expected: "expected 1 (on) or 0 (off)".into(),
+                }),
             }
         };
-        let choice = |name: &'static str, allowed: &[&str], default: &str| -> Result<String> {
-            match get(name)? {
-                None => Ok(default.to_string()),
-                Some(v) if allowed.contains(&v.as_str()) => Ok(v),
-                Some(v) => {
-                    Err(Error::Config { name, value: v, expected: format!("expected {}", allowed.join(" or ")) })
-                }
+        // One of the choices; unset, the default (`None` for a choice without one).
+        let choice = |var: &Var| -> Result<Option<String>> {
+            let Value::Choice { values, default } = var.value else { unreachable!("{} is a choice", var.name) };
+            match get(var)? {
+                None => Ok(default.map(str::to_string)),
+                Some(v) if values.contains(&v.as_str()) => Ok(Some(v)),
+                Some(v) => Err(Error::Config {
+                    name: var.name,
+                    value: v,
+                    expected: format!("expected {}", values.join(" or ")),
+                }),
             }
         };
-        let criterion = match choice("KERNELGATE_STOP", &["precision", "noise"], "precision")?.as_str() {
+        // A choice that has a default: never `None`.
+        let chosen = |var: &Var| -> Result<String> { Ok(choice(var)?.expect("a choice with a default")) };
+        let criterion = match chosen(&STOP)?.as_str() {
             "noise" => Criterion::Noise,
-            _ => Criterion::Precision {
-                fraction: number(
-                    "KERNELGATE_PRECISION",
-                    DEFAULT_PRECISION,
-                    Range {
-                        lo: 0.0,
-                        lo_open: true,
-                        hi: 1.0,
-                        says: "a fraction of the effect floor above 0, at most 1",
-                    },
-                )?,
-            },
+            _ => Criterion::Precision { fraction: number(&PRECISION)? },
         };
         let config = Config {
             stopping: StoppingRule {
                 criterion,
-                min_samples: whole("KERNELGATE_MIN_SAMPLES", s.min_samples, 1)?,
-                min_time_s: number(
-                    "KERNELGATE_MIN_TIME",
-                    s.min_time_s,
-                    Range { lo: 0.0, lo_open: false, hi: 3600.0, says: "seconds from 0 to 3600" },
-                )?,
-                max_noise_pct: number(
-                    "KERNELGATE_MAX_NOISE",
-                    s.max_noise_pct,
-                    Range { lo: 0.0, lo_open: true, hi: 100.0, says: "a percentage above 0, at most 100" },
-                )?,
-                timeout_s: number(
-                    "KERNELGATE_TIMEOUT",
-                    s.timeout_s,
-                    Range { lo: 0.0, lo_open: true, hi: 86_400.0, says: "seconds above 0, at most 86400" },
-                )?,
+                min_samples: whole(&MIN_SAMPLES)?,
+                min_time_s: number(&MIN_TIME)?,
+                max_noise_pct: number(&MAX_NOISE)?,
+                timeout_s: number(&TIMEOUT)?,
             },
-            warmup: whole("KERNELGATE_WARMUP", d.warmup, 0)?,
-            seed: match get("KERNELGATE_SEED")? {
+            warmup: whole(&WARMUP)?,
+            seed: match get(&SEED)? {
                 None => None,
                 Some(v) => Some(v.parse::<u64>().map_err(|_| Error::Config {
-                    name: "KERNELGATE_SEED",
+                    name: SEED.name,
                     value: v.clone(),
                     expected: "expected a whole number below 2^64; unset it to draw one".into(),
                 })?),
             },
-            out_dir: get("KERNELGATE_OUT_DIR")?.map(PathBuf::from),
-            commit: get("KERNELGATE_COMMIT")?,
-            ncu: flag("KERNELGATE_NCU")?,
-            ncu_path: get("KERNELGATE_NCU_PATH")?.map_or(d.ncu_path, PathBuf::from),
-            ncu_clock_control: choice("KERNELGATE_NCU_CLOCK_CONTROL", &["none", "base"], "none")?,
-            bless: flag("KERNELGATE_BLESS")?,
-            baselines: get("KERNELGATE_BASELINES")?.map(PathBuf::from),
-            baseline_samples: whole("KERNELGATE_BASELINE_SAMPLES", d.baseline_samples, 1)?,
-            alpha: number(
-                "KERNELGATE_ALPHA",
-                d.alpha,
-                Range { lo: 0.0, lo_open: true, hi: 0.5, says: "a probability above 0, at most 0.5" },
-            )?,
-            min_effect_pct: match get("KERNELGATE_MIN_EFFECT")? {
-                None => None,
-                Some(_) => Some(number(
-                    "KERNELGATE_MIN_EFFECT",
-                    DEFAULT_MIN_EFFECT_PCT,
-                    Range { lo: 0.0, lo_open: false, hi: MAX_MIN_EFFECT_PCT, says: "a percentage from 0 to 50" },
-                )?),
-            },
-            fail_on: match get("KERNELGATE_FAIL_ON")? {
+            out_dir: get(&OUT_DIR)?.map(PathBuf::from),
+            commit: get(&COMMIT)?,
+            ncu: flag(&NCU)?,
+            ncu_path: get(&NCU_PATH)?.map_or(d.ncu_path, PathBuf::from),
+            ncu_clock_control: chosen(&NCU_CLOCK_CONTROL)?,
+            bless: flag(&BLESS)?,
+            baselines: get(&BASELINES)?.map(PathBuf::from),
+            baseline_samples: whole(&BASELINE_SAMPLES)?,
+            alpha: number(&ALPHA)?,
+            min_effect_pct: number_if_set(&MIN_EFFECT)?,
+            fail_on: match get(&FAIL_ON)? {
                 None => d.fail_on,
                 Some(v) => {
                     let list: Vec<String> = v.split(',').map(|x| x.trim().to_string()).collect();
@@ -227,7 +150,7 @@ impl Config {
                         list.iter().find(|x| !["regressed", "ambiguous", "invalid"].contains(&x.as_str()))
                     {
                         return Err(Error::Config {
-                            name: "KERNELGATE_FAIL_ON",
+                            name: FAIL_ON.name,
                             value: v.clone(),
                             expected: format!(
                                 "{bad:?} is not a verdict; use a comma-separated list of regressed, ambiguous, invalid"
@@ -236,7 +159,7 @@ impl Config {
                     }
                     if !list.iter().any(|x| x == "regressed") {
                         return Err(Error::Config {
-                            name: "KERNELGATE_FAIL_ON",
+                            name: FAIL_ON.name,
                             value: v.clone(),
                             expected: "the list must include regressed: a gate that does not fail on a regression \
                                        is off"
@@ -246,15 +169,11 @@ impl Config {
                     list
                 }
             },
-            compare_cycles: choice("KERNELGATE_COMPARE", &["time", "cycles"], "time")? == "cycles",
-            require_gpu: flag("KERNELGATE_REQUIRE_GPU")?,
-            require_nvrtc: flag("KERNELGATE_REQUIRE_NVRTC")?,
-            work_scale: number(
-                "KERNELGATE_WORK_SCALE",
-                d.work_scale,
-                Range { lo: 0.5, lo_open: false, hi: 2.0, says: "a decimal number from 0.5 to 2" },
-            )?,
-            devices: match get("KERNELGATE_DEVICES")? {
+            compare_cycles: chosen(&COMPARE)? == "cycles",
+            require_gpu: flag(&REQUIRE_GPU)?,
+            require_nvrtc: flag(&REQUIRE_NVRTC)?,
+            work_scale: number(&WORK_SCALE)?,
+            devices: match get(&DEVICES)? {
                 None => d.devices,
                 Some(v) if v == "all" => Devices::All,
                 Some(v) => {
@@ -268,7 +187,7 @@ impl Config {
                         }
                         _ => {
                             return Err(Error::Config {
-                                name: "KERNELGATE_DEVICES",
+                                name: DEVICES.name,
                                 value: v,
                                 expected: "expected all, or CUDA device ordinals separated by commas, each once (0,1)"
                                     .into(),
@@ -277,46 +196,32 @@ impl Config {
                     }
                 }
             },
-            ab: get("KERNELGATE_AB")?,
-            ab_b: get("KERNELGATE_AB_B")?,
-            ab_time_identical: choice("KERNELGATE_AB_IDENTICAL", &["skip", "time"], "skip")? == "time",
-            history: match get("KERNELGATE_HISTORY")? {
+            ab: get(&AB)?,
+            ab_b: get(&AB_B)?,
+            ab_time_identical: chosen(&AB_IDENTICAL)? == "time",
+            history: match get(&HISTORY)? {
                 None => History::Default,
                 Some(v) if v == "off" => History::Off,
                 Some(v) => History::Dir(PathBuf::from(v)),
             },
-            notes: flag("KERNELGATE_NOTES")?,
-            junit: get("KERNELGATE_JUNIT")?.map(PathBuf::from),
-            planted: flag("KERNELGATE_PLANTED")?,
-            sanitize: match get("KERNELGATE_SANITIZE")? {
-                None => None,
-                Some(_) => Some(choice("KERNELGATE_SANITIZE", &crate::sanitize::TOOLS, "memcheck")?),
-            },
-            sanitize_scale: number(
-                "KERNELGATE_SANITIZE_SCALE",
-                d.sanitize_scale,
-                Range { lo: 1.0 / 64.0, lo_open: false, hi: 1.0, says: "a decimal number from 0.015625 (1/64) to 1" },
-            )?,
-            sanitizer_path: get("KERNELGATE_SANITIZER_PATH")?.map(PathBuf::from),
-            kernel_timeout_s: match get("KERNELGATE_KERNEL_TIMEOUT")? {
-                None => None,
-                Some(_) => Some(number(
-                    "KERNELGATE_KERNEL_TIMEOUT",
-                    DEFAULT_KERNEL_TIMEOUT_S,
-                    Range { lo: 0.0, lo_open: true, hi: 86_400.0, says: "seconds above 0, at most 86400" },
-                )?),
-            },
-            isolate: flag("KERNELGATE_ISOLATE")?,
+            notes: flag(&NOTES)?,
+            junit: get(&JUNIT)?.map(PathBuf::from),
+            planted: flag(&PLANTED)?,
+            sanitize: choice(&SANITIZE)?,
+            sanitize_scale: number(&SANITIZE_SCALE)?,
+            sanitizer_path: get(&SANITIZER_PATH)?.map(PathBuf::from),
+            kernel_timeout_s: number_if_set(&KERNEL_TIMEOUT)?,
+            isolate: flag(&ISOLATE)?,
         };
         // Read by `crate::nvrtc` (before any option is parsed, for the compile trials); an empty
         // value is refused here like every other.
-        get("KERNELGATE_NVRTC")?;
+        get(&NVRTC)?;
         let conflict = |name: &'static str, value: String, why: &str| {
             Err(Error::Config { name, value, expected: why.to_string() })
         };
         if config.bless && config.work_scale != 1.0 {
             return conflict(
-                "KERNELGATE_WORK_SCALE",
+                WORK_SCALE.name,
                 config.work_scale.to_string(),
                 "a run with scaled work cannot bless (KERNELGATE_BLESS=1): its times are not the nominal cases'; \
                  unset one of the two",
@@ -326,7 +231,7 @@ impl Config {
             && (config.bless || config.work_scale != 1.0)
         {
             return conflict(
-                "KERNELGATE_AB",
+                AB.name,
                 rev.clone(),
                 "an A/B run times two revisions against each other; it cannot bless or scale work (unset \
                  KERNELGATE_BLESS / KERNELGATE_WORK_SCALE)",
@@ -334,14 +239,14 @@ impl Config {
         }
         if let (Some(b), None) = (&config.ab_b, &config.ab) {
             return conflict(
-                "KERNELGATE_AB_B",
+                AB_B.name,
                 b.clone(),
                 "it names the B side of an A/B run, and KERNELGATE_AB (the A side) is not set; set both, or unset it",
             );
         }
-        if let (Some(value), None) = (get("KERNELGATE_AB_IDENTICAL")?, &config.ab) {
+        if let (Some(value), None) = (get(&AB_IDENTICAL)?, &config.ab) {
             return conflict(
-                "KERNELGATE_AB_IDENTICAL",
+                AB_IDENTICAL.name,
                 value,
                 "it chooses what an A/B run does with identical modules, and KERNELGATE_AB is not set; set both, or \
                  unset it",
@@ -349,7 +254,7 @@ impl Config {
         }
         if let (Some(limit), None, false) = (config.kernel_timeout_s, &config.sanitize, config.isolate) {
             return conflict(
-                "KERNELGATE_KERNEL_TIMEOUT",
+                KERNEL_TIMEOUT.name,
                 limit.to_string(),
                 "it limits a trial in the checked child, which runs only with KERNELGATE_ISOLATE=1 or \
                  KERNELGATE_SANITIZE; set one of them too, or unset it",
@@ -357,21 +262,21 @@ impl Config {
         }
         if let (Some(path), None) = (&config.sanitizer_path, &config.sanitize) {
             return conflict(
-                "KERNELGATE_SANITIZER_PATH",
+                SANITIZER_PATH.name,
                 path.display().to_string(),
                 "it names compute-sanitizer for KERNELGATE_SANITIZE; set KERNELGATE_SANITIZE too, or unset it",
             );
         }
         if config.sanitize_scale != 1.0 && config.sanitize.is_none() {
             return conflict(
-                "KERNELGATE_SANITIZE_SCALE",
+                SANITIZE_SCALE.name,
                 config.sanitize_scale.to_string(),
                 "it scales the cases compute-sanitizer checks; set KERNELGATE_SANITIZE too, or unset it",
             );
         }
         if let (Some(tool), true) = (&config.sanitize, config.ncu) {
             return conflict(
-                "KERNELGATE_SANITIZE",
+                SANITIZE.name,
                 tool.clone(),
                 "ncu and compute-sanitizer cannot both wrap the checked launches of one run; unset KERNELGATE_NCU \
                  or KERNELGATE_SANITIZE",
@@ -506,7 +411,7 @@ mod tests {
         assert_eq!(c.effect_floor_pct(), 1.0);
     }
 
-    /// Every value that would switch the gate off, or that is not a value at all (issue 8).
+    /// Every value that would switch the gate off, or that is not a value at all.
     #[test]
     fn bad_values_name_the_variable_and_what_is_valid() {
         for (name, value, says) in [

@@ -2,7 +2,8 @@
 //!
 //! libtest's flags (filters, `--list`, `--exact`, `--ignored`, `--test-threads`) stay libtest's;
 //! everything kernelgate adds is an environment variable, as insta and trybuild do, so that
-//! `cargo test --release` passes it through untouched. The README lists them with their defaults.
+//! `cargo test --release` passes it through untouched. [`vars`] is the one table of them (name,
+//! values, default, meaning, who reads it); `docs/options.md` is generated from it.
 
 use std::path::PathBuf;
 
@@ -53,10 +54,10 @@ impl Default for StoppingRule {
     fn default() -> Self {
         StoppingRule {
             criterion: Criterion::Precision { fraction: DEFAULT_PRECISION },
-            min_samples: 10,
-            min_time_s: 0.5,
-            max_noise_pct: 0.5,
-            timeout_s: 15.0,
+            min_samples: vars::MIN_SAMPLES.whole_default(),
+            min_time_s: vars::MIN_TIME.number_default(),
+            max_noise_pct: vars::MAX_NOISE.number_default(),
+            timeout_s: vars::TIMEOUT.number_default(),
         }
     }
 }
@@ -158,10 +159,10 @@ pub struct Config {
     /// The work of the cases the sanitizer's child checks, as a factor of the run's work
     /// (`KERNELGATE_SANITIZE_SCALE`, 1/64 to 1, default 1; only with `KERNELGATE_SANITIZE`):
     /// `crate::cases::with_work_scale` at `KERNELGATE_WORK_SCALE` times this factor, under the
-    /// nominal trial names. racecheck
-    /// tracks every shared-memory access: on the H200 it took 62 s over
-    /// `matmul/cp_async/4000x4000x1000` (timed at 36.2 TFLOP/s, under 1 ms, without it), and the
-    /// whole suite took 231 s at 1/64 (baselines/nvidia-h200-sm90/BENCHMARK.md, issue 11).
+    /// nominal trial names. racecheck tracks every shared-memory access: on the H200 it took 62 s
+    /// over `matmul/cp_async/4000x4000x1000` (timed at 36.2 TFLOP/s, under 1 ms, without it), and
+    /// the whole suite took 231 s at 1/64 (baselines/nvidia-h200-sm90/BENCHMARK.md, "crash
+    /// isolation, compute-sanitizer over the suite").
     pub sanitize_scale: f64,
     /// The compute-sanitizer executable (`KERNELGATE_SANITIZER_PATH`, default `compute-sanitizer`
     /// on PATH, else `/usr/local/cuda/bin/compute-sanitizer`).
@@ -196,21 +197,25 @@ pub enum History {
     Off,
 }
 
+/// Default family-wise significance level of the gate (`KERNELGATE_ALPHA`, `kernelgate compare
+/// --alpha`, [`crate::gate::Policy`]): 0.05, criterion.rs's `significance_level` default.
+pub const DEFAULT_ALPHA: f64 = 0.05;
+
 /// Default effect floor against a baseline, percent: 1, criterion.rs's `noise_threshold` of 0.01.
 /// Across runs (and, with a baseline blessed elsewhere, across GPUs) medians move by up to a few
-/// tenths of a percent (baselines/nvidia-h200-sm90/BENCHMARK.md, issue 4's A/A).
+/// tenths of a percent (baselines/nvidia-h200-sm90/BENCHMARK.md, "A/A").
 pub const DEFAULT_MIN_EFFECT_PCT: f64 = 1.0;
 
 /// Default effect floor of a same-run A/B run (`KERNELGATE_AB`), percent: 0.5. Pairs timed
 /// interleaved in one process share the GPU, its clock and its drift, so their ratio is tighter than
 /// a median against a stored baseline: in 245 A/A comparisons on an H200 (35 cases x 7 whole-suite
 /// runs, identical code at both revisions) the paired delta moved at most 0.25 %; 0.5 % is twice
-/// that, and lets the gate see a change of about 1 % (BENCHMARK.md, issue 12: a plant that cost
-/// 0.93 % was never detected under a 1 % floor).
+/// that, and lets the gate see a change of about 1 % (BENCHMARK.md, "A/B's effect floor: 0.5 %":
+/// a plant that cost 0.93 % was never detected under a 1 % floor).
 pub const DEFAULT_AB_MIN_EFFECT_PCT: f64 = 0.5;
 
 /// Largest `KERNELGATE_MIN_EFFECT`, percent: 50. A floor of half the time would call a 1.5x
-/// slowdown unchanged; beyond it the gate is off in all but name (issue 8).
+/// slowdown unchanged; beyond it the gate is off in all but name.
 pub const MAX_MIN_EFFECT_PCT: f64 = 50.0;
 
 impl Config {
@@ -230,7 +235,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             stopping: StoppingRule::default(),
-            warmup: 1,
+            warmup: vars::WARMUP.whole_default(),
             seed: None,
             out_dir: None,
             commit: None,
@@ -239,14 +244,14 @@ impl Default for Config {
             ncu_clock_control: "none".to_string(),
             bless: false,
             baselines: None,
-            baseline_samples: 1000,
-            alpha: 0.05,
+            baseline_samples: vars::BASELINE_SAMPLES.whole_default(),
+            alpha: DEFAULT_ALPHA,
             min_effect_pct: None,
             fail_on: vec!["regressed".to_string()],
             compare_cycles: false,
             require_gpu: false,
             require_nvrtc: false,
-            work_scale: 1.0,
+            work_scale: vars::WORK_SCALE.number_default(),
             devices: Devices::List(vec![0]),
             ab: None,
             ab_time_identical: false,
@@ -256,7 +261,7 @@ impl Default for Config {
             junit: None,
             planted: false,
             sanitize: None,
-            sanitize_scale: 1.0,
+            sanitize_scale: vars::SANITIZE_SCALE.number_default(),
             sanitizer_path: None,
             kernel_timeout_s: None,
             isolate: false,
@@ -265,4 +270,4 @@ impl Default for Config {
 }
 
 mod env;
-pub use env::VARIABLES;
+pub mod vars;

@@ -180,9 +180,14 @@ pub struct Policy {
 }
 
 impl Default for Policy {
-    /// alpha 0.05, effect_floor 0.01, noise_multiplier 2.0 (sources on the fields).
+    /// alpha 0.05, effect_floor 0.01, noise_multiplier 2.0 (sources on the fields; the first two
+    /// are `KERNELGATE_ALPHA`'s and `KERNELGATE_MIN_EFFECT`'s defaults, [`crate::config::vars`]).
     fn default() -> Self {
-        Policy { alpha: 0.05, effect_floor: 0.01, noise_multiplier: 2.0 }
+        Policy {
+            alpha: crate::config::DEFAULT_ALPHA,
+            effect_floor: crate::config::DEFAULT_MIN_EFFECT_PCT / 100.0,
+            noise_multiplier: 2.0,
+        }
     }
 }
 

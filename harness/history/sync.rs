@@ -1,7 +1,7 @@
 //! `kernelgate history sync`: the history that travels in git notes, brought into the local
 //! history stores, so that a fresh clone of a repository whose notes hold runs has their history.
 //!
-//! 1. With a remote, the notes are fetched and merged as the README tells users to merge them, by
+//! 1. With a remote, the notes are fetched and merged as docs/history.md tells users to merge them, by
 //!    the git program (kernelgate's libgit2 is built without network transports):
 //!
 //!    ```text
@@ -77,7 +77,9 @@ pub fn fetch(repo: &git2::Repository, remote: &str) -> Result<String> {
             cmd.args(["-c", "user.name=kernelgate", "-c", "user.email=kernelgate@localhost"]);
         }
         let out = cmd.args(args).output().map_err(|e| {
-            fail(format!("the git program could not be run ({e}); install git, or merge the notes by hand (README)"))
+            fail(format!(
+                "the git program could not be run ({e}); install git, or merge the notes by hand (docs/history.md)"
+            ))
         })?;
         if !out.status.success() {
             return Err(fail(format!(

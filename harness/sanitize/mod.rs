@@ -39,12 +39,12 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 /// The compute-sanitizer tools `KERNELGATE_SANITIZE` accepts (Compute Sanitizer user manual,
-/// "Compute Sanitizer Tools").
-pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+/// "Compute Sanitizer Tools"); the variables' table holds them ([`crate::config::vars::SANITIZE`]).
+pub const TOOLS: [&str; 4] = crate::config::vars::SANITIZE_TOOLS;
 
 /// Environment variable that tells the test binary it is the sanitized child: the listed trials
-/// (one per line), checked once each.
-pub const CHILD_ENV: &str = "KERNELGATE_SANITIZE_TRIALS";
+/// (one per line), checked once each (`KERNELGATE_SANITIZE_TRIALS`, [`crate::config::vars`]).
+pub const CHILD_ENV: &str = crate::config::vars::SANITIZE_TRIALS.name;
 
 /// Exit code of a child that stopped after a CUDA error (its context may be unusable).
 pub const EXIT_CUDA_ERROR: i32 = 3;

@@ -431,7 +431,11 @@ fn show(key: &str, base: &Baseline, trial: &str) -> Result<String> {
         let cases = base.trials().len();
         let floor = Policy::default().run_to_run_floor(r.rsd, cases);
         let usable = if base.run_to_run(trial).is_some() {
-            &format!("used: effect floor {:.2}% when all {cases} trials are compared at alpha 0.05", 100.0 * floor)
+            &format!(
+                "used: effect floor {:.2}% when all {cases} trials are compared at alpha {}",
+                100.0 * floor,
+                kernelgate::config::DEFAULT_ALPHA
+            )
         } else if r.runs < baseline::MIN_RUNS {
             "not used: too few runs"
         } else {

@@ -21,12 +21,16 @@
 //! `<project root>/.kernelgate/history`.
 //!
 //! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report.
+//!
+//! `kernelgate vars [--markdown]` prints every `KERNELGATE_*` variable from the one table of them
+//! (`kernelgate::config::vars`); `--markdown` is the table of `docs/options.md`.
 
 mod baseline;
 mod bisect;
 
 use baseline::{BaselineCommand, baseline_command};
 use clap::{Parser, Subcommand};
+use kernelgate::config::vars;
 use kernelgate::gate::{CompareOptions, Policy, RunRecord, Verdict, compare_records};
 use kernelgate::history;
 use kernelgate::ncu::import;
@@ -52,7 +56,7 @@ enum Command {
         #[arg(long)]
         csv: bool,
         /// The ncu executable used to read `.ncu-rep` files.
-        #[arg(long, env = "KERNELGATE_NCU_PATH", default_value = "ncu")]
+        #[arg(long, env = vars::NCU_PATH.name, default_value = "ncu")]
         ncu: PathBuf,
     },
     /// Compare two records in baseline form with the gate's statistics: the blessed baseline
@@ -69,10 +73,20 @@ enum Command {
         #[arg(long, default_value_t = 1.0, value_parser = positive)]
         scale: f64,
         /// Family-wise significance level, above 0 and at most 0.5.
-        #[arg(long, env = "KERNELGATE_ALPHA", default_value_t = 0.05, value_parser = probability)]
+        #[arg(
+            long,
+            env = vars::ALPHA.name,
+            default_value_t = vars::ALPHA.number_default(),
+            value_parser = probability
+        )]
         alpha: f64,
         /// Smallest change called a regression, percent (0 to 50).
-        #[arg(long, env = "KERNELGATE_MIN_EFFECT", default_value_t = 1.0, value_parser = percent)]
+        #[arg(
+            long,
+            env = vars::MIN_EFFECT.name,
+            default_value_t = vars::MIN_EFFECT.number_default(),
+            value_parser = percent
+        )]
         min_effect: f64,
         /// Compare SM cycles (seconds x each record's median SM clock), for records taken at
         /// different clocks.
@@ -130,6 +144,12 @@ enum Command {
         /// Where the steps' logs and run CSVs go; default `target/kernelgate/bisect/<UTC time>`.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+    },
+    /// Print every KERNELGATE_* variable: name, values, default, meaning and who reads it.
+    Vars {
+        /// Print the Markdown table of docs/options.md instead.
+        #[arg(long)]
+        markdown: bool,
     },
     /// The history of runs keyed by commit, one SQLite store per GPU key under
     /// `<project root>/.kernelgate/history/` (or KERNELGATE_HISTORY, or --dir).
@@ -226,18 +246,40 @@ fn positive(text: &str) -> std::result::Result<f64, String> {
     number(text).filter(|v| *v > 0.0).ok_or_else(|| format!("{text:?} is not a number above 0"))
 }
 
-/// A probability above 0, at most 0.5, as `KERNELGATE_ALPHA` (clap value parser).
+/// A probability above 0, at most 0.5: `KERNELGATE_ALPHA`'s range (clap value parser).
 fn probability(text: &str) -> std::result::Result<f64, String> {
-    number(text)
-        .filter(|v| *v > 0.0 && *v <= 0.5)
-        .ok_or_else(|| format!("{text:?} is not a probability above 0, at most 0.5 (--alpha or KERNELGATE_ALPHA)"))
+    in_range(text, &vars::ALPHA, "--alpha")
 }
 
-/// A percentage from 0 to 50, as `KERNELGATE_MIN_EFFECT` (clap value parser).
+/// A percentage from 0 to 50: `KERNELGATE_MIN_EFFECT`'s range (clap value parser).
 fn percent(text: &str) -> std::result::Result<f64, String> {
+    in_range(text, &vars::MIN_EFFECT, "--min-effect")
+}
+
+/// A number in the range of `var`, a [`vars::Value::Number`], given as `flag` or as `var`.
+fn in_range(text: &str, var: &vars::Var, flag: &str) -> std::result::Result<f64, String> {
+    let vars::Value::Number { range, .. } = var.value else { unreachable!("{} is a number", var.name) };
     number(text)
-        .filter(|v| (0.0..=kernelgate::config::MAX_MIN_EFFECT_PCT).contains(v))
-        .ok_or_else(|| format!("{text:?} is not a percentage from 0 to 50 (--min-effect or KERNELGATE_MIN_EFFECT)"))
+        .filter(|v| range.holds(*v))
+        .ok_or_else(|| format!("{text:?} is not {} ({flag} or {})", range.says, var.name))
+}
+
+/// The variables' table as plain text: one block per variable.
+fn vars_text() -> String {
+    let plain = |s: String| s.replace('`', "");
+    vars::VARS
+        .iter()
+        .map(|v| {
+            format!(
+                "{}\n    values: {}\n    default: {}\n    {}\n    read by: {}\n",
+                v.name,
+                plain(v.values()),
+                plain(v.default_shown()),
+                plain(v.meaning.to_string()),
+                plain(v.readers())
+            )
+        })
+        .collect()
 }
 
 fn number(text: &str) -> Option<f64> {
@@ -271,6 +313,10 @@ fn main() -> ExitCode {
         Command::History { command, dir } => history_command(command, dir, &config.history),
         Command::Diff { old, new, gpu, markdown, html, dir } => {
             diff_command(&old, &new, gpu.as_deref(), markdown, html, dir, &config.history).map(|()| 0)
+        }
+        Command::Vars { markdown } => {
+            print!("{}", if markdown { vars::markdown() } else { vars_text() });
+            Ok(0)
         }
         Command::Bisect { good, bad, filter, suite, out } => bisect::run(&good, &bad, filter.as_deref(), suite, out),
         Command::Compare { base, run, scale, alpha, min_effect, cycles } => {

@@ -1,0 +1,737 @@
+//! The one table of every `KERNELGATE_*` variable: its name, the values it takes with their
+//! default, a line on what it does, and which programs read it.
+//!
+//! Everything else comes from this table (as ripgrep's `crates/core/flags/defs.rs` defines each flag
+//! once and generates its help and man page from it): the parser ([`Config::from_lookup`]) takes
+//! each typed variable's range, choices and default from its entry; the unknown-variable check
+//! ([`Config::from_env`]) accepts exactly the [`accepted`] names; `kernelgate vars --markdown`
+//! prints [`markdown`], which is the table of `docs/options.md` (`tests/docs.rs` checks that the
+//! file holds it, and that every `KERNELGATE_*` name in the sources and docs is in it).
+
+use super::*;
+
+/// One `KERNELGATE_*` environment variable.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Var {
+    /// The full name, `KERNELGATE_...`.
+    pub name: &'static str,
+    /// The values it takes, with the default of a typed one.
+    pub value: Value,
+    /// The default as the docs show it, where [`Value`] has none to show (a path, a revision) or
+    /// does not say it all; `None` shows the value's own default.
+    pub default: Option<&'static str>,
+    /// One line on what it does (Markdown).
+    pub meaning: &'static str,
+    /// The programs that read it.
+    pub read_by: &'static [Reader],
+}
+
+/// What a variable takes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    /// `1` (on) or `0` (off); default off.
+    Flag,
+    /// A finite number in `range`; `default` when unset.
+    Number {
+        /// The value when unset.
+        default: f64,
+        /// The values accepted.
+        range: Range,
+    },
+    /// A whole number of at least `min`; `default` when unset.
+    Whole {
+        /// The value when unset.
+        default: usize,
+        /// The smallest value accepted.
+        min: usize,
+    },
+    /// One of `values`, exactly; `default` when unset (`None`: unset means off).
+    Choice {
+        /// The values accepted.
+        values: &'static [&'static str],
+        /// The value when unset.
+        default: Option<&'static str>,
+    },
+    /// Anything else (a path, a revision, a list), parsed where the variable is read; the text
+    /// says what it takes (Markdown).
+    Text(&'static str),
+}
+
+/// A range of finite numbers, with the phrase that names it in error messages and the docs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Range {
+    /// Lower bound.
+    pub lo: f64,
+    /// Whether `lo` itself is refused.
+    pub lo_open: bool,
+    /// Upper bound, included.
+    pub hi: f64,
+    /// The range in words ("seconds from 0 to 3600").
+    pub says: &'static str,
+}
+
+impl Range {
+    /// Whether `v` is finite and in the range.
+    pub fn holds(&self, v: f64) -> bool {
+        v.is_finite() && (if self.lo_open { v > self.lo } else { v >= self.lo }) && v <= self.hi
+    }
+}
+
+/// A program that reads a variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// The suite: `cargo test --release --test kernels` (`tests/kernels.rs`), `.gpu/bin/kernels`.
+    Suite,
+    /// The `kernelgate` program (`harness/bin/kernelgate`).
+    Cli,
+    /// A child process the suite starts and sets the variable for (the ncu-profiled child, the
+    /// sanitized or isolated child): not an option to set by hand.
+    Child,
+    /// An integration test, or their shared support module: its file under `tests/`.
+    Test(&'static str),
+    /// The library's own unit tests (`cargo test --release --lib`): the file that reads it.
+    UnitTest(&'static str),
+    /// A script that reads it, with its own default where it has one.
+    Script {
+        /// The script, `scripts/...`.
+        path: &'static str,
+        /// Its default, when it sets the variable unless set.
+        default: Option<&'static str>,
+    },
+}
+
+impl Var {
+    /// The default of a [`Value::Number`] (`const`, so that defaults elsewhere can be this one).
+    ///
+    /// # Panics
+    /// When the variable is not a number (at compile time, in a `const`).
+    pub const fn number_default(&self) -> f64 {
+        match self.value {
+            Value::Number { default, .. } => default,
+            _ => panic!("not a Value::Number"),
+        }
+    }
+
+    /// The default of a [`Value::Whole`].
+    ///
+    /// # Panics
+    /// When the variable is not a whole number.
+    pub const fn whole_default(&self) -> usize {
+        match self.value {
+            Value::Whole { default, .. } => default,
+            _ => panic!("not a Value::Whole"),
+        }
+    }
+
+    /// The values it takes, in words (Markdown), for the docs.
+    pub fn values(&self) -> String {
+        match self.value {
+            Value::Flag => "`1` or `0`".to_string(),
+            Value::Number { range, .. } => range.says.to_string(),
+            Value::Whole { min, .. } => format!("a whole number of at least {min}"),
+            Value::Choice { values, .. } => values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" or "),
+            Value::Text(text) => text.to_string(),
+        }
+    }
+
+    /// The default, as the docs show it (Markdown).
+    pub fn default_shown(&self) -> String {
+        if let Some(shown) = self.default {
+            return shown.to_string();
+        }
+        match self.value {
+            Value::Flag => "0".to_string(),
+            Value::Number { default, .. } => format!("{default}"),
+            Value::Whole { default, .. } => format!("{default}"),
+            Value::Choice { default: Some(d), .. } => format!("`{d}`"),
+            Value::Choice { default: None, .. } | Value::Text(_) => "unset".to_string(),
+        }
+    }
+
+    /// Who reads it, in words (Markdown), for the docs: the unit tests' files together.
+    pub fn readers(&self) -> String {
+        let mut out: Vec<String> = Vec::new();
+        let unit: Vec<String> = self
+            .read_by
+            .iter()
+            .filter_map(|r| if let Reader::UnitTest(path) = r { Some(format!("`{path}`")) } else { None })
+            .collect();
+        for r in self.read_by {
+            out.push(match r {
+                Reader::Suite => "suite".to_string(),
+                Reader::Cli => "`kernelgate`".to_string(),
+                Reader::Child => "the suite's child (set by the suite)".to_string(),
+                Reader::Test(path) => format!("`{path}`"),
+                Reader::UnitTest(_) if out.iter().any(|s| s.starts_with("unit tests")) => continue,
+                Reader::UnitTest(_) => format!("unit tests ({})", unit.join(", ")),
+                Reader::Script { path, default: None } => format!("`{path}`"),
+                Reader::Script { path, default: Some(d) } => format!("`{path}` (default {d} there)"),
+            });
+        }
+        out.join(", ")
+    }
+
+    /// Whether [`Config::from_env`] lets it be set: every variable but those only the library's
+    /// unit tests read (which the suite refuses, as a typo).
+    pub fn accepted(&self) -> bool {
+        self.read_by.iter().any(|r| !matches!(r, Reader::UnitTest(_)))
+    }
+
+    /// Whether it is an option a user sets (listed as such in the unknown-variable error):
+    /// accepted, and not only a child's.
+    pub fn is_option(&self) -> bool {
+        self.accepted() && self.read_by.iter().any(|r| !matches!(r, Reader::Child))
+    }
+}
+
+/// The names [`Config::from_env`] accepts, in table order.
+pub fn accepted() -> impl Iterator<Item = &'static str> {
+    VARS.iter().filter(|v| v.accepted()).map(|v| v.name)
+}
+
+/// The table as Markdown, one row per variable: the table of `docs/options.md`, as
+/// `kernelgate vars --markdown` prints it.
+pub fn markdown() -> String {
+    let mut out =
+        String::from("| variable | values | default | meaning | read by |\n| --- | --- | --- | --- | --- |\n");
+    for v in VARS {
+        out += &format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            v.name,
+            cell(&v.values()),
+            cell(&v.default_shown()),
+            cell(v.meaning),
+            cell(&v.readers())
+        );
+    }
+    out
+}
+
+/// A table cell: a `|` would end it.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// `KERNELGATE_AB`.
+pub const AB: Var = Var {
+    name: "KERNELGATE_AB",
+    value: Value::Text("a git revision: a branch, tag or commit"),
+    default: Some("unset"),
+    meaning: "same-run A/B: time every kernel against its source at this revision, whose kernels are A",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_AB_B`.
+pub const AB_B: Var = Var {
+    name: "KERNELGATE_AB_B",
+    value: Value::Text("a git revision"),
+    default: Some("this build"),
+    meaning: "the B side's kernels from another revision (what `kernelgate bisect` sets); only with `KERNELGATE_AB`",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_AB_IDENTICAL`.
+pub const AB_IDENTICAL: Var = Var {
+    name: "KERNELGATE_AB_IDENTICAL",
+    value: Value::Choice { values: &["skip", "time"], default: Some("skip") },
+    default: None,
+    meaning: "`time`: time cases whose two versions compile to the same PTX (A/A checks); only with `KERNELGATE_AB`",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_ALPHA`.
+pub const ALPHA: Var = Var {
+    name: "KERNELGATE_ALPHA",
+    value: Value::Number {
+        default: DEFAULT_ALPHA,
+        range: Range { lo: 0.0, lo_open: true, hi: 0.5, says: "a probability above 0, at most 0.5" },
+    },
+    default: None,
+    meaning: "family-wise significance level of the gate (criterion.rs's); `kernelgate compare --alpha`",
+    read_by: &[Reader::Suite, Reader::Cli],
+};
+/// `KERNELGATE_BASELINES`.
+pub const BASELINES: Var = Var {
+    name: "KERNELGATE_BASELINES",
+    value: Value::Text("an existing folder (a bless creates it)"),
+    default: Some("`<root>/baselines`"),
+    meaning: "folder of the per-GPU baseline folders and of `<arch>/resources.csv` (the resource gate)",
+    read_by: &[Reader::Suite, Reader::Cli],
+};
+/// `KERNELGATE_BASELINE_SAMPLES`.
+pub const BASELINE_SAMPLES: Var = Var {
+    name: "KERNELGATE_BASELINE_SAMPLES",
+    value: Value::Whole { default: 1000, min: 1 },
+    default: None,
+    meaning: "samples kept per trial when blessing, evenly spaced over the run",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_BLESS`.
+pub const BLESS: Var = Var {
+    name: "KERNELGATE_BLESS",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: write the trials run into the baseline: timed trials into their GPU's, compile trials into \
+              `baselines/<arch>/resources.csv`",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_BLESS_GOLDEN`.
+pub const BLESS_GOLDEN: Var = Var {
+    name: "KERNELGATE_BLESS_GOLDEN",
+    value: Value::Text("any value"),
+    default: Some("unset"),
+    meaning: "set: the Markdown golden test rewrites `tests/fixtures/report/synthetic.md` when it differs \
+              (`cargo test --release --lib`; the suite refuses it)",
+    read_by: &[Reader::UnitTest("harness/report/markdown.rs")],
+};
+/// `KERNELGATE_COMMIT`.
+pub const COMMIT: Var = Var {
+    name: "KERNELGATE_COMMIT",
+    value: Value::Text("a commit id, or any revision git2 can parse"),
+    default: Some("the built commit"),
+    meaning: "commit to record instead of the one built into the binary",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_COMPARE`.
+pub const COMPARE: Var = Var {
+    name: "KERNELGATE_COMPARE",
+    value: Value::Choice { values: &["time", "cycles"], default: Some("time") },
+    default: None,
+    meaning: "`cycles`: compare seconds x SM clock (NVML) instead of seconds; `kernelgate compare` too",
+    read_by: &[Reader::Suite, Reader::Cli],
+};
+/// `KERNELGATE_DEVICES`.
+pub const DEVICES: Var = Var {
+    name: "KERNELGATE_DEVICES",
+    value: Value::Text("`all`, or CUDA ordinals separated by commas, each once (`0,1`)"),
+    default: Some("`0`"),
+    meaning: "GPUs to run on, one trial per GPU at a time",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_FAIL_ON`.
+pub const FAIL_ON: Var = Var {
+    name: "KERNELGATE_FAIL_ON",
+    value: Value::Text("`regressed` plus any of `ambiguous`, `invalid`, separated by commas"),
+    default: Some("`regressed`"),
+    meaning: "verdicts that fail a trial; the list must include `regressed`",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_HISTORY`.
+pub const HISTORY: Var = Var {
+    name: "KERNELGATE_HISTORY",
+    value: Value::Text("a folder, or `off`"),
+    default: Some("`<root>/.kernelgate/history`"),
+    meaning: "where each run is appended to the history, or `off` (refused by the `kernelgate` commands that need \
+              a history)",
+    read_by: &[Reader::Suite, Reader::Cli],
+};
+/// `KERNELGATE_ISOLATE`.
+pub const ISOLATE: Var = Var {
+    name: "KERNELGATE_ISOLATE",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: check each selected trial first in a child process (crash isolation)",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_JUNIT`.
+pub const JUNIT: Var = Var {
+    name: "KERNELGATE_JUNIT",
+    value: Value::Text("a file in an existing folder"),
+    default: Some("unset"),
+    meaning: "write the run's JUnit XML to this file (one testcase per trial)",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_KERNEL_TIMEOUT`.
+pub const KERNEL_TIMEOUT: Var = Var {
+    name: "KERNELGATE_KERNEL_TIMEOUT",
+    value: Value::Number {
+        default: DEFAULT_KERNEL_TIMEOUT_S,
+        range: Range { lo: 0.0, lo_open: true, hi: 86_400.0, says: "seconds above 0, at most 86400" },
+    },
+    default: None,
+    meaning: "seconds one trial may take in the checked child, compile and CPU reference included; only with \
+              `KERNELGATE_SANITIZE` or `KERNELGATE_ISOLATE` (refused alone: nothing else would apply it)",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_MAX_NOISE`.
+pub const MAX_NOISE: Var = Var {
+    name: "KERNELGATE_MAX_NOISE",
+    value: Value::Number {
+        default: 0.5,
+        range: Range { lo: 0.0, lo_open: true, hi: 100.0, says: "a percentage above 0, at most 100" },
+    },
+    default: None,
+    meaning: "`noise` stopping rule: stddev / mean in percent (nvbench)",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_MIN_EFFECT`.
+pub const MIN_EFFECT: Var = Var {
+    name: "KERNELGATE_MIN_EFFECT",
+    value: Value::Number {
+        default: DEFAULT_MIN_EFFECT_PCT,
+        range: Range { lo: 0.0, lo_open: false, hi: MAX_MIN_EFFECT_PCT, says: "a percentage from 0 to 50" },
+    },
+    default: Some("1 (A/B: 0.5)"),
+    meaning: "smallest change called a regression, percent; `kernelgate compare --min-effect`",
+    read_by: &[Reader::Suite, Reader::Cli],
+};
+/// `KERNELGATE_MIN_SAMPLES`.
+pub const MIN_SAMPLES: Var = Var {
+    name: "KERNELGATE_MIN_SAMPLES",
+    value: Value::Whole { default: 10, min: 1 },
+    default: None,
+    meaning: "fewest samples per case (nvbench's default)",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_MIN_TIME`.
+pub const MIN_TIME: Var = Var {
+    name: "KERNELGATE_MIN_TIME",
+    value: Value::Number {
+        default: 0.5,
+        range: Range { lo: 0.0, lo_open: false, hi: 3600.0, says: "seconds from 0 to 3600" },
+    },
+    default: None,
+    meaning: "least total GPU time of the samples, seconds (nvbench)",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_NCU`.
+pub const NCU: Var = Var {
+    name: "KERNELGATE_NCU",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: profile the selection with ncu and check counter expectations",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: Some("1") }],
+};
+/// `KERNELGATE_NCU_CLOCK_CONTROL`.
+pub const NCU_CLOCK_CONTROL: Var = Var {
+    name: "KERNELGATE_NCU_CLOCK_CONTROL",
+    value: Value::Choice { values: &["none", "base"], default: Some("none") },
+    default: None,
+    meaning: "ncu `--clock-control`: `none` leaves the clocks alone, `base` locks them",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_NCU_PATH`.
+pub const NCU_PATH: Var = Var {
+    name: "KERNELGATE_NCU_PATH",
+    value: Value::Text("an executable"),
+    default: Some("`ncu`"),
+    meaning: "the ncu executable; `kernelgate import-ncu --ncu`",
+    read_by: &[Reader::Suite, Reader::Cli],
+};
+/// `KERNELGATE_NOTES`.
+pub const NOTES: Var = Var {
+    name: "KERNELGATE_NOTES",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: also add the run to the git note of its commit (`refs/notes/kernelgate`)",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: Some("1") }],
+};
+/// `KERNELGATE_NVRTC`.
+pub const NVRTC: Var = Var {
+    name: "KERNELGATE_NVRTC",
+    value: Value::Text("a `libnvrtc.so.13`, or its folder"),
+    default: Some("searched"),
+    meaning: "the NVRTC (and so the ptxas whose figures the resource gate gates) to compile with; when set, \
+              nothing else is searched ([the search](running.md#which-nvrtc-a-run-uses))",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_OUT_DIR`.
+pub const OUT_DIR: Var = Var {
+    name: "KERNELGATE_OUT_DIR",
+    value: Value::Text("a folder"),
+    default: Some("`<root>/target/kernelgate`"),
+    meaning: "where `runs/*.csv` (and the run's other files) go",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: None }],
+};
+/// `KERNELGATE_PLANTED`.
+pub const PLANTED: Var = Var {
+    name: "KERNELGATE_PLANTED",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: add the `planted/` family of deliberately buggy kernels",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_PRECISION`.
+pub const PRECISION: Var = Var {
+    name: "KERNELGATE_PRECISION",
+    value: Value::Number {
+        default: DEFAULT_PRECISION,
+        range: Range { lo: 0.0, lo_open: true, hi: 1.0, says: "a fraction of the effect floor above 0, at most 1" },
+    },
+    default: None,
+    meaning: "`precision` stopping rule: the median's 95 % CI half-width as a fraction of the effect floor",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_PROFILE_TRIALS`.
+pub const PROFILE_TRIALS: Var = Var {
+    name: "KERNELGATE_PROFILE_TRIALS",
+    value: Value::Text("trial names, one per line"),
+    default: Some("unset"),
+    meaning: "makes the test binary the ncu-profiled child: it runs these trials' checked launches once each",
+    read_by: &[Reader::Child],
+};
+/// `KERNELGATE_REQUIRE_CHROMIUM`.
+pub const REQUIRE_CHROMIUM: Var = Var {
+    name: "KERNELGATE_REQUIRE_CHROMIUM",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: a missing `chromium` fails the HTML report's browser test instead of skipping it (CI sets it)",
+    read_by: &[Reader::Test("tests/report_html.rs")],
+};
+/// `KERNELGATE_REQUIRE_GPU`.
+pub const REQUIRE_GPU: Var = Var {
+    name: "KERNELGATE_REQUIRE_GPU",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: a missing GPU fails the GPU trials instead of ignoring them",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: Some("1") }],
+};
+/// `KERNELGATE_REQUIRE_NVRTC`.
+pub const REQUIRE_NVRTC: Var = Var {
+    name: "KERNELGATE_REQUIRE_NVRTC",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: a missing libnvrtc fails the compile trials, resource gate included, instead of ignoring them \
+              (CI sets it)",
+    read_by: &[
+        Reader::Suite,
+        Reader::Test("tests/support/mod.rs"),
+        Reader::UnitTest("harness/compile.rs"),
+        Reader::UnitTest("harness/nvrtc.rs"),
+    ],
+};
+/// `KERNELGATE_REQUIRE_XMLLINT`.
+pub const REQUIRE_XMLLINT: Var = Var {
+    name: "KERNELGATE_REQUIRE_XMLLINT",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: a missing `xmllint` (Debian `libxml2-utils`) fails the JUnit schema check instead of skipping it \
+              (CI sets it)",
+    read_by: &[Reader::Test("tests/suite_reports.rs")],
+};
+/// `KERNELGATE_SANITIZE`.
+pub const SANITIZE: Var = Var {
+    name: "KERNELGATE_SANITIZE",
+    value: Value::Choice { values: &SANITIZE_TOOLS, default: None },
+    default: None,
+    meaning: "check the selection under that compute-sanitizer tool",
+    read_by: &[Reader::Suite],
+};
+/// The compute-sanitizer tools `KERNELGATE_SANITIZE` accepts (Compute Sanitizer user manual,
+/// "Compute Sanitizer Tools").
+pub const SANITIZE_TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+/// `KERNELGATE_SANITIZER_PATH`.
+pub const SANITIZER_PATH: Var = Var {
+    name: "KERNELGATE_SANITIZER_PATH",
+    value: Value::Text("an executable"),
+    default: Some("`compute-sanitizer` (else `/usr/local/cuda/bin/compute-sanitizer`)"),
+    meaning: "the compute-sanitizer executable; only with `KERNELGATE_SANITIZE`",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_SANITIZE_SCALE`.
+pub const SANITIZE_SCALE: Var = Var {
+    name: "KERNELGATE_SANITIZE_SCALE",
+    value: Value::Number {
+        default: 1.0,
+        range: Range { lo: 1.0 / 64.0, lo_open: false, hi: 1.0, says: "a decimal number from 0.015625 (1/64) to 1" },
+    },
+    default: None,
+    meaning: "the work of the cases the sanitizer's child checks, under their nominal names (the suite still times \
+              them at full size); only with `KERNELGATE_SANITIZE`",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_SANITIZE_TRIALS`.
+pub const SANITIZE_TRIALS: Var = Var {
+    name: "KERNELGATE_SANITIZE_TRIALS",
+    value: Value::Text("trial names, one per line"),
+    default: Some("unset"),
+    meaning: "makes the test binary the checked child (sanitized or isolated): it checks these trials once each",
+    read_by: &[Reader::Child],
+};
+/// `KERNELGATE_SEED`.
+pub const SEED: Var = Var {
+    name: "KERNELGATE_SEED",
+    value: Value::Text("a whole number below 2^64"),
+    default: Some("new each run"),
+    meaning: "input seed; the run prints it, set it to replay",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_STOP`.
+pub const STOP: Var = Var {
+    name: "KERNELGATE_STOP",
+    value: Value::Choice { values: &["precision", "noise"], default: Some("precision") },
+    default: None,
+    meaning: "what ends sampling after the minimums",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_TEST_HISTORY_CHILD`.
+pub const TEST_HISTORY_CHILD: Var = Var {
+    name: "KERNELGATE_TEST_HISTORY_CHILD",
+    value: Value::Text("a folder"),
+    default: Some("unset"),
+    meaning: "the history store that the child of the killed-writer test appends to (set by that test)",
+    read_by: &[Reader::UnitTest("harness/history/store/tests.rs")],
+};
+/// `KERNELGATE_TIMEOUT`.
+pub const TIMEOUT: Var = Var {
+    name: "KERNELGATE_TIMEOUT",
+    value: Value::Number {
+        default: 15.0,
+        range: Range { lo: 0.0, lo_open: true, hi: 86_400.0, says: "seconds above 0, at most 86400" },
+    },
+    default: None,
+    meaning: "wall-clock limit of one case's sampling, seconds (nvbench)",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/gpu-benchmark", default: Some("1") }],
+};
+/// `KERNELGATE_WARMUP`.
+pub const WARMUP: Var = Var {
+    name: "KERNELGATE_WARMUP",
+    value: Value::Whole { default: 1, min: 0 },
+    default: None,
+    meaning: "untimed launches before sampling",
+    read_by: &[Reader::Suite],
+};
+/// `KERNELGATE_WORK_SCALE`.
+pub const WORK_SCALE: Var = Var {
+    name: "KERNELGATE_WORK_SCALE",
+    value: Value::Number {
+        default: 1.0,
+        range: Range { lo: 0.5, lo_open: false, hi: 2.0, says: "a decimal number from 0.5 to 2" },
+    },
+    default: None,
+    meaning: "power benchmark only: run every case at about this many times its work (such a run cannot bless)",
+    read_by: &[Reader::Suite],
+};
+
+/// Every `KERNELGATE_*` variable, sorted by name.
+pub const VARS: &[Var] = &[
+    AB,
+    AB_B,
+    AB_IDENTICAL,
+    ALPHA,
+    BASELINES,
+    BASELINE_SAMPLES,
+    BLESS,
+    BLESS_GOLDEN,
+    COMMIT,
+    COMPARE,
+    DEVICES,
+    FAIL_ON,
+    HISTORY,
+    ISOLATE,
+    JUNIT,
+    KERNEL_TIMEOUT,
+    MAX_NOISE,
+    MIN_EFFECT,
+    MIN_SAMPLES,
+    MIN_TIME,
+    NCU,
+    NCU_CLOCK_CONTROL,
+    NCU_PATH,
+    NOTES,
+    NVRTC,
+    OUT_DIR,
+    PLANTED,
+    PRECISION,
+    PROFILE_TRIALS,
+    REQUIRE_CHROMIUM,
+    REQUIRE_GPU,
+    REQUIRE_NVRTC,
+    REQUIRE_XMLLINT,
+    SANITIZE,
+    SANITIZER_PATH,
+    SANITIZE_SCALE,
+    SANITIZE_TRIALS,
+    SEED,
+    STOP,
+    TEST_HISTORY_CHILD,
+    TIMEOUT,
+    WARMUP,
+    WORK_SCALE,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+
+    #[test]
+    fn names_are_sorted_unique_and_prefixed() {
+        let names: Vec<&str> = VARS.iter().map(|v| v.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(names, sorted, "VARS must be sorted by name, each once");
+        for v in VARS {
+            let rest = v.name.strip_prefix("KERNELGATE_").unwrap_or_else(|| panic!("{}: no prefix", v.name));
+            assert!(!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'), "{}", v.name);
+            assert!(!v.read_by.is_empty() && !v.meaning.is_empty(), "{}: who reads it, and what for?", v.name);
+            if let Value::Choice { values, default: Some(d) } = v.value {
+                assert!(values.contains(&d), "{}: default {d} is not one of its values", v.name);
+            }
+        }
+    }
+
+    /// The parser asks for exactly the variables the table says the suite or `kernelgate` read:
+    /// a variable added to the parser and not to the table (or the reverse) fails here.
+    #[test]
+    fn the_parser_reads_exactly_the_suites_and_the_clis_variables() {
+        let asked = Mutex::new(BTreeSet::new());
+        Config::from_lookup(|name| {
+            asked.lock().unwrap().insert(name.to_string());
+            None
+        })
+        .unwrap();
+        let asked = asked.into_inner().unwrap();
+        let table: BTreeSet<String> = VARS
+            .iter()
+            .filter(|v| v.read_by.iter().any(|r| matches!(r, Reader::Suite | Reader::Cli)))
+            .map(|v| v.name.to_string())
+            .collect();
+        assert_eq!(asked, table);
+    }
+
+    /// Each default is the table's: a typed variable's default is what an empty environment gives.
+    #[test]
+    fn defaults_are_the_tables() {
+        let c = Config::default();
+        assert_eq!(c.alpha, ALPHA.number_default());
+        assert_eq!(c.stopping.min_samples, MIN_SAMPLES.whole_default());
+        assert_eq!(c.stopping.min_time_s, MIN_TIME.number_default());
+        assert_eq!(c.stopping.max_noise_pct, MAX_NOISE.number_default());
+        assert_eq!(c.stopping.timeout_s, TIMEOUT.number_default());
+        assert_eq!(c.stopping.criterion, Criterion::Precision { fraction: PRECISION.number_default() });
+        assert_eq!((c.warmup, c.baseline_samples), (WARMUP.whole_default(), BASELINE_SAMPLES.whole_default()));
+        assert_eq!((c.work_scale, c.sanitize_scale), (WORK_SCALE.number_default(), SANITIZE_SCALE.number_default()));
+        assert_eq!(MIN_EFFECT.default, Some(&*format!("{DEFAULT_MIN_EFFECT_PCT} (A/B: {DEFAULT_AB_MIN_EFFECT_PCT})")));
+        assert_eq!(KERNEL_TIMEOUT.number_default(), DEFAULT_KERNEL_TIMEOUT_S);
+        assert_eq!(c.ncu_path, PathBuf::from("ncu"));
+        assert_eq!(NCU_PATH.default, Some("`ncu`"));
+    }
+
+    /// The unknown-variable check accepts every variable a program reads, except those only the
+    /// library's unit tests read; its message lists the options, not the children's variables.
+    #[test]
+    fn accepted_and_listed() {
+        let accepted: Vec<&str> = accepted().collect();
+        assert!(accepted.contains(&"KERNELGATE_REQUIRE_CHROMIUM") && accepted.contains(&"KERNELGATE_PROFILE_TRIALS"));
+        assert!(!accepted.contains(&"KERNELGATE_BLESS_GOLDEN") && !accepted.contains(&"KERNELGATE_TEST_HISTORY_CHILD"));
+        assert!(!SANITIZE_TRIALS.is_option() && !PROFILE_TRIALS.is_option() && REQUIRE_XMLLINT.is_option());
+    }
+
+    #[test]
+    fn markdown_rows() {
+        let table = markdown();
+        assert_eq!(table.lines().count(), VARS.len() + 2);
+        assert!(
+            table.contains(
+                "| `KERNELGATE_ALPHA` | a probability above 0, at most 0.5 | 0.05 | family-wise significance level"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("| `KERNELGATE_STOP` | `precision` or `noise` | `precision` |"), "{table}");
+        assert!(table.contains("| `KERNELGATE_TIMEOUT` | seconds above 0, at most 86400 | 15 |"), "{table}");
+        assert_eq!(
+            REQUIRE_NVRTC.readers(),
+            "suite, `tests/support/mod.rs`, unit tests (`harness/compile.rs`, `harness/nvrtc.rs`)"
+        );
+    }
+}

@@ -1,0 +1,241 @@
+//! The docs against the code, on the CPU: `docs/options.md` holds the table of every
+//! `KERNELGATE_*` variable that `kernelgate::config::vars` defines; every `KERNELGATE_*` name in
+//! the sources, scripts and docs is one of them, and every one of them is read somewhere; every
+//! relative link in `README.md` and `docs/*.md` leads to a file (and heading) that exists; the
+//! README stays at most 200 lines.
+
+use kernelgate::config::vars::{self, VARS};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(path: &Path) -> String {
+    String::from_utf8_lossy(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).into_owned()
+}
+
+/// The files under `dir` (relative to the project root), recursively, sorted; `skip` are folders
+/// left out.
+fn files(dir: &str, skip: &[&str]) -> Vec<PathBuf> {
+    fn walk(dir: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                if !skip.contains(&path) {
+                    walk(&path, skip, out);
+                }
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let skip: Vec<PathBuf> = skip.iter().map(|s| root().join(s)).collect();
+    let mut out = Vec::new();
+    walk(&root().join(dir), &skip, &mut out);
+    out.sort();
+    out
+}
+
+/// README.md and every docs/*.md.
+fn docs() -> Vec<PathBuf> {
+    let mut out = vec![root().join("README.md")];
+    out.extend(files("docs", &[]).into_iter().filter(|p| p.extension().is_some_and(|e| e == "md")));
+    out
+}
+
+const BEGIN: &str = "<!-- vars:begin (generated: cargo run --release --bin kernelgate -- vars --markdown) -->\n";
+const END: &str = "<!-- vars:end -->";
+
+#[test]
+fn options_md_holds_the_variables_table() {
+    let path = root().join("docs/options.md");
+    let text = read(&path);
+    let expected = vars::markdown();
+    let table = text
+        .split_once(BEGIN)
+        .and_then(|(_, rest)| rest.split_once(END))
+        .map(|(table, _)| table)
+        .unwrap_or_else(|| panic!("{}: no table between the lines\n{BEGIN}and\n{END}", path.display()));
+    if table != expected {
+        // The whole file as it should be, to copy over the committed one.
+        let fixed = root().join("target/kernelgate/options.md");
+        let (head, rest) = text.split_once(BEGIN).unwrap();
+        let tail = &rest[rest.find(END).unwrap()..];
+        std::fs::create_dir_all(fixed.parent().unwrap()).unwrap();
+        std::fs::write(&fixed, format!("{head}{BEGIN}{expected}{tail}")).unwrap();
+        panic!(
+            "docs/options.md's table is not harness/config/vars.rs's VARS. Regenerate it: \
+             `cargo run --release --bin kernelgate -- vars --markdown` prints the table, and {} is the \
+             whole file with it (cp {} docs/options.md). The table:\n{expected}",
+            fixed.display(),
+            fixed.display()
+        );
+    }
+}
+
+/// Every `KERNELGATE_[A-Z_]+` in `text`, with its line. A name that ends in `_` is a prefix
+/// (`format!("KERNELGATE_REQUIRE_{what}")`, `starts_with("KERNELGATE_")`).
+fn names(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(at) = rest.find("KERNELGATE_") {
+            let tail = &rest[at + "KERNELGATE_".len()..];
+            let len = tail.bytes().take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_').count();
+            out.push((format!("KERNELGATE_{}", &tail[..len]), i + 1));
+            rest = &tail[len..];
+        }
+    }
+    out
+}
+
+/// Names with the prefix that are not variables, with why.
+const NOT_VARIABLES: &[(&str, &str)] = &[
+    ("KERNELGATE_BIN", "scripts/benchmark-calibration: the name of its first argument, the kernelgate program"),
+    ("KERNELGATE_X", "docs/troubleshooting.md: any variable, in the message an invalid value gets"),
+];
+
+#[test]
+fn every_kernelgate_name_is_in_the_table_and_every_variable_is_read() {
+    let table: BTreeSet<&str> = VARS.iter().map(|v| v.name).collect();
+    let known = |name: &str| {
+        table.contains(name)
+            || NOT_VARIABLES.iter().any(|(n, _)| *n == name)
+            || (name.ends_with('_') && table.iter().any(|v| v.starts_with(name)))
+    };
+    let vars_rs = root().join("harness/config/vars.rs");
+    let mut sources = files("harness", &[]);
+    sources.extend(files("scripts", &[]));
+    sources.extend(files("tests", &["tests/fixtures"]));
+    sources.extend([".ci/run", "build.rs", ".config/nextest.toml"].map(|p| root().join(p)));
+    let mut unknown = Vec::new();
+    let mut used: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for path in sources.iter().chain(&docs()) {
+        for (name, line) in names(&read(path)) {
+            if !known(&name) {
+                unknown.push(format!("{}:{line}: {name}", path.strip_prefix(root()).unwrap().display()));
+            }
+            if *path != vars_rs && !path.starts_with(root().join("docs")) && *path != root().join("README.md") {
+                used.entry(name).or_insert_with(|| path.clone());
+            }
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "KERNELGATE_* names that harness/config/vars.rs's VARS does not define (add the variable there, \
+         or fix the name):\n{}",
+        unknown.join("\n")
+    );
+    let unread: Vec<&str> = table.iter().copied().filter(|name| !used.contains_key(*name)).collect();
+    assert!(unread.is_empty(), "in VARS, but no source or script outside vars.rs names them: {unread:?}");
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation but `-` and `_` dropped, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c.to_lowercase().next().unwrap()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of `text`'s headings (`## Title`), with GitHub's `-1`, `-2` for repeats.
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced {
+            continue;
+        }
+        let hashes = line.bytes().take_while(|b| *b == b'#').count();
+        if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+            let base = anchor(&line[hashes..]);
+            let mut a = base.clone();
+            let mut n = 0;
+            while out.contains(&a) {
+                n += 1;
+                a = format!("{base}-{n}");
+            }
+            out.insert(a);
+        }
+    }
+    out
+}
+
+/// The targets of the Markdown links `[text](target)` in `text`, outside code, with their line.
+fn links(text: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced {
+            continue;
+        }
+        // Code spans hold no links.
+        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let tail = &rest[at + 2..];
+            let Some(end) = tail.find(')') else { break };
+            out.push((tail[..end].to_string(), i + 1));
+            rest = &tail[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn relative_links_resolve() {
+    let mut broken = Vec::new();
+    for doc in docs() {
+        let text = read(&doc);
+        let here = doc.strip_prefix(root()).unwrap().display().to_string();
+        for (target, line) in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() { doc.clone() } else { doc.parent().unwrap().join(file) };
+            if !path.exists() {
+                broken.push(format!("{here}:{line}: {target}: no such file"));
+            } else if !fragment.is_empty() && !(path.is_file() && anchors(&read(&path)).contains(fragment)) {
+                broken.push(format!("{here}:{line}: {target}: no heading with the anchor #{fragment}"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// The README is what a newcomer reads in five minutes; the rest is in docs/.
+#[test]
+fn the_readme_is_short() {
+    let lines = read(&root().join("README.md")).lines().count();
+    assert!(lines <= 200, "README.md has {lines} lines; at most 200: move reference text into docs/ (docs/README.md)");
+}
+
+#[test]
+fn the_checks_themselves() {
+    assert_eq!(anchor("Same-run A/B: the pull-request gate"), "same-run-ab-the-pull-request-gate");
+    assert_eq!(
+        anchor("Reading an existing capture: `kernelgate import-ncu`"),
+        "reading-an-existing-capture-kernelgate-import-ncu"
+    );
+    assert_eq!(anchors("# a\n## a\n```\n# b\n```\n"), BTreeSet::from(["a".to_string(), "a-1".to_string()]));
+    assert_eq!(links("see [x](a.md#b) and `[y](no)`\n  ```\n[z](code)\n  ```\n"), vec![("a.md#b".to_string(), 1)]);
+    assert_eq!(
+        names("KERNELGATE_AB=1 KERNELGATE_REQUIRE_{x} \"KERNELGATE_\""),
+        [("KERNELGATE_AB", 1), ("KERNELGATE_REQUIRE_", 1), ("KERNELGATE_", 1)].map(|(n, l)| (n.to_string(), l))
+    );
+}
