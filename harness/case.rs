@@ -572,6 +572,24 @@ impl Case {
         names.join("+")
     }
 
+    /// Why the case's time is the host's rather than the GPU's, when it is: its program copies
+    /// to or from pageable host memory ([`Param::Host`] with `pinned: false`). The driver stages
+    /// such a copy through its own pinned buffers with the CPU (CUDA C++ Best Practices Guide,
+    /// "Pinned Memory"), so its median moves with the host's page cache and scheduling: two runs of
+    /// one binary on one H200 differed by +7.66 % and +39.16 % (baselines/nvidia-h200-sm90/
+    /// BENCHMARK.md). The gate treats such a trial as host-bound (`crate::suite`'s verdict step).
+    pub fn host_bound(&self) -> Option<String> {
+        let pageable = |slot: usize| matches!(self.params.get(slot), Some(Param::Host { pinned: false, .. }));
+        self.steps.iter().find_map(|step| match step {
+            Step::Copy { from, to, .. } if pageable(*from) || pageable(*to) => Some(format!(
+                "{} copies pageable host memory, which the driver stages through pinned buffers with the CPU, so \
+                 its time is the host's",
+                self.name()
+            )),
+            _ => None,
+        })
+    }
+
     /// Whether the program calls cuBLAS ([`Step::Sgemm`]).
     pub fn uses_cublas(&self) -> bool {
         self.steps.iter().any(|s| matches!(s, Step::Sgemm { .. }))

@@ -122,8 +122,11 @@ fn paired(diff: &Diff, out: &mut String) {
         .iter()
         .map(|cells| {
             // Trial, verdict and run come from the data; the numbers are this crate's own text.
-            let shown: Vec<String> =
-                cells.iter().enumerate().map(|(i, c)| if (1..=3).contains(&i) { c.clone() } else { escape(c) }).collect();
+            let shown: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| if (1..=3).contains(&i) { c.clone() } else { escape(c) })
+                .collect();
             format!("| {} |\n", shown.join(" | "))
         })
         .collect();

@@ -47,10 +47,43 @@ pub(super) fn decided_by(decided: &Decided) -> String {
     }
 }
 
+/// Why `case` is host-bound ([`Case::host_bound`]) and has no calibrated run-to-run floor in the
+/// baseline, when both hold: such a trial is measured and shown, sampled to the stopping rule's
+/// minimums only, and does not gate ([`host_bound_verdict`]).
+pub(super) fn uncalibrated_host_bound(suite: &Suite, case: &Case) -> Option<String> {
+    let why = case.host_bound()?;
+    let calibrated = matches!(suite.baseline.get(), Some(Ok(b)) if b.run_to_run(&case.name()).is_some());
+    (!calibrated).then_some(why)
+}
+
+/// The verdict of a host-bound trial without a calibrated floor (pure): a `regressed` or
+/// `improved` becomes `ambiguous`, with `why` and what would make it gate. Its per-sample floor
+/// says nothing about the next run: the host moves the median between runs by more than the
+/// samples of one run spread (+7.66 % and +39.16 % between two runs on one H200, against floors of
+/// 3.42 % and 13.07 %: baselines/nvidia-h200-sm90/BENCHMARK.md). Calibrated from 10 or more runs
+/// (`kernelgate baseline calibrate`), its floor is the run-to-run spread and it gates as any trial.
+pub(crate) fn host_bound_verdict(mut j: Judged, why: &str) -> Judged {
+    if matches!(j.verdict, Verdict::Regressed | Verdict::Improved) {
+        j.reason = format!(
+            "{} ({}), but {why}: without a run-to-run floor calibrated from 10 or more runs (kernelgate baseline \
+             calibrate) a change of this size cannot be told from the host's, so it does not gate",
+            j.verdict.as_str(),
+            j.reason
+        );
+        j.verdict = Verdict::Ambiguous;
+    }
+    j
+}
+
 /// The effect floor the gate will judge `case` with, for the precision stopping rule: the
-/// calibrated floor, else the baseline's per-sample floor, else `KERNELGATE_MIN_EFFECT`.
+/// calibrated floor, else the baseline's per-sample floor, else `KERNELGATE_MIN_EFFECT`; infinite
+/// for a host-bound trial without a calibrated floor ([`uncalibrated_host_bound`]), which no
+/// number of samples would let gate, so it stops at the minimums.
 pub(super) fn effect_floor(suite: &Suite, case: &Case, gpu: &Gpu) -> f64 {
     let policy = suite.policy();
+    if uncalibrated_host_bound(suite, case).is_some() {
+        return f64::INFINITY;
+    }
     let Some(Ok(base)) = suite.baseline.get() else { return policy.effect_floor };
     let name = case.name();
     match (base.run_to_run(&name), base.samples(&name)) {
@@ -112,9 +145,52 @@ pub(super) fn judge(suite: &Suite, case: &Case, samples: &Samples, gpu: &Gpu) ->
     });
     let now = Now { samples: &now, median: None, invalid: invalid.as_deref(), counters };
     let unit = if cycles { TimeUnit::Cycles } else { TimeUnit::Seconds };
+    let host_bound = uncalibrated_host_bound(suite, case);
     crate::gate::judge(&now, reference.as_ref(), &suite.policy(), suite.tests(), unit)
         .map_err(|e| format!("{name}: {e}"))
         .map(|j| if entry.is_some() { j } else { no_baseline(j, baseline, &name, gpu) })
+        .map(|j| match &host_bound {
+            Some(why) => host_bound_verdict(j, why),
+            None => j,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(verdict: Verdict) -> Judged {
+        Judged {
+            verdict,
+            decided: Decided::Time,
+            comparison: None,
+            moved: Vec::new(),
+            reason: "median +7.66 % past the floor 3.42 %".into(),
+        }
+    }
+
+    #[test]
+    fn an_uncalibrated_host_bound_change_is_shown_and_does_not_gate() {
+        let why = "transfers/d2h_pageable/16777216 copies pageable host memory";
+        for v in [Verdict::Regressed, Verdict::Improved] {
+            let j = host_bound_verdict(judged(v), why);
+            assert_eq!(j.verdict, Verdict::Ambiguous);
+            assert!(j.reason.starts_with(&format!("{} (median +7.66 % past the floor 3.42 %), but {why}", v.as_str())));
+            assert!(j.reason.contains("kernelgate baseline calibrate"), "{}", j.reason);
+        }
+        for v in [Verdict::Unchanged, Verdict::Ambiguous, Verdict::Invalid, Verdict::NoBaseline] {
+            assert_eq!(host_bound_verdict(judged(v), why), judged(v), "{v:?} is kept");
+        }
+    }
+
+    #[test]
+    fn pageable_copies_are_host_bound_and_nothing_else_in_the_suite_is() {
+        let bound: Vec<String> =
+            crate::cases::all().iter().filter(|c| c.host_bound().is_some()).map(Case::name).collect();
+        assert_eq!(bound, ["transfers/d2h_pageable/16777216", "transfers/h2d_pageable/16777216"]);
+        let why = crate::cases::all().iter().find_map(Case::host_bound).unwrap();
+        assert!(why.contains("pageable host memory") && why.contains("the host's"), "{why}");
+    }
 }
 
 /// A no-baseline verdict's reason, naming the folder looked in.

@@ -169,7 +169,6 @@ pub struct Diff {
     pub paired: BTreeMap<String, Vec<Paired>>,
 }
 
-
 impl Diff {
     /// The one-line summary: `1 regressed, 2 improved, 30 unchanged, 1 added, 1 removed (35 trials)`.
     /// Verdicts are counted for trials on both sides, in [`severity`] order; added and removed
