@@ -10,8 +10,9 @@
 
 use serde::Serialize;
 
-/// The version of the JSON document's schema (`docs/ab-report.schema.json`).
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the JSON document's schema (`docs/ab-report.schema.json`): 2 added each trial's
+/// `delta_ci_pct`.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The first line of the Markdown: an HTML comment GitHub does not show, by which a bot finds the
 /// comment it posted before and updates it instead of adding another.
@@ -59,6 +60,9 @@ pub struct AbTrial {
     pub b_median_s: f64,
     /// Median per-pair ratio B/A - 1, percent.
     pub delta_pct: Option<f64>,
+    /// The 95 % confidence interval of `delta_pct`, percent, `[low, high]`
+    /// ([`crate::gate::paired::delta_interval`]; `None` when not paired).
+    pub delta_ci_pct: Option<[f64; 2]>,
     /// The one-sided Wilcoxon signed-rank p-value times the trials compared (Bonferroni).
     pub p_adjusted: Option<f64>,
     /// The effect floor applied, percent.
@@ -237,6 +241,7 @@ mod tests {
                     a_median_s: Some(1.5e-4),
                     b_median_s: 1.5e-4,
                     delta_pct: Some(0.02),
+                    delta_ci_pct: Some([-0.03, 0.07]),
                     p_adjusted: Some(1.0),
                     effect_floor_pct: Some(0.5),
                     samples: 1603,
@@ -285,13 +290,15 @@ mod tests {
         let mut bad = doc.clone();
         bad["trials"][0]["verdict"] = "slower".into();
         bad["trials"][1]["b_median_s"] = (-1.0).into();
-        assert_eq!(validator.iter_errors(&bad).count(), 2);
+        bad["trials"][2]["delta_ci_pct"] = serde_json::json!([1.0]);
+        assert_eq!(validator.iter_errors(&bad).count(), 3);
     }
 
     #[test]
     fn the_json_document_carries_the_schema_version_units_and_identity() {
         let v: serde_json::Value = serde_json::from_str(&report(2).json()).unwrap();
-        assert_eq!(v["schema_version"], 1);
+        assert_eq!(v["schema_version"], 2);
+        assert_eq!(v["trials"][0]["delta_ci_pct"], serde_json::json!([-0.03, 0.07]));
         assert_eq!(v["gpu"]["uuid"], "GPU-831f4952-8e33-380c-a667-3d73fb0c06c6");
         assert_eq!(v["trials"][0]["a_median_s"], 1.5e-4);
         assert_eq!(v["a"]["commit"], "d0553db3a1da32d5e3ede3189718fcb140a0a9e2");

@@ -4,6 +4,7 @@
 
 use super::{Suite, Timed};
 use crate::report::ab::{AbReport, AbTrial, GpuIdentity, NotTimed, SCHEMA_VERSION, Side, markdown};
+use crate::gate::paired::delta_interval;
 use crate::report::junit::Outcome;
 use crate::{Error, report};
 use std::io::Write as _;
@@ -25,6 +26,7 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
                 a_median_s: c.map(|c| c.baseline_median_s),
                 b_median_s: c.map_or(t.result.summary.median_s, |c| c.median_s),
                 delta_pct: c.map(|c| 100.0 * c.delta),
+                delta_ci_pct: c.and_then(delta_interval).map(|ci| ci.map(|x| 100.0 * x)),
                 p_adjusted: c.map(|c| c.p_adjusted),
                 effect_floor_pct: c.map(|c| 100.0 * c.min_effect),
                 samples: t.result.summary.n,
