@@ -35,7 +35,7 @@ pub const VARIABLES: &[&str] = &[
     "KERNELGATE_PLANTED",
     "KERNELGATE_PRECISION",
     "KERNELGATE_PROFILE_TRIALS",
-    // Read by tests/report_html.rs, not by the suite: a missing `chromium` fails that test.
+    // Read by tests/report_html.rs and tests/ab_report.rs, not by the suite: a missing `chromium` fails them.
     "KERNELGATE_REQUIRE_CHROMIUM",
     "KERNELGATE_REQUIRE_GPU",
     "KERNELGATE_REQUIRE_NVRTC",
