@@ -4,57 +4,24 @@
 //! `target/kernelgate/report-screenshot.png` (the page itself next to it, `report-synthetic.html`).
 //!
 //! Without `chromium` on PATH the test says why on stderr and passes; with
-//! `KERNELGATE_REQUIRE_CHROMIUM=1` (CI) a missing browser fails it.
-//!
-//! Console messages are read from chromium's own log (`--enable-logging=stderr --v=0`), where each
-//! page message is a line tagged `CONSOLE` (chromium's `LOG(INFO) << "CONSOLE"`); the test first
-//! checks that a page which logs an error and throws is seen there, so a chromium whose log
-//! format changed cannot pass the check by saying nothing.
+//! `KERNELGATE_REQUIRE_CHROMIUM=1` (CI) a missing browser fails it. Console messages are read
+//! from chromium's log, after a probe page has shown that they can be seen there
+//! ([`support::chromium`]).
+
+mod support;
 
 use kernelgate::report::diff::{Measurement, Side, Trend, TrendPoint, diff};
 use kernelgate::report::html;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-/// Longest a chromium run may take before the test gives up on it.
-const DEADLINE: Duration = Duration::from_secs(90);
+use support::chromium::{Chromium, console_lines, target_dir};
 
 #[test]
 fn html_report_renders_in_chromium() {
-    let required = match std::env::var("KERNELGATE_REQUIRE_CHROMIUM").as_deref() {
-        Err(_) | Ok("0") => false,
-        Ok("1") => true,
-        Ok(other) => panic!("KERNELGATE_REQUIRE_CHROMIUM={other:?} is invalid: use 1 (fail without chromium) or 0"),
-    };
-    let Some(chromium) = find_on_path(&["chromium", "chromium-browser"]) else {
-        let why = "report_html: chromium is not on PATH, so the HTML report was not opened in a browser; \
-                   install Debian's `chromium` (apt-get install chromium) to run this test";
-        assert!(!required, "{why} (KERNELGATE_REQUIRE_CHROMIUM=1 makes this a failure)");
-        // Straight to stderr: libtest captures `eprintln!` of passing tests, and this must be seen.
-        writeln!(std::io::stderr().lock(), "{why}; set KERNELGATE_REQUIRE_CHROMIUM=1 to fail instead").unwrap();
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-
-    // The console check can fail: a page that logs and throws is seen.
-    let probe = dir.path().join("probe.html");
-    std::fs::write(&probe, "<!DOCTYPE html><script>console.error('kernelgate-probe'); undefined_function();</script>")
-        .unwrap();
-    let (_, probe_log) = run(&chromium, dir.path(), &["--dump-dom"], &probe);
-    let seen = console_lines(&probe_log);
-    assert!(
-        seen.iter().any(|l| l.contains("kernelgate-probe")) && seen.iter().any(|l| l.contains("Uncaught")),
-        "chromium's log did not show a probe page's console error and exception, so console messages cannot be checked \
-         this way any more; its CONSOLE lines were: {seen:#?}"
-    );
-
+    let Some(chromium) = Chromium::find("report_html") else { return };
     let page = html::render(&synthetic_diff(), &synthetic_trends());
-    let file = dir.path().join("report.html");
-    std::fs::write(&file, &page).unwrap();
+    let file = chromium.page("report.html", &page);
 
-    let (dom, log) = run(&chromium, dir.path(), &["--dump-dom"], &file);
+    let (dom, log) = chromium.run(&["--dump-dom"], &file);
     let console = console_lines(&log);
     assert!(console.is_empty(), "the report logged to the browser console: {console:#?}");
     let charts = charts(&dom);
@@ -70,7 +37,7 @@ fn html_report_renders_in_chromium() {
     let png = out_dir.join("report-screenshot.png");
     let _ = std::fs::remove_file(&png);
     let screenshot = format!("--screenshot={}", png.display());
-    let (_, log) = run(&chromium, dir.path(), &[&screenshot, "--window-size=1200,2000", "--hide-scrollbars"], &file);
+    let (_, log) = chromium.run(&[&screenshot, "--window-size=1200,2000", "--hide-scrollbars"], &file);
     let console = console_lines(&log);
     assert!(console.is_empty(), "the report logged to the browser console: {console:#?}");
     let bytes = std::fs::read(&png)
@@ -82,52 +49,6 @@ fn html_report_renders_in_chromium() {
     );
     std::fs::write(out_dir.join("report-synthetic.html"), &page).unwrap();
     writeln!(std::io::stderr().lock(), "report_html: screenshot at {}", png.display()).unwrap();
-}
-
-/// Runs headless chromium on `file` with `args`; returns (stdout, stderr). Panics on a failure or
-/// after [`DEADLINE`], with what chromium said.
-fn run(chromium: &Path, scratch: &Path, args: &[&str], file: &Path) -> (String, String) {
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", scratch.join("profile").display()))
-        .args(args)
-        .arg(format!("file://{}", file.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", chromium.display()));
-    // Drain both pipes on threads so a full pipe cannot stall chromium.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || std::io::read_to_string(&mut stdout).unwrap_or_default());
-    let err = std::thread::spawn(move || std::io::read_to_string(&mut stderr).unwrap_or_default());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{} did not finish within {DEADLINE:?}: {}", chromium.display(), err.join().unwrap());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let (out, err) = (out.join().unwrap(), err.join().unwrap());
-    assert!(status.success(), "{} {args:?} failed ({status}):\n{err}", chromium.display());
-    (out, err)
-}
-
-/// Chromium's log lines that carry a page's console message or uncaught exception.
-fn console_lines(log: &str) -> Vec<&str> {
-    log.lines().filter(|l| l.contains(":CONSOLE") || l.contains("CONSOLE(") || l.contains("Uncaught")).collect()
 }
 
 /// `(data-points, class="pt" elements)` of each `<svg>` in the rendered DOM.
@@ -145,16 +66,6 @@ fn charts(dom: &str) -> Vec<(usize, usize)> {
             (declared, chart.matches("class=\"pt").count())
         })
         .collect()
-}
-
-fn find_on_path(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).flat_map(|dir| names.iter().map(move |n| dir.join(n))).find(|p| p.is_file())
-}
-
-/// Cargo's target folder: the parent of the integration tests' scratch folder.
-fn target_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("CARGO_TARGET_TMPDIR is inside target/").to_path_buf()
 }
 
 /// A synthetic row; the numbers in this file are made up to exercise the report.

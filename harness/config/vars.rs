@@ -472,8 +472,8 @@ pub const REQUIRE_CHROMIUM: Var = Var {
     name: "KERNELGATE_REQUIRE_CHROMIUM",
     value: Value::Flag,
     default: None,
-    meaning: "1: a missing `chromium` fails the HTML report's browser test instead of skipping it (CI sets it)",
-    read_by: &[Reader::Test("tests/report_html.rs")],
+    meaning: "1: a missing `chromium` fails the HTML reports' browser tests instead of skipping them (CI sets it)",
+    read_by: &[Reader::Test("tests/report_html.rs"), Reader::Test("tests/ab_report.rs")],
 };
 /// `KERNELGATE_REQUIRE_GPU`.
 pub const REQUIRE_GPU: Var = Var {

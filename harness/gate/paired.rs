@@ -41,6 +41,17 @@ pub fn median_ratio_ci(d: &[f64], resolution: f64) -> f64 {
     Normal::standard().inverse_cdf(0.975) * MEDIAN_SE_PER_SIGMA * sigma / (d.len() as f64).sqrt()
 }
 
+/// The 95 % confidence interval of a paired comparison's `delta` (B/A - 1, a fraction), as
+/// `[low, high]`: `exp(m ± h) - 1`, with `m = ln(1 + delta)` the median log ratio and `h` its
+/// half-width [`median_ratio_ci`] (`c.median_ci` of a [`compare_paired`] result), so the interval
+/// is not symmetric about `delta`. `None` when the half-width is not finite. Meant for the
+/// comparisons [`compare_paired`] makes: a baseline comparison's `median_ci` is the interval of
+/// one side's median, not of a ratio.
+pub fn delta_interval(c: &Comparison) -> Option<[f64; 2]> {
+    let m = c.delta.ln_1p();
+    c.median_ci.is_finite().then(|| [(m - c.median_ci).exp_m1(), (m + c.median_ci).exp_m1()])
+}
+
 /// Judges paired samples: `a[i]` and `b[i]` timed back to back (seconds; `b` the version under
 /// test, `a` the reference), `tests` the cases compared in the run.
 ///
@@ -203,6 +214,17 @@ mod tests {
         close(c.delta, 0.02, 0.0005);
         let (a, b) = pairs(2, 2000, -0.05, 0.05, 0.002);
         assert_eq!(compare_paired(&a, &b, &Policy::default(), 35).unwrap().verdict, Verdict::Improved);
+    }
+
+    #[test]
+    fn the_interval_of_delta_holds_the_shift_and_is_the_log_ratio_interval_back_transformed() {
+        let (a, b) = pairs(1, 2000, 0.02, 0.05, 0.002);
+        let c = compare_paired(&a, &b, &Policy::default(), 35).unwrap();
+        let [low, high] = delta_interval(&c).unwrap();
+        assert!(low < c.delta && c.delta < high && low < 0.02 && 0.02 < high, "{low} {high} {c:?}");
+        close((1.0 + high).ln() - (1.0 + low).ln(), 2.0 * c.median_ci, 1e-12);
+        assert!(high - low < 0.002, "2000 pairs with 0.2 % noise: a narrow interval, {low}..{high}");
+        assert_eq!(delta_interval(&Comparison { median_ci: f64::INFINITY, ..c }), None);
     }
 
     #[test]

@@ -22,16 +22,8 @@ const RED: &str = "#d62728";
 /// Renders the page (pure): `diff`'s tables and bars, and a trend chart for each of `trends` (in the
 /// order given; none gives no trend section).
 pub fn render(diff: &Diff, trends: &[Trend]) -> String {
-    let mut out = String::new();
     let title = format!("kernelgate diff: {} -> {}", diff.old.label, diff.new.label);
-    write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
-        escape(&title)
-    )
-    .unwrap();
+    let mut out = page_start(&title, CSS);
     writeln!(out, "<h1>kernelgate diff</h1>").unwrap();
     writeln!(
         out,
@@ -152,6 +144,20 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     }
     out.push_str("</tbody>\n</table>\n</details>\n</body>\n</html>\n");
     out
+}
+
+/// The start of a self-contained page, up to and including `<body>`: UTF-8, a
+/// Content-Security-Policy of `default-src 'none'; style-src 'unsafe-inline'` (the browser loads
+/// nothing and runs no script, even one that slipped in), a viewport for phones, `title` (escaped),
+/// and [`BASE_CSS`] followed by the page's own `css`, inline.
+pub(crate) fn page_start(title: &str, css: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n\
+         <style>{BASE_CSS}{css}</style>\n</head>\n<body>\n",
+        escape(title)
+    )
 }
 
 /// `text` safe as HTML text or a quoted attribute value: `& < > " '` as entities; control and
@@ -520,19 +526,27 @@ fn verdict(t: &TrialDiff) -> String {
     }
 }
 
-const CSS: &str = "
+/// The rules the report pages share: the body's type and width, headings, tables, numbers, code,
+/// the collapsed section; system fonts only (nothing to load).
+pub(crate) const BASE_CSS: &str = "
 body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif; color: #1b1f24;
-       max-width: 1040px; margin: 24px auto; padding: 0 16px; }
+       background: #ffffff; max-width: 1040px; margin: 24px auto; padding: 0 16px; }
 h1 { font-size: 22px; margin: 0 0 6px; } h2 { font-size: 17px; margin: 28px 0 8px; }
+table { border-collapse: collapse; width: 100%; margin: 6px 0; }
+th, td { border-bottom: 1px solid #d8dee4; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f5f7; } td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+code { font-size: 12.5px; }
+details { margin-top: 28px; } summary { cursor: pointer; font-weight: 600; }
+";
+
+/// The diff page's own rules, after [`BASE_CSS`].
+const CSS: &str = "
 .summary { font-size: 16px; font-weight: 600; }
 .hint { color: #555; font-size: 12px; }
 .note { background: #fff4e5; border-left: 4px solid #e69500; padding: 6px 10px; }
 .key { display: inline-block; width: 12px; height: 10px; margin-right: 4px; }
 .key.old, rect.old { fill: #9aa5b1; background: #9aa5b1; } .key.new, rect.new { fill: #1f77b4; background: #1f77b4; }
-table { border-collapse: collapse; width: 100%; margin: 6px 0; }
-th, td { border-bottom: 1px solid #d8dee4; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #f3f5f7; } td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.name { overflow-wrap: anywhere; } code { font-size: 12.5px; overflow-wrap: anywhere; }
+td.name, code { overflow-wrap: anywhere; }
 tr.v-regressed td:first-child, tr.v-invalid td:first-child { border-left: 4px solid #d62728; }
 tr.v-improved td:first-child { border-left: 4px solid #2ca02c; }
 tr.v-added td:first-child, tr.v-removed td:first-child { border-left: 4px solid #9aa5b1; }
@@ -546,7 +560,6 @@ svg text.cp-label { fill: #d62728; font-weight: 600; } svg text.value { fill: #5
 svg .grid { stroke: #e4e8ec; } svg .axis { stroke: #57606a; }
 svg .cp { stroke-width: 2; stroke-dasharray: 6 4; } svg .ref { stroke: #57606a; stroke-dasharray: 4 3; }
 svg .line { fill: none; stroke-width: 2; }
-details { margin-top: 28px; } summary { cursor: pointer; font-weight: 600; }
 ";
 
 #[cfg(test)]

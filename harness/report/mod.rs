@@ -8,6 +8,7 @@
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
 //! | [`html`]     | the diff as one self-contained HTML page with inline SVG charts      |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
+//! | [`ab`]       | a same-run A/B run: JSON document, Markdown comment, HTML page        |
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
 pub mod ab;

@@ -1,9 +1,10 @@
-//! The end of a same-run A/B run: the comparison as a JSON document and a Markdown comment
-//! ([`crate::report::ab`]) beside the run CSV, and the Markdown appended to the GitHub Actions job
+//! The end of a same-run A/B run: the comparison as a JSON document, a Markdown comment and an
+//! HTML page ([`crate::report::ab`]) beside the run CSV, and the Markdown appended to the GitHub Actions job
 //! summary when the run is a step of one (`GITHUB_STEP_SUMMARY`, GitHub's documented variable).
 
 use super::{Suite, Timed};
-use crate::report::ab::{AbReport, AbTrial, GpuIdentity, NotTimed, SCHEMA_VERSION, Side, markdown};
+use crate::gate::paired::delta_interval;
+use crate::report::ab::{AbReport, AbTrial, GpuIdentity, NotTimed, SCHEMA_VERSION, Side, html, markdown};
 use crate::report::junit::Outcome;
 use crate::{Error, report};
 use std::io::Write as _;
@@ -25,6 +26,7 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
                 a_median_s: c.map(|c| c.baseline_median_s),
                 b_median_s: c.map_or(t.result.summary.median_s, |c| c.median_s),
                 delta_pct: c.map(|c| 100.0 * c.delta),
+                delta_ci_pct: c.and_then(delta_interval).map(|ci| ci.map(|x| 100.0 * x)),
                 p_adjusted: c.map(|c| c.p_adjusted),
                 effect_floor_pct: c.map(|c| 100.0 * c.min_effect),
                 samples: t.result.summary.n,
@@ -64,24 +66,27 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
     })
 }
 
-/// Writes `<stem>-ab.json` and `<stem>-ab.md` (whole or not at all) and appends the Markdown to
-/// `GITHUB_STEP_SUMMARY` when set; nothing outside an A/B run.
+/// Writes `<stem>-ab.json`, `<stem>-ab.md` and `<stem>-ab.html` (all whole or none) and appends
+/// the Markdown to `GITHUB_STEP_SUMMARY` when set; nothing outside an A/B run.
 ///
 /// # Errors
 /// [`Error::Io`] naming the file that could not be written.
 pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
     let Some(report) = build(suite, timed) else { return Ok(()) };
     let stem = suite.stem()?;
-    let (json, md) = (
-        stem.with_file_name(format!("{}-ab.json", name(&stem))),
-        stem.with_file_name(format!("{}-ab.md", name(&stem))),
-    );
+    let path = |suffix: &str| stem.with_file_name(format!("{}-ab.{suffix}", name(&stem)));
+    let (json, md, page) = (path("json"), path("md"), path("html"));
     let text = markdown(&report);
-    report::write_whole(&[(&json, report.json().as_bytes()), (&md, text.as_bytes())])?;
+    report::write_whole(&[
+        (&json, report.json().as_bytes()),
+        (&md, text.as_bytes()),
+        (&page, html(&report).as_bytes()),
+    ])?;
     println!(
-        "kernelgate: wrote {} and {} (the A/B report: JSON, and Markdown for the pull request)",
+        "kernelgate: wrote {}, {} and {} (the A/B report: JSON, Markdown for the pull request, HTML)",
         json.display(),
-        md.display()
+        md.display(),
+        page.display()
     );
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         let path = std::path::PathBuf::from(summary);

@@ -1,7 +1,10 @@
 //! What the tests that run the suite binary share: finding it, running it without a GPU, and the
-//! switches that make a missing tool a failure in CI instead of a skipped check.
+//! switches that make a missing tool a failure in CI instead of a skipped check; [`chromium`] for
+//! the tests that open a report in a browser.
 
 #![allow(dead_code)]
+
+pub mod chromium;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
