@@ -42,6 +42,12 @@ const FAMILIES: [Family; 12] = [
 ///
 /// # Panics
 /// If two cases share a name or a name component is empty or holds `/` (a case-table mistake; the
+/// Why the suite's trial `trial` is host-bound ([`Case::host_bound`]), when it is one of the
+/// suite's trials and host-bound (for `kernelgate compare`, which reads records by trial name).
+pub fn host_bound(trial: &str) -> Option<String> {
+    all().into_iter().find(|c| c.name() == trial).and_then(|c| c.host_bound())
+}
+
 /// CPU tests call this).
 pub fn all() -> Vec<Case> {
     with_work_scale(1.0)

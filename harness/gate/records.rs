@@ -158,7 +158,7 @@ fn identity(e: &Entry) -> String {
 }
 
 /// How `kernelgate compare` judges two records.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub struct CompareOptions {
     /// The gate's policy.
     pub policy: Policy,
@@ -166,6 +166,10 @@ pub struct CompareOptions {
     pub scale: f64,
     /// Compare SM cycles (seconds x each record's median SM clock) instead of seconds.
     pub cycles: bool,
+    /// Why a trial is host-bound, by name, when it is (`crate::cases::host_bound`); `None` knows
+    /// none. A host-bound trial without a calibrated run-to-run floor in `base` gets
+    /// [`super::host_bound_verdict`]: its change is shown and does not gate.
+    pub host_bound: Option<fn(&str) -> Option<String>>,
 }
 
 /// What [`compare_records`] found.
@@ -308,8 +312,13 @@ pub fn compare_records(base: &RunRecord, run: &RunRecord, options: &CompareOptio
             invalid: run.invalid(trial),
             counters: (!run_counters.is_empty()).then_some(&run_counters),
         };
-        let judged = judge(&now, Some(&reference), &options.policy, tests, unit)
+        let mut judged = judge(&now, Some(&reference), &options.policy, tests, unit)
             .map_err(|e| Error::Samples(format!("{trial}: {e}")))?;
+        if b.run_to_run(trial).is_none()
+            && let Some(why) = options.host_bound.and_then(|f| f(trial))
+        {
+            judged = super::host_bound_verdict(judged, &why);
+        }
         rows.push((trial.to_string(), judged));
     }
     Ok(Compared { rows, warnings, only_in_one: all.len() - common.len() })
@@ -342,7 +351,7 @@ mod tests {
     }
 
     fn options(scale: f64) -> CompareOptions {
-        CompareOptions { policy: Policy::default(), scale, cycles: false }
+        CompareOptions { policy: Policy::default(), scale, cycles: false, host_bound: None }
     }
 
     #[test]
@@ -363,6 +372,39 @@ mod tests {
         let other = record(&tmp.path().join("c"), &["c/c/1"], |_| {});
         let e = compare_records(&base, &other, &options(1.0)).unwrap_err().to_string();
         assert!(e.contains("nothing to compare"), "{e}");
+    }
+
+    #[test]
+    fn a_host_bound_trial_without_a_calibrated_floor_is_shown_and_does_not_gate() {
+        fn host_bound(trial: &str) -> Option<String> {
+            (trial == "t/pageable/1").then(|| "t/pageable/1 copies pageable host memory".to_string())
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let base = record(&tmp.path().join("a"), &["t/pageable/1", "t/pinned/1"], |_| {});
+        let run = record(&tmp.path().join("b"), &["t/pageable/1", "t/pinned/1"], |_| {});
+        let slower = CompareOptions { host_bound: Some(host_bound), ..options(1.08) };
+        let rows = compare_records(&base, &run, &slower).unwrap().rows;
+        assert_eq!((rows[0].0.as_str(), rows[0].1.verdict), ("t/pageable/1", Verdict::Ambiguous));
+        assert!(rows[0].1.reason.starts_with("regressed (") && rows[0].1.reason.contains("does not gate"));
+        assert_eq!((rows[1].0.as_str(), rows[1].1.verdict), ("t/pinned/1", Verdict::Regressed), "not host-bound");
+        // Calibrated, it gates past its run-to-run floor like any trial.
+        let mut calibrated = base.clone();
+        for t in ["t/pageable/1", "t/pinned/1"] {
+            let module_sha256 = calibrated.record.time(t).unwrap().module_sha256.clone();
+            calibrated.record.run_to_run.insert(
+                (t.to_string(), TIME_METRIC.to_string()),
+                crate::gate::baseline::RunToRun {
+                    trial: t.to_string(),
+                    metric: TIME_METRIC.to_string(),
+                    module_sha256,
+                    runs: 10,
+                    rsd: 0.002,
+                    date: "2026-12-01T00:00:00Z".into(),
+                },
+            );
+        }
+        let rows = compare_records(&calibrated, &run, &slower).unwrap().rows;
+        assert_eq!(rows[0].1.verdict, Verdict::Regressed);
     }
 
     #[test]

@@ -56,25 +56,6 @@ pub(super) fn uncalibrated_host_bound(suite: &Suite, case: &Case) -> Option<Stri
     (!calibrated).then_some(why)
 }
 
-/// The verdict of a host-bound trial without a calibrated floor (pure): a `regressed` or
-/// `improved` becomes `ambiguous`, with `why` and what would make it gate. Its per-sample floor
-/// says nothing about the next run: the host moves the median between runs by more than the
-/// samples of one run spread (+7.66 % and +39.16 % between two runs on one H200, against floors of
-/// 3.42 % and 13.07 %: baselines/nvidia-h200-sm90/BENCHMARK.md). Calibrated from 10 or more runs
-/// (`kernelgate baseline calibrate`), its floor is the run-to-run spread and it gates as any trial.
-pub(crate) fn host_bound_verdict(mut j: Judged, why: &str) -> Judged {
-    if matches!(j.verdict, Verdict::Regressed | Verdict::Improved) {
-        j.reason = format!(
-            "{} ({}), but {why}: without a run-to-run floor calibrated from 10 or more runs (kernelgate baseline \
-             calibrate) a change of this size cannot be told from the host's, so it does not gate",
-            j.verdict.as_str(),
-            j.reason
-        );
-        j.verdict = Verdict::Ambiguous;
-    }
-    j
-}
-
 /// The effect floor the gate will judge `case` with, for the precision stopping rule: the
 /// calibrated floor, else the baseline's per-sample floor, else `KERNELGATE_MIN_EFFECT`; infinite
 /// for a host-bound trial without a calibrated floor ([`uncalibrated_host_bound`]), which no
@@ -150,7 +131,7 @@ pub(super) fn judge(suite: &Suite, case: &Case, samples: &Samples, gpu: &Gpu) ->
         .map_err(|e| format!("{name}: {e}"))
         .map(|j| if entry.is_some() { j } else { no_baseline(j, baseline, &name, gpu) })
         .map(|j| match &host_bound {
-            Some(why) => host_bound_verdict(j, why),
+            Some(why) => crate::gate::host_bound_verdict(j, why),
             None => j,
         })
 }
@@ -158,30 +139,6 @@ pub(super) fn judge(suite: &Suite, case: &Case, samples: &Samples, gpu: &Gpu) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn judged(verdict: Verdict) -> Judged {
-        Judged {
-            verdict,
-            decided: Decided::Time,
-            comparison: None,
-            moved: Vec::new(),
-            reason: "median +7.66 % past the floor 3.42 %".into(),
-        }
-    }
-
-    #[test]
-    fn an_uncalibrated_host_bound_change_is_shown_and_does_not_gate() {
-        let why = "transfers/d2h_pageable/16777216 copies pageable host memory";
-        for v in [Verdict::Regressed, Verdict::Improved] {
-            let j = host_bound_verdict(judged(v), why);
-            assert_eq!(j.verdict, Verdict::Ambiguous);
-            assert!(j.reason.starts_with(&format!("{} (median +7.66 % past the floor 3.42 %), but {why}", v.as_str())));
-            assert!(j.reason.contains("kernelgate baseline calibrate"), "{}", j.reason);
-        }
-        for v in [Verdict::Unchanged, Verdict::Ambiguous, Verdict::Invalid, Verdict::NoBaseline] {
-            assert_eq!(host_bound_verdict(judged(v), why), judged(v), "{v:?} is kept");
-        }
-    }
 
     #[test]
     fn pageable_copies_are_host_bound_and_nothing_else_in_the_suite_is() {

@@ -323,8 +323,12 @@ fn main() -> ExitCode {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
             let cycles = cycles || config.compare_cycles;
-            compare_command(&base, &run, &CompareOptions { policy, scale, cycles })
-                .map(|regressed| if regressed { kernelgate::suite::EXIT_REGRESSION } else { 0 })
+            compare_command(
+                &base,
+                &run,
+                &CompareOptions { policy, scale, cycles, host_bound: Some(kernelgate::cases::host_bound) },
+            )
+            .map(|regressed| if regressed { kernelgate::suite::EXIT_REGRESSION } else { 0 })
         }
     };
     match result {
