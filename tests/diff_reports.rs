@@ -313,6 +313,11 @@ fn an_ab_run_in_the_history_is_paired_evidence_not_its_commits_measurement() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("20261201T000002Z") && !out.contains("20261201T000003Z"), "{out}");
 
+    // The nightly gate gates a commit's own runs; an A/B run named is said to be one.
+    let (code, _, err) = kernelgate(dir, &["history", "gate", "--dir", "h", "--run", "20261201T000003Z"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("is a same-run A/B run (against c1c1c1c)"), "{err}");
+
     // The nightly's previous commit is a commit's own run, not a pull request's A/B run between.
     let c4 = "c4".repeat(20);
     one_trial_run(&dir.join("pr.csv"), "20261201T000002Z", &c4, &c1, "unchanged", &paired);

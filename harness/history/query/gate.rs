@@ -137,14 +137,30 @@ pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(Stri
         }
     }
     if gated == 0 {
+        let paired = match run_id {
+            Some(id) => {
+                let mut found = None;
+                for key in keys(dir, gpu)? {
+                    let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
+                    found = found.or(runs.into_iter().find(|r| r.meta.run_id == id && !r.meta.ab_revision.is_empty()));
+                }
+                found
+            }
+            None => None,
+        };
         return Err(Error::History {
             path: dir.to_path_buf(),
             line: None,
-            message: match run_id {
-                Some(id) => {
+            message: match (run_id, paired) {
+                (Some(id), Some(ab)) => format!(
+                    "run {id:?} is a same-run A/B run (against {}): its verdicts are the pairs', and the suite's exit \
+                     code gated it; `kernelgate history gate` gates a commit's own runs",
+                    short(&ab.meta.ab_revision)
+                ),
+                (Some(id), None) => {
                     format!("no run {id:?} in {}; `kernelgate history runs` lists them", gpu.unwrap_or("any history"))
                 }
-                None => "no run in the history; nothing to gate".into(),
+                (None, _) => "no run in the history; nothing to gate".into(),
             },
         });
     }
