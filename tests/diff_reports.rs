@@ -118,7 +118,8 @@ fn report_17_a_report_is_written_whole_or_not_at_all() {
     // Without the limit both are replaced, whole.
     let (code, out, err) = kernelgate(tmp.path(), &args);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("wrote report.md (") && out.contains("\nwrote report.html\n"), "{out}");
+    assert!(err.starts_with("wrote report.md (") && err.contains("\nwrote report.html\n"), "{err}");
+    assert!(out.is_empty(), "stdout is for the report itself: {out}");
     assert!(std::fs::read_to_string(&md).unwrap().ends_with("</details>\n"));
     assert!(std::fs::read_to_string(&html).unwrap().ends_with("</html>\n"));
 
@@ -202,7 +203,7 @@ fn report_19_ten_thousand_changed_trials_keep_the_markdown_under_its_promise() {
     );
     let (code, out, err) = kernelgate(tmp.path(), &["diff", "--dir", "h", "a.csv", "b.csv", "--markdown", "r.md"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("wrote r.md (5000 slower, 5000 within 1 % (10000 trials)"), "{out}");
+    assert!(err.starts_with("wrote r.md (5000 slower, 5000 within 1 % (10000 trials)"), "{err}");
     let md = std::fs::read_to_string(tmp.path().join("r.md")).unwrap();
     // docs/history.md: "at most 60,000 characters".
     assert!(md.chars().count() <= 60_000, "{} characters", md.chars().count());
@@ -224,7 +225,7 @@ fn report_58_a_damaged_history_leaves_out_the_trend_charts_not_the_diff() {
     assert!(err.is_empty(), "the Markdown alone needs no history: {err}");
     let (code, out, err) = kernelgate(tmp.path(), &["diff", "--dir", "hist", path(&a), path(&b), "--html", "r.html"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("wrote r.html"), "{out}");
+    assert!(err.contains("wrote r.html") && out.starts_with("### kernelgate diff"), "{out}");
     let warning = "kernelgate: warning: the trend charts are left out: the history could not be read \
                    (hist/nvidia-h200-sm90.sqlite: the history store failed: file is not a database";
     assert!(err.starts_with(warning), "{err}");

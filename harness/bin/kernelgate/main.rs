@@ -509,12 +509,14 @@ fn diff_command(
         files.push((path, page.as_bytes()));
     }
     kernelgate::report::write_whole(&files)?;
+    // Data on stdout, what was written on stderr: `diff A B --html r.html > summary.md` is the
+    // Markdown alone.
     match &markdown {
-        Some(path) => println!("wrote {} ({})", path.display(), diff.summary()),
+        Some(path) => eprintln!("wrote {} ({})", path.display(), diff.summary()),
         None => print!("{text}"),
     }
     if let Some(path) = &html {
-        println!("wrote {}", path.display());
+        eprintln!("wrote {}", path.display());
     }
     Ok(())
 }
