@@ -2,10 +2,11 @@
 //! the file, line or variable and the fix, and leaves every file that was there byte-identical.
 //! Also: truncation of each file of a small store at every line and at every byte.
 
+mod support;
+
 use kernelgate::gate::baseline::Baseline;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The good store every bad input is made from.
 fn good_store() -> PathBuf {
@@ -92,7 +93,7 @@ fn edit(dir: &Path, file: &str, kind: &str, a: &str, b: &str) {
 }
 
 fn kernelgate(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
     cmd.args(args).env_remove("KERNELGATE_MIN_EFFECT").env_remove("KERNELGATE_ALPHA");
     for (k, v) in env {
         cmd.env(k, v);

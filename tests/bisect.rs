@@ -1,8 +1,9 @@
 //! `kernelgate bisect` as a user meets it without a GPU: the commits are listed (candidates and
 //! skipped ones), and it stops before the first step, saying that the steps need a GPU.
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
 
 fn commit(repo: &git2::Repository, dir: &Path, path: &str, text: &str, message: &str) -> String {
     std::fs::create_dir_all(dir.join(path).parent().unwrap()).unwrap();
@@ -24,7 +25,7 @@ fn without_a_gpu_bisect_lists_the_commits_and_says_its_steps_need_one() {
     let good = commit(&repo, dir.path(), "kernels/a.cu", "v1", "good");
     commit(&repo, dir.path(), "README.md", "docs", "docs only");
     let bad = commit(&repo, dir.path(), "kernels/a.cu", "v2", "kernel change");
-    let o = Command::new(env!("CARGO_BIN_EXE_kernelgate"))
+    let o = support::command(env!("CARGO_BIN_EXE_kernelgate"))
         .current_dir(dir.path())
         .args(["bisect", &good, &bad, "--suite", "/bin/true"])
         .env_remove("KERNELGATE_AB")

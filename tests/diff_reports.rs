@@ -4,9 +4,10 @@
 //! for a pull-request comment neither notifies, links nor reorders (18b) and keeps its size (19),
 //! and a damaged history does not stop a diff of two run CSVs (58).
 
+mod support;
+
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/field-reports/turn3").join(path)
@@ -14,7 +15,7 @@ fn fixture(path: &str) -> PathBuf {
 
 /// Runs `kernelgate args` in `dir`; returns the exit code, stdout and stderr.
 fn kernelgate_in(dir: &Path, args: &[&str], file_size_limit: Option<u64>) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
     cmd.current_dir(dir).args(args).env_remove("KERNELGATE_HISTORY");
     if let Some(bytes) = file_size_limit {
         // SAFETY: between fork and exec; setrlimit and signal are async-signal-safe (POSIX), and
@@ -202,7 +203,7 @@ fn report_19_ten_thousand_changed_trials_keep_the_markdown_under_its_promise() {
         |t| if t % 2 == 0 { base(t) * 1.05 } else { base(t) },
     );
     let (code, out, err) = kernelgate(tmp.path(), &["diff", "--dir", "h", "a.csv", "b.csv", "--markdown", "r.md"]);
-    assert_eq!(code, 0, "{err}");
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(err.starts_with("wrote r.md (5000 slower, 5000 within 1 % (10000 trials)"), "{err}");
     let md = std::fs::read_to_string(tmp.path().join("r.md")).unwrap();
     // docs/history.md: "at most 60,000 characters".

@@ -3,7 +3,6 @@
 
 mod support;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use support::copy;
 
 fn fixture(path: &str) -> PathBuf {
@@ -12,7 +11,7 @@ fn fixture(path: &str) -> PathBuf {
 
 /// Runs `kernelgate args` in `dir`; returns the exit code and stdout + stderr.
 fn kernelgate(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> (i32, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
     cmd.current_dir(dir).args(args).env_remove("KERNELGATE_MIN_EFFECT").env_remove("KERNELGATE_ALPHA");
     for (k, v) in env {
         cmd.env(k, v);

@@ -23,7 +23,7 @@ fn committed_runs() -> PathBuf {
 /// `kernelgate args` in `dir` with `env` added (and no KERNELGATE_* variable of the caller's);
 /// the exit code, stdout and stderr.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
     cmd.current_dir(dir).args(args);
     for (k, _) in std::env::vars() {
         if k.starts_with("KERNELGATE_") {
@@ -167,11 +167,11 @@ fn report_07_a_store_the_user_may_only_read_is_listed_gated_and_diffed() {
     perms(&program, 0o755);
     let as_reader = |args: &[&str]| -> (i32, String) {
         let mut cmd = if root {
-            let mut c = Command::new("setpriv");
+            let mut c = support::command("setpriv");
             c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&program);
             c
         } else {
-            Command::new(env!("CARGO_BIN_EXE_kernelgate"))
+            support::command(env!("CARGO_BIN_EXE_kernelgate"))
         };
         let out = cmd.current_dir(tmp.path()).args(args).output().unwrap();
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -356,7 +356,7 @@ fn hold(lock: &Path, signature: &str) -> std::fs::File {
 
 /// Starts `kernelgate args` and returns it with its first stderr line that contains `waiting`.
 fn first_wait(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (std::process::Child, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
     cmd.current_dir(dir).args(args).stdout(Stdio::null()).stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);

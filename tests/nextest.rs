@@ -4,12 +4,11 @@
 
 mod support;
 
-use std::process::Command;
 
 /// One GPU trial run explicitly (`--include-ignored --exact`), with or without nextest's marker.
 fn run_one(nextest: bool) -> (i32, String) {
     let out = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(support::kernels_binary());
+    let mut cmd = support::command(support::kernels_binary());
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["coalescing/copy/67108864", "--exact", "--include-ignored"])
         .env("KERNELGATE_HISTORY", "off")

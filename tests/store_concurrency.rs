@@ -3,10 +3,12 @@
 //! ends with a folder that loads and holds exactly the four committed changes: nothing lost,
 //! nothing corrupt (issue 8: without a lock, 15 of 20 double removals lost one).
 
+mod support;
+
 use kernelgate::gate::baseline::{Baseline, Entry, TIME_METRIC};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 const TRIALS: [&str; 6] = ["f/a/1", "f/b/1", "f/c/1", "f/d/1", "f/e/1", "f/f/1"];
 const MODULE: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
@@ -109,7 +111,7 @@ fn remove_remove_calibrate_and_bless_at_once_lose_nothing() {
         let children: Vec<_> = commands
             .iter()
             .map(|args| {
-                Command::new(bin)
+                support::command(bin)
                     .args(args)
                     .env("KERNELGATE_BASELINES", &baselines)
                     .stdout(Stdio::piped())

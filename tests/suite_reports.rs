@@ -150,7 +150,7 @@ fn report_38_a_junit_report_that_was_asked_for_and_not_written_fails_the_run() {
     // A write that fails after the trials (a file-size limit of 512 bytes stands for a full disk):
     // exit 1, the report's path named, no temporary file's name, nothing left behind.
     let xml = tmp.path().join("junit.xml");
-    let mut cmd = Command::new(support::kernels_binary());
+    let mut cmd = support::command(support::kernels_binary());
     cmd.current_dir(root())
         .arg("coalescing/")
         .env("KERNELGATE_HISTORY", "off")
@@ -215,7 +215,7 @@ fn with_nvrtc(dir: &Path, field: &str) {
 }
 
 fn reseal(dir: &Path) -> (i32, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_kernelgate"))
+    let o = support::command(env!("CARGO_BIN_EXE_kernelgate"))
         .current_dir(dir)
         .args(["baseline", "reseal", "b/sm_90"])
         .env_remove("KERNELGATE_BASELINES")

@@ -9,6 +9,23 @@ pub mod chromium;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A command for one of this crate's programs, without the `KERNELGATE_*` variables of the
+/// environment `cargo test` ran in, but `KERNELGATE_NVRTC` (where NVRTC is) and the
+/// `KERNELGATE_REQUIRE_*` switches of CI: each test sets what it needs, and a variable the user
+/// set for the suite (`KERNELGATE_NCU=1`) or mistyped (`KERNELGATE_NCUU=1`, which every program
+/// refuses with exit 2) does not change what a test's child does. The suite itself
+/// (`tests/kernels.rs`) still reads them, and refuses the typo with its message.
+pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("KERNELGATE_") && k != "KERNELGATE_NVRTC" && !k.starts_with("KERNELGATE_REQUIRE_") {
+            cmd.env_remove(k.as_ref());
+        }
+    }
+    cmd
+}
+
 /// The suite binary (`cargo test --release --test kernels`'s executable, `kernels-<hash>` beside
 /// this test's own executable in `target/<profile>/deps/`), the newest if there are several.
 ///
@@ -46,7 +63,7 @@ pub fn kernels_binary() -> PathBuf {
 /// The suite binary run from the project root with `args` and `env`, without history or notes,
 /// its outputs under `out`; returns the exit code and stdout + stderr.
 pub fn kernels(args: &[&str], env: &[(&str, &Path)], out: &Path) -> (i32, String) {
-    let mut cmd = Command::new(kernels_binary());
+    let mut cmd = command(kernels_binary());
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .env("KERNELGATE_HISTORY", "off")
