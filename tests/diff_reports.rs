@@ -295,9 +295,9 @@ fn an_ab_run_in_the_history_is_paired_evidence_not_its_commits_measurement() {
     assert_eq!(code, 0, "{err}");
     // The new side is c2's own run (105 us), not pooled with the A/B run's paired B (101 us).
     assert!(out.contains("| fam/k/4096 | time (median) | 100.0 us | 105.0 us | +5.00% |"), "{out}");
-    assert!(out.contains("1 same-run A/B run of the old commit against the new one is in the history"), "{out}");
+    assert!(out.contains("1 same-run A/B run of the new commit against the old one is in the history"), "{out}");
     assert!(out.contains("#### Same-run A/B of these two commits"), "{out}");
-    let row = "| fam/k/4096 | 100.0 us -> 101.0 us | +0.97%, adj. p 3.00e-5 | 1603 | regressed (time (A/B)) |";
+    let row = "| fam/k/4096 | 100.0 us -> 101.0 us | +0.97%, adj. p 3.0e-5 | 1603 | regressed, time (A/B) |";
     assert!(out.contains(row), "{out}");
     let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
     assert!(html.contains("<h2>Same-run A/B of these two commits</h2>") && html.contains("+0.97%"), "the HTML too");
@@ -305,10 +305,22 @@ fn an_ab_run_in_the_history_is_paired_evidence_not_its_commits_measurement() {
     let (_, out, _) = kernelgate(dir, &["diff", "--dir", "h", &c2[..8], &c1[..8]]);
     assert!(!out.contains("Same-run A/B"), "{out}");
 
-    // A commit with A/B runs only has no measurement of its own.
-    let (code, _, err) = kernelgate(dir, &["diff", "--dir", "h", &c1[..8], &c3[..8]]);
+    // A commit with A/B runs only (a pull request's head): diffed against its A, both sides are read
+    // from the pairs (A's median over the pairs -> B's).
+    let (code, out, err) = kernelgate(dir, &["diff", "--dir", "h", &c1[..8], &c3[..8]]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("| fam/k/4096 | time (median) | 100.0 us | 101.0 us | +1.00% |"), "{out}");
+    assert!(
+        out.contains("has no run of its own in the history: both sides are read from the same-run A/B runs"),
+        "{out}"
+    );
+    assert!(out.contains("| fam/k/4096 | 100.0 us -> 101.0 us | +0.97%"), "the pairs beside it: {out}");
+    assert!(!out.contains("different drivers") && !out.contains("different physical GPUs"), "one set of runs: {out}");
+    // Against another commit it has no measurement: refused, naming its A/B runs.
+    let (code, _, err) = kernelgate(dir, &["diff", "--dir", "h", &c2[..8], &c3[..8]]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("has only same-run A/B runs") && err.contains("20261201T000004Z@GPU-1c2e7f54"), "{err}");
+    assert!(err.contains("diff its A (the commit after \"against\") and its commit"), "{err}");
 
     // The trial's series is its commits' nominal runs.
     let (code, out, err) = kernelgate(dir, &["history", "show", "--dir", "h", "fam/k/4096"]);

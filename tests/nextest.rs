@@ -4,7 +4,6 @@
 
 mod support;
 
-
 /// One GPU trial run explicitly (`--include-ignored --exact`), with or without nextest's marker.
 fn run_one(nextest: bool) -> (i32, String) {
     let out = tempfile::tempdir().unwrap();

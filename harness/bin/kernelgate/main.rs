@@ -462,7 +462,16 @@ fn diff_command(
         (dir, history) => history_dir(dir, history, "diff")?,
     };
     use kernelgate::report::diff::machines::{self, Machine};
-    let (a, b) = (history::query::resolve_side(&dir, old, gpu)?, history::query::resolve_side(&dir, new, gpu)?);
+    // Two commits of which one has no run of its own (a pull request's head timed only in pairs, or
+    // its base never timed alone): both sides from the A/B runs of NEW against OLD, when stored.
+    let (a, b, pairs) =
+        match (history::query::resolve_side(&dir, old, gpu), history::query::resolve_side(&dir, new, gpu)) {
+            (Ok(a), Ok(b)) => (a, b, None),
+            (a, b) => match history::query::paired_sides(&dir, old, new, gpu)? {
+                Some((a, b, pairs)) => (a, b, Some(pairs)),
+                None => return Err(a.and(b).expect_err("one side failed")),
+            },
+        };
     let of = |side: &history::query::Resolved| -> Vec<Machine> {
         side.runs
             .iter()
@@ -474,11 +483,25 @@ fn diff_command(
             })
             .collect()
     };
-    let notes = machines::compare((&a.side, &of(&a), &a.rows), (&b.side, &of(&b), &b.rows)).map_err(Error::Compare)?;
+    // Sides read from the pairs are one set of runs: the old side's machines are the new side's.
+    let old_machines = if pairs.is_some() { of(&b) } else { of(&a) };
+    let notes =
+        machines::compare((&a.side, &old_machines, &a.rows), (&b.side, &of(&b), &b.rows)).map_err(Error::Compare)?;
     let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
-    diff.notes.extend(history::query::other_gpus_note(&a.runs, &b.runs));
+    match pairs {
+        Some(pairs) => {
+            diff.paired = pairs;
+            diff.notes.push(format!(
+                "{old} or {new} has no run of its own in the history: both sides are read from the same-run A/B runs \
+                 of {new} against {old} (the old side's times are A's medians over the pairs, the new side's B's)"
+            ));
+        }
+        None => {
+            diff.notes.extend(history::query::other_gpus_note(&a.runs, &b.runs));
+            diff.paired = history::query::paired_evidence(&a, &b);
+        }
+    }
     diff.notes.extend(notes);
-    diff.paired = history::query::paired_evidence(&a, &b);
     diff.notes.extend(kernelgate::report::diff::paired_note(&diff));
     let text = kernelgate::report::markdown::render(&diff);
     let page = html.as_ref().map(|_| {

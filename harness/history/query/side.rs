@@ -237,8 +237,8 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
         if !only_paired.is_empty() {
             return Err(error(format!(
                 "{text:?} has only same-run A/B runs in {searched}:\n{}\nan A/B run is a paired comparison, not its \
-                 commit's measurement: diff it by its run id, or diff its two commits where the old one has a run of its \
-                 own (the pairs are shown beside that diff)",
+                 commit's measurement: diff its A (the commit after \"against\") and its commit, and both sides are read \
+                 from the pairs",
                 only_paired.join("\n")
             )));
         }
@@ -301,8 +301,14 @@ pub fn paired_evidence(old: &Resolved, new: &Resolved) -> BTreeMap<String, Vec<P
                 || (ab.len() >= 7 && ab.bytes().all(|b| b.is_ascii_hexdigit()) && r.meta.commit.starts_with(ab))
         })
     };
+    let runs: Vec<&Run> = new.paired.iter().filter(|r| matches(&r.meta.ab_revision)).collect();
+    pairs_of(&runs)
+}
+
+/// The paired evidence of A/B `runs` per trial (pure): their trials that were timed in pairs.
+fn pairs_of(runs: &[&Run]) -> BTreeMap<String, Vec<Paired>> {
     let mut out: BTreeMap<String, Vec<Paired>> = BTreeMap::new();
-    for run in new.paired.iter().filter(|r| matches(&r.meta.ab_revision)) {
+    for run in runs {
         let mut by_trial: BTreeMap<&str, BTreeMap<&str, &Value>> = BTreeMap::new();
         for v in &run.values {
             by_trial.entry(v.trial.as_str()).or_default().insert(v.metric.as_str(), v);
@@ -326,6 +332,94 @@ pub fn paired_evidence(old: &Resolved, new: &Resolved) -> BTreeMap<String, Vec<P
         }
     }
     out
+}
+
+/// The statistics of an A/B run that compare its two sides rather than measure B: left out of the
+/// new side's rows when a diff's two sides are read from the pairs ([`paired_sides`]).
+const PAIR_STATISTICS: [&str; 5] = ["baseline_median", "delta", "p_value", "p_adjusted", "min_effect"];
+
+/// Both sides of `kernelgate diff OLD NEW` read from NEW's same-run A/B runs against OLD, for when
+/// one of the two commits has no run of its own (a pull request's head is timed only in pairs
+/// against its base; A is never timed alone): OLD's time per trial is A's median over the pairs
+/// (the run's `baseline_median`), NEW's is B's, with B's other statistics and counters, and the
+/// runs' pairs as the paired evidence. `None` when either side is not a commit or no such run is
+/// stored. An A/B run matches when its commit starts with NEW and its `ab_revision` with OLD (or,
+/// recorded as 7 or more hex digits, OLD starts with it).
+///
+/// # Errors
+/// [`Error::History`] when such runs are in several GPU keys' histories (pass `--gpu`), and those
+/// of opening stores.
+pub fn paired_sides(
+    dir: &Path,
+    old: &str,
+    new: &str,
+    gpu: Option<&str>,
+) -> Result<Option<(Resolved, Resolved, BTreeMap<String, Vec<Paired>>)>> {
+    let (Ok(Spec::Commit(a)), Ok(Spec::Commit(b))) = (Spec::parse(old), Spec::parse(new)) else { return Ok(None) };
+    let of_a = |ab: &str| {
+        ab.starts_with(a.as_str()) || (ab.len() >= 7 && ab.bytes().all(|c| c.is_ascii_hexdigit()) && a.starts_with(ab))
+    };
+    let mut found = Vec::new();
+    for key in keys(dir, gpu)? {
+        let store = HistoryStore::open_read(dir, &key)?;
+        let mut runs = Vec::new();
+        for r in store.runs(None)? {
+            if r.meta.commit.starts_with(b.as_str())
+                && !r.meta.ab_revision.is_empty()
+                && of_a(&r.meta.ab_revision)
+                && let Some(run) = store.run(&r.meta.run_id, &r.meta.gpu_uuid)?
+            {
+                runs.push(run);
+            }
+        }
+        if !runs.is_empty() {
+            found.push((key, runs));
+        }
+    }
+    if found.len() > 1 {
+        let keys: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
+        return Err(Error::History {
+            path: dir.to_path_buf(),
+            line: None,
+            message: format!(
+                "A/B runs of {new:?} against {old:?} are in several GPU keys' histories ({}); pass --gpu",
+                keys.join(", ")
+            ),
+        });
+    }
+    let Some((key, runs)) = found.pop() else { return Ok(None) };
+    let pairs = pairs_of(&runs.iter().collect::<Vec<_>>());
+    let meta = runs[0].meta.clone();
+    let ids: Vec<String> = runs.iter().map(|r| r.meta.run_id.clone()).collect();
+    let label = |commit: &str, subject: &str, which: &str| {
+        format!("{} {subject} ({which} of A/B run {})", short(commit), ids.join(", ")).replace("  ", " ")
+    };
+    let mut new_side = resolved(label(&meta.commit, &meta.subject, "B"), key.clone(), runs.clone());
+    new_side.rows.retain(|m| !PAIR_STATISTICS.contains(&m.metric.as_str()));
+    new_side.paired = runs;
+    let old_rows: Vec<Measurement> = new_side
+        .paired
+        .iter()
+        .flat_map(|r| r.values.iter())
+        .filter(|v| v.metric == "baseline_median")
+        .map(|v| Measurement {
+            trial: v.trial.clone(),
+            kernel: v.kernel.clone(),
+            metric: TIME_METRIC.to_string(),
+            unit: v.unit.clone(),
+            value: v.value,
+            verdict: String::new(),
+            decided_by: String::new(),
+        })
+        .collect();
+    let old_side = Resolved {
+        side: Side { label: label(&meta.ab_revision, "", "A"), gpu: new_side.side.gpu.clone() },
+        gpu_key: key,
+        runs: Vec::new(),
+        rows: old_rows,
+        paired: Vec::new(),
+    };
+    Ok(Some((old_side, new_side, pairs)))
 }
 
 /// A [`Resolved`] of `runs`: the GPU is the physical GPU's UUID start when they share one, else the

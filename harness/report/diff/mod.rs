@@ -233,8 +233,11 @@ pub fn paired_rows(diff: &Diff) -> Vec<[String; 6]> {
     let mut rows = Vec::new();
     for (trial, runs) in &diff.paired {
         for p in runs {
-            let by = if p.decided_by.is_empty() { String::new() } else { format!(" ({})", p.decided_by) };
-            let p_text = p.p_adjusted.map_or(String::new(), |v| format!(", adj. p {v:.2e}"));
+            let by = if p.decided_by.is_empty() { String::new() } else { format!(", {}", p.decided_by) };
+            // Three decimals down to 0.001, then two significant digits in E notation.
+            let p_text = p.p_adjusted.map_or(String::new(), |v| {
+                if v >= 1e-3 { format!(", adj. p {v:.3}") } else { format!(", adj. p {v:.1e}") }
+            });
             rows.push([
                 trial.clone(),
                 format!("{} -> {}", crate::units::duration(p.a_median_s), crate::units::duration(p.b_median_s)),
@@ -253,7 +256,7 @@ pub fn paired_note(diff: &Diff) -> Option<String> {
     let runs: BTreeSet<&str> = diff.paired.values().flatten().map(|p| p.run.as_str()).collect();
     (!runs.is_empty()).then(|| {
         format!(
-            "{} of the old commit against the new one {} in the history ({}): {} timed in pairs in one \
+            "{} of the new commit against the old one {} in the history ({}): {} timed in pairs in one \
              process, on one GPU, over one set of buffers, which a comparison of two runs' medians is not; see \
              \"Same-run A/B\" below",
             crate::units::count(runs.len(), "same-run A/B run"),
