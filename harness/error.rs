@@ -23,11 +23,13 @@ pub enum Error {
     /// A `KERNELGATE_*` variable that is not one of kernelgate's options (a typo would silently
     /// leave the default on).
     #[error(
-        "environment variable {name} is not an option of kernelgate (a typo would silently leave the default on); unset it, or use one of: {options}"
+        "environment variable {name} is not an option of kernelgate (a typo would silently leave the default on); {hint}unset it, or use one of: {options}"
     )]
     UnknownOption {
         /// The variable's name.
         name: String,
+        /// `did you mean KERNELGATE_NCU? ` when one option is within two edits of `name`, else `""`.
+        hint: String,
         /// kernelgate's options, comma-separated.
         options: String,
     },

@@ -20,7 +20,11 @@ impl Config {
         if let Some(typo) = names.iter().find(|n| !vars::accepted().any(|v| v == n.as_str())) {
             // The children's variables are set by kernelgate itself, not listed for users.
             let options: Vec<&str> = vars::VARS.iter().filter(|v| v.is_option()).map(|v| v.name).collect();
-            return Err(Error::UnknownOption { name: typo.clone(), options: options.join(", ") });
+            return Err(Error::UnknownOption {
+                name: typo.clone(),
+                hint: suggestion(typo, &options),
+                options: options.join(", "),
+            });
         }
         Config::from_lookup(|name| std::env::var(name).ok())
     }
@@ -286,8 +290,30 @@ impl Config {
     }
 }
 
+/// `did you mean KERNELGATE_NCU? ` for a name within two edits of one of `options` (the closest;
+/// Levenshtein distance, as clap suggests subcommands, through the same `strsim` crate), else `""`.
+fn suggestion(typo: &str, options: &[&str]) -> String {
+    options
+        .iter()
+        .map(|o| (strsim::levenshtein(typo, o), *o))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map_or(String::new(), |(_, o)| format!("did you mean {o}? "))
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_mistyped_variable_gets_the_closest_option_within_two_edits() {
+        let options = ["KERNELGATE_NCU", "KERNELGATE_NCU_PATH", "KERNELGATE_SEED"];
+        // Built at run time: tests/docs.rs checks every variable name written in the source.
+        let typo = ["KERNELGATE", "NCUU"].join("_");
+        assert_eq!(suggestion(&typo, &options), "did you mean KERNELGATE_NCU? ");
+        assert_eq!(suggestion(&["KERNELGATE", "SED"].join("_"), &options), "did you mean KERNELGATE_SEED? ");
+        assert_eq!(suggestion(&["KERNELGATE", "WHATEVER"].join("_"), &options), "");
+    }
+
     use super::*;
 
     fn with(pairs: &[(&str, &str)]) -> Result<Config> {

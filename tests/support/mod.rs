@@ -12,7 +12,7 @@ use std::process::Command;
 /// A command for one of this crate's programs, without the `KERNELGATE_*` variables of the
 /// environment `cargo test` ran in, but `KERNELGATE_NVRTC` (where NVRTC is) and the
 /// `KERNELGATE_REQUIRE_*` switches of CI: each test sets what it needs, and a variable the user
-/// set for the suite (`KERNELGATE_NCU=1`) or mistyped (`KERNELGATE_NCUU=1`, which every program
+/// set for the suite (`KERNELGATE_NCU=1`) or mistyped (a misspelt name, which every program
 /// refuses with exit 2) does not change what a test's child does. The suite itself
 /// (`tests/kernels.rs`) still reads them, and refuses the typo with its message.
 pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
