@@ -40,7 +40,10 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     }
     let paired = super::diff::paired_rows(diff);
     if !paired.is_empty() {
-        out.push_str("<h2>Same-run A/B of these two commits</h2>\n<table class=\"paired\">\n<thead><tr>");
+        // Scrolls inside its own box on a narrow screen rather than breaking names letter by letter.
+        out.push_str(
+            "<h2>Same-run A/B of these two commits</h2>\n<div class=\"scroll\"><table class=\"paired\">\n<thead><tr>",
+        );
         for c in super::diff::PAIRED_COLUMNS {
             write!(out, "<th>{}</th>", escape(c)).unwrap();
         }
@@ -59,7 +62,7 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
             }
             out.push_str("</tr>\n");
         }
-        out.push_str("</tbody>\n</table>\n");
+        out.push_str("</tbody>\n</table></div>\n");
     }
 
     out.push_str("<h2>Changed trials</h2>\n");
@@ -547,6 +550,7 @@ const CSS: &str = "
 .key { display: inline-block; width: 12px; height: 10px; margin-right: 4px; }
 .key.old, rect.old { fill: #9aa5b1; background: #9aa5b1; } .key.new, rect.new { fill: #1f77b4; background: #1f77b4; }
 td.name, code { overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; } table.paired td.name { overflow-wrap: normal; white-space: nowrap; }
 tr.v-regressed td:first-child, tr.v-invalid td:first-child { border-left: 4px solid #d62728; }
 tr.v-improved td:first-child { border-left: 4px solid #2ca02c; }
 tr.v-added td:first-child, tr.v-removed td:first-child { border-left: 4px solid #9aa5b1; }

@@ -497,8 +497,15 @@ fn diff_command(
             ));
         }
         None => {
-            diff.notes.extend(history::query::other_gpus_note(&a.runs, &b.runs));
             diff.paired = history::query::paired_evidence(&a, &b);
+            let pairs_here = !diff.paired.is_empty();
+            diff.notes.extend(history::query::other_gpus_note(&a.runs, &b.runs).map(|n| {
+                if pairs_here {
+                    n.replace(", or use KERNELGATE_AB", ", or read the same-run A/B pairs below")
+                } else {
+                    n
+                }
+            }));
         }
     }
     diff.notes.extend(notes);
