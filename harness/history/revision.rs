@@ -71,9 +71,15 @@ impl Revision {
         self.files.get(file).map(String::as_str)
     }
 
-    /// `main = 0123456789ab`: the revision as given and its commit, for messages.
+    /// `main = 0123456789ab`: the revision as given and its commit, for messages; the commit alone
+    /// (12 hex digits) when the revision was given as a commit id.
     pub fn label(&self) -> String {
-        format!("{} = {}", self.rev, &self.commit[..self.commit.len().min(12)])
+        let short = &self.commit[..self.commit.len().min(12)];
+        if self.rev.len() >= 4 && self.commit.starts_with(self.rev.as_str()) {
+            short.to_string()
+        } else {
+            format!("{} = {short}", self.rev)
+        }
     }
 
     /// A warning when [`CASES_DIR`] differs between this revision and `other` (a full or
@@ -121,6 +127,9 @@ mod tests {
         assert_eq!(r.source("notes.txt"), None, "only .cu files");
         assert_eq!(r.source("b.cu"), None);
         assert_eq!(r.label(), format!("HEAD = {}", &id.to_string()[..12]));
+        // Given as a commit id, the commit is said once.
+        let by_id = Revision::read(dir.path(), &id.to_string()).unwrap();
+        assert_eq!(by_id.label(), id.to_string()[..12]);
         let e = Revision::read(dir.path(), "nope").unwrap_err();
         assert!(e.contains("nope is not a commit"), "{e}");
         // A clone without a local branch: the remote-tracking name is suggested.
