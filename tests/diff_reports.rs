@@ -322,6 +322,17 @@ fn an_ab_run_in_the_history_is_paired_evidence_not_its_commits_measurement() {
     assert!(err.contains("has only same-run A/B runs") && err.contains("20261201T000004Z@GPU-1c2e7f54"), "{err}");
     assert!(err.contains("diff its A (the commit after \"against\") and its commit"), "{err}");
 
+    // A commit that is only the A of A/B runs: the error names them and the diff that reads them.
+    let (code, _, err) = kernelgate(dir, &["history", "import", "--dir", "h3", "ab.csv"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = kernelgate(dir, &["diff", "--dir", "h3", &c1[..8], &c3[..8]]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("has no run of its own") && err.contains("it is the A of same-run A/B runs of c2c2c2c"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("`kernelgate diff {} c2c2c2c`", &c1[..8])), "{err}");
+
     // The trial's series is its commits' nominal runs.
     let (code, out, err) = kernelgate(dir, &["history", "show", "--dir", "h", "fam/k/4096"]);
     assert_eq!(code, 0, "{err}");

@@ -135,10 +135,16 @@ fn paired(diff: &Diff, out: &mut String) {
     }
     writeln!(out, "#### Same-run A/B of these two commits\n").unwrap();
     writeln!(out, "| {} |\n|:--|--:|--:|--:|:--|:--|", super::diff::PAIRED_COLUMNS.join(" | ")).unwrap();
-    let (kept, left_out) = fit(&rows, MAX_CHARS / 4);
+    // Half of what is left, so that the changed trials' table keeps room of its own.
+    let (kept, left_out) = fit(&rows, MAX_CHARS.saturating_sub(out.len() + LEFT_OUT_ROOM) / 2);
     out.extend(kept.iter().map(|r| r.as_str()));
     if left_out > 0 {
-        writeln!(out, "\n{left_out} more paired rows left out to fit a comment.").unwrap();
+        writeln!(
+            out,
+            "\n{left_out} more paired rows (the smallest changes) left out to fit a comment; the HTML report \
+             (`kernelgate diff ... --html FILE`) lists every pair."
+        )
+        .unwrap();
     }
     out.push('\n');
 }

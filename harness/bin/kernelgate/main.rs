@@ -467,10 +467,13 @@ fn diff_command(
     let (a, b, pairs) =
         match (history::query::resolve_side(&dir, old, gpu), history::query::resolve_side(&dir, new, gpu)) {
             (Ok(a), Ok(b)) => (a, b, None),
-            (a, b) => match history::query::paired_sides(&dir, old, new, gpu)? {
-                Some((a, b, pairs)) => (a, b, Some(pairs)),
-                None => return Err(a.and(b).expect_err("one side failed")),
-            },
+            (ra, rb) => {
+                let alone = if ra.is_err() { old } else { new };
+                match history::query::paired_sides(&dir, old, new, gpu)? {
+                    Some((a, b, pairs)) => (a, b, Some((alone, pairs))),
+                    None => return Err(ra.and(rb).expect_err("one side failed")),
+                }
+            }
         };
     let of = |side: &history::query::Resolved| -> Vec<Machine> {
         side.runs
@@ -489,11 +492,14 @@ fn diff_command(
         machines::compare((&a.side, &old_machines, &a.rows), (&b.side, &of(&b), &b.rows)).map_err(Error::Compare)?;
     let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
     match pairs {
-        Some(pairs) => {
+        Some((alone, pairs)) => {
             diff.paired = pairs;
             diff.notes.push(format!(
-                "{old} or {new} has no run of its own in the history: both sides are read from the same-run A/B runs \
-                 of {new} against {old} (the old side's times are A's medians over the pairs, the new side's B's)"
+                "{alone} has no run of its own in the history: both sides are read from the same-run A/B runs of {} \
+                 against {} (the old side's times are A's medians over the pairs, the new side's B's; A's counters \
+                 and other statistics were not recorded, so they show as absent)",
+                b.side.label.split(' ').next().unwrap_or(new),
+                a.side.label.split(' ').next().unwrap_or(old),
             ));
         }
         None => {

@@ -243,7 +243,23 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
             )));
         }
         let what = match &spec {
-            Spec::Commit(c) => format!("no run of a commit starting {c:?}"),
+            Spec::Commit(c) => {
+                let of: std::collections::BTreeSet<&str> = all_runs
+                    .iter()
+                    .filter(|r| r.meta.ab_revision.starts_with(c.as_str()))
+                    .map(|r| short(&r.meta.commit))
+                    .collect();
+                if !of.is_empty() {
+                    let b: Vec<&str> = of.into_iter().collect();
+                    return Err(error(format!(
+                        "commit {c:?} has no run of its own in {searched}, but it is the A of same-run A/B runs of {}: \
+                         `kernelgate diff {c} {}` reads both sides from their pairs",
+                        b.join(", "),
+                        b[0]
+                    )));
+                }
+                format!("no run of a commit starting {c:?}")
+            }
             Spec::Before(id) => format!("no run {id:?}, or no commit stored before its commit,"),
             _ => format!("no run {text:?}"),
         };

@@ -227,12 +227,23 @@ impl Diff {
 /// The columns of the paired-evidence table of both printers ([`paired_rows`]).
 pub const PAIRED_COLUMNS: [&str; 6] = ["trial", "A -> B (medians)", "paired change", "pairs", "verdict", "A/B run"];
 
-/// The paired evidence of `diff` as plain text cells, one row per (trial, A/B run), in trial
-/// order ([`PAIRED_COLUMNS`]); the printers escape them.
+/// The paired evidence of `diff` as plain text cells, one row per (trial, A/B run)
+/// ([`PAIRED_COLUMNS`]): regressed first, then invalid, then the rest, each by |paired change|
+/// (largest first), then by name, as the diff orders its trials; the printers escape them.
 pub fn paired_rows(diff: &Diff) -> Vec<[String; 6]> {
+    let mut all: Vec<(&String, &Paired)> =
+        diff.paired.iter().flat_map(|(t, runs)| runs.iter().map(move |p| (t, p))).collect();
+    let group = |p: &Paired| match p.verdict.as_str() {
+        "regressed" => 0,
+        "invalid" => 1,
+        _ => 2,
+    };
+    all.sort_by(|(ta, a), (tb, b)| {
+        group(a).cmp(&group(b)).then(b.delta_pct.abs().total_cmp(&a.delta_pct.abs())).then(ta.cmp(tb))
+    });
     let mut rows = Vec::new();
-    for (trial, runs) in &diff.paired {
-        for p in runs {
+    for (trial, p) in all {
+        {
             let by = if p.decided_by.is_empty() { String::new() } else { format!(", {}", p.decided_by) };
             // Three decimals down to 0.001, then two significant digits in E notation.
             let p_text = p.p_adjusted.map_or(String::new(), |v| {
