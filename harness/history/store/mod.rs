@@ -466,7 +466,7 @@ impl HistoryStore {
     /// Every value of `trial`'s `metric` (any kernel, any unit: check [`Value::unit`]) with the run
     /// it came from, in chronological order (commit time, unknown last; run id; GPU UUID). Runs of
     /// several physical GPUs are mixed: split by `meta.gpu_uuid`. Same-run A/B runs are left out
-    /// ([`NOMINAL`]).
+    /// (their `ab_revision` is set: paired comparisons, not the commit's own measurements).
     ///
     /// # Errors
     /// [`Error::History`] if SQLite fails.
@@ -486,7 +486,7 @@ impl HistoryStore {
     }
 
     /// Every series of the store, read in one pass over the values (for change-point detection over
-    /// every (trial, metric)), without same-run A/B runs ([`NOMINAL`]). Read in one transaction: a
+    /// every (trial, metric)), without same-run A/B runs (their `ab_revision` is set). Read in one transaction: a
     /// concurrent append is seen whole or not at all.
     ///
     /// # Errors
