@@ -541,9 +541,14 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         if let Some(b) = b {
             let _ = suite.ab_b.set(b);
         }
+        // A revision given as a commit id is said once.
+        let at = if revision.commit.starts_with(rev.as_str()) {
+            revision.commit.clone()
+        } else {
+            format!("{rev} ({})", revision.commit)
+        };
         println!(
-            "kernelgate: A/B: each case's kernels at {rev} ({}) against {}, timed in pairs over one set of buffers",
-            revision.commit,
+            "kernelgate: A/B: each case's kernels at {at} against {}, timed in pairs over one set of buffers",
             suite.b_side()
         );
         if let Some(warning) = revision.cases_differ(&suite.root, &b_commit, b_what) {
