@@ -44,8 +44,13 @@ const FAMILIES: [Family; 12] = [
 /// If two cases share a name or a name component is empty or holds `/` (a case-table mistake; the
 /// Why the suite's trial `trial` is host-bound ([`Case::host_bound`]), when it is one of the
 /// suite's trials and host-bound (for `kernelgate compare`, which reads records by trial name).
+/// The case table is built once, on the first call.
 pub fn host_bound(trial: &str) -> Option<String> {
-    all().into_iter().find(|c| c.name() == trial).and_then(|c| c.host_bound())
+    static HOST_BOUND: std::sync::OnceLock<std::collections::BTreeMap<String, String>> = std::sync::OnceLock::new();
+    HOST_BOUND
+        .get_or_init(|| all().into_iter().filter_map(|c| Some((c.name(), c.host_bound()?))).collect())
+        .get(trial)
+        .cloned()
 }
 
 /// CPU tests call this).

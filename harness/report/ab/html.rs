@@ -1,230 +1,7 @@
-//! The report of a same-run A/B run, for a pull request: a JSON document (schema
-//! `docs/ab-report.schema.json`, [`SCHEMA_VERSION`]), a Markdown comment and an HTML page made
-//! from it. Pure: a plain [`AbReport`] in, text out.
-//!
-//! The Markdown starts with a hidden marker ([`MARKER`]) so that a bot can find and update its one
-//! comment, then the status line, then the trials that did not come out `unchanged` with what
-//! explains them (the counters that moved), then every trial in a collapsed table; it is cut to
-//! [`MAX_CHARS`] (GitHub refuses a comment body over 65,536 characters) and every name in it goes
-//! through [`super::markdown::escape`] (no mentions, autolinks or bidirectional controls).
-//!
-//! The HTML page ([`html`]) says the same in the same order with nothing cut: the status, the
-//! trials not `unchanged`, every trial with its change's 95 % interval, the cases not timed. It is
-//! one self-contained file (no script, no external resource), readable from 390 px wide, and tells
-//! each verdict by word and by colour ([`VERDICT_COLOURS`]).
+//! The A/B report as one self-contained HTML page ([`html`]): the same status, changed trials and
+//! every trial as the Markdown comment, readable from 390 px wide, with WCAG 2.1 contrast.
 
-use serde::Serialize;
-use std::fmt::Write as _;
-
-/// The version of the JSON document's schema (`docs/ab-report.schema.json`): 2 added each trial's
-/// `delta_ci_pct`.
-pub const SCHEMA_VERSION: u32 = 2;
-
-/// The first line of the Markdown: an HTML comment GitHub does not show, by which a bot finds the
-/// comment it posted before and updates it instead of adding another.
-pub const MARKER: &str = "<!-- kernelgate-ab-report -->";
-
-/// Longest Markdown, characters: 60,000, under GitHub's 65,536-character limit of an issue or
-/// pull-request comment body, with room for a bot's own lines (the same bound as
-/// [`super::markdown::MAX_CHARS`]).
-pub const MAX_CHARS: usize = super::markdown::MAX_CHARS;
-
-/// One side of the comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Side {
-    /// What the kernels are: `this build` or `kernels/ at <rev>`.
-    pub label: String,
-    /// The full commit id the kernels came from.
-    pub commit: String,
-}
-
-/// The GPU the pairs were timed on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GpuIdentity {
-    /// `NVIDIA H200`.
-    pub name: String,
-    /// The GPU key (`nvidia-h200-sm90`).
-    pub key: String,
-    /// NVML UUID of the physical GPU.
-    pub uuid: String,
-    /// Driver version.
-    pub driver: String,
-}
-
-/// One trial's comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AbTrial {
-    /// `family/variant/size`.
-    pub trial: String,
-    /// `improved`, `unchanged`, `regressed`, `ambiguous`, `invalid` or `no-baseline` (timed alone).
-    pub verdict: String,
-    /// What decided it: `time (A/B)`, `counter <metric> (A/B)`, `conditions`.
-    pub decided_by: String,
-    /// Median of A's samples, seconds (`None` when not paired).
-    pub a_median_s: Option<f64>,
-    /// Median of B's samples, seconds.
-    pub b_median_s: f64,
-    /// Median per-pair ratio B/A - 1, percent.
-    pub delta_pct: Option<f64>,
-    /// The 95 % confidence interval of `delta_pct`, percent, `[low, high]`
-    /// ([`crate::gate::paired::delta_interval`]; `None` when not paired).
-    pub delta_ci_pct: Option<[f64; 2]>,
-    /// The one-sided Wilcoxon signed-rank p-value times the trials compared (Bonferroni).
-    pub p_adjusted: Option<f64>,
-    /// The effect floor applied, percent.
-    pub effect_floor_pct: Option<f64>,
-    /// Pairs (or samples) kept.
-    pub samples: usize,
-    /// Counters that moved past their tolerance, B against A (`metric +x.xx% (a -> b, class)`).
-    pub counters_moved: Vec<String>,
-    /// The verdict's sentence.
-    pub reason: String,
-}
-
-/// A case that was not timed, and why (identical PTX, a kernel missing at a revision).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NotTimed {
-    /// `family/variant/size`.
-    pub trial: String,
-    /// The reason the run gave.
-    pub reason: String,
-}
-
-/// Everything the A/B report says.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AbReport {
-    /// [`SCHEMA_VERSION`].
-    pub schema_version: u32,
-    /// The run id (`YYYYMMDDTHHMMSSZ`).
-    pub run_id: String,
-    /// The reference side (`KERNELGATE_AB`).
-    pub a: Side,
-    /// The side under test.
-    pub b: Side,
-    /// Where the pairs were timed.
-    pub gpu: GpuIdentity,
-    /// Whether ncu counters were compared too (`KERNELGATE_NCU=1`).
-    pub counters: bool,
-    /// The timed trials, sorted by name.
-    pub trials: Vec<AbTrial>,
-    /// The cases that were not timed, sorted by name.
-    pub not_timed: Vec<NotTimed>,
-}
-
-impl AbReport {
-    /// Trials per verdict, in the order improved, regressed, ambiguous, invalid, no-baseline,
-    /// unchanged (those with none left out).
-    pub fn counts(&self) -> Vec<(&'static str, usize)> {
-        ["regressed", "improved", "ambiguous", "invalid", "no-baseline", "unchanged"]
-            .into_iter()
-            .map(|v| (v, self.trials.iter().filter(|t| t.verdict == v).count()))
-            .filter(|(_, n)| *n > 0)
-            .collect()
-    }
-
-    /// Whether any trial regressed: the status the Markdown and the HTML lead with.
-    pub fn regressed(&self) -> bool {
-        self.trials.iter().any(|t| t.verdict == "regressed")
-    }
-
-    /// The JSON document, pretty-printed.
-    pub fn json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("the report serializes")
-    }
-}
-
-/// `d0553db` from a commit id.
-fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(7)]
-}
-
-fn time(s: Option<f64>) -> String {
-    s.map_or_else(|| "-".to_string(), crate::units::duration)
-}
-
-/// The Markdown comment: [`MARKER`], the status, the trials not `unchanged` with what explains them,
-/// then every trial (collapsed) and the cases not timed, within [`MAX_CHARS`].
-pub fn markdown(r: &AbReport) -> String {
-    use super::markdown::escape;
-    let status = if r.regressed() { "❌ regressions" } else { "✅ no regression" };
-    let counts: Vec<String> = r.counts().iter().map(|(v, n)| format!("{n} {v}")).collect();
-    let mut out = format!(
-        "{MARKER}\n### kernelgate A/B: {status}\n\n**{}** of {} timed trials{}. B = {} (`{}`) against A = {} \
-         (`{}`), timed in pairs on one {} ({}, driver {}){}; run {}.\n",
-        if counts.is_empty() { "nothing".to_string() } else { counts.join(", ") },
-        r.trials.len(),
-        if r.not_timed.is_empty() { String::new() } else { format!(", {} not timed", r.not_timed.len()) },
-        escape(&r.b.label),
-        short(&r.b.commit),
-        escape(&r.a.label),
-        short(&r.a.commit),
-        escape(&r.gpu.name),
-        escape(&r.gpu.uuid),
-        escape(&r.gpu.driver),
-        if r.counters { ", with ncu counters" } else { "" },
-        escape(&r.run_id),
-    );
-    let changed: Vec<&AbTrial> = r.trials.iter().filter(|t| t.verdict != "unchanged").collect();
-    let footer_room = 2_000;
-    if !changed.is_empty() {
-        out += "\n| trial | A | B | change | verdict | what explains it |\n| --- | ---: | ---: | ---: | --- | --- |\n";
-        for (i, t) in changed.iter().enumerate() {
-            let explains = if t.counters_moved.is_empty() {
-                escape(&t.decided_by)
-            } else {
-                t.counters_moved.iter().take(3).map(|m| escape(m)).collect::<Vec<_>>().join("; ")
-            };
-            let row = format!(
-                "| {} | {} | {} | {} | **{}** | {} |\n",
-                escape(&t.trial),
-                time(t.a_median_s),
-                time(Some(t.b_median_s)),
-                t.delta_pct.map_or_else(|| "-".to_string(), |d| format!("{d:+.2}%")),
-                escape(&t.verdict),
-                explains
-            );
-            if out.chars().count() + row.chars().count() + footer_room > MAX_CHARS {
-                out += &format!(
-                    "\n{} more trials left out to keep this comment under {MAX_CHARS} characters; the JSON report \
-                     lists every trial.\n",
-                    changed.len() - i
-                );
-                return out;
-            }
-            out += &row;
-        }
-    }
-    let mut details = format!(
-        "\n<details><summary>All {} timed trials</summary>\n\n| trial | change | verdict |\n| --- | ---: | --- |\n",
-        r.trials.len()
-    );
-    let mut left = 0;
-    for t in &r.trials {
-        let row = format!(
-            "| {} | {} | {} |\n",
-            escape(&t.trial),
-            t.delta_pct.map_or_else(|| "-".to_string(), |d| format!("{d:+.2}%")),
-            escape(&t.verdict)
-        );
-        if out.chars().count() + details.chars().count() + row.chars().count() + footer_room > MAX_CHARS {
-            left += 1;
-            continue;
-        }
-        details += &row;
-    }
-    if left > 0 {
-        details += &format!("\n{left} rows left out (the comment's size limit); the JSON report lists them.\n");
-    }
-    details += "\n</details>\n";
-    out += &details;
-    if !r.not_timed.is_empty() {
-        out += &format!(
-            "\n{} cases not timed (their two versions compile to the same PTX, or a kernel is missing on one side).\n",
-            r.not_timed.len()
-        );
-    }
-    out
-}
+use super::*;
 
 /// The page's body text.
 const INK: &str = "#1b1f24";
@@ -266,10 +43,10 @@ const VERDICT_MEANING: [(&str, &str); 6] = [
 /// name, key, UUID and driver), the trials not `unchanged` with what explains them (the counters
 /// that moved, the verdict's sentence), every timed trial (A and B medians, the change with its
 /// 95 % interval, the effect floor, pairs, adjusted p), the cases not timed, and a legend. Every
-/// name goes through [`super::html::escape`]; a verdict is told by its word and by its colour
+/// name goes through [`crate::report::html::escape`]; a verdict is told by its word and by its colour
 /// ([`VERDICT_COLOURS`]).
 pub fn html(r: &AbReport) -> String {
-    use super::html::{escape, page_start};
+    use crate::report::html::{escape, page_start};
     let regressed = r.regressed();
     let status = if regressed { "regressions" } else { "no regression" };
     let title = format!("kernelgate A/B: {status}: B = {} against A = {}", r.b.label, r.a.label);
@@ -422,19 +199,19 @@ fn verdict_class(verdict: &str) -> &'static str {
 fn name_cell(trial: &str) -> String {
     let parts: Vec<String> = trial
         .split_inclusive('/')
-        .map(|part| format!("<span class=\"seg\">{}</span>", super::html::escape(part)))
+        .map(|part| format!("<span class=\"seg\">{}</span>", crate::report::html::escape(part)))
         .collect();
     parts.join("<wbr>")
 }
 
 /// A verdict as a word in its colour.
 fn verdict_word(verdict: &str) -> String {
-    format!("<span class=\"verdict {}\">{}</span>", verdict_class(verdict), super::html::escape(verdict))
+    format!("<span class=\"verdict {}\">{}</span>", verdict_class(verdict), crate::report::html::escape(verdict))
 }
 
 /// One of [`AbTrial::counters_moved`] (`metric +x.xx% (a -> b, class)`), the metric as code.
 fn counter_moved(moved: &str) -> String {
-    use super::html::escape;
+    use crate::report::html::escape;
     match moved.split_once(' ') {
         Some((metric, rest)) => format!("<code>{}</code> {}", escape(metric), escape(rest)),
         None => format!("<code>{}</code>", escape(moved)),
@@ -466,7 +243,7 @@ fn p_value(p: f64) -> String {
     if p >= 0.001 { format!("{p:.3}") } else { format!("{p:.1e}") }
 }
 
-/// The page's own rules, after the report pages' shared ones (`super::html::BASE_CSS`): its
+/// The page's own rules, after the report pages' shared ones (`crate::report::html::BASE_CSS`): its
 /// colours (the constants above and [`VERDICT_COLOURS`]); trial names on one line from 900 px up;
 /// a single column of facts below 600 px.
 fn css() -> String {
@@ -509,56 +286,8 @@ dl.legend {{ display: grid; grid-template-columns: max-content minmax(0, 1fr); g
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::report;
     use super::*;
-
-    /// A synthetic report (every number and identifier is made up): `trials` trials named
-    /// `fam/v<i>/@octocat`, the first regressed by a counter, the rest unchanged; one case not timed.
-    pub(crate) fn report(trials: usize) -> AbReport {
-        AbReport {
-            schema_version: SCHEMA_VERSION,
-            run_id: "20261201T113233Z".into(),
-            a: Side { label: "kernels/ at main = d0553db3a1da".into(), commit: "d0553db3a1da32d5e3ede3189718fcb140a0a9e2".into() },
-            b: Side { label: "this build".into(), commit: "c5522fd0000000000000000000000000000000000".into() },
-            gpu: GpuIdentity {
-                name: "NVIDIA H200".into(),
-                key: "nvidia-h200-sm90".into(),
-                uuid: "GPU-831f4952-8e33-380c-a667-3d73fb0c06c6".into(),
-                driver: "580.159.04".into(),
-            },
-            counters: true,
-            trials: (0..trials)
-                .map(|i| AbTrial {
-                    trial: format!("fam/v{i}/@octocat"),
-                    verdict: if i == 0 { "regressed".into() } else { "unchanged".into() },
-                    decided_by: if i == 0 { "counter l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum (A/B)".into() } else { "time (A/B)".into() },
-                    a_median_s: Some(1.5e-4),
-                    b_median_s: 1.5e-4,
-                    delta_pct: Some(0.02),
-                    delta_ci_pct: Some([-0.03, 0.07]),
-                    p_adjusted: Some(1.0),
-                    effect_floor_pct: Some(0.5),
-                    samples: 1603,
-                    counters_moved: if i == 0 {
-                        vec!["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum +96.68% (2236763 -> 4399212, count, tolerance 1.00%)".into()]
-                    } else {
-                        Vec::new()
-                    },
-                    reason: "…".into(),
-                })
-                .collect(),
-            not_timed: vec![NotTimed { trial: "fam/same/1".into(), reason: "identical".into() }],
-        }
-    }
-
-    #[test]
-    fn the_comment_starts_with_its_marker_and_status_and_explains_the_changed_trials() {
-        let md = markdown(&report(3));
-        assert!(md.starts_with("<!-- kernelgate-ab-report -->\n### kernelgate A/B: ❌ regressions\n"), "{md}");
-        assert!(md.contains("**1 regressed, 2 unchanged** of 3 timed trials, 1 not timed"), "{md}");
-        assert!(md.contains("| **regressed** | l1tex\\_\\_data\\_pipe"), "the counter explains it: {md}");
-        assert!(!md.contains("@octocat"), "no live mention: {md}");
-        assert!(md.contains("<details><summary>All 3 timed trials</summary>"), "{md}");
-    }
 
     /// WCAG 2.1's contrast ratio `(L1 + 0.05) / (L2 + 0.05)` of two `#rrggbb` colours, `L` the
     /// relative luminance (sRGB channels linearised, weighted 0.2126, 0.7152, 0.0722; the 0.04045
@@ -695,42 +424,5 @@ mod tests {
             assert!(!full.contains(external), "{external}: the page must load nothing");
         }
         assert!(full.contains("content=\"default-src 'none'; style-src 'unsafe-inline'\""));
-    }
-
-    #[test]
-    fn a_large_run_keeps_the_comment_limit() {
-        let mut r = report(20_000);
-        for t in r.trials.iter_mut().step_by(2) {
-            t.verdict = "regressed".into();
-        }
-        let md = markdown(&r);
-        assert!(md.chars().count() <= MAX_CHARS, "{} characters", md.chars().count());
-        assert!(md.contains("more trials left out to keep this comment under 60000 characters"), "tail cut");
-    }
-
-    /// The document validates against its published schema, and the schema refuses a document
-    /// that breaks it (so the check can fail).
-    #[test]
-    fn the_json_document_validates_against_docs_ab_report_schema() {
-        let schema: serde_json::Value = serde_json::from_str(include_str!("../../docs/ab-report.schema.json")).unwrap();
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let doc: serde_json::Value = serde_json::from_str(&report(3).json()).unwrap();
-        let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut bad = doc.clone();
-        bad["trials"][0]["verdict"] = "slower".into();
-        bad["trials"][1]["b_median_s"] = (-1.0).into();
-        bad["trials"][2]["delta_ci_pct"] = serde_json::json!([1.0]);
-        assert_eq!(validator.iter_errors(&bad).count(), 3);
-    }
-
-    #[test]
-    fn the_json_document_carries_the_schema_version_units_and_identity() {
-        let v: serde_json::Value = serde_json::from_str(&report(2).json()).unwrap();
-        assert_eq!(v["schema_version"], 2);
-        assert_eq!(v["trials"][0]["delta_ci_pct"], serde_json::json!([-0.03, 0.07]));
-        assert_eq!(v["gpu"]["uuid"], "GPU-831f4952-8e33-380c-a667-3d73fb0c06c6");
-        assert_eq!(v["trials"][0]["a_median_s"], 1.5e-4);
-        assert_eq!(v["a"]["commit"], "d0553db3a1da32d5e3ede3189718fcb140a0a9e2");
     }
 }
