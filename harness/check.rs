@@ -30,28 +30,8 @@ pub struct Mismatch {
 pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
     // Written as a negated `<=` on purpose: any comparison with NaN is false, so NaN counts as bad.
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let bad = |g: f32, w: f32| !((g - w).abs() <= tol.abs + tol.rel * w.abs());
-    let mut first = None;
-    let mut count = 0;
-    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        if bad(g, w) {
-            count += 1;
-            first.get_or_insert((i, w, g));
-        }
-    }
-    let short = got.len().min(want.len());
-    count += got.len().max(want.len()) - short;
-    if first.is_none() && count > 0 {
-        first =
-            Some((short, want.get(short).copied().unwrap_or(f32::NAN), got.get(short).copied().unwrap_or(f32::NAN)));
-    }
-    first.map(|(index, expected, got_value)| Mismatch {
-        index,
-        expected: f64::from(expected),
-        got: f64::from(got_value),
-        count,
-        len: want.len(),
-    })
+    let bad = |g: &f32, w: &f32| !((g - w).abs() <= tol.abs + tol.rel * w.abs());
+    mismatch(got, want, bad, f64::from)
 }
 
 /// As [`compare`] for any buffer: `f32` within `tol`, `u32` exactly; a type difference is a
@@ -59,17 +39,7 @@ pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
 pub fn compare_data(got: &HostData, want: &HostData, tol: Tolerance) -> Option<Mismatch> {
     match (got, want) {
         (HostData::F32(g), HostData::F32(w)) => compare(g, w, tol),
-        (HostData::U32(g), HostData::U32(w)) => {
-            let bad: Vec<usize> = (0..g.len().max(w.len())).filter(|&i| g.get(i) != w.get(i)).collect();
-            let value = |v: &[u32], i: usize| v.get(i).map_or(f64::NAN, |&x| f64::from(x));
-            bad.first().map(|&i| Mismatch {
-                index: i,
-                expected: value(w, i),
-                got: value(g, i),
-                count: bad.len(),
-                len: w.len(),
-            })
-        }
+        (HostData::U32(g), HostData::U32(w)) => mismatch(g, w, |g, w| g != w, f64::from),
         _ => Some(Mismatch {
             index: 0,
             expected: f64::NAN,
@@ -78,6 +48,58 @@ pub fn compare_data(got: &HostData, want: &HostData, tol: Tolerance) -> Option<M
             len: want.bytes() / 4,
         }),
     }
+}
+
+/// The first element `bad` flags and how many it flags, elements past the shorter buffer counted
+/// bad (the first of them reported at index `min(len)`, a missing value as NaN).
+fn mismatch<T: Copy + Sync>(
+    got: &[T],
+    want: &[T],
+    bad: impl Fn(&T, &T) -> bool + Sync,
+    value: impl Fn(T) -> f64,
+) -> Option<Mismatch> {
+    let short = got.len().min(want.len());
+    let (first, mut count) = scan(&got[..short], &want[..short], bad);
+    count += got.len().max(want.len()) - short;
+    let index = first.or((count > 0).then_some(short))?;
+    let at = |v: &[T]| v.get(index).map_or(f64::NAN, |&x| value(x));
+    Some(Mismatch { index, expected: at(want), got: at(got), count, len: want.len() })
+}
+
+/// Elements compared per thread at least: below this a buffer is scanned on one thread.
+const SCAN_CHUNK: usize = 1 << 20;
+
+/// The first index where `bad(got[i], want[i])` and how many there are, for buffers of one
+/// length, in contiguous chunks on [`crate::inputs::threads`] threads (a 2^28-element histogram
+/// took about 0.2 s on one core).
+fn scan<T: Sync>(got: &[T], want: &[T], bad: impl Fn(&T, &T) -> bool + Sync) -> (Option<usize>, usize) {
+    let serial = |g: &[T], w: &[T], offset: usize| {
+        let mut first = None;
+        let mut count = 0;
+        for (i, (g, w)) in g.iter().zip(w).enumerate() {
+            if bad(g, w) {
+                count += 1;
+                first.get_or_insert(offset + i);
+            }
+        }
+        (first, count)
+    };
+    let chunk = got.len().div_ceil(crate::inputs::threads()).max(SCAN_CHUNK);
+    if got.len() <= chunk {
+        return serial(got, want, 0);
+    }
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = got
+            .chunks(chunk)
+            .zip(want.chunks(chunk))
+            .enumerate()
+            .map(|(k, (g, w))| scope.spawn(move || serial(g, w, k * chunk)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|p| p.join().expect("a comparison thread panicked"))
+            .fold((None, 0), |(first, count), (f, c)| (first.or(f), count + c))
+    })
 }
 
 /// Describes a mismatch for the trial's failure message.
@@ -134,8 +156,8 @@ pub fn check_case(
     start: SharedStart,
 ) -> crate::Result<Result<Bound, String>> {
     let prepared = crate::inputs::prepared(case, run_seed);
-    let host = &prepared.host;
-    let reference = || prepared.reference(case);
+    let host = prepared.host();
+    let reference = || prepared.reference();
     let run = |fill| run_and_compare(gpu, case, compiled, host, fill, reference, run_seed);
     // Where the fill does not reach the next kernel (under some compute-sanitizer tools), it is
     // skipped, and so are the reruns that would read it.
@@ -187,19 +209,20 @@ fn run_and_compare<'r>(
     reference: impl FnOnce() -> &'r Vec<HostData>,
     run_seed: u64,
 ) -> crate::Result<(Bound, Option<String>)> {
-    let (bound, got) = phases::time(Phase::Check, || -> crate::Result<_> {
-        let mut bound = program::bind(gpu, case, host)?;
+    let mut bound = phases::time(Phase::Upload, || program::bind(gpu, case, host))?;
+    let got = phases::time(Phase::Check, || -> crate::Result<_> {
         if let Some(byte) = fill {
             crate::shared_poison::fill(gpu, byte)?;
         }
         program::run(gpu, case, compiled, &mut bound)?;
-        let got = bound.compared(gpu, case)?;
-        Ok((bound, got))
+        bound.compared(gpu, case)
     })?;
     let expected = reference();
     assert_eq!(got.len(), expected.len(), "{}: the reference returns one buffer per compared parameter", case.name());
-    let wrong = got.iter().zip(expected).find_map(|((param_index, got), want)| {
-        Some(describe(case, *param_index, &compare_data(got, want, case.tolerance)?, run_seed))
+    let wrong = phases::time(Phase::Compare, || {
+        got.iter().zip(expected).find_map(|((param_index, got), want)| {
+            Some(describe(case, *param_index, &compare_data(got, want, case.tolerance)?, run_seed))
+        })
     });
     Ok((bound, wrong))
 }
@@ -241,6 +264,20 @@ mod tests {
         let tol = Tolerance { abs: 0.0, rel: 1e-6 };
         assert_eq!(compare(&[1.000_000_5], &[1.0], tol), None);
         assert!(compare(&[1.000_01], &[1.0], tol).is_some());
+    }
+
+    #[test]
+    fn long_buffers_scanned_in_parallel_find_the_same_first_and_count() {
+        let want = vec![1.0f32; 5 * SCAN_CHUNK + 3];
+        let mut got = want.clone();
+        for i in [3 * SCAN_CHUNK + 7, SCAN_CHUNK + 1, 5 * SCAN_CHUNK + 2] {
+            got[i] = 2.0;
+        }
+        let m = compare(&got, &want, Tolerance::EXACT).unwrap();
+        assert_eq!((m.index, m.count, m.got, m.expected), (SCAN_CHUNK + 1, 3, 2.0, 1.0));
+        let (g, w): (Vec<u32>, Vec<u32>) = (got.iter().map(|x| *x as u32).collect(), vec![1; want.len()]);
+        let m = compare_data(&HostData::U32(g), &HostData::U32(w), Tolerance::EXACT).unwrap();
+        assert_eq!((m.index, m.count), (SCAN_CHUNK + 1, 3));
     }
 
     #[test]

@@ -336,6 +336,25 @@ impl Gpu {
         })
     }
 
+    /// A new device buffer of `like`'s element type and length, every byte 0xFF ([`Gpu::poison`]):
+    /// an output's starting contents without uploading a host copy of them.
+    ///
+    /// # Errors
+    /// [`Error::Driver`].
+    pub fn poisoned(&self, like: &HostData) -> Result<DeviceData> {
+        let doing = "allocating an output buffer";
+        // SAFETY: the buffer is filled with 0xFF bytes right below, on the same stream, before any
+        // use; nothing reads it uninitialized.
+        let mut data = unsafe {
+            match like {
+                HostData::F32(v) => DeviceData::F32(self.stream.alloc::<f32>(v.len()).map_err(Error::driver(doing))?),
+                HostData::U32(v) => DeviceData::U32(self.stream.alloc::<u32>(v.len()).map_err(Error::driver(doing))?),
+            }
+        };
+        self.poison(&mut data)?;
+        Ok(data)
+    }
+
     /// Copies a device buffer back.
     ///
     /// # Errors

@@ -3,7 +3,8 @@
 //! printed at the end of a run so that users see what a suite's minutes are made of.
 //!
 //! The sums are process-wide (atomics): trials on several GPUs add their time up, so with two GPUs
-//! the sums can exceed the run's wall time.
+//! the sums can exceed the run's wall time. Work done beside the trials, ahead of them
+//! ([`crate::inputs::prefetch`]), is summed apart ([`background`]): it overlaps the trials' time.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -17,8 +18,12 @@ pub enum Phase {
     Inputs,
     /// The CPU references (float64 where the case asks for it).
     Reference,
-    /// The checked runs on the GPU: binding, shared-memory fill, one run, download, compare.
+    /// Allocating the trials' device buffers, uploading their inputs, poisoning their outputs.
+    Upload,
+    /// The checked runs on the GPU: shared-memory fill, one run, download.
     Check,
+    /// Comparing every element of the checked runs' results with the references, on the CPU.
+    Compare,
     /// Timing samples (warm-up included), [`crate::measure`].
     Sampling,
     /// The Nsight Compute session over the selection (`KERNELGATE_NCU=1`).
@@ -28,10 +33,20 @@ pub enum Phase {
 }
 
 /// Every phase, in the order they are reported.
-pub const ALL: [Phase; 7] =
-    [Phase::Compile, Phase::Inputs, Phase::Reference, Phase::Check, Phase::Sampling, Phase::Profile, Phase::Child];
+pub const ALL: [Phase; 9] = [
+    Phase::Compile,
+    Phase::Inputs,
+    Phase::Reference,
+    Phase::Upload,
+    Phase::Check,
+    Phase::Compare,
+    Phase::Sampling,
+    Phase::Profile,
+    Phase::Child,
+];
 
-static NANOS: [AtomicU64; 7] = [const { AtomicU64::new(0) }; 7];
+static NANOS: [AtomicU64; ALL.len()] = [const { AtomicU64::new(0) }; ALL.len()];
+static BACKGROUND: [AtomicU64; ALL.len()] = [const { AtomicU64::new(0) }; ALL.len()];
 
 impl Phase {
     /// The phase's name in the report.
@@ -40,7 +55,9 @@ impl Phase {
             Phase::Compile => "compile",
             Phase::Inputs => "inputs",
             Phase::Reference => "references",
-            Phase::Check => "checks",
+            Phase::Upload => "uploads",
+            Phase::Check => "checked runs",
+            Phase::Compare => "comparisons",
             Phase::Sampling => "sampling",
             Phase::Profile => "ncu",
             Phase::Child => "checked child",
@@ -60,6 +77,15 @@ pub fn time<T>(phase: Phase, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// Runs `f` beside the trials (ahead of them), adding its wall time to `phase`'s
+/// [`background_totals`].
+pub fn background<T>(phase: Phase, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    BACKGROUND[phase.index()].fetch_add((start.elapsed().as_secs_f64() * 1e9) as u64, Ordering::Relaxed);
+    out
+}
+
 /// Adds `seconds` to `phase`.
 pub fn add(phase: Phase, seconds: f64) {
     NANOS[phase.index()].fetch_add((seconds * 1e9) as u64, Ordering::Relaxed);
@@ -67,13 +93,23 @@ pub fn add(phase: Phase, seconds: f64) {
 
 /// The seconds summed so far per phase, in [`ALL`]'s order.
 pub fn totals() -> Vec<(Phase, f64)> {
-    ALL.iter().map(|&p| (p, NANOS[p.index()].load(Ordering::Relaxed) as f64 / 1e9)).collect()
+    read(&NANOS)
+}
+
+/// The seconds summed so far per phase beside the trials ([`background`]), in [`ALL`]'s order.
+pub fn background_totals() -> Vec<(Phase, f64)> {
+    read(&BACKGROUND)
+}
+
+fn read(sums: &[AtomicU64; ALL.len()]) -> Vec<(Phase, f64)> {
+    ALL.iter().map(|&p| (p, sums[p.index()].load(Ordering::Relaxed) as f64 / 1e9)).collect()
 }
 
 /// `where the time went (62.3 s of trials): compile 4.1 s, inputs 3.0 s, ...`: the phases that took
 /// any time, and what the trials spent outside them (`other`: leases, results, printing), given
-/// the trials' total wall time `trials_s`. Pure.
-pub fn render(totals: &[(Phase, f64)], trials_s: f64) -> String {
+/// the trials' total wall time `trials_s`; then what was done beside them (`background`), which
+/// overlapped their time. Pure.
+pub fn render(totals: &[(Phase, f64)], background: &[(Phase, f64)], trials_s: f64) -> String {
     let inside: f64 = totals.iter().filter(|(p, _)| !matches!(p, Phase::Profile | Phase::Child)).map(|t| t.1).sum();
     let mut parts: Vec<String> =
         totals.iter().filter(|(_, s)| *s >= 0.05).map(|(p, s)| format!("{} {s:.1} s", p.name())).collect();
@@ -81,7 +117,14 @@ pub fn render(totals: &[(Phase, f64)], trials_s: f64) -> String {
     if other >= 0.05 {
         parts.push(format!("other {other:.1} s"));
     }
-    format!("kernelgate: where the time went ({trials_s:.1} s in trials): {}", parts.join(", "))
+    let beside: Vec<String> =
+        background.iter().filter(|(_, s)| *s >= 0.05).map(|(p, s)| format!("{} {s:.1} s", p.name())).collect();
+    let beside = if beside.is_empty() {
+        String::new()
+    } else {
+        format!("; made ahead, while the GPU worked: {}", beside.join(", "))
+    };
+    format!("kernelgate: where the time went ({trials_s:.1} s in trials): {}{beside}", parts.join(", "))
 }
 
 #[cfg(test)]
@@ -93,11 +136,18 @@ mod tests {
         let totals =
             [(Phase::Compile, 4.04), (Phase::Reference, 30.0), (Phase::Sampling, 60.0), (Phase::Profile, 90.0)];
         assert_eq!(
-            render(&totals, 100.0),
+            render(&totals, &[], 100.0),
             "kernelgate: where the time went (100.0 s in trials): compile 4.0 s, references 30.0 s, sampling 60.0 s, \
              ncu 90.0 s, other 6.0 s"
         );
-        assert!(!render(&[(Phase::Inputs, 0.01)], 0.0).contains("inputs"), "a phase under 0.05 s is left out");
+        assert!(!render(&[(Phase::Inputs, 0.01)], &[], 0.0).contains("inputs"), "a phase under 0.05 s is left out");
+        let ahead = [(Phase::Inputs, 6.04), (Phase::Reference, 12.0), (Phase::Compare, 0.01)];
+        assert!(
+            render(&[(Phase::Sampling, 50.0)], &ahead, 55.0).ends_with(
+                "sampling 50.0 s, other 5.0 s; made ahead, while the GPU worked: inputs 6.0 s, references 12.0 s"
+            ),
+            "work done ahead is said apart and not subtracted from the trials' time"
+        );
     }
 
     #[test]

@@ -230,11 +230,14 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
                 }
             }
             _ => {
-                let mut buffer = gpu.upload(data.next().expect("one host copy per buffer"))?;
-                if matches!(p, Param::Out { .. } | Param::Scratch { .. } | Param::Zeroed { .. }) {
-                    gpu.poison(&mut buffer)?;
-                }
-                Slot::Device(buffer)
+                let host = data.next().expect("one host copy per buffer");
+                // Outputs start as 0xFF bytes (NaN as f32, all ones as u32), filled on the GPU: their
+                // host copies (NaN, all ones) are not uploaded only to be overwritten.
+                Slot::Device(if matches!(p, Param::Out { .. } | Param::Scratch { .. } | Param::Zeroed { .. }) {
+                    gpu.poisoned(host)?
+                } else {
+                    gpu.upload(host)?
+                })
             }
         };
         slots.push(slot);

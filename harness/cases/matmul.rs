@@ -28,7 +28,7 @@ pub fn scaled(scale: f64) -> Vec<Case> {
 /// parallel, each as a sum of rows of B (contiguous, so the inner loop vectorizes).
 pub fn matmul(a: &[f32], b: &[f32], (m, n, k): (usize, usize, usize)) -> Vec<f32> {
     let mut c = vec![0.0f32; m * n];
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let threads = crate::inputs::threads();
     let rows_per = m.div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         for (t, rows) in c.chunks_mut(rows_per * n).enumerate() {

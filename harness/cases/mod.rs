@@ -142,12 +142,12 @@ pub(crate) fn elements(n: usize) -> String {
     n.to_string()
 }
 
-/// `(0..len).map(f)` computed on every core, in contiguous chunks: for CPU references that do
+/// `(0..len).map(f)` computed on [`crate::inputs::threads`] threads, in contiguous chunks: for CPU references that do
 /// hundreds of operations per element (2^30 fused multiply-adds take seconds on one core, and
 /// `f32::mul_add` is a library call where the build target has no FMA instruction).
 pub(crate) fn par_map(len: usize, f: impl Fn(usize) -> f32 + Sync) -> Vec<f32> {
     let mut out = vec![0.0f32; len];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::inputs::threads();
     let chunk = len.div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         for (k, part) in out.chunks_mut(chunk).enumerate() {

@@ -119,6 +119,8 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
             (Err(code), _) | (_, Err(code)) => return code,
         };
     let mut failed = false;
+    let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
+    let _prefetch = crate::inputs::prefetch::Prefetch::start(order, PROFILE_SEED);
     for name in list.lines().filter(|l| !l.is_empty()) {
         let Some(case) = all.iter().find(|c| c.name() == name) else {
             eprintln!("kernelgate (profiled child): no case named {name}");

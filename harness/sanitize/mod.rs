@@ -335,6 +335,8 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     let Some(gpu) = crate::devices::open_child_gpu(config, "sanitized child", crate::compile::nvrtc_version) else {
         return ExitCode::FAILURE;
     };
+    let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
+    let _prefetch = crate::inputs::prefetch::Prefetch::start(order, crate::ncu::select::PROFILE_SEED);
     for name in list.lines().filter(|l| !l.is_empty()) {
         println!("{}{name}", parse::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {

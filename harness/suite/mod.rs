@@ -448,7 +448,13 @@ pub fn main() -> ExitCode {
     args.test_threads.get_or_insert(1);
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     let any_selected = !selected.is_empty();
+    // The next trials' inputs and references are made while the GPU times the current one.
+    let prefetch = (!args.list && suite.pool().is_ok()).then(|| {
+        let order = selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)).cloned();
+        crate::inputs::prefetch::Prefetch::start(order.collect(), suite.seed)
+    });
     let conclusion = libtest_mimic::run(&args, trials);
+    drop(prefetch);
     let mut unwritten = Vec::new();
     if !args.list {
         if let Err(e) = results::write_junit(&suite, &names) {
@@ -464,7 +470,7 @@ pub fn main() -> ExitCode {
         let totals = crate::phases::totals();
         // Nothing to say where no GPU trial ran (compile trials alone take no phase's time).
         if totals.iter().any(|(_, s)| *s >= 0.05) {
-            println!("{}", crate::phases::render(&totals, trials_s));
+            println!("{}", crate::phases::render(&totals, &crate::phases::background_totals(), trials_s));
         }
     }
     if let Err(e) = results::write_results(&suite) {

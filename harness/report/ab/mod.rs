@@ -297,7 +297,8 @@ mod tests {
     /// that breaks it (so the check can fail).
     #[test]
     fn the_json_document_validates_against_docs_ab_report_schema() {
-        let schema: serde_json::Value = serde_json::from_str(include_str!("../../../docs/ab-report.schema.json")).unwrap();
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../docs/ab-report.schema.json")).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
         let doc: serde_json::Value = serde_json::from_str(&report(3).json()).unwrap();
         let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();

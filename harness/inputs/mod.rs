@@ -4,18 +4,31 @@
 //! variants of a family at one size that declare one reference ([`Case::reference_shared`]):
 //! thirteen SGEMM variants at 4096³ need one float64 product, not thirteen.
 //!
-//! A prepared entry is keyed by the case's reference (the identity of its [`crate::case::Reference`]
-//! allocation, which [`Case::reference_shared`] hands to several cases), the seed of its inputs
-//! and its parameters; cases that share a reference draw their inputs from a seed of their family
-//! and size, not of their trial name ([`inputs_seed`]), so they draw the same data. Entries are kept
-//! oldest-out within [`BUDGET_BYTES`].
+//! | part | module |
+//! |---|---|
+//! | drawing (pure) | this module |
+//! | the kept inputs and references of a run | [`cache`] |
+//! | drawing and computing the next trials' while the GPU times this one | [`prefetch`] |
+
+pub mod cache;
+pub mod prefetch;
+
+pub use cache::{BUDGET_BYTES, Prepared, prepared};
 
 use crate::case::{Case, Elem, HOT_BYTE, HostData, Init, Param};
-use crate::phases::{self, Phase};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
-use std::sync::{Arc, Mutex, OnceLock};
+
+/// Threads a CPU computation of the harness may use (drawing inputs, references): every core, but
+/// while a [`prefetch::Prefetch`] works beside timed trials, every core but two — one for the
+/// thread that times (it spins in the driver's event waits) and one for the driver's own threads.
+/// kernelgate's choice; a launch-bound program (`launch/one_by_one`) stalls between its kernels
+/// when its launching thread loses its core.
+pub fn threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if prefetch::running() { cores.saturating_sub(2).max(1) } else { cores }
+}
 
 /// Elements drawn per independently seeded chunk; fixed, so the data depends on the seed alone
 /// and not on how many threads drew it.
@@ -25,7 +38,7 @@ const CHUNK: usize = 1 << 20;
 /// (NaN; `u32` all ones), as the GPU copy will be.
 ///
 /// Deterministic in `seed`; different seeds give different data. Uniform inputs are drawn in
-/// parallel chunks (a 2 GiB input takes well under a second on the runner's 16 cores).
+/// parallel chunks ([`threads`]; a 2 GiB input takes well under a second on the runner's 16 cores).
 pub fn draw(param: &Param, seed: u64) -> Option<HostData> {
     match *param {
         Param::Out { len } | Param::Scratch { len } | Param::Host { init: None, len, .. } => {
@@ -56,8 +69,7 @@ fn drawn(init: Init, len: usize, seed: u64) -> HostData {
 /// drawn in independently seeded chunks like [`uniform`].
 fn bytes(len: usize, hot: f32, seed: u64) -> Vec<u32> {
     let mut v = vec![0u32; len];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let per_thread = len.div_ceil(CHUNK).div_ceil(threads).max(1) * CHUNK;
+    let per_thread = len.div_ceil(CHUNK).div_ceil(threads()).max(1) * CHUNK;
     std::thread::scope(|scope| {
         for (t, part) in v.chunks_mut(per_thread).enumerate() {
             scope.spawn(move || {
@@ -78,9 +90,8 @@ fn bytes(len: usize, hot: f32, seed: u64) -> Vec<u32> {
 
 fn uniform(len: usize, lo: f32, hi: f32, seed: u64) -> Vec<f32> {
     let mut v = vec![0.0f32; len];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunks: Vec<(usize, &mut [f32])> = v.chunks_mut(CHUNK).enumerate().collect();
-    let per_thread = chunks.len().div_ceil(threads).max(1);
+    let per_thread = chunks.len().div_ceil(threads()).max(1);
     let mut chunks = chunks;
     std::thread::scope(|scope| {
         while !chunks.is_empty() {
@@ -112,32 +123,6 @@ pub fn trial_seed(run_seed: u64, name: &str) -> u64 {
     name.bytes().fold(run_seed, |s, b| mix(s, u64::from(b)))
 }
 
-/// Host memory the kept inputs and references may take together, bytes: 8 GiB. kernelgate's
-/// choice: the largest family of the suite keeps about 2 GiB (transposes at three sizes, inputs
-/// and references), and a GPU runner has far more host memory than that (the H200 runner: 128 GiB).
-pub const BUDGET_BYTES: usize = 8 << 30;
-
-/// One case's inputs, and its reference once computed.
-#[derive(Debug)]
-pub struct Prepared {
-    /// The initial contents of each buffer parameter, in parameter order ([`draw`]).
-    pub host: Vec<HostData>,
-    reference: OnceLock<Vec<HostData>>,
-}
-
-impl Prepared {
-    /// The case's reference for these inputs, computed on first use (its time counts as
-    /// [`Phase::Reference`]).
-    pub fn reference(&self, case: &Case) -> &Vec<HostData> {
-        self.reference.get_or_init(|| phases::time(Phase::Reference, || (case.reference)(&self.host)))
-    }
-
-    fn bytes(&self) -> usize {
-        let total = |v: &[HostData]| v.iter().map(HostData::bytes).sum::<usize>();
-        total(&self.host) + self.reference.get().map_or(0, |r| total(r))
-    }
-}
-
 /// The seed of `case`'s inputs in a run seeded `run_seed`: of its family and size when it shares
 /// its reference ([`Case::shares_inputs`]), else of its trial name ([`trial_seed`]).
 pub fn inputs_seed(case: &Case, run_seed: u64) -> u64 {
@@ -148,50 +133,9 @@ pub fn inputs_seed(case: &Case, run_seed: u64) -> u64 {
     }
 }
 
-/// The key (the reference's address, the inputs' seed and the parameters' description: cases
-/// whose buffers differ never share), the reference itself (held so that its
-/// address is not reused while the entry lives), and the prepared inputs.
-type Entry = ((usize, u64, String), crate::case::Reference, Arc<Prepared>);
-
-static KEPT: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
-
-/// `case`'s inputs for a run seeded `run_seed`, drawn (their time counts as [`Phase::Inputs`]) or
-/// taken from an earlier trial that shares them.
-pub fn prepared(case: &Case, run_seed: u64) -> Arc<Prepared> {
-    let seed = inputs_seed(case, run_seed);
-    let key = (Arc::as_ptr(&case.reference).cast::<()>() as usize, seed, format!("{:?}", case.params));
-    let lock = || KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    let found = |kept: &[Entry]| kept.iter().find(|(k, ..)| *k == key).map(|(.., p)| Arc::clone(p));
-    if let Some(p) = found(&lock()) {
-        return p;
-    }
-    // Drawn without the lock (a large input takes a second), so trials on other GPUs are not held up.
-    let host = phases::time(Phase::Inputs, || {
-        case.params.iter().enumerate().filter_map(|(i, p)| draw(p, mix(seed, i as u64))).collect()
-    });
-    let mut kept = lock();
-    if let Some(p) = found(&kept) {
-        return p; // another trial drew the same inputs meanwhile
-    }
-    let p = Arc::new(Prepared { host, reference: OnceLock::new() });
-    kept.push((key.clone(), Arc::clone(&case.reference), Arc::clone(&p)));
-    // Oldest out until the rest fits (the newest always stays).
-    while kept.len() > 1 && kept.iter().map(|(.., p)| p.bytes()).sum::<usize>() > BUDGET_BYTES {
-        kept.remove(0);
-    }
-    p
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::{Param, Reference};
-
-    fn case(variant: &str, reference: &Reference) -> Case {
-        Case::new("t", variant, "64", crate::source::k::coalescing::copy_coalesced)
-            .params([Param::input(64), Param::output(64)])
-            .reference_shared(reference)
-    }
 
     #[test]
     fn draws_are_fresh_nonzero_and_seeded() {
@@ -239,26 +183,5 @@ mod tests {
     fn trial_seeds_differ_by_name() {
         assert_ne!(trial_seed(1, "a/b/1"), trial_seed(1, "a/b/2"));
         assert_eq!(trial_seed(1, "a/b/1"), trial_seed(1, "a/b/1"));
-    }
-    #[test]
-    fn variants_that_share_a_reference_share_inputs_and_one_computation() {
-        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counted = Arc::clone(&calls);
-        let reference: Reference = Arc::new(move |b: &[HostData]| {
-            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            vec![b[0].clone()]
-        });
-        let (a, b) = (case("a", &reference), case("b", &reference));
-        let (pa, pb) = (prepared(&a, 7), prepared(&b, 7));
-        assert!(Arc::ptr_eq(&pa, &pb), "one entry for both variants");
-        assert_eq!(pa.reference(&a), pb.reference(&b));
-        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1, "the reference ran once");
-        assert!(!Arc::ptr_eq(&pa, &prepared(&a, 8)), "another run seed draws other inputs");
-        // A case of its own keeps its trial-name seed: other data than the shared variants'.
-        let own = Case::new("t", "c", "64", crate::source::k::coalescing::copy_coalesced)
-            .params([Param::input(64), Param::output(64)])
-            .reference_data(|b| vec![b[0].clone()]);
-        assert_ne!(inputs_seed(&own, 7), inputs_seed(&a, 7));
-        assert_ne!(prepared(&own, 7).host, pa.host);
     }
 }
