@@ -25,16 +25,16 @@ pub enum Criterion {
 
 /// When to stop taking timing samples of one case.
 ///
-/// The minimum samples and time and the timeout are nvbench's defaults
-/// (`nvbench/detail/measure_cold.cuh`): at least 10 samples and 0.5 s of measured GPU time; then
-/// the [`Criterion`] decides, and 15 s of wall time end sampling whatever it says.
+/// The minimum samples and the timeout are nvbench's defaults (`nvbench/detail/measure_cold.cuh`):
+/// at least 10 samples, and 15 s of wall time end sampling whatever the [`Criterion`] says; the
+/// minimum GPU time is half nvbench's 0.5 s ([`vars::MIN_TIME`] says why).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StoppingRule {
     /// What ends sampling after the minimums (`KERNELGATE_STOP`, default precision).
     pub criterion: Criterion,
     /// Fewest samples (`KERNELGATE_MIN_SAMPLES`, default 10).
     pub min_samples: usize,
-    /// Least total GPU time of the samples, seconds (`KERNELGATE_MIN_TIME`, default 0.5).
+    /// Least total GPU time of the samples, seconds (`KERNELGATE_MIN_TIME`, default 0.25).
     pub min_time_s: f64,
     /// Noise target of [`Criterion::Noise`]: stddev / mean, percent (`KERNELGATE_MAX_NOISE`,
     /// default 0.5, nvbench's).
