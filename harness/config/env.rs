@@ -326,7 +326,7 @@ mod tests {
         let c = with(&[]).unwrap();
         assert_eq!(c, Config::default());
         assert_eq!(c.stopping.criterion, Criterion::Precision { fraction: 0.25 });
-        assert_eq!((c.stopping.min_samples, c.stopping.min_time_s, c.stopping.timeout_s), (10, 0.5, 15.0));
+        assert_eq!((c.stopping.min_samples, c.stopping.min_time_s, c.stopping.timeout_s), (10, 0.25, 15.0));
         assert_eq!(c.stopping.max_noise_pct, 0.5);
         assert_eq!(c.devices, Devices::List(vec![0]));
     }
