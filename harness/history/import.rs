@@ -129,7 +129,6 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
     let columns: Vec<&str> = header.split(',').collect();
     let col = |name: &str| columns.iter().position(|c| *c == name);
     let mut runs: Vec<Run> = Vec::new();
-    let mut launches: HashMap<(String, String, String), usize> = HashMap::new();
     let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
     // (run id, GPU UUID, trial, kernel, statistic, unit) -> the line and value first seen.
     let mut seen: HashMap<[String; 6], (u64, f64)> = HashMap::new();
@@ -187,7 +186,7 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         };
         let value = Value {
             trial: get("trial").into(),
-            kernel: launch_label(&mut launches, get("trial"), get("metric"), get("kernel"), kind),
+            kernel: get("kernel").into(),
             metric: if kind == Kind::Metrics { get("metric") } else { get("statistic") }.into(),
             unit: get("unit").into(),
             value: number("value")?,
@@ -234,6 +233,9 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         }
         runs[at].values.push(value);
     }
+    if kind == Kind::Metrics {
+        runs.iter_mut().for_each(|run| label_launches(&mut run.values));
+    }
     Ok((kind, runs))
 }
 
@@ -246,23 +248,55 @@ fn empty_file(text: &str) -> String {
     )
 }
 
-/// The kernel label of a metrics-CSV row: a repeated (trial, metric, kernel) in one file is the
-/// next launch of that kernel in the trial's program and reads `kernel#2`, `kernel#3`, ..., as
-/// `crate::ncu::profile::rows` labels per-launch rows; the metrics CSVs of 72a91c3 and 8e50198
-/// repeat the bare name, and import the same way. Run CSVs pass through.
-fn launch_label(
-    seen: &mut HashMap<(String, String, String), usize>,
-    trial: &str,
-    metric: &str,
-    kernel: &str,
-    kind: Kind,
-) -> String {
-    if kind != Kind::Metrics {
-        return kernel.to_string();
+/// The kernel labels of one metrics run's rows, in file order (pure). A metrics CSV lists, per
+/// trial and metric, the combined row first and then one row per launch of a program of several
+/// launches ([`crate::ncu::profile::rows`]). Launches read `kernel`, `kernel#2`, `kernel#3`, ... by
+/// their order among the launches of that kernel, whatever the file wrote (72a91c3 and 8e50198
+/// repeat the bare name, later files number them); a trial that launches one kernel several times
+/// has its combined rows labelled with every launch joined by `+` (`k+k+k`), as 72a91c3 and the
+/// current writer do, where 8c8c911 wrote the bare name and so two rows of one (trial, metric,
+/// kernel).
+fn label_launches(values: &mut [Value]) {
+    let base = |label: &str| label.split_once('#').map_or(label, |(b, _)| b).to_string();
+    let mut trials: Vec<&str> = Vec::new();
+    for v in values.iter() {
+        if !trials.contains(&v.trial.as_str()) {
+            trials.push(&v.trial);
+        }
     }
-    let n = seen.entry((trial.to_string(), metric.to_string(), kernel.to_string())).or_insert(0);
-    *n += 1;
-    if *n == 1 { kernel.to_string() } else { format!("{kernel}#{n}") }
+    let trials: Vec<String> = trials.into_iter().map(str::to_string).collect();
+    for trial in trials {
+        let rows: Vec<usize> = (0..values.len()).filter(|&i| values[i].trial == trial).collect();
+        // Per metric, its rows in order: the first is the combined row, the rest its launches.
+        let mut metrics: Vec<(String, Vec<usize>)> = Vec::new();
+        for &i in &rows {
+            match metrics.iter_mut().find(|(m, _)| *m == values[i].metric) {
+                Some((_, at)) => at.push(i),
+                None => metrics.push((values[i].metric.clone(), vec![i])),
+            }
+        }
+        let mut launch_bases: Vec<String> = Vec::new();
+        for (_, at) in &metrics {
+            let bases: Vec<String> = at[1..].iter().map(|&i| base(&values[i].kernel)).collect();
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for (&i, b) in at[1..].iter().zip(&bases) {
+                let n = seen.entry(b.clone()).or_insert(0);
+                *n += 1;
+                values[i].kernel = if *n == 1 { b.clone() } else { format!("{b}#{n}") };
+            }
+            if bases.len() > launch_bases.len() {
+                launch_bases = bases;
+            }
+        }
+        let Some(&first) = rows.first() else { continue };
+        let combined = values[first].kernel.clone();
+        if launch_bases.len() > 1 && !combined.contains('+') && launch_bases.iter().all(|b| *b == combined) {
+            let every = launch_bases.join("+");
+            for (_, at) in &metrics {
+                values[at[0]].kernel = every.clone();
+            }
+        }
+    }
 }
 
 /// Adds a metrics CSV's runs to the runs of the run CSV of the same stem (pure): each metrics run
@@ -487,6 +521,46 @@ mod tests {
             "{METRICS_COLUMNS}\n4,{run_id},{c},false,test-gpu-sm90,2025.3,none,384,fam/k/1,\"k,<T>\",dram__bytes_read.sum,100.0,byte\n",
             c = "a".repeat(40)
         )
+    }
+
+    /// Rows of a metrics CSV for trial `fam/k/1` with `kernel,metric,value` each (made-up values).
+    fn metrics_rows(rows: &[(&str, &str, f64)]) -> String {
+        let mut text = format!("{METRICS_COLUMNS}\n");
+        for (kernel, metric, value) in rows {
+            text += &format!(
+                "5,20260101T000000Z,{c},false,test-gpu-sm90,2025.3,none,384,fam/k/1,{kernel},{metric},{value},byte\n",
+                c = "a".repeat(40)
+            );
+        }
+        text
+    }
+
+    fn labels(text: &str) -> Vec<(String, String)> {
+        let (_, runs) = parse_csv(text, Path::new("m.csv")).unwrap();
+        runs[0].values.iter().map(|v| (v.kernel.clone(), v.metric.clone())).collect()
+    }
+
+    #[test]
+    fn launches_of_one_kernel_get_one_labelling_whatever_wrote_them() {
+        let x = "dram__bytes_write.sum";
+        let expected: Vec<(String, String)> = ["k+k+k", "k+k+k", "k", "k#2", "k#3"]
+            .iter()
+            .zip(["derived", x, x, x, x])
+            .map(|(k, m)| (k.to_string(), m.to_string()))
+            .collect();
+        // 72a91c3: every launch in the combined label, launches bare.
+        let old = [("k+k+k", "derived", 1.0), ("k+k+k", x, 3.0), ("k", x, 1.0), ("k", x, 1.0), ("k", x, 1.0)];
+        // 8c8c911: the combined row bare, launches numbered: two rows of (trial, metric, "k").
+        let numbered = [("k", "derived", 1.0), ("k", x, 3.0), ("k", x, 1.0), ("k#2", x, 1.0), ("k#3", x, 1.0)];
+        // Today's writer.
+        let now = [("k+k+k", "derived", 1.0), ("k+k+k", x, 3.0), ("k", x, 1.0), ("k#2", x, 1.0), ("k#3", x, 1.0)];
+        for rows in [&old[..], &numbered[..], &now[..]] {
+            assert_eq!(labels(&metrics_rows(rows)), expected, "{rows:?}");
+        }
+        // Two kernels once each keep their names.
+        let two = [("partials+final", x, 2.0), ("partials", x, 1.0), ("final", x, 1.0)];
+        let got: Vec<String> = labels(&metrics_rows(&two)).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(got, ["partials+final", "partials", "final"]);
     }
 
     /// The run CSV the suite writes today reads back: this import cannot fall behind `record`.

@@ -118,7 +118,7 @@ pub fn collect(
                 distinct.push(k);
             }
         }
-        let names = distinct.join("+");
+        let names = combined_label(&distinct, &runs);
         if a_side {
             p.a_side.insert(trial, values);
             continue;
@@ -229,6 +229,18 @@ pub fn rows(p: &Profiled, run_id: &str, git: &GitState, gpu_key: &str) -> Vec<Me
     out
 }
 
+/// The kernel column of a trial's combined rows: its distinct kernels joined by `+`, or, for a
+/// program that launches one kernel several times, every launch joined by `+` (`k+k+k`): the bare
+/// name is the first launch's label ([`launch_labels`]), and two rows of one (trial, metric,
+/// kernel) made the run's own metrics CSV unimportable (8c8c911's `transfers/pipeline_1_stream`).
+fn combined_label(distinct: &[&str], runs: &[(String, Values)]) -> String {
+    if distinct.len() == 1 && runs.len() > 1 {
+        runs.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join("+")
+    } else {
+        distinct.join("+")
+    }
+}
+
 /// Each launch's kernel column: its kernel's name, and `name#2`, `name#3`, ... for later launches
 /// of the same kernel in the program, so every (trial, metric, kernel) row is unique (the history
 /// store's key; `crate::history::import` reads older files the same way).
@@ -313,6 +325,19 @@ mod tests {
         let runs = vec![("scale".to_string(), v.clone()), ("add".to_string(), v.clone()), ("scale".to_string(), v)];
         let labels: Vec<String> = launch_labels(&runs).into_iter().map(|(l, _)| l).collect();
         assert_eq!(labels, ["scale", "add", "scale#2"]);
+    }
+
+    #[test]
+    fn a_kernel_launched_several_times_labels_its_combined_row_apart_from_its_first_launch() {
+        let v = values(&[("x.sum", 1.0)]);
+        let runs: Vec<(String, Values)> = (0..3).map(|_| ("scale".to_string(), v.clone())).collect();
+        let combined = combined_label(&["scale"], &runs);
+        assert_eq!(combined, "scale+scale+scale");
+        let launches: Vec<String> = launch_labels(&runs).into_iter().map(|(l, _)| l).collect();
+        assert_eq!(launches, ["scale", "scale#2", "scale#3"]);
+        assert!(!launches.contains(&combined), "every (trial, metric, kernel) row is unique");
+        assert_eq!(combined_label(&["partials", "final"], &runs[..2]), "partials+final", "distinct kernels once each");
+        assert_eq!(combined_label(&["scale"], &runs[..1]), "scale", "one launch: its name");
     }
 
     #[test]
