@@ -38,6 +38,13 @@ pub fn significant(value: f64) -> String {
     if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text }
 }
 
+/// A signed change in percent with two decimals, `+1.25%` or `-0.40%`; a change that rounds to zero
+/// reads `+0.00%`, never `-0.00%` (what `{:+.2}` makes of -0.001).
+pub fn signed_pct(pct: f64) -> String {
+    let rounded = (pct * 100.0).round() / 100.0;
+    format!("{:+.2}%", if rounded == 0.0 { 0.0 } else { rounded })
+}
+
 /// `1 trial`, `2 trials`: a count with its noun, plural by adding `s`.
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
@@ -46,6 +53,15 @@ pub fn count(n: usize, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_that_rounds_to_zero_has_no_minus_sign() {
+        assert_eq!(signed_pct(-0.001), "+0.00%");
+        assert_eq!(signed_pct(-0.004_9), "+0.00%");
+        assert_eq!(signed_pct(-0.005_1), "-0.01%");
+        assert_eq!(signed_pct(1.234), "+1.23%");
+        assert_eq!(signed_pct(-25.125), "-25.13%");
+    }
 
     #[test]
     fn durations_pick_a_unit() {

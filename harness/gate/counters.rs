@@ -189,7 +189,10 @@ impl std::fmt::Display for Moved {
             CounterClass::Count(t) => format!("count, tolerance {:.2}%", 100.0 * t),
             CounterClass::Measured(t) => format!("measured, tolerance {:.0}%, not gating", 100.0 * t),
         };
-        write!(f, "{} {:+.2}% ({} -> {}, {class})", self.metric, 100.0 * self.relative(), self.base, self.now)
+        // For people (the A/B comment, the trial's message): at most 6 significant digits, not an
+        // f32's every binary digit (`1.0650482177734375`); the CSVs keep every digit.
+        let (base, now) = (crate::units::significant(self.base), crate::units::significant(self.now));
+        write!(f, "{} {:+.2}% ({base} -> {now}, {class})", self.metric, 100.0 * self.relative())
     }
 }
 
@@ -338,6 +341,15 @@ mod tests {
         let one_more = counter_moves(&base, &now(&[(inst, 32_769.0)]), &p, 35);
         assert!(one_more[0].gates());
         assert!(one_more[0].to_string().ends_with("(32768 -> 32769, exact)"), "{}", one_more[0]);
+        // A ratio read from an f32 is shown to 6 significant digits, not every binary digit.
+        let ratio = Moved {
+            metric: "dram_overfetch".into(),
+            base: 1.0,
+            now: f64::from(1.065_048_2_f32),
+            class: CounterClass::Count(0.01),
+            verdict: Verdict::Regressed,
+        };
+        assert_eq!(ratio.to_string(), "dram_overfetch +6.50% (1 -> 1.06505, count, tolerance 1.00%)");
         // Fewer instructions are an improvement, not a regression.
         let fewer = counter_moves(&base, &now(&[(inst, 8192.0)]), &p, 35);
         assert_eq!((fewer[0].verdict, fewer[0].gates()), (Verdict::Improved, false));

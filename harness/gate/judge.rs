@@ -164,11 +164,11 @@ pub fn judge(
         String::new()
     };
     let time = format!(
-        "median {} vs baseline {} ({:+.2}%), one-sided Mann-Whitney p = {:.2e}, x{tests} cases (Bonferroni, \
+        "median {} vs baseline {} ({}), one-sided Mann-Whitney p = {:.2e}, x{tests} cases (Bonferroni, \
          Holm's first step) = {:.2e} against alpha {}, effect floor {:.2}% (from {floor_from}{ticks})",
         unit.show(c.median_s),
         unit.show(c.baseline_median_s),
-        100.0 * c.delta,
+        crate::units::signed_pct(100.0 * c.delta),
         c.p_value,
         c.p_adjusted,
         policy.alpha,

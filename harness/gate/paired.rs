@@ -152,10 +152,10 @@ pub fn judge_pairs(
     let reason = match c.too_noisy() {
         Some(why) => why,
         None => format!(
-            "{versions}: median per-pair ratio {:+.2}% over {} pairs (medians {} vs {}), \
+            "{versions}: median per-pair ratio {} over {} pairs (medians {} vs {}), \
              one-sided Wilcoxon signed-rank p = {:.2e}, x{tests} cases (Bonferroni) = {:.2e} against alpha {}, \
              effect floor {:.2}%",
-            100.0 * c.delta,
+            crate::units::signed_pct(100.0 * c.delta),
             a.len(),
             crate::units::duration(c.median_s),
             crate::units::duration(c.baseline_median_s),

@@ -523,8 +523,8 @@ fn verdict(t: &TrialDiff) -> String {
     let by =
         if t.decided_by.is_empty() { String::new() } else { format!(" <small>({})</small>", escape(&t.decided_by)) };
     match t.presence {
-        Presence::Removed => "removed".into(),
-        Presence::Added => format!("added, {}{by}", escape(&t.verdict)),
+        Presence::Removed => "only in the old runs".into(),
+        Presence::Added => format!("only in the new runs: {}{by}", escape(&t.verdict)),
         Presence::Both => format!("<b>{}</b>{by}", escape(&t.verdict)),
     }
 }

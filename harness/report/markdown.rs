@@ -92,7 +92,8 @@ pub fn render(diff: &Diff) -> String {
             time(t.new_s),
             t.delta().map(percent).unwrap_or_default()
         ));
-        if !t.changed() {
+        // A trial on one side only has nothing to compare: its time row says where it is.
+        if !t.changed() || t.presence != Presence::Both {
             continue;
         }
         for m in &t.metrics {
@@ -110,7 +111,12 @@ pub fn render(diff: &Diff) -> String {
     let (kept, left_out) = fit(&rows, room);
     out.extend(kept.iter().map(|r| r.as_str()));
     if left_out > 0 {
-        writeln!(out, "\n{left_out} more rows left out to fit a comment; the HTML report has them all.").unwrap();
+        writeln!(
+            out,
+            "\n{left_out} more rows left out to fit a comment; the HTML report (`kernelgate diff ... --html FILE`) has \
+             them all."
+        )
+        .unwrap();
     }
     out.push_str(closing);
     out
@@ -236,13 +242,13 @@ fn value(v: Option<f64>, m: &MetricDiff) -> String {
     v.map_or("absent".into(), |v| escape(&format_value(v, &m.unit)))
 }
 
-/// `**regressed** (time)`; `added, no-baseline`; `removed`.
+/// `**regressed** (time)`; `only in the new runs: no-baseline`; `only in the old runs`.
 fn verdict(t: &TrialDiff) -> String {
     let v = escape(&t.verdict);
     let by = if t.decided_by.is_empty() { String::new() } else { format!(" ({})", escape(&t.decided_by)) };
     match t.presence {
-        Presence::Removed => "removed".into(),
-        Presence::Added => format!("added, {v}{by}"),
+        Presence::Removed => "only in the old runs".into(),
+        Presence::Added => format!("only in the new runs: {v}{by}"),
         Presence::Both if t.verdict == "regressed" || t.verdict == "invalid" => format!("**{v}**{by}"),
         Presence::Both => format!("{v}{by}"),
     }
@@ -310,6 +316,22 @@ mod tests {
         let rows = [row("a/k/1", "median", "s", 1.0, "unchanged"), row("a/k/1", "c", "", 1.0, "unchanged")];
         let text = render(&diff(&diff_side("a"), &rows, &diff_side("b"), &rows));
         assert!(text.contains("| a/k/1 | time (median) |") && !text.contains("| a/k/1 | c |"), "{text}");
+    }
+
+    #[test]
+    fn trials_of_one_side_only_are_named_and_not_filled_with_absent_metrics() {
+        // The new side ran a filtered selection: the old side's other trials are only in the old runs.
+        let mut old = vec![row("a/k/1", "median", "s", 1.0, "unchanged")];
+        for t in 0..50 {
+            old.push(row(&format!("b/k{t}/1"), "median", "s", 1.0, "unchanged"));
+            old.extend((0..40).map(|c| row(&format!("b/k{t}/1"), &format!("c{c}"), "", 1.0, "unchanged")));
+        }
+        let new = [row("a/k/1", "median", "s", 1.0, "unchanged")];
+        let text = render(&diff(&diff_side("a"), &old, &diff_side("b"), &new));
+        assert!(text.starts_with("### kernelgate diff: 1 within 1 %, 50 only in the old runs (51 trials)"), "{text}");
+        assert!(text.contains("| b/k0/1 | 1.000 s -> absent |  | only in the old runs |"), "{text}");
+        assert!(!text.contains("| b/k0/1 | c0 |"), "no metric rows for a trial with nothing to compare: {text}");
+        assert!(text.len() < 12_000, "{} characters", text.len());
     }
 
     #[test]

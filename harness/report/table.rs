@@ -55,7 +55,7 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
     .unwrap();
     for r in results {
         let gflops = r.gflops().map_or("-".to_string(), |g| format!("{g:.1}"));
-        let delta = r.comparison.as_ref().map_or("-".to_string(), |c| format!("{:+.2}%", 100.0 * c.delta));
+        let delta = r.comparison.as_ref().map_or("-".to_string(), |c| crate::units::signed_pct(100.0 * c.delta));
         let (regs, occ) = r.resources.map_or(("-".to_string(), "-".to_string()), |x| {
             (x.registers.to_string(), format!("{:.0}%", x.occupancy_pct))
         });

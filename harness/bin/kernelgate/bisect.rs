@@ -127,7 +127,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
 
 /// ` +1.23%`, or nothing without a delta.
 fn shown(delta: Option<f64>) -> String {
-    delta.map_or_else(String::new, |d| format!(" {d:+.2}%"))
+    delta.map_or_else(String::new, |d| format!(" {}", kernelgate::units::signed_pct(d)))
 }
 
 /// The suite binary beside this program (`.gpu/bin/kernels` after `scripts/stage`).

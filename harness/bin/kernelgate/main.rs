@@ -371,10 +371,10 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
         };
         match &j.comparison {
             Some(c) => println!(
-                "{trial:<width$}  {:>10}  {:>10}  {:>+7.2}%  {:>9.1e}  {:>5.2}%  {} ({by})",
+                "{trial:<width$}  {:>10}  {:>10}  {:>8}  {:>9.1e}  {:>5.2}%  {} ({by})",
                 show(c.baseline_median_s),
                 show(c.median_s),
-                100.0 * c.delta,
+                kernelgate::units::signed_pct(100.0 * c.delta),
                 c.p_adjusted,
                 100.0 * c.min_effect,
                 j.verdict.as_str()

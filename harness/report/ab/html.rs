@@ -227,7 +227,7 @@ fn change_cell(t: &AbTrial) -> String {
 }
 
 fn signed_pct(p: Option<f64>) -> String {
-    p.map_or_else(|| "-".to_string(), |p| format!("{p:+.2}%"))
+    p.map_or_else(|| "-".to_string(), crate::units::signed_pct)
 }
 
 fn pct(p: Option<f64>) -> String {
@@ -235,7 +235,10 @@ fn pct(p: Option<f64>) -> String {
 }
 
 fn interval(ci: Option<[f64; 2]>) -> String {
-    ci.map_or_else(|| "-".to_string(), |[low, high]| format!("{low:+.2}% to {high:+.2}%"))
+    ci.map_or_else(
+        || "-".to_string(),
+        |[low, high]| format!("{} to {}", crate::units::signed_pct(low), crate::units::signed_pct(high)),
+    )
 }
 
 /// A p-value with three decimals, or two significant digits below 0.001.

@@ -179,7 +179,7 @@ pub fn markdown(r: &AbReport) -> String {
                 escape(&t.trial),
                 time(t.a_median_s),
                 time(Some(t.b_median_s)),
-                t.delta_pct.map_or_else(|| "-".to_string(), |d| format!("{d:+.2}%")),
+                t.delta_pct.map_or_else(|| "-".to_string(), crate::units::signed_pct),
                 escape(&t.verdict),
                 explains
             );
@@ -203,7 +203,7 @@ pub fn markdown(r: &AbReport) -> String {
         let row = format!(
             "| {} | {} | {} |\n",
             escape(&t.trial),
-            t.delta_pct.map_or_else(|| "-".to_string(), |d| format!("{d:+.2}%")),
+            t.delta_pct.map_or_else(|| "-".to_string(), crate::units::signed_pct),
             escape(&t.verdict)
         );
         if out.chars().count() + details.chars().count() + row.chars().count() + footer_room > MAX_CHARS {

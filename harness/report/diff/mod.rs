@@ -170,9 +170,10 @@ pub struct Diff {
 }
 
 impl Diff {
-    /// The one-line summary: `1 regressed, 2 improved, 30 unchanged, 1 added, 1 removed (35 trials)`.
-    /// Verdicts are counted for trials on both sides, in [`severity`] order; added and removed
-    /// trials are counted as such.
+    /// The one-line summary: `1 slower, 30 within 1 %, 1 only in the new runs, 1 only in the old runs
+    /// (33 trials); new runs' verdicts: ...`. Verdicts are counted for trials on both sides, in
+    /// [`severity`] order; a trial one side lacks is counted as "only in" the other (it was added or
+    /// removed, or a filter left it out of a run: the runs cannot tell which).
     pub fn summary(&self) -> String {
         let mut by_verdict: BTreeMap<(usize, &str), usize> = BTreeMap::new();
         let (mut added, mut removed, mut slower, mut faster, mut same) = (0, 0, 0, 0, 0);
@@ -202,11 +203,13 @@ impl Diff {
             .map(|((_, v), n)| format!("{n} {}", if v.is_empty() { "without verdict" } else { v }))
             .collect();
         let mut parts = moved;
+        // "Only in": a trial one side lacks was added or removed, or left out by a filter; the
+        // runs cannot tell which.
         if added > 0 {
-            parts.push(format!("{added} added"));
+            parts.push(format!("{added} only in the new runs"));
         }
         if removed > 0 {
-            parts.push(format!("{removed} removed"));
+            parts.push(format!("{removed} only in the old runs"));
         }
         if parts.is_empty() {
             return "no trials on either side".into();
@@ -252,7 +255,7 @@ pub fn paired_rows(diff: &Diff) -> Vec<[String; 6]> {
             rows.push([
                 trial.clone(),
                 format!("{} -> {}", crate::units::duration(p.a_median_s), crate::units::duration(p.b_median_s)),
-                format!("{:+.2}%{p_text}", p.delta_pct),
+                format!("{}{p_text}", crate::units::signed_pct(p.delta_pct)),
                 p.pairs.map_or(String::new(), |n| n.to_string()),
                 format!("{}{by}", p.verdict),
                 p.run.clone(),
@@ -418,7 +421,7 @@ pub fn compact(value: f64) -> String {
 
 /// A relative change as a signed percentage with two decimals (`+25.00%`, `-3.10%`).
 pub fn percent(delta: f64) -> String {
-    format!("{:+.2}%", 100.0 * delta)
+    crate::units::signed_pct(100.0 * delta)
 }
 
 /// `x` with three significant digits, trailing zeros dropped (`31.5`, `4`, `0.25`, `125`).

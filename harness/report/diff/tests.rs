@@ -61,8 +61,8 @@ fn trials_sorted_regressions_first_then_by_size() {
     assert_eq!(d.trials[4].presence, Presence::Added);
     assert_eq!(
         d.summary(),
-        "1 slower, 1 faster, 1 within 1 %, 1 added, 1 removed (5 trials); new runs' verdicts: 1 regressed, 1 \
-         improved, 1 unchanged"
+        "1 slower, 1 faster, 1 within 1 %, 1 only in the new runs, 1 only in the old runs (5 trials); new runs' \
+         verdicts: 1 regressed, 1 improved, 1 unchanged"
     );
     let changed: Vec<&str> = d.changed().map(|t| t.trial.as_str()).collect();
     assert_eq!(changed, ["t/slow/1", "t/fast/1", "t/gone/1", "t/new/1"]);
