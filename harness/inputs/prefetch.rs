@@ -182,7 +182,7 @@ mod tests {
                     counted.fetch_add(1, Ordering::SeqCst);
                     vec![b[0].clone()]
                 });
-                Case::new("prefetch_test", &format!("v{i}"), "64", crate::source::k::coalescing::copy_coalesced)
+                Case::new("prefetch_test", format!("v{i}"), "64", crate::source::k::coalescing::copy_coalesced)
                     .params([Param::input(64), Param::output(64)])
                     .reference_shared(&reference)
             })

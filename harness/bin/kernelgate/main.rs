@@ -626,7 +626,8 @@ fn history_command(command: HistoryCommand, dir: Option<PathBuf>, history: &kern
         }
         HistoryCommand::Gate { gpu, run, suite_exit } => {
             let run = run.as_deref().map(history::query::run_id_of).transpose()?;
-            let (text, outcome) = history::query::gate(&dir, gpu.as_deref(), run.as_deref())?;
+            let (text, outcome) =
+                history::query::gate(&dir, gpu.as_deref(), run.as_deref(), kernelgate::cases::host_bound)?;
             print!("{text}");
             let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), outcome);
             if let Some(why) = why {

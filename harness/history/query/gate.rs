@@ -61,28 +61,43 @@ pub struct Decision {
     pub reasons: Vec<String>,
 }
 
+/// Why a trial's time is not the kernel's, if it is not (the suite's [`crate::case::Case::host_bound`],
+/// by trial name; the caller passes `kernelgate::cases::host_bound`): its change points and
+/// `invalid` verdicts are listed and do not gate.
+pub type HostBound = fn(&str) -> Option<String>;
+
 /// The gate's decision for `run` (pure): [`Outcome::Regressed`] if a trial's verdict is `regressed`
 /// or one of `changes` (a trial's time change points, per physical GPU: trial, the run of the
 /// first point of the new regime, the change point) is an increase at `run`'s commit on `run`'s
-/// GPU; else [`Outcome::Invalid`] if a trial is `invalid`; else [`Outcome::Pass`].
-pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)]) -> Decision {
+/// GPU; else [`Outcome::Invalid`] if a trial is `invalid`; else [`Outcome::Pass`]. A host-bound
+/// trial (`host_bound`) gates by its own verdict only, which the suite gives past a calibrated
+/// floor: its median moved 45 % between held-out runs of one binary on one H200 (pageable copies,
+/// BENCHMARK.md session 9), so its change points and its `invalid` runs say nothing of the code;
+/// they are listed as `not gating`.
+pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound: HostBound) -> Decision {
     let mut regressed = Vec::new();
     let mut invalid = Vec::new();
+    let mut not_gating = Vec::new();
     let mut verdicts: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
     for v in &run.values {
         verdicts.entry(&v.trial).or_insert((&v.verdict, &v.decided_by));
     }
     for (trial, (verdict, by)) in verdicts {
         let by = if by.is_empty() { String::new() } else { format!(" (decided by {by})") };
-        match verdict {
-            "regressed" => regressed.push(format!("regressed: {trial}{by}")),
-            "invalid" => invalid.push(format!("invalid: {trial}{by}")),
+        match (verdict, host_bound(trial)) {
+            ("regressed", _) => regressed.push(format!("regressed: {trial}{by}")),
+            ("invalid", Some(why)) => not_gating.push(format!("not gating: invalid: {trial}{by}; {why}")),
+            ("invalid", None) => invalid.push(format!("invalid: {trial}{by}")),
             _ => {}
         }
     }
     for (trial, at, cp) in changes {
         if at.commit == run.meta.commit && at.gpu_uuid == run.meta.gpu_uuid && cp.after > cp.before {
-            regressed.push(format!("change point: {trial} {}", format_change(at, cp, "s")));
+            let line = format!("change point: {trial} {}", format_change(at, cp, "s"));
+            match host_bound(trial) {
+                Some(why) => not_gating.push(format!("not gating: {line}; {why}")),
+                None => regressed.push(line),
+            }
         }
     }
     let outcome = if !regressed.is_empty() {
@@ -93,6 +108,7 @@ pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)]) -> Decision
         Outcome::Pass
     };
     regressed.extend(invalid);
+    regressed.extend(not_gating);
     Decision { outcome, reasons: regressed }
 }
 
@@ -102,7 +118,7 @@ pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)]) -> Decision
 ///
 /// # Errors
 /// [`Error::History`] when there is no store, `run_id` is in no store, or a store cannot be read.
-pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(String, Outcome)> {
+pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound) -> Result<(String, Outcome)> {
     let mut out = String::new();
     let mut worst = Outcome::Pass;
     let mut gated = 0;
@@ -122,7 +138,7 @@ pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>) -> Result<(Stri
             found.iter().map(|f| (all.series[f.series].trial.clone(), all.runs[f.run].clone(), f.change)).collect();
         for m in all.runs.iter().filter(|m| m.run_id == id) {
             let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
-            let d = decide(&run, &changes);
+            let d = decide(&run, &changes, host_bound);
             gated += 1;
             worst = worst.min(d.outcome);
             let what = match d.outcome {

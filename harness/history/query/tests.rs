@@ -229,22 +229,23 @@ fn changes_are_newest_first_and_since_filters() {
 
 #[test]
 fn the_gate_decides_on_verdicts_and_change_points() {
+    let none: HostBound = |_| None;
     let base = run("20261201T000000Z", "GPU-a", &commit(5), "s", 1e-4);
-    assert_eq!(decide(&base, &[]).outcome, Outcome::Pass);
+    assert_eq!(decide(&base, &[], none).outcome, Outcome::Pass);
     let mut invalid = base.clone();
     invalid.values[3].verdict = "invalid".into();
-    let d = decide(&invalid, &[]);
+    let d = decide(&invalid, &[], none);
     assert_eq!((d.outcome, d.outcome.exit_code()), (Outcome::Invalid, 4));
     assert_eq!(d.reasons, ["invalid: fam/k/2 (decided by time)"]);
     let mut regressed = invalid.clone();
     regressed.values[0].verdict = "regressed".into();
-    let d = decide(&regressed, &[]);
+    let d = decide(&regressed, &[], none);
     assert_eq!((d.outcome, d.outcome.exit_code()), (Outcome::Regressed, 3));
     assert_eq!(d.reasons, ["regressed: fam/k/1 (decided by time)", "invalid: fam/k/2 (decided by time)"]);
 
     let cp = ChangePoint { index: 5, before: 1e-4, after: 1.3e-4, change: 0.3, p_value: 1e-9 };
     let here = base.meta.clone();
-    let d = decide(&base, &[("fam/k/1".into(), here.clone(), cp)]);
+    let d = decide(&base, &[("fam/k/1".into(), here.clone(), cp)], none);
     assert_eq!(d.outcome, Outcome::Regressed);
     assert!(
         d.reasons[0].starts_with("change point: fam/k/1 at c0f05ee (s): +30.0 % (mean 100.0 us -> 130.0 us)"),
@@ -252,11 +253,22 @@ fn the_gate_decides_on_verdicts_and_change_points() {
         d.reasons
     );
     let faster = ChangePoint { before: 1.3e-4, after: 1e-4, change: -0.23, ..cp };
-    assert_eq!(decide(&base, &[("fam/k/1".into(), here.clone(), faster)]).outcome, Outcome::Pass);
+    assert_eq!(decide(&base, &[("fam/k/1".into(), here.clone(), faster)], none).outcome, Outcome::Pass);
     let elsewhere = RunMeta { commit: commit(4), ..here.clone() };
-    assert_eq!(decide(&base, &[("fam/k/1".into(), elsewhere, cp)]).outcome, Outcome::Pass);
+    assert_eq!(decide(&base, &[("fam/k/1".into(), elsewhere, cp)], none).outcome, Outcome::Pass);
     let other_gpu = RunMeta { gpu_uuid: "GPU-b".into(), ..here };
-    assert_eq!(decide(&base, &[("fam/k/1".into(), other_gpu, cp)]).outcome, Outcome::Pass);
+    assert_eq!(decide(&base, &[("fam/k/1".into(), other_gpu, cp)], none).outcome, Outcome::Pass);
+
+    // A host-bound trial: its invalid runs and change points are listed and do not gate; its own
+    // regressed verdict (past a calibrated floor) still does.
+    let pageable: HostBound = |t| (t == "fam/k/2" || t == "fam/k/1").then(|| "host-bound: pageable copies".to_string());
+    let d = decide(&invalid, &[], pageable);
+    assert_eq!(d.outcome, Outcome::Pass, "{:?}", d.reasons);
+    assert_eq!(d.reasons, ["not gating: invalid: fam/k/2 (decided by time); host-bound: pageable copies"]);
+    let d = decide(&base, &[("fam/k/1".into(), base.meta.clone(), cp)], pageable);
+    assert_eq!(d.outcome, Outcome::Pass);
+    assert!(d.reasons[0].starts_with("not gating: change point: fam/k/1 at c0f05ee"), "{:?}", d.reasons);
+    assert_eq!(decide(&regressed, &[], pageable).outcome, Outcome::Regressed);
 }
 
 #[test]
@@ -278,17 +290,17 @@ fn append_many_is_all_or_nothing() {
 #[test]
 fn the_gate_reads_the_latest_run() {
     let dir = tempfile::tempdir().unwrap();
-    let err = gate(dir.path(), None, None).unwrap_err().to_string();
+    let err = gate(dir.path(), None, None, |_| None).unwrap_err().to_string();
     assert!(err.contains("no history here"), "{err}");
     store_with_step(dir.path());
-    let (text, outcome) = gate(dir.path(), None, None).unwrap();
+    let (text, outcome) = gate(dir.path(), None, None, |_| None).unwrap();
     assert_eq!(outcome, Outcome::Pass, "{text}");
     assert_eq!(text.lines().count(), 2, "both GPUs of the latest run id: {text}");
     // The runs of the step's commit: its change point is an increase there.
-    let (text, outcome) = gate(dir.path(), Some(KEY), Some("20261121T000000Z")).unwrap();
+    let (text, outcome) = gate(dir.path(), Some(KEY), Some("20261121T000000Z"), |_| None).unwrap();
     assert_eq!(outcome, Outcome::Regressed, "{text}");
     assert!(text.contains("REGRESSED\n  change point: fam/k/1 at "), "{text}");
-    let err = gate(dir.path(), None, Some("20991231T000000Z")).unwrap_err().to_string();
+    let err = gate(dir.path(), None, Some("20991231T000000Z"), |_| None).unwrap_err().to_string();
     assert!(err.contains("no run \"20991231T000000Z\""), "{err}");
 }
 
