@@ -94,14 +94,8 @@ type Entry = ((usize, u64, String), crate::case::Reference, Arc<Prepared>);
 static KEPT: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
 /// `case`'s entry for a run seeded `run_seed`, found or made (empty: its contents are made on first
-/// use); tells the prefetcher that `case`'s trial has begun.
-pub fn prepared(case: &Case, run_seed: u64) -> Taken {
-    super::prefetch::reached(case);
-    entry(case, run_seed)
-}
-
-/// `case`'s entry, found or made, without telling the prefetcher (which calls this).
-pub(super) fn entry(case: &Case, run_seed: u64) -> Taken {
+/// use). A trial takes it through [`super::prepared`], which also moves the prefetcher on.
+pub fn entry(case: &Case, run_seed: u64) -> Taken {
     let seed = inputs_seed(case, run_seed);
     let key = (Arc::as_ptr(&case.reference).cast::<()>() as usize, seed, format!("{:?}", case.params));
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
@@ -140,17 +134,17 @@ mod tests {
             vec![b[0].clone()]
         });
         let (a, b) = (case("a", &reference), case("b", &reference));
-        let (pa, pb) = (prepared(&a, 7), prepared(&b, 7));
+        let (pa, pb) = (entry(&a, 7), entry(&b, 7));
         assert!(pa.same_entry(&pb), "one entry for both variants");
         assert_eq!(pa.reference(), pb.reference());
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1, "the reference ran once");
-        assert!(!pa.same_entry(&prepared(&a, 8)), "another run seed draws other inputs");
+        assert!(!pa.same_entry(&entry(&a, 8)), "another run seed draws other inputs");
         // A case of its own keeps its trial-name seed: other data than the shared variants'.
         let own = Case::new("t", "c", "64", crate::source::k::coalescing::copy_coalesced)
             .params([Param::input(64), Param::output(64)])
             .reference_data(|b| vec![b[0].clone()]);
         assert_ne!(inputs_seed(&own, 7), inputs_seed(&a, 7));
-        assert_ne!(prepared(&own, 7).host(), pa.host());
+        assert_ne!(entry(&own, 7).host(), pa.host());
     }
 
     #[test]

@@ -13,7 +13,8 @@
 pub mod cache;
 pub mod prefetch;
 
-pub use cache::{BUDGET_BYTES, Prepared, prepared};
+pub use cache::{BUDGET_BYTES, Prepared, Taken};
+pub use prefetch::prepared;
 
 use crate::case::{Case, Elem, HOT_BYTE, HostData, Init, Param};
 use rand::rngs::SmallRng;

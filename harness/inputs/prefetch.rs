@@ -98,9 +98,16 @@ pub fn running() -> bool {
     current().is_some()
 }
 
+/// `case`'s inputs and reference for a run seeded `run_seed` ([`entry`]: found, or made on first
+/// use), for its trial: tells the prefetcher that the trial has begun.
+pub fn prepared(case: &Case, run_seed: u64) -> Taken {
+    reached(case);
+    entry(case, run_seed)
+}
+
 /// Tells the prefetcher that `case`'s trial has begun (its check takes its inputs): the cases up
 /// to [`AHEAD`] beyond it are made next. A case outside the prefetcher's list changes nothing.
-pub(super) fn reached(case: &Case) {
+fn reached(case: &Case) {
     let Some(shared) = current() else { return };
     let name = case.name();
     let mut progress = shared.lock();
@@ -199,11 +206,11 @@ mod tests {
         let prefetch = Prefetch::start(cases.clone(), 5);
         assert!(running());
         assert_eq!(wait_for(AHEAD), AHEAD, "before any trial: the first AHEAD cases, no more");
-        let first = crate::inputs::prepared(&cases[0], 5);
+        let first = prepared(&cases[0], 5);
         assert_eq!(wait_for(AHEAD + 1), AHEAD + 1, "trial 0 begun: up to case AHEAD");
         let _ = first.reference();
         assert_eq!(made.load(Ordering::SeqCst), AHEAD + 1, "the trial found its reference made");
-        let _ = crate::inputs::prepared(&cases[4], 5);
+        let _ = prepared(&cases[4], 5);
         // Cases 0..=AHEAD were made; 3 and 4 began (or were passed) before the worker reached
         // them, so it skips them; case 5 is within AHEAD of 4.
         assert_eq!(wait_for(AHEAD + 2), AHEAD + 2, "a jump ahead moves the window; passed cases are skipped");
