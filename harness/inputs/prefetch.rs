@@ -62,7 +62,7 @@ pub struct Prefetch {
 impl Prefetch {
     /// Starts preparing `cases` (in the order their trials will run) for a run seeded `run_seed`,
     /// [`AHEAD`] beyond the furthest trial begun. One prefetcher at a time: a second replaces the
-    /// first's place in [`reached`].
+    /// first's place in [`prepared`].
     pub fn start(cases: Vec<Case>, run_seed: u64) -> Prefetch {
         let shared = Arc::new(Shared::default());
         shared.lock().order = cases.iter().map(Case::name).collect();
