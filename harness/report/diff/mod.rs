@@ -469,6 +469,35 @@ struct TrialRows<'a> {
     verdicts: Vec<(&'a str, &'a str)>,
 }
 
+/// One trial's metrics with the rows whose kernel label changed between the sides paired (pure):
+/// where a metric has exactly one row on the old side only and one on the new side only, they are
+/// one metric, shown under the new side's label. kernelgate's own labels changed between versions
+/// (a program of copies only: empty, then the copy's CUDA call; a program of several launches:
+/// every launch joined by `+`, then each kernel once), and unpaired they read as a metric lost and
+/// another gained (`launch/one_by_one`, 72a91c3 against 8c8c911: 113 `absent` rows). Rows that
+/// still have a partner of their own label are paired by label, as before.
+fn pair_relabelled(metrics: Vec<MetricDiff>) -> Vec<MetricDiff> {
+    let names: BTreeSet<String> = metrics.iter().map(|m| m.metric.clone()).collect();
+    let mut metrics: Vec<Option<MetricDiff>> = metrics.into_iter().map(Some).collect();
+    for name in names {
+        let at = |old: bool| -> Vec<usize> {
+            metrics
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| m.as_ref().map(|m| (i, m)))
+                .filter(|(_, m)| m.metric == name && m.old.is_some() == old && m.new.is_some() != old)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        if let ([o], [n]) = (&at(true)[..], &at(false)[..]) {
+            let old = metrics[*o].take().expect("found above");
+            let new = metrics[*n].as_mut().expect("found above");
+            new.old = old.old;
+        }
+    }
+    metrics.into_iter().flatten().collect()
+}
+
 fn collect(rows: &[Measurement]) -> BTreeMap<&str, TrialRows<'_>> {
     let mut out: BTreeMap<&str, TrialRows<'_>> = BTreeMap::new();
     for r in rows {
@@ -516,6 +545,7 @@ fn trial_diff(name: &str, old: Option<&TrialRows<'_>>, new: Option<&TrialRows<'_
             counter: !RUN_STATISTICS.contains(&metric),
         });
     }
+    let metrics = pair_relabelled(metrics);
     let mut t = TrialDiff {
         trial: name.to_string(),
         presence,

@@ -176,3 +176,35 @@ fn run_statistics_are_all_known() {
         assert!(RUN_STATISTICS.contains(&name), "{name} is a run statistic: add it to RUN_STATISTICS");
     }
 }
+
+#[test]
+fn a_metric_whose_kernel_label_changed_between_versions_is_one_metric() {
+    let with = |kernel: &str, metric: &str, value: f64| Measurement {
+        kernel: kernel.into(),
+        ..row("t/copy/1", metric, if metric == "median" { "s" } else { "GB/s" }, value, "unchanged")
+    };
+    // A program of copies only: 72a91c3 labelled its rows with no kernel, 8c8c911 with the CUDA call.
+    let old =
+        [with("", "median", 1.0), with("", "bandwidth", 9.2), with("k+k", "x.sum", 1.0), with("k+k", "y.sum", 1.0)];
+    let new = [
+        with("cuMemcpyDtoHAsync", "median", 1.0),
+        with("cuMemcpyDtoHAsync", "bandwidth", 12.8),
+        with("k", "x.sum", 2.0),
+        with("k#2", "x.sum", 2.0),
+        with("k+k", "y.sum", 3.0),
+    ];
+    let d = diff(&side("a"), &old, &side("b"), &new);
+    let m = &d.trials[0].metrics;
+    let bandwidth: Vec<&MetricDiff> = m.iter().filter(|m| m.metric == "bandwidth").collect();
+    assert_eq!(bandwidth.len(), 1, "{m:?}");
+    assert_eq!(
+        (bandwidth[0].kernel.as_str(), bandwidth[0].old, bandwidth[0].new),
+        ("cuMemcpyDtoHAsync", Some(9.2), Some(12.8))
+    );
+    // Same label on both sides: paired by label.
+    let y: Vec<&MetricDiff> = m.iter().filter(|m| m.metric == "y.sum").collect();
+    assert_eq!((y.len(), y[0].old, y[0].new), (1, Some(1.0), Some(3.0)));
+    // One old row against two new ones: which pairs is unknown, so none is paired.
+    let x: Vec<&MetricDiff> = m.iter().filter(|m| m.metric == "x.sum").collect();
+    assert_eq!(x.len(), 3, "{x:?}");
+}

@@ -1,0 +1,214 @@
+use super::format::*;
+use super::git::*;
+use super::*;
+use crate::history::tests::run;
+use git2::{Oid, Repository};
+use std::path::Path;
+
+fn commit_in(repo: &Repository) -> String {
+    let sig = git2::Signature::now("t", "t@example.com").unwrap();
+    let tree = repo.find_tree(repo.treebuilder(None).unwrap().write().unwrap()).unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, "one", &tree, &[]).unwrap().to_string()
+}
+
+fn sorted(mut r: Run) -> Run {
+    r.values.sort_by(|a, b| (&a.trial, &a.metric, &a.kernel, &a.unit).cmp(&(&b.trial, &b.metric, &b.kernel, &b.unit)));
+    r
+}
+
+#[test]
+fn lines_round_trip_with_commas_quotes_and_a_nan_is_skipped() {
+    let mut r = run("20260101T000000Z", "GPU-a", "c", 6);
+    r.values[2].value = f64::NAN;
+    r.meta.subject = "Subject, with \"quotes\", commas; and 'more'".into();
+    r.meta.commit_time = None;
+    r.meta.dirty = None;
+    r.meta.work_scale = 0.1;
+    let text = lines(&r).unwrap().join("\n");
+    assert_eq!(text.lines().count(), 7, "one line per record:\n{text}");
+    assert!(text.starts_with("R1,20260101T000000Z,c,,"), "{text}");
+    let back = parse(&text, "c").unwrap();
+    assert_eq!(back.len(), 1);
+    assert_eq!(back[0].meta, r.meta);
+    // A NaN is no measurement: its line is kept in the note, named, and left out.
+    assert_eq!(back.skipped.len(), 1, "{:?}", back.skipped);
+    assert!(back.skipped[0].why.contains("is NaN s, not a finite number"), "{}", back.skipped[0]);
+    let finite = |r: &Run| r.values.iter().filter(|v| !v.value.is_nan()).cloned().collect::<Vec<_>>();
+    assert_eq!(back[0].values, finite(&sorted(r.clone())));
+    // Order does not matter, duplicates count once.
+    let mut shuffled: Vec<&str> = text.lines().rev().collect();
+    shuffled.push(text.lines().nth(3).unwrap());
+    assert_eq!(parse(&shuffled.join("\n"), "c").unwrap()[0].meta, r.meta);
+
+    r.meta.subject = "two\nlines".into();
+    assert!(lines(&r).unwrap_err().to_string().contains("line break"));
+}
+
+/// Field report turn3/40 and its kind: a line kernelgate cannot use is skipped with commit and
+/// line, and every other line of the note is read.
+#[test]
+fn lines_kernelgate_cannot_use_are_skipped_and_named() {
+    let good = lines(&run("20260101T000000Z", "GPU-a", "c", 2)).unwrap();
+    let case = |bad: &str| {
+        let text = format!("{}\n{bad}\n{}", good[0], good[1..].join("\n"));
+        let read = parse(&text, "c").unwrap();
+        assert_eq!(read.runs.len(), 1, "{bad}");
+        assert_eq!(read.runs[0].values.len(), 2, "{bad}: the other lines are read");
+        assert_eq!(read.skipped.len(), 1, "{bad}: {:?}", read.skipped);
+        read.skipped[0].to_string()
+    };
+    let err = case("V1,20260101T000000Z,GPU-a,t,k,median,s,fast,,,,");
+    assert!(err.contains("git note of c, line 2") && err.contains("\"fast\" is not a number"), "{err}");
+    assert!(err.contains("kept as it is and skipped") && err.contains("git notes --ref=kernelgate edit c"), "{err}");
+    let human = case("LGTM: numbers checked by hand on the H200 (alice)");
+    assert!(human.contains("\"LGTM: numbers checked") && human.contains("not a line kernelgate writes"), "{human}");
+    assert!(case("X9,whatever").contains("\"X9,whatever\""));
+    assert!(case("V1,too,few").contains("has 12 fields, this one 3"));
+    assert!(case("\"unclosed,quote").contains("line 2"));
+    assert!(case("V1,20260101T000000Z,GPU-a,t,k,median,s,-1e-4,,,,").contains("at least 1 ns"));
+    let orphan = parse(&good[1..].join("\n"), "c").unwrap();
+    assert!(orphan.runs.is_empty() && orphan.skipped[0].why.contains("without the run's R1 line"), "{orphan:?}");
+    let other = parse(&good.join("\n"), "d").unwrap();
+    assert!(other.runs.is_empty(), "{other:?}");
+    assert!(other.skipped.iter().any(|s| s.why.contains("names commit c")), "{:?}", other.skipped);
+    // Two copies of a value that disagree: that value is left out, the rest read.
+    let mut moved = run("20260101T000000Z", "GPU-a", "c", 2);
+    moved.values[0].value *= 3.0;
+    let both = parse(&[good.clone(), lines(&moved).unwrap()].concat().join("\n"), "c").unwrap();
+    assert_eq!(both.runs[0].values.len(), 1);
+    assert!(both.skipped.iter().any(|s| s.why.contains("disagree")), "{:?}", both.skipped);
+    // Two copies of a run that disagree: the run is left out, and named.
+    let mut driver = run("20260101T000000Z", "GPU-a", "c", 2);
+    driver.meta.driver = "999".into();
+    let torn = parse(&[good.clone(), lines(&driver).unwrap()].concat().join("\n"), "c").unwrap();
+    assert!(torn.runs.is_empty());
+    assert!(torn.skipped.iter().any(|s| s.why.contains("driver") && s.why.contains("left out")), "{:?}", torn.skipped);
+}
+
+/// Field report turn3/40: a person's note beside kernelgate's keeps every note readable and
+/// writable, and is kept byte for byte when a run is noted on its commit.
+#[test]
+fn a_human_note_is_kept_and_does_not_block_other_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    let first = commit_in(&repo);
+    let sig = git2::Signature::now("t", "t@example.com").unwrap();
+    let tree = repo.find_tree(repo.treebuilder(None).unwrap().write().unwrap()).unwrap();
+    let parent = repo.find_commit(Oid::from_str(&first).unwrap()).unwrap();
+    let second = repo.commit(Some("HEAD"), &sig, &sig, "two", &tree, &[&parent]).unwrap().to_string();
+    let human = "LGTM: numbers checked by hand on the H200 (alice)\n\nSecond paragraph, by hand.\n";
+    repo.note(&sig, &sig, Some(NOTES_REF), Oid::from_str(&first).unwrap(), human, false).unwrap();
+    let on_second = run("20260101T000000Z", "GPU-a", &second, 3);
+    write_run(&repo, &on_second).unwrap();
+    let read = read_all(&repo).unwrap();
+    assert_eq!(read.runs, vec![sorted(on_second.clone())]);
+    assert_eq!(read.skipped.len(), 2, "{:?}", read.skipped);
+    assert!(read.skipped.iter().all(|s| s.commit == first), "{:?}", read.skipped);
+    // A run of the annotated commit is noted too, after the person's text, which stays as it was.
+    let on_first = run("20260102T000000Z", "GPU-a", &first, 2);
+    assert_eq!(write_run(&repo, &on_first).unwrap(), 3);
+    let text = note_text(&repo, NOTES_REF, Oid::from_str(&first).unwrap()).unwrap();
+    assert!(text.starts_with(human), "{text}");
+    let read = read_all(&repo).unwrap();
+    assert_eq!(read.runs.len(), 2);
+    assert_eq!(write_run(&repo, &on_first).unwrap(), 0, "idempotent beside a person's lines");
+    // A copy of a noted run that disagrees is refused, and the note is left as it was.
+    let mut moved = on_first.clone();
+    moved.values[0].value *= 2.0;
+    let err = write_run(&repo, &moved).unwrap_err().to_string();
+    assert!(err.contains("disagrees") && err.contains("git notes --ref=kernelgate edit"), "{err}");
+    assert_eq!(note_text(&repo, NOTES_REF, Oid::from_str(&first).unwrap()).unwrap(), text);
+}
+
+#[test]
+fn write_run_unions_and_refuses_unknown_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    repo.config().unwrap().set_str("user.email", "runner@example.com").unwrap();
+    repo.config().unwrap().set_str("user.name", "runner").unwrap();
+    let commit = commit_in(&repo);
+    let a = run("20260101T000000Z", "GPU-a", &commit, 5);
+    let b = run("20260101T000000Z", "GPU-b", &commit, 4);
+    assert_eq!(write_run(&repo, &a).unwrap(), 6);
+    assert_eq!(write_run(&repo, &a).unwrap(), 0, "idempotent");
+    assert_eq!(write_run(&repo, &b).unwrap(), 5);
+    assert_eq!(read_all(&repo).unwrap().runs, vec![sorted(a.clone()), sorted(b)]);
+    let note = repo.find_note(Some(NOTES_REF), Oid::from_str(&commit).unwrap()).unwrap();
+    let text = note.message().unwrap().to_string();
+    let mut sorted_lines: Vec<&str> = text.lines().collect();
+    sorted_lines.sort();
+    assert_eq!(text.lines().collect::<Vec<_>>(), sorted_lines, "sorted");
+    assert_eq!(note.author().email().unwrap(), "runner@example.com", "the repository's identity");
+
+    let mut unknown = a.clone();
+    unknown.meta.commit = "unknown".into();
+    assert!(write_run(&repo, &unknown).unwrap_err().to_string().contains("not a full commit id"));
+    unknown.meta.commit = "0123456789012345678901234567890123456789".into();
+    assert!(write_run(&repo, &unknown).unwrap_err().to_string().contains("not in this repository"));
+}
+
+/// The `git` program, if this machine has one (the cat_sort_uniq and push tests need it).
+fn git(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .ok()?;
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    Some(out)
+}
+
+/// Two runners = two clones of one origin, each noting a different run of the same commit.
+fn two_runners() -> (tempfile::TempDir, Repository, Repository, Run, Run) {
+    let dir = tempfile::tempdir().unwrap();
+    let origin = Repository::init_bare(dir.path().join("origin.git")).unwrap();
+    let commit = commit_in(&origin);
+    let url = dir.path().join("origin.git");
+    let a = Repository::clone(url.to_str().unwrap(), dir.path().join("a")).unwrap();
+    let b = Repository::clone(url.to_str().unwrap(), dir.path().join("b")).unwrap();
+    let ra = run("20260101T000000Z", "GPU-a", &commit, 8);
+    let rb = run("20260101T000000Z", "GPU-b", &commit, 8);
+    write_run(&a, &ra).unwrap();
+    write_run(&b, &rb).unwrap();
+    (dir, a, b, ra, rb)
+}
+
+#[test]
+fn notes_of_two_clones_merge_without_losing_a_row() {
+    let (_dir, a, b, ra, rb) = two_runners();
+    // Runner A pushes its notes to origin (libgit2's local transport needs no network features).
+    let mut origin_a = a.find_remote("origin").unwrap();
+    origin_a.push(&[format!("{NOTES_REF}:{NOTES_REF}")], None).unwrap();
+    // Runner B fetches them beside its own, and merges.
+    let mut origin_b = b.find_remote("origin").unwrap();
+    origin_b.fetch(&[format!("{NOTES_REF}:refs/notes/kernelgate-origin")], None, None).unwrap();
+    let merged = merge_ref(&b, "refs/notes/kernelgate-origin").unwrap();
+    assert_eq!(merged, Merged { commits: 1, changed: 1, lines_added: 9, warnings: vec![] });
+    assert_eq!(read_all(&b).unwrap().runs, vec![sorted(ra.clone()), sorted(rb.clone())]);
+    assert_eq!(
+        merge_ref(&b, "refs/notes/kernelgate-origin").unwrap(),
+        Merged { commits: 1, changed: 0, lines_added: 0, warnings: vec![] }
+    );
+    assert_eq!(read_all(&b).unwrap().len(), 2);
+    let err = merge_ref(&b, "refs/notes/nothing").unwrap_err().to_string();
+    assert!(err.contains("git fetch origin"), "{err}");
+}
+
+#[test]
+fn gits_cat_sort_uniq_merges_our_lines() {
+    let (dir, a, b, ra, rb) = two_runners();
+    let Some(_) = std::process::Command::new("git").arg("--version").output().ok() else {
+        println!("skipped: no git program on this machine");
+        return;
+    };
+    let mut origin_a = a.find_remote("origin").unwrap();
+    origin_a.push(&[format!("{NOTES_REF}:{NOTES_REF}")], None).unwrap();
+    let bdir = dir.path().join("b");
+    git(&bdir, &["fetch", "origin", &format!("{NOTES_REF}:refs/notes/kernelgate-origin")]).unwrap();
+    git(&bdir, &["notes", "--ref=kernelgate", "merge", "-s", "cat_sort_uniq", "refs/notes/kernelgate-origin"]).unwrap();
+    assert_eq!(read_all(&b).unwrap().runs, vec![sorted(ra), sorted(rb)]);
+    // Ours over git's result adds nothing more.
+    assert_eq!(merge_ref(&b, "refs/notes/kernelgate-origin").unwrap().lines_added, 0);
+}
