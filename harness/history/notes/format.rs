@@ -83,12 +83,12 @@ fn record(commit: &str, fields: &[&str]) -> Result<String> {
 /// The runs in the note text of `commit` (pure), sorted by run id and GPU UUID, each run's values
 /// sorted by trial, metric, kernel, unit. Lines may come in any order; blank lines are skipped; the
 /// same record twice counts once, and two copies of one run (or value) are merged as
-/// [`super::merge_meta`] merges them.
+/// [`crate::history::merge_meta`] merges them.
 ///
 /// A line that cannot be used is left out and listed in [`NoteRuns::skipped`] with its 1-based
 /// line, never a reason to drop the other lines: a line that is not a CSV record of a known kind
 /// and version with the right number of fields (another tool's, a person's, a newer kernelgate's),
-/// a number that does not parse or that no run measures ([`super::value_problem`]), an `R1` line
+/// a number that does not parse or that no run measures ([`crate::history::value_problem`]), an `R1` line
 /// of another commit, and values without their run's `R1` line. Two copies of a run that disagree
 /// leave the run out (every line of it is listed); two copies of a value that disagree leave that
 /// value out.
