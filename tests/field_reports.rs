@@ -40,6 +40,35 @@ fn report_07_another_model_is_refused_another_clock_is_named_and_cycles_compare_
 }
 
 #[test]
+fn compare_prints_one_json_document_for_scripts_with_the_same_verdicts_and_exit_code() {
+    let dir = fixture("07-other-gpu-or-clock");
+    let out = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+        .current_dir(&dir)
+        .args(["compare", "--format", "json", "base_h200", "run_h200_base_clock"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "a regression exits 3 in JSON too");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    assert_eq!((doc["schema"].as_str(), doc["schema_version"].as_u64()), (Some("kernelgate-compare"), Some(1)));
+    assert_eq!(doc["unit"], "s");
+    let warnings = doc["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().starts_with("another SM clock: base 1980 MHz vs run 1590")),
+        "{doc}"
+    );
+    let trials = doc["trials"].as_array().unwrap();
+    assert_eq!(trials.len(), 2);
+    let regressed = trials.iter().filter(|t| t["verdict"] == "regressed").count();
+    assert!(regressed >= 1 && doc["verdicts"]["regressed"].as_u64() == Some(regressed as u64), "{doc}");
+    for t in trials {
+        let (base, run, delta) =
+            (t["base_median"].as_f64().unwrap(), t["run_median"].as_f64().unwrap(), t["delta_pct"].as_f64().unwrap());
+        assert!(base > 0.0 && run > 0.0 && t["decided_by"] == "time", "{t}");
+        assert!((100.0 * (run / base - 1.0) - delta).abs() < 1.0, "delta is the medians' change in percent: {t}");
+    }
+}
+
+#[test]
 fn report_08_a_contended_run_is_invalid_and_calibration_skips_it() {
     let tmp = tempfile::tempdir().unwrap();
     copy(&fixture("08-contended-run-records"), tmp.path());

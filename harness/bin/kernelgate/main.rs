@@ -29,7 +29,7 @@ mod baseline;
 mod bisect;
 
 use baseline::{BaselineCommand, baseline_command};
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use kernelgate::config::vars;
 use kernelgate::gate::{CompareOptions, Policy, RunRecord, Verdict, compare_records};
 use kernelgate::history;
@@ -92,6 +92,11 @@ enum Command {
         /// different clocks.
         #[arg(long)]
         cycles: bool,
+        /// `text`: the table; `json`: one JSON document on stdout (schema `kernelgate-compare`,
+        /// version 1: every trial's medians, change, adjusted p, floor, verdict and what decided it,
+        /// and the warnings), for dashboards and scripts.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// List, show, remove, calibrate, bless (from a run record) or reseal the per-GPU baselines under
     /// `<project root>/baselines/`.
@@ -319,7 +324,7 @@ fn main() -> ExitCode {
             Ok(0)
         }
         Command::Bisect { good, bad, filter, suite, out } => bisect::run(&good, &bad, filter.as_deref(), suite, out),
-        Command::Compare { base, run, scale, alpha, min_effect, cycles } => {
+        Command::Compare { base, run, scale, alpha, min_effect, cycles, format } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
             let cycles = cycles || config.compare_cycles;
@@ -327,6 +332,7 @@ fn main() -> ExitCode {
                 &base,
                 &run,
                 &CompareOptions { policy, scale, cycles, host_bound: Some(kernelgate::cases::host_bound) },
+                format,
             )
             .map(|regressed| if regressed { kernelgate::suite::EXIT_REGRESSION } else { 0 })
         }
@@ -348,9 +354,80 @@ fn main() -> ExitCode {
 
 /// `kernelgate compare`: the GPU warnings, then one line per common trial; `Ok(true)` when any
 /// regressed.
-fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<bool> {
+/// How `kernelgate compare` prints its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// A table for people.
+    Text,
+    /// One JSON document (`kernelgate-compare`, version 1).
+    Json,
+}
+
+/// What decided a compared trial's verdict, in words (`time`, `counter <metric>`, or the reason).
+fn decided_by(j: &kernelgate::gate::Judged, cycles: bool) -> String {
+    match &j.decided {
+        kernelgate::gate::Decided::Time if cycles => "time, in SM cycles".to_string(),
+        kernelgate::gate::Decided::Time => "time".to_string(),
+        kernelgate::gate::Decided::Counter(m) => format!("counter {}", m.metric),
+        kernelgate::gate::Decided::Conditions => j.reason.clone(),
+    }
+}
+
+/// `kernelgate compare --format json` (pure): schema `kernelgate-compare` version 1. Medians are
+/// seconds (`unit` `s`) or SM cycles (`cycles` with `--cycles`); `delta_pct` and
+/// `effect_floor_pct` are percent; a trial that could not be compared has them `null`.
+fn compare_json(
+    base: &Path,
+    run: &Path,
+    options: &CompareOptions,
+    compared: &kernelgate::gate::Compared,
+) -> serde_json::Value {
+    let trials: Vec<serde_json::Value> = compared
+        .rows
+        .iter()
+        .map(|(trial, j)| {
+            let c = j.comparison.as_ref();
+            serde_json::json!({
+                "trial": trial,
+                "verdict": j.verdict.as_str(),
+                "decided_by": decided_by(j, options.cycles),
+                "base_median": c.map(|c| c.baseline_median_s),
+                "run_median": c.map(|c| c.median_s),
+                "delta_pct": c.map(|c| 100.0 * c.delta),
+                "p_adjusted": c.map(|c| c.p_adjusted),
+                "effect_floor_pct": c.map(|c| 100.0 * c.min_effect),
+            })
+        })
+        .collect();
+    let mut counts = serde_json::Map::new();
+    for (_, j) in &compared.rows {
+        let n = counts.get(j.verdict.as_str()).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        counts.insert(j.verdict.as_str().to_string(), (n + 1).into());
+    }
+    serde_json::json!({
+        "schema": "kernelgate-compare",
+        "schema_version": 1,
+        "base": base.display().to_string(),
+        "run": run.display().to_string(),
+        "scale": options.scale,
+        "unit": if options.cycles { "cycles" } else { "s" },
+        "alpha": options.policy.alpha,
+        "warnings": compared.warnings,
+        "only_in_one": compared.only_in_one,
+        "verdicts": counts,
+        "trials": trials,
+    })
+}
+
+fn compare_command(base: &Path, run: &Path, options: &CompareOptions, format: Format) -> Result<bool> {
     let (b, r) = (RunRecord::load(base)?, RunRecord::load(run)?);
     let compared = compare_records(&b, &r, options)?;
+    let regressed = compared.rows.iter().any(|(_, j)| j.verdict == Verdict::Regressed);
+    if format == Format::Json {
+        let doc = compare_json(base, run, options, &compared);
+        println!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value always serializes"));
+        return Ok(regressed);
+    }
     for w in &compared.warnings {
         println!("warning: {w}");
     }
@@ -363,12 +440,7 @@ fn compare_command(base: &Path, run: &Path, options: &CompareOptions) -> Result<
     for (trial, j) in &compared.rows {
         *counts.entry(j.verdict.as_str()).or_insert(0) += 1;
         let show = |v: f64| if options.cycles { format!("{v:.0} cyc") } else { kernelgate::units::duration(v) };
-        let by = match &j.decided {
-            kernelgate::gate::Decided::Time if options.cycles => "time, in SM cycles".to_string(),
-            kernelgate::gate::Decided::Time => "time".to_string(),
-            kernelgate::gate::Decided::Counter(m) => format!("counter {}", m.metric),
-            kernelgate::gate::Decided::Conditions => j.reason.clone(),
-        };
+        let by = decided_by(j, options.cycles);
         match &j.comparison {
             Some(c) => println!(
                 "{trial:<width$}  {:>10}  {:>10}  {:>8}  {:>9.1e}  {:>5.2}%  {} ({by})",
