@@ -9,6 +9,7 @@
 
 use crate::Kernel;
 use crate::expect::Expectation;
+use crate::sass::class::SassExpectation;
 use std::sync::Arc;
 
 /// How a buffer's contents are drawn before each run. Never zeros: zeros hide unwritten outputs
@@ -407,6 +408,9 @@ pub struct Case {
     pub metrics: Vec<&'static str>,
     /// Counter expectations checked when the run profiles with ncu (`KERNELGATE_NCU=1`).
     pub expectations: Vec<Expectation>,
+    /// What the SASS of each kernel the case launches must hold, checked by the compile trials
+    /// without a GPU ([`crate::sass`]).
+    pub sass: Vec<SassExpectation>,
 }
 
 impl std::fmt::Debug for Case {
@@ -419,6 +423,7 @@ impl std::fmt::Debug for Case {
             .field("bytes", &self.bytes)
             .field("flops", &self.flops)
             .field("expectations", &self.expectations)
+            .field("sass", &self.sass)
             .finish()
     }
 }
@@ -450,6 +455,7 @@ impl Case {
             flops: 0,
             metrics: Vec::new(),
             expectations: Vec::new(),
+            sass: Vec::new(),
         }
     }
 
@@ -627,6 +633,13 @@ impl Case {
     /// Adds a counter expectation.
     pub fn expect(mut self, expectation: Expectation) -> Case {
         self.expectations.push(expectation);
+        self
+    }
+
+    /// Adds expectations on the SASS of the case's kernels (checked in the compile trials, on
+    /// every kernel the case launches).
+    pub fn sass(mut self, expectations: impl IntoIterator<Item = SassExpectation>) -> Case {
+        self.sass.extend(expectations);
         self
     }
 

@@ -100,14 +100,26 @@ pub fn verbose_options(arch: &str, version: (i32, i32)) -> Vec<String> {
     options
 }
 
+/// What [`compile_with_log`] makes of one file for one real architecture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compiled {
+    /// The PTX, as [`compile`] makes it.
+    pub ptx: String,
+    /// NVRTC's program log: ptxas's report (`--ptxas-options=-v`) and any warnings.
+    pub log: String,
+    /// The cubin ptxas made (an ELF image, `nvrtcGetCUBIN`), which nvdisasm reads without a GPU.
+    pub cubin: Vec<u8>,
+}
+
 /// Compiles the text `source` of kernel file `file` for `arch` with [`verbose_options`] (the options
-/// of [`compile`], [`PTXAS_VERBOSE`] and, where NVRTC has a cache, [`NO_CACHE`]); returns the PTX and NVRTC's program log, which holds ptxas's report when
-/// `arch` is a real architecture (`sm_90`: NVRTC then runs ptxas to make a cubin as well).
+/// of [`compile`], [`PTXAS_VERBOSE`] and, where NVRTC has a cache, [`NO_CACHE`]); returns the PTX,
+/// NVRTC's program log, which holds ptxas's report, and the cubin. `arch` must be a real
+/// architecture (`sm_90`): NVRTC then runs ptxas to make the cubin.
 ///
 /// # Errors
-/// As [`compile`].
+/// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture).
 #[allow(unsafe_code)]
-pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<(String, String)> {
+pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<Compiled> {
     use cudarc::nvrtc::{result, sys};
     use std::ffi::CString;
     let nvrtc = nvrtc::load()?;
@@ -144,7 +156,33 @@ pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<(String,
     compiled.map_err(|e| fail(format!("{:?}", e.0), log.clone()))?;
     // SAFETY: as above, after a successful compile.
     let ptx = unsafe { result::get_ptx(program.0) }.map(text).map_err(|e| fail(format!("{:?}", e.0), log.clone()))?;
-    Ok((ptx, log))
+    // SAFETY: as above; NVRTC allocates nothing here, it copies into the vector it is handed.
+    let cubin = unsafe { cubin_of(program.0) }.map_err(|status| fail(status, log.clone()))?;
+    Ok(Compiled { ptx, log, cubin })
+}
+
+/// The cubin of a compiled program (`nvrtcGetCUBINSize`, `nvrtcGetCUBIN`: NVRTC's API reference,
+/// "Compilation"); `Err` with NVRTC's status when there is none (a program compiled for a virtual
+/// architecture holds PTX only).
+///
+/// # Safety
+/// `program` is a live program after a successful compile.
+#[allow(unsafe_code)]
+unsafe fn cubin_of(program: cudarc::nvrtc::sys::nvrtcProgram) -> std::result::Result<Vec<u8>, String> {
+    use cudarc::nvrtc::sys;
+    let mut size = 0usize;
+    // SAFETY: the caller's contract; `size` is a valid out-pointer.
+    let status = unsafe { sys::nvrtcGetCUBINSize(program, &mut size) };
+    if status != sys::nvrtcResult::NVRTC_SUCCESS || size == 0 {
+        return Err(format!("no cubin ({status:?}, {size} bytes)"));
+    }
+    let mut bytes = vec![0u8; size];
+    // SAFETY: `bytes` holds the `size` bytes NVRTC asked for.
+    let status = unsafe { sys::nvrtcGetCUBIN(program, bytes.as_mut_ptr().cast()) };
+    if status != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(format!("no cubin ({status:?})"));
+    }
+    Ok(bytes)
 }
 
 /// `Err` with the message of the compile trial when the PTX of `source` for `arch` does not declare
@@ -269,8 +307,10 @@ mod tests {
             return;
         }
         let source = crate::source::k::transpose::transpose_shared.source();
-        let (ptx, log) = compile_with_log(source.file, source.source, "sm_90").unwrap();
-        assert_eq!(ptx, compile(source, "sm_90").unwrap().to_src());
+        let compiled = compile_with_log(source.file, source.source, "sm_90").unwrap();
+        let log = &compiled.log;
+        assert_eq!(compiled.ptx, compile(source, "sm_90").unwrap().to_src());
+        assert_eq!(&compiled.cubin[..4], b"\x7fELF", "the cubin is an ELF image");
         assert!(log.contains("ptxas info    : Compiling entry function 'transpose_shared' for 'sm_90'"), "{log}");
         let err = compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80").unwrap_err().to_string();
         assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");

@@ -48,6 +48,7 @@ pub mod record;
 pub mod report;
 pub mod resources;
 pub mod sanitize;
+pub mod sass;
 pub mod shared_poison;
 pub mod source;
 pub mod stats;

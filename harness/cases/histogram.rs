@@ -6,6 +6,7 @@
 use super::scaled_count;
 use crate::case::{Case, HostData, Init, Launch, Param};
 use crate::expect::Expectation as E;
+use crate::sass::SassExpectation as S;
 use crate::source::k::histogram as kh;
 
 /// Bytes: 2^28 (2^26 words).
@@ -84,7 +85,12 @@ fn sized(words: usize) -> Vec<Case> {
                     ])
                     .reference_data(|b| vec![HostData::U32(histogram(b[0].u32()))])
                     .bytes(4 * words as u64)
-                    .expects(lessons(variant)),
+                    .expects(lessons(variant))
+                    .sass([if variant == "privatized" {
+                        S::class("shared_atom").present().because("each block counts in shared memory: ATOMS")
+                    } else {
+                        S::class("shared_atom").absent().because("every count is a global atomic")
+                    }]),
             );
         }
     }

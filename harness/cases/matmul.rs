@@ -7,6 +7,7 @@
 
 use crate::case::{Case, HostData, Init, Launch, Param, Reference, Step, Tolerance};
 use crate::expect::Expectation as E;
+use crate::sass::SassExpectation as S;
 use crate::source::k::matmul as km;
 use std::sync::Arc;
 
@@ -132,7 +133,7 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
         ] {
             let launch = Launch::grid2d([blocks(tile, n), blocks(tile, m)], block);
             let case = Case::new("matmul", variant, size.clone(), kernel).launch(launch).params(params.clone());
-            cases.push(finish(case).expects(lessons(variant, (m, n, k))));
+            cases.push(finish(case).expects(lessons(variant, (m, n, k))).sass(code(variant)));
         }
         let cublas = Case::program("matmul", "cublas", size).params(params.clone()).step(Step::Sgemm {
             a: 0,
@@ -145,6 +146,19 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
         cases.push(finish(cublas));
     }
     cases
+}
+
+/// What each variant's code must hold.
+fn code(variant: &str) -> Vec<S> {
+    match variant {
+        "naive" => vec![S::class("shared_ld").absent().because("every operand comes from global memory")],
+        "tiled16" | "tiled32_padded" => vec![
+            S::class("shared_ld").present().because("tiles are read from shared memory"),
+            S::class("barrier").present().because("a tile is complete before it is read"),
+        ],
+        "cp_async" => vec![S::class("ldgsts").present().because("tiles are copied with cp.async: LDGSTS")],
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use super::{par_map, scaled_count};
 use crate::Kernel;
 use crate::case::{Case, HostData, Launch, Param};
 use crate::expect::Expectation as E;
+use crate::sass::SassExpectation as S;
 use crate::source::k::occupancy as ko;
 
 /// Threads (outputs): 2^20.
@@ -120,6 +121,13 @@ fn sized(n: usize, k: usize) -> Vec<Case> {
                 // the first row is a multiply, the final sum one FMA per accumulator
                 .flops((2 * (k - 1) * accumulators + accumulators + 2 * accumulators) as u64 * n as u64)
                 .expects(lessons(variant, bounded))
+                .sass([if bounded {
+                    S::class("local_st")
+                        .present()
+                        .because("the launch bound caps registers, so accumulators spill: STL")
+                } else {
+                    S::class("local_st").absent().because("every accumulator lives in a register")
+                }])
         })
         .collect()
 }

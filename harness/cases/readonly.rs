@@ -10,6 +10,7 @@ use super::{elements, scaled_count};
 use crate::Kernel;
 use crate::case::{Case, Init, Launch, Param};
 use crate::expect::Expectation as E;
+use crate::sass::SassExpectation as S;
 use crate::source::k::readonly as kr;
 
 /// Elements gathered: 2^24 (64 MiB of input, more than the H200's 60 MiB L2).
@@ -107,7 +108,14 @@ fn sized(n: usize) -> Vec<Case> {
                     // the values, the indices and the output, each once
                     .bytes(12 * n as u64)
                     .metric(L1_HIT_RATE)
-                    .expects(lessons(load, windowed)),
+                    .expects(lessons(load, windowed))
+                    .sass([if load == "plain" {
+                        S::class("global_ld.nc")
+                            .absent()
+                            .because("without const __restrict__ the loads may alias the output")
+                    } else {
+                        S::class("global_ld.nc").present().because("read-only loads: LDG.E.CONSTANT (ld.global.nc)")
+                    }]),
             );
         }
     }

@@ -7,6 +7,7 @@
 use super::{elements, scaled_count};
 use crate::case::{Case, Elem, Grid, HostData, Init, Launch, Param, Reference, Tolerance};
 use crate::expect::Expectation as E;
+use crate::sass::SassExpectation as S;
 use crate::source::k::reduction as kr;
 use std::sync::Arc;
 
@@ -144,7 +145,12 @@ fn sized(n: usize) -> Vec<Case> {
         .into_iter()
         .map(|c| {
             let l = lessons(&c.variant);
-            c.expects(l)
+            let shuffles = if c.variant.starts_with("shuffle") || c.variant == "two_pass" {
+                S::class("shfl").present().because("the last steps of the tree are warp shuffles: SHFL.DOWN")
+            } else {
+                S::class("shfl").absent().because("a shared-memory tree, no shuffles")
+            };
+            c.expects(l).sass([shuffles])
         })
         .collect()
 }

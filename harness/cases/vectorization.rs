@@ -4,6 +4,7 @@
 use super::{elements, scaled_count};
 use crate::case::{Case, HostData, Init, Launch, Param, Tolerance};
 use crate::expect::Expectation as E;
+use crate::sass::SassExpectation as S;
 use crate::source::k::vectorization as kv;
 
 /// Elements: 2^26 floats, 256 MiB per buffer.
@@ -77,22 +78,37 @@ fn sized(n: usize) -> Vec<Case> {
             .launch(Launch::linear(n, BLOCK))
             .params([Param::input(n), Param::output(n), Param::I32(n_i32)])
             .reference(copy)
-            .bytes(8 * n as u64),
+            .bytes(8 * n as u64)
+            .sass([S::class("global_ld.128").absent().because("one float per load: LDG.E")]),
         Case::new("vectorization", "copy_vec4", elements(n), kv::copy_vec4)
             .launch(Launch::linear(n / 4, BLOCK))
             .params([Param::input(n), Param::output(n), Param::I32(n_i32 / 4)])
             .reference(copy)
             .bytes(8 * n as u64)
             .expect(quarter_of_the_loads("copy_scalar"))
-            .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("float4 loads stay coalesced")),
+            .expect(E::metric("global_ld_bytes_per_sector").at_least(31.9).because("float4 loads stay coalesced"))
+            .sass([
+                S::class("global_ld.128").present().because("a float4 load is one LDG.E.128"),
+                S::class("global_ld.32").absent().because("every element moves in a float4"),
+                S::class("global_st.128").present().because("a float4 store is one STG.E.128"),
+            ]),
         saxpy_case("saxpy", n, 0, Launch::linear(n, BLOCK)),
         saxpy_case("saxpy", n + 3, 0, Launch::linear(n + 3, BLOCK)),
         saxpy_case("saxpy", n, 1, Launch::linear(n, BLOCK)),
-        saxpy_case("saxpy_vec4", n, 0, grid_stride).expect(quarter_of_the_loads("saxpy")),
+        saxpy_case("saxpy_vec4", n, 0, grid_stride).expect(quarter_of_the_loads("saxpy")).sass(vec4_code()),
         // n % 4 == 3 exercises the scalar tail.
-        saxpy_case("saxpy_vec4", n + 3, 0, grid_stride).expect(quarter_of_the_loads("saxpy")),
+        saxpy_case("saxpy_vec4", n + 3, 0, grid_stride).expect(quarter_of_the_loads("saxpy")).sass(vec4_code()),
         // x and y one float past 16-byte alignment: 3 scalar head elements, then float4.
-        saxpy_case("saxpy_vec4_head", n, 1, grid_stride).expect(quarter_of_the_loads("saxpy")),
+        saxpy_case("saxpy_vec4_head", n, 1, grid_stride).expect(quarter_of_the_loads("saxpy")).sass(vec4_code()),
+    ]
+}
+
+/// The code of a float4 saxpy: 128-bit loads and stores in its main loop (its scalar head and tail
+/// keep 32-bit ones).
+fn vec4_code() -> [S; 2] {
+    [
+        S::class("global_ld.128").present().because("x and y are read as float4: LDG.E.128"),
+        S::class("global_st.128").present().because("y is written as float4: STG.E.128"),
     ]
 }
 

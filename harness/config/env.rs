@@ -220,6 +220,8 @@ impl Config {
         // Read by `crate::nvrtc` (before any option is parsed, for the compile trials); an empty
         // value is refused here like every other.
         get(&NVRTC)?;
+        // Read by `crate::sass::nvdisasm` the same way.
+        get(&NVDISASM)?;
         let conflict = |name: &'static str, value: String, why: &str| {
             Err(Error::Config { name, value, expected: why.to_string() })
         };

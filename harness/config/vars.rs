@@ -436,6 +436,15 @@ pub const NVRTC: Var = Var {
               nothing else is searched ([the search](running.md#which-nvrtc-a-run-uses))",
     read_by: &[Reader::Suite],
 };
+/// `KERNELGATE_NVDISASM`.
+pub const NVDISASM: Var = Var {
+    name: "KERNELGATE_NVDISASM",
+    value: Value::Text("an `nvdisasm` executable"),
+    default: Some("searched"),
+    meaning: "the nvdisasm that reads the compile trials' cubins for the SASS gate; when set, nothing else is \
+              searched ([the search](resource-gate.md#the-sass-gate))",
+    read_by: &[Reader::Suite],
+};
 /// `KERNELGATE_OUT_DIR`.
 pub const OUT_DIR: Var = Var {
     name: "KERNELGATE_OUT_DIR",
@@ -492,8 +501,8 @@ pub const REQUIRE_NVRTC: Var = Var {
     name: "KERNELGATE_REQUIRE_NVRTC",
     value: Value::Flag,
     default: None,
-    meaning: "1: a missing libnvrtc fails the compile trials, resource gate included, instead of ignoring them \
-              (CI sets it)",
+    meaning: "1: a missing libnvrtc fails the compile trials, resource gate included, instead of ignoring them, \
+              and a missing nvdisasm fails them instead of skipping the SASS gate (CI sets it)",
     read_by: &[
         Reader::Suite,
         Reader::Test("tests/support/mod.rs"),
@@ -630,6 +639,7 @@ pub const VARS: &[Var] = &[
     NCU_CLOCK_CONTROL,
     NCU_PATH,
     NOTES,
+    NVDISASM,
     NVRTC,
     OUT_DIR,
     PLANTED,

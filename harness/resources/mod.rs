@@ -235,8 +235,18 @@ impl Checked {
 /// `KERNELGATE_REQUIRE_NVRTC=1`); [`crate::Error::Compile`] with NVRTC's log; the table's errors
 /// ([`table::load`], [`table::update`]) when it cannot be read or written.
 pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
+    let compiled = compile::compile_with_log(trial.source.file, trial.source.source, trial.arch)?;
+    check_compiled(trial, &compiled)
+}
+
+/// [`check_file`] of a file already compiled by [`compile::compile_with_log`] (the compile trial
+/// compiles once for this gate and the SASS gate).
+///
+/// # Errors
+/// As [`check_file`], but for the compile.
+pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Result<Checked> {
     let source = trial.source;
-    let (ptx, log) = compile::compile_with_log(source.file, source.source, trial.arch)?;
+    let (ptx, log) = (compiled.ptx.as_str(), compiled.log.as_str());
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: source.file.to_string(),
@@ -247,11 +257,11 @@ pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
         notes: Vec::new(),
         blessed: None,
     };
-    if let Err(mismatch) = compile::check_entries(source, trial.arch, &ptx) {
+    if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx) {
         checked.failures.push(mismatch);
         return Ok(checked);
     }
-    let declared = compile::ptx_param_counts(&ptx);
+    let declared = compile::ptx_param_counts(ptx);
     for a in trial.arities.iter().filter(|a| a.kernel.file == source.file) {
         if let Some(&n) = declared.get(a.kernel.entry)
             && n != a.args
@@ -271,7 +281,7 @@ pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
         return Ok(checked);
     };
     let version = nvrtc::load()?.version;
-    let figures = ptxas::parse(&log, trial.arch)
+    let figures = ptxas::parse(log, trial.arch)
         .and_then(|usage| rows(source, &usage, trial.launches, limits, &format!("{}.{}", version.0, version.1)));
     checked.rows = match figures {
         Ok(rows) => rows,
@@ -307,7 +317,7 @@ pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
 }
 
 /// `path` relative to the current directory when it lies below it.
-fn shown(path: &Path) -> String {
+pub(crate) fn shown(path: &Path) -> String {
     let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
     relative.unwrap_or_else(|| path.to_path_buf()).display().to_string()
 }

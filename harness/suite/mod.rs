@@ -36,7 +36,7 @@ use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::{self, TrialOutcome};
-use crate::{Config, Error, KernelSource, SOURCES, cases, check, report, resources};
+use crate::{Config, Error, KernelSource, SOURCES, cases, check, compile, report, resources, sass};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -119,6 +119,10 @@ pub struct Suite {
     stem: OnceLock<PathBuf>,
     /// What each compile trial's resource gate found, for the end-of-run report.
     resources: Mutex<Vec<resources::Checked>>,
+    /// What each compile trial's SASS gate found, for the end-of-run report.
+    sass: Mutex<Vec<sass::Checked>>,
+    /// Why the SASS gate did not run (no nvdisasm), said once at the end of the run.
+    sass_skipped: OnceLock<String>,
 }
 
 impl Suite {
@@ -155,6 +159,8 @@ impl Suite {
             gate_failures: AtomicUsize::new(0),
             stem: OnceLock::new(),
             resources: Mutex::new(Vec::new()),
+            sass: Mutex::new(Vec::new()),
+            sass_skipped: OnceLock::new(),
         }
     }
 
@@ -290,13 +296,14 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     }
     let launches = Arc::new(resources::launches(&gated));
     let arities = Arc::new(resources::arities(&gated));
+    let declared = Arc::new(sass_declared(&gated));
     for source in SOURCES {
         for arch in COMPILE_ARCHS {
             let name = format!("compile/{}/{arch}", source.file);
-            let (s, l, a) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities));
+            let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));
             trials.push(Trial::ignorable_test(
                 name.clone(),
-                noted(suite, name, move || compile_trial(&s, &l, &a, source, arch)),
+                noted(suite, name, move || compile_trial(&s, &l, &a, &d, source, arch)),
             ));
         }
     }
@@ -310,20 +317,47 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     trials
 }
 
-/// A compile trial: NVRTC compiles the file for `arch`, the PTX must declare the entry points
-/// `build.rs` listed, and the kernels' resources at the cases' `launches` pass their gate
-/// ([`resources::check_file`]; with `KERNELGATE_BLESS=1` they are written instead). Ignored
-/// without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`. A trial failed by the resource gate alone
-/// counts as a gate failure ([`EXIT_REGRESSION`]).
+/// Every SASS expectation the cases declare ([`crate::Case::sass`]), once per kernel the case
+/// launches.
+fn sass_declared(cases: &[crate::Case]) -> Vec<sass::Declared> {
+    let mut out = Vec::new();
+    for case in cases {
+        for kernel in case.kernels() {
+            for expectation in &case.sass {
+                out.push(sass::Declared {
+                    file: kernel.file,
+                    function: kernel.entry,
+                    expectation: *expectation,
+                    trial: case.name(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A compile trial: NVRTC compiles the file for `arch` (once), the PTX must declare the entry
+/// points `build.rs` listed, the kernels' resources at the cases' `launches` pass their gate
+/// ([`resources::check_compiled`]), and their SASS passes its gate and the cases' declared
+/// expectations ([`sass::check`]); with `KERNELGATE_BLESS=1` both tables are written instead.
+/// Ignored without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`; without nvdisasm the SASS gate alone
+/// is skipped (said at the end of the run), unless the same variable is set. A trial failed by the
+/// gates alone counts as a gate failure ([`EXIT_REGRESSION`]).
 fn compile_trial(
     suite: &Suite,
     launches: &[resources::LaunchShape],
     arities: &[resources::Arity],
+    declared: &[sass::Declared],
     source: &'static KernelSource,
     arch: &str,
 ) -> Result<Completion, Failed> {
     let files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
+    let compiled = match compile::compile_with_log(source.file, source.source, arch) {
+        Ok(compiled) => compiled,
+        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
+        Err(e) => return Err(e.to_string().into()),
+    };
     let trial = resources::FileTrial {
         source,
         arch,
@@ -333,19 +367,37 @@ fn compile_trial(
         files: &files,
         arities,
     };
-    match resources::check_file(&trial) {
-        Ok(checked) => {
-            let failure = checked.failure();
-            // A resource regression alone is a gate failure (exit code 3), as a timing regression is.
-            if failure.is_some() && checked.failures.iter().all(|f| resources::gate::is_gate_failure(f)) {
-                suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+    let checked = resources::check_compiled(&trial, &compiled).map_err(|e| Failed::from(e.to_string()))?;
+    let mut failures: Vec<String> = checked.failure().into_iter().collect();
+    let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
+    suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
+    let nvrtc = compile::nvrtc_version().map(|(major, minor)| format!("{major}.{minor}")).unwrap_or_default();
+    let sass_trial =
+        sass::FileTrial { source, arch, baselines: &baselines, bless: suite.config.bless, files: &files, declared };
+    match sass::check(&sass_trial, &compiled.cubin, &nvrtc) {
+        Ok(found) => {
+            if let Some(failure) = found.failure() {
+                gate_only &= found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
+                failures.push(failure);
             }
-            suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
-            failure.map_or(Ok(Completion::Completed), |f| Err(f.into()))
+            suite.sass.lock().unwrap_or_else(|p| p.into_inner()).push(found);
         }
-        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => cannot_run(reason),
-        Err(e) => Err(e.to_string().into()),
+        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => {
+            let _ = suite.sass_skipped.set(reason);
+        }
+        Err(e) => {
+            failures.push(format!("SASS gate: {e}"));
+            gate_only = false;
+        }
     }
+    if failures.is_empty() {
+        return Ok(Completion::Completed);
+    }
+    // A gate's regression alone is a gate failure (exit code 3), as a timing regression is.
+    if gate_only {
+        suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+    }
+    Err(failures.join("\n").into())
 }
 
 /// The outcome of a trial that cannot run here (no GPU, no NVRTC, no cuBLAS): ignored with the
@@ -463,6 +515,13 @@ pub fn main() -> ExitCode {
         let report = resources::render(&suite.resources.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
             println!("\n{report}");
+        }
+        let report = sass::render(&suite.sass.lock().unwrap_or_else(|p| p.into_inner()));
+        if !report.is_empty() {
+            println!("\n{report}");
+        }
+        if let Some(reason) = suite.sass_skipped.get() {
+            println!("kernelgate: SASS gate not run: {reason}");
         }
     }
     if !args.list && any_selected {

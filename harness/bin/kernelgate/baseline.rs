@@ -51,8 +51,8 @@ pub(super) enum BaselineCommand {
     /// Vouch for a baseline folder's files as they are now, after a deliberate edit or a git merge:
     /// checks every file fully, then writes a new manifest.json. Never needed otherwise.
     Reseal {
-        /// The folder (a baseline folder, a run record, or an architecture's resource table such as
-        /// baselines/sm_90).
+        /// The folder (a baseline folder, a run record, an architecture's resource table such as
+        /// baselines/sm_90, or its SASS table, baselines/sm_90/sass).
         folder: PathBuf,
     },
     /// Measure how far each trial's median (and, from runs with ncu, each counter) moves between
@@ -147,8 +147,12 @@ pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBu
             // An architecture's resource table (baselines/sm_90/) holds resources.csv, no baseline.csv.
             let resources_only =
                 folder.join(kernelgate::resources::RESOURCES_FILE).is_file() && !folder.join(BASELINE_FILE).is_file();
+            // Its SASS table (baselines/sm_90/sass/) holds opcodes.csv.
+            let sass_only = folder.join(kernelgate::sass::table::SASS_FILE).is_file();
             let generation = if resources_only {
                 kernelgate::resources::table::reseal(&folder)?
+            } else if sass_only {
+                kernelgate::sass::table::reseal(&folder)?
             } else {
                 Baseline::reseal(&folder)?
             };

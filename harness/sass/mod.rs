@@ -1,0 +1,295 @@
+//! The SASS gate without a GPU: the machine code NVRTC makes of each kernel, counted by
+//! instruction class, gated against the table blessed in `baselines/<arch>/sass/opcodes.csv`.
+//!
+//! The resource gate sees registers, spills and occupancy; it does not see a change that turns one
+//! `LDG.E.128` into four `LDG.E` (lost vectorization), adds a `BAR.SYNC`, or doubles the `FFMA`s.
+//! This gate does, in the same compile trials (`compile/<file>/<arch>`), with no GPU:
+//!
+//! 1. **code**: the cubin NVRTC's ptxas made for the real architecture
+//!    ([`crate::compile::Compiled::cubin`]), disassembled by nvdisasm ([`nvdisasm`]: the PyPI wheel
+//!    `nvidia-cuda-nvdisasm`, which `scripts/get-nvrtc` installs beside NVRTC, or a CUDA toolkit's);
+//! 2. **counts**: each function's opcodes ([`parse`]) and the instruction classes they make
+//!    ([`class`]: `global_ld.128`, `shared_st`, `local_ld`, `barrier`, `ffma`, ...);
+//! 3. **gate** ([`gate::compare`]) against the table ([`table`]): a class that appears, disappears
+//!    or moves past [`gate::TOLERANCE`] fails, with the opcodes that changed; and every case's
+//!    declared expectations ([`class::SassExpectation`], "the float4 copy's loads are 128-bit")
+//!    hold, bless included. With `KERNELGATE_BLESS=1` the trial writes its rows instead.
+//!
+//! The counts are static (instructions in the code), not instructions executed: Nsight Compute's
+//! `smsp__sass_inst_executed_op_*` counters measure those on a GPU. On a GPU the driver compiles
+//! the same PTX with its own ptxas, whose code may differ when its release differs from NVRTC's.
+
+pub mod class;
+pub mod gate;
+pub mod nvdisasm;
+pub mod parse;
+pub mod table;
+
+pub use class::{CLASSES, SassExpectation};
+pub use gate::Declared;
+
+use crate::{KernelSource, Result};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What one SASS check is asked to do.
+#[derive(Debug, Clone, Copy)]
+pub struct FileTrial<'a> {
+    /// The kernel file.
+    pub source: &'a KernelSource,
+    /// The architecture, `sm_80` or `sm_90`.
+    pub arch: &'a str,
+    /// The baselines folder; the table is `<baselines>/<arch>/sass/opcodes.csv`.
+    pub baselines: &'a Path,
+    /// Write the rows instead of gating them (`KERNELGATE_BLESS=1`).
+    pub bless: bool,
+    /// Every kernel file that exists; the trial of the first (in sorted order) also answers for
+    /// the table's rows of files that no longer exist.
+    pub files: &'a [&'a str],
+    /// Every case's declared expectations.
+    pub declared: &'a [Declared],
+}
+
+/// What one SASS check found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The kernel file.
+    pub file: String,
+    /// The architecture.
+    pub arch: String,
+    /// The table gated against (or blessed into).
+    pub table: PathBuf,
+    /// The nvdisasm that read the code.
+    pub nvdisasm: String,
+    /// Instructions per class, per function.
+    pub classes: BTreeMap<String, BTreeMap<&'static str, u64>>,
+    /// Why the trial fails, one line each; empty when it passes.
+    pub failures: Vec<String>,
+    /// Changes that do not fail, rows not gated, rows left over.
+    pub notes: Vec<String>,
+    /// With `KERNELGATE_BLESS=1`: one line per function whose rows changed, appeared or went.
+    pub blessed: Option<Vec<String>>,
+}
+
+impl Checked {
+    /// The failure message: what was compared, then one line per failure; `None` when it passes.
+    pub fn failure(&self) -> Option<String> {
+        if self.failures.is_empty() {
+            return None;
+        }
+        let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
+        Some(format!(
+            "SASS gate: kernels/{} for {} against {} ({}):\n{}",
+            self.file,
+            self.arch,
+            crate::resources::shown(&self.table),
+            self.nvdisasm,
+            lines.join("\n")
+        ))
+    }
+}
+
+/// Disassembles `cubin` (kernel file `trial.source` compiled for `trial.arch` by NVRTC `nvrtc`,
+/// `major.minor`), checks the cases' declared expectations, and gates (or, with `bless`, writes)
+/// its rows.
+///
+/// # Errors
+/// [`crate::Error::Unavailable`] when there is no nvdisasm (the SASS gate is then skipped, or
+/// fails with `KERNELGATE_REQUIRE_NVRTC=1`); [`crate::Error::Config`] for a bad
+/// `KERNELGATE_NVDISASM`; [`crate::Error::Io`] when nvdisasm fails; the table's errors
+/// ([`table::load`], [`table::update`]).
+pub fn check(trial: &FileTrial<'_>, cubin: &[u8], nvrtc: &str) -> Result<Checked> {
+    let tool = nvdisasm::load()?;
+    let listing = nvdisasm::disassemble(tool, cubin)?;
+    let dir = table::dir_for(trial.baselines, trial.arch);
+    let mut checked = Checked {
+        file: trial.source.file.to_string(),
+        arch: trial.arch.to_string(),
+        table: dir.join(table::SASS_FILE),
+        nvdisasm: tool.to_string(),
+        classes: BTreeMap::new(),
+        failures: Vec::new(),
+        notes: Vec::new(),
+        blessed: None,
+    };
+    let functions = match parse::parse(&listing) {
+        Ok(f) => f,
+        Err(why) => {
+            checked.failures.push(format!("{tool} printed a listing this gate cannot read: {why}"));
+            return Ok(checked);
+        }
+    };
+    checked.classes = functions.iter().map(|(name, f)| (name.clone(), class::count(&f.opcodes))).collect();
+    let build = gate::Build { file: trial.source.file, functions: &functions, nvrtc, nvdisasm: &tool.version };
+    checked.failures.extend(gate::check_declared(&build, trial.declared));
+    let first = trial.files.iter().min().is_some_and(|f| *f == trial.source.file);
+    let in_scope = |r: &table::Row| r.file == trial.source.file || (first && !trial.files.contains(&r.file.as_str()));
+    let now = build.rows();
+    if trial.bless && !checked.failures.is_empty() {
+        // A build that breaks a declared lesson is not blessed: the table keeps the code that held it.
+        return Ok(checked);
+    }
+    if trial.bless {
+        checked.blessed = table::update(&dir, |all| {
+            let (old, kept): (Vec<table::Row>, Vec<table::Row>) =
+                std::mem::take(all).into_iter().partition(|r| in_scope(r));
+            *all = kept;
+            all.extend(now.iter().cloned());
+            Some(blessed_changes(&old, &now))
+        })?;
+        return Ok(checked);
+    }
+    let blessed: Vec<table::Row> = table::load(&dir)?.into_iter().filter(|r| in_scope(r)).collect();
+    let name = crate::resources::shown(&checked.table);
+    if blessed.is_empty() && !checked.table.is_file() {
+        checked.failures.push(format!(
+            "{name} does not exist: bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels compile/"
+        ));
+        return Ok(checked);
+    }
+    let judgement = gate::compare(&blessed, &build, &name);
+    checked.failures.extend(judgement.failures);
+    checked.notes = judgement.notes;
+    Ok(checked)
+}
+
+/// One line per function whose rows differ between `old` and `new`.
+fn blessed_changes(old: &[table::Row], new: &[table::Row]) -> Vec<String> {
+    let by_function = |rows: &[table::Row]| {
+        let mut out: BTreeMap<(String, String), Vec<(String, u64)>> = BTreeMap::new();
+        for r in rows {
+            out.entry((r.file.clone(), r.function.clone())).or_default().push((r.opcode.clone(), r.count));
+        }
+        out
+    };
+    let (before, after) = (by_function(old), by_function(new));
+    let mut keys: Vec<&(String, String)> = before.keys().chain(after.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut lines = Vec::new();
+    for key in keys {
+        let (file, function) = key;
+        match (before.get(key), after.get(key)) {
+            (None, Some(rows)) => lines
+                .push(format!("{file} {function}: new ({} instructions)", rows.iter().map(|(_, n)| n).sum::<u64>())),
+            (Some(_), None) => lines.push(format!("{file} {function}: removed")),
+            (Some(a), Some(b)) if a != b => lines.push(format!("{file} {function}: opcodes changed")),
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// The end-of-run report of the SASS checks: per architecture and function, the classes a lesson
+/// is usually about (global loads by width, shared loads and stores, local memory, barriers,
+/// shuffles, atomics, FFMA), then the notes and what was blessed. Empty for no checks.
+pub fn render(checked: &[Checked]) -> String {
+    const SHOWN: [(&str, &str); 10] = [
+        ("instructions", "instr"),
+        ("global_ld.32", "ld.32"),
+        ("global_ld.64", "ld.64"),
+        ("global_ld.128", "ld.128"),
+        ("global_st", "st"),
+        ("shared_ld", "lds"),
+        ("shared_st", "sts"),
+        ("local_ld", "ldl"),
+        ("barrier", "bar"),
+        ("ffma", "ffma"),
+    ];
+    let mut all: Vec<&Checked> = checked.iter().collect();
+    all.sort_by(|a, b| (&a.arch, &a.file).cmp(&(&b.arch, &b.file)));
+    let Some(first) = all.first() else { return String::new() };
+    let mut table: Vec<Vec<String>> = Vec::new();
+    let mut header = vec!["arch".to_string(), "function".to_string()];
+    header.extend(SHOWN.iter().map(|(_, short)| short.to_string()));
+    table.push(header);
+    for c in &all {
+        for (function, counts) in &c.classes {
+            let mut row = vec![c.arch.clone(), format!("{}/{function}", c.file.trim_end_matches(".cu"))];
+            row.extend(SHOWN.iter().map(|(name, _)| counts.get(name).copied().unwrap_or(0).to_string()));
+            table.push(row);
+        }
+    }
+    let mut lines = vec![format!(
+        "kernelgate: SASS from {} (static instruction counts per class; ld = global loads by width in bits)",
+        first.nvdisasm
+    )];
+    let widths: Vec<usize> =
+        (0..table[0].len()).map(|i| table.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
+    for row in &table {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(
+                |(i, cell)| {
+                    if i < 2 { format!("{cell:<w$}", w = widths[i]) } else { format!("{cell:>w$}", w = widths[i]) }
+                },
+            )
+            .collect();
+        lines.push(format!("  {}", cells.join("  ").trim_end()));
+    }
+    for c in &all {
+        lines.extend(c.notes.iter().map(|n| format!("kernelgate: SASS {} {}: {n}", c.arch, c.file)));
+        if let Some(blessed) = &c.blessed {
+            let what =
+                if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
+            lines.push(format!(
+                "kernelgate: blessed the SASS of kernels/{} for {} into {} ({what})",
+                c.file,
+                c.arch,
+                crate::resources::shown(&c.table)
+            ));
+            lines.extend(blessed.iter().map(|b| format!("  {b}")));
+        }
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// nvdisasm 13.5.37's whole listing of `kernels/vectorization.cu` as NVRTC 13.5.37 compiled it
+    /// for sm_90 (`tests/fixtures/sass/vectorization.sm_90.sass`): the lesson of the family is in
+    /// the counts: the float4 copy's loads and stores are all 128-bit, the scalar copy's 32-bit.
+    #[test]
+    fn a_real_listing_shows_the_vectorization_lesson() {
+        let listing = include_str!("../../tests/fixtures/sass/vectorization.sm_90.sass");
+        let functions = parse::parse(listing).unwrap();
+        let names: Vec<&str> = functions.keys().map(String::as_str).collect();
+        assert_eq!(names, ["copy_scalar", "copy_vec4", "saxpy", "saxpy_vec4", "saxpy_vec4_head"]);
+        assert!(functions.values().all(|f| f.entry));
+        let counts = |name: &str| class::count(&functions[name].opcodes);
+        let (vec4, scalar) = (counts("copy_vec4"), counts("copy_scalar"));
+        assert_eq!((vec4["global_ld.128"], vec4["global_ld.32"], vec4["global_st.128"]), (1, 0, 1));
+        assert_eq!((scalar["global_ld.128"], scalar["global_ld.32"], scalar["global_st.32"]), (0, 1, 1));
+        assert_eq!(counts("saxpy_vec4")["global_ld.128"], 10, "x and y, five loops");
+    }
+
+    #[test]
+    fn the_report_lists_every_function_and_what_was_blessed() {
+        let mut classes = BTreeMap::new();
+        classes.insert("copy_vec4".to_string(), class::count(&BTreeMap::from([("LDG.E.128".to_string(), 1)])));
+        let checked = Checked {
+            file: "vectorization.cu".into(),
+            arch: "sm_90".into(),
+            table: PathBuf::from("/x/baselines/sm_90/sass/opcodes.csv"),
+            nvdisasm: "nvdisasm 13.5.37 (/p/.nvrtc/bin/nvdisasm)".into(),
+            classes,
+            failures: vec![],
+            notes: vec!["copy_vec4: instructions 23 → 24 (within 10 %)".into()],
+            blessed: Some(vec!["vectorization.cu copy_vec4: new (1 instructions)".into()]),
+        };
+        let text = render(&[checked]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("kernelgate: SASS from nvdisasm 13.5.37"), "{text}");
+        assert_eq!(lines[1].split_whitespace().take(4).collect::<Vec<_>>(), ["arch", "function", "instr", "ld.32"]);
+        assert_eq!(
+            lines[2].split_whitespace().collect::<Vec<_>>(),
+            ["sm_90", "vectorization/copy_vec4", "1", "0", "0", "1", "0", "0", "0", "0", "0", "0"]
+        );
+        assert!(text.contains("kernelgate: SASS sm_90 vectorization.cu: copy_vec4: instructions 23 → 24"), "{text}");
+        assert!(text.contains("blessed the SASS of kernels/vectorization.cu for sm_90"), "{text}");
+        assert_eq!(render(&[]), "");
+    }
+}
