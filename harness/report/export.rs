@@ -150,3 +150,70 @@ pub fn github_action_benchmark(run: &Run, latencies: &[Latency]) -> Json {
         .collect();
     Json::Array(entries)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Value;
+
+    fn value(trial: &str, metric: &str, unit: &str, v: f64) -> Value {
+        Value {
+            trial: trial.into(),
+            kernel: "k".into(),
+            metric: metric.into(),
+            unit: unit.into(),
+            value: v,
+            ci_low: None,
+            ci_high: None,
+            verdict: "unchanged".into(),
+            decided_by: "time".into(),
+        }
+    }
+
+    /// A run the suite appended to the history carries the median's CI (`ci_low`, `ci_high`):
+    /// the bounds are that, in ns, and github-action-benchmark's range is `± <half width>`, the
+    /// form its `extractRangeInfo` reads. Without a CI, min and max; with neither, no bounds.
+    /// A trial without a finite median is left out with a warning.
+    #[test]
+    fn bounds_are_the_median_ci_where_the_run_has_one_else_min_max() {
+        let mut run = crate::history::tests::run("20261201T000000Z", "GPU-a", "c0ffee", 0);
+        let mut median = value("f/ci/1", "median", "s", 2e-6);
+        (median.ci_low, median.ci_high) = (Some(1.5e-6), Some(2.5e-6));
+        run.values = vec![
+            median,
+            value("f/ci/1", "min", "s", 1e-6),
+            value("f/ci/1", "max", "s", 3e-6),
+            value("f/ci/1", "samples", "count", 500.0),
+            value("f/minmax/1", "median", "s", 4e-6),
+            value("f/minmax/1", "min", "s", 3e-6),
+            value("f/minmax/1", "max", "s", 6e-6),
+            value("f/bare/1", "median", "s", 8e-6),
+            value("f/nan/1", "median", "s", f64::NAN),
+            value("f/counter/1", "dram__bytes_read.sum", "byte", 1e6),
+        ];
+        let (l, warnings) = latencies(&run);
+        let names: Vec<&str> = l.iter().map(|l| l.trial.as_str()).collect();
+        assert_eq!(names, ["f/bare/1", "f/ci/1", "f/minmax/1"]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].starts_with("f/counter/1 has no finite time median"), "{warnings:?}");
+        let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-9 * b.abs(), "{a} != {b}");
+        let (lo, hi, what) = l[1].bounds.unwrap();
+        assert_eq!(what, Bounds::MedianCi95);
+        (close(lo, 1500.0), close(hi, 2500.0), close(l[1].value_ns, 2000.0));
+        assert_eq!(l[2].bounds.map(|b| b.2), Some(Bounds::MinMax));
+        assert_eq!(l[0].bounds, None);
+
+        let doc = bmf(&l);
+        assert!(doc["f/bare/1"]["latency"].get("lower_value").is_none(), "{doc}");
+        close(doc["f/ci/1"]["latency"]["upper_value"].as_f64().unwrap(), 2500.0);
+        let ghab = github_action_benchmark(&run, &l);
+        let range = ghab[1]["range"].as_str().unwrap();
+        let half: f64 = range.strip_prefix("± ").expect("± form").parse().unwrap();
+        close(half, 500.0);
+        let extra = ghab[1]["extra"].as_str().unwrap();
+        assert!(extra.contains("\nsamples: 500\n") && extra.ends_with("\nrange: 95 % CI of the median"), "{extra}");
+        let (lo, hi) = ghab[2]["range"].as_str().unwrap().split_once(" .. ").expect("min .. max");
+        (close(lo.parse().unwrap(), 3000.0), close(hi.parse().unwrap(), 6000.0));
+        assert!(ghab[0].get("range").is_none(), "no bounds, no range: {}", ghab[0]);
+    }
+}

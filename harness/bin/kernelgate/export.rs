@@ -56,14 +56,15 @@ pub(crate) fn export_command(
         )));
     };
     let (latencies, warnings) = export::latencies(one);
+    if latencies.is_empty() {
+        return Err(refuse(if run.ends_with("-metrics.csv") {
+            "is the ncu metrics CSV of a run, which holds no times; export the run CSV beside it (<stem>.csv)".into()
+        } else {
+            format!("no trial of run {} has a time median to export", one.meta.run_id)
+        }));
+    }
     for w in &warnings {
         eprintln!("kernelgate: warning: {w}");
-    }
-    if latencies.is_empty() {
-        return Err(refuse(format!(
-            "no trial of run {} has a time to export (a run of compile-only trials?)",
-            one.meta.run_id
-        )));
     }
     print_json(&match format {
         ExportFormat::Bmf => export::bmf(&latencies),
