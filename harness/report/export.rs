@@ -15,7 +15,8 @@
 //! One entry per trial, named by the trial (`family/variant/size`), its value the trial's median
 //! time in nanoseconds. Its bounds ([`Bounds`]) are what the run holds: the 95 % confidence
 //! interval of the median where the run recorded one (runs the suite appended to the history), else
-//! the fastest and slowest sample (`min`, `max`: every run CSV has them), else none.
+//! the fastest and slowest sample (`min`, `max`: every run CSV has them), else none. Users read
+//! docs/exports.md.
 
 use crate::history::Run;
 use serde_json::{Value as Json, json};
