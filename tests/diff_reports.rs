@@ -316,6 +316,31 @@ fn an_ab_run_in_the_history_is_paired_evidence_not_its_commits_measurement() {
     );
     assert!(out.contains("| fam/k/4096 | 100.0 us -> 101.0 us | +0.97%"), "the pairs beside it: {out}");
     assert!(!out.contains("different drivers") && !out.contains("different physical GPUs"), "one set of runs: {out}");
+    // The same two diffs as JSON: the pairs as numbers, and sides read from them said so.
+    let json = |old: &str, new: &str| -> serde_json::Value {
+        let (code, out, err) = kernelgate(dir, &["diff", "--dir", "h", old, new, "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let doc = json(&c1[..8], &c2[..8]);
+    assert_eq!(doc["old"]["from_pairs"], false);
+    let pair = &doc["paired"][0];
+    assert_eq!(
+        (pair["trial"].as_str(), pair["run"].as_str()),
+        (Some("fam/k/4096"), Some("20261201T000003Z@GPU-1c2e7f54"))
+    );
+    assert_eq!((pair["a_median_s"].as_f64(), pair["b_median_s"].as_f64()), (Some(100e-6), Some(101e-6)));
+    assert_eq!(
+        (pair["delta_pct"].as_f64(), pair["p_adjusted"].as_f64(), pair["pairs"].as_u64()),
+        (Some(0.97), Some(3.0e-5), Some(1603))
+    );
+    let doc = json(&c1[..8], &c3[..8]);
+    assert_eq!((doc["old"]["from_pairs"].as_bool(), doc["new"]["from_pairs"].as_bool()), (Some(true), Some(true)));
+    assert_eq!(doc["old"]["runs"][0]["run_id"], "20261201T000004Z", "the old side's runs are the A/B runs");
+    assert_eq!(
+        (doc["trials"][0]["old_median_s"].as_f64(), doc["trials"][0]["new_median_s"].as_f64()),
+        (Some(100e-6), Some(101e-6))
+    );
     // Against another commit it has no measurement: refused, naming its A/B runs.
     let (code, _, err) = kernelgate(dir, &["diff", "--dir", "h", &c2[..8], &c3[..8]]);
     assert_eq!(code, 1, "{err}");

@@ -240,17 +240,28 @@ fn merge_option<T: PartialEq + Copy + std::fmt::Debug>(
 /// [`crate::Error::History`] if a store cannot be opened or read; [`crate::Error::Io`] if `dir`
 /// cannot be listed.
 pub fn list_runs(dir: &Path, gpu: Option<&str>) -> Result<String> {
-    let keys = match gpu {
-        Some(key) => vec![key.to_string()],
-        None => store::gpu_keys(dir)?,
-    };
+    let keys = runs_by_key(dir, gpu)?;
     if keys.is_empty() {
         return Ok(format!(
             "no history under {} (`kernelgate history import baselines/*/runs` fills it from run CSVs)\n",
             dir.display()
         ));
     }
-    let mut out = String::new();
+    Ok(keys.iter().map(|(key, runs)| format_runs(key, runs)).collect())
+}
+
+/// The runs [`list_runs`] lists: per GPU key under `dir` (or `gpu` only), in key order, its stored
+/// runs in the store's chronological order ([`HistoryStore::runs`]). Empty when `dir` holds no
+/// store and `gpu` is `None`.
+///
+/// # Errors
+/// Those of [`list_runs`].
+pub fn runs_by_key(dir: &Path, gpu: Option<&str>) -> Result<Vec<(String, Vec<RunSummary>)>> {
+    let keys = match gpu {
+        Some(key) => vec![key.to_string()],
+        None => store::gpu_keys(dir)?,
+    };
+    let mut out = Vec::new();
     for key in keys {
         let path = store::store_path(dir, &key)?;
         if !path.is_file() {
@@ -261,7 +272,7 @@ pub fn list_runs(dir: &Path, gpu: Option<&str>) -> Result<String> {
             });
         }
         let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
-        out.push_str(&format_runs(&key, &runs));
+        out.push((key, runs));
     }
     Ok(out)
 }

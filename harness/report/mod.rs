@@ -9,10 +9,12 @@
 //! | [`html`]     | the diff as one self-contained HTML page with inline SVG charts      |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 //! | [`ab`]       | a same-run A/B run: JSON document, Markdown comment, HTML page        |
+//! | [`export`]   | a run's trial times for dashboards: Bencher's BMF, github-action-benchmark |
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
 pub mod ab;
 pub mod diff;
+pub mod export;
 mod file;
 pub mod html;
 pub mod junit;

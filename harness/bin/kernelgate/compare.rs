@@ -8,12 +8,12 @@ use kernelgate::gate::{CompareOptions, Compared, RunRecord, Verdict, compare_rec
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// How `kernelgate compare` prints its result.
+/// How `kernelgate compare`, `diff` and the history's queries print their result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
-    /// A table for people.
+    /// For people: a table, lines, or Markdown.
     Text,
-    /// One JSON document (`kernelgate-compare`, version 1).
+    /// One JSON document on stdout, nothing else there (its schema: the option's help).
     Json,
 }
 

@@ -20,7 +20,11 @@
 //! command uses `--dir`, else `KERNELGATE_HISTORY` as a test run reads it, else
 //! `<project root>/.kernelgate/history`.
 //!
-//! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report.
+//! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report, or as
+//! one JSON document with `--format json`; so do the history's queries.
+//!
+//! `kernelgate export --format bmf|github-action-benchmark RUN` prints one run's trial times for
+//! Bencher or github-action-benchmark (`kernelgate::report::export`).
 //!
 //! `kernelgate vars [--markdown]` prints every `KERNELGATE_*` variable from the one table of them
 //! (`kernelgate::config::vars`); `--markdown` is the table of `docs/options.md`.
@@ -28,16 +32,20 @@
 mod baseline;
 mod bisect;
 mod compare;
+mod diff;
+mod export;
+mod history;
 
 use baseline::{BaselineCommand, baseline_command};
 use clap::{Parser, Subcommand};
 use compare::{Format, compare_command};
+use export::ExportFormat;
+use history::HistoryCommand;
+use kernelgate::Error;
 use kernelgate::config::vars;
 use kernelgate::gate::{CompareOptions, Policy};
-use kernelgate::history;
 use kernelgate::ncu::import;
-use kernelgate::{Error, Result};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Regression testing for CUDA kernels: the commands besides `cargo test`.
@@ -132,6 +140,29 @@ enum Command {
         /// `<project root>/.kernelgate/history`.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+        /// `text`: the Markdown; `json`: one JSON document on stdout instead (schema
+        /// `kernelgate-diff`, version 1, docs/history.md): the sides with their runs, per trial the
+        /// medians, change, verdict and the metrics that moved, the paired evidence.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Print one run's trial times (median, ns, with the median's 95 % CI or the samples' min and
+    /// max) for a benchmark dashboard: Bencher (BMF) or github-action-benchmark
+    /// (customSmallerIsBetter). RUN is a run CSV or a run id in the history (`@GPU-uuid-prefix` to
+    /// pick one GPU). Exits 0, or 1 on error.
+    Export {
+        /// The dashboard's format.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The run: a run CSV (`target/kernelgate/runs/<stem>.csv`) or a run id.
+        run: String,
+        /// GPU key whose history a run id is looked up in; default: every key.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// The folder of the history stores (for a run id); default: KERNELGATE_HISTORY, else
+        /// `<project root>/.kernelgate/history`.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
     /// For each trial that regressed between GOOD and BAD, the first commit where it did: the
     /// commits between them that changed kernels/ are timed against GOOD in same-run A/B steps of
@@ -167,84 +198,6 @@ enum Command {
         /// `<project root>/.kernelgate/history`.
         #[arg(long, global = true, value_name = "DIR")]
         dir: Option<PathBuf>,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-enum HistoryCommand {
-    /// Append run CSVs (`<stem>.csv`, any run-CSV schema) and their ncu `<stem>-metrics.csv` to the
-    /// store of each run's GPU key. Importing a run again adds nothing.
-    Import {
-        /// Run CSVs, metrics CSVs, or folders of them (e.g. `baselines/*/runs`).
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-    },
-    /// Append the runs in the git notes (`refs/notes/kernelgate`) to the stores, so that a fresh
-    /// clone has the history its notes hold; with --fetch, first fetch a remote's notes and merge
-    /// them with git's cat_sort_uniq. Note lines kernelgate cannot use are skipped with a warning.
-    Sync {
-        /// A remote (`origin`) or URL to fetch `refs/notes/kernelgate` from first (needs the git
-        /// program).
-        #[arg(long, value_name = "REMOTE")]
-        fetch: Option<String>,
-    },
-    /// Print the full id of the commit stored before RUN's commit on its GPU key (the old side of
-    /// the nightly's diff report, as `diff before:<run id>`), or nothing, with a note on stderr,
-    /// when there is none.
-    Previous {
-        /// The run: its id (`20261130T120000Z`) or its run CSV.
-        #[arg(long, value_name = "RUN")]
-        run: String,
-        /// GPU key; default: the one whose history holds the run.
-        #[arg(long, value_name = "KEY")]
-        gpu: Option<String>,
-    },
-    /// List the stored runs: commit, run id, GPU UUID (start) and number of values.
-    Runs {
-        /// GPU key (`nvidia-h200-sm90`); default: every GPU key with a history.
-        #[arg(long, value_name = "KEY")]
-        gpu: Option<String>,
-    },
-    /// One trial's series, one line per run (commit, run id, GPU, value, verdict), then its change
-    /// points per physical GPU.
-    Show {
-        /// Trial name, `family/variant/size`.
-        trial: String,
-        /// The metric: `median` (time) or another run statistic or ncu counter.
-        #[arg(long, default_value = "median")]
-        metric: String,
-        /// GPU key; default: every GPU key with a history.
-        #[arg(long, value_name = "KEY")]
-        gpu: Option<String>,
-    },
-    /// The change points of every trial's series, per physical GPU, newest first.
-    Changes {
-        /// GPU key; default: every GPU key with a history.
-        #[arg(long, value_name = "KEY")]
-        gpu: Option<String>,
-        /// The metric, or `all` for every metric.
-        #[arg(long, default_value = "median")]
-        metric: String,
-        /// Only change points at or after the first run of this commit (or prefix).
-        #[arg(long, value_name = "COMMIT")]
-        since: Option<String>,
-    },
-    /// The nightly gate: for the latest run of each GPU key (or --run), fail on a `regressed`
-    /// verdict or a time change point (1 % or more, per physical GPU) that is an increase at the
-    /// run's commit. Exit codes: 0 pass; 3 regressed; 4 nothing regressed but a trial is `invalid`;
-    /// 1 no history or a store cannot be read; 2 bad arguments.
-    Gate {
-        /// GPU key; default: every GPU key with a history.
-        #[arg(long, value_name = "KEY")]
-        gpu: Option<String>,
-        /// The run to gate (its id or its run CSV; every GPU that ran it); default: the latest run
-        /// of each key.
-        #[arg(long, value_name = "RUN")]
-        run: Option<String>,
-        /// The exit code of the suite run being gated (scripts/nightly): 3 is a regression, 2 a bad
-        /// option, any other failure a harness error (exit 1).
-        #[arg(long, value_name = "CODE")]
-        suite_exit: Option<u8>,
     },
 }
 
@@ -317,10 +270,14 @@ fn main() -> ExitCode {
             import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| 0)
         }
         Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| 0),
-        Command::History { command, dir } => history_command(command, dir, &config.history),
-        Command::Diff { old, new, gpu, markdown, html, dir } => {
-            diff_command(&old, &new, gpu.as_deref(), markdown, html, dir, &config.history).map(|()| 0)
+        Command::History { command, dir } => history::history_command(command, dir, &config.history),
+        Command::Diff { old, new, gpu, markdown, html, dir, format } => {
+            diff::diff_command(&old, &new, gpu.as_deref(), markdown, html, dir, &config.history, format).map(|()| 0)
         }
+        Command::Export { format, run, gpu, dir } => export::export_command(&run, format, gpu.as_deref(), || {
+            history::history_dir(dir, &config.history, "export")
+        })
+        .map(|()| 0),
         Command::Vars { markdown } => {
             print!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)
@@ -354,240 +311,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// `kernelgate compare`: the GPU warnings, then one line per common trial; `Ok(true)` when any
-/// regressed.
-/// The folder of the history stores of `command`: `dir` (`--dir`), else `KERNELGATE_HISTORY` read
-/// as a test run reads it (`history`, from `kernelgate::Config`: a relative folder is relative to
-/// the current one, as for the suite), else `<project root>/.kernelgate/history`.
-///
-/// # Errors
-/// [`Error::Config`] for `KERNELGATE_HISTORY=off` without `--dir`: the command needs a history,
-/// and the user said there is none (no default folder is used instead).
-fn history_dir(dir: Option<PathBuf>, history: &kernelgate::config::History, command: &str) -> Result<PathBuf> {
-    use kernelgate::config::History;
-    match (dir, history) {
-        (Some(d), _) => Ok(d),
-        (None, History::Dir(d)) => Ok(d.clone()),
-        (None, History::Default) => {
-            let cwd = std::env::current_dir().map_err(Error::io("."))?;
-            Ok(history::default_dir(&kernelgate::paths::project_root(&cwd)))
-        }
-        (None, History::Off) => Err(Error::Config {
-            name: "KERNELGATE_HISTORY",
-            value: "off".into(),
-            expected: format!(
-                "`kernelgate {command}` needs a history, and off says there is none; unset it for \
-                 <project root>/.kernelgate/history, name a folder, or pass --dir"
-            ),
-        }),
-    }
-}
-
-/// `kernelgate diff`: both sides resolved in the history folder (a run CSV side needs none),
-/// refused when they ran on different GPU models, compared, the Markdown to stdout or `markdown`,
-/// the HTML page to `html`. The HTML page's trend charts are optional: they are read from the store
-/// of the new side's GPU key (the old side's where the new one has none) only when `html` is asked
-/// for, and a store that cannot be read leaves them out with a warning, never the report. Every
-/// report is written whole or not at all ([`kernelgate::report::write_whole`]).
-fn diff_command(
-    old: &str,
-    new: &str,
-    gpu: Option<&str>,
-    markdown: Option<PathBuf>,
-    html: Option<PathBuf>,
-    dir: Option<PathBuf>,
-    history: &kernelgate::config::History,
-) -> Result<()> {
-    // Two run CSVs need no history: with KERNELGATE_HISTORY=off they are compared without trends
-    // (an empty folder holds no store to draw them from).
-    let files = [old, new].iter().all(|s| matches!(history::query::Spec::parse(s), Ok(history::query::Spec::File(_))));
-    let mut none = None;
-    let dir = match (dir, history) {
-        (None, kernelgate::config::History::Off) if files => {
-            let empty = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
-            none.insert(empty).path().to_path_buf()
-        }
-        (dir, history) => history_dir(dir, history, "diff")?,
-    };
-    use kernelgate::report::diff::machines::{self, Machine};
-    // Two commits of which one has no run of its own (a pull request's head timed only in pairs, or
-    // its base never timed alone): both sides from the A/B runs of NEW against OLD, when stored.
-    let (a, b, pairs) =
-        match (history::query::resolve_side(&dir, old, gpu), history::query::resolve_side(&dir, new, gpu)) {
-            (Ok(a), Ok(b)) => (a, b, None),
-            (ra, rb) => {
-                let alone = if ra.is_err() { old } else { new };
-                match history::query::paired_sides(&dir, old, new, gpu)? {
-                    Some((a, b, pairs)) => (a, b, Some((alone, pairs))),
-                    None => return Err(ra.and(rb).expect_err("one side failed")),
-                }
-            }
-        };
-    let of = |side: &history::query::Resolved| -> Vec<Machine> {
-        side.runs
-            .iter()
-            .map(|r| Machine {
-                gpu_key: r.meta.gpu_key.clone(),
-                gpu_name: r.meta.gpu_name.clone(),
-                driver: r.meta.driver.clone(),
-                cuda: r.meta.cuda.clone(),
-            })
-            .collect()
-    };
-    // Sides read from the pairs are one set of runs: the old side's machines are the new side's.
-    let old_machines = if pairs.is_some() { of(&b) } else { of(&a) };
-    let notes =
-        machines::compare((&a.side, &old_machines, &a.rows), (&b.side, &of(&b), &b.rows)).map_err(Error::Compare)?;
-    let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
-    match pairs {
-        Some((alone, pairs)) => {
-            diff.paired = pairs;
-            diff.notes.push(format!(
-                "{alone} has no run of its own in the history: both sides are read from the same-run A/B runs of {} \
-                 against {} (the old side's times are A's medians over the pairs, the new side's B's; A's counters \
-                 and other statistics were not recorded, so they show as absent)",
-                b.side.label.split(' ').next().unwrap_or(new),
-                a.side.label.split(' ').next().unwrap_or(old),
-            ));
-        }
-        None => {
-            diff.paired = history::query::paired_evidence(&a, &b);
-            let pairs_here = !diff.paired.is_empty();
-            diff.notes.extend(history::query::other_gpus_note(&a.runs, &b.runs).map(|n| {
-                if pairs_here {
-                    n.replace(", or use KERNELGATE_AB", ", or read the same-run A/B pairs below")
-                } else {
-                    n
-                }
-            }));
-        }
-    }
-    diff.notes.extend(notes);
-    diff.notes.extend(kernelgate::report::diff::paired_note(&diff));
-    let text = kernelgate::report::markdown::render(&diff);
-    let page = html.as_ref().map(|_| {
-        let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();
-        let found = history::query::trends(&dir, &b.gpu_key, &trials).and_then(|t| {
-            if t.is_empty() && a.gpu_key != b.gpu_key {
-                history::query::trends(&dir, &a.gpu_key, &trials)
-            } else {
-                Ok(t)
-            }
-        });
-        match found {
-            Ok(trends) => kernelgate::report::html::render(&diff, &trends),
-            Err(e) => {
-                let why = format!("the trend charts are left out: the history could not be read ({e})");
-                eprintln!("kernelgate: warning: {why}");
-                let mut shown = diff.clone();
-                shown.notes.push(why);
-                kernelgate::report::html::render(&shown, &[])
-            }
-        }
-    });
-    let mut files: Vec<(&Path, &[u8])> = Vec::new();
-    if let Some(path) = &markdown {
-        files.push((path, text.as_bytes()));
-    }
-    if let (Some(path), Some(page)) = (&html, &page) {
-        files.push((path, page.as_bytes()));
-    }
-    kernelgate::report::write_whole(&files)?;
-    // Data on stdout, what was written on stderr: `diff A B --html r.html > summary.md` is the
-    // Markdown alone.
-    match &markdown {
-        Some(path) => eprintln!("wrote {} ({})", path.display(), diff.summary()),
-        None => print!("{text}"),
-    }
-    if let Some(path) = &html {
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
-}
-
-/// Runs a `kernelgate history` command on the folder [`history_dir`] chooses; returns the exit
-/// code (0, or `history gate`'s decision). Warnings (files skipped, note lines skipped) go to
-/// stderr, one line each.
-fn history_command(command: HistoryCommand, dir: Option<PathBuf>, history: &kernelgate::config::History) -> Result<u8> {
-    let cwd = std::env::current_dir().map_err(Error::io("."))?;
-    let root = kernelgate::paths::project_root(&cwd);
-    let name = match &command {
-        HistoryCommand::Import { .. } => "history import",
-        HistoryCommand::Sync { .. } => "history sync",
-        HistoryCommand::Previous { .. } => "history previous",
-        HistoryCommand::Runs { .. } => "history runs",
-        HistoryCommand::Show { .. } => "history show",
-        HistoryCommand::Changes { .. } => "history changes",
-        HistoryCommand::Gate { .. } => "history gate",
-    };
-    let dir = history_dir(dir, history, name)?;
-    let warn = |warnings: &[String]| {
-        for w in warnings {
-            eprintln!("kernelgate: warning: {w}");
-        }
-    };
-    match command {
-        HistoryCommand::Import { paths } => {
-            // Commit times and subjects come from the repository, where there is one.
-            let repo = git2::Repository::discover(&root).ok();
-            let imported = history::import(&paths, &dir, repo.as_ref())?;
-            warn(&imported.warnings);
-            println!("imported {imported} into {}", dir.display());
-        }
-        HistoryCommand::Sync { fetch } => {
-            let repo = git2::Repository::discover(&cwd).map_err(|e| Error::Notes {
-                commit: history::NOTES_REF.into(),
-                line: None,
-                message: format!(
-                    "no git repository at {} ({}): the notes live in one; run this inside a clone",
-                    cwd.display(),
-                    e.message()
-                ),
-            })?;
-            let synced = history::sync::sync(&repo, &dir, fetch.as_deref())?;
-            if let Some(fetched) = &synced.fetched {
-                println!("{fetched}");
-            }
-            warn(&synced.warnings);
-            println!("synced {synced} into {}", dir.display());
-        }
-        HistoryCommand::Previous { run, gpu } => {
-            let found = history::query::previous(&dir, &run, gpu.as_deref())?;
-            match &found.previous {
-                Some(p) => println!("{}", p.commit),
-                None => eprintln!(
-                    "kernelgate: no commit is stored before {} (the commit of run {}) in the history of {}: nothing \
-                     to compare it with",
-                    history::query::short_commit(&found.run.commit),
-                    found.run.run_id,
-                    found.gpu_key
-                ),
-            }
-        }
-        HistoryCommand::Runs { gpu } => print!("{}", history::list_runs(&dir, gpu.as_deref())?),
-        HistoryCommand::Show { trial, metric, gpu } => {
-            print!("{}", history::query::show(&dir, gpu.as_deref(), &trial, &metric)?)
-        }
-        HistoryCommand::Changes { gpu, metric, since } => {
-            let metric = (metric != "all").then_some(metric.as_str());
-            print!("{}", history::query::changes(&dir, gpu.as_deref(), metric, since.as_deref())?)
-        }
-        HistoryCommand::Gate { gpu, run, suite_exit } => {
-            let run = run.as_deref().map(history::query::run_id_of).transpose()?;
-            let (text, outcome) =
-                history::query::gate(&dir, gpu.as_deref(), run.as_deref(), kernelgate::cases::host_bound)?;
-            print!("{text}");
-            let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), outcome);
-            if let Some(why) = why {
-                println!("{why}");
-            }
-            return Ok(code);
-        }
-    }
-    Ok(0)
-}
-
 /// `1 trial`, `2 trials`.
 fn trials_count(n: usize) -> String {
     kernelgate::units::count(n, "trial")
+}
+
+/// Prints one JSON document on stdout, pretty, with a final newline: the `--format json` output of
+/// every command (nothing else goes to stdout then).
+fn print_json(doc: &serde_json::Value) {
+    println!("{}", serde_json::to_string_pretty(doc).expect("a JSON value always serializes"));
 }

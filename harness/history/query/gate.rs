@@ -57,8 +57,45 @@ pub fn nightly_exit(suite_exit: u8, history: Outcome) -> (u8, Option<String>) {
 pub struct Decision {
     /// The outcome.
     pub outcome: Outcome,
-    /// Why: `regressed: <trial> (decided by time)`, `change point: <trial> ...`, `invalid: ...`.
-    pub reasons: Vec<String>,
+    /// Why: regressions first, then `invalid` trials, then what does not gate.
+    pub reasons: Vec<Reason>,
+}
+
+/// What a [`Reason`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding {
+    /// The trial's verdict is `regressed`.
+    Regressed,
+    /// A time change point at the run's commit is an increase.
+    ChangePoint,
+    /// The trial's verdict is `invalid`.
+    Invalid,
+}
+
+impl Finding {
+    /// Its name in JSON: `regressed`, `change_point`, `invalid`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finding::Regressed => "regressed",
+            Finding::ChangePoint => "change_point",
+            Finding::Invalid => "invalid",
+        }
+    }
+}
+
+/// One reason of a [`Decision`]: what was found, for which trial, whether it gates, and the line
+/// the text prints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reason {
+    /// What was found.
+    pub finding: Finding,
+    /// The trial, `family/variant/size`.
+    pub trial: String,
+    /// Why it does not gate (the trial is host-bound, [`HostBound`]); `None` when it gates.
+    pub not_gating: Option<String>,
+    /// The line: `regressed: <trial> (decided by time)`, `change point: <trial> at ...`,
+    /// `invalid: ...`, `not gating: <line>; <why>`.
+    pub text: String,
 }
 
 /// Why a trial's time is not the kernel's, if it is not (the suite's [`crate::case::Case::host_bound`],
@@ -78,6 +115,15 @@ pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound:
     let mut regressed = Vec::new();
     let mut invalid = Vec::new();
     let mut not_gating = Vec::new();
+    let reason = |finding, trial: &str, line: String, why: Option<String>| Reason {
+        finding,
+        trial: trial.to_string(),
+        text: match &why {
+            Some(why) => format!("not gating: {line}; {why}"),
+            None => line,
+        },
+        not_gating: why,
+    };
     let mut verdicts: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
     for v in &run.values {
         verdicts.entry(&v.trial).or_insert((&v.verdict, &v.decided_by));
@@ -85,9 +131,13 @@ pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound:
     for (trial, (verdict, by)) in verdicts {
         let by = if by.is_empty() { String::new() } else { format!(" (decided by {by})") };
         match (verdict, host_bound(trial)) {
-            ("regressed", _) => regressed.push(format!("regressed: {trial}{by}")),
-            ("invalid", Some(why)) => not_gating.push(format!("not gating: invalid: {trial}{by}; {why}")),
-            ("invalid", None) => invalid.push(format!("invalid: {trial}{by}")),
+            ("regressed", _) => {
+                regressed.push(reason(Finding::Regressed, trial, format!("regressed: {trial}{by}"), None))
+            }
+            ("invalid", Some(why)) => {
+                not_gating.push(reason(Finding::Invalid, trial, format!("invalid: {trial}{by}"), Some(why)))
+            }
+            ("invalid", None) => invalid.push(reason(Finding::Invalid, trial, format!("invalid: {trial}{by}"), None)),
             _ => {}
         }
     }
@@ -95,8 +145,8 @@ pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound:
         if at.commit == run.meta.commit && at.gpu_uuid == run.meta.gpu_uuid && cp.after > cp.before {
             let line = format!("change point: {trial} {}", format_change(at, cp, "s"));
             match host_bound(trial) {
-                Some(why) => not_gating.push(format!("not gating: {line}; {why}")),
-                None => regressed.push(line),
+                Some(why) => not_gating.push(reason(Finding::ChangePoint, trial, line, Some(why))),
+                None => regressed.push(reason(Finding::ChangePoint, trial, line, None)),
             }
         }
     }
@@ -112,16 +162,72 @@ pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound:
     Decision { outcome, reasons: regressed }
 }
 
+/// One run the nightly gate decided on ([`gate_runs`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gated {
+    /// The GPU key whose history holds the run.
+    pub gpu_key: String,
+    /// The run (one physical GPU's).
+    pub run: RunMeta,
+    /// The gate's decision for it.
+    pub decision: Decision,
+}
+
+impl Outcome {
+    /// Its name: `regressed`, `invalid`, `pass` (the text prints `REGRESSED`, `INVALID`, `pass`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Regressed => "regressed",
+            Outcome::Invalid => "invalid",
+            Outcome::Pass => "pass",
+        }
+    }
+}
+
+/// The most severe outcome of `gated` ([`Outcome::Pass`] for none).
+pub fn worst(gated: &[Gated]) -> Outcome {
+    gated.iter().map(|g| g.decision.outcome).min().unwrap_or(Outcome::Pass)
+}
+
 /// `kernelgate history gate`: for the latest run of each GPU key (or of `gpu`), or the run(s)
 /// `run_id` (one per physical GPU that ran it), [`decide`] on its verdicts and on the change points
-/// of each trial's time on its GPU. Returns the text and the most severe outcome.
+/// of each trial's time on its GPU ([`gate_runs`]). Returns the text ([`format_gate`]) and the most
+/// severe outcome.
 ///
 /// # Errors
-/// [`Error::History`] when there is no store, `run_id` is in no store, or a store cannot be read.
+/// Those of [`gate_runs`].
 pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound) -> Result<(String, Outcome)> {
+    let gated = gate_runs(dir, gpu, run_id, host_bound)?;
+    Ok((format_gate(&gated), worst(&gated)))
+}
+
+/// The text of [`gate`] (pure): per run `<key> <run id> <GPU> <commit>: REGRESSED|INVALID|pass`,
+/// then its reasons, indented.
+pub fn format_gate(gated: &[Gated]) -> String {
     let mut out = String::new();
-    let mut worst = Outcome::Pass;
-    let mut gated = 0;
+    for g in gated {
+        let m = &g.run;
+        let what = match g.decision.outcome {
+            Outcome::Regressed => "REGRESSED",
+            Outcome::Invalid => "INVALID",
+            Outcome::Pass => "pass",
+        };
+        out.push_str(&format!("{} {} {} {}: {what}\n", g.gpu_key, m.run_id, gpu_short(&m.gpu_uuid), short(&m.commit)));
+        for r in &g.decision.reasons {
+            out.push_str(&format!("  {}\n", r.text));
+        }
+    }
+    out
+}
+
+/// The runs [`gate`] decides on, with their decisions, in key order: for the latest run of each
+/// GPU key (or of `gpu`), or the run(s) `run_id`. Never empty.
+///
+/// # Errors
+/// [`Error::History`] when there is no store, `run_id` is in no store (or is a same-run A/B run,
+/// which the suite's exit code gated), or a store cannot be read.
+pub fn gate_runs(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound) -> Result<Vec<Gated>> {
+    let mut gated = Vec::new();
     for key in keys(dir, gpu)? {
         let store = HistoryStore::open_read(dir, &key)?;
         let all = store.all_series()?;
@@ -138,21 +244,11 @@ pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: Hos
             found.iter().map(|f| (all.series[f.series].trial.clone(), all.runs[f.run].clone(), f.change)).collect();
         for m in all.runs.iter().filter(|m| m.run_id == id) {
             let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
-            let d = decide(&run, &changes, host_bound);
-            gated += 1;
-            worst = worst.min(d.outcome);
-            let what = match d.outcome {
-                Outcome::Regressed => "REGRESSED",
-                Outcome::Invalid => "INVALID",
-                Outcome::Pass => "pass",
-            };
-            out.push_str(&format!("{key} {} {} {}: {what}\n", m.run_id, gpu_short(&m.gpu_uuid), short(&m.commit)));
-            for r in d.reasons {
-                out.push_str(&format!("  {r}\n"));
-            }
+            let decision = decide(&run, &changes, host_bound);
+            gated.push(Gated { gpu_key: key.clone(), run: m.clone(), decision });
         }
     }
-    if gated == 0 {
+    if gated.is_empty() {
         let paired = match run_id {
             Some(id) => {
                 let mut found = None;
@@ -180,5 +276,5 @@ pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: Hos
             },
         });
     }
-    Ok((out, worst))
+    Ok(gated)
 }

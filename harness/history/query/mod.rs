@@ -123,11 +123,13 @@ pub(super) fn candidates(runs: &[RunSummary], at_most: usize) -> String {
 }
 
 mod gate;
+mod json;
 mod series;
 mod side;
 #[cfg(test)]
 mod tests;
 
 pub use gate::*;
+pub use json::*;
 pub use series::*;
 pub use side::*;

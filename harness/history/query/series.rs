@@ -75,17 +75,34 @@ pub fn trend(trial: &str, series: &[(RunMeta, Value)]) -> Option<Trend> {
 }
 
 /// `kernelgate history show TRIAL`: the trial's `metric` series of each GPU key (or of `gpu`), one
-/// line per run, then its change points per physical GPU ([`format_show`]).
+/// line per run, then its change points per physical GPU ([`format_show`] of [`show_series`]).
+///
+/// # Errors
+/// Those of [`show_series`].
+pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<String> {
+    Ok(show_series(dir, gpu, trial, metric)?
+        .iter()
+        .map(|(key, series)| format_show(key, trial, metric, series))
+        .collect())
+}
+
+/// The series [`show`] prints: per GPU key that has the trial's `metric` (every key, or `gpu`), the
+/// key and its series ([`HistoryStore::series`]: chronological, one point per run). Never empty.
 ///
 /// # Errors
 /// [`Error::History`] when no store has the trial's metric (naming what was searched), and errors
 /// of opening stores.
-pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<String> {
-    let mut out = String::new();
+pub fn show_series(
+    dir: &Path,
+    gpu: Option<&str>,
+    trial: &str,
+    metric: &str,
+) -> Result<Vec<(String, Vec<(RunMeta, Value)>)>> {
+    let mut out = Vec::new();
     for key in keys(dir, gpu)? {
         let series = HistoryStore::open_read(dir, &key)?.series(trial, metric)?;
         if !series.is_empty() {
-            out.push_str(&format_show(&key, trial, metric, &series));
+            out.push((key, series));
         }
     }
     if out.is_empty() {
@@ -99,6 +116,18 @@ pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<
         });
     }
     Ok(out)
+}
+
+/// The change points [`format_show`] prints for one series (pure): those of the points in the
+/// first point's unit (points in another unit do not compare), per physical GPU
+/// ([`per_gpu_change_points`], [`options`]), as `(index in series, change point)`, the index being
+/// that of the first point of the new regime. Empty for an empty series.
+pub fn series_change_points(series: &[(RunMeta, Value)]) -> Vec<(usize, ChangePoint)> {
+    let Some(unit) = series.first().map(|(_, v)| &v.unit) else { return Vec::new() };
+    let same: Vec<usize> = (0..series.len()).filter(|&i| series[i].1.unit == *unit).collect();
+    let gpus: Vec<&str> = same.iter().map(|&i| series[i].0.gpu_uuid.as_str()).collect();
+    let values: Vec<f64> = same.iter().map(|&i| series[i].1.value).collect();
+    per_gpu_change_points(&gpus, &values, &options()).into_iter().map(|(i, cp)| (same[i], cp)).collect()
 }
 
 /// A change point as one line: `at <commit:7> (<subject>): +33.1 % (mean 101.0 us -> 134.0 us),
@@ -130,10 +159,7 @@ pub fn format_show(gpu_key: &str, trial: &str, metric: &str, series: &[(RunMeta,
         ));
     }
     let unit = &series[0].1.unit;
-    let same: Vec<&(RunMeta, Value)> = series.iter().filter(|(_, v)| v.unit == *unit).collect();
-    let gpus: Vec<&str> = same.iter().map(|(m, _)| m.gpu_uuid.as_str()).collect();
-    let values: Vec<f64> = same.iter().map(|(_, v)| v.value).collect();
-    let found = per_gpu_change_points(&gpus, &values, &options());
+    let found = series_change_points(series);
     out.push_str(&format!(
         "change points ({}, per GPU, min magnitude {} %): {}\n",
         changepoint::METHOD,
@@ -141,7 +167,7 @@ pub fn format_show(gpu_key: &str, trial: &str, metric: &str, series: &[(RunMeta,
         if found.is_empty() { "none" } else { "" }
     ));
     for (i, cp) in found {
-        let m = &same[i].0;
+        let m = &series[i].0;
         out.push_str(&format!("  {}: change point {}\n", gpu_short(&m.gpu_uuid), format_change(m, &cp, unit)));
     }
     out
@@ -193,13 +219,45 @@ pub fn all_change_points(
 
 /// `kernelgate history changes`: the change points of every series of `metric` (every metric for
 /// `None`) of each GPU key (or of `gpu`), per physical GPU, one line each, newest first; with
-/// `since`, only those at or after the first run of that commit (a prefix).
+/// `since`, only those at or after the first run of that commit (a prefix). The text of
+/// [`find_changes`], by [`format_changes`].
+///
+/// # Errors
+/// Those of [`find_changes`].
+pub fn changes(dir: &Path, gpu: Option<&str>, metric: Option<&str>, since: Option<&str>) -> Result<String> {
+    Ok(find_changes(dir, gpu, metric, since)?
+        .iter()
+        .map(|k| format_changes(&k.gpu_key, &k.all, &k.found, k.from))
+        .collect())
+}
+
+/// One GPU key's answer to [`find_changes`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyChanges {
+    /// The GPU key.
+    pub gpu_key: String,
+    /// Its every series.
+    pub all: AllSeries,
+    /// The change points of the chosen series ([`all_change_points`]), newest first.
+    pub found: Vec<Found>,
+    /// Index in `all.runs` of the first run of `since`'s commit (0 without `since`): the change
+    /// points at earlier runs are not asked for.
+    pub from: usize,
+}
+
+/// What [`changes`] prints, per GPU key (every key, or `gpu`): its series, their change points
+/// ([`all_change_points`] of `metric`, every metric for `None`) and where `since` starts.
 ///
 /// # Errors
 /// [`Error::History`] when `since` matches no stored commit of a key, or several; errors of
 /// opening and reading stores.
-pub fn changes(dir: &Path, gpu: Option<&str>, metric: Option<&str>, since: Option<&str>) -> Result<String> {
-    let mut out = String::new();
+pub fn find_changes(
+    dir: &Path,
+    gpu: Option<&str>,
+    metric: Option<&str>,
+    since: Option<&str>,
+) -> Result<Vec<KeyChanges>> {
+    let mut out = Vec::new();
     for key in keys(dir, gpu)? {
         let store = HistoryStore::open_read(dir, &key)?;
         let all = store.all_series()?;
@@ -224,7 +282,7 @@ pub fn changes(dir: &Path, gpu: Option<&str>, metric: Option<&str>, since: Optio
             }
         };
         let found = all_change_points(&all, metric, &options(), 2);
-        out.push_str(&format_changes(&key, &all, &found, from));
+        out.push(KeyChanges { gpu_key: key, all, found, from });
     }
     Ok(out)
 }

@@ -230,25 +230,31 @@ fn changes_are_newest_first_and_since_filters() {
 #[test]
 fn the_gate_decides_on_verdicts_and_change_points() {
     let none: HostBound = |_| None;
+    let texts = |d: &Decision| d.reasons.iter().map(|r| r.text.clone()).collect::<Vec<_>>();
     let base = run("20261201T000000Z", "GPU-a", &commit(5), "s", 1e-4);
     assert_eq!(decide(&base, &[], none).outcome, Outcome::Pass);
     let mut invalid = base.clone();
     invalid.values[3].verdict = "invalid".into();
     let d = decide(&invalid, &[], none);
     assert_eq!((d.outcome, d.outcome.exit_code()), (Outcome::Invalid, 4));
-    assert_eq!(d.reasons, ["invalid: fam/k/2 (decided by time)"]);
+    assert_eq!(texts(&d), ["invalid: fam/k/2 (decided by time)"]);
+    assert_eq!(
+        (d.reasons[0].finding, d.reasons[0].trial.as_str(), &d.reasons[0].not_gating),
+        (Finding::Invalid, "fam/k/2", &None)
+    );
     let mut regressed = invalid.clone();
     regressed.values[0].verdict = "regressed".into();
     let d = decide(&regressed, &[], none);
     assert_eq!((d.outcome, d.outcome.exit_code()), (Outcome::Regressed, 3));
-    assert_eq!(d.reasons, ["regressed: fam/k/1 (decided by time)", "invalid: fam/k/2 (decided by time)"]);
+    assert_eq!(texts(&d), ["regressed: fam/k/1 (decided by time)", "invalid: fam/k/2 (decided by time)"]);
 
     let cp = ChangePoint { index: 5, before: 1e-4, after: 1.3e-4, change: 0.3, p_value: 1e-9 };
     let here = base.meta.clone();
     let d = decide(&base, &[("fam/k/1".into(), here.clone(), cp)], none);
     assert_eq!(d.outcome, Outcome::Regressed);
     assert!(
-        d.reasons[0].starts_with("change point: fam/k/1 at c0f05ee (s): +30.0 % (mean 100.0 us -> 130.0 us)"),
+        d.reasons[0].text.starts_with("change point: fam/k/1 at c0f05ee (s): +30.0 % (mean 100.0 us -> 130.0 us)")
+            && d.reasons[0].finding == Finding::ChangePoint,
         "{:?}",
         d.reasons
     );
@@ -264,10 +270,11 @@ fn the_gate_decides_on_verdicts_and_change_points() {
     let pageable: HostBound = |t| (t == "fam/k/2" || t == "fam/k/1").then(|| "host-bound: pageable copies".to_string());
     let d = decide(&invalid, &[], pageable);
     assert_eq!(d.outcome, Outcome::Pass, "{:?}", d.reasons);
-    assert_eq!(d.reasons, ["not gating: invalid: fam/k/2 (decided by time); host-bound: pageable copies"]);
+    assert_eq!(texts(&d), ["not gating: invalid: fam/k/2 (decided by time); host-bound: pageable copies"]);
+    assert_eq!(d.reasons[0].not_gating.as_deref(), Some("host-bound: pageable copies"));
     let d = decide(&base, &[("fam/k/1".into(), base.meta.clone(), cp)], pageable);
     assert_eq!(d.outcome, Outcome::Pass);
-    assert!(d.reasons[0].starts_with("not gating: change point: fam/k/1 at c0f05ee"), "{:?}", d.reasons);
+    assert!(d.reasons[0].text.starts_with("not gating: change point: fam/k/1 at c0f05ee"), "{:?}", d.reasons);
     assert_eq!(decide(&regressed, &[], pageable).outcome, Outcome::Regressed);
 }
 

@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+pub mod json;
 pub mod machines;
 
 pub use crate::model::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};

@@ -1,0 +1,76 @@
+//! `kernelgate export --format bmf|github-action-benchmark RUN`: one run's trial times as a
+//! dashboard reads them (`kernelgate::report::export`), on stdout.
+
+use super::print_json;
+use clap::ValueEnum;
+use kernelgate::history::query::{Spec, resolve_side};
+use kernelgate::report::export;
+use kernelgate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The formats of `kernelgate export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// Bencher Metric Format: `{"<trial>": {"latency": {"value", "lower_value", "upper_value"}}}`,
+    /// nanoseconds (`bencher run --adapter json`).
+    Bmf,
+    /// github-action-benchmark's `customSmallerIsBetter` input: `[{"name", "unit", "value",
+    /// "range", "extra"}]`, nanoseconds.
+    GithubActionBenchmark,
+}
+
+/// Exports the one run `run` names: a run CSV (its runs must be of one GPU) or a run id in the
+/// history of `dir` (`@GPU-…` to pick one GPU of several; `gpu` the key to search). `dir` is read
+/// only for a run id. Trials without a time are left out with a warning on stderr.
+///
+/// # Errors
+/// A commit or `before:` side (several runs; export takes one), a run CSV of several GPUs, those of
+/// resolving the run (`kernelgate::history::query::resolve_side`), and a run with no trial time.
+pub(crate) fn export_command(
+    run: &str,
+    format: ExportFormat,
+    gpu: Option<&str>,
+    dir: impl FnOnce() -> Result<PathBuf>,
+) -> Result<()> {
+    let spec = Spec::parse(run)?;
+    let refuse = |message: String| Error::History { path: PathBuf::from(run), line: None, message };
+    let dir = match &spec {
+        Spec::File(_) => PathBuf::new(),
+        Spec::Run { .. } => dir()?,
+        Spec::Commit(_) | Spec::Before(_) => {
+            return Err(refuse(
+                "names a commit; export takes one run: its run CSV (target/kernelgate/runs/<stem>.csv) or its run id \
+                 (`kernelgate history runs` lists them)"
+                    .into(),
+            ));
+        }
+    };
+    let side = resolve_side(&dir, run, gpu)?;
+    let [one] = side.runs.as_slice() else {
+        let uuids: Vec<&str> = side.runs.iter().map(|r| r.meta.gpu_uuid.as_str()).collect();
+        return Err(refuse(format!(
+            "holds {} runs ({}); export takes one: import it (`kernelgate history import {run}`) and export \
+             <run id>@<GPU UUID prefix>",
+            side.runs.len(),
+            uuids.join(", ")
+        )));
+    };
+    let (latencies, warnings) = export::latencies(one);
+    if latencies.is_empty() {
+        return Err(refuse(if run.ends_with("-metrics.csv") {
+            "is the ncu metrics CSV of a run, which holds no times; export the run CSV beside it (<stem>.csv)".into()
+        } else {
+            format!("no trial of run {} has a time median to export", one.meta.run_id)
+        }));
+    }
+    for w in &warnings {
+        eprintln!("kernelgate: warning: {w}");
+    }
+    print_json(&match format {
+        ExportFormat::Bmf => export::bmf(&latencies),
+        ExportFormat::GithubActionBenchmark => export::github_action_benchmark(one, &latencies),
+    });
+    let shown = Path::new(run).file_name().map_or(run.into(), |n| n.to_string_lossy());
+    eprintln!("kernelgate: exported {} of {shown}", kernelgate::units::count(latencies.len(), "trial"));
+    Ok(())
+}

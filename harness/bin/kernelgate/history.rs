@@ -1,0 +1,258 @@
+//! `kernelgate history`: import, sync, and the queries (runs, show, changes, gate, previous), each
+//! query printed as text or as one JSON document (`kernelgate::history::query`'s `*_json`).
+
+use super::{Format, print_json};
+use clap::Subcommand;
+use kernelgate::history;
+use kernelgate::{Error, Result};
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum HistoryCommand {
+    /// Append run CSVs (`<stem>.csv`, any run-CSV schema) and their ncu `<stem>-metrics.csv` to the
+    /// store of each run's GPU key. Importing a run again adds nothing.
+    Import {
+        /// Run CSVs, metrics CSVs, or folders of them (e.g. `baselines/*/runs`).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Append the runs in the git notes (`refs/notes/kernelgate`) to the stores, so that a fresh
+    /// clone has the history its notes hold; with --fetch, first fetch a remote's notes and merge
+    /// them with git's cat_sort_uniq. Note lines kernelgate cannot use are skipped with a warning.
+    Sync {
+        /// A remote (`origin`) or URL to fetch `refs/notes/kernelgate` from first (needs the git
+        /// program).
+        #[arg(long, value_name = "REMOTE")]
+        fetch: Option<String>,
+    },
+    /// Print the full id of the commit stored before RUN's commit on its GPU key (the old side of
+    /// the nightly's diff report, as `diff before:<run id>`), or nothing, with a note on stderr,
+    /// when there is none.
+    Previous {
+        /// The run: its id (`20261130T120000Z`) or its run CSV.
+        #[arg(long, value_name = "RUN")]
+        run: String,
+        /// GPU key; default: the one whose history holds the run.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// `text`: lines for people; `json`: one JSON document on stdout (schema
+        /// `kernelgate-history-previous`, version 1, docs/history.md), warnings on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// List the stored runs: commit, run id, GPU UUID (start) and number of values.
+    Runs {
+        /// GPU key (`nvidia-h200-sm90`); default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// `text`: lines for people; `json`: one JSON document on stdout (schema
+        /// `kernelgate-history-runs`, version 1, docs/history.md), warnings on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// One trial's series, one line per run (commit, run id, GPU, value, verdict), then its change
+    /// points per physical GPU.
+    Show {
+        /// Trial name, `family/variant/size`.
+        trial: String,
+        /// The metric: `median` (time) or another run statistic or ncu counter.
+        #[arg(long, default_value = "median")]
+        metric: String,
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// `text`: lines for people; `json`: one JSON document on stdout (schema
+        /// `kernelgate-history-show`, version 1, docs/history.md), warnings on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// The change points of every trial's series, per physical GPU, newest first.
+    Changes {
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// The metric, or `all` for every metric.
+        #[arg(long, default_value = "median")]
+        metric: String,
+        /// Only change points at or after the first run of this commit (or prefix).
+        #[arg(long, value_name = "COMMIT")]
+        since: Option<String>,
+        /// `text`: lines for people; `json`: one JSON document on stdout (schema
+        /// `kernelgate-history-changes`, version 1, docs/history.md), warnings on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// The nightly gate: for the latest run of each GPU key (or --run), fail on a `regressed`
+    /// verdict or a time change point (1 % or more, per physical GPU) that is an increase at the
+    /// run's commit. Exit codes: 0 pass; 3 regressed; 4 nothing regressed but a trial is `invalid`;
+    /// 1 no history or a store cannot be read; 2 bad arguments (the same with `--format json`).
+    Gate {
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// The run to gate (its id or its run CSV; every GPU that ran it); default: the latest run
+        /// of each key.
+        #[arg(long, value_name = "RUN")]
+        run: Option<String>,
+        /// The exit code of the suite run being gated (scripts/nightly): 3 is a regression, 2 a bad
+        /// option, any other failure a harness error (exit 1).
+        #[arg(long, value_name = "CODE")]
+        suite_exit: Option<u8>,
+        /// `text`: lines for people; `json`: one JSON document on stdout (schema
+        /// `kernelgate-history-gate`, version 1, docs/history.md), warnings on stderr.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+}
+
+/// The folder of the history stores of `command`: `dir` (`--dir`), else `KERNELGATE_HISTORY` read
+/// as a test run reads it (`history`, from `kernelgate::Config`: a relative folder is relative to
+/// the current one, as for the suite), else `<project root>/.kernelgate/history`.
+///
+/// # Errors
+/// [`Error::Config`] for `KERNELGATE_HISTORY=off` without `--dir`: the command needs a history,
+/// and the user said there is none (no default folder is used instead).
+pub(crate) fn history_dir(
+    dir: Option<PathBuf>,
+    history: &kernelgate::config::History,
+    command: &str,
+) -> Result<PathBuf> {
+    use kernelgate::config::History;
+    match (dir, history) {
+        (Some(d), _) => Ok(d),
+        (None, History::Dir(d)) => Ok(d.clone()),
+        (None, History::Default) => {
+            let cwd = std::env::current_dir().map_err(Error::io("."))?;
+            Ok(history::default_dir(&kernelgate::paths::project_root(&cwd)))
+        }
+        (None, History::Off) => Err(Error::Config {
+            name: "KERNELGATE_HISTORY",
+            value: "off".into(),
+            expected: format!(
+                "`kernelgate {command}` needs a history, and off says there is none; unset it for \
+                 <project root>/.kernelgate/history, name a folder, or pass --dir"
+            ),
+        }),
+    }
+}
+
+/// Runs a `kernelgate history` command on the folder [`history_dir`] chooses; returns the exit
+/// code (0, or `history gate`'s decision). Warnings (files skipped, note lines skipped) go to
+/// stderr, one line each.
+pub(crate) fn history_command(
+    command: HistoryCommand,
+    dir: Option<PathBuf>,
+    history: &kernelgate::config::History,
+) -> Result<u8> {
+    let cwd = std::env::current_dir().map_err(Error::io("."))?;
+    let root = kernelgate::paths::project_root(&cwd);
+    let name = match &command {
+        HistoryCommand::Import { .. } => "history import",
+        HistoryCommand::Sync { .. } => "history sync",
+        HistoryCommand::Previous { .. } => "history previous",
+        HistoryCommand::Runs { .. } => "history runs",
+        HistoryCommand::Show { .. } => "history show",
+        HistoryCommand::Changes { .. } => "history changes",
+        HistoryCommand::Gate { .. } => "history gate",
+    };
+    let dir = history_dir(dir, history, name)?;
+    let warn = |warnings: &[String]| {
+        for w in warnings {
+            eprintln!("kernelgate: warning: {w}");
+        }
+    };
+    match command {
+        HistoryCommand::Import { paths } => {
+            // Commit times and subjects come from the repository, where there is one.
+            let repo = git2::Repository::discover(&root).ok();
+            let imported = history::import(&paths, &dir, repo.as_ref())?;
+            warn(&imported.warnings);
+            println!("imported {imported} into {}", dir.display());
+        }
+        HistoryCommand::Sync { fetch } => {
+            let repo = git2::Repository::discover(&cwd).map_err(|e| Error::Notes {
+                commit: history::NOTES_REF.into(),
+                line: None,
+                message: format!(
+                    "no git repository at {} ({}): the notes live in one; run this inside a clone",
+                    cwd.display(),
+                    e.message()
+                ),
+            })?;
+            let synced = history::sync::sync(&repo, &dir, fetch.as_deref())?;
+            if let Some(fetched) = &synced.fetched {
+                println!("{fetched}");
+            }
+            warn(&synced.warnings);
+            println!("synced {synced} into {}", dir.display());
+        }
+        HistoryCommand::Previous { run, gpu, format } => {
+            let found = history::query::previous(&dir, &run, gpu.as_deref())?;
+            if format == Format::Json {
+                print_json(&history::query::previous_json(&found));
+            }
+            match &found.previous {
+                Some(p) if format == Format::Text => println!("{}", p.commit),
+                Some(_) => {}
+                None => eprintln!(
+                    "kernelgate: no commit is stored before {} (the commit of run {}) in the history of {}: nothing \
+                     to compare it with",
+                    history::query::short_commit(&found.run.commit),
+                    found.run.run_id,
+                    found.gpu_key
+                ),
+            }
+        }
+        HistoryCommand::Runs { gpu, format: Format::Text } => print!("{}", history::list_runs(&dir, gpu.as_deref())?),
+        HistoryCommand::Runs { gpu, format: Format::Json } => {
+            let keys = history::runs_by_key(&dir, gpu.as_deref())?;
+            if keys.is_empty() {
+                eprintln!(
+                    "kernelgate: no history under {} (`kernelgate history import baselines/*/runs` fills it from run CSVs)",
+                    dir.display()
+                );
+            }
+            print_json(&history::query::runs_json(&dir, &keys));
+        }
+        HistoryCommand::Show { trial, metric, gpu, format } => {
+            let series = history::query::show_series(&dir, gpu.as_deref(), &trial, &metric)?;
+            match format {
+                Format::Json => print_json(&history::query::show_json(&trial, &metric, &series)),
+                Format::Text => {
+                    for (key, s) in &series {
+                        print!("{}", history::query::format_show(key, &trial, &metric, s));
+                    }
+                }
+            }
+        }
+        HistoryCommand::Changes { gpu, metric, since, format } => {
+            let metric = (metric != "all").then_some(metric.as_str());
+            let found = history::query::find_changes(&dir, gpu.as_deref(), metric, since.as_deref())?;
+            match format {
+                Format::Json => print_json(&history::query::changes_json(metric, since.as_deref(), &found)),
+                Format::Text => {
+                    for k in &found {
+                        print!("{}", history::query::format_changes(&k.gpu_key, &k.all, &k.found, k.from));
+                    }
+                }
+            }
+        }
+        HistoryCommand::Gate { gpu, run, suite_exit, format } => {
+            let run = run.as_deref().map(history::query::run_id_of).transpose()?;
+            let gated = history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), kernelgate::cases::host_bound)?;
+            let suite_exit = suite_exit.unwrap_or(0);
+            let (code, why) = history::query::nightly_exit(suite_exit, history::query::worst(&gated));
+            match format {
+                Format::Json => print_json(&history::query::gate_json(&gated, suite_exit, code, why.as_deref())),
+                Format::Text => {
+                    print!("{}", history::query::format_gate(&gated));
+                    if let Some(why) = why {
+                        println!("{why}");
+                    }
+                }
+            }
+            return Ok(code);
+        }
+    }
+    Ok(0)
+}
