@@ -196,10 +196,36 @@ pub fn check_entries(source: &KernelSource, arch: &str, ptx: &str) -> std::resul
         return Ok(());
     }
     let used = nvrtc::load().map_or_else(|e| e.to_string(), |n| n.to_string());
+    let mangled: Vec<String> = found
+        .iter()
+        .filter(|f| !listed.contains(f))
+        .filter_map(|f| itanium_name(f).map(|name| format!("{name} (PTX entry {f})")))
+        .collect();
+    let fix = if mangled.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} C++ linkage, so its PTX name is mangled and kernelgate cannot launch it by name: declare it \
+             `extern \"C\" __global__`, or for a template add an `extern \"C\" __global__` wrapper per \
+             instantiation that calls it (docs/adding-kernels.md, \"Templated kernels\")",
+            if mangled.len() == 1 { format!("{} has", mangled[0]) } else { format!("{} have", mangled.join(", ")) }
+        )
+    };
     Err(format!(
-        "kernels/{}: build.rs listed entry points {listed:?} but the PTX for {arch} declares {found:?} ({used})",
+        "kernels/{}: build.rs listed entry points {listed:?} but the PTX for {arch} declares {found:?} ({used}){fix}",
         source.file
     ))
+}
+
+/// The source name in an Itanium C++ ABI mangled name of a function at namespace scope
+/// (`_Z6squarePfi` → `square`, `_Z5scaleILi4EEvPf` → `scale`): `_Z`, the name's length in decimal,
+/// the name ("Itanium C++ ABI", section 5.1.2, `<unqualified-name>` as `<source-name>`). `None` for
+/// a name that is not mangled that way (a nested name `_ZN...` included). Pure.
+pub fn itanium_name(mangled: &str) -> Option<&str> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    rest.get(digits..digits + len)
 }
 
 /// The `.entry` names declared in a PTX module, in order.
@@ -267,6 +293,22 @@ mod tests {
         let counts = ptx_param_counts(ptx);
         assert_eq!(counts.get("copy"), Some(&3));
         assert_eq!(counts.get("__launch_bounds_kernel"), Some(&0));
+    }
+
+    #[test]
+    fn a_kernel_with_cpp_linkage_is_named_with_the_fix() {
+        // The entries NVRTC 13.5 declared for `__global__ void square(float*, int)`, a template
+        // `scale<4>` instantiated explicitly, and an `extern "C"` kernel.
+        assert_eq!(itanium_name("_Z6squarePfi"), Some("square"));
+        assert_eq!(itanium_name("_Z5scaleILi4EEvPf"), Some("scale"));
+        assert_eq!(itanium_name("ok"), None);
+        assert_eq!(itanium_name("_Z99x"), None);
+        let source = KernelSource { file: "cpp.cu", source: "", sha256: "", entries: &["ok"] };
+        let ptx = ".visible .entry _Z6squarePfi(\n.visible .entry ok(\n";
+        let message = check_entries(&source, "sm_90", ptx).unwrap_err();
+        assert!(message.contains("square (PTX entry _Z6squarePfi) has C++ linkage"), "{message}");
+        assert!(message.contains("declare it `extern \"C\" __global__`"), "{message}");
+        assert!(message.contains("Templated kernels"), "{message}");
     }
 
     #[test]

@@ -28,9 +28,8 @@ pub mod check;
 pub mod compile;
 pub mod config;
 pub mod devices;
-/// `build.rs`'s entry-point scanner, compiled here for its unit tests only.
-#[cfg(test)]
-mod entry_scan;
+/// `build.rs`'s entry-point scanner, also used by `kernelgate compile` on a file read at run time.
+pub mod entry_scan;
 mod error;
 pub mod expect;
 pub mod gate;

@@ -32,6 +32,25 @@ use crate::{KernelSource, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Every SASS expectation `cases` declare ([`crate::Case::sass`]), once per kernel each case
+/// launches.
+pub fn declared(cases: &[crate::Case]) -> Vec<Declared> {
+    let mut out = Vec::new();
+    for case in cases {
+        for kernel in case.kernels() {
+            for expectation in &case.sass {
+                out.push(Declared {
+                    file: kernel.file,
+                    function: kernel.entry,
+                    expectation: *expectation,
+                    trial: case.name(),
+                });
+            }
+        }
+    }
+    out
+}
+
 /// What one SASS check is asked to do.
 #[derive(Debug, Clone, Copy)]
 pub struct FileTrial<'a> {

@@ -296,7 +296,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     }
     let launches = Arc::new(resources::launches(&gated));
     let arities = Arc::new(resources::arities(&gated));
-    let declared = Arc::new(sass_declared(&gated));
+    let declared = Arc::new(sass::declared(&gated));
     for source in SOURCES {
         for arch in COMPILE_ARCHS {
             let name = format!("compile/{}/{arch}", source.file);
@@ -315,25 +315,6 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
-}
-
-/// Every SASS expectation the cases declare ([`crate::Case::sass`]), once per kernel the case
-/// launches.
-fn sass_declared(cases: &[crate::Case]) -> Vec<sass::Declared> {
-    let mut out = Vec::new();
-    for case in cases {
-        for kernel in case.kernels() {
-            for expectation in &case.sass {
-                out.push(sass::Declared {
-                    file: kernel.file,
-                    function: kernel.entry,
-                    expectation: *expectation,
-                    trial: case.name(),
-                });
-            }
-        }
-    }
-    out
 }
 
 /// A compile trial: NVRTC compiles the file for `arch` (once), the PTX must declare the entry

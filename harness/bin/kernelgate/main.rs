@@ -32,6 +32,7 @@
 mod baseline;
 mod bisect;
 mod compare;
+mod compile;
 mod diff;
 mod export;
 mod history;
@@ -183,6 +184,19 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Compile kernel files as they are on disk now, without rebuilding the crate, and run the
+    /// compile trials' checks: entry points, the resource gate (registers, spills, occupancy) and
+    /// the SASS gate (instruction classes, the cases' declared lessons) against
+    /// baselines/<arch>/. Needs NVRTC (scripts/get-nvrtc), and nvdisasm for the SASS gate. Exits 0
+    /// when all pass, 3 when only the gates failed, 1 when a file does not compile or a check failed
+    Compile {
+        /// Kernel files, e.g. kernels/vectorization.cu (named by their file name in the tables)
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// An architecture to compile for, repeatable (default: sm_80 and sm_90)
+        #[arg(long, value_name = "ARCH")]
+        arch: Vec<String>,
+    },
     /// Print every KERNELGATE_* variable: name, values, default, meaning and who reads it.
     Vars {
         /// Print the Markdown table of docs/options.md instead.
@@ -278,6 +292,11 @@ fn main() -> ExitCode {
             history::history_dir(dir, &config.history, "export")
         })
         .map(|()| 0),
+        Command::Compile { files, arch } => {
+            let root = kernelgate::paths::project_root(&std::env::current_dir().unwrap_or_default());
+            let baselines = config.baselines.unwrap_or_else(|| root.join(kernelgate::gate::baseline::BASELINES_DIR));
+            compile::compile_command(&files, &arch, &baselines)
+        }
         Command::Vars { markdown } => {
             print!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)

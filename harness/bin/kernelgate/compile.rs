@@ -1,0 +1,138 @@
+//! `kernelgate compile FILE...`: the compile trials of kernel files read from disk now, without
+//! rebuilding the crate. The suite embeds `kernels/*.cu` when it is built, so an edited kernel needs
+//! a rebuild (about a minute) before `cargo test` sees it; this command compiles the file as it is,
+//! for each architecture, and runs what the compile trials run: the entry points, the resource gate
+//! and the SASS gate against the blessed tables, with the same messages. A file that is not one of
+//! the suite's (`kernels/<name>` of this build) has no blessed rows and no cases: its figures are
+//! printed and nothing is gated.
+
+use kernelgate::{Error, KernelSource, SOURCES, cases, compile, resources, sass};
+use std::path::{Path, PathBuf};
+
+/// What a file outside the suite is checked against, in messages.
+const NO_TABLE: &str = "no blessed table (not a file of this build's kernels/)";
+
+/// The architectures compiled when none is given: the compile trials'.
+pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
+
+/// Compiles and checks each of `files` for each of `archs` (the compile trials' when empty);
+/// `baselines` is the folder of the blessed tables. Prints the figures and every failure. Returns
+/// 0 when every check passed, 3 ([`kernelgate::suite::EXIT_REGRESSION`]) when the gates alone
+/// failed, 1 when a file did not compile or a lesson or entry-point check failed.
+///
+/// # Errors
+/// A file that cannot be read; no NVRTC ([`Error::Unavailable`], with where it looked and the fix);
+/// a table that cannot be read.
+pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) -> kernelgate::Result<u8> {
+    let archs: Vec<&str> = if archs.is_empty() { ARCHS.to_vec() } else { archs.iter().map(String::as_str).collect() };
+    let cases = cases::all();
+    let (launches, arities, declared) =
+        (resources::launches(&cases), resources::arities(&cases), sass::declared(&cases));
+    let suite_files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
+    let mut checked_resources = Vec::new();
+    let mut checked_sass = Vec::new();
+    let (mut gate_failed, mut other_failed) = (false, false);
+    for path in files {
+        let source = read(path)?;
+        let in_suite = SOURCES.iter().any(|s| s.file == source.file);
+        if !in_suite {
+            eprintln!(
+                "kernelgate: {} is not one of this build's kernels/ files: figures only, nothing gated",
+                path.display()
+            );
+        }
+        for arch in &archs {
+            let compiled = match compile::compile_with_log(source.file, source.source, arch) {
+                Ok(c) => c,
+                Err(e @ Error::Compile { .. }) => {
+                    println!("{e}");
+                    other_failed = true;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let tmp;
+            let tables = if in_suite {
+                baselines
+            } else {
+                // An empty baselines folder: the checks run and compare with nothing.
+                tmp = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
+                tmp.path()
+            };
+            let trial = resources::FileTrial {
+                source: &source,
+                arch,
+                launches: &launches,
+                baselines: tables,
+                bless: false,
+                files: &suite_files,
+                arities: &arities,
+            };
+            let mut found = resources::check_compiled(&trial, &compiled)?;
+            if !in_suite {
+                found.failures.retain(|f| !ungated(f));
+                found.table = PathBuf::from(NO_TABLE);
+            }
+            if let Some(failure) = found.failure() {
+                println!("{failure}");
+                let gate = found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
+                if gate { gate_failed = true } else { other_failed = true }
+            }
+            checked_resources.push(found);
+            let nvrtc = compile::nvrtc_version().map(|(a, b)| format!("{a}.{b}"))?;
+            let trial = sass::FileTrial {
+                source: &source,
+                arch,
+                baselines: tables,
+                bless: false,
+                files: &suite_files,
+                declared: &declared,
+            };
+            match sass::check(&trial, &compiled.cubin, &nvrtc) {
+                Ok(mut found) => {
+                    if !in_suite {
+                        found.failures.retain(|f| !ungated(f));
+                        found.table = PathBuf::from(NO_TABLE);
+                    }
+                    if let Some(failure) = found.failure() {
+                        println!("{failure}");
+                        let gate = found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
+                        if gate { gate_failed = true } else { other_failed = true }
+                    }
+                    checked_sass.push(found);
+                }
+                Err(Error::Unavailable(why)) => eprintln!("kernelgate: SASS gate not run: {why}"),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    for report in [resources::render(&checked_resources), sass::render(&checked_sass)] {
+        if !report.is_empty() {
+            println!("{report}");
+        }
+    }
+    Ok(if other_failed {
+        1
+    } else if gate_failed {
+        kernelgate::suite::EXIT_REGRESSION
+    } else {
+        0
+    })
+}
+
+/// Whether `failure` is one a file outside the suite cannot help: a gate's judgement of rows no
+/// table holds (the table's absence included). Its lessons and entry points are still checked.
+fn ungated(failure: &str) -> bool {
+    resources::gate::is_gate_failure(failure) || failure.contains("does not exist: bless it")
+}
+
+/// The kernel file at `path` as the suite would hold it: its name (the file name, which is how
+/// the tables and cases name it), its text, and the entry points `build.rs` would list.
+fn read(path: &Path) -> kernelgate::Result<KernelSource> {
+    let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+    let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let entries: Vec<&'static str> =
+        kernelgate::entry_scan::entry_points(&text).into_iter().map(|(name, _)| &*name.leak()).collect();
+    // Leaked: a command compiles a handful of files once, and KernelSource holds `'static` text.
+    Ok(KernelSource { file: file.leak(), source: text.leak(), sha256: "", entries: entries.leak() })
+}
