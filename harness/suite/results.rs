@@ -96,17 +96,8 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
     }
     let repo = if suite.config.notes { git2::Repository::discover(&suite.root).ok() } else { None };
     for group in by_gpu.values() {
-        let trials: Vec<Trial<'_>> = group
-            .iter()
-            .map(|t| Trial {
-                result: &t.result,
-                // The CI of all n samples, from the spread of the kept ones (evenly spaced).
-                median_ci: (!t.kept.is_empty()).then(|| {
-                    crate::gate::timing::median_ci_half_width(&t.kept) * (t.kept.len() as f64).sqrt()
-                        / (t.result.summary.n as f64).sqrt()
-                }),
-            })
-            .collect();
+        let trials: Vec<Trial<'_>> =
+            group.iter().map(|t| Trial { result: &t.result, median_ci: t.result.median_ci }).collect();
         let info = suite.run_info(&group[0].gpu.facts);
         let run = history::of_run::run_of(&info, &trials, counters);
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
