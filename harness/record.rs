@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 /// `decided_by` (the evidence behind the verdict) and `ab_revision` (same-run A/B); 5 keys the run to
 /// the commit the binary was built from (issue 9: `commit` and `dirty` were read from the current
 /// directory at run time) and adds `kernels_dirty`, `kernels_sha256`, `branch`, `commit_time`,
-/// `subject` and `repo_state`.
-pub const RUN_CSV_SCHEMA: u32 = 5;
+/// `subject` and `repo_state`; 6 writes `seed` as hex text ([`seed_text`]) and `pci_bus_id` with a
+/// `pci:` prefix ([`pci_text`]), so that common loaders keep them as text, and adds the median's
+/// 95 % confidence interval (`median_ci_low_s`, `median_ci_high_s`).
+pub const RUN_CSV_SCHEMA: u32 = 6;
 
 pub use crate::history::provenance::{GitState, RepoState};
 
@@ -59,6 +61,11 @@ pub struct CaseResult {
     /// What the driver says about the program's first launch (registers, local and shared memory,
     /// theoretical occupancy); `None` for a program with no kernel of its own.
     pub resources: Option<LaunchResources>,
+    /// Half-width of the 95 % confidence interval of `summary.median_s`, relative to it (a
+    /// fraction: the interval is `median × (1 ± median_ci)`), over all the trial's samples
+    /// (`crate::gate::timing::median_ci_half_width`, Serfling's normal approximation); `None` when
+    /// not known (no samples kept).
+    pub median_ci: Option<f64>,
 }
 
 impl CaseResult {
@@ -144,12 +151,12 @@ pub struct Row {
     pub gpu_serial: String,
     /// VBIOS version (NVML).
     pub vbios: String,
-    /// PCI bus id.
+    /// PCI bus id, [`pci_text`] of NVML's.
     pub pci_bus_id: String,
     /// Measured copy bandwidth of this run, GB/s.
     pub copy_bandwidth_gbps: f64,
-    /// Input seed.
-    pub seed: u64,
+    /// Input seed, [`seed_text`]: `0x` and 16 hex digits.
+    pub seed: String,
     /// Work multiplier of a power benchmark run (`KERNELGATE_WORK_SCALE`); 1 otherwise.
     pub work_scale: f64,
     /// Trial name.
@@ -170,6 +177,12 @@ pub struct Row {
     /// Pids of other processes computing on the GPU when the trial's sampling began,
     /// space-separated; empty when none (or without NVML).
     pub other_processes: String,
+    /// Lower end of the 95 % confidence interval of the trial's median time, seconds (the
+    /// `median` row's unit): `median × (1 − h)`, `h` = [`CaseResult::median_ci`]; empty when not
+    /// known. The same on every row of the trial.
+    pub median_ci_low_s: Option<f64>,
+    /// Upper end, seconds: `median × (1 + h)`; empty when not known.
+    pub median_ci_high_s: Option<f64>,
     /// Statistic name.
     pub statistic: &'static str,
     /// Value.
@@ -254,6 +267,7 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
     let f = &run.facts;
     let mut out = Vec::new();
     for r in results {
+        let ci = r.median_ci.filter(|h| h.is_finite());
         for (statistic, unit, value) in statistics(r, f.copy_bandwidth_gbps) {
             out.push(Row {
                 schema_version: RUN_CSV_SCHEMA,
@@ -278,9 +292,9 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 gpu_uuid: f.uuid.clone(),
                 gpu_serial: f.serial.clone(),
                 vbios: f.vbios.clone(),
-                pci_bus_id: f.pci_bus_id.clone(),
+                pci_bus_id: pci_text(&f.pci_bus_id),
                 copy_bandwidth_gbps: f.copy_bandwidth_gbps,
-                seed: run.seed,
+                seed: seed_text(run.seed),
                 work_scale: run.work_scale,
                 trial: r.trial.clone(),
                 kernel: r.kernel.clone(),
@@ -290,6 +304,8 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 ab_revision: run.ab_revision.clone(),
                 throttle_reasons: r.throttle_reasons.join("|"),
                 other_processes: r.other_processes.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+                median_ci_low_s: ci.map(|h| r.summary.median_s * (1.0 - h)),
+                median_ci_high_s: ci.map(|h| r.summary.median_s * (1.0 + h)),
                 statistic,
                 value,
                 unit,
@@ -297,6 +313,28 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
         }
     }
     out
+}
+
+/// A seed as the run CSV writes it: `0x` and 16 lowercase hex digits (`0x000000000000002a` for
+/// 42). A decimal u64 is a number to every CSV loader, and loaders that read a column of such
+/// numbers as float64 round it to 53 bits, so that a seed copied from them replays other inputs:
+/// pandas 3.1.1 reads one file's seed as uint64 or int64, and `pd.concat` of the committed run CSVs
+/// (seeds on both sides of 2^63) turns the column into float64. pandas keeps `0x` text as text;
+/// DuckDB 2.0.1 reads it as an exact integer (BIGINT or HUGEINT). `KERNELGATE_SEED` takes this
+/// form and the decimal one.
+pub fn seed_text(seed: u64) -> String {
+    format!("{seed:#018x}")
+}
+
+/// A PCI bus id as the run CSV writes it: NVML's (`00000000:18:00.0`, domain:bus:device.function
+/// in hex, as `nvidia-smi --query-gpu=pci.bus_id` prints it) after `pci:`
+/// (`pci:00000000:18:00.0`); `unknown` or empty as they are. NVML's form alone is digits, colons
+/// and a dot whenever the bus number has no hex letter, which DuckDB's CSV sniffer reads as a TIME
+/// (`00000000:18:00.0` -> 00:18:00, measured with DuckDB 2.0.1 on the committed run CSVs) and any loader may take for a number
+/// or a time; no form of digits and colons is safe, so the prefix, which no type parses, makes it
+/// text everywhere. Remove `pci:` to get NVML's string back.
+pub fn pci_text(bus_id: &str) -> String {
+    if bus_id.is_empty() || bus_id == "unknown" { bus_id.to_string() } else { format!("pci:{bus_id}") }
 }
 
 /// `true`/`false`/`unknown`.
@@ -415,6 +453,7 @@ pub(crate) mod tests {
             comparison: None,
             invalid_reason: None,
             resources: None,
+            median_ci: None,
         }
     }
 
@@ -467,6 +506,26 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn seeds_and_bus_ids_are_written_as_text_no_loader_takes_for_a_number_or_a_time() {
+        assert_eq!(seed_text(9_999_971_317_511_862_815), "0x8ac708ee6063ba1f");
+        assert_eq!(seed_text(42), "0x000000000000002a");
+        assert_eq!(seed_text(u64::MAX), "0xffffffffffffffff");
+        assert_eq!(pci_text("00000000:18:00.0"), "pci:00000000:18:00.0");
+        assert_eq!((pci_text("unknown").as_str(), pci_text("").as_str()), ("unknown", ""));
+    }
+
+    /// The median's interval is on every row of its trial, in seconds; empty when not known.
+    #[test]
+    fn the_median_interval_columns() {
+        let with = CaseResult { median_ci: Some(0.5), ..result("t/v/1", 2e-3, 8, 0) };
+        let rows = rows(&run(), &[with, result("t/v/2", 1e-3, 8, 0)]);
+        let one: Vec<_> = rows.iter().filter(|r| r.trial == "t/v/1").collect();
+        assert!(one.iter().all(|r| r.median_ci_low_s == Some(1e-3) && r.median_ci_high_s == Some(3e-3)));
+        let two: Vec<_> = rows.iter().filter(|r| r.trial == "t/v/2").collect();
+        assert!(!two.is_empty() && two.iter().all(|r| r.median_ci_low_s.is_none() && r.median_ci_high_s.is_none()));
+    }
+
+    #[test]
     fn derived_rates() {
         let r = result("a/b/1", 1e-3, 2_000_000_000, 1_000_000_000);
         assert!((r.bandwidth_gbps() - 2000.0).abs() < 1e-9);
@@ -489,14 +548,15 @@ pub(crate) mod tests {
             lines.next().unwrap(),
             "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
              driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,\
-             kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,other_processes,statistic,value,unit"
+             kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,other_processes,median_ci_low_s,\
+             median_ci_high_s,statistic,value,unit"
         );
         assert_eq!(
             lines.next().unwrap(),
-            "5,20261130T030000Z,0123456789abcdef,false,true,feed,main,1764460800,\"Pad, then \"\"swizzle\"\"\",branch,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
+            "6,20261130T030000Z,0123456789abcdef,false,true,feed,main,1764460800,\"Pad, then \"\"swizzle\"\"\",branch,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
              580.159.04,13.0,13.0,true,GPU-20ce1a7a-fd28-021f-c48b-96e110fd8d88,1653724057703,96.00.A5.00.1A,\
-             00000000:18:00.0,4000.0,7,1.0,copy/x/4,k,ab12,no-baseline,conditions,,GPU_IDLE|SW_POWER_CAP,4242 4343,\
-             samples,100.0,count"
+             pci:00000000:18:00.0,4000.0,0x0000000000000007,1.0,copy/x/4,k,ab12,no-baseline,conditions,,\
+             GPU_IDLE|SW_POWER_CAP,4242 4343,,,samples,100.0,count"
         );
         assert!(text.contains(",bandwidth,4000.0,GB/s\n"));
         assert!(text.contains(",pct_of_copy_bandwidth,100.0,%\n"));

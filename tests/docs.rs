@@ -239,3 +239,85 @@ fn the_checks_themselves() {
         [("KERNELGATE_AB", 1), ("KERNELGATE_REQUIRE_", 1), ("KERNELGATE_", 1)].map(|(n, l)| (n.to_string(), l))
     );
 }
+
+/// The fenced block that follows the line that starts with `marker` in `text` (without its fences).
+fn block_after(text: &str, marker: &str) -> String {
+    let rest = &text[text.find(marker).unwrap_or_else(|| panic!("no line {marker:?}"))..];
+    let fence = rest.split_once('\n').expect("a line after the marker").1;
+    assert!(fence.starts_with("```"), "a fence right after the marker: {fence:.40}");
+    let body = fence.split_once('\n').expect("the block").1;
+    body[..body.find("\n```").expect("a closing fence")].to_string()
+}
+
+/// The committed run CSV of 8c8c911 (schema 5) as schema 6 writes it: the median interval's
+/// columns (empty: that run did not record it), the seed as hex, the bus id after `pci:`.
+fn as_schema_6(text: &str) -> String {
+    use kernelgate::record::{RUN_CSV_SCHEMA, pci_text, seed_text};
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let at = header.iter().position(|c| c == "statistic").unwrap();
+    header.splice(at..at, ["median_ci_low_s".to_string(), "median_ci_high_s".to_string()]);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&header).unwrap();
+    for record in reader.records() {
+        let mut row: Vec<String> = record.unwrap().iter().map(String::from).collect();
+        let col = |name: &str| header.iter().filter(|c| !c.starts_with("median_ci")).position(|c| c == name).unwrap();
+        row[0] = RUN_CSV_SCHEMA.to_string();
+        row[col("seed")] = seed_text(row[col("seed")].parse().unwrap());
+        row[col("pci_bus_id")] = pci_text(&row[col("pci_bus_id")]);
+        row.splice(at..at, [String::new(), String::new()]);
+        w.write_record(&row).unwrap();
+    }
+    String::from_utf8(w.into_inner().unwrap()).unwrap()
+}
+
+/// reading-results.md's Python example (csv and sqlite3 only) runs on a run CSV of schema 6 and of
+/// schema 5 and on a history imported from it, and gives the seed exactly; history.md's sqlite3
+/// query runs on that history.
+#[test]
+fn the_loading_examples_run() {
+    let committed = root().join("baselines/nvidia-h200-sm90/runs/20261201T165209Z-8c8c911.csv");
+    let old = read(&committed);
+    let tmp = tempfile::tempdir().unwrap();
+    let new = tmp.path().join("runs/20261201T165209Z-8c8c911.csv");
+    std::fs::create_dir_all(new.parent().unwrap()).unwrap();
+    std::fs::write(&new, as_schema_6(&old)).unwrap();
+    assert!(read(&new).contains(",pci:00000000:00:06.0,4223.206434886277,0xe8c012517de17ad1,1.0,"));
+    let history = tmp.path().join("history");
+    let imported = kernelgate::history::import(std::slice::from_ref(&new), &history, None).unwrap();
+    assert_eq!((imported.runs, imported.new_rows), (1, old.lines().count() - 1));
+    let store = history.join("nvidia-h200-sm90.sqlite");
+
+    let example = block_after(&read(&root().join("docs/reading-results.md")), "<!-- run by tests/docs.rs:");
+    for csv in [&new, &committed] {
+        let o = std::process::Command::new("python3")
+            .arg("-")
+            .arg(csv)
+            .arg(&store)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write as _;
+                child.stdin.take().unwrap().write_all(example.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("python3 (CI has it)");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{}\n{out}{}", csv.display(), String::from_utf8_lossy(&o.stderr));
+        assert!(out.contains("\nKERNELGATE_SEED=16771425153541307089\n"), "the seed exactly: {out}");
+        assert!(out.contains("coalescing/copy/67108864: median 0.000202"), "{out}");
+        assert_eq!(out.lines().filter(|l| l.contains(": median ")).count(), 77, "{out}");
+        assert_eq!(out.lines().filter(|l| l.starts_with("8c8c911 20261201T165209Z ")).count(), 77, "{out}");
+    }
+
+    let howto = read(&root().join("docs/history.md"));
+    let query = howto.split("nvidia-h200-sm90.sqlite \\\n      \"").nth(1).unwrap().split('"').next().unwrap();
+    let conn = rusqlite::Connection::open(&store).unwrap();
+    let mut stmt = conn.prepare(query).unwrap();
+    let rows: Vec<(String, f64)> =
+        stmt.query_map([], |r| Ok((r.get(2)?, r.get(3)?))).unwrap().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 77);
+    assert!(rows.iter().all(|(trial, median)| !trial.is_empty() && *median > 0.0), "{rows:?}");
+}

@@ -38,3 +38,40 @@ fn a_gpu_trial_without_a_gpu_fails_under_nextest_and_is_ignored_under_libtest() 
     assert_eq!(code, 101, "{text}");
     assert!(text.contains("not run: ") && text.contains("under cargo-nextest"), "{text}");
 }
+
+/// Under nextest every trial runs in a process of its own, each with the same `KERNELGATE_JUNIT`:
+/// each process writes a file of its own beside it, named by its trial, and none writes the named
+/// file, which would keep only the last process's testcase.
+#[test]
+fn under_nextest_each_process_writes_its_own_junit_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = tmp.path().join("junit.xml");
+    let trials = ["compile/transpose.cu/sm_80", "compile/reduction.cu/sm_90"];
+    let children: Vec<_> = trials
+        .iter()
+        .map(|name| {
+            support::command(support::kernels_binary())
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .args(["--exact", name])
+                .env("KERNELGATE_HISTORY", "off")
+                .env("KERNELGATE_OUT_DIR", tmp.path().join("out"))
+                .env("KERNELGATE_JUNIT", &xml)
+                .env("NEXTEST", "1")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for (name, child) in trials.iter().zip(children) {
+        let o = child.wait_with_output().unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let own = tmp.path().join(format!("junit.{}.xml", name.replace('/', "+")));
+        let report = std::fs::read_to_string(&own).unwrap_or_else(|e| panic!("{}: {e}\n{text}", own.display()));
+        assert!(text.contains(&format!("kernelgate: wrote {} (JUnit, 1 testcases)", own.display())), "{text}");
+        let (class, rest) = name.split_once('/').unwrap();
+        assert!(report.contains(&format!("<testcase classname=\"{class}\" name=\"{rest}\"")), "{report}");
+        assert_eq!(report.matches("<testcase ").count(), 1, "{report}");
+    }
+    assert!(!xml.exists(), "the shared path is not written under nextest");
+}

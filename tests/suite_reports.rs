@@ -84,20 +84,51 @@ fn report_37_the_junit_xml_validates_against_the_jenkins_xunit_schema() {
         assert!(words.contains("attribute 'skipped': The attribute 'skipped' is not allowed"), "{words}");
     }
 
-    // Every kind of outcome, with names and messages that need escaping.
+    // Every kind of outcome, with names and messages that need escaping; kinds, system-out, the
+    // suite's timestamp, hostname and properties.
     let trials = [
-        TrialOutcome { name: "t/passed/1".into(), seconds: 1.25, outcome: Outcome::Passed },
         TrialOutcome {
-            name: "t/<gate>&\"/1".into(),
-            seconds: 1e6,
-            outcome: Outcome::Failed("regressed (time): +25.00%\nline 2 \u{1b}[31m <b>".into()),
+            output: Some("unchanged (time): -0.10 %".into()),
+            ..TrialOutcome::new("t/passed/1", 1.25, Outcome::Passed)
         },
-        TrialOutcome { name: "compile/a.cu/sm_90".into(), seconds: f64::NAN, outcome: Outcome::Error("a\r\tb".into()) },
-        TrialOutcome { name: "plain".into(), seconds: 0.0, outcome: Outcome::Skipped("no GPU: \u{FFFF}".into()) },
+        TrialOutcome {
+            kind: Some("counter-expectation+regressed".into()),
+            output: Some("regressed (time): +25.00 %\n  moved: <dram> & \u{1b}".into()),
+            ..TrialOutcome::new(
+                "t/<gate>&\"/1",
+                1e6,
+                Outcome::Failed("regressed (time): +25.00%\nline 2 \u{1b}[31m <b>".into()),
+            )
+        },
+        TrialOutcome {
+            kind: Some("harness".into()),
+            ..TrialOutcome::new("compile/a.cu/sm_90", f64::NAN, Outcome::Error("a\r\tb".into()))
+        },
+        TrialOutcome::new("plain", 0.0, Outcome::Skipped("no GPU: \u{FFFF}".into())),
     ];
+    let run = junit::Run {
+        name: "kernelgate".into(),
+        timestamp: junit::timestamp("20261201T185324Z"),
+        hostname: Some("runner <7>".into()),
+        properties: vec![("commit".into(), "8ee535d\"&".into()), ("gpu.uuid".into(), "GPU-20ce1a7a".into())],
+    };
     let synthetic = tmp.path().join("synthetic.xml");
-    std::fs::write(&synthetic, junit::render("kernelgate", &trials)).unwrap();
+    std::fs::write(&synthetic, junit::render(&run, &trials)).unwrap();
     assert_valid(&synthetic);
+    // The check can fail on what this test adds: a property without a value, a timestamp on
+    // <testsuites> (which the schema does not have) are refused.
+    for (what, bad) in [
+        ("<property name=\"commit\" value=", "<property name=\"commit\" data="),
+        ("<testsuites name=\"kernelgate\"", "<testsuites timestamp=\"2026-12-01T18:53:24\" name=\"kernelgate\""),
+    ] {
+        let text = std::fs::read_to_string(&synthetic).unwrap();
+        assert!(text.contains(what), "{text}");
+        let broken = tmp.path().join("broken.xml");
+        std::fs::write(&broken, text.replacen(what, bad, 1)).unwrap();
+        if let Some(verdict) = validate(&broken) {
+            verdict.expect_err(bad);
+        }
+    }
 
     // The suite's own report: compile trials passed, failed (the resource gate) and in error (an
     // sm_80 table cut short), GPU trials skipped (no GPU here).
@@ -115,9 +146,26 @@ fn report_37_the_junit_xml_validates_against_the_jenkins_xunit_schema() {
     let testsuites = report.lines().nth(1).unwrap();
     assert!(testsuites.starts_with("<testsuites ") && !testsuites.contains("skipped="), "{testsuites}");
     assert_valid(&xml);
+    let suite_line = report.lines().nth(2).unwrap();
+    assert!(suite_line.contains(" timestamp=\"20") && !suite_line.contains('Z'), "{suite_line}");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert!(suite_line.contains(&format!(" hostname=\"{}\"", host.trim())), "{suite_line}");
+    let version = format!("<property name=\"kernelgate.version\" value=\"{}\"/>", env!("CARGO_PKG_VERSION"));
+    assert!(report.contains(&version), "{report}");
+    assert!(report.contains("<property name=\"seed\" value=\""), "{report}");
+    assert!(
+        !report.contains("gpu.uuid") && !report.contains("value=\"unknown\""),
+        "no GPU timed, none named: {report}"
+    );
     if nvrtc_found() {
         assert_eq!(code, 101, "an error in a trial is not a regression:\n{out}");
-        assert!(report.contains("<failure message=\"resource gate: kernels/vectorization.cu for sm_90"), "{report}");
+        assert!(
+            report.contains("<failure message=\"resource gate: kernels/vectorization.cu for sm_90")
+                && report.contains("type=\"resource-gate\">resource gate: kernels/vectorization.cu for sm_90"),
+            "{report}"
+        );
+        assert!(report.contains("<property name=\"nvrtc\" value=\"13."), "{report}");
+        assert!(report.contains("type=\"harness\">"), "{report}");
         assert!(report.contains("<testcase classname=\"compile\" name=\"vectorization.cu/sm_80\""), "{report}");
         assert!(report.contains("<error message=\""), "the unreadable table is a harness fault:\n{report}");
     }

@@ -130,10 +130,14 @@ impl Config {
             warmup: whole(&WARMUP)?,
             seed: match get(&SEED)? {
                 None => None,
-                Some(v) => Some(v.parse::<u64>().map_err(|_| Error::Config {
-                    name: SEED.name,
-                    value: v.clone(),
-                    expected: "expected a whole number below 2^64; unset it to draw one".into(),
+                Some(v) => Some(parse_seed(&v).ok_or_else(|| {
+                    Error::Config {
+                        name: SEED.name,
+                        value: v.clone(),
+                        expected: "expected a whole number below 2^64, decimal or 0x hex (as the run CSV writes it); \
+                               unset it to draw one"
+                            .into(),
+                    }
                 })?),
             },
             out_dir: get(&OUT_DIR)?.map(PathBuf::from),
@@ -292,6 +296,17 @@ impl Config {
     }
 }
 
+/// A seed written as a decimal whole number below 2^64 or as `0x` (or `0X`) and hex digits (the run
+/// CSV's form, `crate::record::seed_text`); `None` for anything else.
+fn parse_seed(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => u64::from_str_radix(hex, 16).ok(),
+        Some(_) => None,
+        None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => text.parse().ok(),
+        None => None,
+    }
+}
+
 /// `did you mean KERNELGATE_NCU? ` for a name within two edits of one of `options` (the closest;
 /// Levenshtein distance, as clap suggests subcommands, through the same `strsim` crate), else `""`.
 fn suggestion(typo: &str, options: &[&str]) -> String {
@@ -305,6 +320,17 @@ fn suggestion(typo: &str, options: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_seed_is_read_in_decimal_and_as_the_run_csv_writes_it() {
+        let seed = 9_999_971_317_511_862_815_u64;
+        assert_eq!(parse_seed(&seed.to_string()), Some(seed));
+        assert_eq!(parse_seed("0x8ac708ee6063ba1f"), Some(seed), "the run CSV's form (record::seed_text)");
+        assert_eq!(parse_seed("0X2A"), Some(42));
+        for bad in ["", "0x", "-1", "+1", "1e3", "0x1g", " 7", "18446744073709551616", "0x10000000000000000"] {
+            assert_eq!(parse_seed(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn a_mistyped_variable_gets_the_closest_option_within_two_edits() {
@@ -458,7 +484,7 @@ mod tests {
             ("KERNELGATE_PRECISION", "0", "above 0, at most 1"),
             ("KERNELGATE_ALPHA", "1.5", "a probability above 0, at most 0.5"),
             ("KERNELGATE_ALPHA", "1", "a probability"),
-            ("KERNELGATE_SEED", "0x1", "a whole number below 2^64"),
+            ("KERNELGATE_SEED", "0x1g", "a whole number below 2^64, decimal or 0x hex"),
             ("KERNELGATE_REQUIRE_GPU", "yes", "1 (on) or 0 (off)"),
             ("KERNELGATE_NCU", "true", "1 (on) or 0 (off)"),
             ("KERNELGATE_NCU_CLOCK_CONTROL", "max", "none or base"),

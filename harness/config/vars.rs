@@ -561,7 +561,7 @@ pub const SANITIZE_TRIALS: Var = Var {
 /// `KERNELGATE_SEED`.
 pub const SEED: Var = Var {
     name: "KERNELGATE_SEED",
-    value: Value::Text("a whole number below 2^64"),
+    value: Value::Text("a whole number below 2^64, decimal or 0x hex"),
     default: Some("new each run"),
     meaning: "input seed; the run prints it, set it to replay",
     read_by: &[Reader::Suite],

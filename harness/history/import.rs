@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// Run-CSV columns of each schema version (index 0 is version 1), from `crate::record::Row` as it
 /// was at each version (`git log -p harness/record.rs`).
-const RUN_COLUMNS: [&str; 5] = [
+const RUN_COLUMNS: [&str; 6] = [
     "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
      ecc,copy_bandwidth_gbps,seed,trial,kernel,statistic,value,unit",
     "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
@@ -34,6 +34,10 @@ const RUN_COLUMNS: [&str; 5] = [
      gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,\
      copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,\
      other_processes,statistic,value,unit",
+    "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,gpu_key,\
+     gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,\
+     copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,\
+     other_processes,median_ci_low_s,median_ci_high_s,statistic,value,unit",
 ];
 
 /// Metrics-CSV columns (`crate::ncu::profile::MetricRow`), the same in schema versions 1 to 4.
@@ -184,14 +188,21 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
             ab_revision: get("ab_revision").into(),
             work_scale: if col("work_scale").is_some() { number("work_scale")? } else { 1.0 },
         };
+        // Schema 6 gives the median's 95 % interval on every row of the trial, in seconds: it
+        // belongs to the `median` value (in seconds too), as the suite's own history rows have it.
+        let is_median = kind != Kind::Metrics && get("statistic") == "median" && get("unit") == "s";
+        let ci = |name: &str| -> Result<Option<f64>> {
+            let end = if get(name).is_empty() { None } else { Some(number(name)?) };
+            Ok(end.filter(|_| is_median))
+        };
         let value = Value {
             trial: get("trial").into(),
             kernel: get("kernel").into(),
             metric: if kind == Kind::Metrics { get("metric") } else { get("statistic") }.into(),
             unit: get("unit").into(),
             value: number("value")?,
-            ci_low: None,
-            ci_high: None,
+            ci_low: ci("median_ci_low_s")?,
+            ci_high: ci("median_ci_high_s")?,
             verdict: get("verdict").into(),
             decided_by: get("decided_by").into(),
         };
@@ -586,13 +597,27 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.csv");
-        record::write_csv(&path, &record::rows(&run, &[record::tests::result("fam/k/1", 1e-3, 8, 0)])).unwrap();
-        let (kind, runs) = parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+        let result = record::CaseResult { median_ci: Some(0.01), ..record::tests::result("fam/k/1", 1e-3, 8, 0) };
+        record::write_csv(&path, &record::rows(&run, &[result])).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(",pci:00000000:18:00.0,4000.0,0x0000000000000007,"), "{text}");
+        let (kind, runs) = parse_csv(&text, &path).unwrap();
         assert_eq!(kind, Kind::Run(crate::record::RUN_CSV_SCHEMA));
         let m = &runs[0].meta;
         assert_eq!((m.dirty, m.kernels_sha256.as_str(), m.branch.as_str()), (Some(true), "feed", "main"));
         assert_eq!((m.commit_time, m.subject.as_str()), (Some(1_764_460_800), "Pad, \"then\" swizzle"));
         assert!(runs[0].values.iter().any(|v| v.metric == "median" && v.value == 1e-3));
+        // The median's interval, as the suite's own history rows have it, and on no other value.
+        let median = runs[0].values.iter().find(|v| v.metric == "median").unwrap();
+        assert_eq!((median.ci_low, median.ci_high), (Some(1e-3 * 0.99), Some(1e-3 * 1.01)));
+        assert!(
+            runs[0].values.iter().filter(|v| v.metric != "median").all(|v| v.ci_low.is_none() && v.ci_high.is_none())
+        );
+        // An interval that is not a number is refused with its line.
+        let bad = text.replacen(&format!(",{},", 1e-3 * 0.99), ",low,", 1);
+        assert_ne!(bad, text);
+        let e = parse_csv(&bad, &path).unwrap_err().to_string();
+        assert!(e.contains("run.csv:2:") && e.contains("median_ci_low_s \"low\" is not a number"), "{e}");
     }
 
     #[test]

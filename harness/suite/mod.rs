@@ -20,6 +20,7 @@
 
 mod ab_report;
 mod faults;
+mod junit_report;
 mod results;
 mod trial;
 mod verdict;
@@ -412,7 +413,7 @@ where
             Err(failed) => junit::Outcome::Failed(failed.message().unwrap_or("failed").to_string()),
         };
         let seconds = start.elapsed().as_secs_f64();
-        suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome { name, seconds, outcome });
+        suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome::new(name, seconds, outcome));
         result
     }
 }
@@ -444,7 +445,7 @@ pub fn main() -> ExitCode {
     let mut args = Arguments::from_args();
     if !args.list
         && let Some(path) = &config.junit
-        && let Err(e) = results::check_junit_path(path)
+        && let Err(e) = junit_report::check_junit_path(path)
     {
         eprintln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
@@ -490,7 +491,7 @@ pub fn main() -> ExitCode {
     drop(prefetch);
     let mut unwritten = Vec::new();
     if !args.list {
-        if let Err(e) = results::write_junit(&suite, &names) {
+        if let Err(e) = junit_report::write_junit(&suite, &names) {
             unwritten.push(format!("the JUnit report (KERNELGATE_JUNIT) was not written: {e}"));
         }
         let report = resources::render(&suite.resources.lock().unwrap_or_else(|p| p.into_inner()));

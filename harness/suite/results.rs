@@ -7,7 +7,6 @@ use crate::history::of_run::{Counters, Trial};
 use crate::history::{self, HistoryStore};
 use crate::ncu::profile;
 use crate::record::{self, CaseResult};
-use crate::report::junit::{self, Outcome, TrialOutcome};
 use crate::{Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -97,17 +96,8 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
     }
     let repo = if suite.config.notes { git2::Repository::discover(&suite.root).ok() } else { None };
     for group in by_gpu.values() {
-        let trials: Vec<Trial<'_>> = group
-            .iter()
-            .map(|t| Trial {
-                result: &t.result,
-                // The CI of all n samples, from the spread of the kept ones (evenly spaced).
-                median_ci: (!t.kept.is_empty()).then(|| {
-                    crate::gate::timing::median_ci_half_width(&t.kept) * (t.kept.len() as f64).sqrt()
-                        / (t.result.summary.n as f64).sqrt()
-                }),
-            })
-            .collect();
+        let trials: Vec<Trial<'_>> =
+            group.iter().map(|t| Trial { result: &t.result, median_ci: t.result.median_ci }).collect();
         let info = suite.run_info(&group[0].gpu.facts);
         let run = history::of_run::run_of(&info, &trials, counters);
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
@@ -149,80 +139,6 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         }
     }
     failed.map_or(Ok(()), Err)
-}
-
-/// Checks `KERNELGATE_JUNIT` before any trial runs, as every other option is checked: the path
-/// must not be a folder and its folder must exist, so that a CI job that asked for a report learns
-/// at once (exit code 2) rather than after the run.
-///
-/// # Errors
-/// [`Error::Config`] naming the variable, its value and the fix.
-pub(super) fn check_junit_path(path: &Path) -> crate::Result<()> {
-    let bad =
-        |expected: String| Error::Config { name: "KERNELGATE_JUNIT", value: path.display().to_string(), expected };
-    if path.is_dir() {
-        return Err(bad(format!(
-            "it names a folder; name the report's file instead (e.g. {})",
-            path.join("junit.xml").display()
-        )));
-    }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(bad(format!(
-            "its folder {} does not exist; create it (mkdir -p {}) or name a file in a folder that exists",
-            dir.display(),
-            dir.display()
-        )));
-    }
-    Ok(())
-}
-
-/// Writes the JUnit XML of the run to `KERNELGATE_JUNIT`, whole or not at all
-/// ([`report::write_whole`]): one testcase per trial in `names` (those not filtered out), in that
-/// order; a trial that never ran (ignored at discovery) is skipped with the reason; a failure is a
-/// `<failure>` or an `<error>` as [`junit_outcome`] tells them apart. Does nothing without
-/// `KERNELGATE_JUNIT`.
-///
-/// # Errors
-/// [`Error::Io`] naming the report's path when it could not be written (the previous report is
-/// left as it was): a report that was asked for and not written fails the run.
-pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::Result<()> {
-    let Some(path) = &suite.config.junit else { return Ok(()) };
-    let ran = suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    let reason = suite.no_gpu.clone().unwrap_or_else(|| "not run".to_string());
-    let trials: Vec<TrialOutcome> = names
-        .iter()
-        .map(|name| match ran.iter().find(|t| &t.name == name) {
-            Some(t) => TrialOutcome { outcome: junit_outcome(suite, &t.name, &t.outcome), ..t.clone() },
-            None => TrialOutcome { name: name.clone(), seconds: 0.0, outcome: Outcome::Skipped(reason.clone()) },
-        })
-        .collect();
-    let xml = junit::render("kernelgate", &trials);
-    report::write_whole(&[(path, xml.as_bytes())])?;
-    println!("kernelgate: wrote {} (JUnit, {} testcases)", path.display(), trials.len());
-    Ok(())
-}
-
-/// The JUnit form of a trial's outcome: a failure stays a `<failure>` where the trial was judged
-/// (a compile trial whose resource gate or entry-point check ran; a GPU trial that was timed, or
-/// whose check found a wrong result, or that faulted or hung in the checked child), and becomes an
-/// `<error>` where a harness fault stopped it before (a compile trial that returned an error: no
-/// NVRTC under `KERNELGATE_REQUIRE_NVRTC=1`, an NVRTC failure, a resource table that cannot be
-/// read; a GPU trial stopped by a driver error, a lost GPU, a baseline that cannot be used). The
-/// suite keeps no kind with a failure, so this is read from what it kept: the compile trials'
-/// results ([`Suite::resources`]), the timed results, the sanitizer's unfinished trials, and the
-/// check's own sentence (`replay with KERNELGATE_SEED=`, `crate::check`).
-fn junit_outcome(suite: &Suite, name: &str, outcome: &Outcome) -> Outcome {
-    let Outcome::Failed(message) = outcome else { return outcome.clone() };
-    let judged = if let Some(rest) = name.strip_prefix("compile/") {
-        let checked = suite.resources.lock().unwrap_or_else(|p| p.into_inner());
-        checked.iter().any(|c| rest == format!("{}/{}", c.file, c.arch))
-    } else {
-        let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|t| t.result.trial == name);
-        let unfinished = matches!(suite.sanitized.get(), Some(Ok(s)) if s.unfinished.contains(name));
-        timed || unfinished || message.contains("replay with KERNELGATE_SEED=")
-    };
-    if judged { outcome.clone() } else { Outcome::Error(message.clone()) }
 }
 
 /// The run's timed trials in baseline form, per GPU key (one key per GPU model).

@@ -322,6 +322,8 @@ fn result(
         comparison: judged.comparison.clone(),
         invalid_reason: samples.invalid_reason(),
         resources: program::resources(gpu, case, b),
+        // Of the samples the summary is of (the kept ones).
+        median_ci: (!kept.is_empty()).then(|| crate::gate::median_ci_half_width(&kept)),
     };
     (result, crate::stats::evenly_spaced(&kept, suite.config.baseline_samples))
 }

@@ -29,6 +29,10 @@
 //! marks the file as kernelgate's; a file of a newer or unknown version, or another program's
 //! database, is refused with its path and version, never changed. Appending the same run twice adds
 //! nothing (unique keys; see [`HistoryStore::append`]).
+//!
+//! For SQL tools, the view [`FLAT_VIEW`] (`flat`) has one row per run, trial and metric with its
+//! run's fields ([`FLAT_VIEW_SQL`] lists its columns); docs/history.md shows it read from sqlite3,
+//! pandas and DuckDB.
 
 use super::{Run, RunMeta, Value};
 use crate::{Error, Result};
@@ -265,6 +269,7 @@ impl HistoryStore {
                 key.to_string()
             }
         };
+        view::create(&tx).map_err(&fail)?;
         tx.commit().map_err(&fail)?;
         if let Some(key) = gpu_key.filter(|k| *k != stored_key) {
             return Err(other_key(path, &stored_key, key));
@@ -642,7 +647,9 @@ mod append;
 mod check;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use append::*;
 use check::*;
 pub use check::{check_integrity, damaged_fix};
+pub use view::{FLAT_VIEW, FLAT_VIEW_SQL};

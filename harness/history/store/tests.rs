@@ -430,3 +430,73 @@ fn bench_million_rows() {
     );
     assert_eq!(all.series.iter().map(|s| s.points.len()).sum::<usize>(), 1_000_000);
 }
+
+/// The flat view: one row per stored value with its run's fields, NaN as NULL; created again in a
+/// store made before it (dropped here) at the next open for writing, and absent from nothing else.
+#[test]
+fn the_flat_view_has_one_row_per_run_trial_and_metric() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 6);
+    a.values[1].value = f64::NAN;
+    let b = run("20260102T030405Z", "GPU-b", &"2".repeat(40), 4);
+    store.append(&a).unwrap();
+    store.append(&b).unwrap();
+    let path = store.path().to_path_buf();
+    drop(store);
+    let conn = Connection::open(&path).unwrap();
+    let count: i64 = conn.query_row(&format!("SELECT count(*) FROM {FLAT_VIEW}"), [], |r| r.get(0)).unwrap();
+    assert_eq!(count, 10);
+    type Row = (String, String, String, String, String, Option<f64>, Option<f64>, Option<f64>, String, i64);
+    let row = |metric: &str, trial: &str, run_id: &str| -> Row {
+        conn.query_row(
+            "SELECT started_utc, gpu_uuid, commit_id, kernel, unit, value, ci_low, ci_high, verdict, dirty FROM flat \
+             WHERE metric = ?1 AND trial = ?2 AND run_id = ?3",
+            [metric, trial, run_id],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                ))
+            },
+        )
+        .unwrap()
+    };
+    let median = row("median", "synthetic/k0/0", "20260102T030405Z");
+    assert_eq!(
+        median,
+        (
+            "2026-01-02 03:04:05".to_string(),
+            "GPU-b".to_string(),
+            "2".repeat(40),
+            "kern,\"quoted\"".to_string(),
+            "s".to_string(),
+            Some(1e-4),
+            Some(0.9e-4),
+            Some(1.1e-4),
+            "unchanged".to_string(),
+            0
+        )
+    );
+    let nan = row("dram__bytes_read.sum", "synthetic/k1/0", "20260101T000000Z");
+    assert_eq!((nan.4.as_str(), nan.5, nan.6), ("byte", None, None), "NaN is NULL, no interval");
+
+    // A store from before the view: it comes back at the next open for writing, values untouched.
+    conn.execute_batch("DROP VIEW flat").unwrap();
+    drop(conn);
+    assert!(HistoryStore::open_read(dir.path(), KEY).is_ok(), "a reader needs no view");
+    drop(HistoryStore::open(dir.path(), KEY).unwrap());
+    let conn = Connection::open(&path).unwrap();
+    let count: i64 = conn.query_row("SELECT count(*) FROM flat", [], |r| r.get(0)).unwrap();
+    assert_eq!(count, 10);
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, HISTORY_SCHEMA);
+}
