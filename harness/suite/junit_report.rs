@@ -17,6 +17,10 @@ pub mod kind {
     pub const RESOURCE_GATE: &str = "resource-gate";
     /// A compile trial's other checks: the entry points `build.rs` listed, NVRTC's ptxas report.
     pub const COMPILE_CHECK: &str = "compile-check";
+    /// A compile trial's SASS gate (instruction classes against `sass/opcodes.csv`).
+    pub const SASS_GATE: &str = "sass-gate";
+    /// A case's declared SASS expectation failed (`crate::sass::SassExpectation`).
+    pub const SASS_EXPECTATION: &str = "sass-expectation";
     /// The check found a wrong result against the CPU reference (`crate::check`).
     pub const WRONG_RESULT: &str = "wrong-result";
     /// A counter expectation failed (`KERNELGATE_NCU=1`, `crate::expect`).
@@ -198,7 +202,8 @@ pub(super) fn properties(suite: &Suite) -> Vec<(String, String)> {
 /// KERNELGATE_SEED=`, `crate::check`). A judged failure none of these explains gets no kind.
 ///
 /// `<system-out>`: a timed trial's verdict (`<verdict> (<decided by>): <reason>`) and each counter
-/// that moved past its tolerance; a compile trial's resource-gate notes and blessed rows. The lines
+/// that moved past its tolerance; a compile trial's resource-gate and SASS-gate notes and blessed
+/// rows. The lines
 /// a trial prints while it runs go to the process's stdout as they come (libtest-mimic does not
 /// capture them per trial), so they are not in the report.
 fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
@@ -216,6 +221,18 @@ fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
             }
             if c.failures.iter().any(|f| crate::resources::gate::is_gate_failure(f)) {
                 kinds.push(kind::RESOURCE_GATE.into());
+            }
+        }
+        let sass = suite.sass.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = sass.iter().find(|c| rest == format!("{}/{}", c.file, c.arch)) {
+            let notes = c.notes.iter().chain(c.blessed.iter().flatten()).map(String::as_str);
+            let lines: Vec<&str> = out.output.as_deref().into_iter().filter(|o| !o.is_empty()).chain(notes).collect();
+            out.output = Some(lines.join("\n"));
+            if c.failures.iter().any(|f| !crate::resources::gate::is_gate_failure(f)) {
+                kinds.push(kind::SASS_EXPECTATION.into());
+            }
+            if c.failures.iter().any(|f| crate::resources::gate::is_gate_failure(f)) {
+                kinds.push(kind::SASS_GATE.into());
             }
         }
         found.is_some()
