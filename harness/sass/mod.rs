@@ -161,8 +161,11 @@ pub fn check(trial: &FileTrial<'_>, cubin: &[u8], nvrtc: &str) -> Result<Checked
     let blessed: Vec<table::Row> = table::load(&dir)?.into_iter().filter(|r| in_scope(r)).collect();
     let name = crate::resources::shown(&checked.table);
     if blessed.is_empty() && !checked.table.is_file() {
-        checked.failures.push(format!(
-            "{name} does not exist: bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels compile/"
+        // Not a failure: a project blessed before the SASS gate existed has resource tables only,
+        // and its compile trials keep passing until it blesses this one. Said in every run.
+        checked.notes.push(format!(
+            "not gated: {name} does not exist; bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels \
+             compile/"
         ));
         return Ok(checked);
     }

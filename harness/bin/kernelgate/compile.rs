@@ -92,6 +92,7 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
                 Ok(mut found) => {
                     if !in_suite {
                         found.failures.retain(|f| !ungated(f));
+                        found.notes.retain(|n| !no_table(n));
                         found.table = PathBuf::from(NO_TABLE);
                     }
                     if let Some(failure) = found.failure() {
@@ -124,6 +125,11 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
 /// table holds (the table's absence included). Its lessons and entry points are still checked.
 fn ungated(failure: &str) -> bool {
     resources::gate::is_gate_failure(failure) || failure.contains("does not exist: bless it")
+}
+
+/// Whether `note` says a table does not exist, which a file outside the suite never has.
+fn no_table(note: &str) -> bool {
+    note.starts_with("not gated: ") && note.contains("does not exist")
 }
 
 /// The kernel file at `path` as the suite would hold it: its name (the file name, which is how
