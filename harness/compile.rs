@@ -12,6 +12,69 @@ use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 /// Nsight Compute can correlate SASS with source lines).
 pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17", "-lineinfo"];
 
+/// The CUDA toolkit's header folders handed to NVRTC (`--include-path`), so that a kernel can
+/// include `<cooperative_groups.h>`, `<cuda_fp16.h>` or CCCL's `<cuda/barrier>` where a toolkit
+/// is installed: `<root>/include` and, where it exists, `<root>/include/cccl` (CUDA 13 keeps CCCL
+/// there), of the first of `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda` whose `include` folder
+/// exists. Empty without a toolkit (CI's PyPI NVRTC has no headers). Pure: `env` reads a variable,
+/// `is_dir` the file system.
+pub fn include_dirs(
+    env: &dyn Fn(&str) -> Option<String>,
+    is_dir: &dyn Fn(&std::path::Path) -> bool,
+) -> Vec<std::path::PathBuf> {
+    let roots = ["CUDA_HOME", "CUDA_PATH"]
+        .into_iter()
+        .filter_map(|v| env(v).filter(|d| !d.is_empty()))
+        .map(std::path::PathBuf::from)
+        .chain([std::path::PathBuf::from("/usr/local/cuda")]);
+    for root in roots {
+        let include = root.join("include");
+        if is_dir(&include) {
+            let cccl = include.join("cccl");
+            return if is_dir(&cccl) { vec![include, cccl] } else { vec![include] };
+        }
+    }
+    Vec::new()
+}
+
+/// [`include_dirs`] of this process, found once, as NVRTC options.
+fn include_options() -> &'static [String] {
+    static FOUND: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| {
+        include_dirs(&|k| std::env::var(k).ok(), &|p| p.is_dir())
+            .into_iter()
+            .map(|d| format!("--include-path={}", d.display()))
+            .collect()
+    })
+}
+
+/// A line for a compile log that says NVRTC could not open a header: the header, where NVRTC
+/// looked (`includes`, the options of [`include_dirs`]) and the fix; `None` when the log holds no
+/// `could not open source file "X"` / `cannot open source file "X"`. Pure.
+pub fn header_hint(log: &str, includes: &[String]) -> Option<String> {
+    let at = log.find("open source file \"")? + "open source file \"".len();
+    let header = &log[at..at + log[at..].find('"')?];
+    let searched = if includes.is_empty() {
+        "no include path: no CUDA toolkit was found at $CUDA_HOME, $CUDA_PATH or /usr/local/cuda".to_string()
+    } else {
+        let dirs: Vec<&str> = includes.iter().map(|o| o.trim_start_matches("--include-path=")).collect();
+        format!("the include path {}", dirs.join(", "))
+    };
+    Some(format!(
+        "kernelgate: NVRTC found no {header:?} ({searched}); a toolkit header needs a CUDA toolkit there (or \
+         CUDA_HOME naming one); otherwise paste what the kernel needs into its file (docs/adding-kernels.md, \
+         \"Headers\")"
+    ))
+}
+
+/// `log` with [`header_hint`]'s line after it, where it has one.
+fn with_hint(log: String) -> String {
+    match header_hint(&log, include_options()) {
+        Some(hint) => format!("{log}\n{hint}"),
+        None => log,
+    }
+}
+
 /// `Ok(())` when an NVRTC is found and opened ([`nvrtc::load`]); otherwise the reason, with the fix.
 ///
 /// # Errors
@@ -50,6 +113,7 @@ pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
     let used = nvrtc::load()?.to_string();
     let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
     options.push(format!("--gpu-architecture={arch}"));
+    options.extend(include_options().iter().cloned());
     let opts = CompileOptions { options, name: Some(file.to_string()), ..Default::default() };
     cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| match e {
         CompileError::CompileError { nvrtc, log, .. } => Error::Compile {
@@ -57,7 +121,7 @@ pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
             arch: arch.to_string(),
             status: format!("{:?}", nvrtc.0),
             nvrtc: used,
-            log: log.to_string_lossy().into_owned(),
+            log: with_hint(log.to_string_lossy().into_owned()),
         },
         other => Error::Compile {
             file: file.to_string(),
@@ -148,12 +212,13 @@ pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<Compiled
     }
     let program =
         Program(result::create_program(&src, Some(&name)).map_err(|e| fail(format!("{:?}", e.0), String::new()))?);
-    let options = verbose_options(arch, nvrtc.version);
+    let mut options = verbose_options(arch, nvrtc.version);
+    options.extend(include_options().iter().cloned());
     // SAFETY: `program.0` is a live program from `create_program` (destroyed only by its Drop).
     let compiled = unsafe { result::compile_program(program.0, &options) };
     // SAFETY: as above; the log exists after a compile, failed or not.
     let log = unsafe { result::get_program_log(program.0) }.map(text).unwrap_or_default();
-    compiled.map_err(|e| fail(format!("{:?}", e.0), log.clone()))?;
+    compiled.map_err(|e| fail(format!("{:?}", e.0), with_hint(log.clone())))?;
     // SAFETY: as above, after a successful compile.
     let ptx = unsafe { result::get_ptx(program.0) }.map(text).map_err(|e| fail(format!("{:?}", e.0), log.clone()))?;
     // SAFETY: as above; NVRTC allocates nothing here, it copies into the vector it is handed.
@@ -212,7 +277,8 @@ pub fn check_entries(source: &KernelSource, arch: &str, ptx: &str) -> std::resul
         )
     };
     Err(format!(
-        "kernels/{}: build.rs listed entry points {listed:?} but the PTX for {arch} declares {found:?} ({used}){fix}",
+        "kernels/{}: the source defines entry points {listed:?} (as build.rs scans it) but the PTX for {arch} declares \
+         {found:?} ({used}){fix}",
         source.file
     ))
 }
@@ -275,6 +341,41 @@ mod tests {
         assert_eq!(with, ["--std=c++17", "-lineinfo", "--gpu-architecture=sm_90", "--ptxas-options=-v", "--no-cache"]);
         assert!(verbose_options("sm_80", (12, 9)).contains(&NO_CACHE.to_string()));
         assert!(!verbose_options("sm_80", (12, 8)).contains(&NO_CACHE.to_string()), "12.8 has no such option");
+    }
+
+    #[test]
+    fn the_toolkits_headers_are_searched_where_a_toolkit_is() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        };
+        let dirs = |present: &'static [&'static str]| {
+            move |p: &std::path::Path| present.iter().any(|d| p == std::path::Path::new(d))
+        };
+        let shown = |v: Vec<std::path::PathBuf>| v.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
+        let cuda13 = dirs(&["/usr/local/cuda/include", "/usr/local/cuda/include/cccl"]);
+        assert_eq!(
+            shown(include_dirs(&env(&[]), &cuda13)),
+            ["/usr/local/cuda/include", "/usr/local/cuda/include/cccl"]
+        );
+        let both = dirs(&["/opt/cuda/include", "/usr/local/cuda/include"]);
+        assert_eq!(shown(include_dirs(&env(&[("CUDA_HOME", "/opt/cuda")]), &both)), ["/opt/cuda/include"]);
+        assert_eq!(shown(include_dirs(&env(&[("CUDA_HOME", "/nowhere")]), &dirs(&[]))), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_missing_header_is_named_with_where_nvrtc_looked() {
+        // NVRTC 13.5.37's log for `#include <cooperative_groups.h>` without an include path.
+        let log = "x.cu(1): catastrophic error: could not open source file \"cooperative_groups.h\" (no directories in search list)\n";
+        let hint = header_hint(log, &[]).unwrap();
+        assert!(
+            hint.starts_with("kernelgate: NVRTC found no \"cooperative_groups.h\" (no include path: no CUDA toolkit"),
+            "{hint}"
+        );
+        let hint =
+            header_hint("cannot open source file \"common.cuh\"", &["--include-path=/usr/local/cuda/include".into()])
+                .unwrap();
+        assert!(hint.contains("(the include path /usr/local/cuda/include)"), "{hint}");
+        assert_eq!(header_hint("x.cu(3): error: identifier \"y\" is undefined", &[]), None);
     }
 
     #[test]

@@ -292,6 +292,13 @@ fn main() -> ExitCode {
             history::history_dir(dir, &config.history, "export")
         })
         .map(|()| 0),
+        Command::Compile { .. } if config.bless => Err(Error::Config {
+            name: vars::BLESS.name,
+            value: "1".into(),
+            expected: "unset for kernelgate compile, which checks and never writes; bless with KERNELGATE_BLESS=1 \
+                       cargo test --release --test kernels compile/<file>"
+                .into(),
+        }),
         Command::Compile { files, arch } => {
             let root = kernelgate::paths::project_root(&std::env::current_dir().unwrap_or_default());
             let baselines = config.baselines.unwrap_or_else(|| root.join(kernelgate::gate::baseline::BASELINES_DIR));
