@@ -3,20 +3,10 @@
 //! found; CI fetches them (scripts/get-nvrtc) and sets KERNELGATE_REQUIRE_NVRTC=1, which turns
 //! their absence into a failure instead of a skip.
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
-
-fn tools_missing() -> bool {
-    let missing = kernelgate::compile::nvrtc_available().err().or_else(|| kernelgate::sass::nvdisasm::load().err());
-    match missing {
-        None => false,
-        Some(e) => {
-            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "{e}");
-            eprintln!("skipped: {e}");
-            true
-        }
-    }
-}
 
 /// Exit code and stdout of `kernelgate compile <args>` run in the project root.
 fn compile(args: &[&str]) -> (i32, String) {
@@ -31,7 +21,7 @@ fn compile(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn a_suite_file_as_blessed_passes_and_prints_its_figures() {
-    if tools_missing() {
+    if !support::compile_tools_found() {
         return;
     }
     let (code, out) = compile(&["kernels/vectorization.cu"]);
@@ -45,7 +35,7 @@ fn a_suite_file_as_blessed_passes_and_prints_its_figures() {
 
 #[test]
 fn an_edit_on_disk_is_gated_without_a_rebuild() {
-    if tools_missing() {
+    if !support::compile_tools_found() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -63,7 +53,7 @@ fn an_edit_on_disk_is_gated_without_a_rebuild() {
 
 #[test]
 fn a_kernel_with_cpp_linkage_is_named_with_the_fix() {
-    if tools_missing() {
+    if !support::compile_tools_found() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

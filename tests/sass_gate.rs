@@ -5,6 +5,8 @@
 //! Runs wherever NVRTC and nvdisasm are found; CI fetches both (scripts/get-nvrtc) and sets
 //! KERNELGATE_REQUIRE_NVRTC=1, which turns their absence into a failure instead of a skip.
 
+mod support;
+
 use kernelgate::sass::{self, Checked, Declared, FileTrial, SassExpectation};
 use kernelgate::{KernelSource, compile};
 use std::path::Path;
@@ -32,21 +34,9 @@ fn check(source: &KernelSource, baselines: &Path, bless: bool, declared: &[Decla
     sass::check(&trial, &compiled.cubin, &format!("{major}.{minor}")).expect("nvdisasm reads the cubin")
 }
 
-fn tools_missing() -> bool {
-    let missing = compile::nvrtc_available().err().or_else(|| sass::nvdisasm::load().err());
-    match missing {
-        None => false,
-        Some(e) => {
-            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "{e}");
-            eprintln!("skipped: {e}");
-            true
-        }
-    }
-}
-
 #[test]
 fn lost_vectorization_fails_the_gate_with_the_opcodes_that_changed() {
-    if tools_missing() {
+    if !support::compile_tools_found() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -71,7 +61,7 @@ fn lost_vectorization_fails_the_gate_with_the_opcodes_that_changed() {
 
 #[test]
 fn a_declared_expectation_fails_a_build_that_breaks_the_lesson_even_when_blessing() {
-    if tools_missing() {
+    if !support::compile_tools_found() {
         return;
     }
     let declared = [Declared {

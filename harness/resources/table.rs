@@ -11,9 +11,9 @@
 //! One row per (file, kernel, block, dynamic shared bytes), sorted, columns [`COLUMNS`]; numbers
 //! in their shortest round-trip form, so a change of one kernel changes only its lines.
 
-use crate::store::Store;
+use crate::store::table::Table;
 use crate::{Error, Result};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// File name of the table in an architecture's folder.
@@ -108,9 +108,9 @@ pub fn dir_for(baselines: &Path, arch: &str) -> PathBuf {
     baselines.join(arch)
 }
 
-/// The store behind `dir`.
-fn store(dir: &Path) -> Store {
-    Store::new(dir, &[RESOURCES_FILE], "resource table folder", format!("kernelgate baseline reseal {}", dir.display()))
+/// The table in `dir`.
+fn table(dir: &Path) -> Table<'_, Row> {
+    Table { dir, file: RESOURCES_FILE, what: "resource table folder", parse, write: to_csv }
 }
 
 /// The rows of `dir`'s table, sorted by key; empty when the folder or the file does not exist.
@@ -121,11 +121,7 @@ fn store(dir: &Path) -> Store {
 /// [`Error::Io`]; [`Error::Baseline`] naming the file, the line and the column of a row that does
 /// not parse ([`parse`]).
 pub fn load(dir: &Path) -> Result<Vec<Row>> {
-    let snapshot = store(dir).read()?;
-    match snapshot.file(RESOURCES_FILE) {
-        Some(bytes) => parse(bytes, &dir.join(RESOURCES_FILE)),
-        None => Ok(Vec::new()),
-    }
+    table(dir).load()
 }
 
 /// Changes `dir`'s table as one atomic step under the folder's lock: reads it as it is now, hands
@@ -136,16 +132,7 @@ pub fn load(dir: &Path) -> Result<Vec<Row>> {
 /// As [`load`] (nothing written); [`Error::Io`] when the folder cannot be written (the previous
 /// table stays whole).
 pub fn update<T>(dir: &Path, change: impl FnOnce(&mut Vec<Row>) -> Option<T>) -> Result<Option<T>> {
-    let path = dir.join(RESOURCES_FILE);
-    store(dir).update(|snapshot| {
-        let mut rows = match snapshot.file(RESOURCES_FILE) {
-            Some(bytes) => parse(bytes, &path)?,
-            None => Vec::new(),
-        };
-        let Some(value) = change(&mut rows) else { return Ok(None) };
-        let bytes = to_csv(&rows, &path)?;
-        Ok(Some((BTreeMap::from([(RESOURCES_FILE.to_string(), bytes)]), value)))
-    })
+    table(dir).update(change)
 }
 
 /// Vouches for `dir`'s table as it is now (after a hand edit or a git merge): parses it as
@@ -155,18 +142,7 @@ pub fn update<T>(dir: &Path, change: impl FnOnce(&mut Vec<Row>) -> Option<T>) ->
 /// [`Error::Baseline`] when the folder holds no table, or a row does not parse (nothing written);
 /// [`Error::Io`].
 pub fn reseal(dir: &Path) -> Result<u64> {
-    let path = dir.join(RESOURCES_FILE);
-    if !path.is_file() {
-        return Err(Error::Baseline {
-            path: dir.to_path_buf(),
-            line: None,
-            message: format!("no {RESOURCES_FILE} here, so nothing to reseal"),
-        });
-    }
-    store(dir).reseal(|snapshot| {
-        parse(snapshot.file(RESOURCES_FILE).unwrap_or_default(), &path)?;
-        Ok(BTreeMap::new())
-    })
+    table(dir).reseal()
 }
 
 /// The table as CSV bytes: the header, then the rows sorted by key.

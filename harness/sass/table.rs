@@ -8,9 +8,9 @@
 //! a manifest, a refusal of hand edits), beside `resources.csv`'s folder, so the two tables are
 //! blessed and resealed apart.
 
-use crate::store::Store;
+use crate::store::table::Table;
 use crate::{Error, Result};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// File name of the table in its folder.
@@ -57,9 +57,9 @@ pub fn dir_for(baselines: &Path, arch: &str) -> PathBuf {
     baselines.join(arch).join(SASS_DIR)
 }
 
-/// The store behind `dir`.
-fn store(dir: &Path) -> Store {
-    Store::new(dir, &[SASS_FILE], "SASS table folder", format!("kernelgate baseline reseal {}", dir.display()))
+/// The table in `dir`.
+fn table(dir: &Path) -> Table<'_, Row> {
+    Table { dir, file: SASS_FILE, what: "SASS table folder", parse, write: to_csv }
 }
 
 /// The rows of `dir`'s table, sorted by key; empty when the folder or the file does not exist.
@@ -68,10 +68,7 @@ fn store(dir: &Path) -> Store {
 /// [`Error::Store`] when the file does not match the folder's manifest; [`Error::Io`];
 /// [`Error::Baseline`] naming the file, line and column of a row that does not parse ([`parse`]).
 pub fn load(dir: &Path) -> Result<Vec<Row>> {
-    match store(dir).read()?.file(SASS_FILE) {
-        Some(bytes) => parse(bytes, &dir.join(SASS_FILE)),
-        None => Ok(Vec::new()),
-    }
+    table(dir).load()
 }
 
 /// Changes `dir`'s table as one atomic step under the folder's lock (as
@@ -81,15 +78,7 @@ pub fn load(dir: &Path) -> Result<Vec<Row>> {
 /// # Errors
 /// As [`load`] (nothing written); [`Error::Io`] when the folder cannot be written.
 pub fn update<T>(dir: &Path, change: impl FnOnce(&mut Vec<Row>) -> Option<T>) -> Result<Option<T>> {
-    let path = dir.join(SASS_FILE);
-    store(dir).update(|snapshot| {
-        let mut rows = match snapshot.file(SASS_FILE) {
-            Some(bytes) => parse(bytes, &path)?,
-            None => Vec::new(),
-        };
-        let Some(value) = change(&mut rows) else { return Ok(None) };
-        Ok(Some((BTreeMap::from([(SASS_FILE.to_string(), to_csv(&rows, &path)?)]), value)))
-    })
+    table(dir).update(change)
 }
 
 /// Vouches for `dir`'s table as it is now (after a hand edit or a git merge), once it parses.
@@ -97,18 +86,7 @@ pub fn update<T>(dir: &Path, change: impl FnOnce(&mut Vec<Row>) -> Option<T>) ->
 /// # Errors
 /// [`Error::Baseline`] when the folder holds no table or a row does not parse; [`Error::Io`].
 pub fn reseal(dir: &Path) -> Result<u64> {
-    let path = dir.join(SASS_FILE);
-    if !path.is_file() {
-        return Err(Error::Baseline {
-            path: dir.to_path_buf(),
-            line: None,
-            message: format!("no {SASS_FILE} here, so nothing to reseal"),
-        });
-    }
-    store(dir).reseal(|snapshot| {
-        parse(snapshot.file(SASS_FILE).unwrap_or_default(), &path)?;
-        Ok(BTreeMap::new())
-    })
+    table(dir).reseal()
 }
 
 /// The table as CSV bytes: the header, then the rows sorted by key.

@@ -34,6 +34,7 @@
 
 pub mod lock;
 mod manifest;
+pub mod table;
 
 pub use manifest::{FileEntry, MANIFEST_FILE, MANIFEST_SCHEMA, Manifest};
 

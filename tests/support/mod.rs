@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A command for one of this crate's programs, without the `KERNELGATE_*` variables of the
-/// environment `cargo test` ran in, but `KERNELGATE_NVRTC` (where NVRTC is) and the
+/// environment `cargo test` ran in, but `KERNELGATE_NVRTC` and `KERNELGATE_NVDISASM` (where the
+/// compile tools are) and the
 /// `KERNELGATE_REQUIRE_*` switches of CI: each test sets what it needs, and a variable the user
 /// set for the suite (`KERNELGATE_NCU=1`) or mistyped (a misspelt name, which every program
 /// refuses with exit 2) does not change what a test's child does. The suite itself
@@ -19,7 +20,8 @@ pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy();
-        if k.starts_with("KERNELGATE_") && k != "KERNELGATE_NVRTC" && !k.starts_with("KERNELGATE_REQUIRE_") {
+        let kept = k == "KERNELGATE_NVRTC" || k == "KERNELGATE_NVDISASM" || k.starts_with("KERNELGATE_REQUIRE_");
+        if k.starts_with("KERNELGATE_") && !kept {
             cmd.env_remove(k.as_ref());
         }
     }
@@ -100,6 +102,22 @@ pub fn required(what: &str) -> bool {
 pub fn nvrtc_found() -> bool {
     match kernelgate::compile::nvrtc_available() {
         Ok(()) => true,
+        Err(e) => {
+            assert!(!required("NVRTC"), "{e} (KERNELGATE_REQUIRE_NVRTC=1 makes this a failure)");
+            eprintln!("skipped: {e}");
+            false
+        }
+    }
+}
+
+/// Whether NVRTC and nvdisasm (the SASS gate's tools) can be used; without them, says why on
+/// stderr, or fails the test under `KERNELGATE_REQUIRE_NVRTC=1` (CI), which requires both.
+pub fn compile_tools_found() -> bool {
+    if !nvrtc_found() {
+        return false;
+    }
+    match kernelgate::sass::nvdisasm::load() {
+        Ok(_) => true,
         Err(e) => {
             assert!(!required("NVRTC"), "{e} (KERNELGATE_REQUIRE_NVRTC=1 makes this a failure)");
             eprintln!("skipped: {e}");
