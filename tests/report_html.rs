@@ -54,7 +54,8 @@ fn html_report_renders_in_chromium() {
 
 /// The page at a phone's width (390 px) and a desktop's (1400 px): the page itself never scrolls
 /// sideways (tables scroll in their own box), trial names break only at `/`, chart text is drawn
-/// at 9 px or more; and the changed trials are coloured and worded by the diff's own change.
+/// at 9 px or more, for the synthetic page and the committed issue 9 example; and the changed
+/// trials are coloured and worded by the diff's own change.
 /// Negative controls show each measurement can fail: a 2000 px element overflows, names allowed
 /// to break anywhere are seen broken, charts allowed to shrink to the phone draw text under 9 px.
 #[test]
@@ -62,8 +63,14 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
     let Some(chromium) = Chromium::find("report_html") else { return };
     let page = html::render(&synthetic_diff(), &synthetic_trends());
     let wide = page.replace("</body>", "<div style=\"width: 2000px\">wide</div></body>");
-    let squeezed = page.replace("</style>", "td.name { overflow-wrap: anywhere; }</style>");
-    let shrunk = page.replace("min-width: 600px", "min-width: 0");
+    let squeezed = page.replace("</style>", "td.name { overflow-wrap: anywhere; max-width: 4em; }</style>");
+    // The committed example the docs show (baselines/nvidia-h200-sm90/reports/issue9/).
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/baselines/nvidia-h200-sm90/reports/issue9/restore.html"
+    ))
+    .unwrap();
+    let shrunk = page.replace("min-width: 640px", "min-width: 0");
     assert!(shrunk != page && squeezed != page, "the controls change the page");
     let frame = |name, width, html, unbroken| Frame { name, width, height: 1600, html, unbroken };
     let out = target_dir().join("kernelgate");
@@ -76,12 +83,14 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
             frame("wide element", 390, &wide, ""),
             frame("names break anywhere", 390, &squeezed, "td.name"),
             frame("charts shrink", 390, &shrunk, ""),
+            frame("restore.html at 1400 px", 1400, &example, "td.name"),
+            frame("restore.html at 390 px", 390, &example, "td.name"),
         ],
         Some((&png, 1860)),
     );
     assert!(console.is_empty(), "the report logged to the browser console: {console:#?}");
-    let [desktop, phone, wide, squeezed, shrunk] = &layouts[..] else { unreachable!() };
-    for l in [desktop, phone] {
+    let [desktop, phone, wide, squeezed, shrunk, example_desktop, example_phone] = &layouts[..] else { unreachable!() };
+    for l in [desktop, phone, example_desktop, example_phone] {
         assert!(
             !l.overflows(),
             "{}: the page is {} px wide in a {} px viewport",
@@ -119,7 +128,7 @@ fn markdown_report_fits_an_812_px_comment() {
     assert!(body.starts_with("<h3>kernelgate diff: "), "the status line comes first: {}", &body[..200]);
     let first_table = &body[body.find("<table>").unwrap()..body.find("</table>").unwrap()];
     let head = &first_table[..first_table.find("</thead>").unwrap()];
-    assert_eq!(head.matches("<th").count(), 4, "four columns: {head}");
+    assert_eq!(head.matches("</th>").count(), 4, "four columns: {head}");
     let row = first_table.split("<tr>").find(|r| r.contains("shared_swizzled")).unwrap();
     assert!(row.contains("🟢 <strong>faster</strong> -50.00%") && row.contains("regressed (time)"), "{row}");
     assert!(body.contains("<summary>What explains each change"), "explanations below the table");

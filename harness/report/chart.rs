@@ -30,7 +30,7 @@ pub const NEW: &str = "#1f77b4";
 /// finite are not drawn and are counted in a note; so are change points outside `points`.
 /// `data-points` is the number of `class="pt"` circles drawn.
 pub fn trend_svg(trend: &Trend) -> String {
-    // 800 units wide, shown at least 600 px wide (the page's CSS): 12-unit text stays 9 px or more.
+    // 800 units wide, shown at least 640 px wide (the page's CSS): 12-unit text stays 9.6 px or more.
     const W: f64 = 800.0;
     const H: f64 = 300.0;
     let (left, right, top, bottom) = (84.0, 24.0, 44.0, 74.0);

@@ -215,7 +215,7 @@ details { margin-top: 28px; } summary { cursor: pointer; font-weight: 600; }
 
 /// The diff page's own rules, after [`BASE_CSS`]: rows marked and worded by the diff's own change
 /// (faster `#1a7f37`, slower `#cf222e`: 5.1:1 and 5.4:1 on white, checked in `report::contrast`); tables that scroll inside their own box; below 640 px the changed
-/// trials as one card each; charts at least 600 px wide, scrolling inside their figure below that,
+/// trials as one card each; charts at least 640 px wide, scrolling inside their figure below that,
 /// so that their text is not scaled under 9 px.
 pub(crate) const CSS: &str = "
 .summary { font-size: 16px; font-weight: 600; }
@@ -235,10 +235,10 @@ tr.v-improved td:first-child { border-left: 4px solid #1a7f37; }
 table.all tr.first td { border-top: 2px solid #aab4bf; }
 .absent { color: #6e7781; font-style: italic; }
 figure { margin: 8px 0 20px; overflow-x: auto; } figcaption { font-weight: 600; margin-bottom: 2px; overflow-wrap: break-word; }
-svg.chart { width: 100%; min-width: 600px; height: auto; display: block; }
+svg.chart { width: 100%; min-width: 640px; height: auto; display: block; }
 svg text { font: 12px system-ui, 'DejaVu Sans', sans-serif; fill: #1b1f24; }
 svg text.axis-title { font-weight: 600; } svg text.note { fill: #57606a; font-style: italic; }
-svg text.cp-label { fill: #cf222e; font-weight: 600; } svg text.value { fill: #57606a; font-size: 11px; }
+svg text.cp-label { fill: #cf222e; font-weight: 600; } svg text.value { fill: #57606a; }
 svg .grid { stroke: #e4e8ec; } svg .axis { stroke: #57606a; }
 svg .cp { stroke-width: 2; stroke-dasharray: 6 4; } svg .ref { stroke: #57606a; stroke-dasharray: 4 3; }
 svg .line { fill: none; stroke-width: 2; }
