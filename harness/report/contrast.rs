@@ -1,9 +1,10 @@
 //! The report pages' colours against their backgrounds, by WCAG 2.x's contrast ratio (tests only).
 //!
-//! Relative luminance and contrast ratio as WCAG 2.1 defines them
-//! (<https://www.w3.org/TR/WCAG21/#dfn-relative-luminance>,
-//! <https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio>): sRGB channels linearised (`c / 12.92` up to
-//! 0.04045, else `((c + 0.055) / 1.055)^2.4`), `L = 0.2126 R + 0.7152 G + 0.0722 B`, ratio
+//! Relative luminance and contrast ratio as WCAG 2.2 defines them
+//! (<https://www.w3.org/TR/WCAG22/#dfn-relative-luminance>,
+//! <https://www.w3.org/TR/WCAG22/#dfn-contrast-ratio>): sRGB channels linearised (`c / 12.92` up to
+//! 0.04045, the sRGB standard's threshold, which 2.2 adopted for 2.1's 0.03928; else
+//! `((c + 0.055) / 1.055)^2.4`), `L = 0.2126 R + 0.7152 G + 0.0722 B`, ratio
 //! `(L1 + 0.05) / (L2 + 0.05)` with `L1` the lighter. Chart lines, bars and points need 3:1 against
 //! the page (success criterion 1.4.11 "Non-text Contrast"); text 4.5:1 (1.4.3 "Contrast (Minimum)").
 
@@ -18,8 +19,8 @@ fn relative_luminance(hex: &str) -> f64 {
     0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
 }
 
-/// The contrast ratio of two colours, 1 to 21.
-fn contrast_ratio(a: &str, b: &str) -> f64 {
+/// The contrast ratio of two `#rrggbb` colours, 1 to 21.
+pub(crate) fn contrast_ratio(a: &str, b: &str) -> f64 {
     let (la, lb) = (relative_luminance(a), relative_luminance(b));
     (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
 }
