@@ -19,6 +19,7 @@ mod support;
 use kernelgate::report::ab::{self, AbReport, AbTrial, GpuIdentity, NotTimed, SCHEMA_VERSION, Side};
 use std::io::Write as _;
 use support::chromium::{Chromium, Frame, target_dir};
+use support::github::{GITHUB_LIKE_CSS, gfm, github_page};
 
 /// GitHub's limit on a comment body, characters (its API: "Body is too long (maximum is 65536
 /// characters)").
@@ -86,18 +87,6 @@ fn synthetic(trials: usize) -> AbReport {
         trials: list,
         not_timed: vec![NotTimed { trial: "launch/empty/1".into(), reason: "the same PTX (synthetic)".into() }],
     }
-}
-
-/// `markdown` rendered as GitHub renders a comment: GFM with tables, strikethrough and autolinks,
-/// raw HTML passed through (GitHub sanitizes it afterwards; the marker comment and
-/// `<details>`/`<summary>` survive that).
-fn gfm(markdown: &str) -> String {
-    let mut options = comrak::Options::default();
-    options.extension.table = true;
-    options.extension.strikethrough = true;
-    options.extension.autolink = true;
-    options.render.r#unsafe = true;
-    comrak::markdown_to_html(markdown, &options)
 }
 
 /// Each `<table>` of rendered HTML: its header cells and the cells of each body row, as text
@@ -236,29 +225,9 @@ fn a_large_ab_markdown_stays_within_githubs_limit_and_renders_whole() {
     assert!(gfm_problems(&over, &COLUMNS[..1], &names, false).iter().any(|p| p.contains("over GitHub's")));
 }
 
-/// GitHub's Markdown rules that decide widths (github-markdown-css, `.markdown-body`: a table is a
-/// block of at most the body's width that scrolls its own overflow; words wrap); 14 px type as in
-/// a comment, 16 px of padding.
-const GITHUB_LIKE_CSS: &str = "
-body { margin: 0; }
-.markdown-body { box-sizing: border-box; padding: 16px; font-family: -apple-system, BlinkMacSystemFont, 'Segoe UI',
-  'Noto Sans', Helvetica, Arial, sans-serif; font-size: 14px; line-height: 1.5; word-wrap: break-word; color: #1f2328; }
-.markdown-body table { border-spacing: 0; border-collapse: collapse; display: block; width: max-content; max-width: 100%;
-  overflow: auto; }
-.markdown-body table th, .markdown-body table td { padding: 6px 13px; border: 1px solid #d1d9e0; }
-.markdown-body code { padding: .2em .4em; font-size: 85%; white-space: break-spaces; }
-";
-
 /// A frame 1400 px high.
 fn frame<'a>(name: &'a str, width: u32, html: &'a str, unbroken: &'a str) -> Frame<'a> {
     Frame { name, width, height: 1400, html, unbroken }
-}
-
-/// `body` (rendered Markdown) as a page with `css`.
-fn github_page(body: &str, css: &str) -> String {
-    format!(
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><style>{css}</style></head><body><article class=\"markdown-body\">{body}</article></body></html>"
-    )
 }
 
 #[test]

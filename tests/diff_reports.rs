@@ -159,9 +159,17 @@ fn report_18b_markdown_neither_notifies_links_nor_reorders_and_keeps_its_tables(
     assert!(!md.contains('\u{202E}'), "a right-to-left override survived");
     assert!(md.contains(r"fam/\[U+202E\]gnp.exe/1"), "shown by its code point: {md}");
     assert!(!md.contains("<script") && !md.contains("<img") && !md.contains("<b>"), "{md}");
-    for line in md.lines().filter(|l| l.starts_with('|')) {
+    // Each row keeps its table's columns: 4 in the changed trials' table, 5 in the every-metric one.
+    let mut header = None;
+    for line in md.lines() {
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
         let borders = line.replace(r"\|", "").matches('|').count();
-        assert_eq!(borders, 6, "{borders} cell borders in {line}");
+        let expected = *header.get_or_insert(borders);
+        assert!(expected == 5 || expected == 6, "a table of {expected} cell borders: {line}");
+        assert_eq!(borders, expected, "{borders} cell borders in {line}");
     }
     let html = std::fs::read_to_string(tmp.path().join("r.html")).unwrap();
     assert!(!html.contains('\u{202E}') && html.contains("fam/[U+202E]gnp.exe/1"), "the HTML page too");

@@ -13,7 +13,8 @@ mod support;
 use kernelgate::report::diff::{Measurement, Side, Trend, TrendPoint, diff};
 use kernelgate::report::html;
 use std::io::Write as _;
-use support::chromium::{Chromium, console_lines, target_dir};
+use support::chromium::{Chromium, Frame, console_lines, target_dir};
+use support::github::{GITHUB_LIKE_CSS, gfm, github_page};
 
 #[test]
 fn html_report_renders_in_chromium() {
@@ -49,6 +50,98 @@ fn html_report_renders_in_chromium() {
     );
     std::fs::write(out_dir.join("report-synthetic.html"), &page).unwrap();
     writeln!(std::io::stderr().lock(), "report_html: screenshot at {}", png.display()).unwrap();
+}
+
+/// The page at a phone's width (390 px) and a desktop's (1400 px): the page itself never scrolls
+/// sideways (tables scroll in their own box), trial names break only at `/`, chart text is drawn
+/// at 9 px or more, for the synthetic page and the committed issue 9 example; and the changed
+/// trials are coloured and worded by the diff's own change.
+/// Negative controls show each measurement can fail: a 2000 px element overflows, names allowed
+/// to break anywhere are seen broken, charts allowed to shrink to the phone draw text under 9 px.
+#[test]
+fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
+    let Some(chromium) = Chromium::find("report_html") else { return };
+    let page = html::render(&synthetic_diff(), &synthetic_trends());
+    let wide = page.replace("</body>", "<div style=\"width: 2000px\">wide</div></body>");
+    let squeezed = page.replace("</style>", "td.name { overflow-wrap: anywhere; max-width: 4em; }</style>");
+    // The committed example the docs show (baselines/nvidia-h200-sm90/reports/issue9/).
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/baselines/nvidia-h200-sm90/reports/issue9/restore.html"
+    ))
+    .unwrap();
+    let shrunk = page.replace("min-width: 640px", "min-width: 0");
+    assert!(shrunk != page && squeezed != page, "the controls change the page");
+    let frame = |name, width, html, unbroken| Frame { name, width, height: 1600, html, unbroken };
+    let out = target_dir().join("kernelgate");
+    std::fs::create_dir_all(&out).unwrap();
+    let png = out.join("report-widths-screenshot.png");
+    let (layouts, console) = chromium.layout(
+        &[
+            frame("desktop", 1400, &page, "td.name"),
+            frame("phone", 390, &page, "td.name"),
+            frame("wide element", 390, &wide, ""),
+            frame("names break anywhere", 390, &squeezed, "td.name"),
+            frame("charts shrink", 390, &shrunk, ""),
+            frame("restore.html at 1400 px", 1400, &example, "td.name"),
+            frame("restore.html at 390 px", 390, &example, "td.name"),
+        ],
+        Some((&png, 1860)),
+    );
+    assert!(console.is_empty(), "the report logged to the browser console: {console:#?}");
+    let [desktop, phone, wide, squeezed, shrunk, example_desktop, example_phone] = &layouts[..] else { unreachable!() };
+    for l in [desktop, phone, example_desktop, example_phone] {
+        assert!(
+            !l.overflows(),
+            "{}: the page is {} px wide in a {} px viewport",
+            l.name,
+            l.scroll_width,
+            l.client_width
+        );
+        assert_eq!(l.broken, Vec::<String>::new(), "{}: trial names broken inside a part", l.name);
+        let text = l.min_chart_text_px.expect("the page has charts");
+        assert!(text >= 9.0, "{}: chart text drawn at {text:.1} px", l.name);
+    }
+    assert!(wide.overflows(), "negative control: a 2000 px element must overflow 390 px: {wide:?}");
+    assert!(!squeezed.broken.is_empty(), "negative control: names that may break anywhere break: {squeezed:?}");
+    let text = shrunk.min_chart_text_px.unwrap();
+    assert!(text < 9.0, "negative control: charts scaled to a phone draw small text, not {text:.1} px");
+
+    // The 2x faster trial its own gate called regressed reads as faster, in green.
+    let row = page.split("<tr ").find(|r| r.contains("shared_swizzled")).expect("the faster trial's row");
+    assert!(row.starts_with("class=\"c-faster\"") && row.contains(">faster</b> -50.00%"), "{row}");
+    assert!(row.contains("regressed"), "the gate's verdict keeps its own column: {row}");
+    assert!(page.contains("the new side pools 2 runs from 2 physical GPUs"), "the pooled side is noted");
+    assert!(page.contains("new: <b>c000004 synthetic: slow transpose</b> on nvidia-h200-sm90; 2 runs on 2 GPUs"));
+    std::fs::write(out.join("report-widths.html"), &page).unwrap();
+}
+
+/// The Markdown report as GitHub would show it (comrak's GFM, github-markdown-css's widths, an
+/// 812 px comment): the status line first, the changed trials' table in four columns that fit the
+/// comment without scrolling (tables here may not scroll: `display: table`), the 2x faster trial
+/// marked 🟢 faster beside its gate's `regressed`. Negative control: the collapsed every-metric
+/// table, opened, does not fit, so the measurement sees a table too wide.
+#[test]
+fn markdown_report_fits_an_812_px_comment() {
+    let text = kernelgate::report::markdown::render(&synthetic_diff());
+    let body = gfm(&text);
+    assert!(body.starts_with("<h3>kernelgate diff: "), "the status line comes first: {}", &body[..200]);
+    let first_table = &body[body.find("<table>").unwrap()..body.find("</table>").unwrap()];
+    let head = &first_table[..first_table.find("</thead>").unwrap()];
+    assert_eq!(head.matches("</th>").count(), 4, "four columns: {head}");
+    let row = first_table.split("<tr>").find(|r| r.contains("shared_swizzled")).unwrap();
+    assert!(row.contains("🟢 <strong>faster</strong> -50.00%") && row.contains("regressed (time)"), "{row}");
+    assert!(body.contains("<summary>What explains each change"), "explanations below the table");
+    let Some(chromium) = Chromium::find("report_html") else { return };
+    let fixed = GITHUB_LIKE_CSS.replace("display: block;", "").replace("max-width: 100%;", "");
+    let page = github_page(&body, &fixed);
+    let opened = github_page(&body.replace("<details>", "<details open>"), &fixed);
+    let frame = |name, html| Frame { name, width: 812, height: 1400, html, unbroken: "" };
+    let (layouts, console) = chromium.layout(&[frame("comment", &page), frame("details opened", &opened)], None);
+    assert!(console.is_empty(), "{console:#?}");
+    let [comment, opened] = &layouts[..] else { unreachable!() };
+    assert!(!comment.overflows(), "the comment is {} px wide in 812 px: {comment:?}", comment.scroll_width);
+    assert!(opened.overflows(), "negative control: the every-metric table does not fit 812 px: {opened:?}");
 }
 
 /// `(data-points, class="pt" elements)` of each `<svg>` in the rendered DOM.
@@ -94,6 +187,8 @@ fn synthetic_diff() -> kernelgate::report::diff::Diff {
         ("coalescing/copy/67108864", 134e-6, 133e-6, 98.9, 99.6, "unchanged"),
         ("vectorization/saxpy/67108864", 210e-6, 199e-6, 94.0, 99.2, "improved"),
         ("reduce/tree/16777216", 30e-6, 30.1e-6, 71.0, 70.8, "unchanged"),
+        // 2x faster, yet "regressed" by its own gate against a baseline blessed on another GPU.
+        ("transpose/shared_swizzled/8192x8192", 300e-6, 150e-6, 46.0, 92.0, "regressed"),
         (hostile, 10e-6, 10.5e-6, 40.0, 38.1, "ambiguous"),
     ];
     for (trial, o, n, po, pn, verdict) in cases {
@@ -109,10 +204,11 @@ fn synthetic_diff() -> kernelgate::report::diff::Diff {
     old.push(row("transpose/naive/4096x4096", "median", "s", 400e-6, "unchanged", "time"));
     new.push(row("transpose/tiled/4096x4096", "median", "s", 90e-6, "no-baseline", "conditions"));
     let gpu = "nvidia-h200-sm90";
+    let pooled = vec!["GPU-5f1c0000".to_string(), "GPU-9a2e0000".to_string()];
     diff(
-        &Side { label: "c000003 synthetic: restore".into(), gpu: gpu.into() },
+        &Side { label: "c000003 synthetic: restore".into(), gpu: gpu.into(), runs: 1, gpus: pooled[..1].to_vec() },
         &old,
-        &Side { label: "c000004 synthetic: slow transpose".into(), gpu: gpu.into() },
+        &Side { label: "c000004 synthetic: slow transpose".into(), gpu: gpu.into(), runs: 2, gpus: pooled },
         &new,
     )
 }

@@ -27,12 +27,18 @@ pub struct Measurement {
 }
 
 /// One side of a diff.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Side {
     /// What was measured: `commit:7` and subject, a run id, or `baseline`.
     pub label: String,
     /// The GPU it was measured on (GPU key, or the physical GPU).
     pub gpu: String,
+    /// How many runs the side pools (a commit run more than once: their medians); 0 where unknown
+    /// (rows handed over without their runs).
+    pub runs: usize,
+    /// The physical GPUs its runs ran on (the start of each NVML UUID, `GPU-a9499cb2`, or
+    /// `unknown`), sorted, each once; empty where unknown.
+    pub gpus: Vec<String>,
 }
 
 /// A case's series across commits, for a trend chart: one metric, points in commit order, and the

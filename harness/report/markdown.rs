@@ -1,7 +1,9 @@
 //! The diff report as GitHub-flavoured Markdown, sized for a CI step summary
-//! (`$GITHUB_STEP_SUMMARY`) or a pull-request comment: a one-line summary, a table of the changed
-//! trials (time old -> new, change, verdict, what explains it), then, inside a collapsed `<details>`
-//! block, every trial's time and every metric of the changed trials. The page stays under
+//! (`$GITHUB_STEP_SUMMARY`) or a pull-request comment: the status line first (the diff's own
+//! summary), each side with its runs and GPUs, a four-column table of the changed trials (the
+//! diff's own change worded and marked 🔴 slower / 🟢 faster, time old -> new, the new run's own
+//! gate verdict, which is a separate question), what explains each change in a collapsed
+//! `<details>` block, then, in another, every trial's time and every metric of the changed trials. The page stays under
 //! [`MAX_CHARS`]: GitHub refuses a comment longer than 65,536 characters; rows of either table that
 //! do not fit are left out, and the page says how many and that the HTML page holds everything.
 //!
@@ -12,7 +14,7 @@
 //! `scheme://`, e-mail addresses), and cannot reorder what is shown with a bidirectional control
 //! character.
 
-use super::diff::{Diff, MetricDiff, Presence, TrialDiff, percent};
+use super::diff::{Change, Diff, MetricDiff, Presence, TrialDiff, percent};
 use crate::units::{duration, format_value};
 use std::fmt::Write as _;
 
@@ -21,10 +23,16 @@ use std::fmt::Write as _;
 /// long (maximum is 65536 characters)"), with room for a caller's header.
 pub const MAX_CHARS: usize = 60_000;
 
-/// Said under the changed trials: the verdict column is not this diff's judgement.
-const VERDICT_NOTE: &str = "\n*new run's verdict*: what the new side's runs were told by their own gate (against \
-                            their baseline or A/B revision; the most severe of several runs), not a judgement of \
-                            this diff.\n";
+/// Said under the changed trials: what the change column compares, and that the gate column is
+/// not this diff's judgement.
+const VERDICT_NOTE: &str = "\n*change*: the new side's median time against the old side's, 🔴 slower or 🟢 faster \
+                            from 1 % on. *new run's own gate*: what the new side's runs were told by their own \
+                            gate (against their baseline or A/B revision, which may have been blessed on another \
+                            GPU; the most severe of several runs), not a judgement of this diff.\n";
+
+/// The columns of the changed trials' table: four, so that it fits a pull-request comment (812 px
+/// wide on github.com); what explains each change follows the table.
+pub const CHANGED_HEAD: &str = "| trial | change | time old -> new | new run's own gate |\n|:--|:--|--:|:--|\n";
 
 /// Room kept for the lines that say what was left out (each under 200 bytes).
 const LEFT_OUT_ROOM: usize = 400;
@@ -37,16 +45,13 @@ const LEFT_OUT_ROOM: usize = 400;
 pub fn render(diff: &Diff) -> String {
     let mut out = String::new();
     writeln!(out, "### kernelgate diff: {}\n", escape(&diff.summary())).unwrap();
-    writeln!(
-        out,
-        "old: {} on {} -> new: {} on {}\n",
-        side(&diff.old.label),
-        side(&diff.old.gpu),
-        side(&diff.new.label),
-        side(&diff.new.gpu)
-    )
-    .unwrap();
-    for note in &diff.notes {
+    for (which, d) in [("old", &diff.old), ("new", &diff.new)] {
+        let pooled = super::diff::change::pooled(d);
+        let pooled = if pooled.is_empty() { String::new() } else { format!("; {}", escape(&pooled)) };
+        writeln!(out, "- {which}: {} on {}{pooled}", side(&d.label), side(&d.gpu)).unwrap();
+    }
+    out.push('\n');
+    for note in super::diff::change::pooled_notes(diff).iter().chain(&diff.notes) {
         writeln!(out, "> **Note:** {}\n", escape(note)).unwrap();
     }
     paired(diff, &mut out);
@@ -63,8 +68,7 @@ pub fn render(diff: &Diff) -> String {
         writeln!(out, "No trial changed: every time moved by less than 1 % and no verdict asks for attention.\n")
             .unwrap();
     } else {
-        let head =
-            "| trial | time old -> new | change | new run's verdict | what explains it |\n|:--|--:|--:|:--|:--|\n";
+        let head = CHANGED_HEAD;
         let rows: Vec<String> = changed.iter().map(|t| changed_row(t)).collect();
         let room = MAX_CHARS.saturating_sub(fixed(&out) + head.len() + VERDICT_NOTE.len() + 1);
         let (kept, left_out) = fit(&rows, room);
@@ -81,6 +85,8 @@ pub fn render(diff: &Diff) -> String {
         }
         out.push_str(VERDICT_NOTE);
         out.push('\n');
+        let room = MAX_CHARS.saturating_sub(fixed(&out));
+        explained(&changed[..kept.len()], &mut out, room);
     }
     out.push_str(&details_head);
     let mut rows = Vec::new();
@@ -166,20 +172,53 @@ fn fit(rows: &[String], room: usize) -> (&[String], usize) {
     (&rows[..n], rows.len() - n)
 }
 
-/// One row of the changed trials' table.
+/// One row of the changed trials' table ([`CHANGED_HEAD`]): the diff's own change worded and
+/// marked (🔴 slower, 🟢 faster), then the times, then the new run's own gate.
 fn changed_row(t: &TrialDiff) -> String {
+    let change = t.change();
+    let word = match change {
+        Change::Slower => format!("🔴 **{}**", change.word()),
+        Change::Faster => format!("🟢 **{}**", change.word()),
+        _ => change.word().to_string(),
+    };
+    let pct = t.delta().filter(|d| d.is_finite()).map_or(String::new(), |d| format!(" {}", percent(d)));
+    format!("| {} | {word}{pct} | {} -> {} | {} |\n", escape(&t.trial), time(t.old_s), time(t.new_s), verdict(t),)
+}
+
+/// What explains each change of `changed` that has an explanation, one line per trial inside a
+/// collapsed `<details>` block, in at most `room` bytes (lines that do not fit are counted).
+fn explained(changed: &[&TrialDiff], out: &mut String, room: usize) {
     // `change()` is kernelgate's own text (numbers, `x`, `->`): nothing to escape.
-    let explanation: Vec<String> =
-        t.explanation.iter().map(|f| format!("{} {}", escape(&f.metric), f.change())).collect();
-    format!(
-        "| {} | {} -> {} | {} | {} | {} |\n",
-        escape(&t.trial),
-        time(t.old_s),
-        time(t.new_s),
-        t.delta().map(percent).unwrap_or_default(),
-        verdict(t),
-        explanation.join("; "),
-    )
+    let lines: Vec<String> = changed
+        .iter()
+        .filter(|t| !t.explanation.is_empty())
+        .map(|t| {
+            let factors: Vec<String> =
+                t.explanation.iter().map(|f| format!("{} {}", escape(&f.metric), f.change())).collect();
+            format!(
+                "- {} ({} {}): {}\n",
+                escape(&t.trial),
+                t.change().word(),
+                t.delta().map(percent).unwrap_or_default(),
+                factors.join("; ")
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let head = format!(
+        "<details><summary>What explains each change ({})</summary>\n\n",
+        crate::units::count(lines.len(), "trial")
+    );
+    let closing = "\n</details>\n\n";
+    let (kept, left_out) = fit(&lines, room.saturating_sub(head.len() + closing.len()) / 2);
+    out.push_str(&head);
+    out.extend(kept.iter().map(|r| r.as_str()));
+    if left_out > 0 {
+        writeln!(out, "\n{left_out} more left out to fit a comment; the HTML report has them all.").unwrap();
+    }
+    out.push_str(closing);
 }
 
 /// Zero width space (U+200B): put after `@`, inside `://` and after `www`, it keeps the text as it
@@ -242,15 +281,14 @@ fn value(v: Option<f64>, m: &MetricDiff) -> String {
     v.map_or("absent".into(), |v| escape(&format_value(v, &m.unit)))
 }
 
-/// `**regressed** (time)`; `only in the new runs: no-baseline`; `only in the old runs`.
+/// The new run's own gate: `regressed (time)`; `no-baseline (conditions)`; empty for a trial only
+/// in the old runs (the change column says where it is).
 fn verdict(t: &TrialDiff) -> String {
     let v = escape(&t.verdict);
     let by = if t.decided_by.is_empty() { String::new() } else { format!(" ({})", escape(&t.decided_by)) };
     match t.presence {
-        Presence::Removed => "only in the old runs".into(),
-        Presence::Added => format!("only in the new runs: {v}{by}"),
-        Presence::Both if t.verdict == "regressed" || t.verdict == "invalid" => format!("**{v}**{by}"),
-        Presence::Both => format!("{v}{by}"),
+        Presence::Removed => String::new(),
+        Presence::Added | Presence::Both => format!("{v}{by}"),
     }
 }
 
@@ -287,10 +325,20 @@ mod tests {
         assert!(!text.contains("<script>") && !text.contains("<b>"), "{text}");
         assert!(text.contains(r"f/a\|b&lt;script&gt;\*x\*/1"), "{text}");
         assert!(text.contains(r"&lt;b&gt;new&lt;/b&gt; on gpu\|x"), "{text}");
-        // Every table row keeps its column count: unescaped pipes only as cell borders.
-        for line in text.lines().filter(|l| l.starts_with('|')) {
-            let cells = line.replace(r"\|", "").matches('|').count();
-            assert_eq!(cells, 6, "{cells} borders in {line}");
+        // Every table row keeps its table's column count: unescaped pipes only as cell borders.
+        let mut header = 0;
+        let mut previous_in_table = false;
+        for line in text.lines() {
+            let in_table = line.starts_with('|');
+            if in_table {
+                let cells = line.replace(r"\|", "").matches('|').count();
+                if !previous_in_table {
+                    header = cells;
+                    assert!(header == 5 || header == 6, "a table of {header} borders: {line}");
+                }
+                assert_eq!(cells, header, "{cells} borders in {line}");
+            }
+            previous_in_table = in_table;
         }
     }
 
@@ -329,7 +377,7 @@ mod tests {
         let new = [row("a/k/1", "median", "s", 1.0, "unchanged")];
         let text = render(&diff(&diff_side("a"), &old, &diff_side("b"), &new));
         assert!(text.starts_with("### kernelgate diff: 1 within 1 %, 50 only in the old runs (51 trials)"), "{text}");
-        assert!(text.contains("| b/k0/1 | 1.000 s -> absent |  | only in the old runs |"), "{text}");
+        assert!(text.contains("| b/k0/1 | only in the old runs | 1.000 s -> absent |  |"), "{text}");
         assert!(!text.contains("| b/k0/1 | c0 |"), "no metric rows for a trial with nothing to compare: {text}");
         assert!(text.len() < 12_000, "{} characters", text.len());
     }

@@ -7,12 +7,16 @@
 //! | [`diff`]     | the model of a diff report: two sides' measurements compared per trial |
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
 //! | [`html`]     | the diff as one self-contained HTML page with inline SVG charts      |
+//! | `chart`      | the HTML page's charts: trends across commits, bandwidth bars (SVG)  |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 //! | [`ab`]       | a same-run A/B run: JSON document, Markdown comment, HTML page        |
 //! | [`export`]   | a run's trial times for dashboards: Bencher's BMF, github-action-benchmark |
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
 pub mod ab;
+mod chart;
+#[cfg(test)]
+mod contrast;
 pub mod diff;
 pub mod export;
 mod file;
@@ -32,4 +36,24 @@ pub use table::{device, device_with_nvrtc, duration, table};
 pub fn hidden(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` safe as HTML text or a quoted attribute value: `& < > " '` as entities; control and
+/// bidirectional control characters ([`hidden`], but for tabs and line breaks, which HTML
+/// shows as spaces) as their code point, `[U+202E]`, so that they cannot reorder what is shown.
+pub fn html_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if hidden(c) => out.push_str(&format!("[U+{:04X}]", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
 }

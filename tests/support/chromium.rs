@@ -54,6 +54,9 @@ pub struct Layout {
     pub broken: Vec<String>,
     /// The most lines any one element of [`Frame::unbroken`] takes (0 when there is none).
     pub most_lines: usize,
+    /// The smallest text of the page's `svg.chart`s as drawn, CSS px: font size times the chart's
+    /// scale (its drawn width over its viewBox width); `None` without a chart.
+    pub min_chart_text_px: Option<f64>,
     /// The tag and class of the body's first element (`header.status`).
     pub first: String,
     /// For each `<table>`: the `scrollWidth` and `clientWidth` (CSS px) of the box that scrolls

@@ -22,6 +22,16 @@ window.addEventListener('load', () => {
         }
       }
     }
+    // The smallest chart text as drawn: its font size times its chart's scale (drawn width over
+    // viewBox width); null without a chart.
+    let minChartText = null;
+    for (const svg of doc.querySelectorAll('svg.chart')) {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      for (const text of svg.querySelectorAll('text')) {
+        const px = parseFloat(frame.contentWindow.getComputedStyle(text).fontSize) * scale;
+        minChartText = minChartText === null ? px : Math.min(minChartText, px);
+      }
+    }
     const first = doc.body.firstElementChild;
     return {
       name: frame.dataset.name,
@@ -29,6 +39,7 @@ window.addEventListener('load', () => {
       client_width: root.clientWidth,
       broken,
       most_lines: mostLines,
+      min_chart_text_px: minChartText,
       first: first ? first.tagName.toLowerCase() + (first.className ? '.' + first.className.split(' ').join('.') : '') : '',
       tables: [...doc.querySelectorAll('table')].map((table) => {
         // The box that scrolls the table sideways: the table itself or an ancestor, if any.

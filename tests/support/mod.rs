@@ -1,10 +1,12 @@
 //! What the tests that run the suite binary share: finding it, running it without a GPU, and the
 //! switches that make a missing tool a failure in CI instead of a skipped check; [`chromium`] for
-//! the tests that open a report in a browser.
+//! the tests that open a report in a browser, [`github`] for those that render a comment as GitHub
+//! would.
 
 #![allow(dead_code)]
 
 pub mod chromium;
+pub mod github;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -429,7 +429,8 @@ pub fn paired_sides(
         })
         .collect();
     let old_side = Resolved {
-        side: Side { label: label(&meta.ab_revision, "", "A"), gpu: new_side.side.gpu.clone() },
+        // A's medians come from the same A/B runs as B's.
+        side: Side { label: label(&meta.ab_revision, "", "A"), ..new_side.side.clone() },
         gpu_key: key,
         runs: Vec::new(),
         rows: old_rows,
@@ -450,7 +451,10 @@ pub(super) fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolv
         gpu_key.clone()
     };
     let rows = runs.iter().flat_map(|r| measurements(&r.values)).collect();
-    Resolved { side: Side { label, gpu }, gpu_key, runs, rows, paired: Vec::new() }
+    let gpus: std::collections::BTreeSet<String> =
+        runs.iter().map(|r| gpu_short(&r.meta.gpu_uuid).to_string()).collect();
+    let side = Side { label, gpu, runs: runs.len(), gpus: gpus.into_iter().collect() };
+    Resolved { side, gpu_key, runs, rows, paired: Vec::new() }
 }
 
 /// A run CSV side: its runs, with the metrics of `<stem>-metrics.csv` beside it where it exists.

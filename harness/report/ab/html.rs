@@ -292,20 +292,8 @@ mod tests {
     use super::super::tests::report;
     use super::*;
 
-    /// WCAG 2.1's contrast ratio `(L1 + 0.05) / (L2 + 0.05)` of two `#rrggbb` colours, `L` the
-    /// relative luminance (sRGB channels linearised, weighted 0.2126, 0.7152, 0.0722; the 0.04045
-    /// threshold of the sRGB standard, which WCAG 2.2 adopted for 2.1's 0.03928).
-    fn contrast(x: &str, y: &str) -> f64 {
-        let luminance = |hex: &str| {
-            let channel = |i: usize| {
-                let c = f64::from(u8::from_str_radix(&hex[1 + 2 * i..3 + 2 * i], 16).unwrap()) / 255.0;
-                if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) }
-            };
-            0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2)
-        };
-        let (a, b) = (luminance(x), luminance(y));
-        (a.max(b) + 0.05) / (a.min(b) + 0.05)
-    }
+    /// WCAG 2.x's contrast ratio, in one place for both report pages.
+    use crate::report::contrast::contrast_ratio as contrast;
 
     #[test]
     fn the_page_colours_meet_wcag_contrast() {

@@ -159,7 +159,7 @@ mod tests {
     }
 
     fn side(label: &str) -> Side {
-        Side { label: label.into(), gpu: String::new() }
+        Side { label: label.into(), ..Side::default() }
     }
 
     #[test]

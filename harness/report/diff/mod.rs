@@ -13,8 +13,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+pub mod change;
 pub mod json;
 pub mod machines;
+
+pub use change::Change;
 
 pub use crate::model::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
 
@@ -149,15 +152,16 @@ impl TrialDiff {
     }
 }
 
-/// Two sides compared: every trial of either side, regressions first.
+/// Two sides compared: every trial of either side, the slower ones first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diff {
     /// The old side.
     pub old: Side,
     /// The new side.
     pub new: Side,
-    /// One per trial on either side; order: regressed, then invalid, then the rest, each by
-    /// |time change| (largest first; trials without one last), then by name.
+    /// One per trial on either side; order by the diff's own [`Change`]: slower, then faster, then
+    /// the rest (an `invalid` verdict first), each by |time change| (largest first; trials without
+    /// one last), then by name.
     pub trials: Vec<TrialDiff>,
     /// [`BANDWIDTH_METRIC`] of every trial that has it on either side, by trial name.
     pub bars: Vec<Bar>,
@@ -233,7 +237,7 @@ pub const PAIRED_COLUMNS: [&str; 6] = ["trial", "A -> B (medians)", "paired chan
 
 /// The paired evidence of `diff` as plain text cells, one row per (trial, A/B run)
 /// ([`PAIRED_COLUMNS`]): regressed first, then invalid, then the rest, each by |paired change|
-/// (largest first), then by name, as the diff orders its trials; the printers escape them.
+/// (largest first), then by name; the printers escape them.
 pub fn paired_rows(diff: &Diff) -> Vec<[String; 6]> {
     let mut all: Vec<(&String, &Paired)> =
         diff.paired.iter().flat_map(|(t, runs)| runs.iter().map(move |p| (t, p))).collect();
@@ -307,10 +311,12 @@ pub fn diff(old: &Side, old_rows: &[Measurement], new: &Side, new_rows: &[Measur
     let mut trials: Vec<TrialDiff> =
         names.into_iter().map(|name| trial_diff(name, old_side.get(name), new_side.get(name))).collect();
     trials.sort_by(|a, b| {
-        let group = |t: &TrialDiff| match t.verdict.as_str() {
-            "regressed" => 0,
-            "invalid" => 1,
-            _ => 2,
+        // By the diff's own change: slower first, then faster; then the rest, invalid first.
+        let group = |t: &TrialDiff| match (t.change(), t.verdict.as_str()) {
+            (Change::Slower, _) => 0,
+            (Change::Faster, _) => 1,
+            (_, "invalid") => 2,
+            _ => 3,
         };
         let size = |t: &TrialDiff| t.delta().filter(|d| d.is_finite()).map(f64::abs);
         group(a)

@@ -16,7 +16,7 @@ pub(crate) fn row(trial: &str, metric: &str, unit: &str, value: f64, verdict: &s
 }
 
 pub(crate) fn side(label: &str) -> Side {
-    Side { label: label.into(), gpu: "nvidia-h200-sm90".into() }
+    Side { label: label.into(), gpu: "nvidia-h200-sm90".into(), ..Side::default() }
 }
 
 /// Synthetic sides: `t/slow/1` regressed 25 % with bank conflicts from 0 and 4x the sectors,
