@@ -19,6 +19,7 @@
 //! builds only what it runs.
 
 mod ab_report;
+mod compile_trial;
 mod faults;
 mod junit_report;
 mod results;
@@ -37,7 +38,7 @@ use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::{self, TrialOutcome};
-use crate::{Config, Error, KernelSource, SOURCES, cases, check, compile, report, resources, sass};
+use crate::{Config, Error, SOURCES, cases, check, report, resources, sass};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -304,7 +305,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
             let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));
             trials.push(Trial::ignorable_test(
                 name.clone(),
-                noted(suite, name, move || compile_trial(&s, &l, &a, &d, source, arch)),
+                noted(suite, name, move || compile_trial::run(&s, &l, &a, &d, source, arch)),
             ));
         }
     }
@@ -316,70 +317,6 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
-}
-
-/// A compile trial: NVRTC compiles the file for `arch` (once), the PTX must declare the entry
-/// points `build.rs` listed, the kernels' resources at the cases' `launches` pass their gate
-/// ([`resources::check_compiled`]), and their SASS passes its gate and the cases' declared
-/// expectations ([`sass::check`]); with `KERNELGATE_BLESS=1` both tables are written instead.
-/// Ignored without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`; without nvdisasm the SASS gate alone
-/// is skipped (said at the end of the run), unless the same variable is set. A trial failed by the
-/// gates alone counts as a gate failure ([`EXIT_REGRESSION`]).
-fn compile_trial(
-    suite: &Suite,
-    launches: &[resources::LaunchShape],
-    arities: &[resources::Arity],
-    declared: &[sass::Declared],
-    source: &'static KernelSource,
-    arch: &str,
-) -> Result<Completion, Failed> {
-    let files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
-    let baselines = suite.baselines();
-    let compiled = match compile::compile_with_log(source.file, source.source, arch) {
-        Ok(compiled) => compiled,
-        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
-        Err(e) => return Err(e.to_string().into()),
-    };
-    let trial = resources::FileTrial {
-        source,
-        arch,
-        launches,
-        baselines: &baselines,
-        bless: suite.config.bless,
-        files: &files,
-        arities,
-    };
-    let checked = resources::check_compiled(&trial, &compiled).map_err(|e| Failed::from(e.to_string()))?;
-    let mut failures: Vec<String> = checked.failure().into_iter().collect();
-    let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
-    suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
-    let nvrtc = compile::nvrtc_version().map(|(major, minor)| format!("{major}.{minor}")).unwrap_or_default();
-    let sass_trial =
-        sass::FileTrial { source, arch, baselines: &baselines, bless: suite.config.bless, files: &files, declared };
-    match sass::check(&sass_trial, &compiled.cubin, &nvrtc) {
-        Ok(found) => {
-            if let Some(failure) = found.failure() {
-                gate_only &= found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
-                failures.push(failure);
-            }
-            suite.sass.lock().unwrap_or_else(|p| p.into_inner()).push(found);
-        }
-        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => {
-            let _ = suite.sass_skipped.set(reason);
-        }
-        Err(e) => {
-            failures.push(format!("SASS gate: {e}"));
-            gate_only = false;
-        }
-    }
-    if failures.is_empty() {
-        return Ok(Completion::Completed);
-    }
-    // A gate's regression alone is a gate failure (exit code 3), as a timing regression is.
-    if gate_only {
-        suite.gate_failures.fetch_add(1, Ordering::Relaxed);
-    }
-    Err(failures.join("\n").into())
 }
 
 /// The outcome of a trial that cannot run here (no GPU, no NVRTC, no cuBLAS): ignored with the

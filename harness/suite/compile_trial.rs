@@ -1,0 +1,71 @@
+//! The compile trials (`compile/<file>/<arch>`): one NVRTC compile of a kernel file, then the
+//! resource gate and the SASS gate on what it made. No GPU.
+
+use super::{Suite, cannot_run};
+use crate::{Error, KernelSource, SOURCES, compile, resources, sass};
+use libtest_mimic::{Completion, Failed};
+use std::sync::atomic::Ordering;
+
+/// A compile trial: NVRTC compiles the file for `arch` (once), the PTX must declare the entry
+/// points `build.rs` listed, the kernels' resources at the cases' `launches` pass their gate
+/// ([`resources::check_compiled`]), and their SASS passes its gate and the cases' declared
+/// expectations ([`sass::check`]); with `KERNELGATE_BLESS=1` both tables are written instead.
+/// Ignored without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`; without nvdisasm the SASS gate alone
+/// is skipped (said at the end of the run), unless the same variable is set. A trial failed by the
+/// gates alone counts as a gate failure ([`super::EXIT_REGRESSION`]).
+pub(super) fn run(
+    suite: &Suite,
+    launches: &[resources::LaunchShape],
+    arities: &[resources::Arity],
+    declared: &[sass::Declared],
+    source: &'static KernelSource,
+    arch: &str,
+) -> Result<Completion, Failed> {
+    let files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
+    let baselines = suite.baselines();
+    let compiled = match compile::compile_with_log(source.file, source.source, arch) {
+        Ok(compiled) => compiled,
+        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
+        Err(e) => return Err(e.to_string().into()),
+    };
+    let trial = resources::FileTrial {
+        source,
+        arch,
+        launches,
+        baselines: &baselines,
+        bless: suite.config.bless,
+        files: &files,
+        arities,
+    };
+    let checked = resources::check_compiled(&trial, &compiled).map_err(|e| Failed::from(e.to_string()))?;
+    let mut failures: Vec<String> = checked.failure().into_iter().collect();
+    let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
+    suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
+    let nvrtc = compile::nvrtc_version().map(|(major, minor)| format!("{major}.{minor}")).unwrap_or_default();
+    let sass_trial =
+        sass::FileTrial { source, arch, baselines: &baselines, bless: suite.config.bless, files: &files, declared };
+    match sass::check(&sass_trial, &compiled.cubin, &nvrtc) {
+        Ok(found) => {
+            if let Some(failure) = found.failure() {
+                gate_only &= found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
+                failures.push(failure);
+            }
+            suite.sass.lock().unwrap_or_else(|p| p.into_inner()).push(found);
+        }
+        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => {
+            let _ = suite.sass_skipped.set(reason);
+        }
+        Err(e) => {
+            failures.push(format!("SASS gate: {e}"));
+            gate_only = false;
+        }
+    }
+    if failures.is_empty() {
+        return Ok(Completion::Completed);
+    }
+    // A gate's regression alone is a gate failure (exit code 3), as a timing regression is.
+    if gate_only {
+        suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+    }
+    Err(failures.join("\n").into())
+}
