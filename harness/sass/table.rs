@@ -4,7 +4,7 @@
 //! One row per (file, function, opcode): how many instructions of that opcode (with its modifiers,
 //! `LDG.E.128.CONSTANT`) the function's code holds, and which NVRTC compiled it and which nvdisasm
 //! read it. Opcode counts rather than classes, so that a failing gate can show which instructions
-//! came and went, and a new class needs no re-bless. The folder is a [`Store`] of its own (a lock,
+//! came and went, and a new class needs no re-bless. The folder is a [`crate::store::Store`] of its own (a lock,
 //! a manifest, a refusal of hand edits), beside `resources.csv`'s folder, so the two tables are
 //! blessed and resealed apart.
 
