@@ -197,6 +197,7 @@ fn diff_json_holds_the_sides_medians_verdicts_and_moved_counters() {
             typed(s, key, "string");
         }
         assert_eq!(s["n_runs"], 1, "{s}");
+        assert_eq!(s["gpus"].as_array().unwrap().len(), 1, "one run, one GPU: {s}");
         assert_eq!(s["runs"].as_array().unwrap().len(), 1);
         typed(&s["runs"][0], "gpu_uuid", "string");
     }
@@ -206,6 +207,14 @@ fn diff_json_holds_the_sides_medians_verdicts_and_moved_counters() {
     for t in trials {
         typed(t, "old_median_s", "number|null");
         typed(t, "delta_pct", "number|null");
+        let change = t["change"].as_str().unwrap();
+        let expected = match t["delta_pct"].as_f64() {
+            Some(d) if d >= 1.0 => "slower",
+            Some(d) if d <= -1.0 => "faster",
+            Some(_) => "within 1 %",
+            None => change,
+        };
+        assert_eq!(change, expected, "the diff's own change, by its 1 % threshold: {t}");
         assert!(["both", "added", "removed"].contains(&t["presence"].as_str().unwrap()));
         for m in t["metrics_moved"].as_array().unwrap() {
             assert_ne!(m["old"], m["new"], "only moved metrics: {m}");

@@ -62,6 +62,9 @@ fn side_json(side: &super::Side, facts: &SideFacts) -> Json {
         .collect();
     let mut commits: Vec<&str> = facts.runs.iter().map(|r| r.commit.as_str()).collect();
     commits.dedup();
+    let mut gpus: Vec<&str> = facts.runs.iter().map(|r| r.gpu_uuid.as_str()).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
     json!({
         "spec": facts.spec,
         "label": side.label,
@@ -69,6 +72,7 @@ fn side_json(side: &super::Side, facts: &SideFacts) -> Json {
         "gpu_key": facts.gpu_key,
         "from_pairs": facts.from_pairs,
         "n_runs": facts.runs.len(),
+        "gpus": gpus,
         "commits": commits,
         "runs": runs,
     })
@@ -127,6 +131,7 @@ pub fn diff_json(diff: &Diff, old: &SideFacts, new: &SideFacts) -> Json {
                 "old_median_s": t.old_s,
                 "new_median_s": t.new_s,
                 "delta_pct": t.delta().map(|d| 100.0 * d),
+                "change": t.change().word(),
                 "changed": t.changed(),
                 "verdict": t.verdict,
                 "decided_by": t.decided_by,
