@@ -50,9 +50,44 @@ pub fn count(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
+/// The rows of a text table as aligned lines, each indented by two spaces: the first `left` columns
+/// left-aligned, the others right-aligned, columns two spaces apart, trailing space trimmed. Every
+/// row has as many cells as the first (the header).
+pub fn aligned<R: AsRef<[String]>>(rows: &[R], left: usize) -> Vec<String> {
+    let columns = rows.first().map_or(0, |r| r.as_ref().len());
+    let widths: Vec<usize> =
+        (0..columns).map(|i| rows.iter().map(|r| r.as_ref()[i].chars().count()).max().unwrap_or(0)).collect();
+    rows.iter()
+        .map(|row| {
+            let cells: Vec<String> =
+                row.as_ref()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, cell)| {
+                        if i < left {
+                            format!("{cell:<w$}", w = widths[i])
+                        } else {
+                            format!("{cell:>w$}", w = widths[i])
+                        }
+                    })
+                    .collect();
+            format!("  {}", cells.join("  ").trim_end())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_align_left_then_right() {
+        let rows = vec![
+            vec!["arch".to_string(), "n".to_string(), "value".to_string()],
+            vec!["sm_90".to_string(), "12".to_string(), "3".to_string()],
+        ];
+        assert_eq!(aligned(&rows, 1), ["  arch    n  value", "  sm_90  12      3"]);
+    }
 
     #[test]
     fn a_change_that_rounds_to_zero_has_no_minus_sign() {

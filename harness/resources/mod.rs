@@ -355,19 +355,7 @@ pub fn render(checked: &[Checked]) -> String {
             ]);
         }
     }
-    let widths: Vec<usize> = (0..8).map(|i| table.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-    for row in &table {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(
-                |(i, cell)| {
-                    if i < 2 { format!("{cell:<w$}", w = widths[i]) } else { format!("{cell:>w$}", w = widths[i]) }
-                },
-            )
-            .collect();
-        lines.push(format!("  {}", cells.join("  ").trim_end()));
-    }
+    lines.extend(crate::units::aligned(&table, 2));
     for c in &all {
         for note in &c.notes {
             lines.push(format!("kernelgate: resources {}: {note}", c.arch));

@@ -143,12 +143,12 @@ pub fn check(trial: &FileTrial<'_>, cubin: &[u8], nvrtc: &str) -> Result<Checked
     checked.failures.extend(gate::check_declared(&build, trial.declared));
     let first = trial.files.iter().min().is_some_and(|f| *f == trial.source.file);
     let in_scope = |r: &table::Row| r.file == trial.source.file || (first && !trial.files.contains(&r.file.as_str()));
-    let now = build.rows();
     if trial.bless && !checked.failures.is_empty() {
         // A build that breaks a declared lesson is not blessed: the table keeps the code that held it.
         return Ok(checked);
     }
     if trial.bless {
+        let now = build.rows();
         checked.blessed = table::update(&dir, |all| {
             let (old, kept): (Vec<table::Row>, Vec<table::Row>) =
                 std::mem::take(all).into_iter().partition(|r| in_scope(r));
@@ -236,20 +236,7 @@ pub fn render(checked: &[Checked]) -> String {
         "kernelgate: SASS from {} (static instruction counts per class; ld = global loads by width in bits)",
         first.nvdisasm
     )];
-    let widths: Vec<usize> =
-        (0..table[0].len()).map(|i| table.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)).collect();
-    for row in &table {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(
-                |(i, cell)| {
-                    if i < 2 { format!("{cell:<w$}", w = widths[i]) } else { format!("{cell:>w$}", w = widths[i]) }
-                },
-            )
-            .collect();
-        lines.push(format!("  {}", cells.join("  ").trim_end()));
-    }
+    lines.extend(crate::units::aligned(&table, 2));
     for c in &all {
         lines.extend(c.notes.iter().map(|n| format!("kernelgate: SASS {} {}: {n}", c.arch, c.file)));
         if let Some(blessed) = &c.blessed {

@@ -73,11 +73,7 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
                 found.failures.retain(|f| !ungated(f));
                 found.table = PathBuf::from(NO_TABLE);
             }
-            if let Some(failure) = found.failure() {
-                println!("{failure}");
-                let gate = found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
-                if gate { gate_failed = true } else { other_failed = true }
-            }
+            tally(found.failure(), &found.failures, &mut gate_failed, &mut other_failed);
             checked_resources.push(found);
             let nvrtc = compile::nvrtc_version().map(|(a, b)| format!("{a}.{b}"))?;
             let trial = sass::FileTrial {
@@ -95,11 +91,7 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
                         found.notes.retain(|n| !no_table(n));
                         found.table = PathBuf::from(NO_TABLE);
                     }
-                    if let Some(failure) = found.failure() {
-                        println!("{failure}");
-                        let gate = found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
-                        if gate { gate_failed = true } else { other_failed = true }
-                    }
+                    tally(found.failure(), &found.failures, &mut gate_failed, &mut other_failed);
                     checked_sass.push(found);
                 }
                 Err(Error::Unavailable(why)) => eprintln!("kernelgate: SASS gate not run: {why}"),
@@ -119,6 +111,16 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
     } else {
         0
     })
+}
+
+/// Prints a check's `failure` message, if any, and marks whether its `failures` were all the
+/// gates' (exit 3) or not (exit 1).
+fn tally(failure: Option<String>, failures: &[String], gate_failed: &mut bool, other_failed: &mut bool) {
+    if let Some(failure) = failure {
+        println!("{failure}");
+        let gate = failures.iter().all(|f| resources::gate::is_gate_failure(f));
+        if gate { *gate_failed = true } else { *other_failed = true }
+    }
 }
 
 /// Whether `failure` is one a file outside the suite cannot help: a gate's judgement of rows no
