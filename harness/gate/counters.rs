@@ -76,6 +76,9 @@ impl CounterClass {
 /// | contains `inst_executed` or `requests` | exact | instructions and requests: fixed by the code and the inputs' sizes |
 /// | contains `sectors` or `wavefronts`, or starts with `l1tex__t_bytes` | count ([`COUNT_TOLERANCE`]) | depend on arbitration (wavefronts) and on the addresses, so on the data (sectors of a gather) |
 /// | anything else | measured 5 % | unknown metrics: the tolerance of the measured amounts above |
+///
+/// In a trial of several distinct kernels, [`calibrated_class`] first applies [`blended_class`]: a
+/// raw metric other than a `.sum`, `.max` or `.min` is then a duration-weighted blend, measured.
 pub fn counter_class(metric: &str) -> CounterClass {
     use CounterClass::{Count, Exact, Measured};
     let has = |s: &str| metric.contains(s);
@@ -98,13 +101,47 @@ pub fn counter_class(metric: &str) -> CounterClass {
     }
 }
 
+/// Tolerance of a launch attribute or per-instruction ratio of a program of several distinct
+/// kernels ([`blended_class`]): 5 %, the measured class's default. Its combined value is the mean
+/// of the kernels' values weighted by their durations ([`crate::ncu::profile::combine`]), so it
+/// moves with their durations: `launch__occupancy_limit_registers` of `reduction/two_pass`
+/// (8 and 16 blocks for its two kernels) read 8.41563, 8.41766 and 8.42427 in three runs with ncu
+/// on the H200 (2026-12-01, GPU-91adb1dc and GPU-fb1811f5), and gated exactly it failed every
+/// nightly.
+pub const BLENDED_TOLERANCE: f64 = 0.05;
+
+/// How many distinct kernels a combined value's kernel label names: the label is the kernels
+/// joined by `+` in launch order (`reduce_partials+reduce_final`: 2; `k+k+k`, one kernel launched
+/// three times: 1; `copy`: 1). Pure.
+pub fn distinct_kernels(label: &str) -> usize {
+    label.split('+').filter(|k| !k.is_empty()).collect::<std::collections::BTreeSet<_>>().len().max(1)
+}
+
+/// The class of `metric` for a trial whose values combine the launches of `kernels` distinct
+/// kernels ([`distinct_kernels`]): a raw ncu metric that is not a count (`.sum`), maximum or
+/// minimum is combined as a duration-weighted mean ([`crate::ncu::profile::combine`]), so over two
+/// or more kernels it is a measured blend, [`CounterClass::Measured`] at [`BLENDED_TOLERANCE`],
+/// whatever its class for one kernel (registers, occupancy limits, threads per instruction).
+/// Each kernel's own registers and shared memory still gate in the compile trials' resource gate,
+/// and its own values are the metrics CSV's per-launch rows. Other metrics keep `class`.
+pub fn blended_class(metric: &str, class: CounterClass, kernels: usize) -> CounterClass {
+    let combined_by_weight = metric.contains("__") && ![".sum", ".max", ".min"].iter().any(|s| metric.ends_with(s));
+    match class {
+        CounterClass::Exact | CounterClass::Count(_) if kernels > 1 && combined_by_weight => {
+            CounterClass::Measured(BLENDED_TOLERANCE)
+        }
+        class => class,
+    }
+}
+
 /// The class of `metric` once its run-to-run spread is known: a [`CounterClass::Count`] metric's
 /// tolerance becomes `max(MIN_CALIBRATED_TOLERANCE, Policy::run_to_run_floor(rsd) without its 1 %
 /// floor)`: z·√2·rsd, z the normal quantile of `1 - alpha / tests` (the reasoning of
 /// [`Policy::run_to_run_floor`] for medians applies to any per-run value). Other classes are
-/// unchanged: exact metrics stay exact, measured ones never gate.
-pub fn calibrated_class(metric: &str, rsd: Option<f64>, policy: &Policy, tests: usize) -> CounterClass {
-    match (counter_class(metric), rsd) {
+/// unchanged: exact metrics stay exact, measured ones never gate. `kernels`: as
+/// [`blended_class`], which applies first.
+pub fn calibrated_class(metric: &str, rsd: Option<f64>, kernels: usize, policy: &Policy, tests: usize) -> CounterClass {
+    match (blended_class(metric, counter_class(metric), kernels), rsd) {
         (CounterClass::Count(_), Some(rsd)) => {
             let unfloored = Policy { effect_floor: 0.0, ..*policy }.run_to_run_floor(rsd, tests);
             CounterClass::Count(unfloored.max(MIN_CALIBRATED_TOLERANCE))
@@ -152,6 +189,8 @@ pub struct CounterBase<'a> {
     pub value: f64,
     /// Its run-to-run relative standard deviation, when calibrated (`run_to_run.csv`).
     pub rsd: Option<f64>,
+    /// How many distinct kernels its value combines ([`distinct_kernels`] of its kernel label).
+    pub kernels: usize,
 }
 
 /// A counter that moved past its tolerance.
@@ -208,7 +247,7 @@ pub fn counter_moves(
         .iter()
         .filter_map(|b| {
             let &value = now.get(b.metric)?;
-            let class = calibrated_class(b.metric, b.rsd, policy, tests);
+            let class = calibrated_class(b.metric, b.rsd, b.kernels, policy, tests);
             let verdict = compare_counter(value, b.value, class, higher_is_better(b.metric));
             (verdict != Verdict::Unchanged).then(|| Moved {
                 metric: b.metric.to_string(),
@@ -266,14 +305,46 @@ mod tests {
         let p = Policy::default();
         let wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
         // z(0.05 / 35) = 2.98270; 0.0004 * sqrt(2) * 2.98270 = 0.16873 %.
-        match calibrated_class(wavefronts, Some(0.0004), &p, 35) {
+        match calibrated_class(wavefronts, Some(0.0004), 1, &p, 35) {
             CounterClass::Count(t) => assert!((t - 2.982_704 * std::f64::consts::SQRT_2 * 0.0004).abs() < 1e-8),
             other => panic!("{other:?}"),
         }
-        assert_eq!(calibrated_class(wavefronts, Some(0.0), &p, 35), CounterClass::Count(MIN_CALIBRATED_TOLERANCE));
-        assert_eq!(calibrated_class(wavefronts, None, &p, 35), CounterClass::Count(COUNT_TOLERANCE));
-        assert_eq!(calibrated_class("launch__registers_per_thread", Some(0.5), &p, 35), CounterClass::Exact);
-        assert_eq!(calibrated_class("dram__bytes_read.sum", Some(0.0), &p, 35), CounterClass::Measured(0.05));
+        assert_eq!(calibrated_class(wavefronts, Some(0.0), 1, &p, 35), CounterClass::Count(MIN_CALIBRATED_TOLERANCE));
+        assert_eq!(calibrated_class(wavefronts, None, 1, &p, 35), CounterClass::Count(COUNT_TOLERANCE));
+        assert_eq!(calibrated_class("launch__registers_per_thread", Some(0.5), 1, &p, 35), CounterClass::Exact);
+        assert_eq!(calibrated_class("dram__bytes_read.sum", Some(0.0), 1, &p, 35), CounterClass::Measured(0.05));
+    }
+
+    #[test]
+    fn launch_attributes_of_several_kernels_are_measured_blends() {
+        let p = Policy::default();
+        assert_eq!(distinct_kernels("reduce_partials+reduce_final"), 2);
+        assert_eq!(distinct_kernels("tiny_scale+tiny_add+tiny_scale"), 2);
+        assert_eq!(distinct_kernels("copy+copy+copy"), 1);
+        assert_eq!(distinct_kernels("copy"), 1);
+        assert_eq!(distinct_kernels(""), 1);
+        let limit = "launch__occupancy_limit_registers";
+        assert_eq!(calibrated_class(limit, None, 1, &p, 77), CounterClass::Exact);
+        assert_eq!(calibrated_class(limit, None, 2, &p, 77), CounterClass::Measured(BLENDED_TOLERANCE));
+        let ratio = "smsp__thread_inst_executed_per_inst_executed.ratio";
+        assert_eq!(calibrated_class(ratio, None, 2, &p, 77), CounterClass::Measured(BLENDED_TOLERANCE));
+        // Counts add up over launches whatever their kernels: they stay what they are.
+        let inst = "smsp__sass_inst_executed_op_shared_ld.sum";
+        assert_eq!(calibrated_class(inst, None, 2, &p, 77), CounterClass::Exact);
+        let sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+        assert_eq!(calibrated_class(sectors, None, 2, &p, 77), CounterClass::Count(COUNT_TOLERANCE));
+        // Derived metrics are computed from the combined values and keep their class.
+        assert_eq!(calibrated_class("atomics_per_element", None, 2, &p, 77), CounterClass::Measured(0.02));
+
+        // reduction/two_pass/67108864 on the H200: blessed 8.415633937082935 (run
+        // 20261201T165209Z-8c8c911, GPU-91adb1dc), 8.42427138079312 in a nightly on GPU-fb1811f5
+        // (20261201T214442Z-4e767ac): no move past 5 %; before, this regressed the trial exactly.
+        let base = [CounterBase { metric: limit, value: 8.415633937082935, rsd: None, kernels: 2 }];
+        let now: BTreeMap<String, f64> = [(limit.to_string(), 8.42427138079312)].into();
+        assert!(counter_moves(&base, &now, &p, 77).is_empty());
+        let alone = [CounterBase { kernels: 1, ..base[0] }];
+        let moved = counter_moves(&alone, &now, &p, 77);
+        assert!(moved[0].gates(), "one kernel's launch attribute stays exact: {moved:?}");
     }
 
     #[test]
@@ -309,11 +380,11 @@ mod tests {
         let sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
         let inst = "smsp__sass_inst_executed_op_shared_ld.sum";
         let base = [
-            CounterBase { metric: wavefronts, value: 1_051_646.0, rsd: None },
-            CounterBase { metric: sectors, value: 18_874_254.0, rsd: None },
-            CounterBase { metric: inst, value: 32_768.0, rsd: None },
-            CounterBase { metric: "gpu__time_duration.sum", value: 100.0, rsd: None },
-            CounterBase { metric: "absent_now", value: 1.0, rsd: None },
+            CounterBase { metric: wavefronts, value: 1_051_646.0, rsd: None, kernels: 1 },
+            CounterBase { metric: sectors, value: 18_874_254.0, rsd: None, kernels: 1 },
+            CounterBase { metric: inst, value: 32_768.0, rsd: None, kernels: 1 },
+            CounterBase { metric: "gpu__time_duration.sum", value: 100.0, rsd: None, kernels: 1 },
+            CounterBase { metric: "absent_now", value: 1.0, rsd: None, kernels: 1 },
         ];
         let p = Policy::default();
         let a_a = counter_moves(

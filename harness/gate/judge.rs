@@ -302,7 +302,7 @@ mod tests {
         let s = Lcg(2).timings(2000, 300e-6, 0.002);
         let wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
         let mut b = base(&s);
-        b.counters = vec![CounterBase { metric: wavefronts, value: 1_000_000.0, rsd: None }];
+        b.counters = vec![CounterBase { metric: wavefronts, value: 1_000_000.0, rsd: None, kernels: 1 }];
         let values = BTreeMap::from([(wavefronts.to_string(), 29_000_000.0)]);
         let now = Now { samples: &s, counters: Some(&values), ..Now::default() };
         let j = judge(&now, Some(&b), &Policy::default(), 35, TimeUnit::Seconds).unwrap();

@@ -107,6 +107,8 @@ pub struct PairedCounters<'a> {
     pub a: &'a BTreeMap<String, f64>,
     /// The version under test's (this build's kernels).
     pub b: &'a BTreeMap<String, f64>,
+    /// How many distinct kernels the values combine ([`super::distinct_kernels`]).
+    pub kernels: usize,
 }
 
 /// The verdict of paired samples (`a` the reference, `b` the version under test, seconds; the kept
@@ -167,7 +169,7 @@ pub fn judge_pairs(
     };
     let moved = counters.map_or_else(Vec::new, |k| {
         let base: Vec<CounterBase> =
-            k.a.iter().map(|(metric, &value)| CounterBase { metric, value, rsd: None }).collect();
+            k.a.iter().map(|(metric, &value)| CounterBase { metric, value, rsd: None, kernels: k.kernels }).collect();
         counter_moves(&base, k.b, policy, tests)
     });
     if c.verdict == Verdict::Invalid {
@@ -268,12 +270,12 @@ mod tests {
             BTreeMap::from([(WAVEFRONTS.to_string(), wavefronts), ("gpu__time_duration.sum".to_string(), ns)])
         };
         let (before, after) = (side(1_048_576.0, 150_000.0), side(2_097_152.0, 150_300.0));
-        let counters = PairedCounters { a: &before, b: &after };
+        let counters = PairedCounters { a: &before, b: &after, kernels: 1 };
         let j = judge_pairs(&a, &b, None, Some(counters), &Policy::default(), 35, "main").unwrap();
         assert_eq!(j.verdict, Verdict::Regressed, "{}", j.reason);
         assert!(matches!(&j.decided, crate::gate::Decided::Counter(m) if m.metric == WAVEFRONTS), "{:?}", j.decided);
         assert!(j.reason.contains("(unchanged by time alone)"), "{}", j.reason);
-        let same = PairedCounters { a: &before, b: &before };
+        let same = PairedCounters { a: &before, b: &before, kernels: 1 };
         let j = judge_pairs(&a, &b, None, Some(same), &Policy::default(), 35, "main").unwrap();
         assert_eq!((j.verdict, j.moved.len()), (Verdict::Unchanged, 0), "{}", j.reason);
         let slower_only = side(1_048_576.0, 180_000.0);
@@ -281,7 +283,7 @@ mod tests {
             &a,
             &b,
             None,
-            Some(PairedCounters { a: &before, b: &slower_only }),
+            Some(PairedCounters { a: &before, b: &slower_only, kernels: 1 }),
             &Policy::default(),
             35,
             "main",

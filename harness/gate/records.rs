@@ -8,7 +8,7 @@
 //! samples throttled). The run CSV also holds the run's work scale (power-benchmark runs).
 
 use super::baseline::{BASELINE_FILE, Baseline, Entry};
-use super::counters::CounterBase;
+use super::counters::{CounterBase, distinct_kernels};
 use super::judge::{Base, Judged, Now, TimeUnit, judge};
 use super::timing::Policy;
 use crate::{Error, Result};
@@ -296,7 +296,12 @@ pub fn compare_records(base: &RunRecord, run: &RunRecord, options: &CompareOptio
         let run_samples: Vec<f64> = r.samples(trial).expect("common").iter().map(|s| s * fr * scale).collect();
         let counters: Vec<CounterBase<'_>> = b
             .counters(trial)
-            .map(|e| CounterBase { metric: &e.metric, value: e.median, rsd: b.spread(trial, &e.metric).map(|s| s.rsd) })
+            .map(|e| CounterBase {
+                metric: &e.metric,
+                value: e.median,
+                rsd: b.spread(trial, &e.metric).map(|s| s.rsd),
+                kernels: distinct_kernels(&e.kernel),
+            })
             .collect();
         let run_counters: BTreeMap<String, f64> = r.counters(trial).map(|e| (e.metric.clone(), e.median)).collect();
         let reference = Base {

@@ -273,10 +273,12 @@ fn judged(suite: &Suite, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Mea
             let (a, b, _) = pairs.kept();
             let invalid = pairs.as_samples_of_b().invalid_reason();
             let counters = match suite.profiled.get() {
-                Some(Ok(p)) => p.values.get(&case.name()).zip(p.a_side.get(&case.name())),
+                Some(Ok(p)) => p.values.get(&case.name()).zip(p.a_side.get(&case.name())).map(|(b, a)| {
+                    let kernels = p.kernels.get(&case.name()).map_or(1, |k| crate::gate::distinct_kernels(k));
+                    PairedCounters { a, b, kernels }
+                }),
                 _ => None,
-            }
-            .map(|(b, a)| PairedCounters { a, b });
+            };
             let versions = format!("B ({}) vs A ({})", suite.b_side(), revision.label());
             judge_pairs(&a, &b, invalid, counters, &suite.policy(), suite.tests(), &versions)
                 .map_err(|e| Failed::from(format!("{}: {e}", case.name())))

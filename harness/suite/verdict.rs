@@ -120,7 +120,12 @@ pub(super) fn judge(suite: &Suite, case: &Case, samples: &Samples, gpu: &Gpu) ->
         spread: b.run_to_run(&name).map(|r| (r.rsd, r.runs)),
         counters: b
             .counters(&name)
-            .map(|c| CounterBase { metric: &c.metric, value: c.median, rsd: b.spread(&name, &c.metric).map(|s| s.rsd) })
+            .map(|c| CounterBase {
+                metric: &c.metric,
+                value: c.median,
+                rsd: b.spread(&name, &c.metric).map(|s| s.rsd),
+                kernels: crate::gate::distinct_kernels(&c.kernel),
+            })
             .collect(),
         invalid: None,
     });
