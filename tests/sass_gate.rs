@@ -82,3 +82,21 @@ fn a_declared_expectation_fails_a_build_that_breaks_the_lesson_even_when_blessin
     assert_eq!(broken.blessed, None, "nothing was blessed");
     assert_eq!(check(&source(true), tmp.path(), false, &declared).failure(), None, "the table still holds float4 code");
 }
+
+#[test]
+fn a_comment_moves_the_ptx_and_not_the_sass() {
+    use kernelgate::sass::same::{Code, compare};
+    if !support::compile_tools_found() {
+        return;
+    }
+    // A real kernel file, and the same file under one more comment line: every `-lineinfo` line
+    // of the PTX moves, no instruction does, so same-run A/B has nothing to time.
+    let a = include_str!("../kernels/coalescing.cu");
+    let b = format!("// a comment that moves every line below it\n{a}");
+    let ptx = |text: &str| compile::compile_with_log("coalescing.cu", text, "sm_90").unwrap().ptx;
+    assert_ne!(ptx(a), ptx(&b), "the PTX differs");
+    assert_eq!(compare("coalescing.cu", a, &b, "sm_90").unwrap(), Code::Same);
+    // Lost vectorization is other code, in the one function it touched.
+    let (vec4, scalar) = (source(true), source(false));
+    assert_eq!(compare(FILE, vec4.source, scalar.source, "sm_90").unwrap(), Code::Differs(vec!["copy".to_string()]));
+}

@@ -132,9 +132,9 @@ pub struct Config {
     /// Same-run A/B: the git revision whose `kernels/*.cu` are timed against this build's, in one
     /// process, samples interleaved (`KERNELGATE_AB`, e.g. `HEAD`, `main`, a commit id).
     pub ab: Option<String>,
-    /// Time an A/B case whose two versions compile to the same PTX anyway
-    /// (`KERNELGATE_AB_IDENTICAL=time`; default `skip`: such a case is reported as identical and
-    /// not timed, since the same PTX runs the same machine code). Timing identical modules is how
+    /// Time an A/B case whose two versions compile to the same PTX, or to the same SASS for the
+    /// GPU's architecture, anyway (`KERNELGATE_AB_IDENTICAL=time`; default `skip`: such a case is
+    /// reported as identical and not timed, since it runs the same machine code). Timing identical modules is how
     /// the A/B gate's false-alarm rate is measured (an A/A test).
     pub ab_time_identical: bool,
     /// The B side of an A/B run from a git revision's `kernels/*.cu` instead of this build's

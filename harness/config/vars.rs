@@ -233,7 +233,7 @@ pub const AB_IDENTICAL: Var = Var {
     name: "KERNELGATE_AB_IDENTICAL",
     value: Value::Choice { values: &["skip", "time"], default: Some("skip") },
     default: None,
-    meaning: "`time`: time cases whose two versions compile to the same PTX (A/A checks); only with `KERNELGATE_AB`",
+    meaning: "`time`: time cases whose two versions compile to the same PTX or the same SASS (A/A checks); only with `KERNELGATE_AB`",
     read_by: &[Reader::Suite],
 };
 /// `KERNELGATE_ALPHA`.

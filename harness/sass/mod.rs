@@ -23,6 +23,7 @@ pub mod class;
 pub mod gate;
 pub mod nvdisasm;
 pub mod parse;
+pub mod same;
 pub mod table;
 
 pub use class::{CLASSES, SassExpectation};

@@ -137,8 +137,9 @@ fn compile_b(suite: &Suite, case: &Case, gpu: &Gpu) -> crate::Result<Result<Comp
 
 /// The timing mode of the trial: paired when the run is an A/B run and the revision has the
 /// case's kernels, else baseline. `Ok(Err(sentence))` when the two versions compile to the same
-/// PTX and `KERNELGATE_AB_IDENTICAL` is not `time`: nothing to time (the same PTX runs the same
-/// machine code on one driver).
+/// PTX, or to other PTX but the same SASS for the GPU's architecture ([`same_machine_code`]: a
+/// comment moves every `-lineinfo` line of the PTX), and `KERNELGATE_AB_IDENTICAL` is not `time`:
+/// nothing to time (the same machine code).
 ///
 /// # Errors
 /// A compile or driver error of the revision's kernels.
@@ -164,10 +165,20 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
         }
         Err(e) => return Err(e),
     };
-    let identical = a.module_sha256 == b.module_sha256;
+    let same_ptx = a.module_sha256 == b.module_sha256;
+    let same_sass = !same_ptx && !files.is_empty() && same_machine_code(suite, revision, &files, &gpu.arch)?;
+    let identical = same_ptx || same_sass;
     let what = if files.is_empty() {
         // cuBLAS or copies only: A/B swaps kernel sources, so both versions are the same program.
         "launches no kernel of its own (cuBLAS or copies only), so A and B are the same program".to_string()
+    } else if same_sass {
+        format!(
+            "{} at {} compiles to other PTX but the same SASS for {} as this build's (nvdisasm: the \
+             instructions are equal, function by function; the PTX differs in line numbers or names only)",
+            list(&files),
+            revision.label(),
+            gpu.arch
+        )
     } else {
         format!("{} at {} compiles to the same PTX as this build's", list(&files), revision.label())
     };
@@ -189,6 +200,36 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
         );
     }
     Ok(Ok(Timing::Paired { revision, a }))
+}
+
+/// Whether every one of `files` makes the same machine code for `arch` at `revision` (A) as on
+/// the B side (this build's, or `KERNELGATE_AB_B`'s), by [`crate::sass::same::compare`]; a file
+/// whose texts are equal is the same. `false` when any differs or cannot be compared (no
+/// nvdisasm: said once per trial on stdout, and the case is timed).
+///
+/// # Errors
+/// A compile error of either text.
+fn same_machine_code(suite: &Suite, revision: &Revision, files: &[&str], arch: &str) -> crate::Result<bool> {
+    use crate::sass::same::{Code, compare};
+    for file in files {
+        let a = revision.source(file).unwrap_or_default();
+        let b = match suite.ab_b.get() {
+            Some(b) => b.source(file).unwrap_or_default(),
+            None => crate::source::source_of(file).map_or("", |s| s.source),
+        };
+        if a == b {
+            continue;
+        }
+        match phases::time(Phase::Compile, || compare(file, a, b, arch))? {
+            Code::Same => {}
+            Code::Differs(_) => return Ok(false),
+            Code::Unknown(why) => {
+                println!("kernelgate: kernels/{file}: PTX differs and the SASS could not be compared ({why}); timed");
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// The first 12 hex digits of a module hash (the `+`-joined hashes of a program of several

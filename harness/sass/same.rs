@@ -1,0 +1,88 @@
+//! Whether two versions of a kernel file make the same machine code: same-run A/B does not time a
+//! case whose versions differ only where the GPU cannot see it.
+//!
+//! PTX is not the machine code. NVRTC compiles with `-lineinfo` ([`crate::compile::NVRTC_OPTIONS`],
+//! for Nsight Compute's source view), so one comment line added at the top of
+//! `kernels/coalescing.cu` changes its PTX (every `.loc` line moves) and the cubin's bytes (its
+//! line table), while `nvdisasm --print-code` prints the same listing, to the byte (checked with
+//! NVRTC and nvdisasm 13.5.37, 2026-12-01; `tests/sass_same.rs` keeps it checked). The listing is
+//! the instructions, their encodings and their offsets, function by function: equal listings are
+//! the same program for the GPU.
+
+use super::nvdisasm;
+use crate::Result;
+
+/// What the comparison of two versions of one file found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Code {
+    /// Both versions disassemble to the same listing for the architecture.
+    Same,
+    /// The listings differ (the names of the functions whose code differs, or that exist on one side only).
+    Differs(Vec<String>),
+    /// No comparison could be made (no nvdisasm, or it failed): the reason, for the trial's line.
+    Unknown(String),
+}
+
+/// Compiles `a` and `b` (two texts of kernel file `file`) for the real architecture `arch`
+/// (`sm_90`) with NVRTC ([`crate::compile::compile_with_log`]), disassembles both cubins
+/// ([`nvdisasm::disassemble`]) and compares the listings.
+///
+/// # Errors
+/// A compile error of either text ([`crate::Error::Compile`]); a missing or failing nvdisasm is
+/// not an error but [`Code::Unknown`].
+pub fn compare(file: &str, a: &str, b: &str, arch: &str) -> Result<Code> {
+    let tool = match nvdisasm::load() {
+        Ok(tool) => tool,
+        Err(e) => return Ok(Code::Unknown(e.to_string())),
+    };
+    let (a, b) = (crate::compile::compile_with_log(file, a, arch)?, crate::compile::compile_with_log(file, b, arch)?);
+    match (nvdisasm::disassemble(tool, &a.cubin), nvdisasm::disassemble(tool, &b.cubin)) {
+        (Ok(a), Ok(b)) if a == b => Ok(Code::Same),
+        (Ok(a), Ok(b)) => Ok(Code::Differs(differing_functions(&a, &b))),
+        (Err(e), _) | (_, Err(e)) => Ok(Code::Unknown(e.to_string())),
+    }
+}
+
+/// The functions whose code differs between two `nvdisasm --print-code` listings, or that only
+/// one has, sorted: each function is its `.text.<name>` section's lines. Pure.
+pub fn differing_functions(a: &str, b: &str) -> Vec<String> {
+    let (fa, fb) = (functions(a), functions(b));
+    let names: std::collections::BTreeSet<&str> = fa.keys().chain(fb.keys()).copied().collect();
+    names.into_iter().filter(|n| fa.get(n) != fb.get(n)).map(str::to_string).collect()
+}
+
+/// A listing's code sections by function name (the `.text.<name>` of each `.section` line), each
+/// the lines that follow it up to the next section.
+fn functions(listing: &str) -> std::collections::BTreeMap<&str, Vec<&str>> {
+    let mut out: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+    let mut current: Option<&str> = None;
+    for line in listing.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix(".section") {
+            current = rest.trim().split(',').next().and_then(|s| s.strip_prefix(".text."));
+            if let Some(name) = current {
+                out.entry(name).or_default();
+            }
+        } else if let Some(name) = current {
+            out.entry(name).or_default().push(t);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_are_compared_one_by_one() {
+        let a = "\t.section\t.text.copy,\"ax\",@progbits\n        /*0000*/                   LDC R1, c[0x0][0x28] ;\n\
+                 \t.section\t.text.scale,\"ax\",@progbits\n        /*0000*/                   EXIT ;\n";
+        let b = a.replace("EXIT", "BRA 0x10");
+        assert_eq!(differing_functions(a, a), Vec::<String>::new());
+        assert_eq!(differing_functions(a, &b), ["scale"]);
+        let only_a =
+            "\t.section\t.text.copy,\"ax\",@progbits\n        /*0000*/                   LDC R1, c[0x0][0x28] ;\n";
+        assert_eq!(differing_functions(a, only_a), ["scale"]);
+    }
+}
