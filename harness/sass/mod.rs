@@ -120,7 +120,16 @@ impl Checked {
 /// ([`table::load`], [`table::update`]).
 pub fn check(trial: &FileTrial<'_>, cubin: &[u8], nvrtc: &str) -> Result<Checked> {
     let tool = nvdisasm::load()?;
-    let listing = nvdisasm::disassemble(tool, cubin)?;
+    check_listing(trial, tool, &nvdisasm::disassemble(tool, cubin)?, nvrtc)
+}
+
+/// [`check`] of a listing `tool` already printed (`nvdisasm --print-code` of the cubin, as
+/// [`nvdisasm::disassemble`] returns it): how the compile trials use the listings they made ahead,
+/// in parallel.
+///
+/// # Errors
+/// The table's errors ([`table::load`], [`table::update`]).
+pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: &str, nvrtc: &str) -> Result<Checked> {
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: trial.source.file.to_string(),
@@ -132,7 +141,7 @@ pub fn check(trial: &FileTrial<'_>, cubin: &[u8], nvrtc: &str) -> Result<Checked
         notes: Vec::new(),
         blessed: None,
     };
-    let functions = match parse::parse(&listing) {
+    let functions = match parse::parse(listing) {
         Ok(f) => f,
         Err(why) => {
             checked.failures.push(format!("{tool} printed a listing this gate cannot read: {why}"));

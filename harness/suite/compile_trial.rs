@@ -19,11 +19,12 @@ pub(super) fn run(
     arities: &[resources::Arity],
     declared: &[sass::Declared],
     source: &'static KernelSource,
-    arch: &str,
+    arch: &'static str,
 ) -> Result<Completion, Failed> {
     let files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
-    let compiled = match compile::compile_with_log(source.file, source.source, arch) {
+    let (compiled, listing) = super::compile_ahead::AHEAD.take(source, arch);
+    let compiled = match compiled {
         Ok(compiled) => compiled,
         Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
         Err(e) => return Err(e.to_string().into()),
@@ -44,7 +45,10 @@ pub(super) fn run(
     let nvrtc = compile::nvrtc_version().map(|(major, minor)| format!("{major}.{minor}")).unwrap_or_default();
     let sass_trial =
         sass::FileTrial { source, arch, baselines: &baselines, bless: suite.config.bless, files: &files, declared };
-    match sass::check(&sass_trial, &compiled.cubin, &nvrtc) {
+    let checked = listing
+        .expect("a listing is made of every compiled cubin")
+        .and_then(|listing| sass::check_listing(&sass_trial, sass::nvdisasm::load()?, &listing, &nvrtc));
+    match checked {
         Ok(found) => {
             if let Some(failure) = found.failure() {
                 gate_only &= found.failures.iter().all(|f| resources::gate::is_gate_failure(f));

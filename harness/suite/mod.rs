@@ -19,6 +19,7 @@
 //! builds only what it runs.
 
 mod ab_report;
+mod compile_ahead;
 mod compile_trial;
 mod faults;
 mod junit_report;
@@ -417,6 +418,15 @@ pub fn main() -> ExitCode {
         }
     }
     args.test_threads.get_or_insert(1);
+    if !args.list {
+        let compiles = SOURCES.iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
+        let chosen = |(s, a): &(&'static crate::KernelSource, &'static str)| {
+            trials.iter().any(|t| {
+                t.name() == format!("compile/{}/{a}", s.file) && !args.is_filtered_out(t) && !args.is_ignored(t)
+            })
+        };
+        compile_ahead::AHEAD.select(compiles.filter(chosen).collect());
+    }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     let any_selected = !selected.is_empty();
     // The next trials' inputs and references are made while the GPU times the current one.

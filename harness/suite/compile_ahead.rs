@@ -1,0 +1,87 @@
+//! The compile trials' work made ahead, in parallel: NVRTC's compile of each selected kernel file
+//! for each architecture and nvdisasm's listing of its cubin, on worker threads, while the trials
+//! (which libtest runs one at a time, one GPU) take their results in turn.
+//!
+//! Why: on the H200 runners the 26 compile trials took 13-16 s of a 60-67 s run one after another
+//! ("other" in the run's time summary, 2026-12-01: 3.8 s before the SASS gate, 15.4-19.8 s after),
+//! and one `nvdisasm --print-code` of one cubin takes about 0.5 s of CPU (nvdisasm 13.5.37, this
+//! project's kernels). The files are independent: made on every core, they take the time of the
+//! slowest few.
+
+use crate::compile::{self, Compiled};
+use crate::sass::nvdisasm;
+use crate::{KernelSource, Result};
+use std::collections::BTreeMap;
+use std::sync::{Condvar, Mutex, Once, OnceLock};
+
+/// What a compile trial needs: NVRTC's result and, when it compiled, nvdisasm's listing of the
+/// cubin (or why there is none).
+pub(super) type Made = (Result<Compiled>, Option<Result<String>>);
+
+/// The process's compile trials' work ([`Ahead`]): one suite runs per test process.
+pub(super) static AHEAD: Ahead =
+    Ahead { selected: OnceLock::new(), started: Once::new(), made: Mutex::new(BTreeMap::new()), ready: Condvar::new() };
+
+/// The selected compile trials' work, made once on worker threads at the first trial's request.
+pub(super) struct Ahead {
+    /// The (file, architecture) pairs of the compile trials this run selected.
+    selected: OnceLock<Vec<(&'static KernelSource, &'static str)>>,
+    started: Once,
+    made: Mutex<BTreeMap<(&'static str, &'static str), Made>>,
+    ready: Condvar,
+}
+
+/// Compiles `source` for `arch` and disassembles the cubin: one compile trial's work.
+pub(super) fn make(source: &KernelSource, arch: &str) -> Made {
+    let compiled = compile::compile_with_log(source.file, source.source, arch);
+    let listing =
+        compiled.as_ref().ok().map(|c| nvdisasm::load().and_then(|tool| nvdisasm::disassemble(tool, &c.cubin)));
+    (compiled, listing)
+}
+
+impl Ahead {
+    /// Names the pairs the run selected (after libtest's filters); pairs named later, or all of
+    /// them when this is never called, are made by their trial alone.
+    pub(super) fn select(&self, pairs: Vec<(&'static KernelSource, &'static str)>) {
+        let _ = self.selected.set(pairs);
+    }
+
+    /// This trial's work: made ahead when selected (starting the workers at the first request and
+    /// waiting for its pair), else here and now.
+    pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str) -> Made {
+        let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
+        if !selected.iter().any(|(s, a)| s.file == source.file && *a == arch) {
+            return make(source, arch);
+        }
+        self.started.call_once(|| {
+            std::thread::spawn(move || self.work(selected));
+        });
+        let key = (source.file, arch);
+        let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(done) = made.remove(&key) {
+                return done;
+            }
+            made = self.ready.wait(made).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Makes every selected pair on `available_parallelism() - 1` threads (at least one), in the
+    /// trials' order, each result handed over as soon as it is made.
+    fn work(&self, pairs: &'static [(&'static KernelSource, &'static str)]) {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..workers.min(pairs.len()) {
+                scope.spawn(|| {
+                    while let Some(&(source, arch)) = pairs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    {
+                        let done = make(source, arch);
+                        self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch), done);
+                        self.ready.notify_all();
+                    }
+                });
+            }
+        });
+    }
+}
