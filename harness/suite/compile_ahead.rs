@@ -2,11 +2,11 @@
 //! for each architecture and nvdisasm's listing of its cubin, on worker threads, while the trials
 //! (which libtest runs one at a time, one GPU) take their results in turn.
 //!
-//! Why: on the H200 runners the 26 compile trials took 13-16 s of a 60-67 s run one after another
-//! ("other" in the run's time summary, 2026-12-01: 3.8 s before the SASS gate, 15.4-19.8 s after),
-//! and one `nvdisasm --print-code` of one cubin takes about 0.5 s of CPU (nvdisasm 13.5.37, this
-//! project's kernels). The files are independent: made on every core, they take the time of the
-//! slowest few.
+//! Why: the 26 compile trials run one after another, and the time a run's summary calls "other"
+//! (outside the GPU trials' phases, where the compile trials fall) grew from 3.8 s to 15.4-19.8 s
+//! of a 60-67 s H200 run when the SASS gate came in (2026-12-01); one `nvdisasm --print-code` of
+//! one cubin takes about 0.5 s of CPU (nvdisasm 13.5.37, `kernels/coalescing.cu`). The files are
+//! independent: made on every core, they take the time of the slowest few.
 
 use crate::compile::{self, Compiled};
 use crate::sass::nvdisasm;
