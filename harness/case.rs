@@ -411,6 +411,9 @@ pub struct Case {
     /// What the SASS of each kernel the case launches must hold, checked by the compile trials
     /// without a GPU ([`crate::sass`]).
     pub sass: Vec<SassExpectation>,
+    /// The vendor library this case times, when it is its family's vendor reference at its size
+    /// ([`Case::vendor_reference`]): `"CUB"`, `"cuBLAS"`.
+    pub vendor: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Case {
@@ -424,6 +427,7 @@ impl std::fmt::Debug for Case {
             .field("flops", &self.flops)
             .field("expectations", &self.expectations)
             .field("sass", &self.sass)
+            .field("vendor", &self.vendor)
             .finish()
     }
 }
@@ -456,6 +460,7 @@ impl Case {
             metrics: Vec::new(),
             expectations: Vec::new(),
             sass: Vec::new(),
+            vendor: None,
         }
     }
 
@@ -646,6 +651,16 @@ impl Case {
     /// Adds several counter expectations.
     pub fn expects(mut self, expectations: impl IntoIterator<Item = Expectation>) -> Case {
         self.expectations.extend(expectations);
+        self
+    }
+
+    /// Marks the case as its family's vendor reference at its size: the library `vendor` (`"CUB"`,
+    /// `"cuBLAS"`) doing the family's job. The results table shows each trial of the family at this
+    /// size as a percentage of this case's speed (`crate::report::vendor`). Its kernels may come from
+    /// `kernels/<vendor in lower case>.cu` (`kernels/cub.cu`) instead of the family's file; one
+    /// reference per family and size (a CPU test of the case table checks both).
+    pub fn vendor_reference(mut self, vendor: &'static str) -> Case {
+        self.vendor = Some(vendor);
         self
     }
 

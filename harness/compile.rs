@@ -12,36 +12,53 @@ use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 /// Nsight Compute can correlate SASS with source lines).
 pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17", "-lineinfo"];
 
-/// The CUDA toolkit's header folders handed to NVRTC (`--include-path`), so that a kernel can
-/// include `<cooperative_groups.h>`, `<cuda_fp16.h>` or CCCL's `<cuda/barrier>` where a toolkit
-/// is installed: `<root>/include` and, where it exists, `<root>/include/cccl` (CUDA 13 keeps CCCL
-/// there), of the first of `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda` whose `include` folder
-/// exists. Empty without a toolkit (CI's PyPI NVRTC has no headers). Pure: `env` reads a variable,
-/// `is_dir` the file system.
+/// Where `scripts/get-nvrtc` puts CCCL's headers (CUB, libcu++, Thrust: the `include/cccl` folder
+/// of the pinned `nvidia-cuda-cccl` wheel), relative to the project root (git-ignored): this folder
+/// holds `cccl/`.
+pub const LOCAL_INCLUDE: &str = ".nvrtc/include";
+
+/// The header folders handed to NVRTC (`--include-path`), so that a kernel can include
+/// `<cooperative_groups.h>`, `<cuda_fp16.h>`, CCCL's `<cuda/barrier>` or CUB's
+/// `<cub/block/block_reduce.cuh>`. Where a CUDA toolkit is installed, its own: `<root>/include`
+/// and, where it exists, `<root>/include/cccl` (CUDA 13 keeps CCCL there), of the first of
+/// `$CUDA_HOME`, `$CUDA_PATH`, `/usr/local/cuda` whose `include` folder exists; the toolkit comes
+/// first because its headers match the NVRTC of a GPU runner, and its folders are then the only
+/// ones. Without a toolkit, `<project>/.nvrtc/include` ([`LOCAL_INCLUDE`]) and its `cccl/` where
+/// `scripts/get-nvrtc` made them (CI: PyPI's NVRTC has no headers, the `nvidia-cuda-cccl` wheel has
+/// CCCL's); else none. Pure: `env` reads a variable, `is_dir` the file system, `project` is the
+/// project root ([`crate::paths::project_root`]), if known.
 pub fn include_dirs(
     env: &dyn Fn(&str) -> Option<String>,
     is_dir: &dyn Fn(&std::path::Path) -> bool,
+    project: Option<&std::path::Path>,
 ) -> Vec<std::path::PathBuf> {
     let roots = ["CUDA_HOME", "CUDA_PATH"]
         .into_iter()
         .filter_map(|v| env(v).filter(|d| !d.is_empty()))
         .map(std::path::PathBuf::from)
         .chain([std::path::PathBuf::from("/usr/local/cuda")]);
+    let with_cccl = |include: std::path::PathBuf| {
+        let cccl = include.join("cccl");
+        if is_dir(&cccl) { vec![include, cccl] } else { vec![include] }
+    };
     for root in roots {
         let include = root.join("include");
         if is_dir(&include) {
-            let cccl = include.join("cccl");
-            return if is_dir(&cccl) { vec![include, cccl] } else { vec![include] };
+            return with_cccl(include);
         }
     }
-    Vec::new()
+    match project.map(|p| p.join(LOCAL_INCLUDE)) {
+        Some(local) if is_dir(&local) => with_cccl(local),
+        _ => Vec::new(),
+    }
 }
 
 /// [`include_dirs`] of this process, found once, as NVRTC options.
 fn include_options() -> &'static [String] {
     static FOUND: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FOUND.get_or_init(|| {
-        include_dirs(&|k| std::env::var(k).ok(), &|p| p.is_dir())
+        let project = std::env::current_dir().ok().map(|d| crate::paths::project_root(&d));
+        include_dirs(&|k| std::env::var(k).ok(), &|p| p.is_dir(), project.as_deref())
             .into_iter()
             .map(|d| format!("--include-path={}", d.display()))
             .collect()
@@ -50,21 +67,34 @@ fn include_options() -> &'static [String] {
 
 /// A line for a compile log that says NVRTC could not open a header: the header, where NVRTC
 /// looked (`includes`, the options of [`include_dirs`]) and the fix; `None` when the log holds no
-/// `could not open source file "X"` / `cannot open source file "X"`. Pure.
+/// `could not open source file "X"` / `cannot open source file "X"`. A header of CCCL (`cub/`,
+/// `cuda/`, `thrust/`, `nv/`) not found is fixed by `scripts/get-nvrtc`, which installs CCCL's
+/// headers into [`LOCAL_INCLUDE`]; the hint says so. Pure.
 pub fn header_hint(log: &str, includes: &[String]) -> Option<String> {
     let at = log.find("open source file \"")? + "open source file \"".len();
     let header = &log[at..at + log[at..].find('"')?];
     let searched = if includes.is_empty() {
-        "no include path: no CUDA toolkit was found at $CUDA_HOME, $CUDA_PATH or /usr/local/cuda".to_string()
+        format!(
+            "no include path: no CUDA toolkit was found at $CUDA_HOME, $CUDA_PATH or /usr/local/cuda, and no \
+             {LOCAL_INCLUDE} in the project"
+        )
     } else {
         let dirs: Vec<&str> = includes.iter().map(|o| o.trim_start_matches("--include-path=")).collect();
         format!("the include path {}", dirs.join(", "))
     };
-    Some(format!(
-        "kernelgate: NVRTC found no {header:?} ({searched}); a toolkit header needs a CUDA toolkit there (or \
-         CUDA_HOME naming one); otherwise paste what the kernel needs into its file (docs/adding-kernels.md, \
-         \"Headers\")"
-    ))
+    let cccl = ["cub/", "cuda/", "thrust/", "nv/"].iter().any(|p| header.starts_with(p));
+    let fix = if cccl {
+        format!(
+            "a header of CCCL (CUB, libcu++, Thrust): run scripts/get-nvrtc in the project root, which puts CCCL's \
+             headers into {LOCAL_INCLUDE}/cccl (used when no CUDA toolkit is found), or name a CUDA 13 toolkit with \
+             CUDA_HOME"
+        )
+    } else {
+        "a toolkit header needs a CUDA toolkit there (or CUDA_HOME naming one); otherwise paste what the kernel \
+         needs into its file"
+            .to_string()
+    };
+    Some(format!("kernelgate: NVRTC found no {header:?} ({searched}); {fix} (docs/adding-kernels.md, \"Headers\")"))
 }
 
 /// `log` with [`header_hint`]'s line after it, where it has one.
@@ -354,12 +384,29 @@ mod tests {
         let shown = |v: Vec<std::path::PathBuf>| v.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
         let cuda13 = dirs(&["/usr/local/cuda/include", "/usr/local/cuda/include/cccl"]);
         assert_eq!(
-            shown(include_dirs(&env(&[]), &cuda13)),
+            shown(include_dirs(&env(&[]), &cuda13, None)),
             ["/usr/local/cuda/include", "/usr/local/cuda/include/cccl"]
         );
         let both = dirs(&["/opt/cuda/include", "/usr/local/cuda/include"]);
-        assert_eq!(shown(include_dirs(&env(&[("CUDA_HOME", "/opt/cuda")]), &both)), ["/opt/cuda/include"]);
-        assert_eq!(shown(include_dirs(&env(&[("CUDA_HOME", "/nowhere")]), &dirs(&[]))), Vec::<String>::new());
+        assert_eq!(shown(include_dirs(&env(&[("CUDA_HOME", "/opt/cuda")]), &both, None)), ["/opt/cuda/include"]);
+        assert_eq!(shown(include_dirs(&env(&[("CUDA_HOME", "/nowhere")]), &dirs(&[]), None)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn without_a_toolkit_the_headers_of_get_nvrtc_are_searched() {
+        let present = |list: &'static [&'static str]| {
+            move |p: &std::path::Path| list.iter().any(|d| p == std::path::Path::new(d))
+        };
+        let shown = |v: Vec<std::path::PathBuf>| v.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
+        let proj = Some(std::path::Path::new("/proj"));
+        let local = present(&["/proj/.nvrtc/include", "/proj/.nvrtc/include/cccl"]);
+        let no_env = |_: &str| None;
+        assert_eq!(shown(include_dirs(&no_env, &local, proj)), ["/proj/.nvrtc/include", "/proj/.nvrtc/include/cccl"]);
+        // A toolkit comes first, and alone: its headers match the runner's NVRTC.
+        let both = present(&["/usr/local/cuda/include", "/proj/.nvrtc/include", "/proj/.nvrtc/include/cccl"]);
+        assert_eq!(shown(include_dirs(&no_env, &both, proj)), ["/usr/local/cuda/include"]);
+        assert_eq!(shown(include_dirs(&no_env, &local, None)), Vec::<String>::new(), "no project root known");
+        assert_eq!(shown(include_dirs(&no_env, &present(&[]), proj)), Vec::<String>::new(), "get-nvrtc not run");
     }
 
     #[test]
@@ -376,6 +423,12 @@ mod tests {
                 .unwrap();
         assert!(hint.contains("(the include path /usr/local/cuda/include)"), "{hint}");
         assert_eq!(header_hint("x.cu(3): error: identifier \"y\" is undefined", &[]), None);
+        // NVRTC 13.5.37's line for kernels/cub.cu without CCCL's headers.
+        let log = "cub.cu(13): catastrophic error: could not open source file \"cub/block/block_histogram.cuh\" (no directories in search list)";
+        let hint = header_hint(log, &[]).unwrap();
+        assert!(hint.contains("run scripts/get-nvrtc in the project root"), "{hint}");
+        assert!(hint.contains(".nvrtc/include/cccl"), "{hint}");
+        assert!(!header_hint(log.replace("cub/", "mine/").as_str(), &[]).unwrap().contains("get-nvrtc"));
     }
 
     #[test]

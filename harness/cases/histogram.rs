@@ -1,12 +1,16 @@
 //! `kernels/histogram.cu`: 256 bins over 2^28 bytes (4 per `u32` word), one global atomic per byte
 //! against privatized shared-memory bins flushed with one atomic per non-zero bin per block; on
-//! uniform bytes and on skewed bytes (90 % one value, [`crate::case::HOT_BYTE`]). Exact check
-//! (issue 10).
+//! uniform bytes and on skewed bytes (90 % one value, [`crate::case::HOT_BYTE`]); and CUB, the vendor
+//! reference (`histogram/cub/<bytes>_<data>`, [`Case::vendor_reference`]): `kernels/cub.cu`'s
+//! `cub_histogram`, cub::BlockLoad and cub::BlockHistogram (shared atomics into one 256-bin table per
+//! block) at DeviceHistogram's tile and grid on sm_90, then one global atomic per non-zero bin per
+//! block. Exact check (issue 10).
 
 use super::scaled_count;
 use crate::case::{Case, HostData, Init, Launch, Param};
 use crate::expect::Expectation as E;
 use crate::sass::SassExpectation as S;
+use crate::source::k::cub as kc;
 use crate::source::k::histogram as kh;
 
 /// Bytes: 2^28 (2^26 words).
@@ -21,6 +25,11 @@ const GLOBAL_PER_SM: u32 = 8;
 /// scripts/tune/results/reduce_hist-h200-2026-11-30-run2.log).
 const PRIVATE_BLOCK: u32 = 512;
 const PRIVATE_PER_SM: u32 = 4;
+/// `cub_histogram`: DeviceHistogram's block on sm_90 for 1-byte samples, 768 threads (CCCL 3.0,
+/// `cub/device/dispatch/tuning/tuning_histogram.cuh`, `sm90_tuning`), and its grid, resident blocks
+/// per SM x SM count (`dispatch_histogram.cuh`): 2 of 768 threads fit in the 2048 of an SM.
+const CUB_BLOCK: u32 = 768;
+const CUB_PER_SM: u32 = 2;
 /// Share of bytes equal to the hot value in the skewed data.
 pub const SKEW: f32 = 0.9;
 
@@ -58,12 +67,13 @@ fn lessons(variant: &str) -> Vec<E> {
                 .at_least(1000.0)
                 .because("one global atomic per byte against one per non-zero bin per block"),
         ],
-        _ => vec![
+        "privatized" => vec![
             E::metric("gpu__time_duration.sum")
                 .relative_to("global")
                 .at_most(0.01)
                 .because("shared-memory atomics, flushed once per block"),
         ],
+        _ => Vec::new(),
     }
 }
 
@@ -74,10 +84,12 @@ fn sized(words: usize) -> Vec<Case> {
         for (variant, kernel, launch) in [
             ("global", kh::histogram_global, Launch::per_sm(GLOBAL_PER_SM, GLOBAL_BLOCK)),
             ("privatized", kh::histogram_privatized, Launch::per_sm(PRIVATE_PER_SM, PRIVATE_BLOCK)),
+            ("cub", kc::cub_histogram, Launch::per_sm(CUB_PER_SM, CUB_BLOCK)),
         ] {
+            let case = Case::new("histogram", variant, format!("{}_{data}", 4 * words), kernel);
+            let case = if variant == "cub" { case.vendor_reference("CUB") } else { case };
             cases.push(
-                Case::new("histogram", variant, format!("{}_{data}", 4 * words), kernel)
-                    .launch(launch)
+                case.launch(launch)
                     .params([
                         Param::In { init: Init::Bytes { hot }, len: words, offset: 0 },
                         Param::counts(BINS),
@@ -86,10 +98,12 @@ fn sized(words: usize) -> Vec<Case> {
                     .reference_data(|b| vec![HostData::U32(histogram(b[0].u32()))])
                     .bytes(4 * words as u64)
                     .expects(lessons(variant))
-                    .sass([if variant == "privatized" {
-                        S::class("shared_atom").present().because("each block counts in shared memory: ATOMS")
-                    } else {
-                        S::class("shared_atom").absent().because("every count is a global atomic")
+                    .sass([match variant {
+                        "global" => S::class("shared_atom").absent().because("every count is a global atomic"),
+                        "cub" => S::class("shared_atom")
+                            .present()
+                            .because("BLOCK_HISTO_ATOMIC counts in shared memory: ATOMS"),
+                        _ => S::class("shared_atom").present().because("each block counts in shared memory: ATOMS"),
                     }]),
             );
         }
@@ -104,6 +118,16 @@ mod tests {
     #[test]
     fn references_fit_their_buffers() {
         super::super::assert_references_fit(&sized(1000));
+    }
+
+    #[test]
+    fn cub_is_the_vendor_reference_of_each_input() {
+        let cases = sized(1000);
+        let cub: Vec<String> = cases.iter().filter(|c| c.vendor == Some("CUB")).map(Case::name).collect();
+        assert_eq!(cub, ["histogram/cub/4000_uniform", "histogram/cub/4000_skewed"]);
+        let c = cases.iter().find(|c| c.variant == "cub").unwrap();
+        assert_eq!((c.kernel_names(), c.first_launch().block), ("cub_histogram".to_string(), [768, 1, 1]));
+        assert!(c.expectations.is_empty(), "no counter lesson measured for CUB");
     }
 
     #[test]

@@ -143,7 +143,7 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
             n,
             k,
         });
-        cases.push(finish(cublas));
+        cases.push(finish(cublas).vendor_reference("cuBLAS"));
     }
     cases
 }

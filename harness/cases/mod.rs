@@ -386,7 +386,15 @@ mod tests {
         for c in &cases {
             assert!(!c.steps.is_empty(), "{} has a program", c.name());
             for k in c.kernels() {
-                assert_eq!(c.family, k.file.trim_end_matches(".cu"), "{}: family = kernel file", c.name());
+                let vendor_file = c.vendor.map(|v| format!("{}.cu", v.to_lowercase()));
+                assert!(
+                    k.file.trim_end_matches(".cu") == c.family || Some(k.file) == vendor_file.as_deref(),
+                    "{}: {} comes from kernels/{}: a case launches kernels of its family's file, or a vendor \
+                     reference those of its vendor's",
+                    c.name(),
+                    k.entry,
+                    k.file
+                );
             }
             assert!(c.bytes > 0, "{} declares the bytes it moves", c.name());
             assert!(c.params.iter().any(Param::is_compared), "{} has an output to check", c.name());
@@ -401,5 +409,13 @@ mod tests {
             }
             assert_program_fits(c);
         }
+        // One vendor reference per family and size, with variants of the family to compare.
+        let mut references = std::collections::BTreeMap::new();
+        for c in cases.iter().filter(|c| c.vendor.is_some()) {
+            assert!(references.insert((c.family, &c.size), c.name()).is_none(), "{}: a second reference", c.name());
+            let others = cases.iter().filter(|o| o.family == c.family && o.size == c.size && o.vendor.is_none());
+            assert!(others.count() > 0, "{}: a reference with nothing to compare", c.name());
+        }
+        assert!(references.keys().any(|(f, _)| *f == "reduction") && references.keys().any(|(f, _)| *f == "histogram"));
     }
 }

@@ -1,13 +1,16 @@
 //! `kernels/reduction.cu`: fp32 sum of 2^26 floats, the textbook road: a shared tree with
 //! interleaved addressing, with sequential addressing, warp shuffles with one barrier and one
 //! atomic per block, the same with float4 grid-stride loads, and a two-pass variant with no
-//! atomics (issue 10). Inputs are uniform in [0, 1), so the check's bound is relative
-//! ([`Tolerance::summation`]).
+//! atomics (issue 10); and CUB, the vendor reference (`reduction/cub/<n>`, [`Case::vendor_reference`]):
+//! `kernels/cub.cu`'s `cub_reduce_sum`, cub::BlockLoad and cub::BlockReduce at DeviceReduce's tile
+//! and grid, with one atomic per block. Inputs are uniform in [0, 1), so the check's bound is
+//! relative ([`Tolerance::summation`]).
 
 use super::{elements, scaled_count};
 use crate::case::{Case, Elem, Grid, HostData, Init, Launch, Param, Reference, Tolerance};
 use crate::expect::Expectation as E;
 use crate::sass::SassExpectation as S;
+use crate::source::k::cub as kc;
 use crate::source::k::reduction as kr;
 use std::sync::Arc;
 
@@ -21,6 +24,13 @@ const LOG2_BLOCK: usize = 8;
 /// scripts/tune/results/reduce_hist-h200-2026-11-30-run2.log).
 const SHUFFLE_PER_SM: u32 = 8;
 const VEC4_PER_SM: u32 = 16;
+/// Blocks per SM of the CUB case: DeviceReduce's grid, `CUB_SUBSCRIPTION_FACTOR` (5) x resident blocks
+/// per SM (8 of 256 threads at its 28 registers) (CCCL 3.0, `cub/device/dispatch/dispatch_reduce.cuh`,
+/// `cub/util_arch.cuh`).
+const CUB_PER_SM: u32 = 40;
+/// Floats of one tile of `cub_reduce_sum`: 256 threads x 16 (DeviceReduce's `Policy600`, CCCL 3.0
+/// `cub/device/dispatch/tuning/tuning_reduce.cuh`).
+const CUB_TILE: usize = 4096;
 /// Blocks of the two-pass variant's first pass: fixed, because the second pass takes the count as
 /// an argument; 1024 is at least 4 per SM (the tuner's fastest) on GPUs of up to 256 SMs.
 const TWO_PASS_BLOCKS: usize = 1024;
@@ -44,7 +54,7 @@ pub fn sum(x: &[f32]) -> f32 {
 }
 
 /// The longest chain of additions any element goes through in `variant` over `n` elements
-/// (kernels/reduction.cu's header derives each; grids of `k x SM count` at `MAX_SMS` (256)).
+/// (kernels/reduction.cu's header derives each, kernels/cub.cu's `cub_reduce_sum` the CUB case's; grids of `k x SM count` at `MAX_SMS` (256)).
 pub fn chain(variant: &str, n: usize) -> usize {
     let b = BLOCK as usize;
     let (n4, per_thread) = (n / 4, |items: usize, grid: usize| items.div_ceil(grid * b));
@@ -59,6 +69,10 @@ pub fn chain(variant: &str, n: usize) -> usize {
             per_thread(n4, g) + 3 + 10 + g
         }
         "two_pass" => per_thread(n4, TWO_PASS_BLOCKS) + 3 + 10 + TWO_PASS_BLOCKS.div_ceil(b) + 10,
+        "cub" => {
+            let g = CUB_PER_SM as usize * MAX_SMS;
+            16 + 1 + (n / CUB_TILE).div_ceil(g) + 13 + g
+        }
         _ => panic!("no reduction variant {variant}"),
     }
 }
@@ -140,17 +154,26 @@ fn sized(n: usize) -> Vec<Case> {
         one("shuffle", kr::reduce_shuffle, Launch::per_sm(SHUFFLE_PER_SM, BLOCK)),
         one("shuffle_vec4", kr::reduce_shuffle_vec4, Launch::per_sm(VEC4_PER_SM, BLOCK)),
         reference(two_pass).flops(n as u64),
+        one("cub", kc::cub_reduce_sum, Launch::per_sm(CUB_PER_SM, BLOCK)).vendor_reference("CUB"),
     ];
     cases
         .into_iter()
         .map(|c| {
             let l = lessons(&c.variant);
-            let shuffles = if c.variant.starts_with("shuffle") || c.variant == "two_pass" {
-                S::class("shfl").present().because("the last steps of the tree are warp shuffles: SHFL.DOWN")
-            } else {
-                S::class("shfl").absent().because("a shared-memory tree, no shuffles")
+            let shuffles = match c.variant.as_str() {
+                "cub" => {
+                    S::class("shfl").present().because("BLOCK_REDUCE_WARP_REDUCTIONS reduces each warp with shuffles")
+                }
+                v if v.starts_with("shuffle") || v == "two_pass" => {
+                    S::class("shfl").present().because("the last steps of the tree are warp shuffles: SHFL.DOWN")
+                }
+                _ => S::class("shfl").absent().because("a shared-memory tree, no shuffles"),
             };
-            c.expects(l).sass([shuffles])
+            let mut code = vec![shuffles];
+            if c.variant == "cub" {
+                code.push(S::class("global_ld.128").present().because("BlockLoad of float4 items: LDG.E.128"));
+            }
+            c.expects(l).sass(code)
         })
         .collect()
 }
@@ -172,11 +195,24 @@ mod tests {
         assert_eq!(chain("shuffle_vec4", 1 << 26), 16 + 13 + 4096);
         assert_eq!(chain("two_pass", 1 << 26), 64 + 13 + 4 + 10);
         assert!(Tolerance::summation(chain("interleaved", 1 << 26)).rel < 0.02);
+        // 16384 tiles of 4096 over 40 x 256 blocks: 2 per thread.
+        assert_eq!(chain("cub", 1 << 26), 17 + 2 + 13 + 10_240);
+        assert_eq!(chain("cub", 1000), 17 + 13 + 10_240, "no full tile: the partial one alone");
+    }
+
+    #[test]
+    fn cub_is_the_vendor_reference_at_each_size() {
+        let cases = sized(1000);
+        let cub: Vec<&Case> = cases.iter().filter(|c| c.vendor.is_some()).collect();
+        assert_eq!(cub.len(), 1);
+        assert_eq!((cub[0].name(), cub[0].vendor), ("reduction/cub/1000".to_string(), Some("CUB")));
+        assert_eq!(cub[0].kernel_names(), "cub_reduce_sum");
+        assert!(cub[0].shares_inputs, "the same inputs and float64 sum as the one-launch variants");
     }
 
     #[test]
     fn the_two_pass_program_feeds_its_partials_to_the_final_pass() {
-        let c = sized(1000).pop().unwrap();
+        let c = sized(1000).into_iter().find(|c| c.variant == "two_pass").unwrap();
         assert_eq!(c.kernel_names(), "reduce_partials+reduce_final");
         assert!(c.params[1] == Param::Scratch { len: TWO_PASS_BLOCKS } && !c.params[1].is_compared());
     }

@@ -4,6 +4,7 @@
 //! | module       | output                                                              |
 //! |--------------|---------------------------------------------------------------------|
 //! | `table`      | the terminal: device block and results table ([`device`], [`table`]) |
+//! | [`vendor`]   | each trial's speed as % of its family's vendor reference (CUB, cuBLAS) |
 //! | [`diff`]     | the model of a diff report: two sides' measurements compared per trial |
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
 //! | [`html`]     | the diff as one self-contained HTML page with inline SVG charts      |
@@ -24,6 +25,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 mod table;
+pub mod vendor;
 
 pub use file::write_whole;
 pub use table::{device, device_with_nvrtc, duration, table};

@@ -41,19 +41,34 @@ pub fn device_with_nvrtc(f: &DeviceFacts, nvrtc_path: Option<&std::path::Path>) 
 ///
 /// Columns: trial; median time; noise (stddev / mean); samples; effective bandwidth (declared
 /// bytes / median); that as % of the run's measured copy bandwidth; GFLOP/s where the case
-/// declares FLOPs; `timeout` where the noise target was not met; the change of the median against
+/// declares FLOPs; the speed as % of the vendor reference of the trial's family and size
+/// (`87% CUB`: [`super::vendor::pct_of_vendor`] over `references`; `-` without); `timeout` where the noise target was not met; the change of the median against
 /// the baseline and the gate's verdict; registers per thread and theoretical occupancy of the
 /// program's first launch, from the driver (`-` without).
-pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
+pub fn table(results: &[CaseResult], copy_gbps: f64, references: &[super::vendor::VendorReference]) -> String {
+    let vendor = super::vendor::pct_of_vendor(results, references);
     let width = results.iter().map(|r| r.trial.len()).max().unwrap_or(5).max(5);
     let mut out = String::new();
     writeln!(
         out,
-        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
-        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop", "vs base", "verdict", "regs", "occ"
+        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:>11}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
+        "trial",
+        "median",
+        "noise",
+        "samples",
+        "GB/s",
+        "%copy",
+        "GFLOP/s",
+        "%vendor",
+        "stop",
+        "vs base",
+        "verdict",
+        "regs",
+        "occ"
     )
     .unwrap();
-    for r in results {
+    for (r, vendor) in results.iter().zip(vendor) {
+        let vendor = vendor.map_or("-".to_string(), |(pct, name)| format!("{pct:.0}% {name}"));
         let gflops = r.gflops().map_or("-".to_string(), |g| format!("{g:.1}"));
         let delta = r.comparison.as_ref().map_or("-".to_string(), |c| crate::units::signed_pct(100.0 * c.delta));
         let (regs, occ) = r.resources.map_or(("-".to_string(), "-".to_string()), |x| {
@@ -61,7 +76,7 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
         });
         writeln!(
             out,
-            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
+            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {:>11}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
             r.trial,
             duration(r.summary.median_s),
             r.summary.noise_pct,
@@ -69,6 +84,7 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
             r.bandwidth_gbps(),
             r.pct_of_copy(copy_gbps),
             gflops,
+            vendor,
             r.stop.as_str(),
             delta,
             r.verdict.as_str(),
@@ -89,14 +105,21 @@ mod tests {
     fn table_golden() {
         let rows = [
             result("coalescing/copy/67108864", 131.94e-6, 536_870_912, 0),
+            // H200 medians: cub::DeviceReduce::Sum in the standalone tuner, and the suite's
+            // shuffle_vec4 (baselines/nvidia-h200-sm90/BENCHMARK.md).
+            result("reduction/cub/67108864", 75.31e-6, 268_435_456, 0),
+            result("reduction/shuffle_vec4/67108864", 72.9e-6, 268_435_456, 0),
             result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728),
         ];
+        let cub = [super::super::vendor::VendorReference { trial: "reduction/cub/67108864".into(), vendor: "CUB" }];
         let expected = "\
-trial                             median   noise  samples      GB/s   %copy   GFLOP/s  stop       vs base  verdict      regs    occ
-coalescing/copy/67108864        131.9 us   0.10%      100    4069.1  101.7%         -  converged        -  no-baseline     -      -
-vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     671.1  converged        -  no-baseline     -      -
+trial                                median   noise  samples      GB/s   %copy   GFLOP/s      %vendor  stop       vs base  verdict      regs    occ
+coalescing/copy/67108864           131.9 us   0.10%      100    4069.1  101.7%         -            -  converged        -  no-baseline     -      -
+reduction/cub/67108864              75.3 us   0.10%      100    3564.4   89.1%         -     100% CUB  converged        -  no-baseline     -      -
+reduction/shuffle_vec4/67108864     72.9 us   0.10%      100    3682.2   92.1%         -     103% CUB  converged        -  no-baseline     -      -
+vectorization/saxpy/67108864       200.0 us   0.10%      100    4026.5  100.7%     671.1            -  converged        -  no-baseline     -      -
 ";
-        assert_eq!(table(&rows, 4000.0), expected);
+        assert_eq!(table(&rows, 4000.0, &cub), expected);
     }
 
     #[test]

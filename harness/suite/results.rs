@@ -26,7 +26,8 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
     if let Some(first) = timed.first() {
         let facts = &first.gpu.facts;
         let results: Vec<CaseResult> = timed.iter().map(|t| t.result.clone()).collect();
-        println!("\n{}", report::table(&results, facts.copy_bandwidth_gbps));
+        let vendors = report::vendor::references(&suite.cases);
+        println!("\n{}", report::table(&results, facts.copy_bandwidth_gbps, &vendors));
         let stem = suite.stem()?;
         // One group of rows per GPU: each row carries the facts of the GPU its trial ran on.
         let mut rows = Vec::new();
