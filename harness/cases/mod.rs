@@ -10,6 +10,7 @@ pub mod divergence;
 pub mod histogram;
 pub mod launch;
 pub mod layout;
+pub mod lessons;
 pub mod matmul;
 pub mod occupancy;
 pub mod planted;

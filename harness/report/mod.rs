@@ -22,6 +22,7 @@ pub mod export;
 mod file;
 pub mod html;
 pub mod junit;
+pub mod lessons;
 pub mod markdown;
 mod table;
 

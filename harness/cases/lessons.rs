@@ -1,0 +1,150 @@
+//! The time-only lessons as trials of their own: where ncu cannot see a lesson (gaps between
+//! launches, copies), a family declares it as a [`TimeLesson`], a good and a bad variant of one size
+//! and the largest ratio good / bad of their times at which the lesson holds; the suite times both
+//! programs in pairs in one trial per lesson and size ([`LessonTrial`]) and judges the ratio
+//! ([`crate::gate::lesson`]).
+//!
+//! A lesson trial is named `family/<good>_vs_<bad>/size`, `<bad>` without the `_`-separated words
+//! it shares with `<good>` at its start ([`TimeLesson::variant`]): `launch/graph_vs_one_by_one/4096x8`,
+//! `transfers/h2d_pinned_vs_pageable/16777216`, `transfers/pipeline_4_streams_vs_1_stream/16777216`.
+//! It sorts beside the two cases it pairs, `_vs_` selects every lesson trial
+//! (`cargo test --release --test kernels -- _vs_`), and no case's variant holds `_vs_`.
+
+use crate::Case;
+
+/// The marker of a lesson trial's variant, which no case's variant holds.
+pub const VS: &str = "_vs_";
+
+/// One time-only lesson of a family: `good`'s time is at most `bound` times `bad`'s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeLesson {
+    /// The family of both variants.
+    pub family: &'static str,
+    /// The variant that follows the lesson.
+    pub good: &'static str,
+    /// The variant that does not.
+    pub bad: &'static str,
+    /// What one timed launch of a program is, for the sentences (`time per step`).
+    pub per: &'static str,
+    /// Largest median per-pair ratio good / bad (its whole 95 % interval) at which the lesson
+    /// holds; the family's module gives the figures it comes from.
+    pub bound: f64,
+    /// The lesson, in words.
+    pub why: &'static str,
+}
+
+impl TimeLesson {
+    /// The lesson trial's variant: `<good>_vs_<bad>`, `<bad>`'s leading words shared with `<good>`
+    /// dropped (`h2d_pinned` and `h2d_pageable`: `h2d_pinned_vs_pageable`).
+    pub fn variant(&self) -> String {
+        let good: Vec<&str> = self.good.split('_').collect();
+        let bad: Vec<&str> = self.bad.split('_').collect();
+        let shared = good.iter().zip(&bad).take_while(|(g, b)| g == b).count().min(bad.len() - 1);
+        format!("{}{VS}{}", self.good, bad[shared..].join("_"))
+    }
+}
+
+/// Every family's time-only lessons.
+pub fn all() -> Vec<TimeLesson> {
+    let mut lessons = super::launch::lessons();
+    lessons.extend(super::transfers::lessons());
+    lessons
+}
+
+/// A lesson at one size: the two cases it times.
+#[derive(Debug, Clone)]
+pub struct LessonTrial {
+    /// The lesson.
+    pub lesson: TimeLesson,
+    /// The good variant's case.
+    pub good: Case,
+    /// The bad variant's case.
+    pub bad: Case,
+}
+
+impl LessonTrial {
+    /// The trial's name, `family/<good>_vs_<bad>/size`.
+    pub fn name(&self) -> String {
+        format!("{}/{}/{}", self.lesson.family, self.lesson.variant(), self.good.size)
+    }
+}
+
+/// The lesson trials of a run with `cases`: each lesson of [`all`] at every size where both its
+/// variants are among `cases`, sorted by name.
+///
+/// # Panics
+/// If a lesson names a family or variant no case of the full table has (a case-table mistake,
+/// caught by the CPU tests).
+pub fn trials(cases: &[Case]) -> Vec<LessonTrial> {
+    let mut trials = Vec::new();
+    for lesson in all() {
+        let family = lesson.family;
+        let of = |variant: &'static str| cases.iter().filter(move |c| c.family == family && c.variant == variant);
+        for good in of(lesson.good) {
+            if let Some(bad) = of(lesson.bad).find(|b| b.size == good.size) {
+                trials.push(LessonTrial { lesson: lesson.clone(), good: good.clone(), bad: bad.clone() });
+            }
+        }
+    }
+    trials.sort_by_key(LessonTrial::name);
+    trials
+}
+
+/// Whether `name` is a lesson trial's name (its variant holds [`VS`]).
+pub fn is_lesson(name: &str) -> bool {
+    name.split('/').nth(1).is_some_and(|variant| variant.contains(VS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_lesson_pairs_two_cases_of_the_table_and_names_its_trial_after_them() {
+        let cases = super::super::all();
+        let trials = trials(&cases);
+        let names: Vec<String> = trials.iter().map(LessonTrial::name).collect();
+        assert_eq!(
+            names,
+            [
+                "launch/graph_vs_one_by_one/4096x8",
+                "transfers/d2h_pinned_vs_pageable/16777216",
+                "transfers/h2d_pinned_vs_pageable/16777216",
+                "transfers/pipeline_4_streams_vs_1_stream/16777216",
+            ]
+        );
+        for t in &trials {
+            for (case, variant) in [(&t.good, t.lesson.good), (&t.bad, t.lesson.bad)] {
+                assert!(cases.iter().any(|c| c.name() == case.name()), "{}", case.name());
+                assert_eq!((case.family, case.variant.as_str(), &case.size), (t.lesson.family, variant, &t.good.size));
+            }
+            assert_ne!(t.good.name(), t.bad.name());
+            assert!(is_lesson(&t.name()) && !is_lesson(&t.good.name()) && !is_lesson(&t.bad.name()));
+            assert!(t.lesson.bound > 0.0 && t.lesson.bound < 1.0, "{}: a lesson says good is faster", t.name());
+            assert!(!t.lesson.why.is_empty() && !t.lesson.per.is_empty());
+        }
+        assert_eq!(trials.len(), all().len(), "every lesson has its cases at full size");
+        assert!(cases.iter().all(|c| !c.variant.contains(VS)), "no case's variant reads as a lesson's");
+        assert!(!is_lesson("compile/launch.cu/sm_90") && !is_lesson("a_vs_b"));
+    }
+
+    #[test]
+    fn a_scaled_run_keeps_the_lesson_names_and_a_run_without_a_variant_has_no_trial_for_it() {
+        let scaled = super::super::with_work_scale(1.05);
+        let names: Vec<String> = trials(&scaled).iter().map(LessonTrial::name).collect();
+        let nominal: Vec<String> = trials(&super::super::all()).iter().map(LessonTrial::name).collect();
+        assert_eq!(names, nominal);
+        let without: Vec<Case> = super::super::all().into_iter().filter(|c| c.variant != "one_by_one").collect();
+        assert!(trials(&without).iter().all(|t| t.lesson.family != "launch"));
+    }
+
+    #[test]
+    fn the_variant_drops_the_words_the_bad_name_shares_with_the_good_one() {
+        let lesson = |good, bad| TimeLesson { family: "f", good, bad, per: "time", bound: 0.5, why: "w" };
+        assert_eq!(lesson("graph", "one_by_one").variant(), "graph_vs_one_by_one");
+        assert_eq!(lesson("h2d_pinned", "h2d_pageable").variant(), "h2d_pinned_vs_pageable");
+        assert_eq!(lesson("pipeline_4_streams", "pipeline_1_stream").variant(), "pipeline_4_streams_vs_1_stream");
+        // A bad name that is all shared words keeps its last one.
+        assert_eq!(lesson("a_b_c", "a_b").variant(), "a_b_c_vs_b");
+    }
+}
