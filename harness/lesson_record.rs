@@ -107,6 +107,86 @@ pub fn read_lessons_csv(path: &Path) -> Result<Vec<LessonRow>> {
     Ok(rows)
 }
 
+/// One lesson trial's rows over several runs: what its bound is set from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LessonSeries {
+    /// The lesson trial.
+    pub trial: String,
+    /// Its rows (runs).
+    pub runs: usize,
+    /// The distinct physical GPUs (`gpu_uuid`) among them.
+    pub gpus: usize,
+    /// Rows with no ratio (not judged); left out of the figures below.
+    pub unjudged: usize,
+    /// Smallest, median and largest ratio of the judged rows; `None` without any.
+    pub ratios: Option<[f64; 3]>,
+    /// The highest top of a judged row's 95 % interval.
+    pub highest_high: Option<f64>,
+    /// The bound of the latest row (by run id): the one in force when it ran.
+    pub bound: f64,
+    /// How many rows had each verdict, by word.
+    pub verdicts: std::collections::BTreeMap<String, usize>,
+}
+
+/// Groups `rows` by lesson trial, sorted by trial name ([`LessonSeries`]).
+pub fn series(rows: &[LessonRow]) -> Vec<LessonSeries> {
+    let mut by_trial: std::collections::BTreeMap<&str, Vec<&LessonRow>> = Default::default();
+    for r in rows {
+        by_trial.entry(&r.trial).or_default().push(r);
+    }
+    by_trial
+        .into_iter()
+        .map(|(trial, rows)| {
+            let judged: Vec<f64> = rows.iter().filter_map(|r| r.ratio).collect();
+            let mut uuids: Vec<&str> = rows.iter().map(|r| r.gpu_uuid.as_str()).collect();
+            uuids.sort_unstable();
+            uuids.dedup();
+            let latest = rows.iter().max_by(|a, b| a.run_id.cmp(&b.run_id)).expect("a group has a row");
+            let mut verdicts = std::collections::BTreeMap::new();
+            for r in &rows {
+                *verdicts.entry(r.verdict.clone()).or_insert(0) += 1;
+            }
+            let ratios = (!judged.is_empty()).then(|| {
+                let min = judged.iter().copied().fold(f64::INFINITY, f64::min);
+                let max = judged.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                [min, crate::stats::median(&judged), max]
+            });
+            LessonSeries {
+                trial: trial.to_string(),
+                runs: rows.len(),
+                gpus: uuids.len(),
+                unjudged: rows.len() - judged.len(),
+                ratios,
+                highest_high: rows.iter().filter_map(|r| r.ratio_high).reduce(f64::max),
+                bound: latest.bound,
+                verdicts,
+            }
+        })
+        .collect()
+}
+
+/// The lessons CSVs among `paths`: a file as it is, a folder's `*-lessons.csv` files, sorted.
+///
+/// # Errors
+/// [`Error::Io`] for a path that cannot be read.
+pub fn lessons_csvs(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> {
+    let mut files = std::collections::BTreeSet::new();
+    for p in paths {
+        if p.is_dir() {
+            for item in std::fs::read_dir(p).map_err(Error::io(p))? {
+                let f = item.map_err(Error::io(p))?.path();
+                if f.is_file() && f.to_string_lossy().ends_with(LESSONS_CSV_SUFFIX) {
+                    files.insert(f);
+                }
+            }
+        } else {
+            std::fs::metadata(p).map_err(Error::io(p))?;
+            files.insert(p.clone());
+        }
+    }
+    Ok(files.into_iter().collect())
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -154,6 +234,43 @@ pub(crate) mod tests {
         );
         assert!(text.lines().nth(2).unwrap().contains(",0.83,812,0,,,,,,invalid,"), "{text}");
         assert!(write_lessons_csv(&path, &rows).is_err(), "a recorded file is never overwritten");
+    }
+
+    #[test]
+    fn series_group_the_runs_of_each_lesson_and_leave_unjudged_rows_out_of_the_ratios() {
+        let mut rows = vec![
+            row("b/x_vs_y/1", "holds", Some([0.60, 0.59, 0.61])),
+            row("a/x_vs_y/1", "holds", Some([0.66, 0.65, 0.67])),
+            row("a/x_vs_y/1", "unclear", Some([0.62, 0.55, 0.84])),
+            row("a/x_vs_y/1", "invalid", None),
+        ];
+        rows[2].run_id = "20261202T000000Z".into();
+        rows[2].bound = 0.80;
+        rows[2].gpu_uuid = "GPU-1".into();
+        let s = series(&rows);
+        assert_eq!(s.iter().map(|s| s.trial.as_str()).collect::<Vec<_>>(), ["a/x_vs_y/1", "b/x_vs_y/1"]);
+        let a = &s[0];
+        assert_eq!((a.runs, a.gpus, a.unjudged), (3, 2, 1));
+        let [min, median, max] = a.ratios.unwrap();
+        assert!(min == 0.62 && (median - 0.64).abs() < 1e-12 && max == 0.66, "{:?}", a.ratios);
+        assert_eq!(a.highest_high, Some(0.84));
+        assert_eq!(a.bound, 0.80, "the latest run's bound");
+        assert_eq!(a.verdicts.get("holds"), Some(&1));
+        assert_eq!(a.verdicts.get("invalid"), Some(&1));
+        let only_invalid = series(&rows[3..]);
+        assert_eq!((only_invalid[0].ratios, only_invalid[0].highest_high), (None, None));
+    }
+
+    #[test]
+    fn a_folder_gives_its_lessons_csvs_only() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["r1-lessons.csv", "r1.csv", "r1-metrics.csv", "r2-lessons.csv"] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let found = lessons_csvs(&[dir.path().to_path_buf()]).unwrap();
+        let names: Vec<String> = found.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["r1-lessons.csv", "r2-lessons.csv"]);
+        assert!(lessons_csvs(&[dir.path().join("absent")]).is_err());
     }
 
     #[test]

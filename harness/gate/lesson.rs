@@ -69,6 +69,20 @@ impl LessonVerdict {
     }
 }
 
+/// The fewest runs a lesson's bound is set from: 10 H200 runs of its lesson trial (issue 23).
+pub const MIN_RUNS_FOR_A_BOUND: usize = 10;
+
+/// The margin rule that sets a lesson's bound from the worst (largest) ratio good / bad measured
+/// over its runs: halfway between it and 1.0, rounded up to the next hundredth (0.658 gives 0.83).
+/// kernelgate's choice: a ratio of 1.0 is no lesson at all, and halfway leaves as much room for
+/// the ratio to drift as the lesson's own effect, so a bound trips only when half the lesson is
+/// lost. The bounds in `harness/cases/launch.rs` and `transfers.rs` follow it.
+pub fn margin_bound(worst: f64) -> f64 {
+    // A hair under the hundredth first, so that a halfway point on a hundredth (0.75) is not
+    // pushed up by its binary representation.
+    (((worst + 1.0) / 2.0 * 100.0) - 1e-9).ceil() / 100.0
+}
+
 /// The two programs of a lesson, for its sentences: `graph` and `one_by_one`, and what one
 /// launch of a program is (`time per step`, `time per copy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,6 +275,14 @@ mod tests {
         assert!(judge_lesson(&bad, &good[..5], 0.8, None, NAMES).is_err());
         assert!(judge_lesson(&[], &[], 0.8, None, NAMES).is_err());
         assert!(judge_lesson(&[1.0, f64::NAN], &[1.0, 1.0], 0.8, None, NAMES).is_err());
+    }
+
+    #[test]
+    fn the_margin_rule_is_halfway_to_one_rounded_up_to_a_hundredth() {
+        assert_eq!(margin_bound(0.6582), 0.83);
+        assert_eq!(margin_bound(0.5), 0.75);
+        assert_eq!(margin_bound(0.501), 0.76);
+        assert_eq!(margin_bound(0.0), 0.5);
     }
 
     #[test]
