@@ -16,6 +16,7 @@ pub mod occupancy;
 pub mod planted;
 pub mod readonly;
 pub mod reduction;
+pub mod time_lesson;
 pub mod transfers;
 pub mod transpose;
 pub mod vectorization;
