@@ -14,7 +14,7 @@
 //! | check    | [`check`], [`program`] (running a case's program), [`shared_poison`] (shared memory filled before the check), [`sanitize`] (the checked child: compute-sanitizer, crash isolation) | GPU, child processes |
 //! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
 //! | compare  | [`gate::baseline`], [`gate::calibrate`], [`gate::timing::compare`] pure | baseline files |
-//! | record   | [`record`], [`history`] | git, files, git notes, SQLite |
+//! | record   | [`record`], [`lesson_record`] (the lesson trials' CSV), [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
 //! Under every stage: [`model`] (the plain data the stages hand each other) and [`paths`] (the
@@ -36,6 +36,7 @@ pub mod gate;
 pub mod gpu;
 pub mod history;
 pub mod inputs;
+pub mod lesson_record;
 pub mod measure;
 pub mod model;
 pub mod ncu;

@@ -75,3 +75,45 @@ fn under_nextest_each_process_writes_its_own_junit_file() {
     }
     assert!(!xml.exists(), "the shared path is not written under nextest");
 }
+
+/// The lesson trials (`family/<good>_vs_<bad>/size`, `_vs_` selects them) are GPU trials like the
+/// cases: listed, ignored at discovery without a GPU under libtest (and in the JUnit report, skipped
+/// with the reason), failed with the reason when nextest runs one.
+#[test]
+fn the_lesson_trials_are_listed_and_never_pass_without_a_gpu() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, list) = support::kernels(&["_vs_", "--list"], &[], out.path());
+    assert_eq!(code, 0, "{list}");
+    let listed: Vec<&str> = list.lines().filter_map(|l| l.strip_suffix(": test")).collect();
+    assert_eq!(
+        listed,
+        [
+            "launch/graph_vs_one_by_one/4096x8",
+            "transfers/d2h_pinned_vs_pageable/16777216",
+            "transfers/h2d_pinned_vs_pageable/16777216",
+            "transfers/pipeline_4_streams_vs_1_stream/16777216",
+        ],
+        "{list}"
+    );
+    let xml = out.path().join("junit.xml");
+    let (code, text) = support::kernels(&["_vs_"], &[("KERNELGATE_JUNIT", &xml)], out.path());
+    if !text.contains("GPU trials are ignored") {
+        eprintln!("skipped: this machine has a GPU, so the lesson trials run ({code})");
+        return;
+    }
+    assert_eq!(code, 0, "{text}");
+    for name in &listed {
+        let ignored = text.lines().any(|l| {
+            l.strip_prefix("test ").and_then(|l| l.strip_prefix(name)).is_some_and(|l| l.trim_start() == "... ignored")
+        });
+        assert!(ignored, "{name}: {text}");
+    }
+    let report = std::fs::read_to_string(&xml).unwrap();
+    assert_eq!(report.matches("<skipped message=").count(), 4, "{report}");
+    assert!(report.contains("<testcase classname=\"launch\" name=\"graph_vs_one_by_one/4096x8\""), "{report}");
+    let nextest = [("NEXTEST", std::path::Path::new("1"))];
+    let args = ["launch/graph_vs_one_by_one/4096x8", "--exact", "--include-ignored"];
+    let (code, text) = support::kernels(&args, &nextest, out.path());
+    assert_eq!(code, 101, "{text}");
+    assert!(text.contains("not run: ") && text.contains("under cargo-nextest"), "{text}");
+}

@@ -1,11 +1,12 @@
 //! `kernels/transfers.cu`: host-to-device and device-to-host copies from pageable and pinned
 //! memory, and a chunked copy-compute-copy pipeline on one stream vs [`STREAMS`] streams.
 //!
-//! Lessons, read from the run's table (copies are not kernels, so ncu has no counters for them;
-//! issue 10): a pinned copy runs at the link's rate, a pageable one is staged by the driver through
+//! Lessons, gated as same-run ratios ([`lessons`]; copies are not kernels, so ncu has no counters
+//! for them, and it does not see the overlap of streams): a pinned copy runs at the link's rate, a pageable one is staged by the driver through
 //! a pinned buffer (CUDA C++ Best Practices Guide, "Pinned Memory"); a pipeline on several streams
 //! overlaps the two copy directions and the kernel, one stream runs them in sequence.
 
+use super::time_lesson::TimeLesson;
 use super::{elements, scaled_count};
 use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step, Tolerance};
 use crate::source::k::transfers as kx;
@@ -30,6 +31,51 @@ pub fn cases() -> Vec<Case> {
 /// The family with `scale` times the elements, in steps of `32 x CHUNKS` so chunks stay equal.
 pub fn scaled(scale: f64) -> Vec<Case> {
     sized(scaled_count(N, scale, 32 * CHUNKS))
+}
+
+/// The family's lessons, each timed as a same-run ratio ([`super::lessons`]): pinned copies take at
+/// most 0.57 (to the device) and 0.62 (from it) of pageable copies' time, the pipeline on
+/// [`STREAMS`] streams at most 0.80 of the pipeline on one.
+///
+/// The bounds are provisional, set before any H200 run of the paired trials: halfway between the
+/// worst ratio of the two programs' medians measured so far and 1.0, rounded up to the next
+/// hundredth. Ratios good / bad of the medians at 2^24 floats, per committed run
+/// (baselines/nvidia-h200-sm90/runs/; `20261130T135841Z-72a91c3` on GPU-1c2e7f54, then
+/// `20261201T165209Z-8c8c911` on GPU-91adb1dc):
+/// - to the device, pinned / pageable: 1.2635 / 10.935 ms = 0.116, 1.2193 / 9.1669 ms = 0.133;
+///   worst 0.133, bound (0.133 + 1) / 2 = 0.567, 0.57;
+/// - from the device: 1.2408 / 7.2943 ms = 0.170, 1.2203 / 5.2524 ms = 0.232; worst 0.232, bound
+///   0.616, 0.62 (the pageable copy's medians over 10 runs have a relative standard deviation of
+///   18.7 %, `run_to_run.csv`);
+/// - 4 streams / 1: 1.5453 / 2.6415 ms = 0.585, 1.5410 / 2.6339 ms = 0.585; bound 0.793, 0.80.
+///
+/// To be replaced by the spread of the paired trials' own ratios over at least 10 H200 runs
+/// (docs/lessons.md).
+pub fn lessons() -> Vec<TimeLesson> {
+    let lesson = |good, bad, per, bound, why| TimeLesson { family: "transfers", good, bad, per, bound, why };
+    vec![
+        lesson(
+            "h2d_pinned",
+            "h2d_pageable",
+            "time per copy",
+            0.57,
+            "a pinned copy to the device runs at the link's rate; a pageable one is staged by the driver",
+        ),
+        lesson(
+            "d2h_pinned",
+            "d2h_pageable",
+            "time per copy",
+            0.62,
+            "a pinned copy from the device runs at the link's rate; a pageable one is staged by the driver",
+        ),
+        lesson(
+            "pipeline_4_streams",
+            "pipeline_1_stream",
+            "time per pipeline",
+            0.80,
+            "chunks on 4 streams overlap the two copy directions and the kernel; on one stream they run in turn",
+        ),
+    ]
 }
 
 fn uniform() -> Init {

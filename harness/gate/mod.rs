@@ -7,6 +7,7 @@
 //! | [`rank`] | Mann-Whitney U test, Holm and Benjamini-Hochberg adjustments |
 //! | [`timing`] | the timing verdict: effect floor, significance, too-noisy runs |
 //! | [`counters`] | Nsight Compute counters: deterministic or not, tolerance, which moves gate |
+//! | [`lesson`] | the time-only lessons: a same-run ratio good / bad against its bound |
 //! | [`judge()`] | one trial's verdict from its conditions, timings and counters, with the reason |
 //! | [`records`] | run records, and two records judged trial by trial (`kernelgate compare`) |
 //! | [`calibrate`] | which run records calibrate a baseline's run-to-run spread |
@@ -16,6 +17,7 @@ pub mod baseline;
 pub mod calibrate;
 pub mod counters;
 pub mod judge;
+pub mod lesson;
 pub mod paired;
 pub mod rank;
 pub mod records;

@@ -344,7 +344,8 @@ pub fn attach_metrics(runs: &mut [Run], metrics: Vec<Run>, metrics_path: &Path) 
 }
 
 /// Imports run CSVs and metrics CSVs into `<history_dir>/<gpu_key>.sqlite`. `paths` are files or
-/// folders (a folder: its `*.csv` files, not ncu's `*-raw.csv`); a run CSV brings the metrics CSV
+/// folders (a folder: its `*.csv` files, not ncu's `*-raw.csv` nor the lesson trials'
+/// `*-lessons.csv`, [`crate::lesson_record`]); a run CSV brings the metrics CSV
 /// beside it (`<stem>-metrics.csv`) and the other way round. A metrics CSV without its run CSV
 /// joins the stored run of its run id (its GPU is then known); with none stored it is imported
 /// alone, GPU `unknown`, and its run CSV joins it later ([`HistoryStore::append`]). An empty file
@@ -363,7 +364,8 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
             for item in std::fs::read_dir(p).map_err(Error::io(p))? {
                 let f = item.map_err(Error::io(p))?.path();
                 let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if f.is_file() && name.ends_with(".csv") && !name.ends_with("-raw.csv") {
+                let other = name.ends_with("-raw.csv") || name.ends_with(crate::lesson_record::LESSONS_CSV_SUFFIX);
+                if f.is_file() && name.ends_with(".csv") && !other {
                     files.insert(f);
                 }
             }
@@ -722,6 +724,7 @@ mod tests {
         std::fs::write(runs.join("20260102T000000Z-aaaaaaa-metrics.csv"), metrics("20260102T000000Z")).unwrap();
         std::fs::write(runs.join("20260102T000000Z-aaaaaaa.log"), "not csv").unwrap();
         std::fs::write(runs.join("20260102T000000Z-aaaaaaa-raw.csv"), "ncu's own").unwrap();
+        std::fs::write(runs.join("20260102T000000Z-aaaaaaa-lessons.csv"), "schema_version,trial\n1,x\n").unwrap();
         let history = dir.path().join("history");
         let first = import(std::slice::from_ref(&runs), &history, None).unwrap();
         assert_eq!(first, Imported { files: 3, runs: 2, new_rows: 4, warnings: vec![] });

@@ -23,6 +23,7 @@ pub mod export;
 mod file;
 pub mod html;
 pub mod junit;
+pub mod lessons;
 pub mod markdown;
 mod table;
 pub mod vendor;

@@ -25,6 +25,9 @@ pub mod kind {
     pub const WRONG_RESULT: &str = "wrong-result";
     /// A counter expectation failed (`KERNELGATE_NCU=1`, `crate::expect`).
     pub const COUNTER_EXPECTATION: &str = "counter-expectation";
+    /// A lesson trial's verdict that `KERNELGATE_FAIL_ON` lists: the ratio good / bad above its
+    /// bound (`broken`), or, when listed, straddling it or not judged (`crate::gate::lesson`).
+    pub const LESSON: &str = "lesson";
     /// compute-sanitizer reported the trial (`KERNELGATE_SANITIZE`).
     pub const SANITIZER: &str = "sanitizer";
     /// The trial faulted, died or hung in the checked child (`KERNELGATE_ISOLATE=1`).
@@ -202,7 +205,7 @@ pub(super) fn properties(suite: &Suite) -> Vec<(String, String)> {
 /// KERNELGATE_SEED=`, `crate::check`). A judged failure none of these explains gets no kind.
 ///
 /// `<system-out>`: a timed trial's verdict (`<verdict> (<decided by>): <reason>`) and each counter
-/// that moved past its tolerance; a compile trial's resource-gate and SASS-gate notes and blessed
+/// that moved past its tolerance; a lesson trial's (`<verdict>: <reason>`); a compile trial's resource-gate and SASS-gate notes and blessed
 /// rows. The lines
 /// a trial prints while it runs go to the process's stdout as they come (libtest-mimic does not
 /// capture them per trial), so they are not in the report.
@@ -268,7 +271,14 @@ fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
             lines.extend(t.moved.iter().map(|m| format!("  moved: {m}")));
             out.output = Some(lines.join("\n"));
         }
-        this.is_some() || unfinished || kinds.iter().any(|k| k == kind::WRONG_RESULT)
+        let lesson = super::lesson_trial::recorded(suite, name);
+        if let Some((line, fails)) = &lesson {
+            if *fails {
+                kinds.push(kind::LESSON.into());
+            }
+            out.output = Some(line.clone());
+        }
+        this.is_some() || lesson.is_some() || unfinished || kinds.iter().any(|k| k == kind::WRONG_RESULT)
     };
     match &t.outcome {
         Outcome::Failed(message) if !judged => {

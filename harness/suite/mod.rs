@@ -23,6 +23,7 @@ mod compile_ahead;
 mod compile_trial;
 mod faults;
 mod junit_report;
+mod lesson_trial;
 mod results;
 mod trial;
 mod verdict;
@@ -115,6 +116,8 @@ pub struct Suite {
     /// family-wise correction.
     compared: AtomicUsize,
     timed: Mutex<Vec<Timed>>,
+    /// The lesson trials judged, for the lessons CSV and the JUnit report.
+    lessons: Mutex<Vec<crate::lesson_record::LessonRow>>,
     /// How each trial that ran ended, for the JUnit report.
     outcomes: Mutex<Vec<TrialOutcome>>,
     /// Trials that failed only their gate (performance or resources).
@@ -158,6 +161,7 @@ impl Suite {
             ab_b: OnceLock::new(),
             compared: AtomicUsize::new(0),
             timed: Mutex::new(Vec::new()),
+            lessons: Mutex::new(Vec::new()),
             outcomes: Mutex::new(Vec::new()),
             gate_failures: AtomicUsize::new(0),
             stem: OnceLock::new(),
@@ -286,7 +290,8 @@ fn read_kernels(dir: &Path) -> Option<Vec<(String, String)>> {
     Some(files)
 }
 
-/// Every trial, sorted by name: compile trials for each file and [`COMPILE_ARCHS`], then cases.
+/// Every trial, sorted by name: compile trials for each file and [`COMPILE_ARCHS`], cases, and the
+/// lesson trials ([`cases::lessons`]).
 /// Without a GPU the GPU trials are marked ignored here, at discovery, so that runners that list
 /// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
 pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
@@ -315,6 +320,11 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
         let s = Arc::clone(suite);
         let body = noted(suite, case.name(), move || sanitized(&s, &s.cases[i], trial::run(&s, &s.cases[i])));
         trials.push(Trial::ignorable_test(case.name(), body).with_ignored_flag(no_gpu));
+    }
+    for lesson in cases::lessons::trials(&suite.cases) {
+        let (s, name) = (Arc::clone(suite), lesson.name());
+        let body = noted(suite, name.clone(), move || lesson_trial::run(&s, &lesson));
+        trials.push(Trial::ignorable_test(name, body).with_ignored_flag(no_gpu));
     }
     trials.sort_by(|a, b| a.name().cmp(b.name()));
     trials
@@ -394,11 +404,15 @@ pub fn main() -> ExitCode {
     }
     let suite = Arc::new(Suite::new(config));
     let trials = trials(&suite);
+    let chosen = |t: &&Trial| !args.is_filtered_out(t) && !args.is_ignored(t);
+    // The cases selected: what the checked child, the ncu session and the baseline count know.
     let selected: Vec<&str> = trials
         .iter()
-        .filter(|t| !t.name().starts_with("compile/") && !args.is_filtered_out(t) && !args.is_ignored(t))
+        .filter(|t| !t.name().starts_with("compile/") && !cases::lessons::is_lesson(t.name()))
+        .filter(chosen)
         .map(Trial::name)
         .collect();
+    let lessons_selected = trials.iter().filter(chosen).any(|t| cases::lessons::is_lesson(t.name()));
     if !args.list
         && let Err(e) = announce(&suite, &selected)
     {
@@ -428,7 +442,7 @@ pub fn main() -> ExitCode {
         compile_ahead::AHEAD.select(compiles.filter(chosen).collect());
     }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
-    let any_selected = !selected.is_empty();
+    let any_selected = !selected.is_empty() || lessons_selected;
     // The next trials' inputs and references are made while the GPU times the current one.
     let prefetch = (!args.list && suite.pool().is_ok()).then(|| {
         let order = selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)).cloned();

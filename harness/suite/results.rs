@@ -11,12 +11,12 @@ use crate::{Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Prints the table and writes the run CSV, the run record, the history, the bless, and the
-/// metrics CSV.
+/// Prints the table and writes the run CSV, the run record, the history, the bless, the lessons
+/// block and CSV, and the metrics CSV.
 ///
 /// # Errors
 /// The first output that could not be written: the run CSV, the metrics CSV or the bless (which
-/// stop what follows), or the run record and an explicitly named history (`KERNELGATE_HISTORY` set
+/// stop what follows), or the run record, the lessons CSV and an explicitly named history (`KERNELGATE_HISTORY` set
 /// to a folder), which are reported when they fail and returned after everything else is written.
 /// The default history (`<root>/.kernelgate/history`) and git notes are optional: their failures
 /// are warnings.
@@ -46,6 +46,9 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
             bless(suite, &timed)?;
         }
         super::ab_report::write(suite, &timed)?;
+    }
+    if let Err(e) = super::lesson_trial::write_lessons(suite) {
+        later = later.or(Some(e));
     }
     if let Some(Ok(profiled)) = suite.profiled.get() {
         let gpu_key = timed.first().map_or("unknown".to_string(), |t| t.gpu.facts.gpu_key.clone());

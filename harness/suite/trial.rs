@@ -102,7 +102,7 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
 /// Borrows a GPU for the trial; `Ok(Err(outcome))` when the trial cannot run (no GPU: ignored
 /// with the reason), `Err` when it must fail (every GPU lost, `KERNELGATE_REQUIRE_GPU=1`, or the
 /// checked child did not finish it).
-fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s>, Completion>, Failed> {
+pub(super) fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s>, Completion>, Failed> {
     if let Some(Ok(s)) = suite.sanitized.get()
         && s.unfinished.contains(&case.name())
     {

@@ -183,14 +183,16 @@ fn step(suite: &Path, dir: &Path, good: &str, candidate: &str, filter: &str, exa
     read_verdicts(&dir.join("runs"))
 }
 
-/// The verdict and delta of every trial in the run CSV(s) under `runs` (not the metrics CSVs).
+/// The verdict and delta of every trial in the run CSV(s) under `runs` (not the metrics CSVs nor
+/// the lessons CSVs).
 fn read_verdicts(runs: &Path) -> Result<Verdicts> {
     let mut out = Verdicts::new();
     let Ok(entries) = std::fs::read_dir(runs) else { return Ok(out) };
     for e in entries.flatten() {
         let path = e.path();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if !name.ends_with(".csv") || name.ends_with("-metrics.csv") {
+        let other = name.ends_with("-metrics.csv") || name.ends_with(kernelgate::lesson_record::LESSONS_CSV_SUFFIX);
+        if !name.ends_with(".csv") || other {
             continue;
         }
         let mut reader =

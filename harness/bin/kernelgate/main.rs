@@ -26,6 +26,9 @@
 //! `kernelgate export --format bmf|github-action-benchmark RUN` prints one run's trial times for
 //! Bencher or github-action-benchmark (`kernelgate::report::export`).
 //!
+//! `kernelgate lessons [PATHS...]` prints the lesson trials' ratios over runs from their lessons
+//! CSVs, with the bound the margin rule gives (`kernelgate::gate::lesson`).
+//!
 //! `kernelgate vars [--markdown]` prints every `KERNELGATE_*` variable from the one table of them
 //! (`kernelgate::config::vars`); `--markdown` is the table of `docs/options.md`.
 
@@ -36,6 +39,7 @@ mod compile;
 mod diff;
 mod export;
 mod history;
+mod lessons;
 
 use baseline::{BaselineCommand, baseline_command};
 use clap::{Parser, Subcommand};
@@ -164,6 +168,18 @@ enum Command {
         /// `<project root>/.kernelgate/history`.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
+    },
+    /// The lesson trials' ratios good / bad over runs, from their lessons CSVs (`<stem>-lessons.csv`):
+    /// per lesson trial the runs, GPUs, smallest, median and largest ratio, the highest top of an
+    /// interval, the bound in force and the bound the margin rule gives (halfway between the
+    /// largest ratio and 1.0, rounded up to a hundredth) from at least --min-runs judged runs.
+    /// Exits 0, or 1 on error.
+    Lessons {
+        /// Lessons CSVs, or folders of them; default `<project root>/target/kernelgate/runs`.
+        paths: Vec<PathBuf>,
+        /// Judged runs needed before the margin rule gives a bound.
+        #[arg(long, default_value_t = kernelgate::gate::lesson::MIN_RUNS_FOR_A_BOUND, value_name = "N")]
+        min_runs: usize,
     },
     /// For each trial that regressed between GOOD and BAD, the first commit where it did: the
     /// commits between them that changed kernels/ are timed against GOOD in same-run A/B steps of
@@ -308,6 +324,7 @@ fn main() -> ExitCode {
             print!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)
         }
+        Command::Lessons { paths, min_runs } => lessons::lessons_command(paths, min_runs),
         Command::Bisect { good, bad, filter, suite, out } => bisect::run(&good, &bad, filter.as_deref(), suite, out),
         Command::Compare { base, run, scale, alpha, min_effect, cycles, format } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };

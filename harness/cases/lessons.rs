@@ -1,0 +1,142 @@
+//! The time-only lessons as trials of their own: where ncu cannot see a lesson (gaps between
+//! launches, copies), a family declares it as a [`TimeLesson`], a good and a bad variant of one size
+//! and the largest ratio good / bad of their times at which the lesson holds; the suite times both
+//! programs in pairs in one trial per lesson and size ([`LessonTrial`]) and judges the ratio
+//! ([`crate::gate::lesson`]).
+//!
+//! A lesson trial is named `family/<good>_vs_<bad>/size`, `<bad>` without the `_`-separated words
+//! it shares with `<good>` at its start ([`TimeLesson::variant`]): `launch/graph_vs_one_by_one/4096x8`,
+//! `transfers/h2d_pinned_vs_pageable/16777216`, `transfers/pipeline_4_streams_vs_1_stream/16777216`.
+//! It sorts beside the two cases it pairs, `_vs_` selects every lesson trial
+//! (`cargo test --release --test kernels -- _vs_`), and no case's variant holds `_vs_`.
+
+pub use super::time_lesson::{TimeLesson, VS};
+use crate::Case;
+
+/// Every family's time-only lessons.
+pub fn all() -> Vec<TimeLesson> {
+    let mut lessons = super::launch::lessons();
+    lessons.extend(super::transfers::lessons());
+    lessons
+}
+
+/// A lesson at one size: the two cases it times.
+#[derive(Debug, Clone)]
+pub struct LessonTrial {
+    /// The lesson.
+    pub lesson: TimeLesson,
+    /// The good variant's case.
+    pub good: Case,
+    /// The bad variant's case.
+    pub bad: Case,
+}
+
+impl LessonTrial {
+    /// The trial's name, `family/<good>_vs_<bad>/size`.
+    pub fn name(&self) -> String {
+        format!("{}/{}/{}", self.lesson.family, self.lesson.variant(), self.good.size)
+    }
+}
+
+/// The lesson trials of a run with `cases`: each lesson of [`all`] at every size where both its
+/// variants are among `cases`, sorted by name.
+///
+/// # Panics
+/// If a lesson names a family or variant no case of the full table has (a case-table mistake,
+/// caught by the CPU tests).
+pub fn trials(cases: &[Case]) -> Vec<LessonTrial> {
+    let mut trials = Vec::new();
+    for lesson in all() {
+        let family = lesson.family;
+        let of = |variant: &'static str| cases.iter().filter(move |c| c.family == family && c.variant == variant);
+        for good in of(lesson.good) {
+            if let Some(bad) = of(lesson.bad).find(|b| b.size == good.size) {
+                trials.push(LessonTrial { lesson: lesson.clone(), good: good.clone(), bad: bad.clone() });
+            }
+        }
+    }
+    trials.sort_by_key(LessonTrial::name);
+    trials
+}
+
+/// Whether `name` is a lesson trial's name (its variant holds [`VS`]).
+pub fn is_lesson(name: &str) -> bool {
+    name.split('/').nth(1).is_some_and(|variant| variant.contains(VS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_lesson_pairs_two_cases_of_the_table_and_names_its_trial_after_them() {
+        let cases = super::super::all();
+        let trials = trials(&cases);
+        let names: Vec<String> = trials.iter().map(LessonTrial::name).collect();
+        assert_eq!(
+            names,
+            [
+                "launch/graph_vs_one_by_one/4096x8",
+                "transfers/d2h_pinned_vs_pageable/16777216",
+                "transfers/h2d_pinned_vs_pageable/16777216",
+                "transfers/pipeline_4_streams_vs_1_stream/16777216",
+            ]
+        );
+        for t in &trials {
+            for (case, variant) in [(&t.good, t.lesson.good), (&t.bad, t.lesson.bad)] {
+                assert!(cases.iter().any(|c| c.name() == case.name()), "{}", case.name());
+                assert_eq!((case.family, case.variant.as_str(), &case.size), (t.lesson.family, variant, &t.good.size));
+            }
+            assert_ne!(t.good.name(), t.bad.name());
+            assert!(is_lesson(&t.name()) && !is_lesson(&t.good.name()) && !is_lesson(&t.bad.name()));
+            assert!(t.lesson.bound > 0.0 && t.lesson.bound < 1.0, "{}: a lesson says good is faster", t.name());
+            assert!(!t.lesson.why.is_empty() && !t.lesson.per.is_empty());
+        }
+        assert_eq!(trials.len(), all().len(), "every lesson has its cases at full size");
+        assert!(cases.iter().all(|c| !c.variant.contains(VS)), "no case's variant reads as a lesson's");
+        assert!(!is_lesson("compile/launch.cu/sm_90") && !is_lesson("a_vs_b"));
+    }
+
+    #[test]
+    fn a_scaled_run_keeps_the_lesson_names_and_a_run_without_a_variant_has_no_trial_for_it() {
+        let scaled = super::super::with_work_scale(1.05);
+        let names: Vec<String> = trials(&scaled).iter().map(LessonTrial::name).collect();
+        let nominal: Vec<String> = trials(&super::super::all()).iter().map(LessonTrial::name).collect();
+        assert_eq!(names, nominal);
+        let without: Vec<Case> = super::super::all().into_iter().filter(|c| c.variant != "one_by_one").collect();
+        assert!(trials(&without).iter().all(|t| t.lesson.family != "launch"));
+    }
+
+    /// The provisional bounds are the margin rule's over the committed H200 runs that timed both
+    /// variants as trials of their own (ratios of their medians): replacing them from the lesson
+    /// trials' own runs means replacing this test's data with their lessons CSVs.
+    #[test]
+    fn the_provisional_bounds_are_the_margin_rule_over_the_committed_runs() {
+        let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/nvidia-h200-sm90/runs");
+        let mut medians: Vec<std::collections::BTreeMap<String, f64>> = Vec::new();
+        for run in ["20261130T135841Z-72a91c3.csv", "20261201T165209Z-8c8c911.csv"] {
+            let mut reader = csv::Reader::from_path(runs.join(run)).unwrap();
+            let headers = reader.headers().unwrap().clone();
+            let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+            let (trial, statistic, value) = (col("trial"), col("statistic"), col("value"));
+            let rows = reader.records().map(Result::unwrap);
+            medians.push(
+                rows.filter(|r| &r[statistic] == "median")
+                    .map(|r| (r[trial].to_string(), r[value].parse().unwrap()))
+                    .collect(),
+            );
+        }
+        let size = |family: &str| if family == "launch" { "4096x8" } else { "16777216" };
+        for l in all() {
+            let ratios: Vec<f64> = medians
+                .iter()
+                .map(|m| {
+                    let at = |v: &str| m[&format!("{}/{v}/{}", l.family, size(l.family))];
+                    at(l.good) / at(l.bad)
+                })
+                .collect();
+            let worst = ratios.iter().copied().fold(0.0, f64::max);
+            assert_eq!(l.bound, crate::gate::lesson::margin_bound(worst), "{} vs {}: ratios {ratios:?}", l.good, l.bad);
+        }
+    }
+}
