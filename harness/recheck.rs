@@ -142,6 +142,24 @@ mod tests {
     }
 
     #[test]
+    fn no_copy_of_a_rechecked_program_overwrites_an_input() {
+        // A copy into an input would make the next launch start from other data than the
+        // reference's: such a program could not be re-checked either.
+        use crate::case::Step;
+        let mut all = crate::cases::all();
+        all.extend(crate::cases::planted::cases());
+        for c in all.iter().filter(|c| not_rechecked(c).is_none()) {
+            for step in &c.steps {
+                if let Step::Copy { to, .. } = step {
+                    let into = &c.params[*to];
+                    let input = matches!(into, Param::In { .. } | Param::Host { init: Some(_), .. });
+                    assert!(!input, "{}: a copy into parameter #{to} ({into:?}), an input", c.name());
+                }
+            }
+        }
+    }
+
+    #[test]
     fn programs_that_write_their_inputs_in_place_are_not_rechecked_and_say_why() {
         assert_eq!(not_rechecked(&copy_case()), None);
         let in_place: Vec<String> =
