@@ -59,14 +59,18 @@ pub fn compare_after(
     let (param_index, m) =
         got.iter().zip(want).find_map(|((i, got), want)| Some((*i, compare_data(got, want, case.tolerance)?)))?;
     let last = launches.last.as_ref().map_or(String::new(), |who| format!("; the last was {who}'s"));
+    let warmup = if launches.warmup == 1 {
+        "1 warm-up launch".to_string()
+    } else {
+        format!("{} warm-up launches", launches.warmup)
+    };
     Some(format!(
-        "{}\n  re-checked after timing: that is what the last of {} timed launches ({} warm-up launches before \
+        "{}\n  re-checked after timing: that is what the last of {} timed launches ({warmup} before \
          them{last}) left in the trial's buffers; the check's one launch was right, so the result changes between \
          launches (state kept in device memory from one launch to the next, a buffer a launch expects cleared, or a \
          race that shows under load)",
         describe(case, param_index, &m, seed),
         launches.timed,
-        launches.warmup,
     ))
 }
 
@@ -134,9 +138,10 @@ mod tests {
     fn the_case_tolerance_applies_and_u32_counts_compare_exactly() {
         let case = copy_case().tolerance(Tolerance { abs: 0.0, rel: 1e-3 });
         let want = vec![HostData::F32(vec![1000.0; 4])];
-        let launches = Launches { warmup: 0, timed: 1, last: None };
+        let launches = Launches { warmup: 1, timed: 1, last: None };
         assert_eq!(compare_after(&case, &[(1, HostData::F32(vec![1000.5; 4]))], &want, &launches, 1), None);
-        assert!(compare_after(&case, &[(1, HostData::F32(vec![1001.5; 4]))], &want, &launches, 1).is_some());
+        let why = compare_after(&case, &[(1, HostData::F32(vec![1001.5; 4]))], &want, &launches, 1).unwrap();
+        assert!(why.contains("the last of 1 timed launches (1 warm-up launch before them)"), "{why}");
         let bins = vec![HostData::U32(vec![3, 4])];
         assert!(compare_after(&case, &[(1, HostData::U32(vec![3, 5]))], &bins, &launches, 1).is_some());
     }
