@@ -169,6 +169,7 @@ impl Gpu {
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         let attr = |a: Attr| ctx.attribute(a).map_err(Error::driver(format!("reading {a:?}")));
+        let known = |a: Attr| ctx.attribute(a).ok().and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
         let (cc_major, cc_minor) = ctx.compute_capability().map_err(Error::driver("reading the compute capability"))?;
         let name = ctx.name().map_err(Error::driver("reading the device name"))?;
         let l2_bytes = attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as u64;
@@ -218,6 +219,11 @@ impl Gpu {
                 nvrtc_version: format!("{nv_major}.{nv_minor}"),
                 ecc: attr(Attr::CU_DEVICE_ATTRIBUTE_ECC_ENABLED)? != 0,
                 copy_bandwidth_gbps: f64::NAN,
+                // Read for the physics guard's theoretical ceilings (crate::guard); a driver that
+                // refuses one leaves it 0 (unknown), never fails the run.
+                memory_clock_khz: known(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+                memory_bus_bits: known(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+                sm_clock_max_khz: known(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
                 ordinal,
                 uuid,
                 serial,

@@ -12,8 +12,8 @@
 //! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
 //! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc), [`resources`] (registers, spills, occupancy: the resource gate) | NVRTC, `baselines/<arch>/` |
 //! | check    | [`check`], [`program`] (running a case's program), [`shared_poison`] (shared memory filled before the check), [`sanitize`] (the checked child: compute-sanitizer, crash isolation) | GPU, child processes |
-//! | measure  | [`measure`]   | GPU (loop), [`stats`] pure |
-//! | compare  | [`gate::baseline`], [`gate::calibrate`], [`gate::timing::compare`] pure | baseline files |
+//! | measure  | [`measure`], [`recheck`] (the outputs after timing) | GPU (loop), [`stats`] pure |
+//! | compare  | [`guard`] (the physics guard) pure, [`gate::baseline`], [`gate::calibrate`], [`gate::timing::compare`] pure | baseline files |
 //! | record   | [`record`], [`lesson_record`] (the lesson trials' CSV), [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
@@ -34,6 +34,7 @@ mod error;
 pub mod expect;
 pub mod gate;
 pub mod gpu;
+pub mod guard;
 pub mod history;
 pub mod inputs;
 pub mod lesson_record;
@@ -44,6 +45,7 @@ pub mod nvrtc;
 pub mod paths;
 pub mod phases;
 pub mod program;
+pub mod recheck;
 pub mod record;
 pub mod report;
 pub mod resources;

@@ -249,6 +249,12 @@ impl Pairs {
         (a, b, self.a.len() - keep.len())
     }
 
+    /// The version whose launch was the last of the loop (the second of the last pair); `None`
+    /// before any pair.
+    pub fn last_side(&self) -> Option<Side> {
+        self.a_first.last().map(|&a_first| if a_first { Side::B } else { Side::A })
+    }
+
     /// The version under test's samples as [`Samples`] (for the summary, the record and the
     /// validity of the conditions).
     pub fn as_samples_of_b(&self) -> Samples {

@@ -20,9 +20,11 @@ pub enum Phase {
     Reference,
     /// Allocating the trials' device buffers, uploading their inputs, poisoning their outputs.
     Upload,
-    /// The checked runs on the GPU: shared-memory fill, one run, download.
+    /// The checked runs on the GPU: shared-memory fill, one run, download; and the re-check's
+    /// download after timing ([`crate::recheck`]).
     Check,
-    /// Comparing every element of the checked runs' results with the references, on the CPU.
+    /// Comparing every element of the checked runs' results (and the re-check's) with the
+    /// references, on the CPU.
     Compare,
     /// Timing samples (warm-up included), [`crate::measure`].
     Sampling,

@@ -79,3 +79,30 @@ extern "C" __global__ void spin_forever(const float* flag, const float* x, float
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = x[i];
 }
+
+// out[i] = x[i]: a correct copy. Its case declares ten times the bytes it moves (Case::bytes), so
+// its median implies ten times the bandwidth it reached, far past the device's ceiling: the physics
+// guard (harness/guard/) makes it `invalid`.
+extern "C" __global__ void too_fast_copy(const float* x, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i];
+}
+
+// Blocks of this kernel that have finished, over every launch since the module was loaded: each
+// block adds one when it is done.
+__device__ unsigned int wrong_later_blocks_done;
+
+// out[i] = 2 x[i] on the first launch of the module, 2 x[i] + 1 on every later one. A block reads
+// how many blocks have finished before it starts: during the first launch fewer than a grid's worth
+// (at most the other blocks of that launch), from the second on at least one grid's worth. The
+// check launches it once and passes; the re-check after timing (harness/recheck.rs) fails it.
+extern "C" __global__ void wrong_later(const float* x, float* out, int n)
+{
+    unsigned int finished = *reinterpret_cast<volatile unsigned int*>(&wrong_later_blocks_done);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float bias = finished >= gridDim.x ? 1.0f : 0.0f;  // planted: later launches add 1
+    if (i < n) out[i] = 2.0f * x[i] + bias;
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(&wrong_later_blocks_done, 1u);
+}

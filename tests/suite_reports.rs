@@ -288,7 +288,7 @@ fn report_50_an_nvrtc_value_that_is_not_a_version_is_refused_and_a_patch_level_i
         let shown = field.trim_matches('"');
         assert!(
             text.starts_with(&format!(
-                "kernelgate: b/sm_90/resources.csv:51: column `nvrtc` holds {shown:?}, which is not an NVRTC version: \
+                "kernelgate: b/sm_90/resources.csv:53: column `nvrtc` holds {shown:?}, which is not an NVRTC version: \
                  write the major.minor"
             )),
             "{field}: {text}"

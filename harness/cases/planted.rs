@@ -1,9 +1,9 @@
 //! `kernels/planted.cu`: kernels with planted bugs, kept to test kernelgate itself (issue 11), not
 //! to time anything. The family joins the run only with `KERNELGATE_PLANTED=1`
 //! ([`super::for_run`]); [`super::all`] never lists it. Each case is small (4096 floats, 16 blocks
-//! of 256 threads; `uninit_shared` [`TAIL`] fewer) and its reference is what the kernel would
-//! compute without its bug, so that a bug that corrupts nothing passes the CPU check, as real ones
-//! do by luck:
+//! of 256 threads; `uninit_shared` [`TAIL`] fewer; `too_fast` [`TOO_FAST_N`], large enough to be
+//! bound by DRAM bandwidth) and its reference is what the kernel would compute without its bug, so
+//! that a bug that corrupts nothing passes the CPU check, as real ones do by luck:
 //!
 //! | variant | bug | caught by |
 //! |---|---|---|
@@ -13,6 +13,8 @@
 //! | `misaligned_load` | a `float4` load 4 bytes past 16-byte alignment | the GPU (a fault), memcheck |
 //! | `illegal_address` | a store near address 0 | the GPU (a fault), memcheck |
 //! | `hang` | spins on a flag nothing sets | `KERNELGATE_KERNEL_TIMEOUT` |
+//! | `too_fast` | a correct copy declaring 10x the bytes it moves | the physics guard ([`crate::guard`]): `invalid` |
+//! | `wrong_later` | right on its module's first launch, +1 on every later one (a `__device__` block counter) | the re-check after timing ([`crate::recheck`]) |
 
 use super::elements;
 use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step};
@@ -23,9 +25,34 @@ pub const N: usize = 4096;
 /// Threads per block; the shared-memory kernels declare arrays of this many floats.
 pub const BLOCK: u32 = 256;
 
+/// Elements `too_fast` copies: 2^24 floats, 134 MB read and written, so that its time is DRAM
+/// bound (`coalescing/copy` moves 4x that at 2,648 GB/s on the H200, run 8c8c911) and its declared
+/// 10x is far past any ceiling even after the guard's allowance of one L2 (60 MiB there).
+pub const TOO_FAST_N: usize = 1 << 24;
+
+/// How many times the bytes it moves `too_fast` declares.
+pub const TOO_FAST_FACTOR: u64 = 10;
+
 /// The family (there is no scaled table: planted cases are never timed against a baseline).
 pub fn cases() -> Vec<Case> {
-    sized(N)
+    let mut cases = sized(N);
+    cases.push(too_fast(TOO_FAST_N));
+    cases
+}
+
+/// `too_fast` at `n` elements: `out = x`, checked against `x`, declaring [`TOO_FAST_FACTOR`] x
+/// the 8n bytes it moves.
+pub fn too_fast(n: usize) -> Case {
+    Case::program("planted", "too_fast", elements(n))
+        .params([Param::input(n), Param::Out { len: n }])
+        .step(Step::Launch {
+            kernel: kp::too_fast_copy,
+            launch: Launch::linear(n, BLOCK),
+            args: vec![Arg::Slot(0), Arg::Slot(1), Arg::I32(i32::try_from(n).expect("n fits int"))],
+            stream: 0,
+        })
+        .reference(|b: &[HostData]| vec![b[0].f32().to_vec()])
+        .bytes(TOO_FAST_FACTOR * (8 * n) as u64)
 }
 
 /// Elements `uninit_shared` has fewer than [`N`] (a multiple of [`BLOCK`]), so that the last 100
@@ -79,6 +106,9 @@ fn sized(n: usize) -> Vec<Case> {
     vec![
         unary("oob_write", kp::oob_write, doubled),
         unary("missing_sync", kp::reverse_no_sync, reversed_blocks),
+        // What its first launch computes; the check runs it once (crate::check::check_case), the
+        // warm-up and the timed launches after it add 1.
+        unary("wrong_later", kp::wrong_later, doubled),
         {
             debug_assert!(n.is_multiple_of(BLOCK as usize) && n > TAIL, "the tail falls in the last block");
             let n = n - TAIL;
@@ -137,6 +167,29 @@ mod tests {
     #[test]
     fn references_fit_their_buffers() {
         super::super::assert_references_fit(&sized(512));
+        super::super::assert_references_fit(&[too_fast(512)]);
+    }
+
+    #[test]
+    fn too_fast_declares_ten_times_what_it_moves_and_the_guard_finds_it_impossible() {
+        let c = too_fast(TOO_FAST_N);
+        let moved = c.params.iter().map(|p| 4 * p.elements() as u64).sum::<u64>();
+        assert_eq!((moved, c.bytes), (134_217_728, 1_342_177_280));
+        assert_eq!(c.name(), "planted/too_fast/16777216");
+        // Timed at the H200's copy rate of coalescing/copy/67108864 (536,870,912 bytes in 202.75 us,
+        // run 8c8c911) its 134,217,728 bytes take 50.7 us; the declared bytes then need 25 TB/s.
+        let median = 202.75e-6 * 134_217_728.0 / 536_870_912.0;
+        let h200 = crate::guard::Ceilings {
+            copy_gbps: Some(4223.206434886277),
+            dram_peak_gbps: None,
+            fp32_peak_gflops: None,
+            l2_bytes: 60 << 20,
+        };
+        let why = crate::guard::impossible(&crate::guard::Claim::of(&c, median, None), &h200).unwrap();
+        assert!(why.starts_with("declares 1.34 GB moved in 50.7 us = 26,479 GB/s, 6.3x the measured"), "{why}");
+        // Its real bytes at that time are possible.
+        let honest = crate::guard::Claim { bytes: moved, ..crate::guard::Claim::of(&c, median, None) };
+        assert_eq!(crate::guard::impossible(&honest, &h200), None);
     }
 
     #[test]
@@ -157,12 +210,13 @@ mod tests {
     }
 
     #[test]
-    fn the_family_is_six_bugs_in_one_file() {
+    fn the_family_is_eight_bugs_in_one_file() {
         let cases = cases();
         let names: Vec<String> = cases.iter().map(Case::name).collect();
-        assert_eq!(names.len(), 6);
+        assert_eq!(names.len(), 8);
         let sizes: Vec<&str> = cases.iter().map(|c| c.size.as_str()).collect();
-        assert_eq!(sizes, ["4096", "4096", "3996", "4096", "4096", "4096"]);
+        assert_eq!(sizes, ["4096", "4096", "4096", "3996", "4096", "4096", "4096", "16777216"]);
+        assert!(names.contains(&"planted/wrong_later/4096".to_string()), "{names:?}");
         assert!(names.iter().all(|n| n.starts_with("planted/")), "{names:?}");
         for c in &cases {
             assert_eq!(c.kernels().len(), 1, "{}", c.name());

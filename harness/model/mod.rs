@@ -11,6 +11,6 @@ mod device;
 mod measurement;
 mod result;
 
-pub use device::{DeviceFacts, gpu_key};
+pub use device::{DeviceFacts, fp32_lanes_per_sm, gpu_key};
 pub use measurement::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
 pub use result::{LaunchResources, StopReason};

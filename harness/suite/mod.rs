@@ -2,14 +2,16 @@
 //! per kernel file and architecture (`compile/<file>/<arch>`), and the run around them. Wiring
 //! only: each stage lives in its own module.
 //!
-//! One GPU trial is one recipe, in `suite/trial.rs`: lease, compile, check, measure, judge, result,
-//! finish; a baseline run and a same-run A/B run differ only in its measure and judge steps.
+//! One GPU trial is one recipe, in `suite/trial.rs`: lease, compile, check, measure, recheck, judge,
+//! result, finish; a baseline run and a same-run A/B run differ only in its measure and judge steps.
 //!
 //! | stage | module |
 //! |---|---|
 //! | GPUs, one trial per GPU | [`crate::devices`] |
 //! | check | [`crate::check::check_case`] |
 //! | measure | [`crate::measure::measure_cold`], [`crate::measure::measure_pairs`] |
+//! | recheck | [`crate::recheck::recheck`] |
+//! | physics guard | [`crate::guard::impossible`] |
 //! | profile (ncu) | [`crate::ncu::select`] |
 //! | gate | [`crate::gate::judge()`], [`crate::gate::baseline`] |
 //! | record, report | [`crate::record`], [`crate::report`] |

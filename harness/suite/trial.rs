@@ -2,8 +2,12 @@
 //! named steps):
 //!
 //! ```text
-//! lease -> compile -> check -> measure -> judge -> result -> finish
+//! lease -> compile -> check -> measure -> recheck -> judge -> result -> finish
 //! ```
+//!
+//! `recheck` compares what the last timed launch left in the bound buffers with the check's
+//! reference ([`crate::recheck`]); `judge` first holds the median to the device's ceilings
+//! ([`crate::guard`]: a median faster than the hardware can be is `invalid`, decided by `physics`).
 //!
 //! A trial has one of two timing modes, and they differ only in what `measure` and `judge` do:
 //! - [`Timing::Baseline`]: this build's program timed cold ([`measure_cold`]) and judged against
@@ -24,12 +28,14 @@ use super::{Suite, Timed};
 use crate::case::Case;
 use crate::devices::{Lease, Pool};
 use crate::gate::paired::{PairedCounters, judge_pairs};
-use crate::gate::{Judged, Verdict};
+use crate::gate::{Decided, Judged, Verdict};
 use crate::gpu::Gpu;
+use crate::guard::{Ceilings, Claim};
 use crate::history::revision::Revision;
 use crate::measure::{Pairs, Samples, Side, measure_cold, measure_pairs, nvtx_ranges};
 use crate::phases::{self, Phase};
 use crate::program::{self, Bound, Compiled};
+use crate::recheck::{self, Launches};
 use crate::record::CaseResult;
 use crate::{Error, check};
 use libtest_mimic::{Completion, Failed};
@@ -85,17 +91,23 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         Err(identical) => return Ok(Completion::ignored_with(identical)),
     };
 
+    // Held until the re-check: the check's reference stays in the inputs cache (an entry held is
+    // never the one let go), so the re-check compares with it instead of computing it again.
+    let inputs = crate::inputs::prepared(case, suite.seed);
     let mut bound = checked(suite, case, &gpu, &b, &timing).map_err(fault)??;
 
     let ranges = nvtx_ranges(case);
     let measured =
         phases::time(Phase::Sampling, || measure(suite, case, &gpu, &b, &timing, &mut bound)).map_err(fault)?;
     drop(ranges);
+    rechecked(suite, case, &gpu, &timing, &measured, &bound, inputs.reference()).map_err(fault)??;
+    drop(inputs);
     drop(bound);
     drop(lease);
 
-    let judged = judged(suite, case, &gpu, &timing, &measured)?;
-    let (result, kept) = result(suite, case, &gpu, &b, &timing, &measured, &judged);
+    let physics = impossible(case, &gpu, &measured);
+    let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
+    let (result, kept) = result(suite, case, &gpu, &b, &timing, &measured, &judged, physics);
     finish(suite, case, &gpu, result, &judged, kept)
 }
 
@@ -304,6 +316,72 @@ fn measure(
     }
 }
 
+/// The re-check step: what the last timed launch left in `bound` against the check's reference
+/// `want` ([`recheck::recheck`]); `Ok(Err(failed))` for a wrong result, with how many launches
+/// ran and, in A/B, whose was last. A program that writes its inputs in place is not re-checked,
+/// and a line says so ([`recheck::not_rechecked`]).
+///
+/// # Errors
+/// A driver error of the download.
+fn rechecked(
+    suite: &Suite,
+    case: &Case,
+    gpu: &Gpu,
+    timing: &Timing,
+    measured: &Measured,
+    bound: &Bound,
+    want: &[crate::case::HostData],
+) -> crate::Result<Result<(), Failed>> {
+    if let Some(why) = recheck::not_rechecked(case) {
+        println!("kernelgate: {why}");
+        return Ok(Ok(()));
+    }
+    let warmup = suite.config.warmup;
+    let launches = match (timing, measured) {
+        (_, Measured::Cold(samples)) => Launches { warmup, timed: samples.seconds.len(), last: None },
+        (Timing::Paired { revision, .. }, Measured::Paired(pairs)) => Launches {
+            warmup: 2 * warmup,
+            timed: 2 * pairs.a.len(),
+            last: pairs.last_side().map(|side| match side {
+                Side::A => format!("A ({} at {})", list(&case_files(case)), revision.rev),
+                Side::B => format!("B ({})", suite.b_side()),
+            }),
+        },
+        (Timing::Baseline, Measured::Paired(_)) => unreachable!("pairs are measured in paired timing only"),
+    };
+    Ok(match recheck::recheck(gpu, case, bound, want, &launches, suite.seed)? {
+        None => Ok(()),
+        Some(wrong) => Err(wrong.into()),
+    })
+}
+
+/// Why this build's median is physically impossible on `gpu`, when it is ([`crate::guard`]): its
+/// kept samples' median, at the slow end of its 95 % confidence interval, against the device's
+/// ceilings.
+fn impossible(case: &Case, gpu: &Gpu, measured: &Measured) -> Option<String> {
+    let (kept, _) = measured.of_b().kept();
+    if kept.is_empty() {
+        return None;
+    }
+    let claim = Claim::of(case, crate::stats::median(&kept), Some(crate::gate::median_ci_half_width(&kept)));
+    crate::guard::impossible(&claim, &Ceilings::of(&gpu.facts))
+}
+
+/// `judged`, or `invalid` with `physics` as the reason when the median is impossible: no
+/// comparison of such a median means anything (the counters that moved are kept).
+fn guarded(judged: Judged, physics: Option<&str>) -> Judged {
+    match physics {
+        None => judged,
+        Some(why) => Judged {
+            verdict: Verdict::Invalid,
+            decided: Decided::Conditions,
+            comparison: None,
+            moved: judged.moved,
+            reason: why.to_string(),
+        },
+    }
+}
+
 /// The judge step: against the baseline, or on the pairs.
 ///
 /// # Errors
@@ -330,7 +408,10 @@ fn judged(suite: &Suite, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Mea
 }
 
 /// The trial's row of the run: this build's summary (kept samples), the verdict and what decided
-/// it, the driver's resources; and the kept samples (evenly spaced) for the record and the bless.
+/// it (`physics` when the guard found the median impossible: its reason is the row's invalid
+/// reason, so the bless leaves it out), the driver's resources; and the kept samples (evenly
+/// spaced) for the record and the bless.
+#[allow(clippy::too_many_arguments)]
 fn result(
     suite: &Suite,
     case: &Case,
@@ -339,11 +420,13 @@ fn result(
     timing: &Timing,
     measured: &Measured,
     judged: &Judged,
+    physics: Option<String>,
 ) -> (CaseResult, Vec<f64>) {
     let samples = measured.of_b();
     let (kept, throttled) = samples.kept();
     let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
     let decided = match timing {
+        _ if physics.is_some() => "physics".to_string(),
         Timing::Paired { .. } if judged.verdict != Verdict::Invalid => format!("{} (A/B)", decided_by(&judged.decided)),
         _ => decided_by(&judged.decided),
     };
@@ -363,7 +446,7 @@ fn result(
         verdict: judged.verdict,
         decided_by: decided,
         comparison: judged.comparison.clone(),
-        invalid_reason: samples.invalid_reason(),
+        invalid_reason: physics.or_else(|| samples.invalid_reason()),
         resources: program::resources(gpu, case, b),
         // Of the samples the summary is of (the kept ones).
         median_ci: (!kept.is_empty()).then(|| crate::gate::median_ci_half_width(&kept)),

@@ -1,0 +1,178 @@
+//! The re-check after timing: what the last timed launch left in the trial's bound output buffers,
+//! compared with the same CPU reference the check used, so that a program that is right once and
+//! wrong later (a value kept in device memory between launches, a stale cache, a race that shows
+//! under load) fails. One download and one comparison ([`crate::check::compare_data`]); the
+//! reference is the check's, kept by the inputs cache ([`crate::inputs`]) while the trial holds it.
+//!
+//! A program whose launches write their inputs in place ([`Param::InOut`]: SAXPY's `y`, the launch
+//! family's chain) evolves its data from launch to launch; its buffers after N launches hold N
+//! applications of the program, which the reference (one application) does not give, and replaying
+//! N applications on the CPU would not round as the GPU's do. Such a program is not re-checked
+//! ([`not_rechecked`] says why).
+
+use crate::case::{Case, HostData, Param};
+use crate::check::{compare_data, describe};
+use crate::gpu::Gpu;
+use crate::phases::{self, Phase};
+use crate::program::Bound;
+
+/// The launches of a program over one binding after its check: the warm-up, the timed ones, and
+/// whose was last when two versions shared the buffers (same-run A/B).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launches {
+    /// Untimed warm-up launches (both versions' in A/B).
+    pub warmup: usize,
+    /// Timed launches (both versions' in A/B: two per pair).
+    pub timed: usize,
+    /// Which version ran last, as people name it (`B (this build)`), when two versions ran.
+    pub last: Option<String>,
+}
+
+/// Why `case`'s buffers cannot be re-checked after timing, when they cannot: a parameter written
+/// in place ([`Param::InOut`]).
+pub fn not_rechecked(case: &Case) -> Option<String> {
+    let slot = case.params.iter().position(|p| matches!(p, Param::InOut { .. }))?;
+    Some(format!(
+        "{}: not re-checked after timing: parameter #{slot} is updated in place (Param::InOut), so after the timed \
+         launches it holds as many applications of the program as there were launches, which the reference (one \
+         application) does not give",
+        case.name()
+    ))
+}
+
+/// Compares the compared buffers `got` (parameter index and contents, as
+/// [`Bound::compared`] returns them) with the reference `want` after `launches`: `None` when every
+/// element is within the case's tolerance, else the check's message for the first wrong buffer
+/// ([`describe`]: parameter, element, expected and got, seed) and what ran before it. Pure.
+///
+/// # Panics
+/// When `got` and `want` differ in length (the reference returns one buffer per compared
+/// parameter: a case-table mistake the CPU tests catch).
+pub fn compare_after(
+    case: &Case,
+    got: &[(usize, HostData)],
+    want: &[HostData],
+    launches: &Launches,
+    seed: u64,
+) -> Option<String> {
+    assert_eq!(got.len(), want.len(), "{}: the reference returns one buffer per compared parameter", case.name());
+    let (param_index, m) =
+        got.iter().zip(want).find_map(|((i, got), want)| Some((*i, compare_data(got, want, case.tolerance)?)))?;
+    let last = launches.last.as_ref().map_or(String::new(), |who| format!("; the last was {who}'s"));
+    let warmup = if launches.warmup == 1 {
+        "1 warm-up launch".to_string()
+    } else {
+        format!("{} warm-up launches", launches.warmup)
+    };
+    Some(format!(
+        "{}\n  re-checked after timing: that is what the last of {} timed launches ({warmup} before \
+         them{last}) left in the trial's buffers; the check's one launch was right, so the result changes between \
+         launches (state kept in device memory from one launch to the next, a buffer a launch expects cleared, or a \
+         race that shows under load)",
+        describe(case, param_index, &m, seed),
+        launches.timed,
+    ))
+}
+
+/// Downloads `bound`'s compared buffers after the timed launches and compares them with `want`
+/// ([`compare_after`]): `Ok(None)` when right, `Ok(Some(message))` when wrong. The download counts
+/// as [`Phase::Check`], the comparison as [`Phase::Compare`].
+///
+/// # Errors
+/// [`crate::Error::Driver`] when the wait or a download fails (an illegal address surfaces here).
+pub fn recheck(
+    gpu: &Gpu,
+    case: &Case,
+    bound: &Bound,
+    want: &[HostData],
+    launches: &Launches,
+    seed: u64,
+) -> crate::Result<Option<String>> {
+    let got = phases::time(Phase::Check, || bound.compared(gpu, case))?;
+    Ok(phases::time(Phase::Compare, || compare_after(case, &got, want, launches, seed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Tolerance;
+
+    fn copy_case() -> Case {
+        Case::new("t", "copy", "4", crate::source::k::coalescing::copy_coalesced)
+            .params([Param::input(4), Param::output(4)])
+            .reference_data(|b| vec![b[0].clone()])
+    }
+
+    #[test]
+    fn right_buffers_pass_and_a_drifted_one_is_named_with_what_ran_before() {
+        let case = copy_case();
+        let want = vec![HostData::F32(vec![1.0, 2.0, 3.0, 4.0])];
+        let launches = Launches { warmup: 10, timed: 2345, last: None };
+        let right = vec![(1, want[0].clone())];
+        assert_eq!(compare_after(&case, &right, &want, &launches, 7), None);
+        // What a launch counter in device memory makes of later launches: every element off by one.
+        let later = vec![(1, HostData::F32(vec![2.0, 3.0, 4.0, 5.0]))];
+        let why = compare_after(&case, &later, &want, &launches, 7).unwrap();
+        assert!(
+            why.starts_with(
+                "t/copy/4: output parameter #1 of copy_coalesced, element 0: expected 1, got 2 (4 of 4 elements differ"
+            ),
+            "{why}"
+        );
+        assert!(why.contains("replay with KERNELGATE_SEED=7"), "{why}");
+        assert!(why.contains("the last of 2345 timed launches (10 warm-up launches before them)"), "{why}");
+        assert!(!why.contains("the last was"), "one version: {why}");
+    }
+
+    #[test]
+    fn in_a_b_the_message_says_whose_launch_was_last() {
+        let case = copy_case();
+        let want = vec![HostData::F32(vec![1.0; 4])];
+        let launches = Launches { warmup: 20, timed: 600, last: Some("A (kernels/coalescing.cu at main)".into()) };
+        let why = compare_after(&case, &[(1, HostData::F32(vec![1.0, 1.0, 1.0, 0.5]))], &want, &launches, 1).unwrap();
+        assert!(why.contains("element 3: expected 1, got 0.5 (1 of 4 elements differ"), "{why}");
+        assert!(why.contains("(20 warm-up launches before them; the last was A (kernels/coalescing.cu at main)'s)"));
+    }
+
+    #[test]
+    fn the_case_tolerance_applies_and_u32_counts_compare_exactly() {
+        let case = copy_case().tolerance(Tolerance { abs: 0.0, rel: 1e-3 });
+        let want = vec![HostData::F32(vec![1000.0; 4])];
+        let launches = Launches { warmup: 1, timed: 1, last: None };
+        assert_eq!(compare_after(&case, &[(1, HostData::F32(vec![1000.5; 4]))], &want, &launches, 1), None);
+        let why = compare_after(&case, &[(1, HostData::F32(vec![1001.5; 4]))], &want, &launches, 1).unwrap();
+        assert!(why.contains("the last of 1 timed launches (1 warm-up launch before them)"), "{why}");
+        let bins = vec![HostData::U32(vec![3, 4])];
+        assert!(compare_after(&case, &[(1, HostData::U32(vec![3, 5]))], &bins, &launches, 1).is_some());
+    }
+
+    #[test]
+    fn no_copy_of_a_rechecked_program_overwrites_an_input() {
+        // A copy into an input would make the next launch start from other data than the
+        // reference's: such a program could not be re-checked either.
+        use crate::case::Step;
+        let mut all = crate::cases::all();
+        all.extend(crate::cases::planted::cases());
+        for c in all.iter().filter(|c| not_rechecked(c).is_none()) {
+            for step in &c.steps {
+                if let Step::Copy { to, .. } = step {
+                    let into = &c.params[*to];
+                    let input = matches!(into, Param::In { .. } | Param::Host { init: Some(_), .. });
+                    assert!(!input, "{}: a copy into parameter #{to} ({into:?}), an input", c.name());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn programs_that_write_their_inputs_in_place_are_not_rechecked_and_say_why() {
+        assert_eq!(not_rechecked(&copy_case()), None);
+        let in_place: Vec<String> =
+            crate::cases::all().iter().filter(|c| not_rechecked(c).is_some()).map(Case::name).collect();
+        assert!(in_place.iter().any(|n| n.starts_with("launch/")), "{in_place:?}");
+        assert!(in_place.iter().any(|n| n.starts_with("vectorization/saxpy")), "{in_place:?}");
+        assert!(in_place.iter().all(|n| n.starts_with("launch/") || n.starts_with("vectorization/saxpy")));
+        let why = not_rechecked(crate::cases::all().iter().find(|c| c.family == "launch").unwrap()).unwrap();
+        assert!(why.contains("parameter #0 is updated in place (Param::InOut)"), "{why}");
+    }
+}
