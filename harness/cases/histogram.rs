@@ -6,6 +6,7 @@
 use super::scaled_count;
 use crate::case::{Case, HostData, Init, Launch, Param};
 use crate::expect::Expectation as E;
+use crate::model::Ceiling;
 use crate::sass::SassExpectation as S;
 use crate::source::k::histogram as kh;
 
@@ -85,6 +86,8 @@ fn sized(words: usize) -> Vec<Case> {
                     ])
                     .reference_data(|b| vec![HostData::U32(histogram(b[0].u32()))])
                     .bytes(4 * words as u64)
+                    // reads the words once; writes 256 bins
+                    .bound_by(Ceiling::DramRead)
                     .expects(lessons(variant))
                     .sass([if variant == "privatized" {
                         S::class("shared_atom").present().because("each block counts in shared memory: ATOMS")

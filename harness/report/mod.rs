@@ -3,13 +3,14 @@
 //!
 //! | module       | output                                                              |
 //! |--------------|---------------------------------------------------------------------|
-//! | `table`      | the terminal: device block and results table ([`device`], [`table`]) |
+//! | `table`      | the terminal: device block, ceilings and results table ([`device`], [`ceilings`], [`table`]) |
 //! | [`diff`]     | the model of a diff report: two sides' measurements compared per trial |
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
 //! | [`html`]     | the diff as one self-contained HTML page with inline SVG charts      |
 //! | `chart`      | the HTML page's charts: trends across commits, bandwidth bars (SVG)  |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 //! | [`ab`]       | a same-run A/B run: JSON document, Markdown comment, HTML page        |
+//! | [`roofline`] | a run's cases under its GPU's measured ceilings, as one SVG          |
 //! | [`export`]   | a run's trial times for dashboards: Bencher's BMF, github-action-benchmark |
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
@@ -23,10 +24,11 @@ mod file;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+pub mod roofline;
 mod table;
 
 pub use file::write_whole;
-pub use table::{device, device_with_nvrtc, duration, table};
+pub use table::{ceilings, device, device_with_nvrtc, duration, table};
 
 /// Characters a report shows by their code point (`[U+202E]`) instead of as themselves: control
 /// characters (Unicode general category Cc, which a terminal or browser may act on) and the

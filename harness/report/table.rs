@@ -1,7 +1,7 @@
 //! The terminal: the device block printed at the start of a run and the results table printed at
 //! its end.
 
-use crate::model::DeviceFacts;
+use crate::model::{Ceilings, DeviceFacts};
 use crate::record::CaseResult;
 use std::fmt::Write as _;
 
@@ -37,37 +37,76 @@ pub fn device_with_nvrtc(f: &DeviceFacts, nvrtc_path: Option<&std::path::Path>) 
     )
 }
 
+/// The line of the device block that gives the GPU's measured ceilings
+/// ([`crate::ceilings::probe`]): each as its median and its relative MAD (`±0.12%`); `None` when
+/// none was measured.
+pub fn ceilings(c: &Ceilings) -> Option<String> {
+    let first = c.measured.first()?;
+    let parts: Vec<String> = c
+        .measured
+        .iter()
+        .map(|m| {
+            let value = if m.ceiling.unit() == "s" {
+                crate::units::duration(m.value)
+            } else {
+                format!("{:.0} {}", m.value, m.ceiling.unit())
+            };
+            format!("{} {value} ±{:.2}%", m.ceiling, 100.0 * m.spread)
+        })
+        .collect();
+    Some(format!(
+        "kernelgate: ceilings (median of {} samples, ± relative MAD; DRAM read and write after the L2 flush): {}",
+        first.samples,
+        parts.join(", ")
+    ))
+}
+
 /// The results table: one row per timed case, in the order given.
 ///
 /// Columns: trial; median time; noise (stddev / mean); samples; effective bandwidth (declared
-/// bytes / median); that as % of the run's measured copy bandwidth; GFLOP/s where the case
-/// declares FLOPs; `timeout` where the noise target was not met; the change of the median against
+/// bytes / median); the achieved rate as % of the trial's own ceiling and that ceiling's name
+/// ([`CaseResult::bound`]; `-` without one); GFLOP/s where the case declares FLOPs; `timeout` where the noise target was not met; the change of the median against
 /// the baseline and the gate's verdict; registers per thread and theoretical occupancy of the
 /// program's first launch, from the driver (`-` without).
-pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
+pub fn table(results: &[CaseResult]) -> String {
     let width = results.iter().map(|r| r.trial.len()).max().unwrap_or(5).max(5);
     let mut out = String::new();
     writeln!(
         out,
-        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
-        "trial", "median", "noise", "samples", "GB/s", "%copy", "GFLOP/s", "stop", "vs base", "verdict", "regs", "occ"
+        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6} {:<10}  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
+        "trial",
+        "median",
+        "noise",
+        "samples",
+        "GB/s",
+        "%ceil",
+        "ceiling",
+        "GFLOP/s",
+        "stop",
+        "vs base",
+        "verdict",
+        "regs",
+        "occ"
     )
     .unwrap();
     for r in results {
         let gflops = r.gflops().map_or("-".to_string(), |g| format!("{g:.1}"));
+        let pct = r.pct_of_bound().map_or("-".to_string(), |p| format!("{p:.1}%"));
+        let ceiling = r.bound.map_or("-", |b| b.ceiling.name());
         let delta = r.comparison.as_ref().map_or("-".to_string(), |c| crate::units::signed_pct(100.0 * c.delta));
         let (regs, occ) = r.resources.map_or(("-".to_string(), "-".to_string()), |x| {
             (x.registers.to_string(), format!("{:.0}%", x.occupancy_pct))
         });
         writeln!(
             out,
-            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
+            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>6} {:<10}  {:>8}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
             r.trial,
             duration(r.summary.median_s),
             r.summary.noise_pct,
             r.summary.n,
             r.bandwidth_gbps(),
-            r.pct_of_copy(copy_gbps),
+            pct,
+            ceiling,
             gflops,
             r.stop.as_str(),
             delta,
@@ -83,20 +122,50 @@ pub fn table(results: &[CaseResult], copy_gbps: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Ceiling;
     use crate::record::tests::{facts, result};
 
     #[test]
     fn table_golden() {
+        let ceilings = crate::ceilings::tests::fixture();
+        let bound = |declared, r: CaseResult| CaseResult {
+            bound: crate::ceilings::bound(declared, r.bytes, r.flops, &ceilings),
+            ..r
+        };
         let rows = [
-            result("coalescing/copy/67108864", 131.94e-6, 536_870_912, 0),
-            result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728),
+            bound(None, result("coalescing/copy/67108864", 131.94e-6, 536_870_912, 0)),
+            bound(Some(Ceiling::DramRead), result("reduction/shuffle/67108864", 80e-6, 268_435_456, 67_108_864)),
+            result("launch/one_by_one/4096x8", 18e-6, 0, 0),
+            bound(None, result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728)),
         ];
+        // 4069.1 / 4223.2 GB/s = 96.4 %; 3355.4 / 3800 = 88.3 % (the fixture's ceilings).
         let expected = "\
-trial                             median   noise  samples      GB/s   %copy   GFLOP/s  stop       vs base  verdict      regs    occ
-coalescing/copy/67108864        131.9 us   0.10%      100    4069.1  101.7%         -  converged        -  no-baseline     -      -
-vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5  100.7%     671.1  converged        -  no-baseline     -      -
+trial                             median   noise  samples      GB/s   %ceil ceiling      GFLOP/s  stop       vs base  verdict      regs    occ
+coalescing/copy/67108864        131.9 us   0.10%      100    4069.1   96.4% copy               -  converged        -  no-baseline     -      -
+reduction/shuffle/67108864       80.0 us   0.10%      100    3355.4   88.3% dram_read      838.9  converged        -  no-baseline     -      -
+launch/one_by_one/4096x8         18.0 us   0.10%      100       0.0       - -                  -  converged        -  no-baseline     -      -
+vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5   95.3% copy           671.1  converged        -  no-baseline     -      -
 ";
-        assert_eq!(table(&rows, 4000.0), expected);
+        assert_eq!(table(&rows), expected);
+    }
+
+    #[test]
+    fn the_ceilings_line() {
+        let mut c = crate::ceilings::tests::fixture();
+        c.measured.push(crate::model::Measured {
+            ceiling: Ceiling::Launch,
+            value: 2.5e-6,
+            spread: 0.01,
+            samples: 20,
+            work: 100.0,
+        });
+        assert_eq!(
+            ceilings(&c).unwrap(),
+            "kernelgate: ceilings (median of 20 samples, ± relative MAD; DRAM read and write after the L2 flush): \
+             dram_read 3800 GB/s ±0.20%, dram_write 3900 GB/s ±0.20%, copy 4223 GB/s ±0.20%, fma 60000 GFLOP/s ±0.20%, \
+             shared 30000 GB/s ±0.20%, launch 2.5 us ±1.00%"
+        );
+        assert_eq!(ceilings(&Ceilings::default()), None);
     }
 
     #[test]
