@@ -95,6 +95,7 @@ pub(crate) mod tests {
     pub(crate) fn fixture() -> Ceilings {
         let m = |ceiling, value| Measured { ceiling, value, spread: 0.002, samples: 20, work: 1.0 };
         Ceilings {
+            wall_s: 0.0,
             measured: vec![
                 m(Ceiling::DramRead, 3800.0),
                 m(Ceiling::DramWrite, 3900.0),

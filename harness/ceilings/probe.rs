@@ -3,10 +3,11 @@
 //! nvbench's cold measurement: `nvbench/detail/l2flush.cuh`), so that a kernel of the suite can
 //! reach them under the same conditions. [`WARMUP`] untimed and [`SAMPLES`] timed samples each.
 //!
-//! The whole stage is a few hundred milliseconds on an H200 (about 2 x 23 x 1 GiB of device memory
-//! traffic, 23 x ~1 ms of FMAs and of shared loads, and the NVRTC compile of `kernels/ceilings.cu`),
-//! so it runs every time a GPU is opened rather than being cached: a cache would have to be keyed
-//! by the physical GPU, driver and clocks, and would miss what a run's own state (clocks, power,
+//! The stage is short by its sizes (23 samples each of a 1 GiB read, a 1 GiB write and a 2 x 1 GiB
+//! copy, about 100 GiB of traffic; 46 samples of FMAs and shared loads sized for about 1 ms each;
+//! the NVRTC compile of `kernels/ceilings.cu`), and [`Ceilings::wall_s`] records what it took, so
+//! it runs every time a GPU is opened rather than being cached: a cache would have to be keyed by
+//! the physical GPU, driver and clocks, and would miss what a run's own state (clocks, power,
 //! another tenant) does to the figures.
 #![allow(unsafe_code)] // the probes' launches and the input's memset
 
@@ -55,6 +56,7 @@ pub fn dram_bytes(l2_bytes: u64) -> u64 {
 /// [`Error::Compile`] if `kernels/ceilings.cu` does not compile; [`Error::Driver`] for an
 /// allocation, launch or event, each naming the ceiling.
 pub fn measure(gpu: &Gpu) -> Result<Ceilings> {
+    let begun = std::time::Instant::now();
     let dram = dram_bytes(gpu.facts.l2_bytes);
     let n4 = dram / 16;
     let doing = |c: Ceiling| format!("measuring the {c} ceiling");
@@ -135,7 +137,7 @@ pub fn measure(gpu: &Gpu) -> Result<Ceilings> {
     all.push(measured(Ceiling::Launch, LAUNCHES as f64, &seconds));
     let seconds = samples(gpu, Ceiling::SingleLaunch, launch)?;
     all.push(measured(Ceiling::SingleLaunch, 1.0, &seconds));
-    Ok(Ceilings { measured: all })
+    Ok(Ceilings { measured: all, wall_s: begun.elapsed().as_secs_f64() })
 }
 
 /// Device-to-device copy bandwidth, bytes read plus written: [`SAMPLES`] copies of

@@ -117,6 +117,8 @@ pub struct Measured {
 pub struct Ceilings {
     /// One entry per measured ceiling, in [`Ceiling::ALL`] order.
     pub measured: Vec<Measured>,
+    /// Wall time of the whole measurement (compiles included), seconds; 0 when none.
+    pub wall_s: f64,
 }
 
 impl Ceilings {

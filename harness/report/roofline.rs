@@ -280,6 +280,76 @@ mod tests {
         assert_eq!(decade(1e7), "1e7");
     }
 
+    /// The committed H200 run `20261201T165209Z-8c8c911` (77 trials): its bytes, FLOPs, medians and
+    /// copy bandwidth, each case bound as the case table declares or derives. The FMA peak is a
+    /// fixture input (60000 GFLOP/s), not a measurement: that run measured the copy only.
+    #[test]
+    fn the_roofline_of_a_committed_run() {
+        const RUN: &str = "baselines/nvidia-h200-sm90/runs/20261201T165209Z-8c8c911.csv";
+        let path = crate::paths::project_root(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).join(RUN);
+        let mut reader = csv::Reader::from_path(&path).unwrap();
+        let headers = reader.headers().unwrap().clone();
+        let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+        let (trial, statistic, value, copy) =
+            (col("trial"), col("statistic"), col("value"), col("copy_bandwidth_gbps"));
+        let mut by_trial: std::collections::BTreeMap<String, (f64, u64, u64)> = Default::default();
+        let mut copy_gbps = 0.0;
+        for record in reader.records() {
+            let r = record.unwrap();
+            copy_gbps = r[copy].parse().unwrap();
+            let entry = by_trial.entry(r[trial].to_string()).or_default();
+            let v: f64 = r[value].parse().unwrap();
+            match &r[statistic] {
+                "median" => entry.0 = v,
+                "bytes" => entry.1 = v as u64,
+                "flops" => entry.2 = v as u64,
+                _ => {}
+            }
+        }
+        assert_eq!((by_trial.len(), copy_gbps), (77, 4223.206434886277));
+        let m = |ceiling, value| crate::model::Measured { ceiling, value, spread: 0.0, samples: 20, work: 1.0 };
+        let ceilings = Ceilings { measured: vec![m(Ceiling::Copy, copy_gbps), m(Ceiling::Fma, 60000.0)], wall_s: 0.0 };
+        let declared: std::collections::BTreeMap<String, Option<Ceiling>> =
+            crate::cases::all().into_iter().map(|c| (c.name(), c.bound)).collect();
+        let results: Vec<CaseResult> = by_trial
+            .iter()
+            .map(|(t, &(median, bytes, flops))| {
+                let mut r = result(t, median, bytes, flops);
+                r.bound = crate::ceilings::bound(declared.get(t).copied().flatten(), bytes, flops, &ceilings);
+                r
+            })
+            .collect();
+        let ps = points(&results);
+        let svg = svg("8c8c911 on NVIDIA H200", &ceilings, &ps);
+        let on_roof = results.iter().filter(|r| r.bytes > 0 && r.flops > 0).count();
+        let in_strip = results.iter().filter(|r| r.bytes > 0 && r.flops == 0).count();
+        assert!(on_roof > 10 && in_strip > 10, "{on_roof} {in_strip}");
+        assert!(svg.contains(&format!(r#"data-roofline="{on_roof}" data-bandwidth="{in_strip}""#)));
+        assert_eq!(svg.matches(r#"<circle class="pt""#).count(), on_roof + in_strip);
+        assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>") && svg.matches("<svg").count() == 1);
+        // The roofs, labelled with their values; matmul against fma, the read-only families against
+        // nothing here (dram_read was not measured in that run), the rest against copy.
+        assert!(svg.contains(">copy 4223 GB/s</text>") && svg.contains(">fma 60000 GFLOP/s</text>"));
+        assert_eq!(svg.matches(r#"class="roof""#).count(), 3, "copy twice (both panels) and fma");
+        // matmul/cublas/4096x4096x4096 at its intensity (2 x 4096^3 / (3 x 4 x 4096^2) = 682.7
+        // FLOP/byte) and GFLOP/s. The roofline's x axis spans 0.1 (the reductions' 0.25) to 1000
+        // decades over 400..960 px; y spans the decades around the achieved GFLOP/s and the peak.
+        let cublas = ps.iter().find(|p| p.trial == "matmul/cublas/4096x4096x4096").unwrap();
+        let intensity = cublas.intensity.unwrap();
+        assert!((intensity - 2.0 * 4096.0 / 12.0).abs() < 1e-9);
+        let cx = 400.0 + (intensity.log10() + 1.0) / 4.0 * 560.0;
+        let circle = format!(r#"data-n="{}" cx="{cx:.1}""#, cublas.number);
+        assert!(svg.contains(&circle), "{circle} not in the picture");
+        let (c, pct) = cublas.of_ceiling.unwrap();
+        assert_eq!(c, Ceiling::Fma);
+        assert!((pct - 100.0 * cublas.value / 60000.0).abs() < 1e-9);
+        // The copy kernels are in the bandwidth panel, against copy.
+        let copy_case = ps.iter().find(|p| p.trial == "coalescing/copy/67108864").unwrap();
+        assert_eq!(copy_case.intensity, None);
+        assert_eq!(copy_case.of_ceiling.map(|o| o.0), Some(Ceiling::Copy));
+        assert!(svg.contains(&format!("{} coalescing/copy/67108864 (62.7 % of copy)", copy_case.number)), "{svg}");
+    }
+
     #[test]
     fn cases_are_placed_by_what_they_declare() {
         let ps = points(&[

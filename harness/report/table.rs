@@ -55,8 +55,9 @@ pub fn ceilings(c: &Ceilings) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "kernelgate: ceilings (median of {} samples, ± relative MAD; DRAM read and write after the L2 flush): {}",
+        "kernelgate: ceilings (median of {} samples, ± relative MAD; DRAM read and write after the L2 flush; measured in {:.2} s): {}",
         first.samples,
+        c.wall_s,
         parts.join(", ")
     ))
 }
@@ -138,10 +139,10 @@ mod tests {
             result("launch/one_by_one/4096x8", 18e-6, 0, 0),
             bound(None, result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728)),
         ];
-        // 4069.1 / 4223.2 GB/s = 96.4 %; 3355.4 / 3800 = 88.3 % (the fixture's ceilings).
+        // 4069.1 / 4223.2 GB/s = 96.3 %; 3355.4 / 3800 = 88.3 % (the fixture's ceilings).
         let expected = "\
 trial                             median   noise  samples      GB/s   %ceil ceiling      GFLOP/s  stop       vs base  verdict      regs    occ
-coalescing/copy/67108864        131.9 us   0.10%      100    4069.1   96.4% copy               -  converged        -  no-baseline     -      -
+coalescing/copy/67108864        131.9 us   0.10%      100    4069.1   96.3% copy               -  converged        -  no-baseline     -      -
 reduction/shuffle/67108864       80.0 us   0.10%      100    3355.4   88.3% dram_read      838.9  converged        -  no-baseline     -      -
 launch/one_by_one/4096x8         18.0 us   0.10%      100       0.0       - -                  -  converged        -  no-baseline     -      -
 vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5   95.3% copy           671.1  converged        -  no-baseline     -      -
@@ -161,7 +162,7 @@ vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5   95.3% copy
         });
         assert_eq!(
             ceilings(&c).unwrap(),
-            "kernelgate: ceilings (median of 20 samples, ± relative MAD; DRAM read and write after the L2 flush): \
+            "kernelgate: ceilings (median of 20 samples, ± relative MAD; DRAM read and write after the L2 flush; measured in 0.00 s): \
              dram_read 3800 GB/s ±0.20%, dram_write 3900 GB/s ±0.20%, copy 4223 GB/s ±0.20%, fma 60000 GFLOP/s ±0.20%, \
              shared 30000 GB/s ±0.20%, launch 2.5 us ±1.00%"
         );
