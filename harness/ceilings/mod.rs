@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | this file | a ceiling from its samples, arithmetic intensity, the ridge point, the bound of a trial, % of it | nothing (pure) |
 //! | [`probe`] | the measurements: `kernels/ceilings.cu` and the copy, timed with CUDA events | GPU |
-//! | [`file`] | the run's `<run>-ceilings.csv` | files |
+//! | [`file`](mod@file) | the run's `<run>-ceilings.csv` | files |
 //!
 //! The classification is the roofline model's (Williams, Waterman & Patterson 2009, "Roofline: an
 //! insightful visual performance model for multicore architectures", CACM 52(4)): a kernel whose
