@@ -234,9 +234,10 @@ fn bless(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
 /// # Errors
 /// [`Error::Io`] or [`Error::Csv`] naming the file that could not be written.
 fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<()> {
-    let mut by_gpu: BTreeMap<String, Vec<&Timed>> = BTreeMap::new();
+    // By ordinal: unique in a process, where the UUID is `unknown` without NVML.
+    let mut by_gpu: BTreeMap<usize, Vec<&Timed>> = BTreeMap::new();
     for t in timed.iter().filter(|t| !t.gpu.ceilings.measured.is_empty()) {
-        by_gpu.entry(t.gpu.facts.uuid.clone()).or_default().push(t);
+        by_gpu.entry(t.gpu.facts.ordinal).or_default().push(t);
     }
     if by_gpu.is_empty() {
         return Ok(());
