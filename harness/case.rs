@@ -404,6 +404,9 @@ pub struct Case {
     pub bytes: u64,
     /// Floating-point operations (an FMA counts 2); 0 for pure data movement.
     pub flops: u64,
+    /// The ceiling the case declares it is bound by ([`Case::bound_by`]); `None`: derived from
+    /// its arithmetic intensity (`crate::ceilings::bound`).
+    pub bound: Option<crate::model::Ceiling>,
     /// ncu metrics to collect besides `crate::ncu::metrics::DEFAULT_METRICS`.
     pub metrics: Vec<&'static str>,
     /// Counter expectations checked when the run profiles with ncu (`KERNELGATE_NCU=1`).
@@ -425,6 +428,7 @@ impl std::fmt::Debug for Case {
             .field("graph", &self.graph)
             .field("bytes", &self.bytes)
             .field("flops", &self.flops)
+            .field("bound", &self.bound)
             .field("expectations", &self.expectations)
             .field("sass", &self.sass)
             .field("vendor", &self.vendor)
@@ -457,11 +461,25 @@ impl Case {
             tolerance: Tolerance::EXACT,
             bytes: 0,
             flops: 0,
+            bound: None,
             metrics: Vec::new(),
             expectations: Vec::new(),
             sass: Vec::new(),
             vendor: None,
         }
+    }
+
+    /// Declares the ceiling the case is judged against (the table's `%ceil`, the run CSV's
+    /// `pct_of_<ceiling>_ceiling`): e.g. [`Ceiling::DramRead`](crate::model::Ceiling::DramRead)
+    /// for a kernel that reads its input once and writes next to nothing. Without it the ceiling
+    /// is derived from bytes, FLOPs and the ridge point (`crate::ceilings::bound`).
+    ///
+    /// # Panics
+    /// If `ceiling` is not a rate ([`crate::model::Ceiling::is_rate`]).
+    pub fn bound_by(mut self, ceiling: crate::model::Ceiling) -> Case {
+        assert!(ceiling.is_rate(), "{}: bound_by({ceiling}): a launch time bounds no rate", self.name());
+        self.bound = Some(ceiling);
+        self
     }
 
     /// Sets the launch configuration of a one-launch case.

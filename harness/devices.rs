@@ -2,8 +2,8 @@
 //! from) and across processes (an OS file lock per physical GPU, so that nextest's one process per
 //! trial, or two `cargo test` runs at once, never time two kernels on one GPU).
 //!
-//! A GPU is opened (context, facts, copy-bandwidth probe) the first time a trial borrows it, after
-//! its lock is taken: the probe's 2 GiB of copies must not run beside another process's timing.
+//! A GPU is opened (context, facts, the ceilings stage's probes) the first time a trial borrows it,
+//! after its lock is taken: the probes' GiBs of traffic must not run beside another process's timing.
 #![allow(unsafe_code)]
 
 use crate::config::Devices;
@@ -258,20 +258,27 @@ impl Pool {
 /// in so that the devices need no compiler.
 pub type NvrtcVersion = fn() -> Result<(i32, i32)>;
 
-/// Opens CUDA device `ordinal` ([`Gpu::open_with`]) with the version `nvrtc_version` gives: a GPU
+/// Opens CUDA device `ordinal` ([`Gpu::open`]) with the version `nvrtc_version` gives: a GPU
 /// is no use to a run without NVRTC, so its opening fails without one, after the driver's own
-/// check.
+/// check. With `measure_ceilings` it measures the GPU's ceilings ([`crate::ceilings::probe`]) and
+/// records the copy ceiling as `copy_bandwidth_gbps`.
 ///
 /// # Errors
 /// [`Error::Unavailable`] without a driver or device; what `nvrtc_version` fails with;
-/// [`Error::Driver`] if a driver call fails.
-fn open(ordinal: usize, measure_bandwidth: bool, nvrtc_version: NvrtcVersion) -> Result<Gpu> {
+/// [`Error::Driver`] if a driver call fails; [`Error::Compile`] if the ceilings' kernels do not
+/// compile.
+fn open(ordinal: usize, measure_ceilings: bool, nvrtc_version: NvrtcVersion) -> Result<Gpu> {
     crate::gpu::gpu_available()?;
     let nvrtc_version = nvrtc_version()?;
-    Gpu::open_with(ordinal, measure_bandwidth, nvrtc_version)
+    let mut gpu = Gpu::open(ordinal, nvrtc_version)?;
+    if measure_ceilings {
+        gpu.ceilings = crate::ceilings::probe::measure(&gpu)?;
+        gpu.facts.copy_bandwidth_gbps = gpu.ceilings.value(crate::model::Ceiling::Copy).unwrap_or(f64::NAN);
+    }
+    Ok(gpu)
 }
 
-/// Opens the first device of `KERNELGATE_DEVICES` without the copy-bandwidth probe, for a child
+/// Opens the first device of `KERNELGATE_DEVICES` without the ceilings' probes, for a child
 /// process that re-runs checked launches under a tool (ncu's profiled child, the sanitized or
 /// isolated child), with the NVRTC version `nvrtc_version` gives; prints the error as
 /// `kernelgate (<who>): ...` and returns `None` when it fails.

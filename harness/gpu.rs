@@ -7,7 +7,7 @@
 #![allow(unsafe_code)]
 
 use crate::case::HostData;
-use crate::model::{DeviceFacts, gpu_key};
+use crate::model::{Ceilings, DeviceFacts, gpu_key};
 use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr};
@@ -17,10 +17,6 @@ use nvml_wrapper::enum_wrappers::device::Clock;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// Size of each of the two buffers of the copy-bandwidth measurement: 1 GiB, the size used for the
-/// runner's recorded ceiling in ../shared/gpu/README.md.
-pub const COPY_PROBE_BYTES: usize = 1 << 30;
 
 /// The number of CUDA devices when the driver library can be opened and reports at least one.
 ///
@@ -61,7 +57,7 @@ pub enum DeviceData {
 }
 
 impl DeviceData {
-    /// The device address and size in bytes (event tracking is off: [`Gpu::open_with`]).
+    /// The device address and size in bytes (event tracking is off: [`Gpu::open`]).
     pub fn raw(&self, stream: &CudaStream) -> (cudarc::driver::sys::CUdeviceptr, usize) {
         match self {
             DeviceData::F32(s) => (s.device_ptr(stream).0, s.len() * 4),
@@ -76,6 +72,9 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     /// Device facts, copy bandwidth included.
     pub facts: DeviceFacts,
+    /// The ceilings measured when the GPU was opened for timing (`crate::ceilings::probe`); empty
+    /// in a child process that times nothing.
+    pub ceilings: Ceilings,
     /// `sm_XY` of this device, the NVRTC target.
     pub arch: String,
     /// Most resident threads per SM (`CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR`; 2048 on
@@ -144,22 +143,14 @@ impl std::fmt::Debug for Gpu {
 }
 
 impl Gpu {
-    /// Opens CUDA device `ordinal`, reads its facts and measures its copy bandwidth;
-    /// `nvrtc_version` (`(major, minor)`, of the NVRTC that compiles for it) is recorded with the
-    /// facts.
+    /// Opens CUDA device `ordinal` and reads its facts; `nvrtc_version` (`(major, minor)`, of the
+    /// NVRTC that compiles for it) is recorded with the facts. Nothing is measured:
+    /// `copy_bandwidth_gbps` is NaN and [`Gpu::ceilings`] empty until the ceilings stage
+    /// (`crate::ceilings::probe`) fills them.
     ///
     /// # Errors
     /// [`Error::Unavailable`] without a driver or device; [`Error::Driver`] if a driver call fails.
     pub fn open(ordinal: usize, nvrtc_version: (i32, i32)) -> Result<Gpu> {
-        Gpu::open_with(ordinal, true, nvrtc_version)
-    }
-
-    /// As [`Gpu::open`]; `measure_bandwidth: false` skips the copy probe (the profiled child of an
-    /// ncu session times nothing) and leaves `copy_bandwidth_gbps` NaN.
-    ///
-    /// # Errors
-    /// As [`Gpu::open`].
-    pub fn open_with(ordinal: usize, measure_bandwidth: bool, nvrtc_version: (i32, i32)) -> Result<Gpu> {
         gpu_available()?;
         let (nv_major, nv_minor) = nvrtc_version;
         let ctx =
@@ -205,7 +196,8 @@ impl Gpu {
         // (nvbench/detail/l2flush.cuh); twice the size leaves no line of the previous sample.
         let l2_flush =
             stream.alloc_zeros::<u8>(2 * l2_bytes as usize).map_err(Error::driver("allocating the L2 flush buffer"))?;
-        let mut gpu = Gpu {
+        Ok(Gpu {
+            ceilings: Ceilings::default(),
             facts: DeviceFacts {
                 gpu_key: gpu_key(&name, cc_major, cc_minor),
                 name,
@@ -238,31 +230,7 @@ impl Gpu {
             modules: Mutex::new(HashMap::new()),
             nvml,
             shared_fill: OnceLock::new(),
-        };
-        if measure_bandwidth {
-            gpu.facts.copy_bandwidth_gbps = gpu.measure_copy_bandwidth()?;
-        }
-        Ok(gpu)
-    }
-
-    /// Device-to-device copy bandwidth, GB/s counting bytes read plus written: median of 20 copies
-    /// of [`COPY_PROBE_BYTES`] timed with events, after 3 untimed copies.
-    fn measure_copy_bandwidth(&self) -> Result<f64> {
-        let doing = "measuring device-to-device copy bandwidth";
-        let src = self.stream.alloc_zeros::<u8>(COPY_PROBE_BYTES).map_err(Error::driver(doing))?;
-        let mut dst = self.stream.alloc_zeros::<u8>(COPY_PROBE_BYTES).map_err(Error::driver(doing))?;
-        let (start, stop) = (self.timing_event()?, self.timing_event()?);
-        let mut seconds = Vec::with_capacity(20);
-        for i in 0..23 {
-            start.record(&self.stream).map_err(Error::driver(doing))?;
-            self.stream.memcpy_dtod(&src, &mut dst).map_err(Error::driver(doing))?;
-            stop.record(&self.stream).map_err(Error::driver(doing))?;
-            if i >= 3 {
-                seconds.push(f64::from(start.elapsed_ms(&stop).map_err(Error::driver(doing))?) / 1e3);
-            }
-        }
-        let median = crate::stats::median(&seconds);
-        Ok(2.0 * COPY_PROBE_BYTES as f64 / median / 1e9)
+        })
     }
 
     /// A CUDA event created with timing enabled (`CU_EVENT_DEFAULT`; cudarc's `new_event(None)`

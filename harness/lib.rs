@@ -12,7 +12,7 @@
 //! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
 //! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc), [`resources`] (registers, spills, occupancy: the resource gate) | NVRTC, `baselines/<arch>/` |
 //! | check    | [`check`], [`program`] (running a case's program), [`shared_poison`] (shared memory filled before the check), [`sanitize`] (the checked child: compute-sanitizer, crash isolation) | GPU, child processes |
-//! | measure  | [`measure`], [`recheck`] (the outputs after timing) | GPU (loop), [`stats`] pure |
+//! | measure  | [`ceilings`] (the GPU's ceilings at its opening; the roofline), [`measure`], [`recheck`] (the outputs after timing) | GPU (loop), [`stats`] pure |
 //! | compare  | [`guard`] (the physics guard) pure, [`gate::baseline`], [`gate::calibrate`], [`gate::timing::compare`] pure | baseline files |
 //! | record   | [`record`], [`lesson_record`] (the lesson trials' CSV), [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
@@ -24,6 +24,7 @@
 
 pub mod case;
 pub mod cases;
+pub mod ceilings;
 pub mod check;
 pub mod compile;
 pub mod config;

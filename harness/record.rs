@@ -5,7 +5,7 @@
 //! concatenated and still read alone.
 
 use crate::gate::{Comparison, Verdict};
-use crate::model::{DeviceFacts, LaunchResources, StopReason};
+use crate::model::{Bound, DeviceFacts, LaunchResources, StopReason};
 use crate::stats::Summary;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -66,9 +66,17 @@ pub struct CaseResult {
     /// (`crate::gate::timing::median_ci_half_width`, Serfling's normal approximation); `None` when
     /// not known (no samples kept).
     pub median_ci: Option<f64>,
+    /// The ceiling the trial is judged against on its GPU ([`crate::ceilings::bound`]); `None`
+    /// when none applies or none was measured.
+    pub bound: Option<Bound>,
 }
 
 impl CaseResult {
+    /// The achieved rate as a percentage of [`CaseResult::bound`] ([`crate::ceilings::pct_of`]).
+    pub fn pct_of_bound(&self) -> Option<f64> {
+        crate::ceilings::pct_of(self.bound.as_ref()?, self.bytes, self.flops, self.summary.median_s)
+    }
+
     /// Effective bandwidth at the median time, GB/s (1e9 bytes/s).
     pub fn bandwidth_gbps(&self) -> f64 {
         self.bytes as f64 / self.summary.median_s / 1e9
@@ -193,7 +201,7 @@ pub struct Row {
 
 /// The name of every statistic [`statistics`] can write for a case, in the order it writes them:
 /// the one list of them (the diff report, the history's value checks and the tests read it).
-pub const STATISTICS: [&str; 25] = [
+pub const STATISTICS: [&str; 30] = [
     "samples",
     "median",
     "mean",
@@ -207,6 +215,11 @@ pub const STATISTICS: [&str; 25] = [
     "bytes",
     "bandwidth",
     "pct_of_copy_bandwidth",
+    "pct_of_dram_read_ceiling",
+    "pct_of_dram_write_ceiling",
+    "pct_of_copy_ceiling",
+    "pct_of_fma_ceiling",
+    "pct_of_shared_ceiling",
     "flops",
     "throughput",
     "sm_clock",
@@ -222,6 +235,9 @@ pub const STATISTICS: [&str; 25] = [
 ];
 
 /// The statistics written per case: name, unit, value (names from [`STATISTICS`]). Times in seconds.
+/// Of the `pct_of_<ceiling>_ceiling` statistics, a trial writes the one of its bound
+/// ([`CaseResult::bound`]), which names the ceiling; `pct_of_copy_bandwidth` is written for every
+/// trial, as before the ceilings.
 pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static str, f64)> {
     let s = &r.summary;
     let mut v = vec![
@@ -239,6 +255,9 @@ pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static
         ("bandwidth", "GB/s", r.bandwidth_gbps()),
         ("pct_of_copy_bandwidth", "%", r.pct_of_copy(copy_gbps)),
     ];
+    if let (Some(b), Some(pct)) = (&r.bound, r.pct_of_bound()) {
+        v.push((b.ceiling.pct_statistic().expect("a bound is a rate"), "%", pct));
+    }
     if let Some(g) = r.gflops() {
         v.push(("flops", "flop", r.flops as f64));
         v.push(("throughput", "GFLOP/s", g));
@@ -457,6 +476,7 @@ pub(crate) mod tests {
             invalid_reason: None,
             resources: None,
             median_ci: None,
+            bound: None,
         }
     }
 
@@ -504,8 +524,17 @@ pub(crate) mod tests {
             median_ci: 0.001,
             quantum_s: 0.0,
         });
+        r.bound =
+            crate::ceilings::bound(Some(crate::model::Ceiling::Fma), 4096, 8192, &crate::ceilings::tests::fixture());
         let names: Vec<&str> = statistics(&r, 4000.0).into_iter().map(|(n, _, _)| n).collect();
-        assert_eq!(names, STATISTICS);
+        // Of the ceilings' statistics, the one of the trial's bound.
+        let others =
+            ["pct_of_dram_read_ceiling", "pct_of_dram_write_ceiling", "pct_of_copy_ceiling", "pct_of_shared_ceiling"];
+        let expected: Vec<&str> = STATISTICS.into_iter().filter(|s| !others.contains(s)).collect();
+        assert_eq!(names, expected);
+        for c in crate::model::Ceiling::ALL.into_iter().filter_map(crate::model::Ceiling::pct_statistic) {
+            assert!(STATISTICS.contains(&c), "{c} is in the list");
+        }
     }
 
     #[test]

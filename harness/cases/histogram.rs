@@ -9,6 +9,7 @@
 use super::scaled_count;
 use crate::case::{Case, HostData, Init, Launch, Param};
 use crate::expect::Expectation as E;
+use crate::model::Ceiling;
 use crate::sass::SassExpectation as S;
 use crate::source::k::cub as kc;
 use crate::source::k::histogram as kh;
@@ -97,6 +98,8 @@ fn sized(words: usize) -> Vec<Case> {
                     ])
                     .reference_data(|b| vec![HostData::U32(histogram(b[0].u32()))])
                     .bytes(4 * words as u64)
+                    // reads the words once; writes 256 bins
+                    .bound_by(Ceiling::DramRead)
                     .expects(lessons(variant))
                     .sass([match variant {
                         "global" => S::class("shared_atom").absent().because("every count is a global atomic"),

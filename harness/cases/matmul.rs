@@ -7,6 +7,7 @@
 
 use crate::case::{Case, HostData, Init, Launch, Param, Reference, Step, Tolerance};
 use crate::expect::Expectation as E;
+use crate::model::Ceiling;
 use crate::sass::SassExpectation as S;
 use crate::source::k::matmul as km;
 use std::sync::Arc;
@@ -122,6 +123,7 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
                 .tolerance(Tolerance::summation(k))
                 .bytes(4 * (m * k + k * n + m * n) as u64)
                 .flops(2 * (m * n * k) as u64)
+                .bound_by(Ceiling::Fma)
         };
         let size = format!("{m}x{n}x{k}");
         let blocks = |edge: usize, along: usize| u32::try_from(along.div_ceil(edge)).expect("grid fits u32");

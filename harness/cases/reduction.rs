@@ -9,6 +9,7 @@
 use super::{elements, scaled_count};
 use crate::case::{Case, Elem, Grid, HostData, Init, Launch, Param, Reference, Tolerance};
 use crate::expect::Expectation as E;
+use crate::model::Ceiling;
 use crate::sass::SassExpectation as S;
 use crate::source::k::cub as kc;
 use crate::source::k::reduction as kr;
@@ -123,7 +124,10 @@ fn sized(n: usize) -> Vec<Case> {
     // The one-launch variants take the same buffers and share one float64 sum; two_pass has
     // buffers of its own and its own reference.
     let shared: Reference = Arc::new(|b: &[HostData]| vec![HostData::F32(vec![sum(b[0].f32())])]);
-    let reference = |c: Case| c.reference(|b: &[HostData]| vec![vec![sum(b[0].f32())]]).bytes(4 * n as u64);
+    // Each variant reads its input once and writes one float: bound by device-memory reads.
+    let reference = |c: Case| {
+        c.reference(|b: &[HostData]| vec![vec![sum(b[0].f32())]]).bytes(4 * n as u64).bound_by(Ceiling::DramRead)
+    };
     let one = |variant: &'static str, kernel, launch| {
         Case::new("reduction", variant, elements(n), kernel)
             .launch(launch)
@@ -132,6 +136,7 @@ fn sized(n: usize) -> Vec<Case> {
             .reference_shared(&shared)
             .bytes(4 * n as u64)
             .flops(n as u64)
+            .bound_by(Ceiling::DramRead)
     };
     let two_pass = Case::program("reduction", "two_pass", elements(n))
         .params([

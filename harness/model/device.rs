@@ -27,7 +27,8 @@ pub struct DeviceFacts {
     /// ECC enabled.
     pub ecc: bool,
     /// Measured device-to-device copy bandwidth, GB/s (1e9 bytes/s), bytes read plus bytes written;
-    /// median of the copy-probe samples ([`crate::gpu::COPY_PROBE_BYTES`]).
+    /// median of the copy-probe samples (the ceilings stage's `copy`,
+    /// [`crate::ceilings::probe::COPY_PROBE_BYTES`]).
     pub copy_bandwidth_gbps: f64,
     /// Peak memory clock, kHz (`CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE`); 0 where the driver does
     /// not say. [`DeviceFacts::dram_peak_gbps`] reads it.

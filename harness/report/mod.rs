@@ -3,7 +3,7 @@
 //!
 //! | module       | output                                                              |
 //! |--------------|---------------------------------------------------------------------|
-//! | `table`      | the terminal: device block and results table ([`device`], [`table`]) |
+//! | `table`      | the terminal: device block, ceilings and results table ([`device`], [`ceilings`], [`table`]) |
 //! | [`vendor`]   | each trial's speed as % of its family's vendor reference (CUB, cuBLAS) |
 //! | [`diff`]     | the model of a diff report: two sides' measurements compared per trial |
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
@@ -11,6 +11,7 @@
 //! | `chart`      | the HTML page's charts: trends across commits, bandwidth bars (SVG)  |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 //! | [`ab`]       | a same-run A/B run: JSON document, Markdown comment, HTML page        |
+//! | [`roofline`] | a run's cases under its GPU's measured ceilings, as one SVG          |
 //! | [`export`]   | a run's trial times for dashboards: Bencher's BMF, github-action-benchmark |
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
@@ -25,11 +26,12 @@ pub mod html;
 pub mod junit;
 pub mod lessons;
 pub mod markdown;
+pub mod roofline;
 mod table;
 pub mod vendor;
 
 pub use file::write_whole;
-pub use table::{device, device_with_nvrtc, duration, table};
+pub use table::{ceilings, device, device_with_nvrtc, duration, table};
 
 /// Characters a report shows by their code point (`[U+202E]`) instead of as themselves: control
 /// characters (Unicode general category Cc, which a terminal or browser may act on) and the

@@ -1,7 +1,7 @@
 //! The terminal: the device block printed at the start of a run and the results table printed at
 //! its end.
 
-use crate::model::DeviceFacts;
+use crate::model::{Ceilings, DeviceFacts};
 use crate::record::CaseResult;
 use std::fmt::Write as _;
 
@@ -34,48 +34,57 @@ pub fn device_with_nvrtc(f: &DeviceFacts, nvrtc_path: Option<&std::path::Path>) 
         nvrtc,
         f.copy_bandwidth_gbps,
         f.gpu_key,
-    ) + &peaks(f)
+    )
 }
 
-/// The device block's line of theoretical peaks from the driver's attributes (the physics
-/// guard's ceilings, [`crate::guard`]), empty when the driver gave none.
-fn peaks(f: &DeviceFacts) -> String {
-    let dram = f.dram_peak_gbps().map(|g| {
-        format!("DRAM {g:.0} GB/s (memory clock {} MHz x {}-bit bus x 2)", f.memory_clock_khz / 1000, f.memory_bus_bits)
-    });
-    let fp32 = f.fp32_peak_gflops().map(|g| {
-        format!(
-            "fp32 {g:.0} GFLOP/s ({} SMs x {} MHz x {} lanes x 2)",
-            f.sm_count,
-            f.sm_clock_max_khz / 1000,
-            crate::model::fp32_lanes_per_sm(f.cc_major, f.cc_minor).unwrap_or(0)
-        )
-    });
-    let known: Vec<String> = dram.into_iter().chain(fp32).collect();
-    if known.is_empty() { String::new() } else { format!("\nkernelgate: theoretical peaks: {}", known.join(", ")) }
+/// The line of the device block that gives the GPU's measured ceilings
+/// ([`crate::ceilings::probe`]): each as its median and its relative MAD (`±0.12%`); `None` when
+/// none was measured.
+pub fn ceilings(c: &Ceilings) -> Option<String> {
+    let first = c.measured.first()?;
+    let parts: Vec<String> = c
+        .measured
+        .iter()
+        .map(|m| {
+            let value = if m.ceiling.unit() == "s" {
+                crate::units::duration(m.value)
+            } else {
+                format!("{:.0} {}", m.value, m.ceiling.unit())
+            };
+            format!("{} {value} ±{:.2}%", m.ceiling, 100.0 * m.spread)
+        })
+        .collect();
+    Some(format!(
+        "kernelgate: ceilings (median of {} samples, ± relative MAD; DRAM read and write after the L2 flush; measured in {:.2} s): {}",
+        first.samples,
+        c.wall_s,
+        parts.join(", ")
+    ))
 }
 
 /// The results table: one row per timed case, in the order given.
 ///
 /// Columns: trial; median time; noise (stddev / mean); samples; effective bandwidth (declared
-/// bytes / median); that as % of the run's measured copy bandwidth; GFLOP/s where the case
-/// declares FLOPs; the speed as % of the vendor reference of the trial's family and size
-/// (`87% CUB`: [`super::vendor::pct_of_vendor`] over `references`; `-` without); `timeout` where the noise target was not met; the change of the median against
+/// bytes / median); the achieved rate as % of the trial's own ceiling and that ceiling's name
+/// ([`CaseResult::bound`]; `-` without one); GFLOP/s where the case declares FLOPs; the speed as %
+/// of the vendor reference of the trial's family and size (`87% CUB`:
+/// [`super::vendor::pct_of_vendor`] over `references`; `-` without); `timeout` where the noise target was not met; the change of the median against
 /// the baseline and the gate's verdict; registers per thread and theoretical occupancy of the
 /// program's first launch, from the driver (`-` without).
-pub fn table(results: &[CaseResult], copy_gbps: f64, references: &[super::vendor::VendorReference]) -> String {
+pub fn table(results: &[CaseResult], references: &[super::vendor::VendorReference]) -> String {
     let vendor = super::vendor::pct_of_vendor(results, references);
     let width = results.iter().map(|r| r.trial.len()).max().unwrap_or(5).max(5);
     let mut out = String::new();
     writeln!(
         out,
-        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6}  {:>8}  {:>11}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
+        "{:<width$}  {:>10}  {:>6}  {:>7}  {:>8}  {:>6} {:<10}  {:>8}  {:>11}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
         "trial",
         "median",
         "noise",
         "samples",
         "GB/s",
-        "%copy",
+        "%ceil",
+        "ceiling",
         "GFLOP/s",
         "%vendor",
         "stop",
@@ -88,19 +97,22 @@ pub fn table(results: &[CaseResult], copy_gbps: f64, references: &[super::vendor
     for (r, vendor) in results.iter().zip(vendor) {
         let vendor = vendor.map_or("-".to_string(), |(pct, name)| format!("{pct:.0}% {name}"));
         let gflops = r.gflops().map_or("-".to_string(), |g| format!("{g:.1}"));
+        let pct = r.pct_of_bound().map_or("-".to_string(), |p| format!("{p:.1}%"));
+        let ceiling = r.bound.map_or("-", |b| b.ceiling.name());
         let delta = r.comparison.as_ref().map_or("-".to_string(), |c| crate::units::signed_pct(100.0 * c.delta));
         let (regs, occ) = r.resources.map_or(("-".to_string(), "-".to_string()), |x| {
             (x.registers.to_string(), format!("{:.0}%", x.occupancy_pct))
         });
         writeln!(
             out,
-            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>5.1}%  {:>8}  {:>11}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
+            "{:<width$}  {:>10}  {:>5.2}%  {:>7}  {:>8.1}  {:>6} {:<10}  {:>8}  {:>11}  {:<9}  {:>7}  {:<11}  {:>4}  {:>5}",
             r.trial,
             duration(r.summary.median_s),
             r.summary.noise_pct,
             r.summary.n,
             r.bandwidth_gbps(),
-            r.pct_of_copy(copy_gbps),
+            pct,
+            ceiling,
             gflops,
             vendor,
             r.stop.as_str(),
@@ -117,27 +129,55 @@ pub fn table(results: &[CaseResult], copy_gbps: f64, references: &[super::vendor
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Ceiling;
     use crate::record::tests::{facts, result};
 
     #[test]
     fn table_golden() {
+        let ceilings = crate::ceilings::tests::fixture();
+        let bound = |declared, r: CaseResult| CaseResult {
+            bound: crate::ceilings::bound(declared, r.bytes, r.flops, &ceilings),
+            ..r
+        };
         let rows = [
-            result("coalescing/copy/67108864", 131.94e-6, 536_870_912, 0),
-            // H200 medians: cub::DeviceReduce::Sum in the standalone tuner, and the suite's
-            // shuffle_vec4 (baselines/nvidia-h200-sm90/BENCHMARK.md).
-            result("reduction/cub/67108864", 75.31e-6, 268_435_456, 0),
-            result("reduction/shuffle_vec4/67108864", 72.9e-6, 268_435_456, 0),
-            result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728),
+            bound(None, result("coalescing/copy/67108864", 131.94e-6, 536_870_912, 0)),
+            bound(Some(Ceiling::DramRead), result("reduction/shuffle/67108864", 80e-6, 268_435_456, 67_108_864)),
+            // 75.31 us: cub::DeviceReduce::Sum's H200 median in the standalone tuner
+            // (baselines/nvidia-h200-sm90/BENCHMARK.md); 75.31 / 80.0 = 94 % of CUB's speed.
+            bound(Some(Ceiling::DramRead), result("reduction/cub/67108864", 75.31e-6, 268_435_456, 67_108_864)),
+            result("launch/one_by_one/4096x8", 18e-6, 0, 0),
+            bound(None, result("vectorization/saxpy/67108864", 200e-6, 805_306_368, 134_217_728)),
         ];
-        let cub = [super::super::vendor::VendorReference { trial: "reduction/cub/67108864".into(), vendor: "CUB" }];
+        // 4069.1 / 4223.2 GB/s = 96.3 %; 3355.4 / 3800 = 88.3 % (the fixture's ceilings).
         let expected = "\
-trial                                median   noise  samples      GB/s   %copy   GFLOP/s      %vendor  stop       vs base  verdict      regs    occ
-coalescing/copy/67108864           131.9 us   0.10%      100    4069.1  101.7%         -            -  converged        -  no-baseline     -      -
-reduction/cub/67108864              75.3 us   0.10%      100    3564.4   89.1%         -     100% CUB  converged        -  no-baseline     -      -
-reduction/shuffle_vec4/67108864     72.9 us   0.10%      100    3682.2   92.1%         -     103% CUB  converged        -  no-baseline     -      -
-vectorization/saxpy/67108864       200.0 us   0.10%      100    4026.5  100.7%     671.1            -  converged        -  no-baseline     -      -
+trial                             median   noise  samples      GB/s   %ceil ceiling      GFLOP/s      %vendor  stop       vs base  verdict      regs    occ
+coalescing/copy/67108864        131.9 us   0.10%      100    4069.1   96.3% copy               -            -  converged        -  no-baseline     -      -
+reduction/shuffle/67108864       80.0 us   0.10%      100    3355.4   88.3% dram_read      838.9      94% CUB  converged        -  no-baseline     -      -
+reduction/cub/67108864           75.3 us   0.10%      100    3564.4   93.8% dram_read      891.1     100% CUB  converged        -  no-baseline     -      -
+launch/one_by_one/4096x8         18.0 us   0.10%      100       0.0       - -                  -            -  converged        -  no-baseline     -      -
+vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5   95.3% copy           671.1            -  converged        -  no-baseline     -      -
 ";
-        assert_eq!(table(&rows, 4000.0, &cub), expected);
+        let cub = [super::super::vendor::VendorReference { trial: "reduction/cub/67108864".into(), vendor: "CUB" }];
+        assert_eq!(table(&rows, &cub), expected);
+    }
+
+    #[test]
+    fn the_ceilings_line() {
+        let mut c = crate::ceilings::tests::fixture();
+        c.measured.push(crate::model::Measured {
+            ceiling: Ceiling::Launch,
+            value: 2.5e-6,
+            spread: 0.01,
+            samples: 20,
+            work: 100.0,
+        });
+        assert_eq!(
+            ceilings(&c).unwrap(),
+            "kernelgate: ceilings (median of 20 samples, ± relative MAD; DRAM read and write after the L2 flush; measured in 0.00 s): \
+             dram_read 3800 GB/s ±0.20%, dram_write 3900 GB/s ±0.20%, copy 4223 GB/s ±0.20%, fma 60000 GFLOP/s ±0.20%, \
+             shared 30000 GB/s ±0.20%, launch 2.5 us ±1.00%"
+        );
+        assert_eq!(ceilings(&Ceilings::default()), None);
     }
 
     #[test]
@@ -157,16 +197,5 @@ vectorization/saxpy/67108864       200.0 us   0.10%      100    4026.5  100.7%  
         ] {
             assert!(text.contains(part), "{part} missing from {text}");
         }
-        assert!(!text.contains("theoretical peaks"), "no attribute read, no line: {text}");
-        let read =
-            DeviceFacts { memory_clock_khz: 2_619_000, memory_bus_bits: 5120, sm_clock_max_khz: 1_980_000, ..facts() };
-        let text = device_with_nvrtc(&read, None);
-        assert!(
-            text.ends_with(
-                "kernelgate: theoretical peaks: DRAM 3352 GB/s (memory clock 2619 MHz x 5120-bit bus x 2), \
-                 fp32 66908 GFLOP/s (132 SMs x 1980 MHz x 128 lanes x 2)"
-            ),
-            "{text}"
-        );
     }
 }

@@ -178,7 +178,8 @@ impl Suite {
         self.pool
             .get_or_init(|| {
                 let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, |gpu| {
-                    println!("{}", report::device(&gpu.facts))
+                    println!("{}", report::device(&gpu.facts));
+                    report::ceilings(&gpu.ceilings).into_iter().for_each(|line| println!("{line}"));
                 })
                 .map_err(|e| {
                     if matches!(e, Error::Config { .. }) {

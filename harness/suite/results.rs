@@ -23,11 +23,10 @@ use std::path::{Path, PathBuf};
 pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
     let mut later = None;
     let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    if let Some(first) = timed.first() {
-        let facts = &first.gpu.facts;
+    if !timed.is_empty() {
         let results: Vec<CaseResult> = timed.iter().map(|t| t.result.clone()).collect();
         let vendors = report::vendor::references(&suite.cases);
-        println!("\n{}", report::table(&results, facts.copy_bandwidth_gbps, &vendors));
+        println!("\n{}", report::table(&results, &vendors));
         let stem = suite.stem()?;
         // One group of rows per GPU: each row carries the facts of the GPU its trial ran on.
         let mut rows = Vec::new();
@@ -38,6 +37,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         let path = with_suffix(&stem, ".csv");
         record::write_csv(&path, &rows)?;
         println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
+        write_ceilings(suite, &timed, &stem)?;
         later = keep_run_record(suite, &timed, &stem).err();
         if let Err(e) = record_history(suite, &timed) {
             later = later.or(Some(e));
@@ -226,6 +226,52 @@ fn bless(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         for c in &changes {
             println!("  {c}");
         }
+    }
+    Ok(())
+}
+
+/// Writes `<stem>-ceilings.csv` (every GPU's measured ceilings, [`crate::ceilings::file`]) and the
+/// roofline of each GPU's trials ([`report::roofline`]): `<stem>-roofline.svg`, or
+/// `<stem>-roofline-gpu<ordinal>.svg` per GPU when the run used several. Nothing when no GPU
+/// measured its ceilings.
+///
+/// # Errors
+/// [`Error::Io`] or [`Error::Csv`] naming the file that could not be written.
+fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<()> {
+    // By ordinal: unique in a process, where the UUID is `unknown` without NVML.
+    let mut by_gpu: BTreeMap<usize, Vec<&Timed>> = BTreeMap::new();
+    for t in timed.iter().filter(|t| !t.gpu.ceilings.measured.is_empty()) {
+        by_gpu.entry(t.gpu.facts.ordinal).or_default().push(t);
+    }
+    if by_gpu.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<_> = by_gpu
+        .values()
+        .flat_map(|g| crate::ceilings::file::rows(&suite.run_id, &g[0].gpu.facts, &g[0].gpu.ceilings))
+        .collect();
+    let path = with_suffix(stem, "-ceilings.csv");
+    record::write_csv(&path, &rows)?;
+    println!(
+        "kernelgate: wrote {} ({} ceilings of {})",
+        path.display(),
+        rows.len(),
+        crate::units::count(by_gpu.len(), "GPU")
+    );
+    for group in by_gpu.values() {
+        let gpu = &group[0].gpu;
+        let results: Vec<CaseResult> = group.iter().map(|t| t.result.clone()).collect();
+        let points = report::roofline::points(&results);
+        let title = format!("{} on {} ({}), run {}", suite.git.short(), gpu.facts.name, gpu.facts.uuid, suite.run_id);
+        let svg = report::roofline::svg(&title, &gpu.ceilings, &points);
+        let suffix = if by_gpu.len() == 1 {
+            "-roofline.svg".to_string()
+        } else {
+            format!("-roofline-gpu{}.svg", gpu.facts.ordinal)
+        };
+        let path = with_suffix(stem, &suffix);
+        report::write_whole(&[(&path, svg.as_bytes())])?;
+        println!("kernelgate: wrote {} ({} cases placed)", path.display(), points.len());
     }
     Ok(())
 }

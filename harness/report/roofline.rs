@@ -1,0 +1,364 @@
+//! A run's roofline as one self-contained SVG (pure): each case placed under the GPU's measured
+//! roofs (Williams, Waterman & Patterson 2009, "Roofline: an insightful visual performance model
+//! for multicore architectures", CACM 52(4)).
+//!
+//! Two panels, log-log. The roofline: x = arithmetic intensity (declared FLOPs / declared bytes,
+//! FLOP/byte), y = achieved GFLOP/s (FLOPs / median); each device-memory ceiling is the roof
+//! `y = bandwidth x intensity` up to the FMA peak, which is the flat roof. A case that declares no
+//! FLOPs has intensity 0, which a log axis cannot show: those are placed in the bandwidth panel
+//! beside it, y = achieved GB/s (bytes / median) under the device-memory ceilings as flat lines, in
+//! the order of the legend along x. Each case is a numbered point with a `<title>` (trial, value,
+//! % of its ceiling); the legend below maps numbers to trials. Written by hand, like the diff
+//! report's charts (`report::chart` says why).
+
+use super::chart::{NEW, PALETTE, RED};
+use super::html_escape as escape;
+use crate::model::{Ceiling, Ceilings};
+use crate::record::CaseResult;
+use std::fmt::Write as _;
+
+/// Width of the picture, px.
+const WIDTH: f64 = 1000.0;
+/// Top and bottom of both panels' plotting area, px.
+const TOP: f64 = 50.0;
+const BOTTOM: f64 = 450.0;
+/// Left and right of the bandwidth panel, then of the roofline panel, px.
+const STRIP: (f64, f64) = (80.0, 300.0);
+const ROOF: (f64, f64) = (400.0, 960.0);
+/// Height of a legend row, px; the legend has two columns.
+const ROW: f64 = 15.0;
+
+/// The device-memory roofs drawn, with their colours.
+const DRAM: [(Ceiling, &str); 3] =
+    [(Ceiling::Copy, PALETTE[0]), (Ceiling::DramRead, PALETTE[1]), (Ceiling::DramWrite, PALETTE[2])];
+
+/// One case's place: its number in the legend, name, and where it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    /// 1-based, the legend's order.
+    pub number: usize,
+    /// Trial name.
+    pub trial: String,
+    /// FLOP/byte; `None` for a case with no FLOPs or no bytes (bandwidth panel, or not placed).
+    pub intensity: Option<f64>,
+    /// Achieved GFLOP/s (roofline panel) or GB/s (bandwidth panel).
+    pub value: f64,
+    /// Its ceiling's name and the % of it, when it has one.
+    pub of_ceiling: Option<(Ceiling, f64)>,
+}
+
+/// Places each result: on the roofline when it declares FLOPs and bytes, in the bandwidth panel
+/// when it declares bytes only; a result with no bytes is left out (its time has no roof here).
+pub fn points(results: &[CaseResult]) -> Vec<Point> {
+    let mut out = Vec::new();
+    for r in results.iter().filter(|r| r.bytes > 0) {
+        let intensity = (r.flops > 0).then(|| crate::ceilings::intensity(r.flops, r.bytes)).flatten();
+        out.push(Point {
+            number: out.len() + 1,
+            trial: r.trial.clone(),
+            intensity,
+            value: if intensity.is_some() { r.gflops().unwrap_or(0.0) } else { r.bandwidth_gbps() },
+            of_ceiling: r.bound.zip(r.pct_of_bound()).map(|(b, pct)| (b.ceiling, pct)),
+        });
+    }
+    out
+}
+
+/// A log10 axis from `lo` to `hi` (whole decades) onto pixels `from`..`to`.
+#[derive(Debug, Clone, Copy)]
+struct Axis {
+    lo: f64,
+    hi: f64,
+    from: f64,
+    to: f64,
+}
+
+impl Axis {
+    /// The decades around `values` (positive, finite).
+    fn around(values: impl Iterator<Item = f64>, from: f64, to: f64) -> Axis {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for v in values.filter(|v| v.is_finite() && *v > 0.0) {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        if !lo.is_finite() {
+            (lo, hi) = (1.0, 10.0);
+        }
+        let (lo, hi) = (lo.log10().floor(), hi.log10().ceil());
+        Axis { lo, hi: if hi > lo { hi } else { lo + 1.0 }, from, to }
+    }
+
+    /// The pixel of `v`.
+    fn at(&self, v: f64) -> f64 {
+        self.from + (v.log10() - self.lo) / (self.hi - self.lo) * (self.to - self.from)
+    }
+
+    /// The decades, as values.
+    fn decades(&self) -> impl Iterator<Item = f64> {
+        (self.lo as i32..=self.hi as i32).map(|e| 10f64.powi(e))
+    }
+}
+
+/// `10^e` as an axis label: `0.01`, `1`, `1000`, `1e+06` beyond.
+fn decade(v: f64) -> String {
+    if (1e-3..1e6).contains(&v) { crate::units::significant(v) } else { format!("{v:e}") }
+}
+
+/// The roofline of one run's GPU as an SVG document (pure): `title` names the run and GPU,
+/// `ceilings` its measured ceilings (the roofs: [`Ceiling::Copy`], [`Ceiling::DramRead`],
+/// [`Ceiling::DramWrite`] and [`Ceiling::Fma`] where measured), `points` the cases ([`points`]).
+/// The root carries `data-roofline` (points on the roofline) and `data-bandwidth` (points in the
+/// bandwidth panel); each point is a `circle class="pt"` with `data-n` (its number).
+pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
+    let roof_points: Vec<&Point> = points.iter().filter(|p| p.intensity.is_some()).collect();
+    let strip_points: Vec<&Point> = points.iter().filter(|p| p.intensity.is_none()).collect();
+    let dram: Vec<(Ceiling, &str, f64)> =
+        DRAM.iter().filter_map(|&(c, colour)| Some((c, colour, ceilings.value(c)?))).collect();
+    let fma = ceilings.value(Ceiling::Fma);
+    let ridges: Vec<f64> = fma.map_or(Vec::new(), |f| dram.iter().map(|d| f / d.2).collect());
+    let x = Axis::around(roof_points.iter().filter_map(|p| p.intensity).chain(ridges.iter().copied()), ROOF.0, ROOF.1);
+    let y = Axis::around(roof_points.iter().map(|p| p.value).chain(fma), BOTTOM, TOP);
+    let by = Axis::around(strip_points.iter().map(|p| p.value).chain(dram.iter().map(|d| d.2)), BOTTOM, TOP);
+    let legend_rows = points.len().div_ceil(2);
+    let height = BOTTOM + 60.0 + ROW * legend_rows as f64 + 10.0;
+    let mut s = String::new();
+    write!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="roofline" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" data-roofline="{}" data-bandwidth="{}" font-family="sans-serif" font-size="11"><title>{}</title>"#,
+        roof_points.len(),
+        strip_points.len(),
+        escape(title)
+    )
+    .unwrap();
+    write!(s, r#"<text x="{}" y="20" font-size="14">{}</text>"#, STRIP.0, escape(title)).unwrap();
+    // Frames, decades and axis titles.
+    for (left, right) in [STRIP, ROOF] {
+        write!(
+            s,
+            r##"<rect x="{left}" y="{TOP}" width="{}" height="{}" fill="none" stroke="#57606a"/>"##,
+            right - left,
+            BOTTOM - TOP
+        )
+        .unwrap();
+    }
+    for v in x.decades() {
+        let px = x.at(v);
+        write!(s, r##"<line x1="{px:.1}" y1="{TOP}" x2="{px:.1}" y2="{BOTTOM}" stroke="#d0d7de"/><text x="{px:.1}" y="{}" text-anchor="middle">{}</text>"##, BOTTOM + 14.0, decade(v)).unwrap();
+    }
+    for (axis, left, right) in [(y, ROOF.0, ROOF.1), (by, STRIP.0, STRIP.1)] {
+        for v in axis.decades() {
+            let py = axis.at(v);
+            write!(s, r##"<line x1="{left}" y1="{py:.1}" x2="{right}" y2="{py:.1}" stroke="#d0d7de"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##, left - 4.0, py + 4.0, decade(v)).unwrap();
+        }
+    }
+    let mid = (TOP + BOTTOM) / 2.0;
+    write!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle">arithmetic intensity, FLOP/byte (declared FLOPs / declared bytes)</text>"#, (ROOF.0 + ROOF.1) / 2.0, BOTTOM + 30.0).unwrap();
+    write!(
+        s,
+        r#"<text x="{}" y="{mid}" text-anchor="middle" transform="rotate(-90 {} {mid})">achieved GFLOP/s</text>"#,
+        ROOF.0 - 50.0,
+        ROOF.0 - 50.0
+    )
+    .unwrap();
+    write!(
+        s,
+        r#"<text x="{:.1}" y="{}" text-anchor="middle">no FLOPs declared</text>"#,
+        (STRIP.0 + STRIP.1) / 2.0,
+        BOTTOM + 30.0
+    )
+    .unwrap();
+    write!(
+        s,
+        r#"<text x="{}" y="{mid}" text-anchor="middle" transform="rotate(-90 {} {mid})">achieved GB/s</text>"#,
+        STRIP.0 - 50.0,
+        STRIP.0 - 50.0
+    )
+    .unwrap();
+    // Roofs: each bandwidth as a slope up to the FMA peak, and flat in the bandwidth panel.
+    let x_hi = 10f64.powf(x.hi);
+    let x_lo = 10f64.powf(x.lo);
+    let y_lo = 10f64.powf(y.lo);
+    for (i, &(c, colour, gbps)) in dram.iter().enumerate() {
+        let start = x_lo.max(y_lo / gbps);
+        let end = fma.map_or(x_hi, |f| (f / gbps).min(x_hi));
+        let label = format!("{c} {gbps:.0} GB/s");
+        write!(
+            s,
+            r#"<line class="roof" data-ceiling="{c}" x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="{colour}">{label}</text>"#,
+            x.at(start),
+            y.at(gbps * start),
+            x.at(end),
+            y.at(gbps * end),
+            x.at(start) + 4.0,
+            y.at(gbps * start) - 6.0 - 12.0 * i as f64,
+        )
+        .unwrap();
+        let py = by.at(gbps);
+        write!(
+            s,
+            r#"<line class="roof" data-ceiling="{c}" x1="{}" y1="{py:.1}" x2="{}" y2="{py:.1}" stroke="{colour}" stroke-width="2"/><text x="{}" y="{:.1}" fill="{colour}">{label}</text>"#,
+            STRIP.0,
+            STRIP.1,
+            STRIP.0 + 4.0,
+            py - 4.0 - 12.0 * i as f64
+        )
+        .unwrap();
+    }
+    if let Some(f) = fma {
+        let start = ridges.iter().copied().fold(x_hi, f64::min).max(x_lo);
+        write!(
+            s,
+            r#"<line class="roof" data-ceiling="fma" x1="{:.1}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{RED}" stroke-width="2"/><text x="{}" y="{:.1}" text-anchor="end" fill="{RED}">fma {f:.0} GFLOP/s</text>"#,
+            x.at(start),
+            y.at(f),
+            ROOF.1,
+            y.at(f),
+            ROOF.1 - 4.0,
+            y.at(f) - 6.0
+        )
+        .unwrap();
+    }
+    // The points.
+    let tip = |p: &Point, unit: &str| {
+        let of = p.of_ceiling.map_or(String::new(), |(c, pct)| format!(", {pct:.1} % of {c}"));
+        let at = p.intensity.map_or(String::new(), |i| format!(" at {} FLOP/byte", crate::units::significant(i)));
+        escape(&format!("{} {}: {} {unit}{at}{of}", p.number, p.trial, crate::units::significant(p.value)))
+    };
+    for p in &roof_points {
+        let (px, py) = (x.at(p.intensity.expect("on the roofline")), y.at(p.value));
+        point(&mut s, p, px, py, &tip(p, "GFLOP/s"));
+    }
+    let step = (STRIP.1 - STRIP.0) / (strip_points.len() + 1) as f64;
+    for (i, p) in strip_points.iter().enumerate() {
+        let (px, py) = (STRIP.0 + step * (i + 1) as f64, by.at(p.value));
+        point(&mut s, p, px, py, &tip(p, "GB/s"));
+    }
+    // The legend.
+    for (i, p) in points.iter().enumerate() {
+        let (col, row) = (i / legend_rows, i % legend_rows);
+        let of = p.of_ceiling.map_or(String::new(), |(c, pct)| format!(" ({pct:.1} % of {c})"));
+        write!(
+            s,
+            r#"<text x="{}" y="{:.1}">{}</text>"#,
+            STRIP.0 + 450.0 * col as f64,
+            BOTTOM + 60.0 + ROW * row as f64,
+            escape(&format!("{} {}{of}", p.number, p.trial))
+        )
+        .unwrap();
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// One numbered point at (`px`, `py`) with its tooltip.
+fn point(s: &mut String, p: &Point, px: f64, py: f64, tip: &str) {
+    write!(
+        s,
+        r#"<circle class="pt" data-n="{}" cx="{px:.1}" cy="{py:.1}" r="4" fill="{NEW}"><title>{tip}</title></circle><text x="{:.1}" y="{:.1}" font-size="9">{}</text>"#,
+        p.number,
+        px + 5.0,
+        py - 5.0,
+        p.number
+    )
+    .unwrap();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::tests::result;
+
+    #[test]
+    fn axes_are_whole_decades_and_map_logarithmically() {
+        let a = Axis::around([0.3, 20.0].into_iter(), 0.0, 300.0);
+        assert_eq!((a.lo, a.hi), (-1.0, 2.0));
+        assert!(
+            (a.at(0.1) - 0.0).abs() < 1e-9 && (a.at(1.0) - 100.0).abs() < 1e-9 && (a.at(100.0) - 300.0).abs() < 1e-9
+        );
+        assert_eq!(decade(0.01), "0.01");
+        assert_eq!(decade(1000.0), "1000");
+        assert_eq!(decade(1e7), "1e7");
+    }
+
+    /// The committed H200 run `20261201T165209Z-8c8c911` (77 trials): its bytes, FLOPs, medians and
+    /// copy bandwidth, each case bound as the case table declares or derives. The FMA peak is a
+    /// fixture input (60000 GFLOP/s), not a measurement: that run measured the copy only.
+    #[test]
+    fn the_roofline_of_a_committed_run() {
+        const RUN: &str = "baselines/nvidia-h200-sm90/runs/20261201T165209Z-8c8c911.csv";
+        let path = crate::paths::project_root(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).join(RUN);
+        let mut reader = csv::Reader::from_path(&path).unwrap();
+        let headers = reader.headers().unwrap().clone();
+        let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+        let (trial, statistic, value, copy) =
+            (col("trial"), col("statistic"), col("value"), col("copy_bandwidth_gbps"));
+        let mut by_trial: std::collections::BTreeMap<String, (f64, u64, u64)> = Default::default();
+        let mut copy_gbps = 0.0;
+        for record in reader.records() {
+            let r = record.unwrap();
+            copy_gbps = r[copy].parse().unwrap();
+            let entry = by_trial.entry(r[trial].to_string()).or_default();
+            let v: f64 = r[value].parse().unwrap();
+            match &r[statistic] {
+                "median" => entry.0 = v,
+                "bytes" => entry.1 = v as u64,
+                "flops" => entry.2 = v as u64,
+                _ => {}
+            }
+        }
+        assert_eq!((by_trial.len(), copy_gbps), (77, 4223.206434886277));
+        let m = |ceiling, value| crate::model::Measured { ceiling, value, spread: 0.0, samples: 20, work: 1.0 };
+        let ceilings = Ceilings { measured: vec![m(Ceiling::Copy, copy_gbps), m(Ceiling::Fma, 60000.0)], wall_s: 0.0 };
+        let declared: std::collections::BTreeMap<String, Option<Ceiling>> =
+            crate::cases::all().into_iter().map(|c| (c.name(), c.bound)).collect();
+        let results: Vec<CaseResult> = by_trial
+            .iter()
+            .map(|(t, &(median, bytes, flops))| {
+                let mut r = result(t, median, bytes, flops);
+                r.bound = crate::ceilings::bound(declared.get(t).copied().flatten(), bytes, flops, &ceilings);
+                r
+            })
+            .collect();
+        let ps = points(&results);
+        let svg = svg("8c8c911 on NVIDIA H200", &ceilings, &ps);
+        let on_roof = results.iter().filter(|r| r.bytes > 0 && r.flops > 0).count();
+        let in_strip = results.iter().filter(|r| r.bytes > 0 && r.flops == 0).count();
+        assert!(on_roof > 10 && in_strip > 10, "{on_roof} {in_strip}");
+        assert!(svg.contains(&format!(r#"data-roofline="{on_roof}" data-bandwidth="{in_strip}""#)));
+        assert_eq!(svg.matches(r#"<circle class="pt""#).count(), on_roof + in_strip);
+        assert!(svg.starts_with("<svg ") && svg.ends_with("</svg>") && svg.matches("<svg").count() == 1);
+        // The roofs, labelled with their values; matmul against fma, the read-only families against
+        // nothing here (dram_read was not measured in that run), the rest against copy.
+        assert!(svg.contains(">copy 4223 GB/s</text>") && svg.contains(">fma 60000 GFLOP/s</text>"));
+        assert_eq!(svg.matches(r#"class="roof""#).count(), 3, "copy twice (both panels) and fma");
+        // matmul/cublas/4096x4096x4096 at its intensity (2 x 4096^3 / (3 x 4 x 4096^2) = 682.7
+        // FLOP/byte) and GFLOP/s. The roofline's x axis spans 0.1 (the reductions' 0.25) to 1000
+        // decades over 400..960 px; y spans the decades around the achieved GFLOP/s and the peak.
+        let cublas = ps.iter().find(|p| p.trial == "matmul/cublas/4096x4096x4096").unwrap();
+        let intensity = cublas.intensity.unwrap();
+        assert!((intensity - 2.0 * 4096.0 / 12.0).abs() < 1e-9);
+        let cx = 400.0 + (intensity.log10() + 1.0) / 4.0 * 560.0;
+        let circle = format!(r#"data-n="{}" cx="{cx:.1}""#, cublas.number);
+        assert!(svg.contains(&circle), "{circle} not in the picture");
+        let (c, pct) = cublas.of_ceiling.unwrap();
+        assert_eq!(c, Ceiling::Fma);
+        assert!((pct - 100.0 * cublas.value / 60000.0).abs() < 1e-9);
+        // The copy kernels are in the bandwidth panel, against copy.
+        let copy_case = ps.iter().find(|p| p.trial == "coalescing/copy/67108864").unwrap();
+        assert_eq!(copy_case.intensity, None);
+        assert_eq!(copy_case.of_ceiling.map(|o| o.0), Some(Ceiling::Copy));
+        assert!(svg.contains(&format!("{} coalescing/copy/67108864 (62.7 % of copy)", copy_case.number)), "{svg}");
+    }
+
+    #[test]
+    fn cases_are_placed_by_what_they_declare() {
+        let ps = points(&[
+            result("m/m/1", 1e-3, 1_000_000, 100_000_000),
+            result("c/c/1", 1e-3, 1_000_000_000, 0),
+            result("l/l/1", 1e-3, 0, 0),
+        ]);
+        assert_eq!(ps.len(), 2, "no bytes: not placed");
+        assert_eq!((ps[0].intensity, ps[0].value), (Some(100.0), 100.0));
+        assert_eq!((ps[1].intensity, ps[1].value, ps[1].number), (None, 1000.0, 2));
+    }
+}
