@@ -34,7 +34,25 @@ pub fn device_with_nvrtc(f: &DeviceFacts, nvrtc_path: Option<&std::path::Path>) 
         nvrtc,
         f.copy_bandwidth_gbps,
         f.gpu_key,
-    )
+    ) + &peaks(f)
+}
+
+/// The device block's line of theoretical peaks from the driver's attributes (the physics
+/// guard's ceilings, [`crate::guard`]), empty when the driver gave none.
+fn peaks(f: &DeviceFacts) -> String {
+    let dram = f.dram_peak_gbps().map(|g| {
+        format!("DRAM {g:.0} GB/s (memory clock {} MHz x {}-bit bus x 2)", f.memory_clock_khz / 1000, f.memory_bus_bits)
+    });
+    let fp32 = f.fp32_peak_gflops().map(|g| {
+        format!(
+            "fp32 {g:.0} GFLOP/s ({} SMs x {} MHz x {} lanes x 2)",
+            f.sm_count,
+            f.sm_clock_max_khz / 1000,
+            crate::model::fp32_lanes_per_sm(f.cc_major, f.cc_minor).unwrap_or(0)
+        )
+    });
+    let known: Vec<String> = dram.into_iter().chain(fp32).collect();
+    if known.is_empty() { String::new() } else { format!("\nkernelgate: theoretical peaks: {}", known.join(", ")) }
 }
 
 /// The line of the device block that gives the GPU's measured ceilings
@@ -197,5 +215,17 @@ vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5   95.3% copy
         ] {
             assert!(text.contains(part), "{part} missing from {text}");
         }
+        assert!(!text.contains("theoretical peaks"), "no attribute read, no line: {text}");
+        // Fixture inputs for the line's arithmetic, not an H200's attributes.
+        let read =
+            DeviceFacts { memory_clock_khz: 2_619_000, memory_bus_bits: 5120, sm_clock_max_khz: 1_980_000, ..facts() };
+        let text = device_with_nvrtc(&read, None);
+        assert!(
+            text.ends_with(
+                "kernelgate: theoretical peaks: DRAM 3352 GB/s (memory clock 2619 MHz x 5120-bit bus x 2), \
+                 fp32 66908 GFLOP/s (132 SMs x 1980 MHz x 128 lanes x 2)"
+            ),
+            "{text}"
+        );
     }
 }
