@@ -26,22 +26,22 @@ pub fn scaled(scale: f64) -> Vec<Case> {
 }
 
 /// The lesson, timed as a same-run ratio ([`super::lessons`]): a step replayed as a graph takes at
-/// most 0.83 of the step launched one by one.
+/// most 0.84 of the step launched one by one.
 ///
-/// The bound is provisional, set before any H200 run of the paired trial: halfway between the worst
-/// ratio of the two programs' medians measured so far and 1.0, rounded up to the next hundredth.
-/// Ratios graph / one_by_one of the medians, per committed run (baselines/nvidia-h200-sm90/runs/):
-/// 11.296 / 18.080 us = 0.625 (`20261130T135841Z-72a91c3`, GPU-1c2e7f54), 10.720 / 16.288 us =
-/// 0.658 (`20261201T165209Z-8c8c911`, GPU-91adb1dc); docs/lessons.md adds 0.62-0.66 in 5 earlier
-/// runs not in those files. Worst 0.658: (0.658 + 1) / 2 = 0.829, bound 0.83. To be replaced by
-/// the spread of the paired trial's own ratios over at least 10 H200 runs (docs/lessons.md).
+/// The bound is the margin rule ([`crate::gate::lesson::margin_bound`]: halfway between the
+/// largest ratio measured and 1.0, rounded up to the next hundredth) over the paired trial's own
+/// ratios in 10 runs on one H200 (GPU-6ac5c585, 2026-12-01, binary b1cb118; the lessons CSVs in
+/// baselines/nvidia-h200-sm90/runs/lessons/): 0.603-0.661, median 0.626 (medians 10.7 vs 17.2 us
+/// per step), 7,728-9,269 pairs each, all `holds`; (0.661 + 1) / 2 = 0.8305, bound 0.84. Earlier
+/// ratios of the two trials' medians: 0.625 and 0.658 (`20261130T135841Z-72a91c3`,
+/// `20261201T165209Z-8c8c911` in baselines/nvidia-h200-sm90/runs/).
 pub fn lessons() -> Vec<TimeLesson> {
     vec![TimeLesson {
         family: "launch",
         good: "graph",
         bad: "one_by_one",
         per: "time per step",
-        bound: 0.83,
+        bound: 0.84,
         why: "a CUDA graph replays the 8 launches of a step without the driver's per-launch overhead",
     }]
 }

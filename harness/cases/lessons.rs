@@ -107,36 +107,22 @@ mod tests {
         assert!(trials(&without).iter().all(|t| t.lesson.family != "launch"));
     }
 
-    /// The provisional bounds are the margin rule's over the committed H200 runs that timed both
-    /// variants as trials of their own (ratios of their medians): replacing them from the lesson
-    /// trials' own runs means replacing this test's data with their lessons CSVs.
+    /// Each bound is the margin rule's over the lesson trial's own ratios in the committed H200
+    /// runs (baselines/nvidia-h200-sm90/runs/lessons/, ten runs on GPU-6ac5c585).
     #[test]
-    fn the_provisional_bounds_are_the_margin_rule_over_the_committed_runs() {
-        let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/nvidia-h200-sm90/runs");
-        let mut medians: Vec<std::collections::BTreeMap<String, f64>> = Vec::new();
-        for run in ["20261130T135841Z-72a91c3.csv", "20261201T165209Z-8c8c911.csv"] {
-            let mut reader = csv::Reader::from_path(runs.join(run)).unwrap();
-            let headers = reader.headers().unwrap().clone();
-            let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
-            let (trial, statistic, value) = (col("trial"), col("statistic"), col("value"));
-            let rows = reader.records().map(Result::unwrap);
-            medians.push(
-                rows.filter(|r| &r[statistic] == "median")
-                    .map(|r| (r[trial].to_string(), r[value].parse().unwrap()))
-                    .collect(),
-            );
-        }
-        let size = |family: &str| if family == "launch" { "4096x8" } else { "16777216" };
+    fn the_bounds_are_the_margin_rule_over_the_committed_runs() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/nvidia-h200-sm90/runs/lessons");
+        let files = crate::lesson_record::lessons_csvs(&[dir]).unwrap();
+        assert_eq!(files.len(), 10, "{files:?}");
+        let rows: Vec<_> = files.iter().flat_map(|f| crate::lesson_record::read_lessons_csv(f).unwrap()).collect();
+        let series = crate::lesson_record::series(&rows);
         for l in all() {
-            let ratios: Vec<f64> = medians
-                .iter()
-                .map(|m| {
-                    let at = |v: &str| m[&format!("{}/{v}/{}", l.family, size(l.family))];
-                    at(l.good) / at(l.bad)
-                })
-                .collect();
-            let worst = ratios.iter().copied().fold(0.0, f64::max);
-            assert_eq!(l.bound, crate::gate::lesson::margin_bound(worst), "{} vs {}: ratios {ratios:?}", l.good, l.bad);
+            let prefix = format!("{}/{}/", l.family, l.variant());
+            let s =
+                series.iter().find(|s| s.trial.starts_with(&prefix)).unwrap_or_else(|| panic!("{prefix} not recorded"));
+            assert_eq!(s.runs, 10, "{}", s.trial);
+            let [_, _, largest] = s.ratios.expect("judged runs");
+            assert_eq!(l.bound, crate::gate::lesson::margin_bound(largest), "{}: largest ratio {largest}", s.trial);
         }
     }
 }

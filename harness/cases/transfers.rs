@@ -34,23 +34,23 @@ pub fn scaled(scale: f64) -> Vec<Case> {
 }
 
 /// The family's lessons, each timed as a same-run ratio ([`super::lessons`]): pinned copies take at
-/// most 0.57 (to the device) and 0.62 (from it) of pageable copies' time, the pipeline on
-/// [`STREAMS`] streams at most 0.80 of the pipeline on one.
+/// most 0.58 (to the device) and 0.63 (from it) of pageable copies' time, the pipeline on
+/// [`STREAMS`] streams at most 0.84 of the pipeline on one.
 ///
-/// The bounds are provisional, set before any H200 run of the paired trials: halfway between the
-/// worst ratio of the two programs' medians measured so far and 1.0, rounded up to the next
-/// hundredth. Ratios good / bad of the medians at 2^24 floats, per committed run
-/// (baselines/nvidia-h200-sm90/runs/; `20261130T135841Z-72a91c3` on GPU-1c2e7f54, then
-/// `20261201T165209Z-8c8c911` on GPU-91adb1dc):
-/// - to the device, pinned / pageable: 1.2635 / 10.935 ms = 0.116, 1.2193 / 9.1669 ms = 0.133;
-///   worst 0.133, bound (0.133 + 1) / 2 = 0.567, 0.57;
-/// - from the device: 1.2408 / 7.2943 ms = 0.170, 1.2203 / 5.2524 ms = 0.232; worst 0.232, bound
-///   0.616, 0.62 (the pageable copy's medians over 10 runs have a relative standard deviation of
-///   18.7 %, `run_to_run.csv`);
-/// - 4 streams / 1: 1.5453 / 2.6415 ms = 0.585, 1.5410 / 2.6339 ms = 0.585; bound 0.793, 0.80.
+/// The bounds are the margin rule ([`crate::gate::lesson::margin_bound`]: halfway between the
+/// largest ratio measured and 1.0, rounded up to the next hundredth) over the paired trials' own
+/// ratios in 10 runs on one H200 (GPU-6ac5c585, 2026-12-01, binary b1cb118; the lessons CSVs in
+/// baselines/nvidia-h200-sm90/runs/lessons/; every run `holds`):
+/// - to the device, pinned / pageable: 0.098-0.146, median 0.114 (medians 1.225 vs 10.74 ms),
+///   34-292 pairs in the 3 s cap; (0.146 + 1) / 2 = 0.573, bound 0.58;
+/// - from the device: 0.174-0.253, median 0.189 (1.224 vs 6.535 ms), 35-403 pairs; 0.6265, 0.63
+///   (pageable copies are the host's: their medians over 10 runs of the blessing GPU spread 18.7 %,
+///   `run_to_run.csv`);
+/// - 4 streams / 1: 0.583-0.668, median 0.590 (1.579 vs 2.675 ms), 55-188 pairs; 0.834, 0.84.
 ///
-/// To be replaced by the spread of the paired trials' own ratios over at least 10 H200 runs
-/// (docs/lessons.md).
+/// Earlier ratios of the variants' own medians (runs `20261130T135841Z-72a91c3` and
+/// `20261201T165209Z-8c8c911` in baselines/nvidia-h200-sm90/runs/): 0.116 and 0.133, 0.170 and
+/// 0.232, 0.585 and 0.585.
 pub fn lessons() -> Vec<TimeLesson> {
     let lesson = |good, bad, per, bound, why| TimeLesson { family: "transfers", good, bad, per, bound, why };
     vec![
@@ -58,21 +58,21 @@ pub fn lessons() -> Vec<TimeLesson> {
             "h2d_pinned",
             "h2d_pageable",
             "time per copy",
-            0.57,
+            0.58,
             "a pinned copy to the device runs at the link's rate; a pageable one is staged by the driver",
         ),
         lesson(
             "d2h_pinned",
             "d2h_pageable",
             "time per copy",
-            0.62,
+            0.63,
             "a pinned copy from the device runs at the link's rate; a pageable one is staged by the driver",
         ),
         lesson(
             "pipeline_4_streams",
             "pipeline_1_stream",
             "time per pipeline",
-            0.80,
+            0.84,
             "chunks on 4 streams overlap the two copy directions and the kernel; on one stream they run in turn",
         ),
     ]
