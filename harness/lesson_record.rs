@@ -168,6 +168,7 @@ pub fn series(rows: &[LessonRow]) -> Vec<LessonSeries> {
 /// The lessons CSVs among `paths`: a file as it is, a folder's `*-lessons.csv` files, sorted.
 ///
 /// # Errors
+/// [`Error::History`] for a path that does not exist (naming where lessons CSVs come from);
 /// [`Error::Io`] for a path that cannot be read.
 pub fn lessons_csvs(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathBuf>> {
     let mut files = std::collections::BTreeSet::new();
@@ -179,8 +180,16 @@ pub fn lessons_csvs(paths: &[std::path::PathBuf]) -> Result<Vec<std::path::PathB
                     files.insert(f);
                 }
             }
+        } else if !p.exists() {
+            return Err(Error::History {
+                path: p.clone(),
+                line: None,
+                message: "no such file or folder; lessons CSVs (`<run>-lessons.csv`) are written beside the run CSV by \
+                          a GPU run of the lesson trials (`cargo test --release --test kernels -- _vs_`); the committed \
+                          H200 runs are in baselines/nvidia-h200-sm90/runs/lessons"
+                    .to_string(),
+            });
         } else {
-            std::fs::metadata(p).map_err(Error::io(p))?;
             files.insert(p.clone());
         }
     }
@@ -270,7 +279,9 @@ pub(crate) mod tests {
         let found = lessons_csvs(&[dir.path().to_path_buf()]).unwrap();
         let names: Vec<String> = found.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["r1-lessons.csv", "r2-lessons.csv"]);
-        assert!(lessons_csvs(&[dir.path().join("absent")]).is_err());
+        let absent = lessons_csvs(&[dir.path().join("absent")]).unwrap_err().to_string();
+        assert!(absent.contains("absent: no such file or folder; lessons CSVs"), "{absent}");
+        assert!(absent.contains("baselines/nvidia-h200-sm90/runs/lessons"), "the fix: {absent}");
     }
 
     #[test]
