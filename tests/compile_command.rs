@@ -66,3 +66,19 @@ fn a_kernel_with_cpp_linkage_is_named_with_the_fix() {
     assert!(out.contains("square (PTX entry _Z6squarePfi) has C++ linkage"), "{out}");
     assert!(out.contains("no blessed table (not a file of this build's kernels/)"), "{out}");
 }
+
+#[test]
+fn an_architecture_without_tables_is_refused_up_front_with_the_ones_there_are() {
+    // No NVRTC needed: the option is checked before anything compiles.
+    for arch in ["sm_89", "90"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kernelgate"))
+            .args(["compile", "kernels/cub.cu", "--arch", arch])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "a bad option: {err}");
+        assert!(err.contains(&format!("invalid value '{arch}' for '--arch <ARCH>'")), "{err}");
+        assert!(err.contains("[possible values: sm_80, sm_90]"), "{err}");
+    }
+}

@@ -209,8 +209,9 @@ enum Command {
         /// Kernel files, e.g. kernels/vectorization.cu (named by their file name in the tables)
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// An architecture to compile for, repeatable (default: sm_80 and sm_90)
-        #[arg(long, value_name = "ARCH")]
+        /// An architecture to compile for, repeatable (default: both): sm_80 or sm_90, the
+        /// architectures with occupancy tables (harness/resources/occupancy.rs) and blessed rows
+        #[arg(long, value_name = "ARCH", value_parser = compile::ARCHS)]
         arch: Vec<String>,
     },
     /// Print every KERNELGATE_* variable: name, values, default, meaning and who reads it.
