@@ -27,10 +27,27 @@ pub enum Code {
 /// (`sm_90`) with NVRTC ([`crate::compile::compile_with_log`]), disassembles both cubins
 /// ([`nvdisasm::disassemble`]) and compares the listings.
 ///
+/// Answered once per process for each (file, texts, architecture): every case of a file asks the
+/// same question (the 8 coalescing cases of an A/B run compiled the two texts 8 times each).
+///
 /// # Errors
 /// A compile error of either text ([`crate::Error::Compile`]); a missing or failing nvdisasm is
 /// not an error but [`Code::Unknown`].
 pub fn compare(file: &str, a: &str, b: &str, arch: &str) -> Result<Code> {
+    type Key = (String, String, String, String);
+    static ANSWERED: std::sync::Mutex<std::collections::BTreeMap<Key, Code>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
+    let key = (file.to_string(), arch.to_string(), a.to_string(), b.to_string());
+    if let Some(code) = ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(code.clone());
+    }
+    let code = compare_now(file, a, b, arch)?;
+    ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).insert(key, code.clone());
+    Ok(code)
+}
+
+/// [`compare`] without the memo.
+fn compare_now(file: &str, a: &str, b: &str, arch: &str) -> Result<Code> {
     let tool = match nvdisasm::load() {
         Ok(tool) => tool,
         Err(e) => return Ok(Code::Unknown(e.to_string())),
