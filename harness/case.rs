@@ -195,6 +195,25 @@ impl HostData {
             HostData::U32(v) => v.len() * 4,
         }
     }
+
+    /// The elements, borrowed.
+    pub fn view(&self) -> HostView<'_> {
+        match self {
+            HostData::F32(v) => HostView::F32(v),
+            HostData::U32(v) => HostView::U32(v),
+        }
+    }
+}
+
+/// One buffer's elements, borrowed: a download in the GPU's pinned staging memory
+/// ([`crate::gpu::Gpu::with_download`]), a host buffer of a program, or a [`HostData`]
+/// ([`HostData::view`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HostView<'a> {
+    /// `float` elements.
+    F32(&'a [f32]),
+    /// `unsigned int` elements.
+    U32(&'a [u32]),
 }
 
 /// CPU reference: given the initial host copy of every buffer parameter (in parameter order,

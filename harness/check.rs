@@ -4,7 +4,7 @@
 //! comparison and that diagnosis are pure and tested on the CPU; [`check_case`] is the part that
 //! runs on the GPU.
 
-use crate::case::{Case, HostData, Tolerance};
+use crate::case::{Case, HostData, HostView, Tolerance};
 use crate::gpu::Gpu;
 pub use crate::inputs::{draw, mix, trial_seed};
 use crate::phases::{self, Phase};
@@ -36,10 +36,10 @@ pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
 
 /// As [`compare`] for any buffer: `f32` within `tol`, `u32` exactly; a type difference is a
 /// mismatch at element 0.
-pub fn compare_data(got: &HostData, want: &HostData, tol: Tolerance) -> Option<Mismatch> {
+pub fn compare_data(got: HostView<'_>, want: &HostData, tol: Tolerance) -> Option<Mismatch> {
     match (got, want) {
-        (HostData::F32(g), HostData::F32(w)) => compare(g, w, tol),
-        (HostData::U32(g), HostData::U32(w)) => mismatch(g, w, |g, w| g != w, f64::from),
+        (HostView::F32(g), HostData::F32(w)) => compare(g, w, tol),
+        (HostView::U32(g), HostData::U32(w)) => mismatch(g, w, |g, w| g != w, f64::from),
         _ => Some(Mismatch {
             index: 0,
             expected: f64::NAN,
@@ -210,21 +210,40 @@ fn run_and_compare<'r>(
     run_seed: u64,
 ) -> crate::Result<(Bound, Option<String>)> {
     let mut bound = phases::time(Phase::Upload, || program::bind(gpu, case, host))?;
-    let got = phases::time(Phase::Check, || -> crate::Result<_> {
+    phases::time(Phase::Check, || -> crate::Result<_> {
         if let Some(byte) = fill {
             crate::shared_poison::fill(gpu, byte)?;
         }
-        program::run(gpu, case, compiled, &mut bound)?;
-        bound.compared(gpu, case)
+        program::run(gpu, case, compiled, &mut bound)
     })?;
     let expected = reference();
-    assert_eq!(got.len(), expected.len(), "{}: the reference returns one buffer per compared parameter", case.name());
-    let wrong = phases::time(Phase::Compare, || {
-        got.iter().zip(expected).find_map(|((param_index, got), want)| {
-            Some(describe(case, *param_index, &compare_data(got, want, case.tolerance)?, run_seed))
-        })
-    });
-    Ok((bound, wrong))
+    let wrong = first_mismatch(gpu, case, &bound, expected)?;
+    Ok((bound, wrong.map(|(param_index, m)| describe(case, param_index, &m, run_seed))))
+}
+
+/// The first compared buffer of `bound` (after the program ran) outside the case's tolerance of
+/// its reference in `want` (one per compared parameter, in order), with its parameter index.
+/// Downloads count as [`Phase::Check`], comparisons as [`Phase::Compare`].
+///
+/// # Errors
+/// [`crate::Error::Driver`] when the wait or a download fails.
+///
+/// # Panics
+/// When `want` does not hold one buffer per compared parameter (a case-table mistake the CPU
+/// tests catch).
+pub fn first_mismatch(
+    gpu: &Gpu,
+    case: &Case,
+    bound: &Bound,
+    want: &[HostData],
+) -> crate::Result<Option<(usize, Mismatch)>> {
+    let compared = case.params.iter().filter(|p| p.is_compared()).count();
+    assert_eq!(compared, want.len(), "{}: the reference returns one buffer per compared parameter", case.name());
+    let mut want = want.iter();
+    bound.find_compared(gpu, case, |param_index, got| {
+        let want = want.next().expect("one reference per compared parameter, asserted above");
+        phases::time(Phase::Compare, || compare_data(got, want, case.tolerance)).map(|m| (param_index, m))
+    })
 }
 
 #[cfg(test)]
@@ -242,10 +261,10 @@ mod tests {
     #[test]
     fn u32_buffers_compare_exactly() {
         let (a, b) = (HostData::U32(vec![1, 2, 3]), HostData::U32(vec![1, 5, 3]));
-        assert_eq!(compare_data(&a, &a, Tolerance { abs: 10.0, rel: 1.0 }), None);
-        let m = compare_data(&b, &a, Tolerance { abs: 10.0, rel: 1.0 }).unwrap();
+        assert_eq!(compare_data(a.view(), &a, Tolerance { abs: 10.0, rel: 1.0 }), None);
+        let m = compare_data(b.view(), &a, Tolerance { abs: 10.0, rel: 1.0 }).unwrap();
         assert_eq!((m.index, m.expected, m.got, m.count), (1, 2.0, 5.0, 1));
-        assert!(compare_data(&HostData::F32(vec![1.0]), &HostData::U32(vec![1]), Tolerance::EXACT).is_some());
+        assert!(compare_data(HostView::F32(&[1.0]), &HostData::U32(vec![1]), Tolerance::EXACT).is_some());
     }
 
     #[test]
@@ -276,7 +295,7 @@ mod tests {
         let m = compare(&got, &want, Tolerance::EXACT).unwrap();
         assert_eq!((m.index, m.count, m.got, m.expected), (SCAN_CHUNK + 1, 3, 2.0, 1.0));
         let (g, w): (Vec<u32>, Vec<u32>) = (got.iter().map(|x| *x as u32).collect(), vec![1; want.len()]);
-        let m = compare_data(&HostData::U32(g), &HostData::U32(w), Tolerance::EXACT).unwrap();
+        let m = compare_data(HostView::U32(&g), &HostData::U32(w), Tolerance::EXACT).unwrap();
         assert_eq!((m.index, m.count), (SCAN_CHUNK + 1, 3));
     }
 

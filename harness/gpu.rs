@@ -6,17 +6,21 @@
 //! relies on.
 #![allow(unsafe_code)]
 
-use crate::case::HostData;
+use crate::case::{HostData, HostView};
 use crate::model::{Ceilings, DeviceFacts, gpu_key};
+use crate::phases::{self, Phase};
 use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
-use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice,
+    ValidAsZeroBits,
+};
 use cudarc::nvrtc::Ptx;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::Clock;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The number of CUDA devices when the driver library can be opened and reports at least one.
 ///
@@ -87,6 +91,39 @@ pub struct Gpu {
     nvml: Option<(nvml_wrapper::Nvml, u32)>,
     /// The shared-memory fill, made and checked on first use ([`crate::shared_poison`]).
     pub(crate) shared_fill: OnceLock<Filler>,
+    /// Where [`Gpu::with_download`] copies buffers to.
+    staging: Mutex<Staging>,
+}
+
+/// Page-locked host memory that compared buffers are downloaded into ([`Gpu::with_download`]), one
+/// allocation per element type, reused by every trial and replaced by a larger one when a buffer
+/// does not fit. A copy into pageable memory goes through the driver's own pinned buffers and the
+/// CPU (CUDA C++ Best Practices Guide, "Pinned Memory"): on the H200 a 64 MiB device-to-host copy
+/// took 7.5 ms into pageable and 1.24 ms into pinned memory (`transfers/d2h_pageable` and
+/// `d2h_pinned`, baselines/nvidia-h200-sm90/benchmark/b38.txz), and a download into a new `Vec` also
+/// faults in each of its pages.
+#[derive(Default)]
+struct Staging {
+    f32: Option<PinnedHostSlice<f32>>,
+    u32: Option<PinnedHostSlice<u32>>,
+}
+
+/// The first `len` elements of `slot`'s pinned allocation, which is replaced by one of `len`
+/// elements first when it is missing or shorter.
+fn staged<'s, T: DeviceRepr + ValidAsZeroBits>(
+    ctx: &Arc<CudaContext>,
+    slot: &'s mut Option<PinnedHostSlice<T>>,
+    len: usize,
+) -> Result<&'s mut [T]> {
+    let doing = "allocating pinned host memory for downloads";
+    if slot.as_ref().is_none_or(|p| p.len() < len) {
+        *slot = None;
+        // SAFETY: the contents are uninitialized; `with_download` reads only the first `len`
+        // elements, after a copy of `len` elements into them has completed.
+        *slot = Some(unsafe { ctx.alloc_pinned_with_flags::<T>(len.max(1), 0) }.map_err(Error::driver(doing))?);
+    }
+    let all = slot.as_mut().expect("allocated above").as_mut_slice().map_err(Error::driver(doing))?;
+    Ok(&mut all[..len])
 }
 
 /// The shared-memory fill of one GPU, made and tested on first use by [`crate::shared_poison`] and
@@ -230,6 +267,7 @@ impl Gpu {
             modules: Mutex::new(HashMap::new()),
             nvml,
             shared_fill: OnceLock::new(),
+            staging: Mutex::default(),
         })
     }
 
@@ -339,6 +377,36 @@ impl Gpu {
             DeviceData::F32(s) => HostData::F32(self.stream.clone_dtoh(s).map_err(Error::driver(doing))?),
             DeviceData::U32(s) => HostData::U32(self.stream.clone_dtoh(s).map_err(Error::driver(doing))?),
         })
+    }
+
+    /// Copies a device buffer into this GPU's pinned staging memory and passes `visit` a view of
+    /// it: no allocation per download, and a copy at pinned-memory speed. The copy and the wait for
+    /// it count as [`Phase::Check`]; `visit` times its own work. One download at a time per GPU:
+    /// the staging memory stays locked while `visit` runs.
+    ///
+    /// # Errors
+    /// [`Error::Driver`] when the pinned allocation, the copy or the wait fails.
+    pub fn with_download<R>(&self, data: &DeviceData, visit: impl FnOnce(HostView<'_>) -> R) -> Result<R> {
+        let doing = "downloading an output buffer";
+        let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
+        let Staging { f32, u32 } = &mut *staging;
+        let view = phases::time(Phase::Check, || -> Result<HostView<'_>> {
+            Ok(match data {
+                DeviceData::F32(s) => {
+                    let host = staged(&self.ctx, f32, s.len())?;
+                    self.stream.memcpy_dtoh(s, host).map_err(Error::driver(doing))?;
+                    self.synchronize()?;
+                    HostView::F32(host)
+                }
+                DeviceData::U32(s) => {
+                    let host = staged(&self.ctx, u32, s.len())?;
+                    self.stream.memcpy_dtoh(s, host).map_err(Error::driver(doing))?;
+                    self.synchronize()?;
+                    HostView::U32(host)
+                }
+            })
+        })?;
+        Ok(visit(view))
     }
 
     /// The CUDA context (pinned host allocations, function attributes).

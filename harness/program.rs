@@ -11,9 +11,10 @@
 //! relies on.
 #![allow(unsafe_code)]
 
-use crate::case::{Arg, Case, HostData, Launch, Param, Step};
+use crate::case::{Arg, Case, HostData, HostView, Launch, Param, Step};
 use crate::gpu::{DeviceData, Gpu};
 use crate::model::LaunchResources;
+use crate::phases::{self, Phase};
 use crate::{Error, Kernel, Result};
 use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
@@ -266,26 +267,35 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
 }
 
 impl Bound {
-    /// The contents of every compared buffer ([`Param::is_compared`]) after the program ran, in
-    /// parameter order, with each one's parameter index. Waits for the GPU first.
+    /// Passes every compared buffer ([`Param::is_compared`]) after the program ran to `visit`, in
+    /// parameter order, with its parameter index, until `visit` returns `Some`; that value, or
+    /// `None`. Waits for the GPU first. Device buffers are viewed in the GPU's pinned staging
+    /// memory ([`Gpu::with_download`]), host buffers where they are; the wait and the downloads
+    /// count as [`Phase::Check`], `visit` times its own work.
     ///
     /// # Errors
     /// [`Error::Driver`] when the wait or a download fails (an illegal address surfaces here).
-    pub fn compared(&self, gpu: &Gpu, case: &Case) -> Result<Vec<(usize, HostData)>> {
-        gpu.synchronize()?;
-        let mut out = Vec::new();
+    pub fn find_compared<R>(
+        &self,
+        gpu: &Gpu,
+        case: &Case,
+        mut visit: impl FnMut(usize, HostView<'_>) -> Option<R>,
+    ) -> Result<Option<R>> {
+        phases::time(Phase::Check, || gpu.synchronize())?;
         for (i, (p, slot)) in case.params.iter().zip(&self.slots).enumerate().filter(|(_, (p, _))| p.is_compared()) {
-            let data = match slot {
-                Slot::Device(d) => gpu.download_data(d)?,
-                Slot::Pageable(v) => HostData::F32(v.clone()),
+            let found = match slot {
+                Slot::Device(d) => gpu.with_download(d, |view| visit(i, view))?,
+                Slot::Pageable(v) => visit(i, HostView::F32(v)),
                 Slot::Pinned(v) => {
-                    HostData::F32(v.as_slice().map_err(Error::driver("reading pinned host memory"))?.to_vec())
+                    visit(i, HostView::F32(v.as_slice().map_err(Error::driver("reading pinned host memory"))?))
                 }
                 Slot::Scalar => unreachable!("{}: parameter {i} ({p:?}) is compared but scalar", case.name()),
             };
-            out.push((i, data));
+            if found.is_some() {
+                return Ok(found);
+            }
         }
-        Ok(out)
+        Ok(None)
     }
 }
 

@@ -10,10 +10,9 @@
 //! N applications on the CPU would not round as the GPU's do. Such a program is not re-checked
 //! ([`not_rechecked`] says why).
 
-use crate::case::{Case, HostData, Param};
-use crate::check::{compare_data, describe};
+use crate::case::{Case, HostData, HostView, Param};
+use crate::check::{Mismatch, compare_data, describe, first_mismatch};
 use crate::gpu::Gpu;
-use crate::phases::{self, Phase};
 use crate::program::Bound;
 
 /// The launches of a program over one binding after its check: the warm-up, the timed ones, and
@@ -40,43 +39,49 @@ pub fn not_rechecked(case: &Case) -> Option<String> {
     ))
 }
 
-/// Compares the compared buffers `got` (parameter index and contents, as
-/// [`Bound::compared`] returns them) with the reference `want` after `launches`: `None` when every
-/// element is within the case's tolerance, else the check's message for the first wrong buffer
-/// ([`describe`]: parameter, element, expected and got, seed) and what ran before it. Pure.
+/// Compares the compared buffers `got` (parameter index and contents, in parameter order) with
+/// the reference `want` after `launches`: `None` when every element is within the case's
+/// tolerance, else [`message`] for the first wrong buffer. Pure.
 ///
 /// # Panics
 /// When `got` and `want` differ in length (the reference returns one buffer per compared
 /// parameter: a case-table mistake the CPU tests catch).
 pub fn compare_after(
     case: &Case,
-    got: &[(usize, HostData)],
+    got: &[(usize, HostView<'_>)],
     want: &[HostData],
     launches: &Launches,
     seed: u64,
 ) -> Option<String> {
     assert_eq!(got.len(), want.len(), "{}: the reference returns one buffer per compared parameter", case.name());
     let (param_index, m) =
-        got.iter().zip(want).find_map(|((i, got), want)| Some((*i, compare_data(got, want, case.tolerance)?)))?;
+        got.iter().zip(want).find_map(|((i, got), want)| Some((*i, compare_data(*got, want, case.tolerance)?)))?;
+    Some(message(case, param_index, &m, launches, seed))
+}
+
+/// The re-check's message for mismatch `m` in parameter `param_index`: the check's description
+/// ([`describe`]: parameter, element, expected and got, seed) and what ran before it. Pure.
+pub fn message(case: &Case, param_index: usize, m: &Mismatch, launches: &Launches, seed: u64) -> String {
     let last = launches.last.as_ref().map_or(String::new(), |who| format!("; the last was {who}'s"));
     let warmup = if launches.warmup == 1 {
         "1 warm-up launch".to_string()
     } else {
         format!("{} warm-up launches", launches.warmup)
     };
-    Some(format!(
+    format!(
         "{}\n  re-checked after timing: that is what the last of {} timed launches ({warmup} before \
          them{last}) left in the trial's buffers; the check's one launch was right, so the result changes between \
          launches (state kept in device memory from one launch to the next, a buffer a launch expects cleared, or a \
          race that shows under load)",
-        describe(case, param_index, &m, seed),
+        describe(case, param_index, m, seed),
         launches.timed,
-    ))
+    )
 }
 
 /// Downloads `bound`'s compared buffers after the timed launches and compares them with `want`
-/// ([`compare_after`]): `Ok(None)` when right, `Ok(Some(message))` when wrong. The download counts
-/// as [`Phase::Check`], the comparison as [`Phase::Compare`].
+/// ([`first_mismatch`], [`message`]): `Ok(None)` when right, `Ok(Some(message))` when wrong. The
+/// downloads count as [`crate::phases::Phase::Check`], the comparisons as
+/// [`crate::phases::Phase::Compare`].
 ///
 /// # Errors
 /// [`crate::Error::Driver`] when the wait or a download fails (an illegal address surfaces here).
@@ -88,8 +93,7 @@ pub fn recheck(
     launches: &Launches,
     seed: u64,
 ) -> crate::Result<Option<String>> {
-    let got = phases::time(Phase::Check, || bound.compared(gpu, case))?;
-    Ok(phases::time(Phase::Compare, || compare_after(case, &got, want, launches, seed)))
+    Ok(first_mismatch(gpu, case, bound, want)?.map(|(param_index, m)| message(case, param_index, &m, launches, seed)))
 }
 
 #[cfg(test)]
@@ -108,10 +112,10 @@ mod tests {
         let case = copy_case();
         let want = vec![HostData::F32(vec![1.0, 2.0, 3.0, 4.0])];
         let launches = Launches { warmup: 10, timed: 2345, last: None };
-        let right = vec![(1, want[0].clone())];
+        let right = vec![(1, want[0].view())];
         assert_eq!(compare_after(&case, &right, &want, &launches, 7), None);
         // What a launch counter in device memory makes of later launches: every element off by one.
-        let later = vec![(1, HostData::F32(vec![2.0, 3.0, 4.0, 5.0]))];
+        let later = vec![(1, HostView::F32(&[2.0, 3.0, 4.0, 5.0]))];
         let why = compare_after(&case, &later, &want, &launches, 7).unwrap();
         assert!(
             why.starts_with(
@@ -129,7 +133,7 @@ mod tests {
         let case = copy_case();
         let want = vec![HostData::F32(vec![1.0; 4])];
         let launches = Launches { warmup: 20, timed: 600, last: Some("A (kernels/coalescing.cu at main)".into()) };
-        let why = compare_after(&case, &[(1, HostData::F32(vec![1.0, 1.0, 1.0, 0.5]))], &want, &launches, 1).unwrap();
+        let why = compare_after(&case, &[(1, HostView::F32(&[1.0, 1.0, 1.0, 0.5]))], &want, &launches, 1).unwrap();
         assert!(why.contains("element 3: expected 1, got 0.5 (1 of 4 elements differ"), "{why}");
         assert!(why.contains("(20 warm-up launches before them; the last was A (kernels/coalescing.cu at main)'s)"));
     }
@@ -139,11 +143,11 @@ mod tests {
         let case = copy_case().tolerance(Tolerance { abs: 0.0, rel: 1e-3 });
         let want = vec![HostData::F32(vec![1000.0; 4])];
         let launches = Launches { warmup: 1, timed: 1, last: None };
-        assert_eq!(compare_after(&case, &[(1, HostData::F32(vec![1000.5; 4]))], &want, &launches, 1), None);
-        let why = compare_after(&case, &[(1, HostData::F32(vec![1001.5; 4]))], &want, &launches, 1).unwrap();
+        assert_eq!(compare_after(&case, &[(1, HostView::F32(&[1000.5; 4]))], &want, &launches, 1), None);
+        let why = compare_after(&case, &[(1, HostView::F32(&[1001.5; 4]))], &want, &launches, 1).unwrap();
         assert!(why.contains("the last of 1 timed launches (1 warm-up launch before them)"), "{why}");
         let bins = vec![HostData::U32(vec![3, 4])];
-        assert!(compare_after(&case, &[(1, HostData::U32(vec![3, 5]))], &bins, &launches, 1).is_some());
+        assert!(compare_after(&case, &[(1, HostView::U32(&[3, 5]))], &bins, &launches, 1).is_some());
     }
 
     #[test]
