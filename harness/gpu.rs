@@ -95,17 +95,35 @@ pub struct Gpu {
     staging: Mutex<Staging>,
 }
 
-/// Page-locked host memory that compared buffers are downloaded into ([`Gpu::with_download`]), one
-/// allocation per element type, reused by every trial and replaced by a larger one when a buffer
+/// Page-locked host memory that compared buffers are downloaded into ([`Gpu::with_download`]) and
+/// inputs uploaded from ([`Gpu::upload`]), one allocation per element type, reused by every trial and replaced by a larger one when a buffer
 /// does not fit. A copy into pageable memory goes through the driver's own pinned buffers and the
 /// CPU (CUDA C++ Best Practices Guide, "Pinned Memory"): on the H200 a 64 MiB device-to-host copy
-/// took 7.5 ms into pageable and 1.24 ms into pinned memory (`transfers/d2h_pageable` and
-/// `d2h_pinned`, baselines/nvidia-h200-sm90/benchmark/b38.txz), and a download into a new `Vec` also
-/// faults in each of its pages.
+/// took 7.5 ms into pageable and 1.24 ms into pinned memory, the other way 10.4 and 1.27 ms
+/// (`transfers/d2h_pageable`, `d2h_pinned`, `h2d_pageable`, `h2d_pinned`,
+/// baselines/nvidia-h200-sm90/benchmark/b38.txz), and a download into a new `Vec` also faults in
+/// each of its pages.
 #[derive(Default)]
 struct Staging {
     f32: Option<PinnedHostSlice<f32>>,
     u32: Option<PinnedHostSlice<u32>>,
+}
+
+/// Copies `from` into `to` (of one length) in contiguous chunks on [`crate::inputs::threads`]
+/// threads; one thread below 16 MiB.
+fn copy_in_parallel<T: Copy + Send + Sync>(from: &[T], to: &mut [T]) {
+    const CHUNK_BYTES: usize = 16 << 20;
+    let least = (CHUNK_BYTES / std::mem::size_of::<T>()).max(1);
+    let chunk = from.len().div_ceil(crate::inputs::threads()).max(least);
+    if from.len() <= chunk {
+        to.copy_from_slice(from);
+        return;
+    }
+    std::thread::scope(|scope| {
+        for (src, dst) in from.chunks(chunk).zip(to.chunks_mut(chunk)) {
+            scope.spawn(move || dst.copy_from_slice(src));
+        }
+    });
 }
 
 /// The first `len` elements of `slot`'s pinned allocation, which is replaced by one of `len`
@@ -119,7 +137,8 @@ fn staged<'s, T: DeviceRepr + ValidAsZeroBits>(
     if slot.as_ref().is_none_or(|p| p.len() < len) {
         *slot = None;
         // SAFETY: the contents are uninitialized; `with_download` reads only the first `len`
-        // elements, after a copy of `len` elements into them has completed.
+        // elements after a copy of `len` elements into them has completed, and `upload` writes
+        // them before it copies them.
         *slot = Some(unsafe { ctx.alloc_pinned_with_flags::<T>(len.max(1), 0) }.map_err(Error::driver(doing))?);
     }
     let all = slot.as_mut().expect("allocated above").as_mut_slice().map_err(Error::driver(doing))?;
@@ -336,16 +355,34 @@ impl Gpu {
             .unwrap_or_default()
     }
 
-    /// Copies a host buffer to a new device buffer.
+    /// Copies a host buffer to a new device buffer through this GPU's pinned staging memory: the
+    /// host copy into it on [`crate::inputs::threads`] threads, then one copy at pinned-memory
+    /// speed, waited for (the staging memory is reused by the next copy).
     ///
     /// # Errors
     /// [`Error::Driver`].
     pub fn upload(&self, data: &HostData) -> Result<DeviceData> {
-        let doing = "uploading an input buffer";
+        let mut staging = self.staging.lock().unwrap_or_else(PoisonError::into_inner);
+        let Staging { f32, u32 } = &mut *staging;
         Ok(match data {
-            HostData::F32(v) => DeviceData::F32(self.stream.clone_htod(v).map_err(Error::driver(doing))?),
-            HostData::U32(v) => DeviceData::U32(self.stream.clone_htod(v).map_err(Error::driver(doing))?),
+            HostData::F32(v) => DeviceData::F32(self.upload_staged(f32, v)?),
+            HostData::U32(v) => DeviceData::U32(self.upload_staged(u32, v)?),
         })
+    }
+
+    fn upload_staged<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
+        &self,
+        slot: &mut Option<PinnedHostSlice<T>>,
+        values: &[T],
+    ) -> Result<CudaSlice<T>> {
+        let doing = "uploading an input buffer";
+        let host = staged(&self.ctx, slot, values.len())?;
+        copy_in_parallel(values, host);
+        // SAFETY: every element is written by the copy right below, on the same stream, before any use.
+        let mut device = unsafe { self.stream.alloc::<T>(values.len()) }.map_err(Error::driver(doing))?;
+        self.stream.memcpy_htod(&*host, &mut device).map_err(Error::driver(doing))?;
+        self.synchronize()?;
+        Ok(device)
     }
 
     /// A new device buffer of `like`'s element type and length, every byte 0xFF ([`Gpu::poison`]):

@@ -28,6 +28,12 @@ pub enum Phase {
     Compare,
     /// Timing samples (warm-up included), [`crate::measure`].
     Sampling,
+    /// Judging a GPU trial's samples (the physics guard, the gate against its baseline) and
+    /// recording its result.
+    Verdict,
+    /// The compile trials (`compile/<file>/<arch>`): waiting for NVRTC's and nvdisasm's work made
+    /// ahead, then the resource and SASS gates.
+    CompileTrial,
     /// The Nsight Compute session over the selection (`KERNELGATE_NCU=1`).
     Profile,
     /// The checked child (`KERNELGATE_SANITIZE`, `KERNELGATE_ISOLATE`).
@@ -35,7 +41,7 @@ pub enum Phase {
 }
 
 /// Every phase, in the order they are reported.
-pub const ALL: [Phase; 9] = [
+pub const ALL: [Phase; 11] = [
     Phase::Compile,
     Phase::Inputs,
     Phase::Reference,
@@ -43,6 +49,8 @@ pub const ALL: [Phase; 9] = [
     Phase::Check,
     Phase::Compare,
     Phase::Sampling,
+    Phase::Verdict,
+    Phase::CompileTrial,
     Phase::Profile,
     Phase::Child,
 ];
@@ -61,6 +69,8 @@ impl Phase {
             Phase::Check => "checked runs",
             Phase::Compare => "comparisons",
             Phase::Sampling => "sampling",
+            Phase::Verdict => "verdicts",
+            Phase::CompileTrial => "compile trials",
             Phase::Profile => "ncu",
             Phase::Child => "checked child",
         }

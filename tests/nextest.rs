@@ -117,3 +117,20 @@ fn the_lesson_trials_are_listed_and_never_pass_without_a_gpu() {
     assert_eq!(code, 101, "{text}");
     assert!(text.contains("not run: ") && text.contains("under cargo-nextest"), "{text}");
 }
+
+/// The compile trials come after every GPU trial, so that the NVRTC and nvdisasm work they take
+/// from the workers (made on the other cores while the GPU trials run) is done when they start;
+/// each group is sorted by name.
+#[test]
+fn the_compile_trials_are_listed_after_the_gpu_trials() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, list) = support::kernels(&["--list"], &[], out.path());
+    assert_eq!(code, 0, "{list}");
+    let listed: Vec<&str> = list.lines().filter_map(|l| l.strip_suffix(": test")).collect();
+    let first_compile = listed.iter().position(|t| t.starts_with("compile/")).expect("compile trials are listed");
+    assert!(first_compile > 0, "GPU trials come first: {list}");
+    assert!(listed[first_compile..].iter().all(|t| t.starts_with("compile/")), "{list}");
+    for group in [&listed[..first_compile], &listed[first_compile..]] {
+        assert!(group.is_sorted(), "each group sorted by name: {group:?}");
+    }
+}

@@ -129,7 +129,7 @@ fn window_end(begun: Option<usize>) -> usize {
 /// The worker: each case in order, once the window reaches it; entries of trials that have begun
 /// are let go (the trial holds its own).
 fn work(shared: &Shared, cases: &[Case], run_seed: u64) {
-    lower_priority();
+    lower_priority(10);
     let mut held: VecDeque<(usize, Taken)> = VecDeque::new();
     for (i, case) in cases.iter().enumerate() {
         let begun = {
@@ -155,14 +155,16 @@ fn work(shared: &Shared, cases: &[Case], run_seed: u64) {
     }
 }
 
-/// nice 10 for this thread and the threads it starts (Linux keeps the nice value per thread and
-/// hands it to threads a thread creates): the trial's timing thread comes first.
+/// Sets this thread's nice value to `nice` (0 to 19), for it and the threads it starts (Linux keeps
+/// the nice value per thread and hands it to threads a thread creates, setpriority(2)): work done
+/// beside the trials yields to the trial's timing thread. Does nothing elsewhere than Linux, or
+/// when the call fails.
 #[allow(unsafe_code)] // one libc call
-fn lower_priority() {
+pub(crate) fn lower_priority(nice: i32) {
     #[cfg(target_os = "linux")]
     // SAFETY: setpriority only reads its arguments; the id is this thread's own.
     unsafe {
-        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+        let _ = libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, nice);
     }
 }
 

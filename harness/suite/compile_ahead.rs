@@ -1,6 +1,7 @@
 //! The compile trials' work made ahead, in parallel: NVRTC's compile of each selected kernel file
-//! for each architecture and nvdisasm's listing of its cubin, on worker threads, while the trials
-//! (which libtest runs one at a time, one GPU) take their results in turn.
+//! for each architecture and nvdisasm's listing of its cubin, on worker threads while the GPU
+//! trials run (libtest runs trials one at a time, one GPU); the compile trials, which come last,
+//! take their results in turn.
 //!
 //! Why: the 26 compile trials run one after another, and the time a run's summary calls "other"
 //! (outside the GPU trials' phases, where the compile trials fall) grew from 3.8 s to 15.4-19.8 s
@@ -22,7 +23,7 @@ pub(super) type Made = (Result<Compiled>, Option<Result<String>>);
 pub(super) static AHEAD: Ahead =
     Ahead { selected: OnceLock::new(), started: Once::new(), made: Mutex::new(BTreeMap::new()), ready: Condvar::new() };
 
-/// The selected compile trials' work, made once on worker threads at the first trial's request.
+/// The selected compile trials' work, made once on worker threads ([`Ahead::start`]).
 pub(super) struct Ahead {
     /// The (file, architecture) pairs of the compile trials this run selected.
     selected: OnceLock<Vec<(&'static KernelSource, &'static str)>>,
@@ -46,16 +47,32 @@ impl Ahead {
         let _ = self.selected.set(pairs);
     }
 
-    /// This trial's work: made ahead when selected (starting the workers at the first request and
+    /// Starts the workers on the selected pairs, once: called when the first GPU trial has its
+    /// GPU (after the device was opened and its ceilings measured, so that the workers do not load
+    /// the CPU during that probe), or by the first compile trial of a run without one. The compile
+    /// trials run after the GPU trials ([`super::trials`]), so the work is done by then.
+    pub(super) fn start(&'static self) {
+        let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
+        if !selected.is_empty() {
+            self.started.call_once(|| {
+                std::thread::spawn(move || {
+                    // Below the trials' timing thread and the inputs made ahead (nice 10): the
+                    // compile trials run last and can wait.
+                    crate::inputs::prefetch::lower_priority(19);
+                    self.work(selected)
+                });
+            });
+        }
+    }
+
+    /// This trial's work: made ahead when selected (starting the workers if no GPU trial has, and
     /// waiting for its pair), else here and now.
     pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str) -> Made {
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
         if !selected.iter().any(|(s, a)| s.file == source.file && *a == arch) {
             return make(source, arch);
         }
-        self.started.call_once(|| {
-            std::thread::spawn(move || self.work(selected));
-        });
+        self.start();
         let key = (source.file, arch);
         let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
         loop {

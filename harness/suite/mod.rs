@@ -293,8 +293,8 @@ fn read_kernels(dir: &Path) -> Option<Vec<(String, String)>> {
     Some(files)
 }
 
-/// Every trial, sorted by name: compile trials for each file and [`COMPILE_ARCHS`], cases, and the
-/// lesson trials ([`cases::lessons`]).
+/// Every trial: the cases and the lesson trials ([`cases::lessons`]) sorted by name, then the
+/// compile trials for each file and [`COMPILE_ARCHS`], sorted by name.
 /// Without a GPU the GPU trials are marked ignored here, at discovery, so that runners that list
 /// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
 pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
@@ -314,7 +314,11 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
             let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));
             trials.push(Trial::ignorable_test(
                 name.clone(),
-                noted(suite, name, move || compile_trial::run(&s, &l, &a, &d, source, arch)),
+                noted(suite, name, move || {
+                    crate::phases::time(crate::phases::Phase::CompileTrial, || {
+                        compile_trial::run(&s, &l, &a, &d, source, arch)
+                    })
+                }),
             ));
         }
     }
@@ -329,7 +333,11 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
         let body = noted(suite, name.clone(), move || lesson_trial::run(&s, &lesson));
         trials.push(Trial::ignorable_test(name, body).with_ignored_flag(no_gpu));
     }
-    trials.sort_by(|a, b| a.name().cmp(b.name()));
+    // The compile trials last: their NVRTC and nvdisasm work is made on the other cores while the
+    // GPU trials run (compile_ahead), so that they only collect it.
+    trials.sort_by(|a, b| {
+        (a.name().starts_with("compile/"), a.name()).cmp(&(b.name().starts_with("compile/"), b.name()))
+    });
     trials
 }
 

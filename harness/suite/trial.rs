@@ -77,6 +77,8 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         Err(not_run) => return Ok(not_run),
     };
     let gpu = Arc::clone(lease.gpu());
+    // The GPU is open and its ceilings measured: the compile trials' work may load the CPU now.
+    super::compile_ahead::AHEAD.start();
     let fault = |e: Error| retire_on_fault(suite, case, gpu.facts.ordinal, e);
     if let Some(why) = program::unavailable(case) {
         return super::cannot_run(why);
@@ -105,10 +107,12 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     drop(bound);
     drop(lease);
 
-    let physics = impossible(case, &gpu, &measured);
-    let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
-    let (result, kept) = result(suite, case, &gpu, &b, &timing, &measured, &judged, physics);
-    finish(suite, case, &gpu, result, &judged, kept)
+    phases::time(Phase::Verdict, || {
+        let physics = impossible(case, &gpu, &measured);
+        let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
+        let (result, kept) = result(suite, case, &gpu, &b, &timing, &measured, &judged, physics);
+        finish(suite, case, &gpu, result, &judged, kept)
+    })
 }
 
 /// Borrows a GPU for the trial; `Ok(Err(outcome))` when the trial cannot run (no GPU: ignored
