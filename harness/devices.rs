@@ -260,8 +260,9 @@ pub type NvrtcVersion = fn() -> Result<(i32, i32)>;
 
 /// Opens CUDA device `ordinal` ([`Gpu::open`]) with the version `nvrtc_version` gives: a GPU
 /// is no use to a run without NVRTC, so its opening fails without one, after the driver's own
-/// check. With `measure_ceilings` it measures the GPU's ceilings ([`crate::ceilings::probe`]) and
-/// records the copy ceiling as `copy_bandwidth_gbps`.
+/// check. With `measure_ceilings` (the timing process) it measures the GPU's ceilings
+/// ([`crate::ceilings::probe`]), records the copy ceiling as `copy_bandwidth_gbps`, and makes its
+/// host copies go through pinned staging memory ([`Gpu::stage_host_copies`]).
 ///
 /// # Errors
 /// [`Error::Unavailable`] without a driver or device; what `nvrtc_version` fails with;
@@ -272,6 +273,7 @@ fn open(ordinal: usize, measure_ceilings: bool, nvrtc_version: NvrtcVersion) -> 
     let nvrtc_version = nvrtc_version()?;
     let mut gpu = Gpu::open(ordinal, nvrtc_version)?;
     if measure_ceilings {
+        gpu.stage_host_copies();
         gpu.ceilings = crate::ceilings::probe::measure(&gpu)?;
         gpu.facts.copy_bandwidth_gbps = gpu.ceilings.value(crate::model::Ceiling::Copy).unwrap_or(f64::NAN);
     }
