@@ -269,5 +269,6 @@ impl Default for Config {
     }
 }
 
+mod entry;
 mod env;
 pub mod vars;

@@ -5,6 +5,9 @@
 //! | module | job |
 //! |---|---|
 //! | [`rank`] | Mann-Whitney U test, Holm and Benjamini-Hochberg adjustments |
+//! | [`robust`] | one sample set's robust statistics: median, relative MAD, timer quantum, the median's CI |
+//! | [`policy`] | the timing rule's numbers: significance level, minimum effect, the timer-tick floor |
+//! | [`verdict`] | the verdict, and the rule that gives it from a comparison's numbers |
 //! | [`timing`] | the timing verdict: effect floor, significance, too-noisy runs |
 //! | [`counters`] | Nsight Compute counters: deterministic or not, tolerance, which moves gate |
 //! | [`lesson`] | the time-only lessons: a same-run ratio good / bad against its bound |
@@ -19,9 +22,12 @@ pub mod counters;
 pub mod judge;
 pub mod lesson;
 pub mod paired;
+pub mod policy;
 pub mod rank;
 pub mod records;
+pub mod robust;
 pub mod timing;
+pub mod verdict;
 
 pub use baseline::Baseline;
 pub use counters::{CounterBase, CounterClass, Moved, compare_counter, counter_class, counter_moves, distinct_kernels};

@@ -26,241 +26,11 @@
 //! code, new run) from raising alarms; the test is what keeps a few noisy samples from doing so.
 
 use super::rank::{mann_whitney_greater, mann_whitney_less};
-use statrs::distribution::{ContinuousCDF, Normal};
+use super::robust::{median, problem};
 
-/// `1 / Φ⁻¹(3/4)`: scales the median absolute deviation to estimate the standard deviation of a
-/// normal distribution (Rousseeuw & Croux 1993, "Alternatives to the Median Absolute Deviation",
-/// JASA 88(424), eq. 1.1 and the constant b = 1.4826 there).
-const MAD_TO_SIGMA: f64 = 1.4826;
-
-/// `√(π/2)`: the sample median of `n` normal samples with standard deviation σ has asymptotic
-/// standard error `√(π/2) σ / √n` (the median's asymptotic variance `1 / (4 n f(m)²)`, f the density
-/// at the median; Serfling 1980, "Approximation Theorems of Mathematical Statistics", §2.3.3).
-const MEDIAN_SE_PER_SIGMA: f64 = 1.253_314_137_315_500_3;
-
-/// The standard normal quantile of 0.975: a two-sided 95 % interval is ±1.96 standard errors.
-const Z_95: f64 = 1.959_963_984_540_054;
-
-/// What is wrong with `samples`, if anything, as a sentence fragment naming the index.
-fn problem(samples: &[f64]) -> Option<String> {
-    if samples.is_empty() {
-        return Some("the sample slice is empty; a comparison needs at least one timing".to_string());
-    }
-    let why = |i: usize, x: f64, what: &str| {
-        format!("sample at index {i} is {x} ({what}); timings must be finite and > 0 s, so this is a timing bug")
-    };
-    samples.iter().enumerate().find_map(|(i, &x)| {
-        if x.is_nan() {
-            Some(why(i, x, "NaN"))
-        } else if x.is_infinite() {
-            Some(why(i, x, "infinite"))
-        } else if x <= 0.0 {
-            Some(why(i, x, "not positive"))
-        } else {
-            None
-        }
-    })
-}
-
-/// Checks that `samples` (seconds) can be compared: at least one sample, each finite and > 0.
-///
-/// # Errors
-/// [`crate::Error::Samples`] naming the problem and, for a bad value, its 0-based index (the
-/// first bad one): "the sample slice is empty ...", or "sample at index 3 is NaN (NaN) ...",
-/// "... is inf (infinite) ...", "... is 0 (not positive) ...".
-pub fn validate(samples: &[f64]) -> crate::Result<()> {
-    match problem(samples) {
-        Some(message) => Err(crate::Error::Samples(message)),
-        None => Ok(()),
-    }
-}
-
-/// Median of `xs` (mean of the two middle values for even n, as [`crate::stats::median`]);
-/// NaN for an empty slice. O(n) selection on a copy.
-fn median(xs: &[f64]) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = xs.to_vec();
-    let k = v.len() / 2;
-    let (lower, &mut upper_mid, _) = v.select_nth_unstable_by(k, f64::total_cmp);
-    if xs.len() % 2 == 1 {
-        upper_mid
-    } else {
-        let lower_mid = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (lower_mid + upper_mid) / 2.0
-    }
-}
-
-/// Robust relative spread of `samples`: `1.4826 * MAD / median`, where MAD is the median of
-/// `|x - median|`. The factor 1.4826 makes `1.4826 * MAD` estimate the standard deviation under
-/// normality (Rousseeuw & Croux 1993, "Alternatives to the Median Absolute Deviation", JASA
-/// 88(424)), so the result is comparable to stddev / mean, a fraction (0.01 = 1 %). Unlike
-/// stddev / mean it ignores up to half the samples being outliers (breakdown point 50 %).
-///
-/// For samples that passed [`validate`]: 0 for one sample, or when more than half the samples are
-/// equal (GPU event timings are quantized to about 0.5 us, so short kernels can get 0). NaN for an
-/// empty slice; meaningless if the median is not positive.
-pub fn relative_mad(samples: &[f64]) -> f64 {
-    let m = median(samples);
-    let deviations: Vec<f64> = samples.iter().map(|x| (x - m).abs()).collect();
-    MAD_TO_SIGMA * median(&deviations) / m
-}
-
-/// Half-width of the 95 % confidence interval of the median of `samples`, relative to the median
-/// (a fraction): `1.96 * √(π/2) * σ / √n / median`, with σ estimated robustly as
-/// `max(1.4826 MAD, q / √12)` ([`relative_spread`], `q` the timer's quantum seen in the samples,
-/// [`quantum`]); the normal approximation of the median's standard error is Serfling's (see
-/// `MEDIAN_SE_PER_SIGMA`). For one sample of a continuous timer, 0; NaN for an empty slice.
-///
-/// What it is for: a run whose median is this uncertain cannot resolve a change smaller than it,
-/// so [`compare`] calls such a run [`Verdict::Invalid`] (too noisy) when this exceeds the minimum
-/// effect, and the precision stopping rule stops sampling once it is small enough.
-pub fn median_ci_half_width(samples: &[f64]) -> f64 {
-    Z_95 * MEDIAN_SE_PER_SIGMA * relative_spread(samples, quantum(samples)) / (samples.len() as f64).sqrt()
-}
-
-/// The timer's resolution as the samples show it, seconds: when the samples are quantized (at most
-/// half as many distinct values as samples, as CUDA event timings of short kernels are: "a
-/// resolution of around 0.5 microseconds", CUDA Runtime API, `cudaEventElapsedTime`; 32 ns steps
-/// on the H200), the smallest gap between two distinct values; otherwise 0 (no sign of a
-/// quantum). Gaps under 1 ns are float rounding of the timer's float milliseconds, not ticks.
-pub fn quantum(samples: &[f64]) -> f64 {
-    let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_unstable_by(f64::total_cmp);
-    v.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    if v.len() < 2 || 2 * v.len() > samples.len() {
-        return 0.0;
-    }
-    v.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min)
-}
-
-/// Robust relative spread of quantized samples: `max(1.4826 MAD, q / √12) / median`. `q / √12` is
-/// the standard deviation of the rounding error of a quantizer of step `q` (Widrow & Kollár 2008,
-/// "Quantization Noise", ch. 5: uniform rounding noise of variance q²/12), a floor under the MAD,
-/// which is 0 when more than half the samples fall on one tick: an all-ties sample set must not
-/// shrink the effect floor or the confidence interval to zero (issue 12). With `q = 0`, exactly
-/// [`relative_mad`].
-pub fn relative_spread(samples: &[f64], q: f64) -> f64 {
-    let m = median(samples);
-    relative_mad(samples).max(q / 12f64.sqrt() / m)
-}
-
-/// The gate's decision rule for timings; see [`compare`].
-///
-/// Fields are not validated here (the `KERNELGATE_*` parser in [`crate::config`] is where user
-/// values are checked); a NaN field makes every comparison [`Verdict::Ambiguous`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Policy {
-    /// Family-wise significance level over the cases of one run: the probability that any case of
-    /// an unchanged run is called changed by the test alone. Default 0.05, criterion.rs's
-    /// `significance_level` default.
-    pub alpha: f64,
-    /// Smallest relative change of the median ever called a regression or an improvement, a
-    /// fraction (0.01 = 1 %). Default 0.01, criterion.rs's `noise_threshold` default.
-    pub effect_floor: f64,
-    /// The minimum effect is `max(effect_floor, noise_multiplier * relative_mad(baseline))`.
-    ///
-    /// Default 2.0. Why: how far a median moves between runs of unchanged code grows with the
-    /// samples' spread (Kalibera & Jones 2013), and that movement is invisible to the U test (see
-    /// the module docs). A shift of two standard deviations of one sample is where the two
-    /// distributions become clearly distinct: a new sample is slower than a baseline sample with
-    /// probability Φ(2/√2) = 0.92, against 0.5 for no shift. And 2 x nvbench's 0.5 % noise target
-    /// (the default [`crate::config::StoppingRule`]) is exactly the 1 % floor, so a case whose
-    /// sampling converged is judged by the floor alone, and the multiplier only bites on cases
-    /// noisier than the target. The price: the smallest detectable change grows with noise. With
-    /// 1 % noise (relative MAD 0.01) the minimum effect is 2 %, so a true 2 % slowdown is caught
-    /// about half the time; the power goals (1 %: half the runs, 2 %: 95 %, 5 %: all) hold for
-    /// baselines at or under the 0.5 % noise target. Measured on the H200
-    /// (baselines/nvidia-h200-sm90/BENCHMARK.md): a 54 us case with 1.46 % per-sample noise got a
-    /// 2.92 % floor and missed +1 % and +2 % work in 10 of 10 runs each, while its median moved
-    /// only 0.10 % (stddev) between runs: for short kernels, per-sample noise overstates how far
-    /// the median moves between runs.
-    pub noise_multiplier: f64,
-}
-
-impl Default for Policy {
-    /// alpha 0.05, effect_floor 0.01, noise_multiplier 2.0 (sources on the fields; the first two
-    /// are `KERNELGATE_ALPHA`'s and `KERNELGATE_MIN_EFFECT`'s defaults, [`crate::config::vars`]).
-    fn default() -> Self {
-        Policy {
-            alpha: crate::config::DEFAULT_ALPHA,
-            effect_floor: crate::config::DEFAULT_MIN_EFFECT_PCT / 100.0,
-            noise_multiplier: 2.0,
-        }
-    }
-}
-
-impl Policy {
-    /// The smallest relative change of the median called a change against `baseline` (seconds):
-    /// `max(effect_floor, noise_multiplier * relative_spread(baseline))`, a fraction
-    /// ([`relative_spread`]: the relative MAD, floored by the timer's quantum). The floor alone for
-    /// an empty baseline.
-    pub fn min_effect(&self, baseline: &[f64]) -> f64 {
-        let scaled = self.noise_multiplier * relative_spread(baseline, quantum(baseline));
-        if scaled.is_nan() { self.effect_floor } else { self.effect_floor.max(scaled) }
-    }
-
-    /// The minimum effect for a baseline whose median moves `median_rsd` (relative standard
-    /// deviation of per-run medians, a fraction; [`crate::gate::baseline::RunToRun`]) between runs of
-    /// unchanged code: `max(effect_floor, z * sqrt(2) * median_rsd)`, z the standard normal
-    /// quantile of `1 - alpha / tests`.
-    ///
-    /// Why: the change of the median between the baseline's run and a new run of the same code
-    /// is the difference of two run-level shifts, with standard deviation `sqrt(2) * median_rsd`
-    /// if runs are independent (Kalibera & Jones 2013 measure this between-execution variation by
-    /// repeating executions, as the calibration does). A threshold of z such standard deviations
-    /// keeps the chance that any of `tests` unchanged cases crosses it at about alpha (Bonferroni,
-    /// one-sided, normal approximation). This replaces [`Policy::min_effect`]'s `2 x relative MAD`
-    /// of one run's samples, which overstates how far a short kernel's median moves (H200: 1.46 %
-    /// per-sample spread, 0.10 % between runs of the median; baselines/nvidia-h200-sm90/BENCHMARK.md).
-    /// A NaN `median_rsd` gives the floor.
-    pub fn run_to_run_floor(&self, median_rsd: f64, tests: usize) -> f64 {
-        let tail = (self.alpha / tests.max(1) as f64).clamp(f64::MIN_POSITIVE, 0.5);
-        let z = Normal::standard().inverse_cdf(1.0 - tail);
-        let scaled = z * std::f64::consts::SQRT_2 * median_rsd;
-        if scaled.is_nan() { self.effect_floor } else { self.effect_floor.max(scaled) }
-    }
-}
-
-/// A case's verdict, from timings ([`compare`]) or one counter ([`super::counters::compare_counter`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    /// Faster (or less work), by at least the minimum effect, significantly.
-    Improved,
-    /// Within the minimum effect (timings) or the tolerance (counters).
-    Unchanged,
-    /// Slower (or more work), by at least the minimum effect, significantly.
-    Regressed,
-    /// A change of at least the minimum effect that is not significant: too few or too noisy
-    /// samples to tell. Take more samples (or rerun) before believing either way.
-    Ambiguous,
-    /// The baseline has no entry for this case on this GPU (set by the caller; never returned
-    /// here).
-    NoBaseline,
-    /// The measurement cannot be judged: the run is too noisy ([`compare`]: the 95 % confidence
-    /// interval of its median is wider than the minimum effect), was throttled or shared the GPU
-    /// (set by the caller from [`crate::measure::Samples::invalid_reason`]), or a counter value
-    /// is not a number ([`super::counters::compare_counter`]). NaN, infinite or non-positive timings are an error
-    /// of [`compare`], not this verdict.
-    Invalid,
-}
-
-impl Verdict {
-    /// `improved`, `unchanged`, `regressed`, `ambiguous`, `no-baseline` or `invalid`, as in
-    /// `KERNELGATE_FAIL_ON` and the run CSVs; also the serde form.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Verdict::Improved => "improved",
-            Verdict::Unchanged => "unchanged",
-            Verdict::Regressed => "regressed",
-            Verdict::Ambiguous => "ambiguous",
-            Verdict::NoBaseline => "no-baseline",
-            Verdict::Invalid => "invalid",
-        }
-    }
-}
+pub use super::policy::{Policy, QUANTUM_TICKS};
+pub use super::robust::{median_ci_half_width, quantum, relative_mad, relative_spread, validate};
+pub use super::verdict::{Verdict, decide};
 
 /// One case's timing comparison, from [`compare`].
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -402,29 +172,6 @@ pub fn compare_with(
     })
 }
 
-/// The gate's rule, shared by the baseline comparison and same-run A/B: [`Verdict::Invalid`] when
-/// the median's confidence interval (`median_ci`) is wider than `min_effect`; otherwise
-/// regressed or improved when `|delta| >= min_effect` and the test was `significant`, unchanged
-/// when `|delta| < min_effect`, and ambiguous for a large change that is not significant.
-pub fn decide(delta: f64, significant: bool, min_effect: f64, median_ci: f64) -> Verdict {
-    if median_ci > min_effect {
-        Verdict::Invalid
-    } else if delta >= min_effect && significant {
-        Verdict::Regressed
-    } else if delta <= -min_effect && significant {
-        Verdict::Improved
-    } else if delta.abs() < min_effect {
-        Verdict::Unchanged
-    } else {
-        Verdict::Ambiguous
-    }
-}
-
-/// How many timer ticks a median must move before the move can count: 2. The median of quantized
-/// samples sits on a tick or halfway between two, so unchanged code can move it by one tick when a
-/// few samples change sides; two ticks is the smallest move that is more than that.
-pub const QUANTUM_TICKS: f64 = 2.0;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,20 +203,6 @@ mod tests {
         assert!(message.starts_with("baseline samples: sample at index 1 is -inf (infinite)"), "{message}");
         let message = samples_error(compare(&[], &[1.0], &Policy::default(), 1));
         assert!(message.starts_with("this run's samples: the sample slice is empty"), "{message}");
-    }
-
-    #[test]
-    fn median_and_relative_mad_known_answers() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
-        assert!(median(&[]).is_nan());
-        // median 3, |x - 3| = [2, 1, 0, 1, 97], MAD 1: 1.4826 * 1 / 3.
-        close(relative_mad(&[1.0, 2.0, 3.0, 4.0, 100.0]), 1.4826 / 3.0, 1e-15);
-        assert_eq!(relative_mad(&[5e-6]), 0.0);
-        assert_eq!(relative_mad(&[1.0, 1.0, 1.0, 2.0]), 0.0, "more than half equal");
-        assert!(relative_mad(&[]).is_nan());
-        // Log-normal with sigma 0.03: 1.4826 MAD / median estimates ~0.03.
-        close(relative_mad(&Lcg(7).timings(20_000, 1e-4, 0.03)), 0.03, 0.001);
     }
 
     #[test]
@@ -525,16 +258,6 @@ mod tests {
     }
 
     #[test]
-    fn run_to_run_floor_known_answers() {
-        let p = Policy::default();
-        // alpha 0.05 over 35 cases: z = Φ⁻¹(1 - 0.05 / 35) = 2.98270 (Python statistics.NormalDist).
-        close(p.run_to_run_floor(0.005, 35), 2.982_704 * std::f64::consts::SQRT_2 * 0.005, 1e-8);
-        assert_eq!(p.run_to_run_floor(0.001, 35), 0.01, "a quiet median: the 1 % floor");
-        assert_eq!(p.run_to_run_floor(f64::NAN, 35), 0.01);
-        assert!(p.run_to_run_floor(0.005, 1) < p.run_to_run_floor(0.005, 35), "more cases, higher floor");
-    }
-
-    #[test]
     fn calibrated_floor_replaces_the_per_sample_mad() {
         // A short kernel: 1.5 % per-sample noise (floor 3 % from the MAD), median quiet between runs.
         let mut rng = Lcg(5);
@@ -567,17 +290,6 @@ mod tests {
         let bad = Known { now_median: Some(f64::NAN), ..Known::default() };
         let message = samples_error(compare_with(&now, &base, bad, &Policy::default(), 1));
         assert!(message.contains("this run's median is NaN"), "{message}");
-    }
-
-    #[test]
-    fn median_confidence_interval_known_answer() {
-        // Deviations from the median 10: 0, 1, 1, 2, 2 -> MAD 1; relative MAD 1.4826 / 10.
-        let xs = [8.0, 9.0, 10.0, 11.0, 12.0];
-        close(median_ci_half_width(&xs), 1.959_964 * 1.253_314 * 0.148_26 / 5f64.sqrt(), 1e-6);
-        assert_eq!(median_ci_half_width(&[1.0]), 0.0);
-        // 100 x the samples: the interval narrows by 10.
-        let many: Vec<f64> = xs.iter().cycle().take(500).copied().collect();
-        close(median_ci_half_width(&many), median_ci_half_width(&xs) / 10.0, 1e-12);
     }
 
     #[test]
@@ -709,23 +421,5 @@ mod tests {
         let [improved, _, regressed, other] = simulate(24, 50, 1000, 0.01, 0.02, 35);
         assert_eq!((improved, other), (0, 0));
         assert!((10..=40).contains(&regressed), "{regressed} of 50");
-    }
-
-    #[test]
-    fn verdict_names() {
-        let all = [
-            (Verdict::Improved, "improved"),
-            (Verdict::Unchanged, "unchanged"),
-            (Verdict::Regressed, "regressed"),
-            (Verdict::Ambiguous, "ambiguous"),
-            (Verdict::NoBaseline, "no-baseline"),
-            (Verdict::Invalid, "invalid"),
-        ];
-        for (verdict, name) in all {
-            assert_eq!(verdict.as_str(), name);
-            let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(vec![]);
-            w.serialize(verdict).unwrap();
-            assert_eq!(String::from_utf8(w.into_inner().unwrap()).unwrap(), format!("{name}\n"), "serde form");
-        }
     }
 }

@@ -1,7 +1,7 @@
 //! Nsight Compute (ncu) integration.
 //!
 //! - [`parse`]: ncu CSV (raw and details pages, old and new headers, several captures in one file)
-//!   to normalized metrics, as a stream of kernels (its state machine is in `table.rs`, the types
+//!   to normalized metrics, as a stream of kernels (its state machine is in `table/`, the types
 //!   it hands on in `model.rs`), built on [`input`] (encodings, lines), [`fields`] (CSV records),
 //!   [`number`] (thousands and decimal separators) and [`units`] (base units);
 //! - [`metrics`]: the metric set kernelgate collects and the metrics it derives;

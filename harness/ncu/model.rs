@@ -1,4 +1,4 @@
-//! What the ncu CSV parser hands on ([`super::parse`], its state machine in `table.rs`): kernels
+//! What the ncu CSV parser hands on ([`super::parse`], its state machine in `table/`): kernels
 //! with their metrics, the page a table holds, the sink that receives them, and the parse's error.
 
 use crate::{Error, Result};

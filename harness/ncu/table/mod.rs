@@ -8,132 +8,28 @@
 //! separator ([`super::number`]), the last `ID` of each process (ncu prints kernels in increasing
 //! `ID` order, so a kernel that comes back, a repeated `ID`, is caught), and on a details page the
 //! kernel being read: memory does not grow with the number of kernels.
+//!
+//! Here: the state machine and its state; a row's launch attributes are `columns.rs`'s, the kernel
+//! rows `rows.rs`'s, a cell's value and the decimal separator `values.rs`'s.
+
+mod columns;
+mod rows;
+mod values;
 
 use super::fields::{Fields, quote_open};
-use super::model::{KernelRecord, Layout, Metric, MetricValue, Sink, Summary, ncu_error};
-use super::number::{Decimal, Number, read_number, read_scaled};
+use super::model::{KernelRecord, Layout, Sink, Summary, ncu_error};
+use super::number::{Decimal, Number};
 use super::units::read_unit_exponent;
 use crate::{Error, Result};
+use columns::{ATTRIBUTE_COLUMNS, Columns};
+use rows::unknown_unit;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
-
-/// Columns of either page that describe the launch rather than hold a metric.
-const ATTRIBUTE_COLUMNS: &[&str] = &[
-    "ID",
-    "Process ID",
-    "Process Name",
-    "Host Name",
-    "Kernel Name",
-    "Kernel Time",
-    "Context",
-    "Stream",
-    "Block Size",
-    "Grid Size",
-    "Device",
-    "CC",
-];
+use values::settle;
 
 /// How many `==ERROR==` and `==WARNING==` lines are quoted in an error message.
 const QUOTED_LINES: usize = 20;
-
-/// [`nvtx_ranges_into`] into a new vector (for tests).
-#[cfg(test)]
-pub(crate) fn nvtx_ranges(cell: &str) -> Vec<String> {
-    let mut ranges = Vec::new();
-    nvtx_ranges_into(cell, &mut ranges);
-    ranges
-}
-
-/// Range names from an NVTX push/pop cell, outermost first (see [`KernelRecord::nvtx`]), written
-/// over `ranges`, reusing its strings (a raw page has such a cell per kernel). Each quoted entry is
-/// `DOMAIN:RANGE:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg`; a range name that itself holds `:`
-/// is what lies between the domain and the last six fields.
-fn nvtx_ranges_into(cell: &str, ranges: &mut Vec<String>) {
-    let mut n = 0;
-    for entry in cell.split('"').skip(1).step_by(2) {
-        let colons: Vec<usize> = entry.match_indices(':').map(|(i, _)| i).collect();
-        let range = match colons.len() {
-            c if c >= 7 => &entry[colons[0] + 1..colons[c - 6]],
-            c if c >= 1 => &entry[colons[0] + 1..colons.get(1).copied().unwrap_or(entry.len())],
-            _ => continue,
-        };
-        match ranges.get_mut(n) {
-            Some(r) => {
-                r.clear();
-                r.push_str(range);
-            }
-            None => ranges.push(range.to_string()),
-        }
-        n += 1;
-    }
-    ranges.truncate(n);
-}
-
-/// Where the launch attributes are in the header (`ID` is always column 0).
-struct Columns {
-    kernel: usize,
-    process: Option<usize>,
-    nvtx: Option<usize>,
-    block: Option<usize>,
-    grid: Option<usize>,
-}
-
-impl Columns {
-    fn new(header: &Fields) -> Columns {
-        let col = |name: &str| header.iter().position(|c| c == name);
-        Columns {
-            kernel: col("Kernel Name").unwrap_or(usize::MAX), // is_header checked that it is there
-            process: col("Process ID"),
-            nvtx: header.iter().position(|c| c.contains("Push/Pop_Range")),
-            block: col("Block Size"),
-            grid: col("Grid Size"),
-        }
-    }
-
-    /// The record of the kernel that `row` belongs to, without metrics.
-    fn kernel(&self, row: &Fields, capture: usize) -> KernelRecord {
-        let mut record = KernelRecord {
-            id: String::new(),
-            process: None,
-            capture,
-            kernel: String::new(),
-            nvtx: Vec::new(),
-            block: None,
-            grid: None,
-            metrics: BTreeMap::new(),
-        };
-        self.fill(row, capture, &mut record);
-        record
-    }
-
-    /// Writes the launch attributes of `row` over `record`, reusing its strings; leaves its metrics.
-    fn fill(&self, row: &Fields, capture: usize, record: &mut KernelRecord) {
-        let set = |to: &mut String, from: &str| {
-            to.clear();
-            to.push_str(from.trim());
-        };
-        let set_option = |to: &mut Option<String>, column: Option<usize>| match (
-            column.map(|c| row.cell(c).trim()).filter(|t| !t.is_empty()),
-            to.as_mut(),
-        ) {
-            (Some(t), Some(s)) => set(s, t),
-            (t, _) => *to = t.map(str::to_string),
-        };
-        set(&mut record.id, row.cell(0));
-        set_option(&mut record.process, self.process);
-        record.capture = capture;
-        set(&mut record.kernel, row.cell(self.kernel));
-        nvtx_ranges_into(self.nvtx.map_or("", |c| row.cell(c)), &mut record.nvtx);
-        set_option(&mut record.block, self.block);
-        set_option(&mut record.grid, self.grid);
-    }
-
-    /// The `Process ID` cell of `row`, `""` without the column.
-    fn process<'r>(&self, row: &'r Fields) -> &'r str {
-        self.process.map_or("", |c| row.cell(c).trim())
-    }
-}
 
 /// A raw page's metric column: where it is, its name, and its unit once the units row is read.
 struct RawColumn {
@@ -418,104 +314,6 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// A raw page's kernel row: a whole kernel. A row with every column overwrites the record of
-    /// the previous such row (same metric names), so that a row allocates nothing.
-    fn raw_row(&mut self, line: usize) -> Result<()> {
-        let table = self.table.as_mut().expect("a table");
-        check_order(table, &self.fields, line, self.origin)?;
-        let Page::Raw { columns, sorted, reuse } = &mut table.page else { unreachable!("a raw page") };
-        let complete = columns.last().is_none_or(|c| c.index < self.fields.len());
-        let mut kernel = match (reuse.take(), &sorted) {
-            (Some(k), Some(_)) if complete => k,
-            _ => Building { record: table.columns.kernel(&self.fields, table.capture), ambiguous: Vec::new() },
-        };
-        table.columns.fill(&self.fields, table.capture, &mut kernel.record);
-        kernel.ambiguous.clear();
-        let metrics = &mut kernel.record.metrics;
-        match sorted {
-            Some(sorted) if complete && metrics.len() == columns.len() => {
-                for (slot, column) in metrics.values_mut().zip(sorted.iter().map(|&c| &columns[c])) {
-                    let cell = self.fields.cell(column.index);
-                    let (shown, pending) = (&mut table.decimal.shown, &mut kernel.ambiguous);
-                    value(cell, &column.unit, column.exp10, line, &column.name, shown, pending, slot);
-                }
-            }
-            _ => {
-                metrics.clear();
-                for column in columns.iter() {
-                    if let Some(cell) = self.fields.get(column.index) {
-                        let mut slot = Metric { value: MetricValue::NotAvailable, unit: String::new() };
-                        let (shown, pending) = (&mut table.decimal.shown, &mut kernel.ambiguous);
-                        value(cell, &column.unit, column.exp10, line, &column.name, shown, pending, &mut slot);
-                        metrics.insert(column.name.clone(), slot);
-                    }
-                }
-            }
-        }
-        settle(&mut kernel, &mut table.decimal, self.sink)?;
-        table.kernels += 1;
-        self.kernels += 1;
-        self.sink.kernel(&kernel.record)?;
-        if complete {
-            *reuse = Some(kernel);
-        }
-        Ok(())
-    }
-
-    /// A details page's row: one metric (or a rule) of the current kernel, or the first row of the
-    /// next kernel, which completes the current one.
-    fn details_row(&mut self, line: usize) -> Result<()> {
-        let table = self.table.as_mut().expect("a table");
-        let (id, process) = (self.fields.cell(0).trim(), table.columns.process(&self.fields));
-        let same = table
-            .current
-            .as_ref()
-            .is_some_and(|k| k.record.id == id && k.record.process.as_deref().unwrap_or("") == process);
-        if !same {
-            if let Some(mut done) = table.current.take() {
-                settle(&mut done, &mut table.decimal, self.sink)?;
-                table.kernels += 1;
-                self.kernels += 1;
-                self.sink.kernel(&done.record)?;
-            }
-            check_order(table, &self.fields, line, self.origin)?;
-            let record = table.columns.kernel(&self.fields, table.capture);
-            table.current = Some(Building { record, ambiguous: Vec::new() });
-        }
-        let Page::Details { name, value: value_column, unit, section } = table.page else { unreachable!("details") };
-        let name = self.fields.cell(name).trim();
-        let Some(cell) = self.fields.get(value_column).filter(|_| !name.is_empty()) else {
-            return Ok(()); // a rule row, or a row cut short
-        };
-        let printed = unit.map_or("", |c| self.fields.cell(c));
-        let known = read_unit_exponent(printed);
-        if known.is_none() && self.unknown_units.insert(printed.trim().to_string()) {
-            self.sink.warning(unknown_unit(line, printed, name))?;
-        }
-        let (unit, exp10) = known.unwrap_or_else(|| (printed.trim().to_string(), 0));
-        let kernel = table.current.as_mut().expect("a kernel");
-        let key = if kernel.record.metrics.contains_key(name) {
-            let section = section.map_or("", |c| self.fields.cell(c)).trim();
-            let key = format!("{section}: {name}");
-            if self.renamed.insert(key.clone()) {
-                self.sink.warning(format!(
-                    "line {line}: kernel ID {id} already has a metric named {name:?}; this one, from section \
-                     {section:?}, is kept as {key:?} (likewise for every kernel)"
-                ))?;
-            }
-            if kernel.record.metrics.contains_key(&key) {
-                return Ok(());
-            }
-            key
-        } else {
-            name.to_string()
-        };
-        let mut metric = Metric { value: MetricValue::NotAvailable, unit: String::new() };
-        value(cell, &unit, exp10, line, &key, &mut table.decimal.shown, &mut kernel.ambiguous, &mut metric);
-        kernel.record.metrics.insert(key, metric);
-        Ok(())
-    }
-
     /// Completes the current table: its last kernel, and a warning when it had no kernel row while
     /// another table follows (`next`) or came before.
     fn end_table(&mut self, next: bool) -> Result<()> {
@@ -578,120 +376,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// One metric value from `cell` into `slot`, in `unit` after scaling by `10^exp10` (the slot's unit
-/// string is reused). A number shows the table's decimal separator (recorded in `shown` when it
-/// is the first to); an ambiguous one is read by it, or waits in `pending` for [`settle`] while the
-/// table has not shown it.
-#[allow(clippy::too_many_arguments)]
-fn value(
-    cell: &str,
-    unit: &str,
-    exp10: i32,
-    line: usize,
-    key: &str,
-    shown: &mut Option<(Decimal, usize)>,
-    pending: &mut Vec<(String, Number, usize, String)>,
-    slot: &mut Metric,
-) {
-    let t = cell.trim_ascii();
-    slot.value = if t.eq_ignore_ascii_case("n/a") {
-        MetricValue::NotAvailable
-    } else {
-        match read_scaled(t, exp10) {
-            Some(Number::Exact { value, shows }) => {
-                if let (Some(d), None) = (shows, &shown) {
-                    *shown = Some((d, line));
-                }
-                MetricValue::Number(value)
-            }
-            Some(n @ Number::Ambiguous { .. }) => match shown {
-                Some((d, _)) => MetricValue::Number(n.value(*d)),
-                None => {
-                    pending.push((key.to_string(), n, line, t.to_string()));
-                    MetricValue::NotAvailable // settled with the kernel
-                }
-            },
-            None => MetricValue::Text(t.to_string()),
-        }
-    };
-    slot.unit.clear();
-    slot.unit.push_str(unit);
-}
-
-/// Reads the kernel's waiting values by the table's decimal separator (a decimal point, with a
-/// warning, where nothing in the table has shown it yet).
-fn settle(kernel: &mut Building, decimal: &mut DecimalState, sink: &mut dyn Sink) -> Result<()> {
-    if let (Some((Decimal::Comma, line)), Some((at, text)), false) =
-        (decimal.shown, &decimal.assumed, decimal.conflict_warned)
-    {
-        decimal.conflict_warned = true;
-        sink.warning(format!(
-            "line {line}: this value has a decimal comma, but ambiguous values earlier in this table (first \
-             {text:?} on line {at}) were read with a decimal point, since no value before them showed the \
-             table's decimal separator; if the table uses decimal commas, those values are off by a factor of \
-             1000. Print the capture with a decimal point (ncu in the C or an English locale) to be sure."
-        ))?;
-    }
-    for (key, number, line, text) in kernel.ambiguous.drain(..) {
-        let separator = match decimal.shown {
-            Some((d, _)) => d,
-            None => {
-                if decimal.assumed.is_none() {
-                    let printed = read_number(&text).unwrap_or(number); // the readings before the unit's factor
-                    let (point, comma) = (printed.value(Decimal::Point), printed.value(Decimal::Comma));
-                    sink.warning(format!(
-                        "line {line}: {text:?} is {point} where `.` is the decimal separator and {comma} where `,` \
-                         is, and no value of this table before it (nor of its kernel) shows which the table uses; \
-                         it was read as {point} (a decimal point, as ncu prints in the C and English locales), and \
-                         so are the table's other such values until one shows the separator."
-                    ))?;
-                    decimal.assumed = Some((line, text));
-                }
-                Decimal::Point
-            }
-        };
-        if let Some(m) = kernel.record.metrics.get_mut(&key) {
-            m.value = MetricValue::Number(number.value(separator));
-        }
-    }
-    Ok(())
-}
-
-/// Checks that the kernel starting at `row` comes after the previous kernel of its process in
-/// ncu's `ID` order (when IDs are numbers), and records it.
-fn check_order(table: &mut Table, row: &Fields, line: usize, origin: &Path) -> Result<()> {
-    let Ok(id) = row.cell(0).trim().parse::<u64>() else { return Ok(()) };
-    let process = table.columns.process(row);
-    if let Some(&(previous, previous_line)) = table.last_ids.get(process)
-        && id <= previous
-    {
-        let whose = if process.is_empty() { String::new() } else { format!(" of process {process}") };
-        let message = format!(
-            "kernel ID {id}{whose} comes after ID {previous} (line {previous_line}) in the same table: ncu prints \
-             kernels in increasing ID order, each kernel's rows together, so this file was reordered or edited, or \
-             holds several captures without a header line before each. Keep ncu's order (print the capture again, \
-             e.g. `ncu --import REPORT --csv`), or put each capture's header line before its rows."
-        );
-        return Err(ncu_error(origin, Some(line), message));
-    }
-    if let Some(last) = table.last_ids.get_mut(process) {
-        *last = (id, line);
-    } else {
-        table.last_ids.insert(process.to_string(), (id, line));
-    }
-    Ok(())
-}
-
-/// The warning for a unit [`read_unit_exponent`] does not know.
-fn unknown_unit(line: usize, printed: &str, metric: &str) -> String {
-    format!(
-        "line {line}: unit {:?} (metric {metric:?}) is not one kernelgate knows, so its values are kept as \
-         printed, unscaled (likewise for every metric in it); print the capture with `--print-units base` for \
-         base units.",
-        printed.trim()
-    )
-}
-
 /// The "no kernel was profiled" error, with what was found and ncu's warnings.
 pub(super) fn no_kernels(origin: &Path, line: Option<usize>, what: &str, warnings: &[String]) -> Error {
     let mut message = format!(
@@ -724,3 +408,7 @@ fn is_ncu_log(t: &str) -> bool {
         .and_then(|rest| rest.split_once("=="))
         .is_some_and(|(tag, _)| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_uppercase()))
 }
+
+// The parser's tests read NVTX cells with it (`super::super::table::nvtx_ranges`).
+#[cfg(test)]
+pub(crate) use columns::nvtx_ranges;
