@@ -255,6 +255,12 @@ impl Pairs {
         self.a_first.last().map(|&a_first| if a_first { Side::B } else { Side::A })
     }
 
+    /// The reference version's samples as [`Samples`], with the pairs' conditions (for the
+    /// physics guard of that side).
+    pub fn as_samples_of_a(&self) -> Samples {
+        Samples { seconds: self.a.clone(), ..self.as_samples_of_b() }
+    }
+
     /// The version under test's samples as [`Samples`] (for the summary, the record and the
     /// validity of the conditions).
     pub fn as_samples_of_b(&self) -> Samples {

@@ -130,6 +130,15 @@ pub fn impossible(claim: &Claim, ceilings: &Ceilings) -> Option<String> {
     })
 }
 
+/// The guard over both versions of a same-run A/B trial: this build's claim `b` first, then the
+/// reference version's `a`, named `a_label` (e.g. `A (kernels/planted.cu at main)`). Either one
+/// impossible makes the pair's comparison meaningless: a B timed against an impossibly fast A
+/// would read as a regression. Pure.
+pub fn impossible_paired(b: &Claim, a: &Claim, a_label: &str, ceilings: &Ceilings) -> Option<String> {
+    impossible(b, ceilings)
+        .or_else(|| impossible(a, ceilings).map(|why| format!("{a_label}, the reference side: {why}")))
+}
+
 /// The DRAM rule's sentence, when it is broken.
 fn bandwidth(claim: &Claim, c: &Ceilings) -> Option<String> {
     if claim.host_memory {

@@ -165,3 +165,17 @@ fn a_case_that_copies_host_memory_claims_so() {
     assert!(!claimed.host_memory);
     assert_eq!((claimed.bytes, claimed.flops), (536_870_912, 0));
 }
+
+#[test]
+fn a_pair_is_invalid_when_either_side_is_impossible_and_names_the_side() {
+    // The planted too_fast copy's declared 1.34 GB at the median call 1 of session 12 measured
+    // (55.9 us, benchmark/b39.txz), against the copy of the committed run: impossible.
+    let fast = claim(1_342_177_280, 0, 0.000_055_9);
+    let fine = claim(536_870_912, 0, 0.000_202_8); // coalescing/copy/67108864 at 202.8 us
+    let label = "A (kernels/planted.cu at main)";
+    assert_eq!(impossible_paired(&fine, &fine, label, &h200()), None);
+    let why = impossible_paired(&fine, &fast, label, &h200()).expect("an impossible A side");
+    assert!(why.starts_with("A (kernels/planted.cu at main), the reference side: declares 1.34 GB moved"), "{why}");
+    let why = impossible_paired(&fast, &fine, label, &h200()).expect("an impossible B side");
+    assert!(why.starts_with("declares 1.34 GB moved"), "this build's side says no side: {why}");
+}

@@ -108,7 +108,7 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     drop(lease);
 
     phases::time(Phase::Verdict, || {
-        let physics = impossible(case, &gpu, &measured);
+        let physics = impossible(case, &gpu, &timing, &measured);
         let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
         let (result, kept) = result(suite, case, &gpu, &b, &timing, &measured, &judged, physics);
         finish(suite, case, &gpu, result, &judged, kept)
@@ -359,16 +359,25 @@ fn rechecked(
     })
 }
 
-/// Why this build's median is physically impossible on `gpu`, when it is ([`crate::guard`]): its
-/// kept samples' median, at the slow end of its 95 % confidence interval, against the device's
-/// ceilings.
-fn impossible(case: &Case, gpu: &Gpu, measured: &Measured) -> Option<String> {
-    let (kept, _) = measured.of_b().kept();
-    if kept.is_empty() {
-        return None;
+/// Why this build's median, or in same-run A/B the reference version's, is physically impossible
+/// on `gpu`, when it is ([`crate::guard`]): the kept samples' median, at the slow end of its 95 %
+/// confidence interval, against the device's ceilings.
+fn impossible(case: &Case, gpu: &Gpu, timing: &Timing, measured: &Measured) -> Option<String> {
+    let claim = |samples: &Samples| {
+        let (kept, _) = samples.kept();
+        (!kept.is_empty())
+            .then(|| Claim::of(case, crate::stats::median(&kept), Some(crate::gate::median_ci_half_width(&kept))))
+    };
+    let ceilings = Ceilings::of(&gpu.facts);
+    let b = claim(&measured.of_b())?;
+    match (timing, measured) {
+        (Timing::Paired { revision, .. }, Measured::Paired(pairs)) => {
+            let Some(a) = claim(&pairs.as_samples_of_a()) else { return crate::guard::impossible(&b, &ceilings) };
+            let label = format!("A ({} at {})", list(&case_files(case)), revision.rev);
+            crate::guard::impossible_paired(&b, &a, &label, &ceilings)
+        }
+        _ => crate::guard::impossible(&b, &ceilings),
     }
-    let claim = Claim::of(case, crate::stats::median(&kept), Some(crate::gate::median_ci_half_width(&kept)));
-    crate::guard::impossible(&claim, &Ceilings::of(&gpu.facts))
 }
 
 /// `judged`, or `invalid` with `physics` as the reason when the median is impossible: no
