@@ -374,10 +374,10 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
             files.insert(p.clone());
         }
     }
-    // Partners: `<stem>.csv` and `<stem>-metrics.csv`, by the run CSV's path.
+    // Partners: `<stem>.csv`, `<stem>-metrics.csv` and `<stem>-ceilings.csv`, by the run CSV's path.
     let run_csv_of = |f: &Path| -> PathBuf {
         let s = f.to_string_lossy();
-        match s.strip_suffix("-metrics.csv") {
+        match s.strip_suffix("-metrics.csv").or_else(|| s.strip_suffix(crate::ceilings::file::SUFFIX)) {
             Some(stem) => PathBuf::from(format!("{stem}.csv")),
             None => f.to_path_buf(),
         }
@@ -427,6 +427,12 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
                 Some(runs) => attach_metrics(runs, metrics, &metrics_csv)?,
                 None => alone.push((metrics_csv, metrics)),
             }
+        }
+        // The ceilings CSV beside it, a value of each of its trials (`super::ceilings`).
+        if let Some(runs) = &mut runs
+            && super::ceilings::beside(run_csv).is_file()
+        {
+            super::ceilings::attach(runs, &super::ceilings::beside(run_csv))?;
         }
         all.extend(runs.unwrap_or_default());
     }
