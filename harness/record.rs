@@ -492,7 +492,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn run() -> RunInfo {
+    pub(crate) fn run() -> RunInfo {
         RunInfo {
             run_id: "20261130T030000Z".into(),
             seed: 7,

@@ -74,6 +74,49 @@ pub fn beside(run_csv: &Path) -> std::path::PathBuf {
 mod tests {
     use super::*;
 
+    /// The suite's own append of a run (its ceilings with every trial) and a later import of the
+    /// run's folder (run CSV, ceilings CSV) store the same values: the import adds nothing, and
+    /// into an empty history it brings every ceiling, from a folder or from the CSVs named alone.
+    #[test]
+    fn the_suites_append_and_an_import_of_its_folder_agree() {
+        let info = crate::record::tests::run();
+        let ceilings = crate::ceilings::tests::fixture();
+        let results = [
+            crate::record::tests::result("copy/x/4", 0.5e-3, 2_000_000_000, 0),
+            crate::record::tests::result("mm/y/4", 1e-3, 4096, 1 << 30),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let stem = crate::record::run_stem(dir.path(), &info.run_id, &info.git);
+        let run_csv = stem.with_extension("csv");
+        crate::record::write_csv(&run_csv, &crate::record::rows(&info, &results)).unwrap();
+        let file = crate::ceilings::file::rows(&info.run_id, &info.facts, &ceilings);
+        crate::record::write_csv(&beside(&run_csv), &file).unwrap();
+        let trials: Vec<_> =
+            results.iter().map(|r| super::super::of_run::Trial { result: r, median_ci: None }).collect();
+        let run = super::super::of_run::run_of(&info, &ceilings, &trials, None);
+        let history = dir.path().join("history");
+        let appended = super::super::HistoryStore::open(&history, &info.facts.gpu_key).unwrap().append(&run).unwrap();
+        assert_eq!(appended, run.values.len());
+        let folder = run_csv.parent().unwrap().to_path_buf();
+        let imported = super::super::import(std::slice::from_ref(&folder), &history, None).unwrap();
+        assert_eq!((imported.runs, imported.new_rows), (1, 0), "the same values, bit for bit");
+        for paths in [vec![folder], vec![run_csv.clone(), beside(&run_csv)]] {
+            let fresh = tempfile::tempdir().unwrap();
+            let imported = super::super::import(&paths, fresh.path(), None).unwrap();
+            assert_eq!((imported.runs, imported.new_rows), (1, run.values.len()), "{paths:?}");
+            let store = super::super::HistoryStore::open_read(fresh.path(), &info.facts.gpu_key).unwrap();
+            let stored = store.run(&info.run_id, &info.facts.uuid).unwrap().unwrap();
+            let mut fma: Vec<(&str, f64)> = stored
+                .values
+                .iter()
+                .filter(|v| v.metric == "fma_ceiling")
+                .map(|v| (v.trial.as_str(), v.value))
+                .collect();
+            fma.sort_by(|a, b| a.0.cmp(b.0));
+            assert_eq!(fma, [("copy/x/4", 60000.0), ("mm/y/4", 60000.0)]);
+        }
+    }
+
     /// A run CSV and its ceilings CSV as a run writes them (the fixture's made-up ceilings) import
     /// as one run whose every trial carries each rate ceiling, bit for bit what the suite stores.
     #[test]

@@ -1,7 +1,8 @@
 //! `kernelgate history import`: run CSVs (`<stem>.csv`, every run-CSV schema from 1 to
 //! `crate::record::RUN_CSV_SCHEMA`) and their ncu metrics CSVs (`<stem>-metrics.csv`), as runs leave
 //! them under `<out>/runs/` and as they are committed under `baselines/*/runs/`, into the history
-//! store of each run's GPU key.
+//! store of each run's GPU key; a run CSV brings the ceilings of the `<stem>-ceilings.csv` beside it
+//! ([`super::ceilings`]).
 //!
 //! Every run CSV statistic becomes a [`Value`] named by its statistic (`median`, `noise`, ...); every
 //! metrics row a [`Value`] named by ncu's metric, with the verdict of its trial from the run CSV.

@@ -64,7 +64,7 @@ pub struct Was {
 
 impl Point {
     /// [`Point::was`] where it is drawn: in the point's own panel, positive and finite.
-    fn drawn_was(&self) -> Option<Was> {
+    pub fn drawn_was(&self) -> Option<Was> {
         self.was.filter(|w| {
             w.intensity.is_some() == self.intensity.is_some()
                 && w.value.is_finite()
@@ -239,8 +239,9 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
             y.at(gbps * start),
             x.at(end),
             y.at(gbps * end),
-            x.at(start) + 4.0,
-            y.at(gbps * start) - 6.0 - 12.0 * i as f64,
+            // In the top left corner, above every memory roof, where no measurement can be.
+            ROOF.0 + 6.0,
+            TOP + 14.0 + 13.0 * i as f64,
         )
         .unwrap();
         let py = by.at(gbps);
@@ -312,8 +313,8 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
 }
 
 /// Where point `p` was (`from`, a hollow grey circle with its tooltip) and an arrow from there to
-/// where it is (`to`), its head ending at the point's circle; no arrow where the two are under 8 px
-/// apart.
+/// where it is (`to`), from circle edge to circle edge with a 6 px head; no arrow where the two are
+/// under 16 px apart (the circles' radii, the head and a 2 px shaft).
 fn moved(s: &mut String, p: &Point, from: (f64, f64), to: (f64, f64), tip: &str) {
     write!(
         s,
@@ -323,7 +324,7 @@ fn moved(s: &mut String, p: &Point, from: (f64, f64), to: (f64, f64), tip: &str)
     .unwrap();
     let (dx, dy) = (to.0 - from.0, to.1 - from.1);
     let length = dx.hypot(dy);
-    if length < 8.0 {
+    if length < 16.0 {
         return;
     }
     let (ux, uy) = (dx / length, dy / length);
