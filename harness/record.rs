@@ -69,6 +69,10 @@ pub struct CaseResult {
     /// The ceiling the trial is judged against on its GPU ([`crate::ceilings::bound`]); `None`
     /// when none applies or none was measured.
     pub bound: Option<Bound>,
+    /// Its speed as a percentage of its family's vendor reference at its size, and the library
+    /// (`(pct, "cuBLAS")`: [`crate::report::vendor::pct_of_vendor`], set once the run's trials are
+    /// all timed); `None` without a reference timed in the run.
+    pub vendor: Option<(f64, &'static str)>,
 }
 
 impl CaseResult {
@@ -201,7 +205,7 @@ pub struct Row {
 
 /// The name of every statistic [`statistics`] can write for a case, in the order it writes them:
 /// the one list of them (the diff report, the history's value checks and the tests read it).
-pub const STATISTICS: [&str; 30] = [
+pub const STATISTICS: [&str; 31] = [
     "samples",
     "median",
     "mean",
@@ -222,6 +226,7 @@ pub const STATISTICS: [&str; 30] = [
     "pct_of_shared_ceiling",
     "flops",
     "throughput",
+    "pct_of_vendor",
     "sm_clock",
     "registers",
     "local_bytes",
@@ -237,7 +242,10 @@ pub const STATISTICS: [&str; 30] = [
 /// The statistics written per case: name, unit, value (names from [`STATISTICS`]). Times in seconds.
 /// Of the `pct_of_<ceiling>_ceiling` statistics, a trial writes the one of its bound
 /// ([`CaseResult::bound`]), which names the ceiling; `pct_of_copy_bandwidth` is written for every
-/// trial, as before the ceilings.
+/// trial, as before the ceilings. `pct_of_vendor` (%) is [`CaseResult::vendor`]'s percentage: 100 x
+/// the median of the vendor reference of the trial's family and size (the case marked
+/// `Case::vendor_reference`: `reduction/cub/<size>`, `matmul/cublas/<size>`, ...) over the trial's
+/// median, written where that reference was timed in the run (the reference itself reads 100).
 pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static str, f64)> {
     let s = &r.summary;
     let mut v = vec![
@@ -261,6 +269,9 @@ pub fn statistics(r: &CaseResult, copy_gbps: f64) -> Vec<(&'static str, &'static
     if let Some(g) = r.gflops() {
         v.push(("flops", "flop", r.flops as f64));
         v.push(("throughput", "GFLOP/s", g));
+    }
+    if let Some((pct, _)) = r.vendor {
+        v.push(("pct_of_vendor", "%", pct));
     }
     if let Some(mhz) = r.sm_clock_mhz {
         v.push(("sm_clock", "MHz", mhz));
@@ -477,10 +488,11 @@ pub(crate) mod tests {
             resources: None,
             median_ci: None,
             bound: None,
+            vendor: None,
         }
     }
 
-    fn run() -> RunInfo {
+    pub(crate) fn run() -> RunInfo {
         RunInfo {
             run_id: "20261130T030000Z".into(),
             seed: 7,
@@ -526,6 +538,7 @@ pub(crate) mod tests {
         });
         r.bound =
             crate::ceilings::bound(Some(crate::model::Ceiling::Fma), 4096, 8192, &crate::ceilings::tests::fixture());
+        r.vendor = Some((50.0, "cuBLAS"));
         let names: Vec<&str> = statistics(&r, 4000.0).into_iter().map(|(n, _, _)| n).collect();
         // Of the ceilings' statistics, the one of the trial's bound.
         let others =

@@ -1,6 +1,7 @@
 //! The HTML diff report in a real browser: Debian's `chromium`, headless, renders a synthetic
 //! report (every number below is made up) with no console message, every chart's points are in
-//! the rendered DOM (as many as its `data-points` says), and a screenshot is saved to
+//! the rendered DOM (as many as its `data-points` says), the new side's roofline among them with
+//! the changed trials' old positions and arrows, and a screenshot is saved to
 //! `target/kernelgate/report-screenshot.png` (the page itself next to it, `report-synthetic.html`).
 //!
 //! Without `chromium` on PATH the test says why on stderr and passes; with
@@ -26,12 +27,39 @@ fn html_report_renders_in_chromium() {
     let console = console_lines(&log);
     assert!(console.is_empty(), "the report logged to the browser console: {console:#?}");
     let charts = charts(&dom);
-    assert_eq!(charts.len(), 1 + synthetic_trends().len(), "one bar chart and one chart per trend in the rendered DOM");
+    assert_eq!(
+        charts.len(),
+        2 + synthetic_trends().len(),
+        "one bar chart, the roofline and one chart per trend in the rendered DOM"
+    );
     for (i, (declared, drawn)) in charts.iter().enumerate() {
         assert!(*declared > 0, "chart {i} declares no points");
         assert_eq!(declared, drawn, "chart {i}: data-points={declared} but {drawn} class=\"pt\" elements rendered");
     }
     assert!(dom.contains("change at"), "a change point is marked");
+    // The roofline: every trial of the new side with bytes (the removed one is the old side's), on
+    // the roofline (the two matmuls) or in the bandwidth panel, under the stored ceilings; the
+    // changed ones (five) drawn with where they were, and with an arrow those that moved 16 px or
+    // more (the bandwidth panel spans one decade here, 1000 to 10000 GB/s: the two 5 % moves are
+    // 8.5 px, their old circles touch the new ones).
+    let roofline =
+        &dom[dom.find("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart roofline\"").expect("a roofline")..];
+    let roofline = &roofline[..roofline.find("</svg>").unwrap()];
+    assert!(
+        roofline.contains(r#"data-points="8" data-roofline="2" data-bandwidth="6" data-moved="5""#),
+        "{}",
+        &roofline[..400]
+    );
+    assert_eq!(roofline.matches("<circle class=\"was\"").count(), 5);
+    assert_eq!(roofline.matches("<g class=\"move\"").count(), 3);
+    assert!(roofline.contains(">copy 4000 GB/s</text>") && roofline.contains(">fma 60000 GFLOP/s</text>"));
+    assert!(roofline.contains("GFLOP/s") && roofline.contains("FLOP/byte") && roofline.contains("achieved GB/s"));
+    assert!(
+        roofline.contains(" transpose/shared_swizzled/8192x8192: was 1840 GB/s (old side)</title>"),
+        "an old position has its title"
+    );
+    // % of vendor, from the diff's own medians.
+    assert!(dom.contains("<th>% of vendor</th>") && dom.contains("50 % -&gt; 40 % of cuBLAS"));
 
     let out_dir = target_dir().join("kernelgate");
     std::fs::create_dir_all(&out_dir).unwrap();
@@ -56,6 +84,8 @@ fn html_report_renders_in_chromium() {
 /// sideways (tables scroll in their own box), trial names break only at `/`, chart text is drawn
 /// at 9 px or more, for the synthetic page and the committed issue 9 example; and the changed
 /// trials are coloured and worded by the diff's own change.
+/// The same for a report of two real H200 runs, with its roofline (the roofline scales with the page
+/// down to 760 px, then scrolls inside its figure).
 /// Negative controls show each measurement can fail: a 2000 px element overflows, names allowed
 /// to break anywhere are seen broken, charts allowed to shrink to the phone draw text under 9 px.
 #[test]
@@ -70,8 +100,15 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
         "/baselines/nvidia-h200-sm90/reports/issue9/restore.html"
     ))
     .unwrap();
-    let shrunk = page.replace("min-width: 640px", "min-width: 0");
+    let shrunk = page.replace("min-width: 640px", "min-width: 0").replace("min-width: 760px", "min-width: 0");
     assert!(shrunk != page && squeezed != page, "the controls change the page");
+    // A report of two real H200 runs with their ceilings (baselines/nvidia-h200-sm90/reports/roofline/).
+    let real = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/baselines/nvidia-h200-sm90/reports/roofline/r1-r2.html"
+    ))
+    .unwrap();
+    assert!(real.contains("class=\"chart roofline\"") && real.contains("class=\"roof\""), "a roofline with its roofs");
     let frame = |name, width, html, unbroken| Frame { name, width, height: 1600, html, unbroken };
     let out = target_dir().join("kernelgate");
     std::fs::create_dir_all(&out).unwrap();
@@ -85,12 +122,18 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
             frame("charts shrink", 390, &shrunk, ""),
             frame("restore.html at 1400 px", 1400, &example, "td.name"),
             frame("restore.html at 390 px", 390, &example, "td.name"),
+            frame("r1-r2.html at 1400 px", 1400, &real, "td.name"),
+            frame("r1-r2.html at 390 px", 390, &real, "td.name"),
         ],
         Some((&png, 1860)),
     );
     assert!(console.is_empty(), "the report logged to the browser console: {console:#?}");
-    let [desktop, phone, wide, squeezed, shrunk, example_desktop, example_phone] = &layouts[..] else { unreachable!() };
-    for l in [desktop, phone, example_desktop, example_phone] {
+    let [desktop, phone, wide, squeezed, shrunk, example_desktop, example_phone, real_desktop, real_phone] =
+        &layouts[..]
+    else {
+        unreachable!()
+    };
+    for l in [desktop, phone, example_desktop, example_phone, real_desktop, real_phone] {
         assert!(
             !l.overflows(),
             "{}: the page is {} px wide in a {} px viewport",
@@ -131,6 +174,11 @@ fn markdown_report_fits_an_812_px_comment() {
     assert_eq!(head.matches("</th>").count(), 4, "four columns: {head}");
     let row = first_table.split("<tr>").find(|r| r.contains("shared_swizzled")).unwrap();
     assert!(row.contains("🟢 <strong>faster</strong> -50.00%") && row.contains("regressed (time)"), "{row}");
+    let matmul = first_table.split("<tr>").find(|r| r.contains("matmul/tiled")).unwrap();
+    assert!(
+        matmul.contains("<br />50 % -&gt; 40 % of cuBLAS") || matmul.contains("<br>50 % -&gt; 40 % of cuBLAS"),
+        "{matmul}"
+    );
     assert!(body.contains("<summary>What explains each change"), "explanations below the table");
     let Some(chromium) = Chromium::find("report_html") else { return };
     let fixed = GITHUB_LIKE_CSS.replace("display: block;", "").replace("max-width: 100%;", "");
@@ -194,6 +242,12 @@ fn synthetic_diff() -> kernelgate::report::diff::Diff {
     for (trial, o, n, po, pn, verdict) in cases {
         old.push(row(trial, "median", "s", o, "unchanged", "time"));
         new.push(row(trial, "median", "s", n, verdict, "time"));
+        // Declared bytes (what %copy says at 4000 GB/s), and the ceilings the new side stored.
+        let bytes = (po / 100.0 * 4000e9 * o).round();
+        old.push(row(trial, "bytes", "byte", bytes, "unchanged", "time"));
+        new.push(row(trial, "bytes", "byte", bytes, verdict, "time"));
+        new.push(row(trial, "copy_ceiling", "GB/s", 4000.0, verdict, "time"));
+        new.push(row(trial, "fma_ceiling", "GFLOP/s", 60000.0, verdict, "time"));
         old.push(row(trial, "pct_of_copy_bandwidth", "%", po, "unchanged", "time"));
         new.push(row(trial, "pct_of_copy_bandwidth", "%", pn, verdict, "time"));
         old.push(row(trial, "dram__sectors_read.sum", "sector", 2.1e6, "unchanged", "time"));
@@ -201,6 +255,21 @@ fn synthetic_diff() -> kernelgate::report::diff::Diff {
     }
     old.push(row("transpose/shared_padded/4096x4096", conflicts, "", 0.0, "unchanged", "time"));
     new.push(row("transpose/shared_padded/4096x4096", conflicts, "", 31.5e6, "regressed", "time"));
+    // A matmul 20 % slower against its cuBLAS reference: 50 % of it, then 40 %.
+    let (bytes, flops) = (3.0 * 4.0 * 4096f64.powi(2), 2.0 * 4096f64.powi(3));
+    for (trial, o, n) in
+        [("matmul/tiled/4096x4096x4096", 5.4e-3, 6.75e-3), ("matmul/cublas/4096x4096x4096", 2.7e-3, 2.7e-3)]
+    {
+        let verdict = if trial.contains("cublas") { "unchanged" } else { "regressed" };
+        for (rows, median, verdict) in [(&mut old, o, "unchanged"), (&mut new, n, verdict)] {
+            rows.push(row(trial, "median", "s", median, verdict, "time"));
+            rows.push(row(trial, "bytes", "byte", bytes, verdict, "time"));
+            rows.push(row(trial, "flops", "flop", flops, verdict, "time"));
+            rows.push(row(trial, "pct_of_fma_ceiling", "%", 100.0 * flops / median / 1e9 / 60000.0, verdict, "time"));
+        }
+        new.push(row(trial, "copy_ceiling", "GB/s", 4000.0, verdict, "time"));
+        new.push(row(trial, "fma_ceiling", "GFLOP/s", 60000.0, verdict, "time"));
+    }
     old.push(row("transpose/naive/4096x4096", "median", "s", 400e-6, "unchanged", "time"));
     new.push(row("transpose/tiled/4096x4096", "median", "s", 90e-6, "no-baseline", "conditions"));
     let gpu = "nvidia-h200-sm90";

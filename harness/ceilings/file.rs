@@ -5,7 +5,12 @@
 //! history import` must learn. Each trial's own ceiling is in the run CSV, as its
 //! `pct_of_<ceiling>_ceiling` statistic ([`crate::record::statistics`]).
 
-use crate::model::{Ceilings, DeviceFacts};
+use crate::model::{Ceiling, Ceilings, DeviceFacts};
+use crate::{Error, Result};
+use std::path::Path;
+
+/// The end of a ceilings CSV's name: `<stem>-ceilings.csv` beside the run CSV `<stem>.csv`.
+pub const SUFFIX: &str = "-ceilings.csv";
 
 /// Version of the columns of [`Row`]; bumped when a column changes meaning.
 pub const CEILINGS_CSV_SCHEMA: u32 = 1;
@@ -68,9 +73,84 @@ pub fn rows(run_id: &str, facts: &DeviceFacts, ceilings: &Ceilings) -> Vec<Row> 
         .collect()
 }
 
+/// One ceiling as read back from a `<run>-ceilings.csv` ([`parse`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read {
+    /// The run, as in the run CSV.
+    pub run_id: String,
+    /// NVML UUID of the physical GPU (`unknown` without NVML).
+    pub gpu_uuid: String,
+    /// Which ceiling.
+    pub ceiling: Ceiling,
+    /// Its value, in [`Ceiling::unit`].
+    pub value: f64,
+}
+
+/// The ceilings of a `<run>-ceilings.csv` of schema [`CEILINGS_CSV_SCHEMA`] (`text`, read from
+/// `path`), in file order. Only what a report needs is read back: run, GPU, ceiling, value.
+///
+/// # Errors
+/// [`Error::History`] naming `path` and the line: another header or schema version, a ceiling name
+/// this kernelgate does not know, a unit that is not the ceiling's, a value that is not a positive
+/// finite number.
+pub fn parse(text: &str, path: &Path) -> Result<Vec<Read>> {
+    let bad =
+        |line: u64, message: String| Error::History { path: path.to_path_buf(), line: Some(line as usize), message };
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().map_err(|e| bad(1, format!("not CSV: {e}")))?.clone();
+    let expected = ["schema_version", "run_id", "gpu_key", "gpu_uuid", "ordinal", "ceiling", "value", "unit"];
+    if header.len() < expected.len() || !expected.iter().zip(header.iter()).all(|(e, h)| *e == h) {
+        let header = header.iter().collect::<Vec<_>>().join(",");
+        return Err(bad(1, format!("the header is not that of a kernelgate ceilings CSV: {header}")));
+    }
+    let mut out = Vec::new();
+    for record in reader.records() {
+        let r = record.map_err(|e| bad(e.position().map_or(0, |p| p.line()), format!("malformed row: {e}")))?;
+        let line = r.position().map_or(0, |p| p.line());
+        if r[0] != *CEILINGS_CSV_SCHEMA.to_string() {
+            return Err(bad(line, format!("schema_version {:?}: this kernelgate reads {CEILINGS_CSV_SCHEMA}", &r[0])));
+        }
+        let ceiling = Ceiling::from_name(&r[5]).ok_or_else(|| bad(line, format!("no ceiling is named {:?}", &r[5])))?;
+        if r[7] != *ceiling.unit() {
+            return Err(bad(line, format!("{ceiling} is in {}, not {:?}", ceiling.unit(), &r[7])));
+        }
+        let value: f64 = r[6].parse().map_err(|_| bad(line, format!("value {:?} is not a number", &r[6])))?;
+        if !(value.is_finite() && value > 0.0) {
+            return Err(bad(line, format!("{ceiling} is {value:?} {}: no GPU measures that", ceiling.unit())));
+        }
+        out.push(Read { run_id: r[1].to_string(), gpu_uuid: r[3].to_string(), ceiling, value });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_is_written_reads_back_and_a_bad_file_is_refused_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run-ceilings.csv");
+        let facts = crate::record::tests::facts();
+        let written = rows("20261130T030000Z", &facts, &crate::ceilings::tests::fixture());
+        crate::record::write_csv(&path, &written).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let read = parse(&text, &path).unwrap();
+        assert_eq!(read.len(), written.len());
+        for (r, w) in read.iter().zip(&written) {
+            assert_eq!(
+                (r.run_id.as_str(), r.gpu_uuid.as_str(), r.ceiling.name()),
+                (w.run_id.as_str(), w.gpu_uuid.as_str(), w.ceiling)
+            );
+            assert_eq!(r.value.to_bits(), w.value.to_bits(), "bit for bit");
+        }
+        let err = |text: &str| parse(text, &path).unwrap_err().to_string();
+        let e = err(&text.replace(",copy,", ",cpoy,"));
+        assert!(e.contains(":4:") && e.contains("\"cpoy\""), "{e}");
+        assert!(err(&text.replace(",60000.0,GFLOP/s", ",60000.0,GB/s")).contains("fma is in GFLOP/s"));
+        assert!(err(&text.replace(",3800.0,", ",-1,")).contains("no GPU measures"));
+        assert!(err("schema_version,trial,kernel\n").contains("not that of a kernelgate ceilings CSV"));
+    }
 
     #[test]
     fn golden() {

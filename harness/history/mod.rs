@@ -22,6 +22,7 @@
 
 pub mod bisect;
 pub mod built;
+pub mod ceilings;
 pub mod changepoint;
 pub mod import;
 pub mod notes;

@@ -1,9 +1,11 @@
 //! A suite run in history form (pure): one [`Run`] per physical GPU, every statistic of the run CSV
 //! and every ncu counter of its trials as [`Value`]s, the time median with its 95 % confidence
-//! interval.
+//! interval, and with each trial the rate ceilings its GPU measured at the run's start (the
+//! `<run>-ceilings.csv` values, named by [`crate::model::Ceiling::value_statistic`]).
 
 use super::{Run, RunMeta, Value};
 use crate::expect::Values;
+use crate::model::Ceilings;
 use crate::record::{self, CaseResult, RunInfo};
 use std::collections::BTreeMap;
 
@@ -28,9 +30,10 @@ pub struct Counters<'a> {
     pub ncu_version: &'a str,
 }
 
-/// The run of `info` on one GPU (its facts are `info.facts`), with `trials` timed there and the
-/// counters of those trials when the run profiled them.
-pub fn run_of(info: &RunInfo, trials: &[Trial<'_>], counters: Option<Counters<'_>>) -> Run {
+/// The run of `info` on one GPU (its facts are `info.facts`, its measured ceilings `ceilings`), with
+/// `trials` timed there and the counters of those trials when the run profiled them. Each trial
+/// gets the value of every rate ceiling measured (`copy_ceiling` 4210.6 GB/s, ...: [`ceiling_values`]).
+pub fn run_of(info: &RunInfo, ceilings: &Ceilings, trials: &[Trial<'_>], counters: Option<Counters<'_>>) -> Run {
     let f = &info.facts;
     let meta = RunMeta {
         run_id: info.run_id.clone(),
@@ -74,6 +77,9 @@ pub fn run_of(info: &RunInfo, trials: &[Trial<'_>], counters: Option<Counters<'_
             }
             values.push(row);
         }
+        for (statistic, unit, v) in ceiling_values(ceilings) {
+            values.push(value(statistic, unit, v));
+        }
         if let Some(c) = counters
             && let Some(found) = c.values.get(&r.trial)
         {
@@ -83,6 +89,12 @@ pub fn run_of(info: &RunInfo, trials: &[Trial<'_>], counters: Option<Counters<'_
         }
     }
     Run { meta, values }
+}
+
+/// The rate ceilings of `ceilings` as history values: ([`crate::model::Ceiling::value_statistic`],
+/// unit, value), in [`crate::model::Ceiling::ALL`] order; the launch times are left out (no roof).
+pub fn ceiling_values(ceilings: &Ceilings) -> Vec<(&'static str, &'static str, f64)> {
+    ceilings.measured.iter().filter_map(|m| Some((m.ceiling.value_statistic()?, m.ceiling.unit(), m.value))).collect()
 }
 
 #[cfg(test)]
@@ -107,7 +119,8 @@ mod tests {
             BTreeMap::from([("fam/k/1".to_string(), Values::from([("dram__bytes_read.sum".to_string(), 8.0)]))]);
         let units = BTreeMap::from([("dram__bytes_read.sum".to_string(), "byte".to_string())]);
         let counters = Counters { values: &values, units: &units, ncu_version: "2025.3.1.0" };
-        let run = run_of(&info, &[Trial { result: &r, median_ci: Some(0.01) }], Some(counters));
+        let ceilings = crate::ceilings::tests::fixture();
+        let run = run_of(&info, &ceilings, &[Trial { result: &r, median_ci: Some(0.01) }], Some(counters));
         assert_eq!((run.meta.dirty, run.meta.ncu.as_str()), (Some(true), "2025.3.1.0"));
         assert_eq!(run.meta.gpu_uuid, facts().uuid);
         let median = run.values.iter().find(|v| v.metric == "median").unwrap();
@@ -115,9 +128,13 @@ mod tests {
         assert!((median.ci_low.unwrap() - 1.98e-3).abs() < 1e-12 && (median.ci_high.unwrap() - 2.02e-3).abs() < 1e-12);
         let dram = run.values.iter().find(|v| v.metric == "dram__bytes_read.sum").unwrap();
         assert_eq!((dram.value, dram.unit.as_str(), dram.verdict.as_str()), (8.0, "byte", "no-baseline"));
-        // Every statistic of the run CSV is there, plus the counter.
-        assert_eq!(run.values.len(), record::statistics(&r, 1.0).len() + 1);
-        let without = run_of(&info, &[Trial { result: &r, median_ci: None }], None);
+        // Every statistic of the run CSV is there, the five rate ceilings, and the counter.
+        assert_eq!(run.values.len(), record::statistics(&r, 1.0).len() + 5 + 1);
+        let copy = run.values.iter().find(|v| v.metric == "copy_ceiling").unwrap();
+        assert_eq!((copy.value, copy.unit.as_str(), copy.trial.as_str()), (4223.206434886277, "GB/s", "fam/k/1"));
+        assert!(!run.values.iter().any(|v| v.metric.contains("launch")), "launch times are no roof");
+        let without = run_of(&info, &Ceilings::default(), &[Trial { result: &r, median_ci: None }], None);
+        assert!(!without.values.iter().any(|v| v.metric.ends_with("_ceiling")), "none measured, none stored");
         assert!(without.values.iter().all(|v| v.ci_low.is_none()) && without.meta.ncu.is_empty());
     }
 }

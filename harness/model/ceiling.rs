@@ -86,6 +86,26 @@ impl Ceiling {
             Ceiling::Launch | Ceiling::SingleLaunch => return None,
         })
     }
+
+    /// The history's name for the ceiling's own measured value, stored with every trial of the run
+    /// that measured it (`crate::history::of_run`): `<name>_ceiling` in [`Ceiling::unit`]
+    /// (`copy_ceiling`, GB/s; `fma_ceiling`, GFLOP/s), so that a report can draw the roofs a trial
+    /// ran under; `None` for the launch times ([`Ceiling::is_rate`]).
+    pub fn value_statistic(self) -> Option<&'static str> {
+        Some(match self {
+            Ceiling::DramRead => "dram_read_ceiling",
+            Ceiling::DramWrite => "dram_write_ceiling",
+            Ceiling::Copy => "copy_ceiling",
+            Ceiling::Fma => "fma_ceiling",
+            Ceiling::Shared => "shared_ceiling",
+            Ceiling::Launch | Ceiling::SingleLaunch => return None,
+        })
+    }
+
+    /// The ceiling whose [`Ceiling::value_statistic`] is `name`.
+    pub fn from_value_statistic(name: &str) -> Option<Ceiling> {
+        Ceiling::ALL.into_iter().find(|c| c.value_statistic() == Some(name))
+    }
 }
 
 impl std::fmt::Display for Ceiling {

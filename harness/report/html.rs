@@ -1,6 +1,7 @@
 //! The diff report as one self-contained HTML page: the Markdown report's tables, a bar chart of
-//! % of copy bandwidth old vs new, and one trend chart per case across commits with its change
-//! points marked. No script, no external URL (a Content-Security-Policy of `default-src 'none'`
+//! % of copy bandwidth old vs new, the new side's roofline with where the changed trials moved from
+//! ([`super::diff::roof`], drawn by [`super::roofline`]), and one trend chart per case across
+//! commits with its change points marked. No script, no external URL (a Content-Security-Policy of `default-src 'none'`
 //! makes the browser refuse any that slipped in), inline CSS, inline SVG.
 //!
 //! The charts are SVG written by hand (about 200 lines) rather than with the `plotters` crate's
@@ -71,11 +72,18 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     if changed.is_empty() {
         out.push_str("<p>No trial changed: every time moved by less than 1 % and no verdict asks for attention.</p>\n");
     } else {
-        out.push_str(
+        // The % of vendor column where a changed trial has a vendor reference.
+        let vendor: Vec<Option<String>> =
+            changed.iter().map(|t| super::vendor::diff_text(diff, t, super::vendor::of_case_table())).collect();
+        let with_vendor = vendor.iter().any(Option::is_some);
+        write!(
+            out,
             "<div class=\"scroll\"><table class=\"changed\">\n<thead><tr><th>trial</th><th>change (this diff)</th>\
-             <th>time old -&gt; new</th><th>new run&#39;s own gate</th><th>what explains it</th></tr></thead>\n<tbody>\n",
-        );
-        for t in changed {
+             <th>time old -&gt; new</th>{}<th>new run&#39;s own gate</th><th>what explains it</th></tr></thead>\n<tbody>\n",
+            if with_vendor { "<th>% of vendor</th>" } else { "" }
+        )
+        .unwrap();
+        for (t, vendor) in changed.into_iter().zip(&vendor) {
             let explanation: Vec<String> = t
                 .explanation
                 .iter()
@@ -85,26 +93,39 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
             writeln!(
                 out,
                 "<tr class=\"{}\"><td class=\"name\">{}</td><td class=\"num\" data-label=\"change\"><b class=\"change\">{}</b> {}</td>\
-                 <td class=\"num\" data-label=\"time\">{} -&gt; {}</td><td data-label=\"new run&#39;s own gate\">{}</td><td data-label=\"explained by\">{}</td></tr>",
+                 <td class=\"num\" data-label=\"time\">{} -&gt; {}</td>{}<td data-label=\"new run&#39;s own gate\">{}</td><td data-label=\"explained by\">{}</td></tr>",
                 change.class(),
                 trial_name(&t.trial),
                 escape(change.word()),
                 t.delta().map(percent).unwrap_or_default(),
                 time(t.old_s),
                 time(t.new_s),
+                if with_vendor {
+                    format!("<td data-label=\"% of vendor\">{}</td>", escape(vendor.as_deref().unwrap_or_default()))
+                } else {
+                    String::new()
+                },
                 verdict(t),
                 explanation.join("<br>"),
             )
             .unwrap();
         }
         out.push_str("</tbody>\n</table></div>\n");
-        out.push_str(
+        writeln!(
+            out,
             "<p class=\"hint\">change (this diff): the new side&#39;s median time against the old side&#39;s, \
              <span class=\"c-slower\">slower</span> or <span class=\"c-faster\">faster</span> from 1 % on. \
              new run&#39;s own gate: what the new side&#39;s runs were told by their own gate (against their \
              baseline or A/B revision, which may have been blessed on another GPU; the most severe of several \
-             runs), not a judgement of this diff.</p>\n",
-        );
+             runs), not a judgement of this diff.{}</p>",
+            if with_vendor {
+                " % of vendor: the speed against the vendor library&#39;s reference of the trial&#39;s family and \
+                 size (its median over the trial&#39;s), where the runs timed it."
+            } else {
+                ""
+            }
+        )
+        .unwrap();
     }
 
     if !diff.bars.is_empty() {
@@ -112,6 +133,7 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
         out.push_str(&bars_svg(&diff.bars, &diff.old.label, &diff.new.label));
         out.push_str("</figure>\n");
     }
+    roofline(diff, &mut out);
     if !trends.is_empty() {
         out.push_str("<h2>Trends across commits</h2>\n");
         for t in trends {
@@ -153,6 +175,34 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     }
     out.push_str("</tbody>\n</table></div>\n</details>\n</body>\n</html>\n");
     out
+}
+
+/// The new side's roofline section ([`super::diff::roof`]): what it lacks said first, then the
+/// picture and how to read it; nothing when no trial of the new side declares bytes.
+fn roofline(diff: &Diff, out: &mut String) {
+    let roof = super::diff::roof::roof(diff);
+    if roof.points.is_empty() {
+        return;
+    }
+    writeln!(out, "<h2>Roofline of the new side</h2>").unwrap();
+    for note in &roof.notes {
+        writeln!(out, "<p class=\"note\"><strong>Note:</strong> {}</p>", escape(note)).unwrap();
+    }
+    let moved = roof.points.iter().filter(|p| p.drawn_was().is_some()).count();
+    let title = format!("{} on {}", diff.new.label, diff.new.gpu);
+    out.push_str("<figure>\n");
+    out.push_str(&super::roofline::svg(&title, &roof.ceilings, &roof.points));
+    writeln!(
+        out,
+        "\n<figcaption class=\"hint\">Each numbered point is a trial of the new side at its median: on the right by its \
+         arithmetic intensity (declared FLOPs / declared bytes) and GFLOP/s, on the left, where it declares no FLOPs, by \
+         its GB/s; the lines are the ceilings its runs measured. {} the diff calls changed {} a hollow grey point where \
+         the old side&#39;s median placed {}, and an arrow to where it is now. Hover a point for its values.</figcaption>\n</figure>",
+        crate::units::count(moved, "trial"),
+        if moved == 1 { "has" } else { "have" },
+        if moved == 1 { "it" } else { "them" },
+    )
+    .unwrap();
 }
 
 /// The start of a self-contained page, up to and including `<body>`: UTF-8, a
@@ -215,8 +265,8 @@ details { margin-top: 28px; } summary { cursor: pointer; font-weight: 600; }
 
 /// The diff page's own rules, after [`BASE_CSS`]: rows marked and worded by the diff's own change
 /// (faster `#1a7f37`, slower `#cf222e`: 5.1:1 and 5.4:1 on white, checked in `report::contrast`); tables that scroll inside their own box; below 640 px the changed
-/// trials as one card each; charts at least 640 px wide, scrolling inside their figure below that,
-/// so that their text is not scaled under 9 px.
+/// trials as one card each; charts at least 640 px wide (the roofline, 1000 px drawn, at least 760),
+/// scrolling inside their figure below that, so that their text (12 px) is not scaled under 9 px.
 pub(crate) const CSS: &str = "
 .summary { font-size: 16px; font-weight: 600; }
 .hint { color: #57606a; font-size: 12px; }
@@ -236,7 +286,8 @@ table.all tr.first td { border-top: 2px solid #aab4bf; }
 .absent { color: #6e7781; font-style: italic; }
 figure { margin: 8px 0 20px; overflow-x: auto; } figcaption { font-weight: 600; margin-bottom: 2px; overflow-wrap: break-word; }
 svg.chart { width: 100%; min-width: 640px; height: auto; display: block; }
-svg text { font: 12px system-ui, 'DejaVu Sans', sans-serif; fill: #1b1f24; }
+svg.roofline { min-width: 760px; max-width: 1000px; }
+svg text { font: 12px system-ui, 'DejaVu Sans', sans-serif; } svg text:not([fill]) { fill: #1b1f24; }
 svg text.axis-title { font-weight: 600; } svg text.note { fill: #57606a; font-style: italic; }
 svg text.cp-label { fill: #cf222e; font-weight: 600; } svg text.value { fill: #57606a; }
 svg .grid { stroke: #e4e8ec; } svg .axis { stroke: #57606a; }

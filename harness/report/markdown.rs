@@ -30,6 +30,10 @@ const VERDICT_NOTE: &str = "\n*change*: the new side's median time against the o
                             gate (against their baseline or A/B revision, which may have been blessed on another \
                             GPU; the most severe of several runs), not a judgement of this diff.\n";
 
+/// Said under the changed trials when a row shows its % of the vendor reference.
+const VENDOR_NOTE: &str = "Under a time, where the runs timed one: the speed as % of the vendor library's \
+                           reference of the trial's family and size (its median over the trial's).\n";
+
 /// The columns of the changed trials' table: four, so that it fits a pull-request comment (812 px
 /// wide on github.com); what explains each change follows the table.
 pub const CHANGED_HEAD: &str = "| trial | change | time old -> new | new run's own gate |\n|:--|:--|--:|:--|\n";
@@ -69,8 +73,8 @@ pub fn render(diff: &Diff) -> String {
             .unwrap();
     } else {
         let head = CHANGED_HEAD;
-        let rows: Vec<String> = changed.iter().map(|t| changed_row(t)).collect();
-        let room = MAX_CHARS.saturating_sub(fixed(&out) + head.len() + VERDICT_NOTE.len() + 1);
+        let rows: Vec<String> = changed.iter().map(|t| changed_row(diff, t)).collect();
+        let room = MAX_CHARS.saturating_sub(fixed(&out) + head.len() + VERDICT_NOTE.len() + VENDOR_NOTE.len() + 2);
         let (kept, left_out) = fit(&rows, room);
         out.push_str(head);
         out.extend(kept.iter().map(|r| r.as_str()));
@@ -84,6 +88,10 @@ pub fn render(diff: &Diff) -> String {
             .unwrap();
         }
         out.push_str(VERDICT_NOTE);
+        if kept.iter().any(|r| r.contains("<br>")) {
+            out.push('\n');
+            out.push_str(VENDOR_NOTE);
+        }
         out.push('\n');
         let room = MAX_CHARS.saturating_sub(fixed(&out));
         explained(&changed[..kept.len()], &mut out, room);
@@ -173,8 +181,9 @@ fn fit(rows: &[String], room: usize) -> (&[String], usize) {
 }
 
 /// One row of the changed trials' table ([`CHANGED_HEAD`]): the diff's own change worded and
-/// marked (🔴 slower, 🟢 faster), then the times, then the new run's own gate.
-fn changed_row(t: &TrialDiff) -> String {
+/// marked (🔴 slower, 🟢 faster), then the times (and under them, where the trial has a vendor
+/// reference, its % of it old -> new: [`super::vendor::diff_text`]), then the new run's own gate.
+fn changed_row(diff: &Diff, t: &TrialDiff) -> String {
     let change = t.change();
     let word = match change {
         Change::Slower => format!("🔴 **{}**", change.word()),
@@ -182,7 +191,17 @@ fn changed_row(t: &TrialDiff) -> String {
         _ => change.word().to_string(),
     };
     let pct = t.delta().filter(|d| d.is_finite()).map_or(String::new(), |d| format!(" {}", percent(d)));
-    format!("| {} | {word}{pct} | {} -> {} | {} |\n", escape(&t.trial), time(t.old_s), time(t.new_s), verdict(t),)
+    // The speed against the vendor reference under the time: kernelgate's own text (numbers, `%`,
+    // `->` and a library name of the case table), nothing to escape.
+    let vendor =
+        super::vendor::diff_text(diff, t, super::vendor::of_case_table()).map_or(String::new(), |v| format!("<br>{v}"));
+    format!(
+        "| {} | {word}{pct} | {} -> {}{vendor} | {} |\n",
+        escape(&t.trial),
+        time(t.old_s),
+        time(t.new_s),
+        verdict(t),
+    )
 }
 
 /// What explains each change of `changed` that has an explanation, one line per trial inside a

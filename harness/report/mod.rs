@@ -11,7 +11,7 @@
 //! | `chart`      | the HTML page's charts: trends across commits, bandwidth bars (SVG)  |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 //! | [`ab`]       | a same-run A/B run: JSON document, Markdown comment, HTML page        |
-//! | [`roofline`] | a run's cases under its GPU's measured ceilings, as one SVG          |
+//! | [`roofline`] | a run's cases (or a diff's new side) under the measured ceilings, one SVG |
 //! | [`export`]   | a run's trial times for dashboards: Bencher's BMF, github-action-benchmark |
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 

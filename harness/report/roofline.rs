@@ -8,10 +8,13 @@
 //! FLOPs has intensity 0, which a log axis cannot show: those are placed in the bandwidth panel
 //! beside it, y = achieved GB/s (bytes / median) under the device-memory ceilings as flat lines, in
 //! the order of the legend along x. Each case is a numbered point with a `<title>` (trial, value,
-//! % of its ceiling); the legend below maps numbers to trials. Written by hand, like the diff
-//! report's charts (`report::chart` says why).
+//! % of its ceiling); the legend below maps numbers to trials. A point may carry where it was
+//! before ([`Was`]: the diff report's old side), drawn as a hollow grey point with an arrow to where
+//! it is now. Written by hand, like the diff report's charts (`report::chart` says why). Used for a
+//! run's own roofline (`<stem>-roofline.svg`, [`points`]) and for the diff report's
+//! (`crate::report::diff::roof`).
 
-use super::chart::{NEW, PALETTE, RED};
+use super::chart::{NEW, OLD, PALETTE, RED};
 use super::html_escape as escape;
 use crate::model::{Ceiling, Ceilings};
 use crate::record::CaseResult;
@@ -45,6 +48,30 @@ pub struct Point {
     pub value: f64,
     /// Its ceiling's name and the % of it, when it has one.
     pub of_ceiling: Option<(Ceiling, f64)>,
+    /// Where it was before (the old side of a diff); `None` for a run's own roofline.
+    pub was: Option<Was>,
+}
+
+/// Where a [`Point`] was before: in the same panel as the point (an old position in the other
+/// panel, FLOPs declared on one side only, is not drawn).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Was {
+    /// FLOP/byte, `None` in the bandwidth panel.
+    pub intensity: Option<f64>,
+    /// GFLOP/s (roofline panel) or GB/s (bandwidth panel).
+    pub value: f64,
+}
+
+impl Point {
+    /// [`Point::was`] where it is drawn: in the point's own panel, positive and finite.
+    pub fn drawn_was(&self) -> Option<Was> {
+        self.was.filter(|w| {
+            w.intensity.is_some() == self.intensity.is_some()
+                && w.value.is_finite()
+                && w.value > 0.0
+                && w.intensity.is_none_or(|i| i.is_finite() && i > 0.0)
+        })
+    }
 }
 
 /// Places each result: on the roofline when it declares FLOPs and bytes, in the bandwidth panel
@@ -59,6 +86,7 @@ pub fn points(results: &[CaseResult]) -> Vec<Point> {
             intensity,
             value: if intensity.is_some() { r.gflops().unwrap_or(0.0) } else { r.bandwidth_gbps() },
             of_ceiling: r.bound.zip(r.pct_of_bound()).map(|(b, pct)| (b.ceiling, pct)),
+            was: None,
         });
     }
     out
@@ -107,8 +135,10 @@ fn decade(v: f64) -> String {
 /// The roofline of one run's GPU as an SVG document (pure): `title` names the run and GPU,
 /// `ceilings` its measured ceilings (the roofs: [`Ceiling::Copy`], [`Ceiling::DramRead`],
 /// [`Ceiling::DramWrite`] and [`Ceiling::Fma`] where measured), `points` the cases ([`points`]).
-/// The root carries `data-roofline` (points on the roofline) and `data-bandwidth` (points in the
-/// bandwidth panel); each point is a `circle class="pt"` with `data-n` (its number).
+/// The root (`class="chart roofline"`) carries `data-points` (every point), `data-roofline` (points
+/// on the roofline), `data-bandwidth` (points in the bandwidth panel) and `data-moved` (points drawn
+/// with where they were); each point is a `circle class="pt"` with `data-n` (its number), each old
+/// position a `circle class="was"` with the same `data-n` and an arrow (`class="move"`) to the point.
 pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
     let roof_points: Vec<&Point> = points.iter().filter(|p| p.intensity.is_some()).collect();
     let strip_points: Vec<&Point> = points.iter().filter(|p| p.intensity.is_none()).collect();
@@ -116,17 +146,37 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
         DRAM.iter().filter_map(|&(c, colour)| Some((c, colour, ceilings.value(c)?))).collect();
     let fma = ceilings.value(Ceiling::Fma);
     let ridges: Vec<f64> = fma.map_or(Vec::new(), |f| dram.iter().map(|d| f / d.2).collect());
-    let x = Axis::around(roof_points.iter().filter_map(|p| p.intensity).chain(ridges.iter().copied()), ROOF.0, ROOF.1);
-    let y = Axis::around(roof_points.iter().map(|p| p.value).chain(fma), BOTTOM, TOP);
-    let by = Axis::around(strip_points.iter().map(|p| p.value).chain(dram.iter().map(|d| d.2)), BOTTOM, TOP);
+    let was = |ps: &[&Point]| -> Vec<Was> { ps.iter().filter_map(|p| p.drawn_was()).collect() };
+    let (roof_was, strip_was) = (was(&roof_points), was(&strip_points));
+    let x = Axis::around(
+        roof_points
+            .iter()
+            .filter_map(|p| p.intensity)
+            .chain(roof_was.iter().filter_map(|w| w.intensity))
+            .chain(ridges.iter().copied()),
+        ROOF.0,
+        ROOF.1,
+    );
+    let y = Axis::around(
+        roof_points.iter().map(|p| p.value).chain(roof_was.iter().map(|w| w.value)).chain(fma),
+        BOTTOM,
+        TOP,
+    );
+    let by = Axis::around(
+        strip_points.iter().map(|p| p.value).chain(strip_was.iter().map(|w| w.value)).chain(dram.iter().map(|d| d.2)),
+        BOTTOM,
+        TOP,
+    );
     let legend_rows = points.len().div_ceil(2);
     let height = BOTTOM + 60.0 + ROW * legend_rows as f64 + 10.0;
     let mut s = String::new();
     write!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" class="roofline" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" data-roofline="{}" data-bandwidth="{}" font-family="sans-serif" font-size="11"><title>{}</title>"#,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="chart roofline" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" data-points="{}" data-roofline="{}" data-bandwidth="{}" data-moved="{}" font-family="sans-serif" font-size="11"><title>{}</title>"#,
+        points.len(),
         roof_points.len(),
         strip_points.len(),
+        roof_was.len() + strip_was.len(),
         escape(title)
     )
     .unwrap();
@@ -189,8 +239,9 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
             y.at(gbps * start),
             x.at(end),
             y.at(gbps * end),
-            x.at(start) + 4.0,
-            y.at(gbps * start) - 6.0 - 12.0 * i as f64,
+            // In the top left corner, above every memory roof, where no measurement can be.
+            ROOF.0 + 6.0,
+            TOP + 14.0 + 13.0 * i as f64,
         )
         .unwrap();
         let py = by.at(gbps);
@@ -224,13 +275,24 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
         let at = p.intensity.map_or(String::new(), |i| format!(" at {} FLOP/byte", crate::units::significant(i)));
         escape(&format!("{} {}: {} {unit}{at}{of}", p.number, p.trial, crate::units::significant(p.value)))
     };
+    let was_tip = |p: &Point, w: &Was, unit: &str| {
+        let at = w.intensity.map_or(String::new(), |i| format!(" at {} FLOP/byte", crate::units::significant(i)));
+        escape(&format!("{} {}: was {} {unit}{at} (old side)", p.number, p.trial, crate::units::significant(w.value)))
+    };
     for p in &roof_points {
         let (px, py) = (x.at(p.intensity.expect("on the roofline")), y.at(p.value));
+        if let Some(w) = p.drawn_was() {
+            let from = (x.at(w.intensity.expect("in the point's panel")), y.at(w.value));
+            moved(&mut s, p, from, (px, py), &was_tip(p, &w, "GFLOP/s"));
+        }
         point(&mut s, p, px, py, &tip(p, "GFLOP/s"));
     }
     let step = (STRIP.1 - STRIP.0) / (strip_points.len() + 1) as f64;
     for (i, p) in strip_points.iter().enumerate() {
         let (px, py) = (STRIP.0 + step * (i + 1) as f64, by.at(p.value));
+        if let Some(w) = p.drawn_was() {
+            moved(&mut s, p, (px, by.at(w.value)), (px, py), &was_tip(p, &w, "GB/s"));
+        }
         point(&mut s, p, px, py, &tip(p, "GB/s"));
     }
     // The legend.
@@ -248,6 +310,38 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
     }
     s.push_str("</svg>");
     s
+}
+
+/// Where point `p` was (`from`, a hollow grey circle with its tooltip) and an arrow from there to
+/// where it is (`to`), from circle edge to circle edge with a 6 px head; no arrow where the two are
+/// under 16 px apart (the circles' radii, the head and a 2 px shaft).
+fn moved(s: &mut String, p: &Point, from: (f64, f64), to: (f64, f64), tip: &str) {
+    write!(
+        s,
+        r#"<circle class="was" data-n="{}" cx="{:.1}" cy="{:.1}" r="4" fill="none" stroke="{OLD}" stroke-width="1.5"><title>{tip}</title></circle>"#,
+        p.number, from.0, from.1
+    )
+    .unwrap();
+    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+    let length = dx.hypot(dy);
+    if length < 16.0 {
+        return;
+    }
+    let (ux, uy) = (dx / length, dy / length);
+    // From the old circle's edge to the new one's, the head 6 px long and 5 px wide.
+    let (x0, y0) = (from.0 + 4.0 * ux, from.1 + 4.0 * uy);
+    let (tx, ty) = (to.0 - 4.0 * ux, to.1 - 4.0 * uy);
+    let (bx, by) = (tx - 6.0 * ux, ty - 6.0 * uy);
+    write!(
+        s,
+        r#"<g class="move" data-n="{}"><line x1="{x0:.1}" y1="{y0:.1}" x2="{bx:.1}" y2="{by:.1}" stroke="{OLD}" stroke-width="1.5"/><polygon points="{tx:.1},{ty:.1} {:.1},{:.1} {:.1},{:.1}" fill="{OLD}"/></g>"#,
+        p.number,
+        bx - 2.5 * uy,
+        by + 2.5 * ux,
+        bx + 2.5 * uy,
+        by - 2.5 * ux
+    )
+    .unwrap();
 }
 
 /// One numbered point at (`px`, `py`) with its tooltip.

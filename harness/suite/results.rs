@@ -22,10 +22,13 @@ use std::path::{Path, PathBuf};
 /// are warnings.
 pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
     let mut later = None;
-    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if !timed.is_empty() {
-        let results: Vec<CaseResult> = timed.iter().map(|t| t.result.clone()).collect();
         let vendors = report::vendor::references(&suite.cases);
+        let shares =
+            report::vendor::pct_of_vendor(&timed.iter().map(|t| t.result.clone()).collect::<Vec<_>>(), &vendors);
+        timed.iter_mut().zip(shares).for_each(|(t, share)| t.result.vendor = share);
+        let results: Vec<CaseResult> = timed.iter().map(|t| t.result.clone()).collect();
         println!("\n{}", report::table(&results, &vendors));
         let stem = suite.stem()?;
         // One group of rows per GPU: each row carries the facts of the GPU its trial ran on.
@@ -103,7 +106,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         let trials: Vec<Trial<'_>> =
             group.iter().map(|t| Trial { result: &t.result, median_ci: t.result.median_ci }).collect();
         let info = suite.run_info(&group[0].gpu.facts);
-        let run = history::of_run::run_of(&info, &trials, counters);
+        let run = history::of_run::run_of(&info, &group[0].gpu.ceilings, &trials, counters);
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
         match appended {
             Ok(rows) => println!(

@@ -464,6 +464,7 @@ fn result(
         // Of the samples the summary is of (the kept ones).
         median_ci: (!kept.is_empty()).then(|| crate::gate::median_ci_half_width(&kept)),
         bound: crate::ceilings::bound(case.bound, case.bytes, case.flops, &gpu.ceilings),
+        vendor: None,
     };
     (result, crate::stats::evenly_spaced(&kept, suite.config.baseline_samples))
 }

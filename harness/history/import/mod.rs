@@ -1,7 +1,8 @@
 //! `kernelgate history import`: run CSVs (`<stem>.csv`, every run-CSV schema from 1 to
 //! `crate::record::RUN_CSV_SCHEMA`) and their ncu metrics CSVs (`<stem>-metrics.csv`), as runs leave
 //! them under `<out>/runs/` and as they are committed under `baselines/*/runs/`, into the history
-//! store of each run's GPU key.
+//! store of each run's GPU key; a run CSV brings the ceilings of the `<stem>-ceilings.csv` beside it
+//! ([`super::ceilings`]).
 //!
 //! Every run CSV statistic becomes a [`Value`](super::Value) named by its statistic (`median`,
 //! `noise`, ...); every metrics row a [`Value`](super::Value) named by ncu's metric, with the
@@ -120,10 +121,10 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
             files.insert(p.clone());
         }
     }
-    // Partners: `<stem>.csv` and `<stem>-metrics.csv`, by the run CSV's path.
+    // Partners: `<stem>.csv`, `<stem>-metrics.csv` and `<stem>-ceilings.csv`, by the run CSV's path.
     let run_csv_of = |f: &Path| -> PathBuf {
         let s = f.to_string_lossy();
-        match s.strip_suffix("-metrics.csv") {
+        match s.strip_suffix("-metrics.csv").or_else(|| s.strip_suffix(crate::ceilings::file::SUFFIX)) {
             Some(stem) => PathBuf::from(format!("{stem}.csv")),
             None => f.to_path_buf(),
         }
@@ -173,6 +174,12 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
                 Some(runs) => attach_metrics(runs, metrics, &metrics_csv)?,
                 None => alone.push((metrics_csv, metrics)),
             }
+        }
+        // The ceilings CSV beside it, a value of each of its trials (`super::ceilings`).
+        if let Some(runs) = &mut runs
+            && super::ceilings::beside(run_csv).is_file()
+        {
+            super::ceilings::attach(runs, &super::ceilings::beside(run_csv))?;
         }
         all.extend(runs.unwrap_or_default());
     }

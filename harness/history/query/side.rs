@@ -457,7 +457,8 @@ pub(super) fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolv
     Resolved { side, gpu_key, runs, rows, paired: Vec::new() }
 }
 
-/// A run CSV side: its runs, with the metrics of `<stem>-metrics.csv` beside it where it exists.
+/// A run CSV side: its runs, with the metrics of `<stem>-metrics.csv` and the ceilings of
+/// `<stem>-ceilings.csv` ([`crate::history::ceilings`]) beside it where they exist.
 pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
     let read = |p: &Path| -> Result<(Kind, Vec<Run>)> {
         let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
@@ -470,6 +471,10 @@ pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
         if metrics.is_file() {
             let (_, m) = read(&metrics)?;
             attach_metrics(&mut runs, m, &metrics)?;
+        }
+        let ceilings = crate::history::ceilings::beside(path);
+        if ceilings.is_file() {
+            crate::history::ceilings::attach(&mut runs, &ceilings)?;
         }
     }
     let Some(first) = runs.first() else {

@@ -16,6 +16,7 @@ use std::fmt;
 pub mod change;
 pub mod json;
 pub mod machines;
+pub mod roof;
 
 pub use change::Change;
 
@@ -63,7 +64,8 @@ pub struct MetricDiff {
     pub old: Option<f64>,
     /// The new side's value, likewise.
     pub new: Option<f64>,
-    /// A counter (explains time changes), not one of [`RUN_STATISTICS`].
+    /// A counter (explains time changes): not one of [`RUN_STATISTICS`] nor a ceiling's value the
+    /// run measured ([`crate::model::Ceiling::value_statistic`]).
     pub counter: bool,
 }
 
@@ -549,7 +551,7 @@ fn trial_diff(name: &str, old: Option<&TrialRows<'_>>, new: Option<&TrialRows<'_
             unit: unit(new, key).or(unit(old, key)).unwrap_or_default(),
             old: value(old, key),
             new: value(new, key),
-            counter: !RUN_STATISTICS.contains(&metric),
+            counter: !RUN_STATISTICS.contains(&metric) && crate::model::Ceiling::from_value_statistic(metric).is_none(),
         });
     }
     let metrics = pair_relabelled(metrics);
