@@ -40,10 +40,6 @@ const FAMILIES: [Family; 12] = [
     (vectorization::cases, vectorization::scaled),
 ];
 
-/// Every case, sorted by name.
-///
-/// # Panics
-/// If two cases share a name or a name component is empty or holds `/` (a case-table mistake; the
 /// Why the suite's trial `trial` is host-bound ([`Case::host_bound`]), when it is one of the
 /// suite's trials and host-bound (for `kernelgate compare`, which reads records by trial name).
 /// The case table is built once, on the first call.
@@ -55,6 +51,10 @@ pub fn host_bound(trial: &str) -> Option<String> {
         .cloned()
 }
 
+/// Every case, sorted by name.
+///
+/// # Panics
+/// If two cases share a name or a name component is empty or holds `/` (a case-table mistake; the
 /// CPU tests call this).
 pub fn all() -> Vec<Case> {
     with_work_scale(1.0)
