@@ -26,8 +26,7 @@ pub struct Judgement {
 pub const BLESS_HINT: &str = "if intended, re-bless with KERNELGATE_BLESS=1";
 
 /// The hint every failure of a row missing from the table ends with.
-pub const NEW_ROW_HINT: &str =
-    "new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/";
+pub const NEW_ROW_HINT: &str = "new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/";
 
 /// Whether `failure` (a line of [`Judgement::failures`], or of `crate::resources::Checked`'s
 /// failures) is this gate's judgement of a row, a resource regression, rather than a fault of the
@@ -266,7 +265,8 @@ mod tests {
         assert!(
             j.failures[0]
                 .starts_with("new: not in baselines/sm_90/resources.csv at block 256 (8 registers, occupancy 100 %)")
-                && j.failures[0].ends_with("must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/"),
+                && j.failures[0]
+                    .ends_with("must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/"),
             "{}",
             j.failures[0]
         );
