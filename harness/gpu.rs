@@ -461,8 +461,8 @@ impl Gpu {
     }
 
     /// Makes [`Gpu::upload`] and [`Gpu::with_download`] copy through pinned staging memory
-    /// (page-locked host memory reused by every trial), as the timing process does; the child processes that re-run checked launches
-    /// under a tool copy through pageable memory: with the staging memory, ncu's session over the
+    /// (page-locked host memory reused by every trial), as the timing process does; the child
+    /// processes that re-run checked launches under a tool copy through pageable memory: with the staging memory, ncu's session over the
     /// suite took 238.0 s instead of 51.0-54.6 s (H200, driver 580.159.04, ncu 2025.3.1,
     /// baselines/nvidia-h200-sm90/benchmark/b40.txz), which was not analysed further (ncu's
     /// kernel replay saves and restores the memory a kernel can reach, and pinned host memory is
