@@ -180,8 +180,8 @@ pub struct Compared {
     /// Differences between the two records' GPUs, drivers and clocks that do not refuse the
     /// comparison but bear on it: one sentence each.
     pub warnings: Vec<String>,
-    /// Trials in only one of the two records.
-    pub only_in_one: usize,
+    /// Trials in only one of the two records (or without a time entry and samples in one), sorted.
+    pub only_in_one: Vec<String>,
 }
 
 /// Judges every trial with a time entry and samples in both records, `run`'s against `base`'s,
@@ -326,7 +326,8 @@ pub fn compare_records(base: &RunRecord, run: &RunRecord, options: &CompareOptio
         }
         rows.push((trial.to_string(), judged));
     }
-    Ok(Compared { rows, warnings, only_in_one: all.len() - common.len() })
+    let only_in_one = all.iter().filter(|t| !common.contains(t)).map(|t| t.to_string()).collect();
+    Ok(Compared { rows, warnings, only_in_one })
 }
 
 #[cfg(test)]
@@ -367,7 +368,7 @@ mod tests {
         let same = compare_records(&base, &run, &options(1.0)).unwrap();
         assert_eq!(same.rows.len(), 1, "only trials in both records");
         assert_eq!((same.rows[0].0.as_str(), same.rows[0].1.verdict), ("a/x/1", Verdict::Unchanged));
-        assert_eq!(same.only_in_one, 2);
+        assert_eq!(same.only_in_one, ["a/y/1", "b/z/1"], "named, sorted");
         assert!(same.warnings.is_empty(), "{:?}", same.warnings);
         let slower = compare_records(&base, &run, &options(1.05)).unwrap();
         assert_eq!(slower.rows[0].1.verdict, Verdict::Regressed);

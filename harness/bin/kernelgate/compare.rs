@@ -57,7 +57,8 @@ fn compare_json(base: &Path, run: &Path, options: &CompareOptions, compared: &Co
         "unit": if options.cycles { "cycles" } else { "s" },
         "alpha": options.policy.alpha,
         "warnings": compared.warnings,
-        "only_in_one": compared.only_in_one,
+        "only_in_one": compared.only_in_one.len(),
+        "only_in_one_trials": compared.only_in_one,
         "verdicts": verdict_counts(compared),
         "trials": trials,
     })
@@ -106,7 +107,7 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
         }
     }
     let summary: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
-    let only = match compared.only_in_one {
+    let only = match compared.only_in_one.len() {
         0 => String::new(),
         n => format!("; {n} trial{} in only one record", if n == 1 { "" } else { "s" }),
     };
@@ -117,6 +118,9 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
         options.scale,
         summary.join(", ")
     );
+    if !compared.only_in_one.is_empty() {
+        println!("in only one record (not compared): {}", compared.only_in_one.join(", "));
+    }
     if !compared.warnings.is_empty() && compared.rows.iter().any(|(_, j)| j.verdict != Verdict::Unchanged) {
         println!("note: the verdicts above come from records of different machines or settings (warnings above)");
     }
