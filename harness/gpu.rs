@@ -97,10 +97,11 @@ pub struct Gpu {
 }
 
 /// Page-locked host memory that compared buffers are downloaded into ([`Gpu::with_download`]) and
-/// inputs uploaded from ([`Gpu::upload`]), one allocation per element type, reused by every trial and replaced by a larger one when a buffer
-/// does not fit. A copy into pageable memory goes through the driver's own pinned buffers and the
-/// CPU (CUDA C++ Best Practices Guide, "Pinned Memory"): on the H200 a 64 MiB device-to-host copy
-/// took 7.5 ms into pageable and 1.24 ms into pinned memory, the other way 10.4 and 1.27 ms
+/// inputs uploaded from ([`Gpu::upload`]), one allocation per element type, reused by every trial
+/// and replaced by a larger one when a buffer does not fit. A copy into pageable memory goes
+/// through the driver's own pinned buffers and the CPU (CUDA C++ Best Practices Guide, "Pinned
+/// Memory"): on the H200 a 64 MiB device-to-host copy took 7.5 ms into pageable and 1.24 ms into
+/// pinned memory, the other way 10.4 and 1.27 ms
 /// (`transfers/d2h_pageable`, `d2h_pinned`, `h2d_pageable`, `h2d_pinned`,
 /// baselines/nvidia-h200-sm90/benchmark/b38.txz), and a download into a new `Vec` also faults in
 /// each of its pages.
@@ -438,35 +439,38 @@ impl Gpu {
             let data = phases::time(Phase::Check, || self.download_data(data))?;
             return Ok(visit(data.view()));
         };
-        let doing = "downloading an output buffer";
         let mut staging = staging.lock().unwrap_or_else(PoisonError::into_inner);
         let Staging { f32, u32 } = &mut *staging;
         let view = phases::time(Phase::Check, || -> Result<HostView<'_>> {
             Ok(match data {
-                DeviceData::F32(s) => {
-                    let host = staged(&self.ctx, f32, s.len())?;
-                    self.stream.memcpy_dtoh(s, host).map_err(Error::driver(doing))?;
-                    self.synchronize()?;
-                    HostView::F32(host)
-                }
-                DeviceData::U32(s) => {
-                    let host = staged(&self.ctx, u32, s.len())?;
-                    self.stream.memcpy_dtoh(s, host).map_err(Error::driver(doing))?;
-                    self.synchronize()?;
-                    HostView::U32(host)
-                }
+                DeviceData::F32(s) => HostView::F32(self.download_staged(f32, s)?),
+                DeviceData::U32(s) => HostView::U32(self.download_staged(u32, s)?),
             })
         })?;
         Ok(visit(view))
     }
 
+    /// Copies `device` into the first elements of `slot`'s pinned allocation (grown to fit) and
+    /// waits for the copy: those elements.
+    fn download_staged<'s, T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        slot: &'s mut Option<PinnedHostSlice<T>>,
+        device: &CudaSlice<T>,
+    ) -> Result<&'s [T]> {
+        let host = staged(&self.ctx, slot, device.len())?;
+        self.stream.memcpy_dtoh(device, host).map_err(Error::driver("downloading an output buffer"))?;
+        self.synchronize()?;
+        Ok(host)
+    }
+
     /// Makes [`Gpu::upload`] and [`Gpu::with_download`] copy through pinned staging memory
     /// (page-locked host memory reused by every trial), as the timing process does; the child
-    /// processes that re-run checked launches under a tool copy through pageable memory: with the staging memory, ncu's session over the
-    /// suite took 238.0 s instead of 51.0-54.6 s (H200, driver 580.159.04, ncu 2025.3.1,
-    /// baselines/nvidia-h200-sm90/benchmark/b40.txz), which was not analysed further (ncu's
-    /// kernel replay saves and restores the memory a kernel can reach, and pinned host memory is
-    /// mapped into the device's address space).
+    /// processes that re-run checked launches under a tool copy through pageable memory: with the
+    /// staging memory, ncu's session over the suite took 238.0 s instead of 51.0-54.6 s (H200,
+    /// driver 580.159.04, ncu 2025.3.1, baselines/nvidia-h200-sm90/benchmark/b40.txz; 55.2 s
+    /// without it, b41.txz), which was not analysed further (ncu's kernel replay saves and restores
+    /// the memory a kernel can reach, and pinned host memory is mapped into the device's address
+    /// space).
     pub fn stage_host_copies(&mut self) {
         self.staging = Some(Mutex::default());
     }

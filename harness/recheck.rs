@@ -10,8 +10,8 @@
 //! N applications on the CPU would not round as the GPU's do. Such a program is not re-checked
 //! ([`not_rechecked`] says why).
 
-use crate::case::{Case, HostData, HostView, Param};
-use crate::check::{Mismatch, compare_data, describe, first_mismatch};
+use crate::case::{Case, HostData, Param};
+use crate::check::{Mismatch, describe, first_mismatch};
 use crate::gpu::Gpu;
 use crate::program::Bound;
 
@@ -37,26 +37,6 @@ pub fn not_rechecked(case: &Case) -> Option<String> {
          application) does not give",
         case.name()
     ))
-}
-
-/// Compares the compared buffers `got` (parameter index and contents, in parameter order) with
-/// the reference `want` after `launches`: `None` when every element is within the case's
-/// tolerance, else [`message`] for the first wrong buffer. Pure.
-///
-/// # Panics
-/// When `got` and `want` differ in length (the reference returns one buffer per compared
-/// parameter: a case-table mistake the CPU tests catch).
-pub fn compare_after(
-    case: &Case,
-    got: &[(usize, HostView<'_>)],
-    want: &[HostData],
-    launches: &Launches,
-    seed: u64,
-) -> Option<String> {
-    assert_eq!(got.len(), want.len(), "{}: the reference returns one buffer per compared parameter", case.name());
-    let (param_index, m) =
-        got.iter().zip(want).find_map(|((i, got), want)| Some((*i, compare_data(*got, want, case.tolerance)?)))?;
-    Some(message(case, param_index, &m, launches, seed))
 }
 
 /// The re-check's message for mismatch `m` in parameter `param_index`: the check's description
@@ -99,7 +79,23 @@ pub fn recheck(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::Tolerance;
+    use crate::case::{HostView, Tolerance};
+    use crate::check::compare_data;
+
+    /// What [`recheck`] says of buffers `got` after `launches`: [`compare_data`] per buffer, then
+    /// [`message`] for the first wrong one, as [`first_mismatch`] does over the downloads.
+    fn compare_after(
+        case: &Case,
+        got: &[(usize, HostView<'_>)],
+        want: &[HostData],
+        launches: &Launches,
+        seed: u64,
+    ) -> Option<String> {
+        assert_eq!(got.len(), want.len());
+        let (param_index, m) =
+            got.iter().zip(want).find_map(|((i, got), want)| Some((*i, compare_data(*got, want, case.tolerance)?)))?;
+        Some(message(case, param_index, &m, launches, seed))
+    }
 
     fn copy_case() -> Case {
         Case::new("t", "copy", "4", crate::source::k::coalescing::copy_coalesced)
