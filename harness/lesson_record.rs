@@ -61,6 +61,17 @@ pub struct LessonRow {
     pub reason: String,
 }
 
+impl LessonRow {
+    /// The row in a few words, for the trial's own line: `ratio 0.62 (bound 0.84)  holds`, or the
+    /// verdict alone where the pairs were not judged.
+    pub fn summary(&self) -> String {
+        match self.ratio {
+            Some(r) => format!("ratio {r:.3} (bound {:.2})  {}", self.bound, self.verdict),
+            None => self.verdict.clone(),
+        }
+    }
+}
+
 /// Writes `rows` to a new file at `path` ([`crate::record::write_csv`]).
 ///
 /// # Errors
@@ -224,6 +235,12 @@ pub(crate) mod tests {
             wall_s: 1.25,
             reason: "the lesson holds: graph, with a comma and \"quotes\"".into(),
         }
+    }
+
+    #[test]
+    fn a_rows_summary_gives_ratio_bound_and_verdict() {
+        assert_eq!(row("l/a_vs_b/1", "holds", Some([0.6612, 0.65, 0.67])).summary(), "ratio 0.661 (bound 0.83)  holds");
+        assert_eq!(row("l/a_vs_b/1", "invalid", None).summary(), "invalid");
     }
 
     #[test]

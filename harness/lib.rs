@@ -17,7 +17,8 @@
 //! | record   | [`record`], [`lesson_record`] (the lesson trials' CSV), [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
 //!
-//! Under every stage: [`model`] (the plain data the stages hand each other) and [`paths`] (the
+//! Under every stage: [`model`] (the plain data the stages hand each other), [`console`] (where status
+//! lines go, the heartbeat of long phases) and [`paths`] (the
 //! project root, temporary files). [`suite`] wires the stages into libtest-mimic trials.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
@@ -28,6 +29,7 @@ pub mod ceilings;
 pub mod check;
 pub mod compile;
 pub mod config;
+pub mod console;
 pub mod devices;
 /// `build.rs`'s entry-point scanner, also used by `kernelgate compile` on a file read at run time.
 pub mod entry_scan;

@@ -72,7 +72,23 @@ impl Judged {
         };
         format!("{}{by}: {}", self.verdict.as_str(), self.reason)
     }
+
+    /// [`Judged::message`] in two lines where it carries a test's evidence: the verdict and the
+    /// change first, then, indented, `evidence: one-sided …` (the test, its p-values, the floor,
+    /// the counters that moved, and whatever follows). A message without evidence stays one line.
+    pub fn message_lines(&self) -> String {
+        let message = self.message();
+        match message.split_once(EVIDENCE) {
+            Some((change, evidence)) => format!("{change}\n  evidence: one-sided {evidence}"),
+            None => message,
+        }
+    }
 }
+
+/// Where a timing sentence's evidence begins. Both gates write the change first (the medians,
+/// the change, the pairs), then `, one-sided <test> p = …`: [`judge`] (Mann-Whitney) and
+/// [`super::paired`] (Wilcoxon signed-rank).
+pub const EVIDENCE: &str = ", one-sided ";
 
 /// How timings are shown in messages: seconds, or cycles (`KERNELGATE_COMPARE=cycles`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -295,6 +311,11 @@ mod tests {
         let slower: Vec<f64> = run.iter().map(|x| x + 2.0 * tick).collect();
         let j = judged(&slower, &blessed, 1);
         assert_eq!(j.verdict, Verdict::Regressed, "{}", j.reason);
+        let lines = j.message_lines();
+        let (change, evidence) = lines.split_once('\n').expect("two lines");
+        assert!(change == "regressed (time): median 1.1 us vs baseline 1.0 us (+9.38%)", "{lines}");
+        assert!(evidence.starts_with("  evidence: one-sided Mann-Whitney p = "), "{lines}");
+        assert_eq!(lines.replace("\n  evidence:", ","), j.message(), "only the line break is added");
     }
 
     #[test]

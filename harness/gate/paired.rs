@@ -250,6 +250,11 @@ mod tests {
             "{}",
             j.reason
         );
+        let lines = j.message_lines();
+        assert!(
+            lines.contains(" vs ") && lines.contains("\n  evidence: one-sided Wilcoxon signed-rank p = "),
+            "{lines}"
+        );
         let busy = Some("other processes computed on the GPU (pids [3])".to_string());
         let j = judge_pairs(&a, &b, busy, None, &Policy::default(), 35, "main").unwrap();
         assert_eq!((j.verdict, j.comparison.is_none()), (Verdict::Invalid, true));

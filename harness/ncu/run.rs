@@ -11,6 +11,23 @@ use std::process::{Command, Stdio};
 /// checked launch once each, inside their NVTX ranges, and time nothing.
 pub const CHILD_ENV: &str = "KERNELGATE_PROFILE_TRIALS";
 
+/// Marker the profiled child prints into ncu's log before each trial:
+/// `kernelgate-ncu: begin <trial>`.
+pub const BEGIN: &str = "kernelgate-ncu: begin ";
+
+/// How far a profiling session is, from its log so far (pure; tested): the trials the child has
+/// begun (of `trials`) with the last one's name, and the kernels ncu has profiled (its
+/// `==PROF== Profiling "<kernel>" - <n>: ...` lines, ncu 2025.3.1's wording).
+pub fn progress(log: &str, trials: usize) -> String {
+    let begun: Vec<&str> = log.lines().filter_map(|l| l.strip_prefix(BEGIN)).collect();
+    let kernels = log.lines().filter(|l| l.starts_with("==PROF== Profiling \"")).count();
+    let profiled = crate::units::count(kernels, "kernel");
+    match begun.last() {
+        Some(last) => format!("trial {} of {trials} ({last}), {profiled} profiled", begun.len()),
+        None => format!("starting the child, {profiled} profiled"),
+    }
+}
+
 /// What one profiling session needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
@@ -107,7 +124,11 @@ impl Session {
         for (k, v) in child_env {
             profile.env(k, v);
         }
-        let status = profile.status().map_err(|e| self.spawn_error(e))?;
+        let mut child = profile.spawn().map_err(|e| self.spawn_error(e))?;
+        let status = crate::console::wait_saying(&mut child, "ncu", || {
+            progress(&std::fs::read_to_string(&out.log).unwrap_or_default(), self.trials.len())
+        })
+        .map_err(Error::io(&out.log))?;
         let log_text = std::fs::read_to_string(&out.log).map_err(Error::io(&out.log))?;
         // ==ERROR== lines (ERR_NVGPUCTRPERM among them) are reported by the parser with their fix.
         if log_text.contains("==ERROR==") {
@@ -123,11 +144,15 @@ impl Session {
                 ),
             });
         }
-        let status = Command::new(&self.ncu)
+        let mut import = Command::new(&self.ncu)
             .args(Self::import_args(&out.report, &out.csv))
             .stdout(Stdio::null())
-            .status()
+            .spawn()
             .map_err(|e| self.spawn_error(e))?;
+        let status = crate::console::wait_saying(&mut import, "ncu --import", || {
+            format!("printing the report's raw page into {}", out.csv.display())
+        })
+        .map_err(Error::io(&out.report))?;
         if !status.success() {
             return Err(Error::Ncu {
                 origin: out.report.clone(),
@@ -170,6 +195,18 @@ fn tail(text: &str, lines: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_counts_the_trials_begun_and_the_kernels_profiled() {
+        // ncu's lines as ncu 2025.3.1 wrote them on the H200 (benchmark/b41.txz, the -ncu.log).
+        let log = "==PROF== Connected to process 7544 (/work/main/.gpu/bin/kernels)\n\
+                   kernelgate-ncu: begin coalescing/copy/67108864\n\
+                   ==PROF== Profiling \"copy_coalesced\" - 0: 0%....50%....100% - 7 passes\n\
+                   ==PROF== Profiling \"copy_coalesced\" - 1: 0%....50%....100% - 7 passes\n\
+                   kernelgate-ncu: begin coalescing/gather_random/16777216\n";
+        assert_eq!(progress(log, 80), "trial 2 of 80 (coalescing/gather_random/16777216), 2 kernels profiled");
+        assert_eq!(progress(&log[..65], 80), "starting the child, 0 kernels profiled");
+    }
 
     fn session() -> Session {
         Session {

@@ -52,7 +52,7 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
         report,
     };
     let started = std::time::Instant::now();
-    println!(
+    crate::say!(
         "kernelgate: profiling {} trials with ncu (--clock-control {}, inputs from seed {PROFILE_SEED})",
         session.trials.len(),
         session.clock_control
@@ -76,7 +76,7 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
             .map(|c| c.name())
             .collect();
         if !missing.is_empty() {
-            println!(
+            crate::say!(
                 "kernelgate: warning: ncu profiled no A side (the revision's kernels, NVTX ranges ending {}) for {}: \
                  their A/B verdicts are decided by time alone",
                 measure::A_SIDE_SUFFIX,
@@ -84,7 +84,7 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
             );
         }
     }
-    println!(
+    crate::say!(
         "kernelgate: ncu {version} profiled {} kernels of {} trials in {:.1} s; report {} (open it in the Nsight Compute GUI)",
         parsed.kernels.len(),
         profiled.values.len(),
@@ -122,6 +122,8 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
     let _prefetch = crate::inputs::prefetch::Prefetch::start(order, PROFILE_SEED);
     for name in list.lines().filter(|l| !l.is_empty()) {
+        // Into ncu's log, where the session's heartbeat reads how far the child is.
+        println!("{}{name}", super::run::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {
             eprintln!("kernelgate (profiled child): no case named {name}");
             failed = true;

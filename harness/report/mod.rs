@@ -3,7 +3,7 @@
 //!
 //! | module       | output                                                              |
 //! |--------------|---------------------------------------------------------------------|
-//! | `table`      | the terminal: device block, ceilings and results table ([`device`], [`ceilings`], [`table`]) |
+//! | `table`      | the terminal: device block, ceilings, results table, a trial's own line ([`device`], [`ceilings`], [`table`], [`trial_line`]) |
 //! | [`vendor`]   | each trial's speed as % of its family's vendor reference (CUB, cuBLAS) |
 //! | [`diff`]     | the model of a diff report: two sides' measurements compared per trial |
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
@@ -31,7 +31,7 @@ mod table;
 pub mod vendor;
 
 pub use file::write_whole;
-pub use table::{ceilings, device, device_with_nvrtc, duration, table};
+pub use table::{ceilings, device, device_with_nvrtc, duration, table, trial_line};
 
 /// Characters a report shows by their code point (`[U+202E]`) instead of as themselves: control
 /// characters (Unicode general category Cc, which a terminal or browser may act on) and the

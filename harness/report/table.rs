@@ -144,6 +144,21 @@ pub fn table(results: &[CaseResult], references: &[super::vendor::VendorReferenc
     out
 }
 
+/// A finished GPU trial's line: the median, its change against what it was compared with, the
+/// verdict, and the trial's wall time (s): `206.8 us  +2.00%  regressed  5.5 s`; without a
+/// comparison `206.8 us  no-baseline  5.5 s`; without a result (the trial failed before timing,
+/// or was not timed) the wall time alone.
+pub fn trial_line(result: Option<&CaseResult>, seconds: f64) -> String {
+    let took = format!("{seconds:.1} s");
+    let Some(r) = result else { return took };
+    let median = crate::units::duration(r.summary.median_s);
+    let verdict = r.verdict.as_str();
+    match &r.comparison {
+        Some(c) => format!("{median}  {}  {verdict}  {took}", crate::units::signed_pct(100.0 * c.delta)),
+        None => format!("{median}  {verdict}  {took}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +242,25 @@ vectorization/saxpy/67108864    200.0 us   0.10%      100    4026.5   95.3% copy
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_trial_line_gives_median_change_verdict_and_time() {
+        assert_eq!(trial_line(None, 2.04), "2.0 s", "without a result, the time alone");
+        let r = crate::record::tests::result("t/v/1", 206.8e-6, 8, 0);
+        assert_eq!(trial_line(Some(&r), 5.51), "206.8 us  no-baseline  5.5 s");
+        let c = crate::gate::timing::Comparison {
+            verdict: crate::gate::Verdict::Regressed,
+            baseline_median_s: 202.75e-6,
+            median_s: 206.8e-6,
+            delta: 0.02,
+            p_value: 0.0,
+            p_adjusted: 0.0,
+            min_effect: 0.01,
+            median_ci: 0.001,
+            quantum_s: 0.0,
+        };
+        let r = crate::record::CaseResult { verdict: crate::gate::Verdict::Regressed, comparison: Some(c), ..r };
+        assert_eq!(trial_line(Some(&r), 5.51), "206.8 us  +2.00%  regressed  5.5 s");
     }
 }

@@ -176,7 +176,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
         (Some(_), f) if f != 1.0 => format!(" at {f} of their work (KERNELGATE_SANITIZE_SCALE)"),
         _ => String::new(),
     };
-    println!(
+    crate::say!(
         "kernelgate: checking {} trials, {}{scale} (log {})",
         selected.len(),
         label(tool.as_deref()),
@@ -216,7 +216,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
             }
             // Checked after the tool stopped printing: once more, in a process of its own limit.
             if only_the_limit(trial) && rechecked.insert(name.clone()) {
-                println!(
+                crate::say!(
                     "kernelgate: {name}: checked after {}'s print limit was spent; checking it again in a new process",
                     label(tool.as_deref())
                 );
@@ -236,7 +236,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
         remaining = again;
         if !parsed.outside.is_empty() {
             let shown: Vec<String> = parsed.outside.iter().map(|r| r.render(2)).collect();
-            println!(
+            crate::say!(
                 "kernelgate: {} reported before any trial of its process began (every trial of that process fails \
                  as not fully checked):\n  {}",
                 label(tool.as_deref()),
@@ -244,7 +244,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
             );
         }
     }
-    println!(
+    crate::say!(
         "kernelgate: {}: {} of {} trials failed, {checks_failed} more failed their check (the suite reports \
          those), in {:.1} s",
         label(tool.as_deref()),
@@ -283,6 +283,7 @@ fn one_process(
             ))
         })?;
     let mut last_begin: (usize, Instant) = (0, Instant::now());
+    let mut ticker = crate::console::Ticker::new(crate::console::HEARTBEAT);
     let exit = loop {
         if let Some(status) = child.try_wait().map_err(Error::io(exe))? {
             break format!("{status}");
@@ -290,6 +291,14 @@ fn one_process(
         std::thread::sleep(Duration::from_millis(100));
         let text = std::fs::read_to_string(part).unwrap_or_default();
         let begun = text.matches(parse::BEGIN).count();
+        if ticker.due() {
+            crate::say!(
+                "kernelgate: {}: {}, {:.0} s so far",
+                label(tool),
+                progress(&text, trials.len()),
+                ticker.elapsed_s()
+            );
+        }
         if begun != last_begin.0 {
             last_begin = (begun, Instant::now());
         } else if begun > 0 && last_begin.1.elapsed() > limit {
@@ -305,6 +314,16 @@ fn one_process(
         text += &format!("kernelgate: the child was {exit}\n");
     }
     Ok((text, exit))
+}
+
+/// How far a checked child is, from its output so far (pure; tested): `trial 3 of 77
+/// (<the last trial begun>)`, from its [`parse::BEGIN`] lines.
+fn progress(text: &str, trials: usize) -> String {
+    let begun: Vec<&str> = text.lines().filter_map(|l| l.split_once(parse::BEGIN).map(|(_, name)| name)).collect();
+    match begun.last() {
+        Some(last) => format!("trial {} of {trials} ({last})", begun.len()),
+        None => format!("starting the child ({trials} trials to check)"),
+    }
 }
 
 /// Runs of the timed path an isolated child makes after a trial's check: the program as the timing
@@ -338,9 +357,9 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
     let _prefetch = crate::inputs::prefetch::Prefetch::start(order, crate::ncu::select::PROFILE_SEED);
     for name in list.lines().filter(|l| !l.is_empty()) {
-        println!("{}{name}", parse::BEGIN);
+        crate::say!("{}{name}", parse::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {
-            println!("{}{name}: error: no case of this name", parse::END);
+            crate::say!("{}{name}: error: no case of this name", parse::END);
             continue;
         };
         let checked = crate::program::compile(&gpu, case).and_then(|compiled| {
@@ -361,7 +380,7 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
             Ok(Err(message)) => (format!("check failed: {}", message.replace('\n', " ")), false),
             Err(e) => (format!("error: {}", e.to_string().replace('\n', " ")), true),
         };
-        println!("{}{name}: {outcome}", parse::END);
+        crate::say!("{}{name}: {outcome}", parse::END);
         let _ = std::io::stdout().flush();
         // compute-sanitizer's front end writes the reports into the same file as this process:
         // a pause lets a report of this trial land before the next trial's marker. An isolated
@@ -379,6 +398,18 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_names_the_last_trial_begun() {
+        let text = format!(
+            "{}a/b/1\n{}a/b/1: ok\n========= COMPUTE-SANITIZER\n{}c/d/2\n",
+            parse::BEGIN,
+            parse::END,
+            parse::BEGIN
+        );
+        assert_eq!(progress(&text, 77), "trial 2 of 77 (c/d/2)");
+        assert_eq!(progress("", 77), "starting the child (77 trials to check)");
+    }
 
     #[test]
     fn the_command_names_the_tool_and_the_program() {

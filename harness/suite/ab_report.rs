@@ -82,7 +82,7 @@ pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         (&md, text.as_bytes()),
         (&page, html(&report).as_bytes()),
     ])?;
-    println!(
+    crate::say!(
         "kernelgate: wrote {}, {} and {} (the A/B report: JSON, Markdown for the pull request, HTML)",
         json.display(),
         md.display(),
@@ -92,7 +92,7 @@ pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         let path = std::path::PathBuf::from(summary);
         let mut file = std::fs::OpenOptions::new().append(true).create(true).open(&path).map_err(Error::io(&path))?;
         file.write_all(text.as_bytes()).map_err(Error::io(&path))?;
-        println!("kernelgate: appended the A/B report to the job summary ({})", path.display());
+        crate::say!("kernelgate: appended the A/B report to the job summary ({})", path.display());
     }
     Ok(())
 }

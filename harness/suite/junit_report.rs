@@ -129,7 +129,7 @@ pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::Result<()> 
     };
     let xml = junit::render(&run, &trials);
     report::write_whole(&[(&path, xml.as_bytes())])?;
-    println!("kernelgate: wrote {} (JUnit, {} testcases)", path.display(), trials.len());
+    crate::say!("kernelgate: wrote {} (JUnit, {} testcases)", path.display(), trials.len());
     Ok(())
 }
 

@@ -169,10 +169,10 @@ pub(super) fn write_lessons(suite: &Suite) -> crate::Result<()> {
         return Ok(());
     }
     rows.sort_by(|a, b| a.trial.cmp(&b.trial));
-    println!("\n{}", crate::report::lessons::lessons(&rows));
+    crate::say!("\n{}", crate::report::lessons::lessons(&rows));
     let path = std::path::PathBuf::from(format!("{}{LESSONS_CSV_SUFFIX}", suite.stem()?.display()));
     crate::lesson_record::write_lessons_csv(&path, &rows)?;
-    println!("kernelgate: wrote {} ({})", path.display(), crate::units::count(rows.len(), "lesson trial"));
+    crate::say!("kernelgate: wrote {} ({})", path.display(), crate::units::count(rows.len(), "lesson trial"));
     Ok(())
 }
 

@@ -32,6 +32,7 @@ mod verdict;
 use verdict::sanitized;
 
 use crate::case::Case;
+use crate::console::TrialLines;
 use crate::devices::{Lease, Pool};
 use crate::gate::Policy;
 use crate::gate::baseline::Baseline;
@@ -178,8 +179,8 @@ impl Suite {
         self.pool
             .get_or_init(|| {
                 let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, |gpu| {
-                    println!("{}", report::device(&gpu.facts));
-                    report::ceilings(&gpu.ceilings).into_iter().for_each(|line| println!("{line}"));
+                    crate::say!("{}", report::device(&gpu.facts));
+                    report::ceilings(&gpu.ceilings).into_iter().for_each(|line| crate::say!("{line}"));
                 })
                 .map_err(|e| {
                     if matches!(e, Error::Config { .. }) {
@@ -188,7 +189,7 @@ impl Suite {
                     e.to_string()
                 });
                 if let (Err(reason), None) = (&pool, &self.no_gpu) {
-                    println!("kernelgate: the GPUs cannot be used: {reason}");
+                    crate::say!("kernelgate: the GPUs cannot be used: {reason}");
                 }
                 pool
             })
@@ -372,9 +373,46 @@ where
             Err(failed) => junit::Outcome::Failed(failed.message().unwrap_or("failed").to_string()),
         };
         let seconds = start.elapsed().as_secs_f64();
+        if let Some(text) = own_line(&suite, &name, seconds) {
+            crate::console::trial(&name, &text);
+        }
         suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome::new(name, seconds, outcome));
         result
     }
+}
+
+/// The run's verdicts counted, last before the exit code's line: `kernelgate: 80 timed trials: 61
+/// unchanged, 19 regressed; 4 lesson trials: 4 holds`. Nothing where no GPU trial was judged.
+fn print_counts(suite: &Suite) {
+    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner());
+    let lessons = suite.lessons.lock().unwrap_or_else(|p| p.into_inner());
+    let parts: Vec<String> = [
+        crate::console::verdict_counts(timed.iter().map(|t| t.result.verdict.as_str()), "timed trial"),
+        crate::console::verdict_counts(lessons.iter().map(|l| l.verdict.as_str()), "lesson trial"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !parts.is_empty() {
+        crate::say!("kernelgate: {}", parts.join("; "));
+    }
+}
+
+/// A finished trial's own line ([`report::trial_line`]): for a case, its median,
+/// change and verdict, or its time alone where it failed before a result; for a lesson trial its
+/// ratio and verdict; `None` for a compile trial (it takes no time worth a line) and a trial not
+/// run.
+fn own_line(suite: &Suite, name: &str, seconds: f64) -> Option<String> {
+    if name.starts_with("compile/") {
+        return None;
+    }
+    if cases::lessons::is_lesson(name) {
+        let lessons = suite.lessons.lock().unwrap_or_else(|p| p.into_inner());
+        return lessons.iter().rev().find(|l| l.trial == name).map(|l| format!("{}  {seconds:.1} s", l.summary()));
+    }
+    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner());
+    let result = timed.iter().rev().find(|t| t.result.trial == name).map(|t| &t.result);
+    Some(report::trial_line(result, seconds))
 }
 
 /// The `kernels` test binary's `main`: parse libtest flags, profile with ncu if asked, run the
@@ -402,6 +440,10 @@ pub fn main() -> ExitCode {
         return crate::sanitize::child(&config, &cases::for_checked_child(&config), &list);
     }
     let mut args = Arguments::from_args();
+    // libtest's own output alone on stdout where a program reads it (JSON) or a line would break
+    // its dots (terse).
+    let pretty = !args.quiet && matches!(args.format, None | Some(libtest_mimic::FormatSetting::Pretty));
+    crate::console::route_status(!pretty);
     if !args.list
         && let Some(path) = &config.junit
         && let Err(e) = junit_report::check_junit_path(path)
@@ -411,7 +453,7 @@ pub fn main() -> ExitCode {
     }
     if !args.list {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
-        println!("{}", crate::nvrtc::run_header());
+        crate::say!("{}", crate::nvrtc::run_header());
     }
     let suite = Arc::new(Suite::new(config));
     let trials = trials(&suite);
@@ -442,7 +484,8 @@ pub fn main() -> ExitCode {
             }
         }
     }
-    args.test_threads.get_or_insert(1);
+    let threads = *args.test_threads.get_or_insert(1);
+    crate::console::route_trial_lines(if pretty && threads == 1 { TrialLines::Inline } else { TrialLines::Stderr });
     if !args.list {
         let compiles = SOURCES.iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
         let chosen = |(s, a): &(&'static crate::KernelSource, &'static str)| {
@@ -468,14 +511,14 @@ pub fn main() -> ExitCode {
         }
         let report = resources::render(&suite.resources.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
-            println!("\n{report}");
+            crate::say!("\n{report}");
         }
         let report = sass::render(&suite.sass.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
-            println!("\n{report}");
+            crate::say!("\n{report}");
         }
         if let Some(reason) = suite.sass_skipped.get() {
-            println!("kernelgate: SASS gate not run: {reason}");
+            crate::say!("kernelgate: SASS gate not run: {reason}");
         }
     }
     if !args.list && any_selected {
@@ -483,11 +526,14 @@ pub fn main() -> ExitCode {
         let totals = crate::phases::totals();
         // Nothing to say where no GPU trial ran (compile trials alone take no phase's time).
         if totals.iter().any(|(_, s)| *s >= 0.05) {
-            println!("{}", crate::phases::render(&totals, &crate::phases::background_totals(), trials_s));
+            crate::say!("{}", crate::phases::render(&totals, &crate::phases::background_totals(), trials_s));
         }
     }
     if let Err(e) = results::write_results(&suite) {
         unwritten.push(e.to_string());
+    }
+    if !args.list {
+        print_counts(&suite);
     }
     if !unwritten.is_empty() {
         for e in &unwritten {
@@ -498,7 +544,7 @@ pub fn main() -> ExitCode {
     }
     let gate_failures = suite.gate_failures.load(Ordering::Relaxed) as u64;
     if conclusion.has_failed() && conclusion.num_failed == gate_failures {
-        println!(
+        crate::say!(
             "kernelgate: {gate_failures} trial(s) failed their performance or resource gate only; exit code \
              {EXIT_REGRESSION}"
         );
@@ -514,7 +560,7 @@ pub fn main() -> ExitCode {
 /// A `KERNELGATE_AB` revision that cannot be read, as a sentence (exit code 2).
 fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
     let g = &suite.git;
-    println!(
+    crate::say!(
         "kernelgate: recorded under commit {}{}{} ({}{})",
         g.short(),
         if g.kernels_dirty == Some(true) { " with edited kernels" } else { "" },
@@ -523,25 +569,25 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         if g.branch.is_empty() { String::new() } else { format!(" {}", g.branch) },
     );
     for w in &suite.git_warnings {
-        println!("kernelgate: warning: {w}");
+        crate::say!("kernelgate: warning: {w}");
     }
     if let Some(reason) = &suite.no_gpu {
         if suite.config.require_gpu {
-            println!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
+            crate::say!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
         } else {
-            println!("kernelgate: GPU trials are ignored: {reason}");
+            crate::say!("kernelgate: GPU trials are ignored: {reason}");
         }
         if suite.config.ncu {
-            println!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU");
+            crate::say!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU");
         }
         if let Some(tool) = &suite.config.sanitize {
-            println!("kernelgate: KERNELGATE_SANITIZE={tool}, but nothing is checked: there is no GPU");
+            crate::say!("kernelgate: KERNELGATE_SANITIZE={tool}, but nothing is checked: there is no GPU");
         } else if suite.config.isolate {
-            println!("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU");
+            crate::say!("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU");
         }
     }
     if suite.config.isolate && suite.config.sanitize.is_some() {
-        println!(
+        crate::say!(
             "kernelgate: KERNELGATE_ISOLATE=1 with KERNELGATE_SANITIZE: the sanitizer's child does the isolating \
              (it does not repeat the timed path)"
         );
@@ -566,12 +612,12 @@ fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         } else {
             format!("{rev} ({})", revision.commit)
         };
-        println!(
+        crate::say!(
             "kernelgate: A/B: each case's kernels at {at} against {}, timed in pairs over one set of buffers",
             suite.b_side()
         );
         if let Some(warning) = revision.cases_differ(&suite.root, &b_commit, b_what) {
-            println!("kernelgate: warning: {warning}");
+            crate::say!("kernelgate: warning: {warning}");
         }
         let _ = suite.ab.set(Ok(revision));
         suite.compared.store(selected.len(), Ordering::Relaxed);
@@ -631,12 +677,13 @@ fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
             load_baseline(suite, gpu, selected);
         }
     }
-    println!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
+    crate::say!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
     if suite.config.work_scale != 1.0 {
-        println!(
+        crate::say!(
             "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \
              (power benchmark; the run CSV's bytes rows hold the real work)",
-            suite.config.work_scale, suite.config.work_scale
+            suite.config.work_scale,
+            suite.config.work_scale
         );
     }
     Ok(suite.pool().map_or(1, Pool::len))
@@ -658,7 +705,7 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
         Ok(b) => {
             let covered = selected.iter().filter(|t| b.time(t).is_some()).count();
             suite.compared.store(covered, Ordering::Relaxed);
-            println!(
+            crate::say!(
                 "kernelgate: baseline {}: {covered} of {} selected trials covered; verdicts fail on: {}",
                 dir.display(),
                 selected.len(),
@@ -674,7 +721,7 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
             others.dedup();
             if !others.is_empty() {
                 let shown: Vec<&str> = others.iter().map(|u| if u.is_empty() { "unrecorded" } else { u }).collect();
-                println!(
+                crate::say!(
                     "kernelgate: WARNING: the baseline was blessed on another physical GPU ({}) than this run's ({}); \
                      medians of one kernel differed by -5.8 to +2.9 % between two H200s, so regressions may be the \
                      machine's: bless on the machine that gates, or gate with KERNELGATE_AB=<rev>",
@@ -683,7 +730,7 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
                 );
             }
         }
-        Err(e) => println!("kernelgate: baseline unusable, every GPU trial fails: {e}"),
+        Err(e) => crate::say!("kernelgate: baseline unusable, every GPU trial fails: {e}"),
     }
     let _ = suite.baseline.set(loaded);
 }

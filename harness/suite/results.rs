@@ -29,7 +29,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
             report::vendor::pct_of_vendor(&timed.iter().map(|t| t.result.clone()).collect::<Vec<_>>(), &vendors);
         timed.iter_mut().zip(shares).for_each(|(t, share)| t.result.vendor = share);
         let results: Vec<CaseResult> = timed.iter().map(|t| t.result.clone()).collect();
-        println!("\n{}", report::table(&results, &vendors));
+        crate::say!("\n{}", report::table(&results, &vendors));
         let stem = suite.stem()?;
         // One group of rows per GPU: each row carries the facts of the GPU its trial ran on.
         let mut rows = Vec::new();
@@ -39,7 +39,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         }
         let path = with_suffix(&stem, ".csv");
         record::write_csv(&path, &rows)?;
-        println!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
+        crate::say!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
         write_ceilings(suite, &timed, &stem)?;
         later = keep_run_record(suite, &timed, &stem).err();
         if let Err(e) = record_history(suite, &timed) {
@@ -57,10 +57,10 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         let gpu_key = timed.first().map_or("unknown".to_string(), |t| t.gpu.facts.gpu_key.clone());
         let path = with_suffix(&suite.stem()?, "-metrics.csv");
         record::write_csv(&path, &profile::rows(profiled, &suite.run_id, &suite.git, &gpu_key))?;
-        println!("kernelgate: wrote {} ({} trials profiled)", path.display(), profiled.values.len());
+        crate::say!("kernelgate: wrote {} ({} trials profiled)", path.display(), profiled.values.len());
     }
     if let Some(Err(e)) = suite.profiled.get() {
-        println!("kernelgate: ncu profiling failed: {e}");
+        crate::say!("kernelgate: ncu profiling failed: {e}");
     }
     later.map_or(Ok(()), Err)
 }
@@ -85,11 +85,13 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
     };
     let mut failed = None;
     if suite.config.work_scale != 1.0 {
-        println!("kernelgate: not recorded in history: a scaled-work run (KERNELGATE_WORK_SCALE)");
+        crate::say!("kernelgate: not recorded in history: a scaled-work run (KERNELGATE_WORK_SCALE)");
         return Ok(());
     }
     if let Some(b) = &suite.config.ab_b {
-        println!("kernelgate: not recorded in history: B is kernels/ at {b} (KERNELGATE_AB_B), not the built commit's");
+        crate::say!(
+            "kernelgate: not recorded in history: B is kernels/ at {b} (KERNELGATE_AB_B), not the built commit's"
+        );
         return Ok(());
     }
     let profiled = match suite.profiled.get() {
@@ -109,7 +111,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         let run = history::of_run::run_of(&info, &group[0].gpu.ceilings, &trials, counters);
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
         match appended {
-            Ok(rows) => println!(
+            Ok(rows) => crate::say!(
                 "kernelgate: recorded in history: {}{} ({} values, GPU {}) in {}",
                 info.git.short(),
                 if info.ab_revision.is_empty() {
@@ -125,7 +127,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
                 dir.display()
             ),
             Err(e) => {
-                println!("kernelgate: not recorded in history: {e}");
+                crate::say!("kernelgate: not recorded in history: {e}");
                 if asked {
                     failed = failed.or(Some(e));
                 }
@@ -133,14 +135,17 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         }
         if suite.config.notes {
             match repo.as_ref().map(|r| history::write_run(r, &run)) {
-                Some(Ok(lines)) => println!(
+                Some(Ok(lines)) => crate::say!(
                     "kernelgate: added {lines} lines to the git note of {} ({})",
                     info.git.short(),
                     history::NOTES_REF
                 ),
-                Some(Err(e)) => println!("kernelgate: warning: no git note written: {e}"),
+                Some(Err(e)) => crate::say!("kernelgate: warning: no git note written: {e}"),
                 None => {
-                    println!("kernelgate: warning: no git note written: no git repository at {}", suite.root.display())
+                    crate::say!(
+                        "kernelgate: warning: no git note written: no git repository at {}",
+                        suite.root.display()
+                    )
                 }
             }
         }
@@ -193,7 +198,7 @@ fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result
     }
     match baseline::run::keep(&dir, all) {
         Ok(()) => {
-            println!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display());
+            crate::say!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display());
             Ok(())
         }
         Err(e) => Err(Error::Baseline {
@@ -217,21 +222,29 @@ fn bless(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
         let blessed = form.1.len();
         let (changes, left_out) = baseline::run::bless(&dir, form)?;
         for (trial, why) in &left_out {
-            println!("kernelgate: not blessed: {trial}: {why}");
+            crate::say!("kernelgate: not blessed: {trial}: {why}");
         }
         let count = blessed - left_out.len();
-        println!(
+        crate::say!(
             "kernelgate: blessed {} into {} ({})",
             crate::units::count(count, "trial"),
             dir.display(),
             crate::units::count(changes.len(), "change")
         );
-        for c in &changes {
-            println!("  {c}");
+        // The whole list in a file beside the run's CSV; a summary here.
+        let list = with_suffix(&suite.stem()?, &format!("-blessed-{key}.txt"));
+        let text: String = changes.iter().map(|c| format!("{c}\n")).collect();
+        report::write_whole(&[(&list, text.as_bytes())])?;
+        for line in baseline::summary::summarize(&changes, BLESS_SHOWN) {
+            crate::say!("  {line}");
         }
+        crate::say!("  every change: {}", list.display());
     }
     Ok(())
 }
+
+/// Time changes a bless prints, the largest first; the others are in its list file.
+const BLESS_SHOWN: usize = 10;
 
 /// Writes `<stem>-ceilings.csv` (every GPU's measured ceilings, [`crate::ceilings::file`]) and the
 /// roofline of each GPU's trials ([`report::roofline`]): `<stem>-roofline.svg`, or
@@ -255,7 +268,7 @@ fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<
         .collect();
     let path = with_suffix(stem, "-ceilings.csv");
     record::write_csv(&path, &rows)?;
-    println!(
+    crate::say!(
         "kernelgate: wrote {} ({} ceilings of {})",
         path.display(),
         rows.len(),
@@ -274,7 +287,7 @@ fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<
         };
         let path = with_suffix(stem, &suffix);
         report::write_whole(&[(&path, svg.as_bytes())])?;
-        println!("kernelgate: wrote {} ({} cases placed)", path.display(), points.len());
+        crate::say!("kernelgate: wrote {} ({} cases placed)", path.display(), points.len());
     }
     Ok(())
 }

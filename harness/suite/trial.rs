@@ -163,7 +163,7 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
     let Some(Ok(revision)) = suite.ab.get() else { return Ok(Ok(Timing::Baseline)) };
     let files = case_files(case);
     let alone = |why: String| {
-        println!("kernelgate: {}: {why}; timed alone, with no verdict", case.name());
+        crate::say!("kernelgate: {}: {why}; timed alone, with no verdict", case.name());
         Ok(Ok(Timing::Baseline))
     };
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
@@ -202,9 +202,9 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
         return Ok(Err(format!("{what}: not timed (KERNELGATE_AB_IDENTICAL=time times it)")));
     }
     if files.is_empty() {
-        println!("kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)", case.name());
+        crate::say!("kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)", case.name());
     } else {
-        println!(
+        crate::say!(
             "kernelgate: {}: A = {} at {} (module {}), B = {} (module {}){}",
             case.name(),
             list(&files),
@@ -240,7 +240,9 @@ fn same_machine_code(suite: &Suite, revision: &Revision, files: &[&str], arch: &
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
-                println!("kernelgate: kernels/{file}: PTX differs and the SASS could not be compared ({why}); timed");
+                crate::say!(
+                    "kernelgate: kernels/{file}: PTX differs and the SASS could not be compared ({why}); timed"
+                );
                 return Ok(false);
             }
         }
@@ -337,7 +339,7 @@ fn rechecked(
     want: &[crate::case::HostData],
 ) -> crate::Result<Result<(), Failed>> {
     if let Some(why) = recheck::not_rechecked(case) {
-        println!("kernelgate: {why}");
+        crate::say!("kernelgate: {why}");
         return Ok(Ok(()));
     }
     let warmup = suite.config.warmup;
@@ -488,7 +490,7 @@ fn finish(
         (c, s) => c.or(s),
     };
     let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
-        let mut message = format!("{}: {}", case.name(), judged.message());
+        let mut message = format!("{}: {}", case.name(), judged.message_lines());
         if let Some(note) = other_gpu_note(suite, case, gpu) {
             message += &format!("; {note}");
         }

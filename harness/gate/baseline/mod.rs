@@ -25,6 +25,7 @@
 
 mod files;
 pub mod run;
+pub mod summary;
 
 pub use files::{
     ENTRIES_SCHEMA, ENTRY_COLUMNS, MAX_RUN_TO_RUN_RSD, RUN_TO_RUN_COLUMNS, RUN_TO_RUN_SCHEMA, SAMPLE_COLUMNS,

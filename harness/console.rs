@@ -1,0 +1,185 @@
+//! What the suite says while it works: where its status lines go, each trial's own line, and a
+//! heartbeat while a long phase runs.
+//!
+//! - **Where.** The suite's `kernelgate:` lines go to stdout beside libtest's, in order, except
+//!   under libtest's `--format json` (or `--format terse`, whose dots a line would break), where
+//!   they go to stderr so that stdout is libtest's output alone ([`route_status`], [`say!`]).
+//! - **A trial's line.** Each GPU trial says its median, its change and its verdict, and the wall
+//!   time it took (`crate::report::trial_line`): inline, between libtest's `test <name> ...` and `ok`, where one
+//!   trial runs at a time in libtest's pretty format; as a `kernelgate: <trial>: ...` line on stderr
+//!   otherwise ([`TrialLines`]).
+//! - **A heartbeat.** A phase that waits on a child process (the ncu session, the sanitizer or the
+//!   isolated child) says what it is doing at least every [`HEARTBEAT`] ([`Ticker`]), so that a CI
+//!   log never goes silent for a minute (nvbench and criterion, likewise, print a line per
+//!   benchmark as it ends).
+
+use std::io::Write as _;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+/// The period of a long phase's heartbeat. Half of 10 s, the longest silence the suite allows
+/// itself in a log (docs/running.md, "Progress"), so that the first heartbeat after a phase's
+/// opening line, which comes one poll (100 ms) after a period at worst, stays well inside it.
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// How each trial's own line is printed (set once, by the suite's `main`, from libtest's flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrialLines {
+    /// On stdout between libtest's `test <name> ...` and its outcome: one trial at a time, pretty
+    /// format.
+    Inline,
+    /// As its own `kernelgate: <trial>: ...` line on stderr: several trials at a time (libtest
+    /// prints a trial's line when it ends), or a format a line would break (JSON, terse).
+    Stderr,
+}
+
+/// Status lines to stdout (0) or stderr (1); trial lines inline (0) or on stderr (1).
+static STATUS_TO_STDERR: AtomicU8 = AtomicU8::new(0);
+static TRIAL_LINES_STDERR: AtomicU8 = AtomicU8::new(0);
+
+/// Sends this process's status lines to stderr when `to_stderr` (libtest's JSON or terse format),
+/// else to stdout.
+pub fn route_status(to_stderr: bool) {
+    STATUS_TO_STDERR.store(u8::from(to_stderr), Ordering::Relaxed);
+}
+
+/// Sets how each finished trial's own line is printed.
+pub fn route_trial_lines(lines: TrialLines) {
+    TRIAL_LINES_STDERR.store(u8::from(lines == TrialLines::Stderr), Ordering::Relaxed);
+}
+
+/// Whether status lines go to stderr ([`route_status`]).
+pub fn status_to_stderr() -> bool {
+    STATUS_TO_STDERR.load(Ordering::Relaxed) == 1
+}
+
+/// Prints one status line (or block) where [`route_status`] sends them: stdout beside libtest's lines,
+/// or stderr under libtest's JSON and terse formats. Same arguments as `println!`.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::console::status_line(&format!($($arg)*))
+    };
+}
+
+/// The function behind [`say!`].
+pub fn status_line(line: &str) {
+    if status_to_stderr() {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
+/// Prints a finished trial's own line (`crate::report::trial_line`'s text) where [`route_trial_lines`] said.
+pub fn trial(name: &str, text: &str) {
+    if TRIAL_LINES_STDERR.load(Ordering::Relaxed) == 1 {
+        eprintln!("kernelgate: {name}: {text}");
+    } else {
+        // libtest's `test <name> ... ` is on the line already; its outcome follows ours.
+        let mut out = std::io::stdout().lock();
+        let _ = write!(out, "{text}  ");
+        let _ = out.flush();
+    }
+}
+
+/// Counts per verdict, in the order of first appearance in `verdicts`, after the total of `noun`:
+/// `80 timed trials: 61 unchanged, 19 regressed`; `None` without verdicts.
+pub fn verdict_counts<'a>(verdicts: impl IntoIterator<Item = &'a str>, noun: &str) -> Option<String> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for v in verdicts {
+        match counts.iter_mut().find(|(name, _)| *name == v) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((v, 1)),
+        }
+    }
+    let total: usize = counts.iter().map(|(_, n)| n).sum();
+    (total > 0).then(|| {
+        let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+        format!("{}: {}", crate::units::count(total, noun), parts.join(", "))
+    })
+}
+
+/// Says when a heartbeat is due: at most once per period, the first one period after
+/// [`Ticker::new`].
+#[derive(Debug)]
+pub struct Ticker {
+    started: Instant,
+    last: Instant,
+    every: Duration,
+}
+
+impl Ticker {
+    /// A ticker of period `every`, started now.
+    pub fn new(every: Duration) -> Ticker {
+        let now = Instant::now();
+        Ticker { started: now, last: now, every }
+    }
+
+    /// Whether a period has passed since the last tick (and if so, a new period begins).
+    pub fn due(&mut self) -> bool {
+        self.due_at(Instant::now())
+    }
+
+    /// [`Ticker::due`] at `now` (pure; tested).
+    pub fn due_at(&mut self, now: Instant) -> bool {
+        let due = now.duration_since(self.last) >= self.every;
+        if due {
+            self.last = now;
+        }
+        due
+    }
+
+    /// Seconds since the ticker started.
+    pub fn elapsed_s(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// Waits for `child`, polling every 100 ms, and says `kernelgate: <what>: <status()>, <s> s so
+/// far` every [`HEARTBEAT`]; `status` reads how far the child is (from its log, say).
+///
+/// # Errors
+/// The I/O error of `try_wait`.
+pub fn wait_saying(
+    child: &mut std::process::Child,
+    what: &str,
+    mut status: impl FnMut() -> String,
+) -> std::io::Result<std::process::ExitStatus> {
+    let mut ticker = Ticker::new(HEARTBEAT);
+    loop {
+        if let Some(exit) = child.try_wait()? {
+            return Ok(exit);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        if ticker.due() {
+            crate::say!("kernelgate: {what}: {}, {:.0} s so far", status(), ticker.elapsed_s());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ticker_ticks_once_per_period_and_not_before_the_first() {
+        let mut t = Ticker::new(Duration::from_secs(5));
+        let start = t.last;
+        assert!(!t.due_at(start + Duration::from_millis(4_999)));
+        assert!(t.due_at(start + Duration::from_secs(5)));
+        assert!(!t.due_at(start + Duration::from_secs(9)), "a period starts at the tick");
+        assert!(t.due_at(start + Duration::from_secs(10)));
+    }
+
+    #[test]
+    fn verdict_counts_keep_first_appearance_order() {
+        let v = ["unchanged", "regressed", "unchanged", "no-baseline", "unchanged"];
+        assert_eq!(
+            verdict_counts(v, "timed trial").unwrap(),
+            "5 timed trials: 3 unchanged, 1 regressed, 1 no-baseline"
+        );
+        assert_eq!(verdict_counts(["improved"], "lesson trial").unwrap(), "1 lesson trial: 1 improved");
+        assert_eq!(verdict_counts([], "timed trial"), None);
+    }
+}
