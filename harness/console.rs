@@ -83,6 +83,29 @@ pub fn trial(name: &str, text: &str) {
     }
 }
 
+/// Notes trials made while their line was open, kept for [`flush_notes`].
+static NOTES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// A note a trial makes while it runs (`kernelgate: <trial>: not re-checked after timing: …`).
+/// Where trial lines are inline it is kept and printed after the trials ([`flush_notes`]), so
+/// that it does not cut the trial's line in two; otherwise it is said now ([`say!`]).
+pub fn trial_note(line: String) {
+    if TRIAL_LINES_STDERR.load(Ordering::Relaxed) == 1 {
+        status_line(&line);
+    } else {
+        NOTES.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+    }
+}
+
+/// Prints the notes [`trial_note`] kept, in the order they were made, under a heading; nothing
+/// when there are none.
+pub fn flush_notes() {
+    let notes = std::mem::take(&mut *NOTES.lock().unwrap_or_else(|p| p.into_inner()));
+    if !notes.is_empty() {
+        status_line(&format!("\nnotes from the trials:\n{}", notes.join("\n")));
+    }
+}
+
 /// Counts per verdict, in the order of first appearance in `verdicts`, after the total of `noun`:
 /// `80 timed trials: 61 unchanged, 19 regressed`; `None` without verdicts.
 pub fn verdict_counts<'a>(verdicts: impl IntoIterator<Item = &'a str>, noun: &str) -> Option<String> {

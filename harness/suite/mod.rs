@@ -504,6 +504,7 @@ pub fn main() -> ExitCode {
     });
     let conclusion = libtest_mimic::run(&args, trials);
     drop(prefetch);
+    crate::console::flush_notes();
     let mut unwritten = Vec::new();
     if !args.list {
         if let Err(e) = junit_report::write_junit(&suite, &names) {

@@ -163,7 +163,7 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
     let Some(Ok(revision)) = suite.ab.get() else { return Ok(Ok(Timing::Baseline)) };
     let files = case_files(case);
     let alone = |why: String| {
-        crate::say!("kernelgate: {}: {why}; timed alone, with no verdict", case.name());
+        crate::console::trial_note(format!("kernelgate: {}: {why}; timed alone, with no verdict", case.name()));
         Ok(Ok(Timing::Baseline))
     };
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
@@ -202,9 +202,12 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
         return Ok(Err(format!("{what}: not timed (KERNELGATE_AB_IDENTICAL=time times it)")));
     }
     if files.is_empty() {
-        crate::say!("kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)", case.name());
+        crate::console::trial_note(format!(
+            "kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)",
+            case.name()
+        ));
     } else {
-        crate::say!(
+        crate::console::trial_note(format!(
             "kernelgate: {}: A = {} at {} (module {}), B = {} (module {}){}",
             case.name(),
             list(&files),
@@ -213,7 +216,7 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
             suite.b_side(),
             short(&b.module_sha256),
             if identical { "; identical, timed (KERNELGATE_AB_IDENTICAL=time)" } else { "" }
-        );
+        ));
     }
     Ok(Ok(Timing::Paired { revision, a }))
 }
@@ -240,9 +243,9 @@ fn same_machine_code(suite: &Suite, revision: &Revision, files: &[&str], arch: &
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
-                crate::say!(
+                crate::console::trial_note(format!(
                     "kernelgate: kernels/{file}: PTX differs and the SASS could not be compared ({why}); timed"
-                );
+                ));
                 return Ok(false);
             }
         }
@@ -339,7 +342,7 @@ fn rechecked(
     want: &[crate::case::HostData],
 ) -> crate::Result<Result<(), Failed>> {
     if let Some(why) = recheck::not_rechecked(case) {
-        crate::say!("kernelgate: {why}");
+        crate::console::trial_note(format!("kernelgate: {why}"));
         return Ok(Ok(()));
     }
     let warmup = suite.config.warmup;
