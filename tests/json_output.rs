@@ -272,7 +272,8 @@ fn bmf_export_of_a_committed_run_validates_against_bencher_schema_in_nanoseconds
         let (v, lo, hi) =
             (m["value"].as_f64().unwrap(), m["lower_value"].as_f64().unwrap(), m["upper_value"].as_f64().unwrap());
         assert!(lo <= v && v <= hi, "{name}: {m}");
-        // A run CSV holds no CI of the median: the bounds are the fastest and slowest samples.
+        // A schema-5 run CSV holds no CI of the median: the bounds are the fastest and slowest
+        // samples (tests/exports.rs has a schema-6 one's CI).
         assert_eq!(v, from_csv(name, "median") * 1e9, "{name}");
         assert_eq!((lo, hi), (from_csv(name, "min") * 1e9, from_csv(name, "max") * 1e9), "{name}");
     }
