@@ -1,5 +1,10 @@
 //! `kernelgate export` of real run CSVs of schema 6 (tests/fixtures/export/, excerpts of two H200
-//! runs): the bounds are the median's 95 % confidence interval the CSV carries.
+//! runs): the bounds are the median's 95 % confidence interval the CSV carries; `--format nvbench`
+//! is read by nvbench's own `nvbench_compare.py` and `nvbench_json` reader (vendored in
+//! tests/fixtures/export/nvbench/), run under python3 by `nvbench_check.py`.
+//!
+//! Without python3 the nvbench check says why on stderr and passes; `KERNELGATE_REQUIRE_PYTHON=1`
+//! makes its absence a failure.
 
 mod support;
 
@@ -12,6 +17,8 @@ fn root() -> &'static Path {
 
 /// Excerpt of the run of 62a8c02 (four trials; tests/fixtures/export/README.md).
 const RUN_62A8C02: &str = "tests/fixtures/export/run-62a8c02-excerpt.csv";
+/// Excerpt of the run of 3fa6bf8 (the same four trials, another H200).
+const RUN_3FA6BF8: &str = "tests/fixtures/export/run-3fa6bf8-excerpt.csv";
 
 /// Runs `kernelgate args` in the project root; returns the exit code, stdout and stderr.
 fn kernelgate(args: &[&str]) -> (i32, String, String) {
@@ -72,4 +79,98 @@ fn a_schema_6_run_csv_exports_the_median_ci_as_the_bounds() {
         assert!((range - half).abs() <= 1e-9 * half, "{trial}: {range} != {half}");
         assert!(e["extra"].as_str().unwrap().ends_with("range: 95 % CI of the median"), "{e}");
     }
+}
+
+/// `tests/fixtures/export/nvbench_check.py REF CMP`: nvbench_compare's counts of the states it
+/// matched, as JSON; `None` without python3 (said on stderr; a failure under
+/// `KERNELGATE_REQUIRE_PYTHON=1`).
+fn nvbench_compare(reference: &Path, compared: &Path) -> Option<Value> {
+    let run = std::process::Command::new("python3")
+        .arg("-B")
+        .arg(root().join("tests/fixtures/export/nvbench_check.py"))
+        .args([reference, compared])
+        .output();
+    match run {
+        Ok(o) => {
+            let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+            assert!(o.status.success(), "nvbench_check.py failed:\n{out}\n{err}");
+            Some(serde_json::from_str(&out).unwrap_or_else(|e| panic!("nvbench_check.py printed no JSON ({e}): {out}")))
+        }
+        Err(e) => {
+            let why = format!(
+                "exports: python3 could not be run ({e}), so nvbench's compare script did not read the nvbench export"
+            );
+            assert!(!support::required("PYTHON"), "{why} (KERNELGATE_REQUIRE_PYTHON=1 makes this a failure)");
+            eprintln!("{why}; set KERNELGATE_REQUIRE_PYTHON=1 to fail instead");
+            None
+        }
+    }
+}
+
+/// The nvbench export of `csv`, written to `dir/name`.
+fn nvbench_export(csv: &str, dir: &Path, name: &str) -> std::path::PathBuf {
+    let (code, out, err) = kernelgate(&["export", "--format", "nvbench", csv]);
+    assert_eq!(code, 0, "{err}");
+    let doc = one_document(&out);
+    assert_eq!(doc["meta"]["version"]["json"]["string"], "1.0.0", "the version nvbench's reader expects");
+    let path = dir.join(name);
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+/// nvbench_compare.py matches every trial of two real runs (the same four trials on two H200s):
+/// it finds each state's `nv/cold/time/gpu/mean` and `nv/cold/time/gpu/stdev/relative`, parses
+/// their string values, and the devices sections are equal. A run against itself is the same
+/// in every state (a difference of 0 within the noise). Without the mean's tag it matches nothing:
+/// the check reads the file.
+#[test]
+fn nvbench_export_is_read_by_nvbench_compare() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = nvbench_export(RUN_3FA6BF8, tmp.path(), "3fa6bf8.json");
+    let b = nvbench_export(RUN_62A8C02, tmp.path(), "62a8c02.json");
+    // The run's own numbers, in seconds, as strings: every trial's mean, relative noise and CI.
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&b).unwrap()).unwrap();
+    let mut states = 0;
+    for bench in doc["benchmarks"].as_array().unwrap() {
+        for state in bench["states"].as_array().unwrap() {
+            let axis = |i: usize| state["axis_values"][i]["value"].as_str().unwrap().to_string();
+            let trial = format!("{}/{}/{}", bench["name"].as_str().unwrap(), axis(0), axis(1));
+            assert_eq!(state["name"], format!("Device=0 variant={} size={}", axis(0), axis(1)));
+            let data = |tag: &str, i: usize| -> f64 {
+                let s = state["summaries"].as_array().unwrap().iter().find(|s| s["tag"] == tag).expect(tag);
+                s["data"][i]["value"].as_str().expect("a string, as nvbench writes it").parse().unwrap()
+            };
+            assert_eq!(data("nv/cold/time/gpu/mean", 0), from_csv(RUN_62A8C02, &trial, "mean", "value"));
+            let noise = from_csv(RUN_62A8C02, &trial, "noise", "value") / 100.0;
+            assert!((data("nv/cold/time/gpu/stdev/relative", 0) - noise).abs() <= 1e-12 * noise, "{trial}");
+            let ci = "kernelgate/cold/time/gpu/median/ci95";
+            assert_eq!(data(ci, 0), from_csv(RUN_62A8C02, &trial, "median", "median_ci_low_s"));
+            assert_eq!(data(ci, 1), from_csv(RUN_62A8C02, &trial, "median", "median_ci_high_s"));
+            states += 1;
+        }
+    }
+    assert_eq!(states, 4);
+
+    let Some(two) = nvbench_compare(&a, &b) else { return };
+    let counts = |v: &Value| ["matches", "pass", "unknown", "failure"].map(|k| v[k].as_u64().unwrap());
+    let [matches, pass, unknown, failure] = counts(&two);
+    assert_eq!(matches, 4, "{two}");
+    assert_eq!(pass + unknown + failure, 4, "{two}");
+    assert_eq!(unknown, 0, "both runs have a noise: {two}");
+    assert_eq!(two["devices_equal"], true, "{two}");
+    let output = two["output"].as_str().unwrap();
+    assert!(output.contains("# coalescing") && output.contains("# transpose"), "{output}");
+    if two["via"] == "main" {
+        assert_eq!(two["exit"].as_u64(), Some(failure), "main returns the failures: {two}");
+        assert!(!output.contains("Device sections") && output.contains("NVIDIA H200"), "{output}");
+    }
+
+    let same = nvbench_compare(&b, &b).unwrap();
+    assert_eq!(counts(&same), [4, 4, 0, 0], "{same}");
+
+    let stripped = tmp.path().join("no-mean.json");
+    let text = std::fs::read_to_string(&b).unwrap().replace("\"nv/cold/time/gpu/mean\"", "\"nv/cold/time/gpu/other\"");
+    std::fs::write(&stripped, text).unwrap();
+    let none = nvbench_compare(&b, &stripped).unwrap();
+    assert_eq!(none["matches"], 0, "{none}");
 }

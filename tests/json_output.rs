@@ -343,7 +343,7 @@ fn stdout_of_every_json_command_pipes_cleanly() {
         assert!([0, 3].contains(&code), "{args:?}: exit {code}\n{err}");
         one_document(&out, "");
     }
-    for format in ["bmf", "github-action-benchmark"] {
+    for format in ["bmf", "github-action-benchmark", "nvbench"] {
         let (code, out, err) = kernelgate(&["export", "--format", format, RUN_CSV]);
         assert_eq!(code, 0, "{err}");
         one_document(&out, "");

@@ -340,6 +340,15 @@ pub const REQUIRE_NVRTC: Var = Var {
         Reader::UnitTest("harness/nvrtc.rs"),
     ],
 };
+/// `KERNELGATE_REQUIRE_PYTHON`.
+pub const REQUIRE_PYTHON: Var = Var {
+    name: "KERNELGATE_REQUIRE_PYTHON",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: a missing `python3` fails the check that nvbench's own `nvbench_compare.py` reads `kernelgate export \
+              --format nvbench` instead of skipping it (CI sets it)",
+    read_by: &[Reader::Test("tests/exports.rs")],
+};
 /// `KERNELGATE_REQUIRE_XMLLINT`.
 pub const REQUIRE_XMLLINT: Var = Var {
     name: "KERNELGATE_REQUIRE_XMLLINT",
@@ -478,6 +487,7 @@ pub const VARS: &[Var] = &[
     REQUIRE_CHROMIUM,
     REQUIRE_GPU,
     REQUIRE_NVRTC,
+    REQUIRE_PYTHON,
     REQUIRE_XMLLINT,
     SANITIZE,
     SANITIZER_PATH,
