@@ -358,6 +358,15 @@ pub const REQUIRE_XMLLINT: Var = Var {
               (CI sets it)",
     read_by: &[Reader::Test("tests/suite_reports.rs")],
 };
+/// `KERNELGATE_RUN_FILE`.
+pub const RUN_FILE: Var = Var {
+    name: "KERNELGATE_RUN_FILE",
+    value: Value::Text("a file in an existing folder"),
+    default: Some("unset"),
+    meaning: "append the absolute path of the run CSV the run wrote to this file, one line (none when no trial was \
+              timed); `scripts/nightly` reads its run from it",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: Some("OUT_DIR/run-csv.txt") }],
+};
 /// `KERNELGATE_SANITIZE`.
 pub const SANITIZE: Var = Var {
     name: "KERNELGATE_SANITIZE",
@@ -489,6 +498,7 @@ pub const VARS: &[Var] = &[
     REQUIRE_NVRTC,
     REQUIRE_PYTHON,
     REQUIRE_XMLLINT,
+    RUN_FILE,
     SANITIZE,
     SANITIZER_PATH,
     SANITIZE_SCALE,
