@@ -683,11 +683,13 @@ fn notes_of_several_runners_merge_into_one_readable_history() {
 /// Issue 19's "done when" on the CPU: `scripts/nightly` on a fresh clone of a repository whose notes
 /// hold earlier runs rebuilds the history from the notes, gates the new run, and writes the diff
 /// report against the previous commit. The suite is a stand-in (`.gpu/bin/kernels`) that writes the
-/// run CSV a GPU run would and records it in the history.
+/// run CSV a GPU run would, names it in `KERNELGATE_RUN_FILE` as the suite does, and records it in
+/// the history; beside it another run's CSV appears in the same runs folder, which the nightly
+/// must not take for its own.
 #[test]
 fn the_nightly_on_a_fresh_clone_rebuilds_the_history_from_notes_and_reports() {
-    if !have_git() || Command::new("comm").arg("--version").output().is_err() {
-        println!("skipped: no git or comm program on this machine");
+    if !have_git() {
+        println!("skipped: no git program on this machine");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -717,6 +719,8 @@ fn the_nightly_on_a_fresh_clone_rebuilds_the_history_from_notes_and_reports() {
          mkdir -p target/kernelgate/runs\n\
          cp {run} target/kernelgate/runs/20261203T000000Z-{short}.csv\n\
          echo 'kernelgate: wrote target/kernelgate/runs/20261203T000000Z-{short}.csv (1 cases)'\n\
+         printf '%s\\n' \"$PWD/target/kernelgate/runs/20261203T000000Z-{short}.csv\" >> \"$KERNELGATE_RUN_FILE\"\n\
+         cp {run} target/kernelgate/runs/20261203T000001Z-another-run.csv\n\
          .gpu/bin/kernelgate history import target/kernelgate/runs/20261203T000000Z-{short}.csv\n",
         run = tmp.path().join("run.csv").display(),
         short = &c[2].0[..7]
@@ -743,4 +747,6 @@ fn the_nightly_on_a_fresh_clone_rebuilds_the_history_from_notes_and_reports() {
     assert!(report.contains(&format!("old: {} ", &c[1].0[..7])), "the previous commit: {report}");
     assert!(fresh.join("out/report.html").is_file());
     assert!(text.contains("nightly: exit 0"), "{text}");
+    let named = std::fs::read_to_string(fresh.join("out/run-csv.txt")).unwrap();
+    assert!(named.trim_end().ends_with(&format!("runs/20261203T000000Z-{}.csv", &c[2].0[..7])), "{named}");
 }

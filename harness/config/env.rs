@@ -214,6 +214,7 @@ impl Config {
             },
             notes: flag(&NOTES)?,
             junit: get(&JUNIT)?.map(PathBuf::from),
+            run_file: get(&RUN_FILE)?.map(PathBuf::from),
             planted: flag(&PLANTED)?,
             sanitize: choice(&SANITIZE)?,
             sanitize_scale: number(&SANITIZE_SCALE)?,
@@ -455,6 +456,8 @@ mod tests {
         assert_eq!((c.history, c.notes, c.junit), (History::Off, true, Some(PathBuf::from("j.xml"))));
         assert_eq!(with(&[("KERNELGATE_HISTORY", "/h")]).unwrap().history, History::Dir("/h".into()));
         assert!(with(&[("KERNELGATE_NOTES", "yes")]).is_err());
+        assert_eq!(with(&[]).unwrap().run_file, None);
+        assert_eq!(with(&[("KERNELGATE_RUN_FILE", "out/run.txt")]).unwrap().run_file, Some("out/run.txt".into()));
     }
 
     #[test]

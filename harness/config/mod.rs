@@ -149,6 +149,9 @@ pub struct Config {
     pub notes: bool,
     /// Write the run's JUnit XML here (`KERNELGATE_JUNIT`, a file path), for CI systems.
     pub junit: Option<PathBuf>,
+    /// Append the path of the run CSV written to this file (`KERNELGATE_RUN_FILE`;
+    /// `crate::paths::note_run_csv`), for scripts that read the run (`scripts/nightly`).
+    pub run_file: Option<PathBuf>,
     /// Add the `planted/` family of deliberately buggy kernels to the run (`KERNELGATE_PLANTED=1`;
     /// `crate::cases::planted`), to test crash isolation and the sanitizer mode.
     pub planted: bool,
@@ -259,6 +262,7 @@ impl Default for Config {
             history: History::Default,
             notes: false,
             junit: None,
+            run_file: None,
             planted: false,
             sanitize: None,
             sanitize_scale: vars::SANITIZE_SCALE.number_default(),

@@ -340,6 +340,15 @@ pub const REQUIRE_NVRTC: Var = Var {
         Reader::UnitTest("harness/nvrtc.rs"),
     ],
 };
+/// `KERNELGATE_REQUIRE_PYTHON`.
+pub const REQUIRE_PYTHON: Var = Var {
+    name: "KERNELGATE_REQUIRE_PYTHON",
+    value: Value::Flag,
+    default: None,
+    meaning: "1: a missing `python3` fails the check that nvbench's own `nvbench_compare.py` reads `kernelgate export \
+              --format nvbench` instead of skipping it (CI sets it)",
+    read_by: &[Reader::Test("tests/exports.rs")],
+};
 /// `KERNELGATE_REQUIRE_XMLLINT`.
 pub const REQUIRE_XMLLINT: Var = Var {
     name: "KERNELGATE_REQUIRE_XMLLINT",
@@ -348,6 +357,15 @@ pub const REQUIRE_XMLLINT: Var = Var {
     meaning: "1: a missing `xmllint` (Debian `libxml2-utils`) fails the JUnit schema check instead of skipping it \
               (CI sets it)",
     read_by: &[Reader::Test("tests/suite_reports.rs")],
+};
+/// `KERNELGATE_RUN_FILE`.
+pub const RUN_FILE: Var = Var {
+    name: "KERNELGATE_RUN_FILE",
+    value: Value::Text("a file in an existing folder"),
+    default: Some("unset"),
+    meaning: "append the absolute path of the run CSV the run wrote to this file, one line (none when no trial was \
+              timed); `scripts/nightly` reads its run from it",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: Some("OUT_DIR/run-csv.txt") }],
 };
 /// `KERNELGATE_SANITIZE`.
 pub const SANITIZE: Var = Var {
@@ -478,7 +496,9 @@ pub const VARS: &[Var] = &[
     REQUIRE_CHROMIUM,
     REQUIRE_GPU,
     REQUIRE_NVRTC,
+    REQUIRE_PYTHON,
     REQUIRE_XMLLINT,
+    RUN_FILE,
     SANITIZE,
     SANITIZER_PATH,
     SANITIZE_SCALE,

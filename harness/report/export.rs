@@ -1,5 +1,5 @@
 //! A run's trial times in the formats of continuous-benchmarking dashboards (pure): `kernelgate
-//! export --format bmf|github-action-benchmark`.
+//! export --format bmf|github-action-benchmark|nvbench`.
 //!
 //! - **BMF**, Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>,
 //!   its JSON schema <https://bencher.dev/bmf.json>): `{"<benchmark>": {"<measure>": {"value",
@@ -11,12 +11,17 @@
 //!   parser `src/extract.ts`): a non-empty array of `{"name", "unit", "value", "range"?, "extra"?}`,
 //!   `range` and `extra` strings. A `range` of the form `± <number>` is the one the action reads as
 //!   a number (`src/extractRangeInfo.ts`) and rescales with the unit.
+//! - **nvbench**'s JSON output (<https://github.com/NVIDIA/nvbench>, `nvbench/json_printer.cu`):
+//!   [`nvbench`], the run's statistics as nvbench's cold-measurement summaries, in seconds.
 //!
-//! One entry per trial, named by the trial (`family/variant/size`), its value the trial's median
+//! In BMF and github-action-benchmark, one entry per trial, named by the trial (`family/variant/size`), its value the trial's median
 //! time in nanoseconds. Its bounds ([`Bounds`]) are what the run holds: the 95 % confidence
-//! interval of the median where the run recorded one (runs the suite appended to the history), else
-//! the fastest and slowest sample (`min`, `max`: every run CSV has them), else none. Users read
-//! docs/exports.md.
+//! interval of the median where the run recorded one (runs the suite appended to the history, and
+//! run CSVs of schema 6 on, whose `median_ci_low_s`, `median_ci_high_s` the import puts on the
+//! median: `crate::history::import`), else the fastest and slowest sample (`min`, `max`: every run
+//! CSV has them), else none. Users read docs/exports.md.
+
+pub mod nvbench;
 
 use crate::history::Run;
 use serde_json::{Value as Json, json};
@@ -26,7 +31,8 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bounds {
     /// The 95 % confidence interval of the median (the history's `ci_low`, `ci_high` of the
-    /// `median`: `crate::gate::median_ci_half_width` over the run's samples).
+    /// `median`, or a schema-6 run CSV's `median_ci_low_s`, `median_ci_high_s`:
+    /// `crate::gate::median_ci_half_width` over the run's samples).
     MedianCi95,
     /// The fastest and the slowest sample (the run's `min` and `max` statistics).
     MinMax,
@@ -171,7 +177,7 @@ mod tests {
         }
     }
 
-    /// A run the suite appended to the history carries the median's CI (`ci_low`, `ci_high`):
+    /// A run with the median's CI (`ci_low`, `ci_high`: from the suite, or a schema-6 run CSV):
     /// the bounds are that, in ns, and github-action-benchmark's range is `± <half width>`, the
     /// form its `extractRangeInfo` reads. Without a CI, min and max; with neither, no bounds.
     /// A trial without a finite median is left out with a warning.

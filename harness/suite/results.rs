@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 /// block and CSV, and the metrics CSV.
 ///
 /// # Errors
-/// The first output that could not be written: the run CSV, the metrics CSV or the bless (which
-/// stop what follows), or the run record, the lessons CSV and an explicitly named history (`KERNELGATE_HISTORY` set
+/// The first output that could not be written: the run CSV, its line in `KERNELGATE_RUN_FILE`, the
+/// metrics CSV or the bless (which stop what follows), or the run record, the lessons CSV and an explicitly named history (`KERNELGATE_HISTORY` set
 /// to a folder), which are reported when they fail and returned after everything else is written.
 /// The default history (`<root>/.kernelgate/history`) and git notes are optional: their failures
 /// are warnings.
@@ -40,6 +40,9 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
         let path = with_suffix(&stem, ".csv");
         record::write_csv(&path, &rows)?;
         crate::say!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
+        if let Some(list) = &suite.config.run_file {
+            crate::paths::note_run_csv(list, &path)?;
+        }
         write_ceilings(suite, &timed, &stem)?;
         later = keep_run_record(suite, &timed, &stem).err();
         if let Err(e) = record_history(suite, &timed) {

@@ -1,4 +1,4 @@
-//! `kernelgate export --format bmf|github-action-benchmark RUN`: one run's trial times as a
+//! `kernelgate export --format bmf|github-action-benchmark|nvbench RUN`: one run's trial times as a
 //! dashboard reads them (`kernelgate::report::export`), on stdout.
 
 use super::print_json;
@@ -17,6 +17,9 @@ pub(crate) enum ExportFormat {
     /// github-action-benchmark's `customSmallerIsBetter` input: `[{"name", "unit", "value",
     /// "range", "extra"}]`, nanoseconds.
     GithubActionBenchmark,
+    /// nvbench's JSON output (`--json`), as its `nvbench_compare.py` reads it: a benchmark per
+    /// family, a state per trial, cold-measurement summaries in seconds.
+    Nvbench,
 }
 
 /// Exports the one run `run` names: a run CSV (its runs must be of one GPU) or a run id in the
@@ -69,6 +72,7 @@ pub(crate) fn export_command(
     print_json(&match format {
         ExportFormat::Bmf => export::bmf(&latencies),
         ExportFormat::GithubActionBenchmark => export::github_action_benchmark(one, &latencies),
+        ExportFormat::Nvbench => export::nvbench::document(one, &latencies),
     });
     let shown = Path::new(run).file_name().map_or(run.into(), |n| n.to_string_lossy());
     eprintln!("kernelgate: exported {} of {shown}", kernelgate::units::count(latencies.len(), "trial"));

@@ -23,8 +23,8 @@
 //! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report, or as
 //! one JSON document with `--format json`; so do the history's queries.
 //!
-//! `kernelgate export --format bmf|github-action-benchmark RUN` prints one run's trial times for
-//! Bencher or github-action-benchmark (`kernelgate::report::export`).
+//! `kernelgate export --format bmf|github-action-benchmark|nvbench RUN` prints one run's trial times
+//! for Bencher, github-action-benchmark or nvbench's scripts (`kernelgate::report::export`).
 //!
 //! `kernelgate lessons [PATHS...]` prints the lesson trials' ratios over runs from their lessons
 //! CSVs, with the bound the margin rule gives (`kernelgate::gate::lesson`).
@@ -153,7 +153,8 @@ enum Command {
     },
     /// Print one run's trial times (median, ns, with the median's 95 % CI or the samples' min and
     /// max) for a benchmark dashboard: Bencher (BMF) or github-action-benchmark
-    /// (customSmallerIsBetter). RUN is a run CSV or a run id in the history (`@GPU-uuid-prefix` to
+    /// (customSmallerIsBetter); or its time statistics as nvbench's JSON (seconds), for
+    /// nvbench_compare.py. RUN is a run CSV or a run id in the history (`@GPU-uuid-prefix` to
     /// pick one GPU). Exits 0, or 1 on error.
     Export {
         /// The dashboard's format.
