@@ -373,7 +373,8 @@ where
             Err(failed) => junit::Outcome::Failed(failed.message().unwrap_or("failed").to_string()),
         };
         let seconds = start.elapsed().as_secs_f64();
-        if let Some(text) = own_line(&suite, &name, seconds) {
+        let ran = !matches!(result, Ok(Completion::Ignored { .. }));
+        if let Some(text) = own_line(&suite, &name, seconds).filter(|_| ran) {
             crate::console::trial(&name, &text);
         }
         suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome::new(name, seconds, outcome));
