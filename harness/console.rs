@@ -3,7 +3,7 @@
 //!
 //! - **Where.** The suite's `kernelgate:` lines go to stdout beside libtest's, in order, except
 //!   under libtest's `--format json` (or `--format terse`, whose dots a line would break), where
-//!   they go to stderr so that stdout is libtest's output alone ([`route_status`], [`say!`]).
+//!   they go to stderr so that stdout is libtest's output alone ([`route_status`], [`say!`](crate::say)).
 //! - **A trial's line.** Each GPU trial says its median, its change and its verdict, and the wall
 //!   time it took (`crate::report::trial_line`): inline, between libtest's `test <name> ...` and `ok`, where one
 //!   trial runs at a time in libtest's pretty format; as a `kernelgate: <trial>: ...` line on stderr
@@ -88,7 +88,7 @@ static NOTES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
 /// A note a trial makes while it runs (`kernelgate: <trial>: not re-checked after timing: …`).
 /// Where trial lines are inline it is kept and printed after the trials ([`flush_notes`]), so
-/// that it does not cut the trial's line in two; otherwise it is said now ([`say!`]).
+/// that it does not cut the trial's line in two; otherwise it is said now ([`say!`](crate::say)).
 pub fn trial_note(line: String) {
     if TRIAL_LINES_STDERR.load(Ordering::Relaxed) == 1 {
         status_line(&line);

@@ -166,6 +166,7 @@ fn history_gate_json_keeps_the_exit_codes() {
     assert_eq!((text_code, code), (3, 3), "{text}{err}");
     let doc = one_document(&out, "kernelgate-history-gate");
     assert_eq!((doc["exit_code"].as_u64(), doc["outcome"].as_str()), (Some(3), Some("regressed")));
+    assert!(doc["suite_exit"].is_null(), "no --suite-exit given is not a passing suite: {}", doc["suite_exit"]);
     let run = &doc["runs"][0];
     run_meta(&run["run"]);
     let reasons = run["reasons"].as_array().unwrap();

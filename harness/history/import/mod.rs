@@ -308,6 +308,11 @@ mod tests {
             let e = parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap_err().to_string();
             assert!(e.contains("this is a baseline file") && e.contains("kernelgate compare"), "{e}");
         }
+        // So is a committed lessons CSV.
+        let lessons = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("baselines/nvidia-h200-sm90/runs/lessons/20261201T231703Z-b1cb118-lessons.csv");
+        let e = parse_csv(&std::fs::read_to_string(&lessons).unwrap(), &lessons).unwrap_err().to_string();
+        assert!(e.contains("this is a lessons CSV") && e.contains("kernelgate lessons"), "{e}");
         let e = err(&v1().replace(",0.5,s", ",fast,s"));
         assert!(e.starts_with("runs/x.csv:2:") && e.contains("value \"fast\""), "{e}");
         let e = err(&v1().replacen("\n1,", "\n2,", 1));

@@ -7,6 +7,9 @@ use crate::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+/// How a lessons CSV's header starts (`crate::lesson_record::LessonRow`'s first columns): named as
+/// such when given to import or compare.
+const LESSONS_HEADER: &str = "schema_version,run_id,commit,gpu_key,gpu_uuid,trial,good,bad,";
 /// Run-CSV columns of each schema version (index 0 is version 1), from `crate::record::Row` as it
 /// was at each version (`git log -p harness/record.rs`).
 pub(super) const RUN_COLUMNS: [&str; 6] = [
@@ -78,6 +81,13 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
             1,
             "this is a baseline file (baselines/<gpu key>/baseline.csv or samples.csv), not a run CSV: compare a run \
              with a baseline with `kernelgate compare`, or give the run CSV (target/kernelgate/runs/<id>.csv)"
+                .into(),
+        ));
+    } else if header.starts_with(LESSONS_HEADER) {
+        return Err(bad(
+            1,
+            "this is a lessons CSV (<run>-lessons.csv: the lesson trials' ratios), not a run CSV: read it with \
+             `kernelgate lessons`, or give the run CSV beside it (<run>.csv)"
                 .into(),
         ));
     } else {

@@ -146,9 +146,9 @@ pub fn changes_json(metric: Option<&str>, since: Option<&str>, keys: &[KeyChange
 
 /// `kernelgate history gate --format json` (`kernelgate-history-gate`): the process's
 /// `exit_code` and why it is not the history's (`exit_reason`, [`nightly_exit`]), the
-/// `suite_exit` given, the history's `outcome` ([`worst`]), and per run gated its key, metadata,
+/// `suite_exit` given (null when none was: not a passing suite), the history's `outcome` ([`worst`]), and per run gated its key, metadata,
 /// outcome and reasons (what was found, the trial, whether it gates, the text line).
-pub fn gate_json(gated: &[Gated], suite_exit: u8, exit_code: u8, exit_reason: Option<&str>) -> Json {
+pub fn gate_json(gated: &[Gated], suite_exit: Option<u8>, exit_code: u8, exit_reason: Option<&str>) -> Json {
     let mut doc = head("gate");
     doc.insert("exit_code".into(), json!(exit_code));
     doc.insert("exit_reason".into(), json!(exit_reason));
