@@ -12,6 +12,7 @@
 //! name stops the build with a message naming the file.
 
 #[path = "harness/entry_scan.rs"]
+#[allow(dead_code)] // The library's uses of it (`kernel_macros`), not this script's.
 mod entry_scan;
 #[path = "harness/history/provenance.rs"]
 #[allow(dead_code)]

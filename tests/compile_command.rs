@@ -68,6 +68,25 @@ fn a_kernel_with_cpp_linkage_is_named_with_the_fix() {
 }
 
 #[test]
+fn wrappers_a_macro_makes_are_named_as_the_cause_with_the_fix() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("scanmacro.cu");
+    let text = "template <int B> __device__ void scan(int* x) { x[threadIdx.x] = B; }\n\
+                #define WRAP(B) \\\n    extern \"C\" __global__ void scan_##B(int* x) { scan<B>(x); }\n\
+                WRAP(128)\nWRAP(256)\n\
+                extern \"C\" __global__ void plain(int* x) { x[0] = 1; }\n";
+    std::fs::write(&file, text).unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("the source defines entry points [\"plain\"] (as build.rs scans it)"), "{out}");
+    assert!(out.contains("[\"scan_128\", \"scan_256\"] are likely made by the macro WRAP (line 2)"), "{out}");
+    assert!(out.contains("write each wrapper out as `extern \"C\" __global__ void name(...)"), "{out}");
+}
+
+#[test]
 fn an_architecture_without_tables_is_refused_up_front_with_the_ones_there_are() {
     // No NVRTC needed: the option is checked before anything compiles.
     for arch in ["sm_89", "90"] {
