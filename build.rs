@@ -66,7 +66,9 @@ fn main() {
         let names: Vec<String> = entries.iter().map(|(n, _)| format!("{n:?}")).collect();
         writeln!(
             sources,
-            "    KernelSource {{ file: {file:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}] }},",
+            "    KernelSource {{ file: {file:?}, path: {:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}] \
+             }},",
+            format!("kernels/{file}"),
             path.display(),
             names.join(", ")
         )

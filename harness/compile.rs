@@ -147,14 +147,14 @@ pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
     let opts = CompileOptions { options, name: Some(file.to_string()), ..Default::default() };
     cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| match e {
         CompileError::CompileError { nvrtc, log, .. } => Error::Compile {
-            file: file.to_string(),
+            file: format!("kernels/{file}"),
             arch: arch.to_string(),
             status: format!("{:?}", nvrtc.0),
             nvrtc: used,
             log: with_hint(log.to_string_lossy().into_owned()),
         },
         other => Error::Compile {
-            file: file.to_string(),
+            file: format!("kernels/{file}"),
             arch: arch.to_string(),
             status: format!("{other:?}"),
             nvrtc: used,
@@ -219,7 +219,7 @@ pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<Compiled
     let nvrtc = nvrtc::load()?;
     let used = nvrtc.to_string();
     let fail = |status: String, log: String| Error::Compile {
-        file: file.to_string(),
+        file: format!("kernels/{file}"),
         arch: arch.to_string(),
         status,
         nvrtc: used.clone(),
@@ -309,9 +309,9 @@ pub fn check_entries(source: &KernelSource, arch: &str, ptx: &str) -> std::resul
     let unseen: Vec<&str> = found.iter().copied().filter(|f| !listed.contains(f) && !f.starts_with("_Z")).collect();
     let cause = unseen_cause(&unseen, &crate::entry_scan::kernel_macros(source.source));
     Err(format!(
-        "kernels/{}: the source defines entry points {listed:?} (as build.rs scans it) but the PTX for {arch} declares \
+        "{}: the source defines entry points {listed:?} (as build.rs scans it) but the PTX for {arch} declares \
          {found:?} ({used}){fix}{cause}",
-        source.file
+        source.path
     ))
 }
 
@@ -485,7 +485,7 @@ mod tests {
         assert_eq!(itanium_name("_Z5scaleILi4EEvPf"), Some("scale"));
         assert_eq!(itanium_name("ok"), None);
         assert_eq!(itanium_name("_Z99x"), None);
-        let source = KernelSource { file: "cpp.cu", source: "", sha256: "", entries: &["ok"] };
+        let source = KernelSource { file: "cpp.cu", path: "kernels/cpp.cu", source: "", sha256: "", entries: &["ok"] };
         let ptx = ".visible .entry _Z6squarePfi(\n.visible .entry ok(\n";
         let message = check_entries(&source, "sm_90", ptx).unwrap_err();
         assert!(message.contains("square (PTX entry _Z6squarePfi) has C++ linkage"), "{message}");
@@ -497,7 +497,8 @@ mod tests {
     fn entries_a_macro_makes_are_named_with_the_macro_and_the_fix() {
         let text = "#define WRAP(B) \\\n  extern \"C\" __global__ void scan_##B(int* x) { x[0] = B; }\n\
                     WRAP(128)\nextern \"C\" __global__ void plain(int* x) { x[0] = 1; }\n";
-        let source = KernelSource { file: "scan.cu", source: text, sha256: "", entries: &["plain"] };
+        let source =
+            KernelSource { file: "scan.cu", path: "/tmp/x/scan.cu", source: text, sha256: "", entries: &["plain"] };
         let ptx = ".visible .entry scan_128(\n.visible .entry plain(\n";
         let message = check_entries(&source, "sm_90", ptx).unwrap_err();
         assert!(message.contains("[\"scan_128\"] is likely made by the macro WRAP (line 1)"), "{message}");
@@ -531,6 +532,7 @@ mod tests {
         }
         let broken = KernelSource {
             file: "broken.cu",
+            path: "kernels/broken.cu",
             source: "extern \"C\" __global__ void k(float* x)\n{\n    x[0] = y;\n}\n",
             sha256: "",
             entries: &["k"],
@@ -568,6 +570,7 @@ mod tests {
         }
         let source = KernelSource {
             file: "two.cu",
+            path: "kernels/two.cu",
             source: "extern \"C\" __global__ void a(float* x) { x[0] = 1.0f; }\n",
             sha256: "",
             entries: &["a", "b"],

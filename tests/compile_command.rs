@@ -47,7 +47,7 @@ fn an_edit_on_disk_is_gated_without_a_rebuild() {
     std::fs::write(&file, edited).unwrap();
     let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
     assert_eq!(code, 3, "only the gate failed: {out}");
-    assert!(out.contains("SASS gate: kernels/vectorization.cu for sm_90"), "{out}");
+    assert!(out.contains(&format!("SASS gate: {} for sm_90", file.display())), "named as given: {out}");
     assert!(out.contains("copy_vec4: instructions 17 → 20, barrier 0 → 1"), "{out}");
 }
 
@@ -65,6 +65,25 @@ fn a_kernel_with_cpp_linkage_is_named_with_the_fix() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("square (PTX entry _Z6squarePfi) has C++ linkage"), "{out}");
     assert!(out.contains("no blessed table (not a file of this build's kernels/)"), "{out}");
+}
+
+#[test]
+fn a_file_outside_the_tree_is_named_by_the_path_given() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("samplereduce.cu");
+    std::fs::write(&file, "extern \"C\" __global__ void samplereduce(float* x) { x[0] = y; }\n").unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(&format!("NVRTC failed to compile {} for sm_90", file.display())), "{out}");
+    assert!(!out.contains("kernels/samplereduce.cu"), "{out}");
+    // An entry-point mismatch is named the same way.
+    std::fs::write(&file, "__global__ void samplereduce(float* x) { x[0] = 1.0f; }\n").unwrap();
+    let (_, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert!(out.contains(&format!("{}: the source defines entry points []", file.display())), "{out}");
+    assert!(!out.contains("kernels/samplereduce.cu"), "{out}");
 }
 
 #[test]

@@ -82,10 +82,10 @@ pub fn rows(
     if !missing.is_empty() && usage.is_empty() {
         // No figures at all: ptxas did not run (a cached program), not a format change.
         return Err(format!(
-            "kernels/{}: NVRTC {nvrtc} returned no ptxas report for {}: ptxas did not run, so the program came \
+            "{}: NVRTC {nvrtc} returned no ptxas report for {}: ptxas did not run, so the program came \
              from a compile cache. kernelgate passes {} to NVRTC {}.{} and later; with an older NVRTC, or a \
              cache this option does not reach, run with CUDA_CACHE_DISABLE=1",
-            source.file,
+            source.path,
             limits.arch,
             crate::compile::NO_CACHE,
             crate::compile::NO_CACHE_SINCE.0,
@@ -94,9 +94,9 @@ pub fn rows(
     }
     if !missing.is_empty() {
         return Err(format!(
-            "kernels/{}: NVRTC's ptxas report for {} names no figures for {missing:?}; its report format may have \
+            "{}: NVRTC's ptxas report for {} names no figures for {missing:?}; its report format may have \
              changed (harness/resources/ptxas.rs reads it)",
-            source.file, limits.arch
+            source.path, limits.arch
         ));
     }
     let mut out = Vec::new();
@@ -194,6 +194,8 @@ pub fn arities(cases: &[Case]) -> Vec<Arity> {
 pub struct Checked {
     /// The kernel file.
     pub file: String,
+    /// The file as messages name it ([`KernelSource::path`]).
+    pub path: String,
     /// The architecture.
     pub arch: String,
     /// The table gated against (or blessed into).
@@ -218,8 +220,8 @@ impl Checked {
         }
         let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
         Some(format!(
-            "resource gate: kernels/{} for {} against {}:\n{}",
-            self.file,
+            "resource gate: {} for {} against {}:\n{}",
+            self.path,
             self.arch,
             shown(&self.table),
             lines.join("\n")
@@ -250,6 +252,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: source.file.to_string(),
+        path: source.path.to_string(),
         arch: trial.arch.to_string(),
         table: dir.join(RESOURCES_FILE),
         rows: Vec::new(),
@@ -267,9 +270,9 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
             && n != a.args
         {
             checked.failures.push(format!(
-                "{}: launches {} with {} argument(s), but kernels/{} declares {n} parameter(s); \
+                "{}: launches {} with {} argument(s), but {} declares {n} parameter(s); \
                  list one Arg (or, in Case::new, one Param) per kernel parameter, in order",
-                a.trial, a.kernel.entry, a.args, source.file
+                a.trial, a.kernel.entry, a.args, source.path
             ));
         }
     }
@@ -363,12 +366,7 @@ pub fn render(checked: &[Checked]) -> String {
         if let Some(blessed) = &c.blessed {
             let what =
                 if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
-            lines.push(format!(
-                "kernelgate: blessed kernels/{} for {} into {} ({what})",
-                c.file,
-                c.arch,
-                shown(&c.table)
-            ));
+            lines.push(format!("kernelgate: blessed {} for {} into {} ({what})", c.path, c.arch, shown(&c.table)));
             lines.extend(blessed.iter().map(|b| format!("  {b}")));
         }
     }
@@ -393,7 +391,7 @@ mod tests {
     }
 
     fn source() -> KernelSource {
-        KernelSource { file: "t.cu", source: "", sha256: "", entries: &["a", "lone"] }
+        KernelSource { file: "t.cu", path: "kernels/t.cu", source: "", sha256: "", entries: &["a", "lone"] }
     }
 
     #[test]
@@ -440,6 +438,7 @@ mod tests {
         row.occupancy_pct = Some(75.0);
         let checked = Checked {
             file: "t.cu".into(),
+            path: "kernels/t.cu".into(),
             arch: "sm_90".into(),
             table: PathBuf::from("/x/baselines/sm_90/resources.csv"),
             rows: vec![row, table::row("lone", None, 8)],
@@ -477,7 +476,8 @@ mod tests {
         }
         let text =
             "extern \"C\" __global__ void one(const float* x, float* y, int n) { if (threadIdx.x < n) y[0] = x[0]; }\n";
-        let source = KernelSource { file: "one.cu", source: text, sha256: "", entries: &["one"] };
+        let source =
+            KernelSource { file: "one.cu", path: "kernels/one.cu", source: text, sha256: "", entries: &["one"] };
         let kernel = Kernel { file: "one.cu", entry: "one" };
         let tmp = tempfile::tempdir().unwrap();
         let arities = [Arity { kernel, args: 2, trial: "one/short/1".into() }];
@@ -511,7 +511,8 @@ mod tests {
         let text = "extern \"C\" __global__ void one(const float* x, float* y, int n) {\n\
                     float acc = 0.f; for (int k = 0; k < n; ++k) acc += x[k * 256 + threadIdx.x];\n\
                     y[threadIdx.x] = acc; }\n";
-        let source = KernelSource { file: "one.cu", source: text, sha256: "", entries: &["one"] };
+        let source =
+            KernelSource { file: "one.cu", path: "kernels/one.cu", source: text, sha256: "", entries: &["one"] };
         let launches = [LaunchShape { kernel: Kernel { file: "one.cu", entry: "one" }, block: 256, shared_dynamic: 0 }];
         let tmp = tempfile::tempdir().unwrap();
         let trial = |bless| FileTrial {

@@ -75,6 +75,8 @@ pub struct FileTrial<'a> {
 pub struct Checked {
     /// The kernel file.
     pub file: String,
+    /// The file as messages name it (`KernelSource::path`).
+    pub path: String,
     /// The architecture.
     pub arch: String,
     /// The table gated against (or blessed into).
@@ -99,8 +101,8 @@ impl Checked {
         }
         let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
         Some(format!(
-            "SASS gate: kernels/{} for {} against {} ({}):\n{}",
-            self.file,
+            "SASS gate: {} for {} against {} ({}):\n{}",
+            self.path,
             self.arch,
             crate::resources::shown(&self.table),
             self.nvdisasm,
@@ -133,6 +135,7 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: trial.source.file.to_string(),
+        path: trial.source.path.to_string(),
         arch: trial.arch.to_string(),
         table: dir.join(table::SASS_FILE),
         nvdisasm: tool.to_string(),
@@ -253,8 +256,8 @@ pub fn render(checked: &[Checked]) -> String {
             let what =
                 if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
             lines.push(format!(
-                "kernelgate: blessed the SASS of kernels/{} for {} into {} ({what})",
-                c.file,
+                "kernelgate: blessed the SASS of {} for {} into {} ({what})",
+                c.path,
                 c.arch,
                 crate::resources::shown(&c.table)
             ));
@@ -291,6 +294,7 @@ mod tests {
         classes.insert("copy_vec4".to_string(), class::count(&BTreeMap::from([("LDG.E.128".to_string(), 1)])));
         let checked = Checked {
             file: "vectorization.cu".into(),
+            path: "kernels/vectorization.cu".into(),
             arch: "sm_90".into(),
             table: PathBuf::from("/x/baselines/sm_90/sass/opcodes.csv"),
             nvdisasm: "nvdisasm 13.5.37 (/p/.nvrtc/bin/nvdisasm)".into(),
