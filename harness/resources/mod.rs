@@ -205,6 +205,10 @@ pub struct Checked {
     /// Why the trial fails, one line each (an entry-point mismatch, an unreadable report, the
     /// gate's failures); empty when it passes.
     pub failures: Vec<String>,
+    /// Whether the PTX declared the entry points `build.rs` listed, with the parameter counts the
+    /// cases launch them with: only then are the figures read and gated. When `false`, `failures`
+    /// are those mismatches and `rows` is empty.
+    pub entries_match: bool,
     /// Changes that do not fail, and rows left over.
     pub notes: Vec<String>,
     /// With `KERNELGATE_BLESS=1`: the rows written that changed, appeared or went, one line each.
@@ -213,12 +217,22 @@ pub struct Checked {
 
 impl Checked {
     /// The trial's failure message: what was compared, then one line per failure; `None` when it
-    /// passes.
+    /// passes. Entry-point and argument-count mismatches ([`Checked::entries_match`]) come before
+    /// the resource gate, and are headed `entry points:`.
     pub fn failure(&self) -> Option<String> {
         if self.failures.is_empty() {
             return None;
         }
         let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
+        if !self.entries_match {
+            return Some(format!(
+                "entry points: {} for {}: the PTX does not declare the kernels build.rs lists, or the parameters \
+                 the cases pass (nothing was gated):\n{}",
+                self.path,
+                self.arch,
+                lines.join("\n")
+            ));
+        }
         Some(format!(
             "resource gate: {} for {} against {}:\n{}",
             self.path,
@@ -257,6 +271,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         table: dir.join(RESOURCES_FILE),
         rows: Vec::new(),
         failures: Vec::new(),
+        entries_match: false,
         notes: Vec::new(),
         blessed: None,
     };
@@ -279,6 +294,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
     if !checked.failures.is_empty() {
         return Ok(checked);
     }
+    checked.entries_match = true;
     let Some(limits) = limits(trial.arch) else {
         checked.failures.push(format!("no occupancy limits for {} in harness/resources/occupancy.rs", trial.arch));
         return Ok(checked);
@@ -330,14 +346,34 @@ pub(crate) fn shown(path: &Path) -> String {
 pub fn render(checked: &[Checked]) -> String {
     let mut all: Vec<&Checked> = checked.iter().collect();
     all.sort_by(|a, b| (&a.arch, &a.file).cmp(&(&b.arch, &b.file)));
-    let Some(first) = all.first() else { return String::new() };
-    let mut lines = vec![format!(
-        "kernelgate: kernel resources from NVRTC's ptxas (NVRTC {}); occupancy is theoretical, at the cases' block",
-        first.rows.first().map_or("?", |r| r.nvrtc.as_str())
-    )];
+    let mut lines = Vec::new();
+    // No table when no file compiled to figures (its entry points did not match): only its notes.
+    if let Some(nvrtc) = all.iter().flat_map(|c| &c.rows).map(|r| r.nvrtc.as_str()).next() {
+        lines.push(format!(
+            "kernelgate: kernel resources from NVRTC's ptxas (NVRTC {nvrtc}); occupancy is theoretical, at the cases' \
+             block"
+        ));
+        lines.extend(crate::units::aligned(&figures(&all), 2));
+    }
+    for c in &all {
+        for note in &c.notes {
+            lines.push(format!("kernelgate: resources {}: {note}", c.arch));
+        }
+        if let Some(blessed) = &c.blessed {
+            let what =
+                if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
+            lines.push(format!("kernelgate: blessed {} for {} into {} ({what})", c.path, c.arch, shown(&c.table)));
+            lines.extend(blessed.iter().map(|b| format!("  {b}")));
+        }
+    }
+    lines.join("\n")
+}
+
+/// The table of [`render`]: a header, then one line per row of `all`, in order.
+fn figures(all: &[&Checked]) -> Vec<[String; 8]> {
     let header = ["arch", "kernel", "block", "regs", "spill st/ld B", "local B", "shared B", "occupancy"];
     let mut table: Vec<[String; 8]> = vec![header.map(str::to_string)];
-    for c in &all {
+    for c in all {
         for r in &c.rows {
             table.push([
                 c.arch.clone(),
@@ -358,19 +394,7 @@ pub fn render(checked: &[Checked]) -> String {
             ]);
         }
     }
-    lines.extend(crate::units::aligned(&table, 2));
-    for c in &all {
-        for note in &c.notes {
-            lines.push(format!("kernelgate: resources {}: {note}", c.arch));
-        }
-        if let Some(blessed) = &c.blessed {
-            let what =
-                if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
-            lines.push(format!("kernelgate: blessed {} for {} into {} ({what})", c.path, c.arch, shown(&c.table)));
-            lines.extend(blessed.iter().map(|b| format!("  {b}")));
-        }
-    }
-    lines.join("\n")
+    table
 }
 
 #[cfg(test)]
@@ -443,6 +467,7 @@ mod tests {
             table: PathBuf::from("/x/baselines/sm_90/resources.csv"),
             rows: vec![row, table::row("lone", None, 8)],
             failures: vec![],
+            entries_match: true,
             notes: vec!["k: registers 32 → 40".into()],
             blessed: Some(vec!["k at block 256: registers 32 → 40".into()]),
         };
@@ -463,6 +488,40 @@ mod tests {
             "{text}"
         );
         assert_eq!(render(&[]), "");
+    }
+
+    /// A file whose PTX does not declare its listed entry points has no figures: its failure is
+    /// headed as the entry-point check it is, and the report prints no empty table.
+    #[test]
+    fn entry_point_mismatches_have_their_own_heading_and_no_table() {
+        let checked = Checked {
+            file: "t.cu".into(),
+            path: "/tmp/t.cu".into(),
+            arch: "sm_90".into(),
+            table: PathBuf::from("/x/baselines/sm_90/resources.csv"),
+            rows: vec![],
+            failures: vec!["/tmp/t.cu: the source defines entry points [] (as build.rs scans it) …".into()],
+            entries_match: false,
+            notes: vec![],
+            blessed: None,
+        };
+        let failure = checked.failure().unwrap();
+        assert!(failure.starts_with("entry points: /tmp/t.cu for sm_90: "), "{failure}");
+        assert!(!failure.contains("resource gate"), "{failure}");
+        assert_eq!(render(std::slice::from_ref(&checked)), "");
+        // Beside a file that compiled, the table is headed with that file's NVRTC.
+        let mut compiled = Checked { file: "u.cu".into(), rows: vec![table::row("k", Some(256), 40)], ..checked };
+        compiled.entries_match = true;
+        compiled.failures.clear();
+        let mut mismatch = compiled.clone();
+        (mismatch.file, mismatch.rows, mismatch.entries_match) = ("a.cu".into(), vec![], false);
+        let text = render(&[mismatch, compiled.clone()]);
+        let nvrtc = &compiled.rows[0].nvrtc;
+        assert!(
+            text.starts_with(&format!("kernelgate: kernel resources from NVRTC's ptxas (NVRTC {nvrtc});")),
+            "{text}"
+        );
+        assert!(!text.contains("NVRTC ?"), "{text}");
     }
 
     /// Where NVRTC is found, a launch with fewer arguments than the kernel's parameters fails the

@@ -249,7 +249,12 @@ pub fn render(checked: &[Checked]) -> String {
         "kernelgate: SASS from {} (static instruction counts per class; ld = global loads by width in bits)",
         first.nvdisasm
     )];
-    lines.extend(crate::units::aligned(&table, 2));
+    if table.len() > 1 {
+        lines.extend(crate::units::aligned(&table, 2));
+    } else {
+        // No function was read (no file got this far): no empty table.
+        lines.clear();
+    }
     for c in &all {
         lines.extend(c.notes.iter().map(|n| format!("kernelgate: SASS {} {}: {n}", c.arch, c.file)));
         if let Some(blessed) = &c.blessed {
