@@ -52,6 +52,25 @@ fn an_edit_on_disk_is_gated_without_a_rebuild() {
 }
 
 #[test]
+fn a_new_kernel_is_told_to_bless_its_own_file() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("kernels/vectorization.cu")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("vectorization.cu");
+    std::fs::write(&file, text + "extern \"C\" __global__ void brand_new(float* x) { x[threadIdx.x] = 1.0f; }\n")
+        .unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 3, "only the gates failed: {out}");
+    let bless = "must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/vectorization.cu/";
+    let hinted: Vec<&str> = out.lines().filter(|l| l.contains("brand_new: not in ")).collect();
+    assert_eq!(hinted.len(), 2, "the resource gate's line and the SASS gate's: {out}");
+    assert!(hinted.iter().all(|l| l.ends_with(bless)), "{out}");
+}
+
+#[test]
 fn a_kernel_with_cpp_linkage_is_named_with_the_fix() {
     if !support::compile_tools_found() {
         return;

@@ -325,9 +325,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
     }
     let blessed: Vec<Row> = table::load(&dir)?.into_iter().filter(|r| in_scope(r)).collect();
     if blessed.is_empty() && !dir.join(RESOURCES_FILE).is_file() {
-        checked.failures.push(format!(
-            "{table_name} does not exist: bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels compile/"
-        ));
+        checked.failures.push(format!("{table_name} does not exist: bless it with {}", table::bless_command(None)));
     }
     let judgement = compare(&blessed, &checked.rows, &table_name);
     checked.failures.extend(judgement.failures);

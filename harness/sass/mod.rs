@@ -177,8 +177,8 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
         // Not a failure: a project blessed before the SASS gate existed has resource tables only,
         // and its compile trials keep passing until it blesses this one. Said in every run.
         checked.notes.push(format!(
-            "not gated: {name} does not exist; bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels \
-             compile/"
+            "not gated: {name} does not exist; bless it with {}",
+            crate::resources::table::bless_command(None)
         ));
         return Ok(checked);
     }
