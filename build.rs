@@ -12,6 +12,7 @@
 //! name stops the build with a message naming the file.
 
 #[path = "harness/entry_scan.rs"]
+#[allow(dead_code)] // The library's uses of it (`kernel_macros`), not this script's.
 mod entry_scan;
 #[path = "harness/history/provenance.rs"]
 #[allow(dead_code)]
@@ -65,7 +66,9 @@ fn main() {
         let names: Vec<String> = entries.iter().map(|(n, _)| format!("{n:?}")).collect();
         writeln!(
             sources,
-            "    KernelSource {{ file: {file:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}] }},",
+            "    KernelSource {{ file: {file:?}, path: {:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}] \
+             }},",
+            format!("kernels/{file}"),
             path.display(),
             names.join(", ")
         )

@@ -147,14 +147,14 @@ pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
     let opts = CompileOptions { options, name: Some(file.to_string()), ..Default::default() };
     cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| match e {
         CompileError::CompileError { nvrtc, log, .. } => Error::Compile {
-            file: file.to_string(),
+            file: format!("kernels/{file}"),
             arch: arch.to_string(),
             status: format!("{:?}", nvrtc.0),
             nvrtc: used,
             log: with_hint(log.to_string_lossy().into_owned()),
         },
         other => Error::Compile {
-            file: file.to_string(),
+            file: format!("kernels/{file}"),
             arch: arch.to_string(),
             status: format!("{other:?}"),
             nvrtc: used,
@@ -219,7 +219,7 @@ pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<Compiled
     let nvrtc = nvrtc::load()?;
     let used = nvrtc.to_string();
     let fail = |status: String, log: String| Error::Compile {
-        file: file.to_string(),
+        file: format!("kernels/{file}"),
         arch: arch.to_string(),
         status,
         nvrtc: used.clone(),
@@ -306,11 +306,39 @@ pub fn check_entries(source: &KernelSource, arch: &str, ptx: &str) -> std::resul
             if mangled.len() == 1 { format!("{} has", mangled[0]) } else { format!("{} have", mangled.join(", ")) }
         )
     };
+    let unseen: Vec<&str> = found.iter().copied().filter(|f| !listed.contains(f) && !f.starts_with("_Z")).collect();
+    let cause = unseen_cause(&unseen, &crate::entry_scan::kernel_macros(source.source));
     Err(format!(
-        "kernels/{}: the source defines entry points {listed:?} (as build.rs scans it) but the PTX for {arch} declares \
-         {found:?} ({used}){fix}",
-        source.file
+        "{}: the source defines entry points {listed:?} (as build.rs scans it) but the PTX for {arch} declares \
+         {found:?} ({used}){fix}{cause}",
+        source.path
     ))
+}
+
+/// Why the PTX declares C-linkage entries `unseen` that the entry scan did not list, for
+/// [`check_entries`]'s message; empty when there are none. The scan skips directive lines
+/// ([`crate::entry_scan`]), so a kernel a `#define` makes is not seen: with `macros` (the source's
+/// `#define`s holding `__global__`, [`crate::entry_scan::kernel_macros`]) that is the cause named,
+/// else it leads the likely causes. Pure.
+pub fn unseen_cause(unseen: &[&str], macros: &[(String, usize)]) -> String {
+    const WRITE_OUT: &str = "write each wrapper out as `extern \"C\" __global__ void name(...) { ... }` \
+                             (docs/adding-kernels.md, \"Your own kernel\")";
+    if unseen.is_empty() {
+        return String::new();
+    }
+    if macros.is_empty() {
+        return format!(
+            "; the scan did not find {unseen:?}: likely made by a macro (of an included header; entry points a \
+             macro makes are not seen: {WRITE_OUT}), or defined in a form it does not read"
+        );
+    }
+    let named: Vec<String> = macros.iter().map(|(name, line)| format!("{name} (line {line})")).collect();
+    format!(
+        "; {unseen:?} {} made by the macro {}: build.rs skips `#define` bodies, so entry points a macro makes are \
+         not seen; {WRITE_OUT}",
+        if unseen.len() == 1 { "is likely" } else { "are likely" },
+        named.join(", ")
+    )
 }
 
 /// The source name in an Itanium C++ ABI mangled name of a function at namespace scope
@@ -457,12 +485,33 @@ mod tests {
         assert_eq!(itanium_name("_Z5scaleILi4EEvPf"), Some("scale"));
         assert_eq!(itanium_name("ok"), None);
         assert_eq!(itanium_name("_Z99x"), None);
-        let source = KernelSource { file: "cpp.cu", source: "", sha256: "", entries: &["ok"] };
+        let source = KernelSource { file: "cpp.cu", path: "kernels/cpp.cu", source: "", sha256: "", entries: &["ok"] };
         let ptx = ".visible .entry _Z6squarePfi(\n.visible .entry ok(\n";
         let message = check_entries(&source, "sm_90", ptx).unwrap_err();
         assert!(message.contains("square (PTX entry _Z6squarePfi) has C++ linkage"), "{message}");
         assert!(message.contains("declare it `extern \"C\" __global__`"), "{message}");
         assert!(message.contains("Templated kernels"), "{message}");
+    }
+
+    #[test]
+    fn entries_a_macro_makes_are_named_with_the_macro_and_the_fix() {
+        let text = "#define WRAP(B) \\\n  extern \"C\" __global__ void scan_##B(int* x) { x[0] = B; }\n\
+                    WRAP(128)\nextern \"C\" __global__ void plain(int* x) { x[0] = 1; }\n";
+        let source =
+            KernelSource { file: "scan.cu", path: "/tmp/x/scan.cu", source: text, sha256: "", entries: &["plain"] };
+        let ptx = ".visible .entry scan_128(\n.visible .entry plain(\n";
+        let message = check_entries(&source, "sm_90", ptx).unwrap_err();
+        assert!(message.contains("[\"scan_128\"] is likely made by the macro WRAP (line 1)"), "{message}");
+        assert!(message.contains("build.rs skips `#define` bodies"), "{message}");
+        assert!(message.contains("write each wrapper out as `extern \"C\" __global__ void name(...)"), "{message}");
+        // Without a `#define` of a kernel in the file, the macro is still the first likely cause.
+        let no_macro = KernelSource { source: "extern \"C\" __global__ void plain(int* x) {}\n", ..source };
+        let message = check_entries(&no_macro, "sm_90", ptx).unwrap_err();
+        assert!(message.contains("the scan did not find [\"scan_128\"]: likely made by a macro"), "{message}");
+        // An entry missing from the PTX alone has no such cause.
+        let listed = KernelSource { entries: &["plain", "gone"], ..no_macro };
+        let message = check_entries(&listed, "sm_90", ".visible .entry plain(\n").unwrap_err();
+        assert!(!message.contains("macro"), "{message}");
     }
 
     #[test]
@@ -483,6 +532,7 @@ mod tests {
         }
         let broken = KernelSource {
             file: "broken.cu",
+            path: "kernels/broken.cu",
             source: "extern \"C\" __global__ void k(float* x)\n{\n    x[0] = y;\n}\n",
             sha256: "",
             entries: &["k"],
@@ -520,6 +570,7 @@ mod tests {
         }
         let source = KernelSource {
             file: "two.cu",
+            path: "kernels/two.cu",
             source: "extern \"C\" __global__ void a(float* x) { x[0] = 1.0f; }\n",
             sha256: "",
             entries: &["a", "b"],

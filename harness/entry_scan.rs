@@ -59,6 +59,23 @@ pub fn entry_points(source: &str) -> Vec<(String, usize)> {
     found
 }
 
+/// The macros whose `#define` body holds `__global__`, with the 1-based line of each `#define`, in
+/// source order: kernels a macro makes (`#define WRAP(n) extern "C" __global__ void k_##n(...)`),
+/// which [`entry_points`] does not see, since it skips directive lines. Comments and strings are
+/// skipped as there; a `#define` in an `#if 0` branch is listed too (it is still a directive).
+pub fn kernel_macros(source: &str) -> Vec<(String, usize)> {
+    let tokens = tokenize(&splice(source));
+    tokens
+        .split(|t| t.kind == Kind::Newline)
+        .filter(|line| {
+            line.first().is_some_and(|t| t.kind == Kind::Hash)
+                && line.get(1).is_some_and(|t| t.is_ident("define"))
+                && line.iter().any(|t| t.is_ident("__global__"))
+        })
+        .filter_map(|line| line.get(2).filter(|t| t.kind == Kind::Ident).map(|t| (t.text.clone(), t.line)))
+        .collect()
+}
+
 /// One token of the source; `line` is the 1-based physical line where it starts.
 #[derive(Debug, Clone, PartialEq)]
 struct Token {
@@ -364,7 +381,7 @@ fn matching_paren(tokens: &[Token], open: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::entry_points;
+    use super::{entry_points, kernel_macros};
 
     fn names(source: &str) -> Vec<String> {
         entry_points(source).into_iter().map(|(n, _)| n).collect()
@@ -454,6 +471,18 @@ mod tests {
                    #define ONE_LINE extern \"C\" __global__ void one_line(float* x) {}\n\
                    extern \"C\" __global__ void after(float* x) {}\n";
         assert_eq!(entry_points(src), vec![("after".to_string(), 5)]);
+        assert_eq!(kernel_macros(src), [("KERNEL".to_string(), 1), ("ONE_LINE".to_string(), 4)]);
+    }
+
+    #[test]
+    fn only_defines_that_make_kernels_are_kernel_macros() {
+        let src = "#define N 256
+                   // #define COMMENTED extern \"C\" __global__ void c(float* x) {}
+                   #define DEVICE(f) __device__ float f(float x) { return x; }
+                   #define S \"__global__\"
+                   extern \"C\" __global__ void k(float* x) {}
+";
+        assert!(kernel_macros(src).is_empty(), "{:?}", kernel_macros(src));
     }
 
     #[test]

@@ -52,9 +52,9 @@ pub enum Error {
         source: csv::Error,
     },
     /// NVRTC rejected a kernel source; `log` is NVRTC's log, verbatim (it names file and line).
-    #[error("NVRTC failed to compile kernels/{file} for {arch} ({status}; {nvrtc}); its log follows:\n{log}")]
+    #[error("NVRTC failed to compile {file} for {arch} ({status}; {nvrtc}); its log follows:\n{log}")]
     Compile {
-        /// The `.cu` file name.
+        /// The kernel file as messages name it: `kernels/<name>` (`crate::KernelSource::path`).
         file: String,
         /// Target architecture, e.g. `sm_90`.
         arch: String,

@@ -8,8 +8,11 @@
 /// One `kernels/*.cu` file as it was when the crate was built.
 #[derive(Debug, Clone, Copy)]
 pub struct KernelSource {
-    /// File name inside `kernels/`, e.g. `transpose.cu`.
+    /// File name inside `kernels/`, e.g. `transpose.cu`: how tables and cases name the file.
     pub file: &'static str,
+    /// The file as messages name it: `kernels/transpose.cu` for the suite's files, the path the
+    /// user gave for a file `kernelgate compile` read from disk.
+    pub path: &'static str,
     /// The CUDA C++ source text.
     pub source: &'static str,
     /// SHA-256 of `source`, lowercase hex (64 characters).

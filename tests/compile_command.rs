@@ -47,8 +47,27 @@ fn an_edit_on_disk_is_gated_without_a_rebuild() {
     std::fs::write(&file, edited).unwrap();
     let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
     assert_eq!(code, 3, "only the gate failed: {out}");
-    assert!(out.contains("SASS gate: kernels/vectorization.cu for sm_90"), "{out}");
+    assert!(out.contains(&format!("SASS gate: {} for sm_90", file.display())), "named as given: {out}");
     assert!(out.contains("copy_vec4: instructions 17 → 20, barrier 0 → 1"), "{out}");
+}
+
+#[test]
+fn a_new_kernel_is_told_to_bless_its_own_file() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("kernels/vectorization.cu")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("vectorization.cu");
+    std::fs::write(&file, text + "extern \"C\" __global__ void brand_new(float* x) { x[threadIdx.x] = 1.0f; }\n")
+        .unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 3, "only the gates failed: {out}");
+    let bless = "must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/vectorization.cu/";
+    let hinted: Vec<&str> = out.lines().filter(|l| l.contains("brand_new: not in ")).collect();
+    assert_eq!(hinted.len(), 2, "the resource gate's line and the SASS gate's: {out}");
+    assert!(hinted.iter().all(|l| l.ends_with(bless)), "{out}");
 }
 
 #[test]
@@ -64,7 +83,49 @@ fn a_kernel_with_cpp_linkage_is_named_with_the_fix() {
     let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("square (PTX entry _Z6squarePfi) has C++ linkage"), "{out}");
-    assert!(out.contains("no blessed table (not a file of this build's kernels/)"), "{out}");
+    // Not the resource gate's failure: the entry points are checked before any figure is read.
+    assert!(out.contains(&format!("entry points: {} for sm_90: ", file.display())), "{out}");
+    assert!(!out.contains("resource gate:"), "{out}");
+    // Nothing compiled to figures: no empty resources table, no unknown NVRTC.
+    assert!(!out.contains("kernel resources from NVRTC's ptxas") && !out.contains("NVRTC ?"), "{out}");
+}
+
+#[test]
+fn a_file_outside_the_tree_is_named_by_the_path_given() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("samplereduce.cu");
+    std::fs::write(&file, "extern \"C\" __global__ void samplereduce(float* x) { x[0] = y; }\n").unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(&format!("NVRTC failed to compile {} for sm_90", file.display())), "{out}");
+    assert!(!out.contains("kernels/samplereduce.cu"), "{out}");
+    // An entry-point mismatch is named the same way.
+    std::fs::write(&file, "__global__ void samplereduce(float* x) { x[0] = 1.0f; }\n").unwrap();
+    let (_, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert!(out.contains(&format!("{}: the source defines entry points []", file.display())), "{out}");
+    assert!(!out.contains("kernels/samplereduce.cu"), "{out}");
+}
+
+#[test]
+fn wrappers_a_macro_makes_are_named_as_the_cause_with_the_fix() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("scanmacro.cu");
+    let text = "template <int B> __device__ void scan(int* x) { x[threadIdx.x] = B; }\n\
+                #define WRAP(B) \\\n    extern \"C\" __global__ void scan_##B(int* x) { scan<B>(x); }\n\
+                WRAP(128)\nWRAP(256)\n\
+                extern \"C\" __global__ void plain(int* x) { x[0] = 1; }\n";
+    std::fs::write(&file, text).unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("the source defines entry points [\"plain\"] (as build.rs scans it)"), "{out}");
+    assert!(out.contains("[\"scan_128\", \"scan_256\"] are likely made by the macro WRAP (line 2)"), "{out}");
+    assert!(out.contains("write each wrapper out as `extern \"C\" __global__ void name(...)"), "{out}");
 }
 
 #[test]

@@ -30,7 +30,13 @@ fn source(n: u32, bounds: &str) -> KernelSource {
              for (int i = 0; i < N; ++i) y[i * blockDim.x + threadIdx.x] = acc[i];\n\
          }}\n"
     );
-    KernelSource { file: FILE, source: text.leak(), sha256: "", entries: &["accumulate"] }
+    KernelSource {
+        file: FILE,
+        path: "kernels/accumulate.cu",
+        source: text.leak(),
+        sha256: "",
+        entries: &["accumulate"],
+    }
 }
 
 fn check(source: &KernelSource, baselines: &Path, bless: bool) -> Checked {

@@ -24,7 +24,7 @@ fn source(vectorized: bool) -> KernelSource {
          { int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
            if (i < n4) { for (int j = 0; j < 4; ++j) out[4 * i + j] = in[4 * i + j]; } }\n"
     };
-    KernelSource { file: FILE, source: text, sha256: "", entries: &["copy"] }
+    KernelSource { file: FILE, path: "kernels/copy.cu", source: text, sha256: "", entries: &["copy"] }
 }
 
 fn check(source: &KernelSource, baselines: &Path, bless: bool, declared: &[Declared]) -> Checked {

@@ -25,16 +25,24 @@ pub struct Judgement {
 /// The hint every failure of a blessed row ends with.
 pub const BLESS_HINT: &str = "if intended, re-bless with KERNELGATE_BLESS=1";
 
-/// The hint every failure of a row missing from the table ends with.
-pub const NEW_ROW_HINT: &str = "new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/";
+/// How the hint every failure of a row missing from the table ends with begins ([`new_row_hint`]).
+pub const NEW_ROW_HINT: &str = "new kernels and launch configurations must be blessed";
+
+/// The hint every failure of a row of kernel file `file` missing from the table ends with:
+/// [`NEW_ROW_HINT`] and the command that blesses that file's trials ([`super::table::bless_command`]).
+/// The SASS gate ends its new functions' lines with it too.
+pub fn new_row_hint(file: &str) -> String {
+    format!("{NEW_ROW_HINT}: {}", super::table::bless_command(Some(file)))
+}
 
 /// Whether `failure` (a line of [`Judgement::failures`], or of `crate::resources::Checked`'s
 /// failures) is this gate's judgement of a row, a resource regression, rather than a fault of the
 /// compile trial (an entry-point or argument mismatch, an unreadable ptxas report, a missing table):
-/// the lines [`compare`] writes end with [`BLESS_HINT`] or [`NEW_ROW_HINT`]. The suite counts a
+/// the lines [`compare`] writes end with [`BLESS_HINT`] or a [`new_row_hint`]. The suite counts a
 /// compile trial failed by such lines alone as a gate failure (exit code 3).
 pub fn is_gate_failure(failure: &str) -> bool {
-    failure.ends_with(BLESS_HINT) || failure.ends_with(NEW_ROW_HINT)
+    failure.ends_with(BLESS_HINT)
+        || failure.rsplit_once("; ").is_some_and(|(_, hint)| hint.starts_with(&format!("{NEW_ROW_HINT}: ")))
 }
 
 /// Judges `now` (this build's rows of one kernel file) against `blessed` (the table's rows of the
@@ -54,11 +62,12 @@ pub fn compare(blessed: &[Row], now: &[Row], table: &str) -> Judgement {
                     format!(", blessed only {}", elsewhere.join(" and "))
                 };
                 judgement.failures.push(format!(
-                    "{}: not in {table}{} ({} registers{}{blessed_at}); {NEW_ROW_HINT}",
+                    "{}: not in {table}{} ({} registers{}{blessed_at}); {}",
                     row.kernel,
                     at(row),
                     row.regs,
                     row.occupancy_pct.map_or(String::new(), |p| format!(", occupancy {}", pct(p))),
+                    new_row_hint(&row.file),
                 ));
             }
         }
@@ -265,8 +274,9 @@ mod tests {
         assert!(
             j.failures[0]
                 .starts_with("new: not in baselines/sm_90/resources.csv at block 256 (8 registers, occupancy 100 %)")
-                && j.failures[0]
-                    .ends_with("must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/"),
+                && j.failures[0].ends_with(
+                    "must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/t.cu/"
+                ),
             "{}",
             j.failures[0]
         );

@@ -82,10 +82,10 @@ pub fn rows(
     if !missing.is_empty() && usage.is_empty() {
         // No figures at all: ptxas did not run (a cached program), not a format change.
         return Err(format!(
-            "kernels/{}: NVRTC {nvrtc} returned no ptxas report for {}: ptxas did not run, so the program came \
+            "{}: NVRTC {nvrtc} returned no ptxas report for {}: ptxas did not run, so the program came \
              from a compile cache. kernelgate passes {} to NVRTC {}.{} and later; with an older NVRTC, or a \
              cache this option does not reach, run with CUDA_CACHE_DISABLE=1",
-            source.file,
+            source.path,
             limits.arch,
             crate::compile::NO_CACHE,
             crate::compile::NO_CACHE_SINCE.0,
@@ -94,9 +94,9 @@ pub fn rows(
     }
     if !missing.is_empty() {
         return Err(format!(
-            "kernels/{}: NVRTC's ptxas report for {} names no figures for {missing:?}; its report format may have \
+            "{}: NVRTC's ptxas report for {} names no figures for {missing:?}; its report format may have \
              changed (harness/resources/ptxas.rs reads it)",
-            source.file, limits.arch
+            source.path, limits.arch
         ));
     }
     let mut out = Vec::new();
@@ -194,6 +194,8 @@ pub fn arities(cases: &[Case]) -> Vec<Arity> {
 pub struct Checked {
     /// The kernel file.
     pub file: String,
+    /// The file as messages name it ([`KernelSource::path`]).
+    pub path: String,
     /// The architecture.
     pub arch: String,
     /// The table gated against (or blessed into).
@@ -203,6 +205,10 @@ pub struct Checked {
     /// Why the trial fails, one line each (an entry-point mismatch, an unreadable report, the
     /// gate's failures); empty when it passes.
     pub failures: Vec<String>,
+    /// Whether the PTX declared the entry points `build.rs` listed, with the parameter counts the
+    /// cases launch them with: only then are the figures read and gated. When `false`, `failures`
+    /// are those mismatches and `rows` is empty.
+    pub entries_match: bool,
     /// Changes that do not fail, and rows left over.
     pub notes: Vec<String>,
     /// With `KERNELGATE_BLESS=1`: the rows written that changed, appeared or went, one line each.
@@ -211,15 +217,25 @@ pub struct Checked {
 
 impl Checked {
     /// The trial's failure message: what was compared, then one line per failure; `None` when it
-    /// passes.
+    /// passes. Entry-point and argument-count mismatches ([`Checked::entries_match`]) come before
+    /// the resource gate, and are headed `entry points:`.
     pub fn failure(&self) -> Option<String> {
         if self.failures.is_empty() {
             return None;
         }
         let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
+        if !self.entries_match {
+            return Some(format!(
+                "entry points: {} for {}: the PTX does not declare the kernels build.rs lists, or the parameters \
+                 the cases pass (nothing was gated):\n{}",
+                self.path,
+                self.arch,
+                lines.join("\n")
+            ));
+        }
         Some(format!(
-            "resource gate: kernels/{} for {} against {}:\n{}",
-            self.file,
+            "resource gate: {} for {} against {}:\n{}",
+            self.path,
             self.arch,
             shown(&self.table),
             lines.join("\n")
@@ -250,10 +266,12 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: source.file.to_string(),
+        path: source.path.to_string(),
         arch: trial.arch.to_string(),
         table: dir.join(RESOURCES_FILE),
         rows: Vec::new(),
         failures: Vec::new(),
+        entries_match: false,
         notes: Vec::new(),
         blessed: None,
     };
@@ -267,15 +285,16 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
             && n != a.args
         {
             checked.failures.push(format!(
-                "{}: launches {} with {} argument(s), but kernels/{} declares {n} parameter(s); \
+                "{}: launches {} with {} argument(s), but {} declares {n} parameter(s); \
                  list one Arg (or, in Case::new, one Param) per kernel parameter, in order",
-                a.trial, a.kernel.entry, a.args, source.file
+                a.trial, a.kernel.entry, a.args, source.path
             ));
         }
     }
     if !checked.failures.is_empty() {
         return Ok(checked);
     }
+    checked.entries_match = true;
     let Some(limits) = limits(trial.arch) else {
         checked.failures.push(format!("no occupancy limits for {} in harness/resources/occupancy.rs", trial.arch));
         return Ok(checked);
@@ -306,9 +325,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
     }
     let blessed: Vec<Row> = table::load(&dir)?.into_iter().filter(|r| in_scope(r)).collect();
     if blessed.is_empty() && !dir.join(RESOURCES_FILE).is_file() {
-        checked.failures.push(format!(
-            "{table_name} does not exist: bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels compile/"
-        ));
+        checked.failures.push(format!("{table_name} does not exist: bless it with {}", table::bless_command(None)));
     }
     let judgement = compare(&blessed, &checked.rows, &table_name);
     checked.failures.extend(judgement.failures);
@@ -327,14 +344,34 @@ pub(crate) fn shown(path: &Path) -> String {
 pub fn render(checked: &[Checked]) -> String {
     let mut all: Vec<&Checked> = checked.iter().collect();
     all.sort_by(|a, b| (&a.arch, &a.file).cmp(&(&b.arch, &b.file)));
-    let Some(first) = all.first() else { return String::new() };
-    let mut lines = vec![format!(
-        "kernelgate: kernel resources from NVRTC's ptxas (NVRTC {}); occupancy is theoretical, at the cases' block",
-        first.rows.first().map_or("?", |r| r.nvrtc.as_str())
-    )];
+    let mut lines = Vec::new();
+    // No table when no file compiled to figures (its entry points did not match): only its notes.
+    if let Some(nvrtc) = all.iter().flat_map(|c| &c.rows).map(|r| r.nvrtc.as_str()).next() {
+        lines.push(format!(
+            "kernelgate: kernel resources from NVRTC's ptxas (NVRTC {nvrtc}); occupancy is theoretical, at the cases' \
+             block"
+        ));
+        lines.extend(crate::units::aligned(&figures(&all), 2));
+    }
+    for c in &all {
+        for note in &c.notes {
+            lines.push(format!("kernelgate: resources {}: {note}", c.arch));
+        }
+        if let Some(blessed) = &c.blessed {
+            let what =
+                if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
+            lines.push(format!("kernelgate: blessed {} for {} into {} ({what})", c.path, c.arch, shown(&c.table)));
+            lines.extend(blessed.iter().map(|b| format!("  {b}")));
+        }
+    }
+    lines.join("\n")
+}
+
+/// The table of [`render`]: a header, then one line per row of `all`, in order.
+fn figures(all: &[&Checked]) -> Vec<[String; 8]> {
     let header = ["arch", "kernel", "block", "regs", "spill st/ld B", "local B", "shared B", "occupancy"];
     let mut table: Vec<[String; 8]> = vec![header.map(str::to_string)];
-    for c in &all {
+    for c in all {
         for r in &c.rows {
             table.push([
                 c.arch.clone(),
@@ -355,24 +392,7 @@ pub fn render(checked: &[Checked]) -> String {
             ]);
         }
     }
-    lines.extend(crate::units::aligned(&table, 2));
-    for c in &all {
-        for note in &c.notes {
-            lines.push(format!("kernelgate: resources {}: {note}", c.arch));
-        }
-        if let Some(blessed) = &c.blessed {
-            let what =
-                if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
-            lines.push(format!(
-                "kernelgate: blessed kernels/{} for {} into {} ({what})",
-                c.file,
-                c.arch,
-                shown(&c.table)
-            ));
-            lines.extend(blessed.iter().map(|b| format!("  {b}")));
-        }
-    }
-    lines.join("\n")
+    table
 }
 
 #[cfg(test)]
@@ -393,7 +413,7 @@ mod tests {
     }
 
     fn source() -> KernelSource {
-        KernelSource { file: "t.cu", source: "", sha256: "", entries: &["a", "lone"] }
+        KernelSource { file: "t.cu", path: "kernels/t.cu", source: "", sha256: "", entries: &["a", "lone"] }
     }
 
     #[test]
@@ -440,10 +460,12 @@ mod tests {
         row.occupancy_pct = Some(75.0);
         let checked = Checked {
             file: "t.cu".into(),
+            path: "kernels/t.cu".into(),
             arch: "sm_90".into(),
             table: PathBuf::from("/x/baselines/sm_90/resources.csv"),
             rows: vec![row, table::row("lone", None, 8)],
             failures: vec![],
+            entries_match: true,
             notes: vec!["k: registers 32 → 40".into()],
             blessed: Some(vec!["k at block 256: registers 32 → 40".into()]),
         };
@@ -466,6 +488,40 @@ mod tests {
         assert_eq!(render(&[]), "");
     }
 
+    /// A file whose PTX does not declare its listed entry points has no figures: its failure is
+    /// headed as the entry-point check it is, and the report prints no empty table.
+    #[test]
+    fn entry_point_mismatches_have_their_own_heading_and_no_table() {
+        let checked = Checked {
+            file: "t.cu".into(),
+            path: "/tmp/t.cu".into(),
+            arch: "sm_90".into(),
+            table: PathBuf::from("/x/baselines/sm_90/resources.csv"),
+            rows: vec![],
+            failures: vec!["/tmp/t.cu: the source defines entry points [] (as build.rs scans it) …".into()],
+            entries_match: false,
+            notes: vec![],
+            blessed: None,
+        };
+        let failure = checked.failure().unwrap();
+        assert!(failure.starts_with("entry points: /tmp/t.cu for sm_90: "), "{failure}");
+        assert!(!failure.contains("resource gate"), "{failure}");
+        assert_eq!(render(std::slice::from_ref(&checked)), "");
+        // Beside a file that compiled, the table is headed with that file's NVRTC.
+        let mut compiled = Checked { file: "u.cu".into(), rows: vec![table::row("k", Some(256), 40)], ..checked };
+        compiled.entries_match = true;
+        compiled.failures.clear();
+        let mut mismatch = compiled.clone();
+        (mismatch.file, mismatch.rows, mismatch.entries_match) = ("a.cu".into(), vec![], false);
+        let text = render(&[mismatch, compiled.clone()]);
+        let nvrtc = &compiled.rows[0].nvrtc;
+        assert!(
+            text.starts_with(&format!("kernelgate: kernel resources from NVRTC's ptxas (NVRTC {nvrtc});")),
+            "{text}"
+        );
+        assert!(!text.contains("NVRTC ?"), "{text}");
+    }
+
     /// Where NVRTC is found, a launch with fewer arguments than the kernel's parameters fails the
     /// compile trial with the trial, the kernel and both counts.
     #[test]
@@ -477,7 +533,8 @@ mod tests {
         }
         let text =
             "extern \"C\" __global__ void one(const float* x, float* y, int n) { if (threadIdx.x < n) y[0] = x[0]; }\n";
-        let source = KernelSource { file: "one.cu", source: text, sha256: "", entries: &["one"] };
+        let source =
+            KernelSource { file: "one.cu", path: "kernels/one.cu", source: text, sha256: "", entries: &["one"] };
         let kernel = Kernel { file: "one.cu", entry: "one" };
         let tmp = tempfile::tempdir().unwrap();
         let arities = [Arity { kernel, args: 2, trial: "one/short/1".into() }];
@@ -511,7 +568,8 @@ mod tests {
         let text = "extern \"C\" __global__ void one(const float* x, float* y, int n) {\n\
                     float acc = 0.f; for (int k = 0; k < n; ++k) acc += x[k * 256 + threadIdx.x];\n\
                     y[threadIdx.x] = acc; }\n";
-        let source = KernelSource { file: "one.cu", source: text, sha256: "", entries: &["one"] };
+        let source =
+            KernelSource { file: "one.cu", path: "kernels/one.cu", source: text, sha256: "", entries: &["one"] };
         let launches = [LaunchShape { kernel: Kernel { file: "one.cu", entry: "one" }, block: 256, shared_dynamic: 0 }];
         let tmp = tempfile::tempdir().unwrap();
         let trial = |bless| FileTrial {

@@ -22,6 +22,16 @@ pub const RESOURCES_FILE: &str = "resources.csv";
 /// Version of the table's columns.
 pub const SCHEMA: u32 = 1;
 
+/// The command that blesses the compile trials of kernel file `file` (`vectorization.cu`: the
+/// trials `compile/vectorization.cu/<arch>` of every architecture, which write that file's rows of
+/// both tables), or of every file for `None`. `compile/` and the trailing `/` delimit the name, so
+/// the filter (libtest's substring match) selects that file's trials alone. It follows `--`, the
+/// form that also takes more arguments.
+pub fn bless_command(file: Option<&str>) -> String {
+    let filter = file.map_or_else(|| "compile/".to_string(), |f| format!("compile/{f}/"));
+    format!("KERNELGATE_BLESS=1 cargo test --release --test kernels -- {filter}")
+}
+
 /// Columns of `resources.csv`, in order: `schema_version` and the fields of [`Row`].
 pub const COLUMNS: [&str; 13] = [
     "schema_version",
@@ -188,8 +198,7 @@ pub fn to_csv(rows: &[Row], path: &Path) -> Result<Vec<u8>> {
 /// without a block (or a block without occupancy), or a key twice. Every read of the table
 /// ([`load`], [`update`]) and [`reseal`] go through here.
 pub fn parse(bytes: &[u8], path: &Path) -> Result<Vec<Row>> {
-    let fix = "re-bless with KERNELGATE_BLESS=1 (cargo test --release --test kernels compile/), or restore the \
-               file from git";
+    let fix = format!("re-bless with {}, or restore the file from git", bless_command(None));
     let bad = |line: Option<usize>, what: String| Error::Baseline {
         path: path.to_path_buf(),
         line,

@@ -12,7 +12,7 @@
 use super::class::{self, SassExpectation};
 use super::parse::Function;
 use super::table::Row;
-use crate::resources::gate::{BLESS_HINT, NEW_ROW_HINT};
+use crate::resources::gate::{BLESS_HINT, new_row_hint};
 use std::collections::BTreeMap;
 
 /// The largest change of a class's count, as a fraction of its blessed count, that is a note and
@@ -127,7 +127,7 @@ pub fn compare(blessed: &[Row], build: &Build<'_>, table: &str) -> Judgement {
     for (name, f) in build.functions {
         let Some(old) = before.get(name.as_str()) else {
             let n = f.opcodes.values().sum::<u64>();
-            judgement.failures.push(format!("{name}: not in {table} ({n} instructions); {NEW_ROW_HINT}"));
+            judgement.failures.push(format!("{name}: not in {table} ({n} instructions); {}", new_row_hint(build.file)));
             continue;
         };
         if old.iter().any(|r| version(&r.nvrtc) != version(build.nvrtc)) {
@@ -261,7 +261,12 @@ mod tests {
         let blessed = build(&vectorized()).rows();
         let renamed = BTreeMap::from([("copy2".to_string(), vectorized()["copy"].clone())]);
         let j = compare(&blessed, &build(&renamed), "opcodes.csv");
-        assert_eq!(j.failures, [format!("copy2: not in opcodes.csv (23 instructions); {NEW_ROW_HINT}")]);
+        assert_eq!(
+            j.failures,
+            ["copy2: not in opcodes.csv (23 instructions); new kernels and launch configurations must be blessed: \
+              KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/t.cu/"]
+        );
+        assert!(crate::resources::gate::is_gate_failure(&j.failures[0]), "a regression: exit code 3");
         assert!(j.notes[0].starts_with("copy: in opcodes.csv, but the function is no longer compiled"), "{j:?}");
     }
 

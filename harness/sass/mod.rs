@@ -75,6 +75,8 @@ pub struct FileTrial<'a> {
 pub struct Checked {
     /// The kernel file.
     pub file: String,
+    /// The file as messages name it (`KernelSource::path`).
+    pub path: String,
     /// The architecture.
     pub arch: String,
     /// The table gated against (or blessed into).
@@ -99,8 +101,8 @@ impl Checked {
         }
         let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
         Some(format!(
-            "SASS gate: kernels/{} for {} against {} ({}):\n{}",
-            self.file,
+            "SASS gate: {} for {} against {} ({}):\n{}",
+            self.path,
             self.arch,
             crate::resources::shown(&self.table),
             self.nvdisasm,
@@ -133,6 +135,7 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: trial.source.file.to_string(),
+        path: trial.source.path.to_string(),
         arch: trial.arch.to_string(),
         table: dir.join(table::SASS_FILE),
         nvdisasm: tool.to_string(),
@@ -174,8 +177,8 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
         // Not a failure: a project blessed before the SASS gate existed has resource tables only,
         // and its compile trials keep passing until it blesses this one. Said in every run.
         checked.notes.push(format!(
-            "not gated: {name} does not exist; bless it with KERNELGATE_BLESS=1 cargo test --release --test kernels \
-             compile/"
+            "not gated: {name} does not exist; bless it with {}",
+            crate::resources::table::bless_command(None)
         ));
         return Ok(checked);
     }
@@ -246,15 +249,20 @@ pub fn render(checked: &[Checked]) -> String {
         "kernelgate: SASS from {} (static instruction counts per class; ld = global loads by width in bits)",
         first.nvdisasm
     )];
-    lines.extend(crate::units::aligned(&table, 2));
+    if table.len() > 1 {
+        lines.extend(crate::units::aligned(&table, 2));
+    } else {
+        // No function was read (no file got this far): no empty table.
+        lines.clear();
+    }
     for c in &all {
         lines.extend(c.notes.iter().map(|n| format!("kernelgate: SASS {} {}: {n}", c.arch, c.file)));
         if let Some(blessed) = &c.blessed {
             let what =
                 if blessed.is_empty() { "unchanged".to_string() } else { format!("{} change(s)", blessed.len()) };
             lines.push(format!(
-                "kernelgate: blessed the SASS of kernels/{} for {} into {} ({what})",
-                c.file,
+                "kernelgate: blessed the SASS of {} for {} into {} ({what})",
+                c.path,
                 c.arch,
                 crate::resources::shown(&c.table)
             ));
@@ -291,6 +299,7 @@ mod tests {
         classes.insert("copy_vec4".to_string(), class::count(&BTreeMap::from([("LDG.E.128".to_string(), 1)])));
         let checked = Checked {
             file: "vectorization.cu".into(),
+            path: "kernels/vectorization.cu".into(),
             arch: "sm_90".into(),
             table: PathBuf::from("/x/baselines/sm_90/sass/opcodes.csv"),
             nvdisasm: "nvdisasm 13.5.37 (/p/.nvrtc/bin/nvdisasm)".into(),

@@ -115,8 +115,7 @@ pub fn to_csv(rows: &[Row], path: &Path) -> Result<Vec<u8>> {
 /// is not a whole number of 1 or more, an `nvrtc` that is not a version
 /// (`crate::resources::table::nvrtc_version`), or a key twice.
 pub fn parse(bytes: &[u8], path: &Path) -> Result<Vec<Row>> {
-    let fix = "re-bless with KERNELGATE_BLESS=1 (cargo test --release --test kernels compile/), or restore the \
-               file from git";
+    let fix = format!("re-bless with {}, or restore the file from git", crate::resources::table::bless_command(None));
     let bad = |line: Option<usize>, what: String| Error::Baseline {
         path: path.to_path_buf(),
         line,

@@ -44,8 +44,9 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
         for arch in &archs {
             let compiled = match compile::compile_with_log(source.file, source.source, arch) {
                 Ok(c) => c,
-                Err(e @ Error::Compile { .. }) => {
-                    println!("{e}");
+                Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
+                    // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
+                    println!("{}", Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log });
                     other_failed = true;
                     continue;
                 }
@@ -135,12 +136,14 @@ fn no_table(note: &str) -> bool {
 }
 
 /// The kernel file at `path` as the suite would hold it: its name (the file name, which is how
-/// the tables and cases name it), its text, and the entry points `build.rs` would list.
+/// the tables and cases name it), `path` as given (how messages name it), its text, and the entry
+/// points `build.rs` would list.
 fn read(path: &Path) -> kernelgate::Result<KernelSource> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
     let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let entries: Vec<&'static str> =
         kernelgate::entry_scan::entry_points(&text).into_iter().map(|(name, _)| &*name.leak()).collect();
     // Leaked: a command compiles a handful of files once, and KernelSource holds `'static` text.
-    Ok(KernelSource { file: file.leak(), source: text.leak(), sha256: "", entries: entries.leak() })
+    let shown = path.display().to_string();
+    Ok(KernelSource { file: file.leak(), path: shown.leak(), source: text.leak(), sha256: "", entries: entries.leak() })
 }

@@ -313,9 +313,10 @@ fn main() -> ExitCode {
         Command::Compile { .. } if config.bless => Err(Error::Config {
             name: vars::BLESS.name,
             value: "1".into(),
-            expected: "unset for kernelgate compile, which checks and never writes; bless with KERNELGATE_BLESS=1 \
-                       cargo test --release --test kernels compile/<file>"
-                .into(),
+            expected: format!(
+                "unset for kernelgate compile, which checks and never writes; bless with {}",
+                kernelgate::resources::table::bless_command(Some("<file>.cu"))
+            ),
         }),
         Command::Compile { files, arch } => {
             let root = kernelgate::paths::project_root(&std::env::current_dir().unwrap_or_default());
