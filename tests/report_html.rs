@@ -219,6 +219,7 @@ fn row(trial: &str, metric: &str, unit: &str, value: f64, verdict: &str, decided
         value,
         verdict: verdict.into(),
         decided_by: decided_by.into(),
+        ci: None,
     }
 }
 

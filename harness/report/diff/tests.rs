@@ -12,6 +12,7 @@ pub(crate) fn row(trial: &str, metric: &str, unit: &str, value: f64, verdict: &s
         value,
         verdict: verdict.into(),
         decided_by: "time".into(),
+        ci: None,
     }
 }
 
