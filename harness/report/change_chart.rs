@@ -167,13 +167,24 @@ pub fn change_svg(trials: &[&TrialDiff], floor: f64) -> Option<String> {
         }
         writeln!(
             svg,
-            "<text class=\"value\" x=\"{:.1}\" y=\"{:.1}\">{}{}{noise}</text>",
+            "<text class=\"value\" x=\"{:.1}\" y=\"{:.1}\">{}{}</text>",
             left + pw + 8.0,
             y0 + 11.0,
             percent(*d),
             ci_text.map_or(String::new(), |c| format!(" {c}"))
         )
         .unwrap();
+        // Said under the numbers, where the dots are, so that the column stays narrow.
+        if !noise.is_empty() {
+            writeln!(
+                svg,
+                "<text class=\"note\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                left + pw + 8.0,
+                y0 + 27.0,
+                noise.trim()
+            )
+            .unwrap();
+        }
         // The strip plot: each side's runs, old above new.
         for (row, (class, colour, new)) in [("old", OLD, false), ("new", NEW, true)].into_iter().enumerate() {
             let y = y0 + 21.0 + 7.0 * row as f64;
@@ -228,7 +239,7 @@ mod tests {
         let a = d.trials.iter().find(|t| t.trial == "a/k/1").unwrap();
         let text = interval::text(&a.interval().unwrap());
         assert!(svg.contains(&format!("fill=\"{RED}\"")) && svg.contains(&format!("+10.00% {text}</text>")), "{svg}");
-        assert!(svg.contains(&format!("fill=\"{GREEN}\"")) && svg.contains("within noise</text>"), "{svg}");
+        assert!(svg.contains(&format!("fill=\"{GREEN}\"")) && svg.contains(">within noise</text>"), "{svg}");
         assert_eq!(change_svg(&[], EXPLAIN_THRESHOLD), None);
     }
 

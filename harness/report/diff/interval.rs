@@ -154,12 +154,30 @@ pub fn change_interval(old: &[RunTime], new: &[RunTime]) -> Option<Interval> {
     Some(Interval { low: (d - half).exp_m1(), high: (d + half).exp_m1(), method })
 }
 
+impl super::TrialDiff {
+    /// The 95 % confidence interval of the time change ([`change_interval`] of the two sides'
+    /// runs); `None` for a trial of one side, or when a side lacks what it needs.
+    pub fn interval(&self) -> Option<Interval> {
+        match self.presence {
+            super::Presence::Both => change_interval(&self.old_runs, &self.new_runs),
+            _ => None,
+        }
+    }
+}
+
 /// An interval as the reports print it: `[+1.8, +2.4]` (percent, one decimal, signed; two
-/// decimals where one would print both ends alike).
+/// decimals where one would print both ends alike or an end as zero; an end that still rounds to
+/// zero prints `0.00`, unsigned).
 pub fn text(interval: &Interval) -> String {
     let (low, high) = (100.0 * interval.low, 100.0 * interval.high);
-    let decimals = if format!("{low:+.1}") == format!("{high:+.1}") { 2 } else { 1 };
-    format!("[{low:+.decimals$}, {high:+.decimals$}]")
+    let one = |v: f64| format!("{v:+.1}");
+    let zero = |t: &str| t.trim_start_matches(['+', '-']).chars().all(|c| c == '0' || c == '.');
+    let decimals = if one(low) == one(high) || zero(&one(low)) || zero(&one(high)) { 2 } else { 1 };
+    let end = |v: f64| {
+        let t = format!("{v:+.decimals$}");
+        if zero(&t) { t.trim_start_matches(['+', '-']).to_string() } else { t }
+    };
+    format!("[{}, {}]", end(low), end(high))
 }
 
 #[cfg(test)]
@@ -263,6 +281,8 @@ mod tests {
         assert_eq!(text(&i), "[+1.8, +2.4]");
         assert_eq!(text(&Interval { low: -0.0031, high: 0.0012, ..i }), "[-0.3, +0.1]");
         assert_eq!(text(&Interval { low: 0.00101, high: 0.00139, ..i }), "[+0.10, +0.14]");
+        assert_eq!(text(&Interval { low: -0.0002, high: 0.0011, ..i }), "[-0.02, +0.11]", "no -0.0");
+        assert_eq!(text(&Interval { low: -0.00001, high: 0.0011, ..i }), "[0.00, +0.11]");
         assert_eq!(Method::Welch { df: 3.0 }.name(), "welch-t");
     }
 }

@@ -142,15 +142,6 @@ impl TrialDiff {
         relative_change(self.old_s, self.new_s)
     }
 
-    /// The 95 % confidence interval of the time change ([`interval::change_interval`] of the two
-    /// sides' runs); `None` for a trial of one side, or when a side lacks what it needs.
-    pub fn interval(&self) -> Option<Interval> {
-        match self.presence {
-            Presence::Both => interval::change_interval(&self.old_runs, &self.new_runs),
-            _ => None,
-        }
-    }
-
     /// A metric's name as the report shows it: prefixed `kernel: ` where the trial's metrics come
     /// from several kernels.
     pub fn metric_name(&self, m: &MetricDiff) -> String {
