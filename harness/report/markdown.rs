@@ -99,7 +99,8 @@ pub fn render(diff: &Diff) -> String {
             out.push('\n');
             out.push_str(INTERVAL_NOTE);
         }
-        if kept.iter().any(|r| r.contains("<br>")) {
+        let vendor = |t: &&TrialDiff| super::vendor::diff_text(diff, t, super::vendor::of_case_table()).is_some();
+        if changed[..kept.len()].iter().any(vendor) {
             out.push('\n');
             out.push_str(VENDOR_NOTE);
         }
@@ -202,7 +203,7 @@ fn changed_row(diff: &Diff, t: &TrialDiff) -> String {
         _ => change.word().to_string(),
     };
     let pct = t.delta().filter(|d| d.is_finite()).map_or(String::new(), |d| format!(" {}", percent(d)));
-    let pct = format!("{pct}{}", interval_text(t));
+    let pct = format!("{pct}{}", interval_lines(t, "<br>"));
     // The speed against the vendor reference under the time: kernelgate's own text (numbers, `%`,
     // `->` and a library name of the case table), nothing to escape.
     let vendor =
@@ -217,11 +218,18 @@ fn changed_row(diff: &Diff, t: &TrialDiff) -> String {
 }
 
 /// The change's 95 % interval for a cell, after the change: ` [+1.8, +2.4]`, and ` within noise`
-/// where it holds 0 ([`super::diff::interval`]); empty without one. Digits, signs and brackets only.
+/// where it holds 0 ([`super::diff::interval`]); empty without one. Digits, signs, brackets and
+/// words only.
 pub fn interval_text(t: &TrialDiff) -> String {
+    interval_lines(t, " ")
+}
+
+/// [`interval_text`] with `sep` before the interval and before `within noise` (the Markdown's
+/// `<br>`: a table as wide as its longest lines must fit an 812 px comment).
+fn interval_lines(t: &TrialDiff, sep: &str) -> String {
     t.interval().map_or(String::new(), |i| {
-        let noise = if i.straddles_zero() { " within noise" } else { "" };
-        format!(" {}{noise}", super::diff::interval::text(&i))
+        let noise = if i.straddles_zero() { format!("{sep}within noise") } else { String::new() };
+        format!("{sep}{}{noise}", super::diff::interval::text(&i))
     })
 }
 
