@@ -205,6 +205,7 @@ fn diff_json_holds_the_sides_medians_verdicts_and_moved_counters() {
     assert_eq!(doc["new"]["runs"][0]["run_id"], RUN_ID);
     let trials = doc["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 77, "both runs have 77 trials");
+    let mut with_interval = 0;
     for t in trials {
         typed(t, "old_median_s", "number|null");
         typed(t, "delta_pct", "number|null");
@@ -217,11 +218,33 @@ fn diff_json_holds_the_sides_medians_verdicts_and_moved_counters() {
         };
         assert_eq!(change, expected, "the diff's own change, by its 1 % threshold: {t}");
         assert!(["both", "added", "removed"].contains(&t["presence"].as_str().unwrap()));
+        // One run a side: each side's one median is its median; an interval, where the runs give
+        // one, would be the normal combination of their medians' intervals.
+        typed(t, "delta_ci_pct", "array|null");
+        typed(t, "within_noise", "bool|null");
+        if t["presence"] == "both" {
+            assert_eq!(t["old_run_medians_s"], serde_json::json!([t["old_median_s"]]), "{t}");
+            assert_eq!(t["new_run_medians_s"], serde_json::json!([t["new_median_s"]]), "{t}");
+        }
+        if let Some([low, high]) =
+            t["delta_ci_pct"].as_array().map(|a| [a[0].as_f64().unwrap(), a[1].as_f64().unwrap()])
+        {
+            with_interval += 1;
+            assert!(low < high && low > -100.0, "{t}");
+            assert_eq!(t["within_noise"], low <= 0.0 && high >= 0.0, "{t}");
+            assert_eq!(t["delta_ci_method"], "normal", "{t}");
+            assert!(t["delta_ci_df"].is_null());
+        } else {
+            assert!(t["delta_ci_method"].is_null() && t["within_noise"].is_null(), "{t}");
+        }
         for m in t["metrics_moved"].as_array().unwrap() {
             assert_ne!(m["old"], m["new"], "only moved metrics: {m}");
             typed(m, "counter", "bool");
         }
     }
+    // 72a91c3's run CSV predates the median-interval columns: one run without an interval gives
+    // no interval of the change (docs/history.md, "The interval of a diff's change").
+    assert_eq!(with_interval, 0, "no interval from a run that recorded none");
     let copy = trials.iter().find(|t| t["trial"] == "coalescing/copy/67108864").unwrap();
     assert_eq!(copy["new_median_s"], 0.0002027519941329956, "the run CSV's median");
     // The verdict counts are those of the summary line.

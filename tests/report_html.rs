@@ -29,14 +29,22 @@ fn html_report_renders_in_chromium() {
     let charts = charts(&dom);
     assert_eq!(
         charts.len(),
-        2 + synthetic_trends().len(),
-        "one bar chart, the roofline and one chart per trend in the rendered DOM"
+        3 + synthetic_trends().len(),
+        "the change chart, one bar chart, the roofline and one chart per trend in the rendered DOM"
     );
     for (i, (declared, drawn)) in charts.iter().enumerate() {
         assert!(*declared > 0, "chart {i} declares no points");
         assert_eq!(declared, drawn, "chart {i}: data-points={declared} but {drawn} class=\"pt\" elements rendered");
     }
     assert!(dom.contains("change at"), "a change point is marked");
+    // The change chart: a whisker per changed trial on both sides, the labelled floor band, a dot
+    // per run of each side.
+    let change = &dom[dom.find("class=\"chart change\"").expect("a change chart")..];
+    let change = &change[..change.find("</svg>").unwrap()];
+    let bars = change.matches("class=\"pt").count();
+    assert!(bars > 0 && change.matches("<g class=\"ci\"").count() == bars, "a whisker per bar: {change}");
+    assert!(change.contains("class=\"floor\"") && change.contains("within ± 1 % (the floor)"));
+    assert!(change.matches("class=\"run old\"").count() >= bars && change.matches("class=\"run new\"").count() >= bars);
     // The roofline: every trial of the new side with bytes (the removed one is the old side's), on
     // the roofline (the two matmuls) or in the bandwidth panel, under the stored ceilings; the
     // changed ones (five) drawn with where they were, and with an arrow those that moved 16 px or
@@ -219,6 +227,8 @@ fn row(trial: &str, metric: &str, unit: &str, value: f64, verdict: &str, decided
         value,
         verdict: verdict.into(),
         decided_by: decided_by.into(),
+        // A median's interval of ± 0.4 %, so that the change column carries one.
+        ci: (metric == "median").then_some([0.996 * value, 1.004 * value]),
     }
 }
 

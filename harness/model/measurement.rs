@@ -24,6 +24,10 @@ pub struct Measurement {
     pub verdict: String,
     /// What decided the verdict (`time`, `counter <metric>`, `conditions`).
     pub decided_by: String,
+    /// The 95 % confidence interval of `value`, `[low, high]` in `unit`, where the run knows it
+    /// (the [`TIME_METRIC`] row: the run CSV's `median_ci_low_s`/`median_ci_high_s`); `None`
+    /// otherwise.
+    pub ci: Option<[f64; 2]>,
 }
 
 /// One side of a diff.

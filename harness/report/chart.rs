@@ -5,7 +5,7 @@
 //! (`class="pt"`, so a test can count them), a `<title>` tooltip, and each chart a `data-points`
 //! attribute, none of which plotters' backend exposes; and the charts are two simple kinds (points
 //! and lines, horizontal bars) that need no layout engine. Every colour is one of [`PALETTE`],
-//! [`RED`], [`OLD`] and [`NEW`], each at least 3:1 against the white page (checked in
+//! [`RED`], [`GREEN`], [`OLD`] and [`NEW`], each at least 3:1 against the white page (checked in
 //! `report::contrast`).
 
 use super::diff::{Bar, Trend, TrendPoint};
@@ -22,6 +22,9 @@ pub const RED: &str = "#cf222e";
 pub const OLD: &str = "#6e7781";
 /// The new side's bars.
 pub const NEW: &str = "#1f77b4";
+/// A faster trial's bar on the change chart ([`super::change_chart`]): the page's own green for
+/// faster (5.1:1 on white).
+pub const GREEN: &str = "#1a7f37";
 
 /// One trend as an SVG line chart (pure): x = the points' labels in order of first appearance
 /// (one commit measured on two GPUs shares an x), y = value with a unit chosen for reading
@@ -302,7 +305,7 @@ fn display_unit(unit: &str, max: f64) -> (f64, String) {
 
 /// Axis ticks at 1, 2 or 5 times a power of ten covering `values` (about five of them) and the
 /// axis range they span; a single value gets ±5 % of room, no finite value the range 0..1.
-fn nice_ticks(values: impl Iterator<Item = f64>) -> (Vec<f64>, f64, f64) {
+pub(super) fn nice_ticks(values: impl Iterator<Item = f64>) -> (Vec<f64>, f64, f64) {
     let (mut lo, mut hi) =
         values.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
     if lo > hi {
@@ -321,7 +324,7 @@ fn nice_ticks(values: impl Iterator<Item = f64>) -> (Vec<f64>, f64, f64) {
 }
 
 /// A tick's number: at most 4 significant digits, no float noise (`0.30000000000000004` -> `0.3`).
-fn tick_text(v: f64) -> String {
+pub(super) fn tick_text(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
     }
@@ -331,7 +334,7 @@ fn tick_text(v: f64) -> String {
 }
 
 /// `text` cut to `max` characters with an ellipsis (the full text stays in the `<title>`).
-fn shorten(text: &str, max: usize) -> String {
+pub(super) fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         text.to_string()
     } else {

@@ -83,7 +83,7 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
             if with_vendor { "<th>% of vendor</th>" } else { "" }
         )
         .unwrap();
-        for (t, vendor) in changed.into_iter().zip(&vendor) {
+        for (t, vendor) in changed.iter().copied().zip(&vendor) {
             let explanation: Vec<String> = t
                 .explanation
                 .iter()
@@ -97,7 +97,11 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
                 change.class(),
                 trial_name(&t.trial),
                 escape(change.word()),
-                t.delta().map(percent).unwrap_or_default(),
+                format!(
+                    "{}{}",
+                    t.delta().map(percent).unwrap_or_default(),
+                    escape(&super::markdown::interval_text(t))
+                ),
                 time(t.old_s),
                 time(t.new_s),
                 if with_vendor {
@@ -117,7 +121,13 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
              <span class=\"c-slower\">slower</span> or <span class=\"c-faster\">faster</span> from 1 % on. \
              new run&#39;s own gate: what the new side&#39;s runs were told by their own gate (against their \
              baseline or A/B revision, which may have been blessed on another GPU; the most severe of several \
-             runs), not a judgement of this diff.{}</p>",
+             runs), not a judgement of this diff.{}{}</p>",
+            if changed.iter().any(|t| t.interval().is_some()) {
+                " In brackets: the change&#39;s 95 % confidence interval in %, from the sides&#39; runs (the spread \
+                 of their medians, or one run&#39;s interval of its median); within noise where it holds 0."
+            } else {
+                ""
+            },
             if with_vendor {
                 " % of vendor: the speed against the vendor library&#39;s reference of the trial&#39;s family and \
                  size (its median over the trial&#39;s), where the runs timed it."
@@ -126,6 +136,20 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
             }
         )
         .unwrap();
+        if let Some(svg) = super::change_chart::change_svg(&changed, super::diff::EXPLAIN_THRESHOLD) {
+            out.push_str("<h2>Change per trial, with its 95 % interval and each side&#39;s runs</h2>\n<figure>\n");
+            out.push_str(&svg);
+            writeln!(
+                out,
+                "<figcaption class=\"hint\">Each bar is a changed trial&#39;s change between the sides&#39; medians, \
+                 red slower, green faster; the whisker its 95 % confidence interval where the runs give one; the dots \
+                 below it each run&#39;s median against the old side&#39;s (grey old, blue new); the shaded band \
+                 the ± {} % floor inside which a change reads &quot;within {} %&quot;.</figcaption>\n</figure>",
+                super::diff::EXPLAIN_THRESHOLD * 100.0,
+                super::diff::EXPLAIN_THRESHOLD * 100.0
+            )
+            .unwrap();
+        }
     }
 
     if !diff.bars.is_empty() {
@@ -332,7 +356,7 @@ pub(crate) mod tests {
     fn every_chart_declares_its_points() {
         let html = render(&synthetic(), &[trend("t/slow/1"), trend("t/fast/1")]);
         let counts = chart_counts(&html);
-        assert_eq!(counts, [(2, 2), (15, 15), (15, 15)], "bars: 2; trends: 16 points less one NaN");
+        assert_eq!(counts, [(2, 2), (2, 2), (15, 15), (15, 15)], "changes: 2; bars: 2; trends: 16 points less one NaN");
         assert!(html.contains("change at c000004"), "the change point's commit is named");
         assert!(html.contains("median (us)"), "the y axis has its unit");
         assert!(html.contains("1 point not drawn (value not finite)"));
@@ -363,6 +387,6 @@ pub(crate) mod tests {
         assert!(html.contains("f/a|b&lt;script&gt;*x*/1"));
         assert!(html.contains("c&lt;i&gt;&quot;&#39;"));
         assert!(html.contains("new &amp; &#39;quoted&#39;"));
-        assert_eq!(chart_counts(&html), [(1, 1), (15, 15)], "the old bar, and the trend");
+        assert_eq!(chart_counts(&html), [(1, 1), (1, 1), (15, 15)], "the change, the old bar, and the trend");
     }
 }

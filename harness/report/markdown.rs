@@ -30,6 +30,11 @@ const VERDICT_NOTE: &str = "\n*change*: the new side's median time against the o
                             gate (against their baseline or A/B revision, which may have been blessed on another \
                             GPU; the most severe of several runs), not a judgement of this diff.\n";
 
+/// Said under the changed trials when a row shows its change's interval ([`interval_text`]).
+const INTERVAL_NOTE: &str = "In brackets: the change's 95 % confidence interval in %, from the sides' runs (the \
+                             spread of their medians, or one run's interval of its median); *within noise* where \
+                             it holds 0.\n";
+
 /// Said under the changed trials when a row shows its % of the vendor reference.
 const VENDOR_NOTE: &str = "Under a time, where the runs timed one: the speed as % of the vendor library's \
                            reference of the trial's family and size (its median over the trial's).\n";
@@ -74,7 +79,9 @@ pub fn render(diff: &Diff) -> String {
     } else {
         let head = CHANGED_HEAD;
         let rows: Vec<String> = changed.iter().map(|t| changed_row(diff, t)).collect();
-        let room = MAX_CHARS.saturating_sub(fixed(&out) + head.len() + VERDICT_NOTE.len() + VENDOR_NOTE.len() + 2);
+        let room = MAX_CHARS.saturating_sub(
+            fixed(&out) + head.len() + VERDICT_NOTE.len() + INTERVAL_NOTE.len() + VENDOR_NOTE.len() + 3,
+        );
         let (kept, left_out) = fit(&rows, room);
         out.push_str(head);
         out.extend(kept.iter().map(|r| r.as_str()));
@@ -88,7 +95,12 @@ pub fn render(diff: &Diff) -> String {
             .unwrap();
         }
         out.push_str(VERDICT_NOTE);
-        if kept.iter().any(|r| r.contains("<br>")) {
+        if changed.iter().any(|t| t.interval().is_some()) {
+            out.push('\n');
+            out.push_str(INTERVAL_NOTE);
+        }
+        let vendor = |t: &&TrialDiff| super::vendor::diff_text(diff, t, super::vendor::of_case_table()).is_some();
+        if changed[..kept.len()].iter().any(vendor) {
             out.push('\n');
             out.push_str(VENDOR_NOTE);
         }
@@ -191,6 +203,7 @@ fn changed_row(diff: &Diff, t: &TrialDiff) -> String {
         _ => change.word().to_string(),
     };
     let pct = t.delta().filter(|d| d.is_finite()).map_or(String::new(), |d| format!(" {}", percent(d)));
+    let pct = format!("{pct}{}", interval_lines(t, "<br>"));
     // The speed against the vendor reference under the time: kernelgate's own text (numbers, `%`,
     // `->` and a library name of the case table), nothing to escape.
     let vendor =
@@ -202,6 +215,22 @@ fn changed_row(diff: &Diff, t: &TrialDiff) -> String {
         time(t.new_s),
         verdict(t),
     )
+}
+
+/// The change's 95 % interval for a cell, after the change: ` [+1.8, +2.4]`, and ` within noise`
+/// where it holds 0 ([`super::diff::interval`]); empty without one. Digits, signs, brackets and
+/// words only.
+pub fn interval_text(t: &TrialDiff) -> String {
+    interval_lines(t, " ")
+}
+
+/// [`interval_text`] with `sep` before the interval and before `within noise` (the Markdown's
+/// `<br>`: a table as wide as its longest lines must fit an 812 px comment).
+fn interval_lines(t: &TrialDiff, sep: &str) -> String {
+    t.interval().map_or(String::new(), |i| {
+        let noise = if i.straddles_zero() { format!("{sep}within noise") } else { String::new() };
+        format!("{sep}{}{noise}", super::diff::interval::text(&i))
+    })
 }
 
 /// What explains each change of `changed` that has an explanation, one line per trial inside a

@@ -9,6 +9,7 @@
 //! | [`markdown`] | the diff as GitHub-flavoured Markdown (CI step summary, PR comment)  |
 //! | [`html`]     | the diff as one self-contained HTML page with inline SVG charts      |
 //! | `chart`      | the HTML page's charts: trends across commits, bandwidth bars (SVG)  |
+//! | `change_chart` | the HTML page's change per trial, its interval, the runs, the floor (SVG) |
 //! | [`junit`]    | a run's trials as JUnit XML for CI systems                           |
 //! | [`ab`]       | a same-run A/B run: JSON document, Markdown comment, HTML page        |
 //! | [`roofline`] | a run's cases (or a diff's new side) under the measured ceilings, one SVG |
@@ -16,6 +17,7 @@
 //! | `file`       | writing any of them whole or not at all ([`write_whole`])            |
 
 pub mod ab;
+mod change_chart;
 mod chart;
 #[cfg(test)]
 mod contrast;

@@ -70,6 +70,7 @@ pub fn measurements(values: &[Value]) -> Vec<Measurement> {
             value: v.value,
             verdict: v.verdict.clone(),
             decided_by: v.decided_by.clone(),
+            ci: v.ci_low.zip(v.ci_high).map(|(low, high)| [low, high]),
         })
         .collect()
 }

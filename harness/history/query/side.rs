@@ -426,6 +426,8 @@ pub fn paired_sides(
             value: v.value,
             verdict: String::new(),
             decided_by: String::new(),
+            // The run records no interval of A's median over the pairs.
+            ci: None,
         })
         .collect();
     let old_side = Resolved {

@@ -3,8 +3,9 @@
 //!
 //! Times are seconds (`_s`), changes percent (`_pct`), other values in the `unit` beside them; a
 //! number that is not finite is `null` (JSON has none, RFC 8259 section 6). The diff compares two
-//! sides' medians and computes no interval for the change; the paired evidence, where the history
-//! holds it, carries the paired test's adjusted p-value.
+//! sides' medians; each trial carries its change's 95 % confidence interval where the sides' runs
+//! give one ([`super::interval`]), and its sides' per-run medians; the paired evidence, where the
+//! history holds it, carries the paired test's adjusted p-value.
 
 use super::{Diff, Presence, severity};
 use serde_json::{Value as Json, json};
@@ -125,12 +126,23 @@ pub fn diff_json(diff: &Diff, old: &SideFacts, new: &SideFacts) -> Json {
                     })
                 })
                 .collect();
+            let interval = t.interval();
+            let per_run = |runs: &[super::RunTime]| -> Vec<Json> { runs.iter().map(|r| json!(r.median_s)).collect() };
             json!({
                 "trial": t.trial,
                 "presence": presence(t.presence),
                 "old_median_s": t.old_s,
                 "new_median_s": t.new_s,
                 "delta_pct": t.delta().map(|d| 100.0 * d),
+                "delta_ci_pct": interval.map(|i| [100.0 * i.low, 100.0 * i.high]),
+                "delta_ci_method": interval.map(|i| i.method.name()),
+                "delta_ci_df": interval.and_then(|i| match i.method {
+                    super::interval::Method::Welch { df } => Some(df),
+                    super::interval::Method::Normal => None,
+                }),
+                "within_noise": interval.map(|i| i.straddles_zero()),
+                "old_run_medians_s": per_run(&t.old_runs),
+                "new_run_medians_s": per_run(&t.new_runs),
                 "change": t.change().word(),
                 "changed": t.changed(),
                 "verdict": t.verdict,

@@ -14,11 +14,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 pub mod change;
+pub mod interval;
 pub mod json;
 pub mod machines;
 pub mod roof;
 
 pub use change::Change;
+pub use interval::{Interval, RunTime};
 
 pub use crate::model::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
 
@@ -127,6 +129,11 @@ pub struct TrialDiff {
     /// The counters that explain the time change, strongest first, at most [`EXPLAIN_TOP`]; empty
     /// when nothing asks for an explanation or no counter moved with the time.
     pub explanation: Vec<Factor>,
+    /// The old side's time per run (its [`TIME_METRIC`] rows, in row order), with each median's
+    /// interval where the run recorded one; empty when the side has none.
+    pub old_runs: Vec<RunTime>,
+    /// The new side's, likewise.
+    pub new_runs: Vec<RunTime>,
 }
 
 impl TrialDiff {
@@ -476,6 +483,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 struct TrialRows<'a> {
     values: BTreeMap<(&'a str, &'a str), (&'a str, Vec<f64>)>,
     verdicts: Vec<(&'a str, &'a str)>,
+    /// The [`TIME_METRIC`] rows per kernel, with their intervals.
+    times: BTreeMap<&'a str, Vec<RunTime>>,
 }
 
 /// One trial's metrics with the rows whose kernel label changed between the sides paired (pure):
@@ -513,6 +522,9 @@ fn collect(rows: &[Measurement]) -> BTreeMap<&str, TrialRows<'_>> {
         let t = out.entry(r.trial.as_str()).or_default();
         t.values.entry((r.kernel.as_str(), r.metric.as_str())).or_insert((r.unit.as_str(), Vec::new())).1.push(r.value);
         t.verdicts.push((r.verdict.as_str(), r.decided_by.as_str()));
+        if r.metric == TIME_METRIC {
+            t.times.entry(r.kernel.as_str()).or_default().push(RunTime { median_s: r.value, ci_s: r.ci });
+        }
     }
     out
 }
@@ -538,9 +550,18 @@ fn trial_diff(name: &str, old: Option<&TrialRows<'_>>, new: Option<&TrialRows<'_
         |side: Option<&TrialRows<'_>>, key| side.and_then(|t| t.values.get(&key)).map(|(_, v)| median(v.clone()));
     let unit = |side: Option<&TrialRows<'_>>, key| side.and_then(|t| t.values.get(&key)).map(|(u, _)| u.to_string());
     let (mut old_s, mut new_s) = (None, None);
+    let (mut old_runs, mut new_runs) = (Vec::new(), Vec::new());
+    let times = |side: Option<&TrialRows<'_>>, kernel| side.and_then(|t| t.times.get(kernel)).cloned();
     let mut metrics = Vec::new();
     for key @ (kernel, metric) in keys {
         if metric == TIME_METRIC {
+            // The first kernel with a time, as for the medians themselves.
+            if old_s.is_none() {
+                old_runs = times(old, kernel).unwrap_or_default();
+            }
+            if new_s.is_none() {
+                new_runs = times(new, kernel).unwrap_or_default();
+            }
             old_s = old_s.or(value(old, key));
             new_s = new_s.or(value(new, key));
             continue;
@@ -564,6 +585,8 @@ fn trial_diff(name: &str, old: Option<&TrialRows<'_>>, new: Option<&TrialRows<'_
         decided_by,
         metrics,
         explanation: vec![],
+        old_runs,
+        new_runs,
     };
     let moved = t.delta().filter(|d| d.is_finite() && d.abs() >= EXPLAIN_THRESHOLD);
     let up = match (moved, t.verdict.as_str()) {

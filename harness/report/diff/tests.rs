@@ -12,6 +12,7 @@ pub(crate) fn row(trial: &str, metric: &str, unit: &str, value: f64, verdict: &s
         value,
         verdict: verdict.into(),
         decided_by: "time".into(),
+        ci: None,
     }
 }
 
@@ -207,4 +208,48 @@ fn a_metric_whose_kernel_label_changed_between_versions_is_one_metric() {
     // One old row against two new ones: which pairs is unknown, so none is paired.
     let x: Vec<&MetricDiff> = m.iter().filter(|m| m.metric == "x.sum").collect();
     assert_eq!(x.len(), 3, "{x:?}");
+}
+
+#[test]
+fn each_sides_runs_and_their_intervals_reach_the_trial() {
+    // Made-up numbers: two old runs and one new run of `a` (one old run without an interval), one
+    // run a side of `b`; each interval ± 1 %.
+    let timed = |trial: &str, value: f64, ci: bool| Measurement {
+        ci: ci.then_some([0.99 * value, 1.01 * value]),
+        ..row(trial, "median", "s", value, "")
+    };
+    let old = [timed("b/k/1", 50e-6, true), timed("a/k/1", 100e-6, true), timed("a/k/1", 102e-6, false)];
+    let new = [timed("a/k/1", 110e-6, true), timed("b/k/1", 50.1e-6, true)];
+    let d = diff(&side("old"), &old, &side("new"), &new);
+    let a = d.trials.iter().find(|t| t.trial == "a/k/1").unwrap();
+    assert_eq!(a.old_runs.iter().map(|r| r.median_s).collect::<Vec<_>>(), [100e-6, 102e-6]);
+    assert_eq!(a.old_runs[1].ci_s, None);
+    assert_eq!(a.new_runs, [RunTime { median_s: 110e-6, ci_s: Some([0.99 * 110e-6, 1.01 * 110e-6]) }]);
+    assert_eq!(a.interval(), interval::change_interval(&a.old_runs, &a.new_runs));
+    assert!(a.interval().is_some_and(|i| matches!(i.method, interval::Method::Welch { .. })));
+    // One run a side, each with its interval: the normal combination, holding 0 for +0.2 %.
+    let b = d.trials.iter().find(|t| t.trial == "b/k/1").unwrap();
+    let i = b.interval().unwrap();
+    assert_eq!(i.method, interval::Method::Normal);
+    assert!(i.straddles_zero(), "{i:?}");
+    // Trials of one side have none.
+    let mut gone = b.clone();
+    gone.presence = Presence::Removed;
+    assert_eq!(gone.interval(), None);
+    // The Markdown's change column carries it, and says "within noise" for b.
+    let md = crate::report::markdown::interval_text(b);
+    assert!(md.starts_with(" [-") && md.ends_with("] within noise"), "{md}");
+    let json = json::diff_json(&d, &facts(), &facts());
+    let tb = json["trials"].as_array().unwrap().iter().find(|t| t["trial"] == "b/k/1").unwrap();
+    assert_eq!(tb["delta_ci_method"], "normal");
+    assert_eq!(tb["within_noise"], true);
+    assert_eq!(tb["delta_ci_pct"][0].as_f64().unwrap(), 100.0 * i.low);
+    let ta = json["trials"].as_array().unwrap().iter().find(|t| t["trial"] == "a/k/1").unwrap();
+    assert_eq!(ta["old_run_medians_s"], serde_json::json!([100e-6, 102e-6]));
+    assert_eq!(ta["delta_ci_method"], "welch-t");
+    assert!(ta["delta_ci_df"].as_f64().unwrap() >= 1.0);
+}
+
+fn facts() -> json::SideFacts {
+    json::SideFacts { spec: "x".into(), gpu_key: "k".into(), runs: vec![], from_pairs: false }
 }
