@@ -26,6 +26,7 @@ mod compile_trial;
 mod faults;
 mod junit_report;
 mod lesson_trial;
+mod progress;
 mod results;
 mod trial;
 mod verdict;
@@ -42,7 +43,7 @@ use crate::history::revision::Revision;
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
-use crate::report::junit::{self, TrialOutcome};
+use crate::report::junit::TrialOutcome;
 use crate::{Config, Error, SOURCES, cases, check, report, resources, sass};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -315,7 +316,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
             let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));
             trials.push(Trial::ignorable_test(
                 name.clone(),
-                noted(suite, name, move || {
+                progress::noted(suite, name, move || {
                     crate::phases::time(crate::phases::Phase::CompileTrial, || {
                         compile_trial::run(&s, &l, &a, &d, source, arch)
                     })
@@ -326,12 +327,12 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let no_gpu = !suite.config.require_gpu && suite.no_gpu.is_some();
     for (i, case) in suite.cases.iter().enumerate() {
         let s = Arc::clone(suite);
-        let body = noted(suite, case.name(), move || sanitized(&s, &s.cases[i], trial::run(&s, &s.cases[i])));
+        let body = progress::noted(suite, case.name(), move || sanitized(&s, &s.cases[i], trial::run(&s, &s.cases[i])));
         trials.push(Trial::ignorable_test(case.name(), body).with_ignored_flag(no_gpu));
     }
     for lesson in cases::lessons::trials(&suite.cases) {
         let (s, name) = (Arc::clone(suite), lesson.name());
-        let body = noted(suite, name.clone(), move || lesson_trial::run(&s, &lesson));
+        let body = progress::noted(suite, name.clone(), move || lesson_trial::run(&s, &lesson));
         trials.push(Trial::ignorable_test(name, body).with_ignored_flag(no_gpu));
     }
     // The compile trials last: their NVRTC and nvdisasm work is made on the other cores while the
@@ -356,64 +357,6 @@ pub(crate) fn cannot_run(reason: String) -> Result<Completion, Failed> {
         .into());
     }
     Ok(Completion::ignored_with(reason))
-}
-
-/// `body`, with its outcome and wall time kept for the JUnit report ([`Suite::outcomes`]).
-fn noted<F>(suite: &Arc<Suite>, name: String, body: F) -> impl FnOnce() -> Result<Completion, Failed> + Send + 'static
-where
-    F: FnOnce() -> Result<Completion, Failed> + Send + 'static,
-{
-    let suite = Arc::clone(suite);
-    move || {
-        let start = std::time::Instant::now();
-        let result = body();
-        let outcome = match &result {
-            Ok(Completion::Completed) => junit::Outcome::Passed,
-            Ok(Completion::Ignored { reason }) => junit::Outcome::Skipped(reason.clone().unwrap_or_default()),
-            Err(failed) => junit::Outcome::Failed(failed.message().unwrap_or("failed").to_string()),
-        };
-        let seconds = start.elapsed().as_secs_f64();
-        let ran = !matches!(result, Ok(Completion::Ignored { .. }));
-        if let Some(text) = own_line(&suite, &name, seconds).filter(|_| ran) {
-            crate::console::trial(&name, &text);
-        }
-        suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome::new(name, seconds, outcome));
-        result
-    }
-}
-
-/// The run's verdicts counted, last before the exit code's line: `kernelgate: 80 timed trials: 61
-/// unchanged, 19 regressed; 4 lesson trials: 4 holds`. Nothing where no GPU trial was judged.
-fn print_counts(suite: &Suite) {
-    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner());
-    let lessons = suite.lessons.lock().unwrap_or_else(|p| p.into_inner());
-    let parts: Vec<String> = [
-        crate::console::verdict_counts(timed.iter().map(|t| t.result.verdict.as_str()), "timed trial"),
-        crate::console::verdict_counts(lessons.iter().map(|l| l.verdict.as_str()), "lesson trial"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if !parts.is_empty() {
-        crate::say!("kernelgate: {}", parts.join("; "));
-    }
-}
-
-/// A finished trial's own line ([`report::trial_line`]): for a case, its median,
-/// change and verdict, or its time alone where it failed before a result; for a lesson trial its
-/// ratio and verdict; `None` for a compile trial (it takes no time worth a line) and a trial not
-/// run.
-fn own_line(suite: &Suite, name: &str, seconds: f64) -> Option<String> {
-    if name.starts_with("compile/") {
-        return None;
-    }
-    if cases::lessons::is_lesson(name) {
-        let lessons = suite.lessons.lock().unwrap_or_else(|p| p.into_inner());
-        return lessons.iter().rev().find(|l| l.trial == name).map(|l| format!("{}  {seconds:.1} s", l.summary()));
-    }
-    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner());
-    let result = timed.iter().rev().find(|t| t.result.trial == name).map(|t| &t.result);
-    Some(report::trial_line(result, seconds))
 }
 
 /// The `kernels` test binary's `main`: parse libtest flags, profile with ncu if asked, run the
@@ -535,7 +478,7 @@ pub fn main() -> ExitCode {
         unwritten.push(e.to_string());
     }
     if !args.list {
-        print_counts(&suite);
+        progress::print_counts(&suite);
     }
     if !unwritten.is_empty() {
         for e in &unwritten {
