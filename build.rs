@@ -14,9 +14,16 @@
 #[path = "harness/entry_scan.rs"]
 #[allow(dead_code)] // The library's uses of it (`kernel_macros`), not this script's.
 mod entry_scan;
+#[path = "harness/model/git.rs"]
+#[allow(dead_code)]
+mod git;
 #[path = "harness/history/provenance.rs"]
 #[allow(dead_code)]
 mod provenance;
+/// `provenance.rs`'s types, where it finds them in the library (`crate::model`).
+mod model {
+    pub use super::git::{GitState, RepoState};
+}
 
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -101,15 +108,16 @@ fn main() {
 }
 
 /// The git state of the tree being built, as Rust (`harness/history/built.rs` includes it): which
-/// commit the embedded kernels came from (issue 9). Reruns on a new commit or checkout.
+/// commit the embedded kernels came from, for a binary that runs in a copy of the tree without
+/// its repository (a GPU runner's). Not re-read on a commit or checkout: watching git's HEAD and
+/// refs would rebuild the crate after every `git commit`. A run in the checkout the binary was
+/// built in reads the commit at run time instead (`history::built::reconcile`), and
+/// `scripts/stage` touches this script so that a staged binary carries the state it was staged at.
 fn built_state(root: &Path, kernels: &[(&str, &str)]) -> String {
-    for path in provenance::watched_paths(root) {
-        println!("cargo:rerun-if-changed={}", path.display());
-    }
-    // An edit of the code built rebuilds the crate, and re-reads the dirty flag with it. Edits
-    // elsewhere (baselines/, scripts/) are seen at the next rebuild: watching them would rebuild
-    // the crate after every bless.
-    for path in ["harness", "tests", "build.rs", "Cargo.toml", "Cargo.lock"] {
+    // An edit of the library's code rebuilds the crate anyway; re-reading the dirty flag with it
+    // costs nothing. Edits elsewhere (tests/, baselines/, scripts/) are seen at the next rebuild:
+    // watching them would rebuild the library after editing a test or after every bless.
+    for path in ["harness", "build.rs", "Cargo.toml", "Cargo.lock"] {
         if root.join(path).exists() {
             println!("cargo:rerun-if-changed={path}");
         }

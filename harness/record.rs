@@ -4,10 +4,10 @@
 //! carrying the GPU facts and git state, so that rows from different runs and GPUs can be
 //! concatenated and still read alone.
 
+use crate::error::{Error, Result};
 use crate::gate::{Comparison, Verdict};
 use crate::model::{Bound, DeviceFacts, LaunchResources, StopReason};
 use crate::stats::Summary;
-use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// Version of the run-CSV columns below; bumped when a column changes meaning. 2 added `verdict`
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 /// 95 % confidence interval (`median_ci_low_s`, `median_ci_high_s`).
 pub const RUN_CSV_SCHEMA: u32 = 6;
 
-pub use crate::history::provenance::{GitState, RepoState};
+pub use crate::model::{GitState, RepoState};
 
 /// One timed case's outcome.
 #[derive(Debug, Clone, PartialEq)]

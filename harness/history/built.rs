@@ -6,7 +6,7 @@
 //! measured kernels came from; `KERNELGATE_COMMIT` when set (an override for binaries built outside
 //! a repository); and it says, as warnings, where the working tree it runs in differs.
 
-use super::provenance::{GitState, RepoState};
+use crate::model::{GitState, RepoState};
 
 mod generated {
     use super::{GitState, RepoState};
@@ -36,20 +36,31 @@ pub struct Recorded {
 /// - `built`: the binary's state ([`built`]); `kernels_built`: its kernels' hash.
 /// - `here`: the working tree the run starts in ([`super::provenance::read`] of the project root);
 ///   `kernels_here`: the hash of its `kernels/*.cu`, `None` when it has no such folder.
+/// - `same_tree`: the run starts in the checkout the binary was built in ([`built_in`]).
 /// - `given`: the state of `KERNELGATE_COMMIT`'s commit when set, `Err` with libgit2's reason when
 ///   it could not be looked up (the id is then recorded as given, dirty unknown).
 ///
-/// The run is keyed to `given` when set, else to `built`. Warnings name: a `given` commit other
-/// than the built one; a working tree at another commit, or with other kernels, than the binary's
-/// (the issue 9 case: the kernels were embedded at build time); a built state without a commit
-/// (no repository, no refs) or from a shallow clone; built kernels that differ from their commit.
+/// The run is keyed to `given` when set. Else, in the checkout the binary was built in and with
+/// the same kernels, to `here`: `build.rs` does not re-run on a commit (that would rebuild the
+/// crate), so the built commit can be older than HEAD while the measured kernels are HEAD's (or
+/// HEAD's with the edits `here` reports as dirty). Else to `built`: a binary copied elsewhere (a
+/// GPU runner's copy of the tree, issue 9) carries where its kernels came from. Warnings name: a
+/// `given` commit other than the built one; a working tree at another commit, or with other
+/// kernels, than the binary's; a built state without a commit (no repository, no refs) or from a
+/// shallow clone; built kernels that differ from their commit.
 pub fn reconcile(
     built: &GitState,
     kernels_built: &str,
     here: &GitState,
     kernels_here: Option<&str>,
+    same_tree: bool,
     given: Option<(&str, Result<GitState, String>)>,
 ) -> Recorded {
+    let same_kernels = kernels_here == Some(kernels_built);
+    if given.is_none() && same_tree && same_kernels && here.commit != "unknown" {
+        let warnings = shallow_warning(here).into_iter().collect();
+        return Recorded { git: here.clone(), warnings };
+    }
     let mut warnings = Vec::new();
     let git = match given {
         // An abbreviation of the built commit that this repository cannot resolve (a runner's copy
@@ -83,11 +94,7 @@ pub fn reconcile(
              KERNELGATE_COMMIT=<id> to key it",
             built.state.as_str()
         )),
-        RepoState::Shallow => warnings.push(format!(
-            "this binary was built in a shallow clone: commit {} is recorded, its ancestors may be missing from \
-             history",
-            built.short()
-        )),
+        RepoState::Shallow => warnings.extend(shallow_warning(built)),
         _ => {}
     }
     if built.kernels_dirty == Some(true) && git.commit == built.commit {
@@ -118,6 +125,24 @@ pub fn reconcile(
     Recorded { git, warnings }
 }
 
+/// The warning for a state read from a shallow clone, `None` for any other.
+fn shallow_warning(git: &GitState) -> Option<String> {
+    (git.state == RepoState::Shallow).then(|| {
+        format!(
+            "this binary was built in a shallow clone: commit {} is recorded, its ancestors may be missing from \
+             history",
+            git.short()
+        )
+    })
+}
+
+/// The folder this binary was built in (cargo's `CARGO_MANIFEST_DIR` at compile time; no build
+/// script re-run needed). [`reconcile`]'s `same_tree` compares it with the project root a run
+/// starts in.
+pub fn built_in() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,18 +163,18 @@ mod tests {
     fn the_built_commit_keys_the_run_and_a_tree_elsewhere_is_named() {
         // Issue 9: built from edited kernels, run in a clean checkout of the same commit.
         let built = GitState { kernels_dirty: Some(true), dirty: Some(true), ..at("aaaaaaa1") };
-        let r = reconcile(&built, "k1", &at("aaaaaaa1"), Some("k0"), None);
+        let r = reconcile(&built, "k1", &at("aaaaaaa1"), Some("k0"), false, None);
         assert_eq!(r.git.commit, "aaaaaaa1");
         assert_eq!(r.git.kernels_dirty, Some(true));
         assert!(r.warnings.iter().any(|w| w.contains("differ from commit aaaaaaa")), "{r:?}");
         assert!(r.warnings.iter().any(|w| w.contains("kernels/ here differs")), "{r:?}");
         // Run in a tree at another commit.
-        let r = reconcile(&at("aaaaaaa1"), "k1", &at("bbbbbbb2"), Some("k1"), None);
+        let r = reconcile(&at("aaaaaaa1"), "k1", &at("bbbbbbb2"), Some("k1"), false, None);
         assert_eq!(r.git.commit, "aaaaaaa1");
         assert_eq!(r.warnings.len(), 1, "{r:?}");
         assert!(r.warnings[0].contains("built from commit aaaaaaa, the working tree here is at bbbbbbb"));
         // The same tree: nothing to say.
-        let r = reconcile(&at("aaaaaaa1"), "k1", &at("aaaaaaa1"), Some("k1"), None);
+        let r = reconcile(&at("aaaaaaa1"), "k1", &at("aaaaaaa1"), Some("k1"), false, None);
         assert!(r.warnings.is_empty(), "{r:?}");
     }
 
@@ -160,13 +185,14 @@ mod tests {
             "k",
             &GitState::unknown(RepoState::NoRepository),
             None,
+            false,
             None,
         );
         assert_eq!(r.git.commit, "unknown");
         assert_eq!(r.git.state, RepoState::NoRepository);
         assert!(r.warnings[0].contains("no repository") && r.warnings[0].contains("KERNELGATE_COMMIT"), "{r:?}");
         let shallow = GitState { state: RepoState::Shallow, ..at("ccccccc3") };
-        let r = reconcile(&shallow, "k", &shallow, Some("k"), None);
+        let r = reconcile(&shallow, "k", &shallow, Some("k"), false, None);
         assert!(r.warnings[0].contains("shallow"), "{r:?}");
     }
 
@@ -174,11 +200,18 @@ mod tests {
     fn kernelgate_commit_overrides_and_says_so() {
         // Given the built commit: its dirty flags come from the build.
         let built = GitState { kernels_dirty: Some(true), ..at("aaaaaaa1") };
-        let r =
-            reconcile(&built, "k", &GitState::unknown(RepoState::NoRefs), None, Some(("aaaaaaa1", Ok(at("aaaaaaa1")))));
+        let r = reconcile(
+            &built,
+            "k",
+            &GitState::unknown(RepoState::NoRefs),
+            None,
+            false,
+            Some(("aaaaaaa1", Ok(at("aaaaaaa1")))),
+        );
         assert_eq!(r.git.kernels_dirty, Some(true));
         // Given another commit: recorded as asked, kernels unknown.
-        let r = reconcile(&at("aaaaaaa1"), "k", &at("aaaaaaa1"), Some("k"), Some(("bbbbbbb2", Ok(at("bbbbbbb2")))));
+        let r =
+            reconcile(&at("aaaaaaa1"), "k", &at("aaaaaaa1"), Some("k"), false, Some(("bbbbbbb2", Ok(at("bbbbbbb2")))));
         assert_eq!(r.git.commit, "bbbbbbb2");
         assert_eq!(r.git.kernels_dirty, None);
         assert!(r.warnings[0].contains("recording bbbbbbb2 as asked"), "{r:?}");
@@ -188,14 +221,40 @@ mod tests {
             "k",
             &GitState::unknown(RepoState::NoRefs),
             None,
+            false,
             Some(("ddddddd4", Err("not found".into()))),
         );
         assert_eq!(r.git.commit, "ddddddd4");
         assert!(r.warnings[0].contains("as given, dirty unknown: not found"), "{r:?}");
         // An abbreviation of the built commit, not found on the runner: the built commit, no warning.
         let built = at("aaaaaaa1ffff");
-        let r = reconcile(&built, "k", &built, Some("k"), Some(("aaaaaaa1", Err("not found".into()))));
+        let r = reconcile(&built, "k", &built, Some("k"), false, Some(("aaaaaaa1", Err("not found".into()))));
         assert_eq!(r.git.commit, "aaaaaaa1ffff");
         assert!(r.warnings.is_empty(), "{r:?}");
+    }
+
+    #[test]
+    fn in_the_tree_it_was_built_in_a_run_is_keyed_to_head_when_the_kernels_match() {
+        // Built at A, then a commit B that changed no kernel: cargo does not rebuild, the run is B's.
+        let r = reconcile(&at("aaaaaaa1"), "k1", &at("bbbbbbb2"), Some("k1"), true, None);
+        assert_eq!(r.git.commit, "bbbbbbb2");
+        assert!(r.warnings.is_empty(), "{r:?}");
+        // HEAD's kernels with uncommitted edits, built into this binary: HEAD, dirty as read here.
+        let edited = GitState { dirty: Some(true), kernels_dirty: Some(true), ..at("bbbbbbb2") };
+        let r = reconcile(&at("aaaaaaa1"), "k2", &edited, Some("k2"), true, None);
+        assert_eq!((r.git.commit.as_str(), r.git.kernels_dirty), ("bbbbbbb2", Some(true)));
+        // Kernels edited after the build, binary run directly: the built state, with the warning.
+        let r = reconcile(&at("aaaaaaa1"), "k1", &edited, Some("k2"), true, None);
+        assert_eq!(r.git.commit, "aaaaaaa1");
+        assert!(r.warnings.iter().any(|w| w.contains("kernels/ here differs")), "{r:?}");
+        // A shallow checkout still says so.
+        let shallow = GitState { state: RepoState::Shallow, ..at("ccccccc3") };
+        let r = reconcile(&at("aaaaaaa1"), "k", &shallow, Some("k"), true, None);
+        assert_eq!(r.git.commit, "ccccccc3");
+        assert!(r.warnings[0].contains("shallow"), "{r:?}");
+        // KERNELGATE_COMMIT still wins.
+        let r =
+            reconcile(&at("aaaaaaa1"), "k", &at("bbbbbbb2"), Some("k"), true, Some(("aaaaaaa1", Ok(at("aaaaaaa1")))));
+        assert_eq!(r.git.commit, "aaaaaaa1");
     }
 }

@@ -13,87 +13,11 @@
 //! repository with no refs (HEAD names a branch that does not exist: the runner's copy, or a
 //! repository before its first commit), a detached HEAD, a shallow clone.
 //!
-//! This file is compiled twice: into the library, and into `build.rs` (`#[path]`), so it uses
-//! only `std` and `git2`.
+//! This file is compiled twice: into the library, and into `build.rs` (`#[path]`, with
+//! `model/git.rs` as `crate::model`), so it uses only `std`, `git2`, `sha2` and those types.
 
+use crate::model::{GitState, RepoState};
 use std::path::Path;
-
-/// What kind of repository the state was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RepoState {
-    /// HEAD is a branch with a commit.
-    Branch,
-    /// HEAD names a commit directly (`git checkout <id>`, CI checkouts).
-    Detached,
-    /// A shallow clone (`git clone --depth`): the commit is known, its ancestors may not be.
-    Shallow,
-    /// A repository whose HEAD names no commit: a copy without refs, or no commit yet.
-    NoRefs,
-    /// No repository at or above the folder.
-    NoRepository,
-}
-
-impl RepoState {
-    /// The name written to run CSVs and history: `branch`, `detached`, `shallow`, `no refs`,
-    /// `no repository`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RepoState::Branch => "branch",
-            RepoState::Detached => "detached",
-            RepoState::Shallow => "shallow",
-            RepoState::NoRefs => "no refs",
-            RepoState::NoRepository => "no repository",
-        }
-    }
-
-    /// The inverse of [`RepoState::as_str`].
-    pub fn parse(s: &str) -> Option<RepoState> {
-        [RepoState::Branch, RepoState::Detached, RepoState::Shallow, RepoState::NoRefs, RepoState::NoRepository]
-            .into_iter()
-            .find(|r| r.as_str() == s)
-    }
-}
-
-/// The git state of a working tree, or of the tree a binary was built from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitState {
-    /// Full hex id of the commit, or `unknown`.
-    pub commit: String,
-    /// A tracked file differs from the commit's tree (untracked files do not count, as in
-    /// `git describe --dirty`); `None` when unknown.
-    pub dirty: Option<bool>,
-    /// A file under `kernels/` differs from the commit's, or is untracked (it is embedded all the
-    /// same): the measured kernels are not the commit's. `None` when unknown.
-    pub kernels_dirty: Option<bool>,
-    /// The branch HEAD names (`main`); empty when detached or unknown.
-    pub branch: String,
-    /// The commit's committer time, Unix seconds.
-    pub commit_time: Option<i64>,
-    /// The first line of the commit's message.
-    pub subject: String,
-    /// What kind of repository this was read from.
-    pub state: RepoState,
-}
-
-impl GitState {
-    /// Commit `unknown`, nothing known, with `state`.
-    pub fn unknown(state: RepoState) -> GitState {
-        GitState {
-            commit: "unknown".into(),
-            dirty: None,
-            kernels_dirty: None,
-            branch: String::new(),
-            commit_time: None,
-            subject: String::new(),
-            state,
-        }
-    }
-
-    /// The first 7 characters of the commit id; `unknown` whole.
-    pub fn short(&self) -> &str {
-        if self.commit == "unknown" { &self.commit } else { &self.commit[..self.commit.len().min(7)] }
-    }
-}
 
 /// Opens the repository containing `dir`. A working tree owned by another user (as on a GPU runner
 /// that received a copy of it) is read anyway: libgit2's owner check (git's `safe.directory`)
@@ -175,24 +99,6 @@ pub fn read(dir: &Path, rev: Option<&str>) -> Result<GitState, String> {
     })
 }
 
-/// The git paths whose change changes [`read`]'s answer for the repository containing `dir`:
-/// `HEAD`, the ref it names, `packed-refs`, `shallow`. `build.rs` prints them as
-/// `cargo:rerun-if-changed`, so that a new commit or checkout rebuilds the embedded state. Only
-/// existing paths are returned (cargo reruns a script every time for a path that does not exist).
-pub fn watched_paths(dir: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(repo) = open(dir) else { return Vec::new() };
-    let gitdir = repo.path().to_path_buf();
-    let common = repo.commondir().to_path_buf();
-    let mut paths = vec![gitdir.join("HEAD"), common.join("packed-refs"), gitdir.join("shallow")];
-    if let Ok(head) = repo.find_reference("HEAD")
-        && let Ok(Some(target)) = head.symbolic_target()
-    {
-        paths.push(common.join(target));
-    }
-    paths.retain(|p| p.exists());
-    paths
-}
-
 /// SHA-256 (lowercase hex) over the kernel files: the lines `<file> <sha256 of its text>\n`, sorted
 /// by file name. One hash names the whole `kernels/` folder, so the kernels built into a binary can
 /// be compared with another checkout's. `files` holds (file name, text).
@@ -261,7 +167,6 @@ mod tests {
         // git marks a shallow clone with `.git/shallow`, listing its boundary commits.
         fs::write(repo.path().join("shallow"), format!("{id}\n")).unwrap();
         assert_eq!(read(dir.path(), None).unwrap().state, RepoState::Shallow);
-        assert!(watched_paths(dir.path()).iter().any(|p| p.ends_with("shallow")));
 
         // A copy with objects but no refs (the GPU runner's): HEAD names a branch that does not exist.
         let (dir, repo, id) = repo_with_commit();
@@ -278,7 +183,6 @@ mod tests {
         let empty = tempfile::tempdir().unwrap();
         let s = read(empty.path(), None).unwrap();
         assert_eq!((s.commit.as_str(), s.state), ("unknown", RepoState::NoRepository));
-        assert!(watched_paths(empty.path()).is_empty());
         assert!(read(empty.path(), Some("HEAD")).unwrap_err().contains("no git repository"));
     }
 

@@ -5,15 +5,18 @@
 //! |---|---|
 //! | `ceiling` | the measured [`Ceilings`] of a GPU ([`Ceiling`], [`Measured`]) and a trial's [`Bound`] |
 //! | `device` | [`DeviceFacts`], recorded with every result, and its [`gpu_key`] |
-//! | `measurement` | what the diff report compares: [`Measurement`] rows of a [`Side`], [`Trend`]s of [`TrendPoint`]s, the [`TIME_METRIC`] |
-//! | `result` | the parts of a case's result the GPU stages hand on: [`StopReason`], [`LaunchResources`] |
+//! | `git` | the [`GitState`] a run is recorded under, and its [`RepoState`] |
+//! | `measurement` | what the diff report compares: [`Measurement`] rows of a [`Side`], [`Trend`]s of [`TrendPoint`]s, the [`TIME_STATISTIC`] |
+//! | `result` | the parts of a case's result the GPU stages hand on: [`StopReason`], [`LaunchResources`], [`MAX_THROTTLED_FRACTION`] |
 
 mod ceiling;
 mod device;
+mod git;
 mod measurement;
 mod result;
 
 pub use ceiling::{Bound, Ceiling, Ceilings, Measured};
 pub use device::{DeviceFacts, fp32_lanes_per_sm, gpu_key};
-pub use measurement::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
-pub use result::{LaunchResources, StopReason};
+pub use git::{GitState, RepoState};
+pub use measurement::{Measurement, Paired, Side, TIME_STATISTIC, Trend, TrendPoint};
+pub use result::{LaunchResources, MAX_THROTTLED_FRACTION, StopReason};

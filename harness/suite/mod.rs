@@ -44,7 +44,7 @@ use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::TrialOutcome;
-use crate::{Config, Error, SOURCES, cases, check, report, resources, sass};
+use crate::{cases, check, config::Config, error::Error, report, resources, sass, source::SOURCES};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -227,7 +227,7 @@ impl Suite {
     ///
     /// # Errors
     /// [`Error::Io`] if the runs folder cannot be written.
-    pub fn stem(&self) -> crate::Result<PathBuf> {
+    pub fn stem(&self) -> crate::error::Result<PathBuf> {
         if let Some(stem) = self.stem.get() {
             return Ok(stem.clone());
         }
@@ -264,8 +264,9 @@ impl Suite {
     }
 }
 
-/// The git state a run in `root` is recorded under: the binary's, or `KERNELGATE_COMMIT`'s
-/// (`given`), with warnings where the tree here differs ([`history::built::reconcile`]).
+/// The git state a run in `root` is recorded under: `KERNELGATE_COMMIT`'s (`given`), the tree's
+/// when the binary was built in it from the same kernels, else the binary's; with warnings where
+/// the tree here differs ([`history::built::reconcile`]).
 fn recorded_state(root: &Path, given: Option<&str>) -> history::built::Recorded {
     use history::provenance;
     let here = provenance::read(root, None).expect("read without a revision always answers");
@@ -279,8 +280,14 @@ fn recorded_state(root: &Path, given: Option<&str>) -> history::built::Recorded 
         history::built::BUILT_KERNELS_SHA256,
         &here,
         kernels_here.as_deref(),
+        same_folder(root, history::built::built_in()),
         given,
     )
+}
+
+/// Whether `a` and `b` name one folder (both canonicalized; `false` when either cannot be).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// `(file name, text)` of every `*.cu` in `dir`; `None` when the folder cannot be read.
@@ -432,7 +439,7 @@ pub fn main() -> ExitCode {
     crate::console::route_trial_lines(if pretty && threads == 1 { TrialLines::Inline } else { TrialLines::Stderr });
     if !args.list {
         let compiles = SOURCES.iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
-        let chosen = |(s, a): &(&'static crate::KernelSource, &'static str)| {
+        let chosen = |(s, a): &(&'static crate::source::KernelSource, &'static str)| {
             trials.iter().any(|t| {
                 t.name() == format!("compile/{}/{a}", s.file) && !args.is_filtered_out(t) && !args.is_ignored(t)
             })

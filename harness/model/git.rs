@@ -1,0 +1,80 @@
+//! The git state of a working tree, or of the tree a binary was built from: plain data, read by
+//! `history::provenance` and recorded with every run. Compiled into `build.rs` too (`#[path]`),
+//! so it imports nothing.
+
+/// What kind of repository the state was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepoState {
+    /// HEAD is a branch with a commit.
+    Branch,
+    /// HEAD names a commit directly (`git checkout <id>`, CI checkouts).
+    Detached,
+    /// A shallow clone (`git clone --depth`): the commit is known, its ancestors may not be.
+    Shallow,
+    /// A repository whose HEAD names no commit: a copy without refs, or no commit yet.
+    NoRefs,
+    /// No repository at or above the folder.
+    NoRepository,
+}
+
+impl RepoState {
+    /// The name written to run CSVs and history: `branch`, `detached`, `shallow`, `no refs`,
+    /// `no repository`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepoState::Branch => "branch",
+            RepoState::Detached => "detached",
+            RepoState::Shallow => "shallow",
+            RepoState::NoRefs => "no refs",
+            RepoState::NoRepository => "no repository",
+        }
+    }
+
+    /// The inverse of [`RepoState::as_str`].
+    pub fn parse(s: &str) -> Option<RepoState> {
+        [RepoState::Branch, RepoState::Detached, RepoState::Shallow, RepoState::NoRefs, RepoState::NoRepository]
+            .into_iter()
+            .find(|r| r.as_str() == s)
+    }
+}
+
+/// The git state of a working tree, or of the tree a binary was built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitState {
+    /// Full hex id of the commit, or `unknown`.
+    pub commit: String,
+    /// A tracked file differs from the commit's tree (untracked files do not count, as in
+    /// `git describe --dirty`); `None` when unknown.
+    pub dirty: Option<bool>,
+    /// A file under `kernels/` differs from the commit's, or is untracked (it is embedded all the
+    /// same): the measured kernels are not the commit's. `None` when unknown.
+    pub kernels_dirty: Option<bool>,
+    /// The branch HEAD names (`main`); empty when detached or unknown.
+    pub branch: String,
+    /// The commit's committer time, Unix seconds.
+    pub commit_time: Option<i64>,
+    /// The first line of the commit's message.
+    pub subject: String,
+    /// What kind of repository this was read from.
+    pub state: RepoState,
+}
+
+impl GitState {
+    /// Commit `unknown`, nothing known, with `state`.
+    pub fn unknown(state: RepoState) -> GitState {
+        GitState {
+            commit: "unknown".into(),
+            dirty: None,
+            kernels_dirty: None,
+            branch: String::new(),
+            commit_time: None,
+            subject: String::new(),
+            state,
+        }
+    }
+
+    /// The first 7 characters of the commit id; `unknown` whole.
+    pub fn short(&self) -> &str {
+        if self.commit == "unknown" { &self.commit } else { &self.commit[..self.commit.len().min(7)] }
+    }
+}
