@@ -154,7 +154,7 @@ pub fn check_case(
     compiled: &Compiled,
     run_seed: u64,
     start: SharedStart,
-) -> crate::Result<Result<Bound, String>> {
+) -> crate::error::Result<Result<Bound, String>> {
     let prepared = crate::inputs::prepared(case, run_seed);
     let host = prepared.host();
     let reference = || prepared.reference();
@@ -208,9 +208,9 @@ fn run_and_compare<'r>(
     fill: Option<u8>,
     reference: impl FnOnce() -> &'r Vec<HostData>,
     run_seed: u64,
-) -> crate::Result<(Bound, Option<String>)> {
+) -> crate::error::Result<(Bound, Option<String>)> {
     let mut bound = phases::time(Phase::Upload, || program::bind(gpu, case, host))?;
-    phases::time(Phase::Check, || -> crate::Result<_> {
+    phases::time(Phase::Check, || -> crate::error::Result<_> {
         if let Some(byte) = fill {
             crate::shared_poison::fill(gpu, byte)?;
         }
@@ -236,7 +236,7 @@ pub fn first_mismatch(
     case: &Case,
     bound: &Bound,
     want: &[HostData],
-) -> crate::Result<Option<(usize, Mismatch)>> {
+) -> crate::error::Result<Option<(usize, Mismatch)>> {
     let compared = case.params.iter().filter(|p| p.is_compared()).count();
     assert_eq!(compared, want.len(), "{}: the reference returns one buffer per compared parameter", case.name());
     let mut want = want.iter();

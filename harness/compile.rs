@@ -5,7 +5,11 @@
 //! [`crate::nvrtc::load`] (which also lets cudarc find it without `LD_LIBRARY_PATH`), and callers
 //! turn a missing library into an ignored trial with the reason.
 
-use crate::{Error, KernelSource, Result, nvrtc};
+use crate::{
+    error::{Error, Result},
+    nvrtc,
+    source::KernelSource,
+};
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 
 /// NVRTC options used for every kernel besides the architecture: C++17 and line info (so that

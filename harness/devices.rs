@@ -7,8 +7,8 @@
 #![allow(unsafe_code)]
 
 use crate::config::Devices;
+use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::{Error, Result};
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
@@ -284,7 +284,11 @@ fn open(ordinal: usize, measure_ceilings: bool, nvrtc_version: NvrtcVersion) -> 
 /// process that re-runs checked launches under a tool (ncu's profiled child, the sanitized or
 /// isolated child), with the NVRTC version `nvrtc_version` gives; prints the error as
 /// `kernelgate (<who>): ...` and returns `None` when it fails.
-pub fn open_child_gpu(config: &crate::Config, who: &str, nvrtc_version: NvrtcVersion) -> Option<crate::gpu::Gpu> {
+pub fn open_child_gpu(
+    config: &crate::config::Config,
+    who: &str,
+    nvrtc_version: NvrtcVersion,
+) -> Option<crate::gpu::Gpu> {
     let ordinal = match &config.devices {
         crate::config::Devices::List(list) => list[0],
         crate::config::Devices::All => 0,

@@ -7,9 +7,9 @@
 #![allow(unsafe_code)]
 
 use crate::case::{HostData, HostView};
+use crate::error::{Error, Result};
 use crate::model::{Ceilings, DeviceFacts, gpu_key};
 use crate::phases::{self, Phase};
-use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute as Attr, CUevent_flags};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, PinnedHostSlice,

@@ -7,7 +7,7 @@
 //! own. Writing is [`crate::record::write_csv`]'s (atomic, never over a recorded file); reading
 //! checks the schema version and every field.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::path::Path;
 
 /// Version of the lessons CSV's columns; a reader refuses a newer one.

@@ -6,10 +6,10 @@
 
 use crate::case::Case;
 use crate::config::{Criterion, StoppingRule};
+use crate::error::{Error, Result};
 use crate::gpu::{ClockSample, Gpu};
 use crate::model::StopReason;
 use crate::stats::Running;
-use crate::{Error, Result};
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use std::time::Instant;
 
@@ -120,9 +120,7 @@ pub struct Samples {
     pub wall_s: f64,
 }
 
-/// Largest share of throttled samples a measurement may have and still be compared (10 %).
-/// kernelgate's own threshold: beyond it the kept samples are a biased selection of the run.
-pub const MAX_THROTTLED_FRACTION: f64 = 0.10;
+pub use crate::model::MAX_THROTTLED_FRACTION;
 
 impl Samples {
     /// The samples that count: those not flagged throttled ([`crate::gpu::THROTTLING`], read right

@@ -29,7 +29,7 @@
 //! two files must stay together.
 #![allow(unsafe_code)]
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::ffi::{CStr, OsStr, c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};

@@ -38,11 +38,11 @@ pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
 /// # Errors
 /// [`crate::Error::Io`] naming `list` when it cannot be opened or written (its folder missing, a
 /// folder in its place), or naming `run_csv` when the current folder cannot be read.
-pub fn note_run_csv(list: &Path, run_csv: &Path) -> crate::Result<()> {
+pub fn note_run_csv(list: &Path, run_csv: &Path) -> crate::error::Result<()> {
     use std::io::Write as _;
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| crate::Error::Io { path, source }
+        move |source| crate::error::Error::Io { path, source }
     };
     let absolute = std::path::absolute(run_csv).map_err(io(run_csv))?;
     let mut line = absolute.into_os_string().into_encoded_bytes();

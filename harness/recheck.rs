@@ -72,7 +72,7 @@ pub fn recheck(
     want: &[HostData],
     launches: &Launches,
     seed: u64,
-) -> crate::Result<Option<String>> {
+) -> crate::error::Result<Option<String>> {
     Ok(first_mismatch(gpu, case, bound, want)?.map(|(param_index, m)| message(case, param_index, &m, launches, seed)))
 }
 

@@ -24,9 +24,9 @@
 #![allow(unsafe_code)] // the fill and test launches
 
 use crate::case::HostData;
+use crate::error::{Error, Result};
 use crate::gpu::{Filler, Gpu};
 use crate::program::function_of;
-use crate::{Error, Result};
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 

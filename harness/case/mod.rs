@@ -7,13 +7,14 @@
 //! is built with [`Case::program`] and [`Case::step`]; its buffers are still [`Case::params`]
 //! ("slots"), which steps name by index.
 
-use crate::Kernel;
 use crate::expect::Expectation;
-use crate::sass::class::SassExpectation;
+use crate::source::Kernel;
 use std::sync::Arc;
 
 mod data;
+mod sass_expectation;
 pub use data::{HostData, HostView, Reference, Tolerance};
+pub use sass_expectation::SassExpectation;
 
 /// How a buffer's contents are drawn before each run. Never zeros: zeros hide unwritten outputs
 /// and wrong indexing (see the device README's METHOD.md, "Correct first").
@@ -175,9 +176,17 @@ pub struct Launch {
     pub grid: Grid,
     /// Block, in threads.
     pub block: [u32; 3],
-    /// Dynamic shared memory per block, bytes.
+    /// Dynamic shared memory per block, bytes. Above [`DEFAULT_DYNAMIC_SHARED_LIMIT`] the kernel is
+    /// opted in before its launch (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`), up to the
+    /// device's per-block maximum (227 KiB on sm_90).
     pub shared_bytes: u32,
 }
+
+/// The dynamic shared memory a kernel may take per block without opting in: 48 KiB (CUDA C++
+/// Programming Guide, "Shared Memory": allocations above 48 KB per block are architecture-specific
+/// and must use dynamic shared memory with an explicit opt-in, `cudaFuncSetAttribute(...,
+/// cudaFuncAttributeMaxDynamicSharedMemorySize, ...)`).
+pub const DEFAULT_DYNAMIC_SHARED_LIMIT: u32 = 48 * 1024;
 
 impl std::fmt::Display for Launch {
     /// `grid 16x1x1 block 256x1x1 shared 0 B`, or `grid 4 per SM …` for a [`Grid::PerSm`] grid.
@@ -267,9 +276,12 @@ pub enum Step {
         /// Stream index.
         stream: usize,
     },
-    /// `C = A B` in fp32 through cuBLAS (`cublasSgemm`, loaded at run time), row-major, A `m x k`
-    /// in slot `a`, B `k x n` in slot `b`, C `m x n` in slot `c`: the vendor reference of the
-    /// matmul family (issue 10). On stream 0.
+    /// `C = alpha A B + beta C` in fp32 through cuBLAS (`cublasSgemm`, loaded at run time),
+    /// row-major, A `m x k` in slot `a`, B `k x n` in slot `b`, C `m x n` in slot `c`: the vendor
+    /// reference of the matmul family. On stream 0. cuBLAS reads C only when `beta` is not 0
+    /// (cuBLAS documentation, "cublas<t>gemm": "if beta == 0 then C does not have to be a valid
+    /// input"), so with `beta != 0` slot `c` must be a [`Param::InOut`], whose drawn contents are
+    /// the C read; an output poisoned with NaN would make every element NaN.
     Sgemm {
         /// Slot of A.
         a: usize,
@@ -283,6 +295,10 @@ pub enum Step {
         n: usize,
         /// Columns of A, rows of B.
         k: usize,
+        /// The scale of `A B` (1 for `C = A B`).
+        alpha: f32,
+        /// The scale of the C read (0 for `C = A B`: C is then not read).
+        beta: f32,
     },
 }
 
@@ -341,6 +357,11 @@ pub struct Case {
     /// The vendor library this case times, when it is its family's vendor reference at its size
     /// ([`Case::vendor_reference`]): `"CUB"`, `"cuBLAS"`.
     pub vendor: Option<&'static str>,
+    /// The preferred shared-memory carveout of the case's kernels, percent of the SM's unified
+    /// L1/shared-memory capacity (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`, CUDA
+    /// Driver API, "cuFuncSetAttribute"; a hint the driver may round to a supported split). `None`:
+    /// the driver's default (`CU_SHAREDMEM_CARVEOUT_DEFAULT`, -1). Set with [`Case::carveout`].
+    pub carveout: Option<i32>,
 }
 
 impl std::fmt::Debug for Case {
@@ -356,6 +377,7 @@ impl std::fmt::Debug for Case {
             .field("expectations", &self.expectations)
             .field("sass", &self.sass)
             .field("vendor", &self.vendor)
+            .field("carveout", &self.carveout)
             .finish()
     }
 }
@@ -390,6 +412,7 @@ impl Case {
             expectations: Vec::new(),
             sass: Vec::new(),
             vendor: None,
+            carveout: None,
         }
     }
 
@@ -603,6 +626,19 @@ impl Case {
     /// reference per family and size (a CPU test of the case table checks both).
     pub fn vendor_reference(mut self, vendor: &'static str) -> Case {
         self.vendor = Some(vendor);
+        self
+    }
+
+    /// Prefers a shared-memory carveout of `percent` (0 to 100) of the SM's unified L1/shared
+    /// capacity for every kernel the case launches ([`Case::carveout`](Case#structfield.carveout)):
+    /// `100` asks for as much shared memory as the SM has, `0` for as much L1. Set before each trial
+    /// and reset to the driver's default for the next case that sets none.
+    ///
+    /// # Panics
+    /// When `percent` is outside 0..=100 (the driver's range).
+    pub fn carveout(mut self, percent: i32) -> Case {
+        assert!((0..=100).contains(&percent), "{}: carveout {percent} %: the driver takes 0 to 100", self.name());
+        self.carveout = Some(percent);
         self
     }
 

@@ -2,9 +2,9 @@
 //! diverges and runs both formulas) or by warp parity (no warp diverges).
 
 use super::{elements, par_map, scaled_count};
-use crate::Kernel;
 use crate::case::{Case, Launch, Param};
 use crate::expect::Expectation as E;
+use crate::source::Kernel;
 use crate::source::k::divergence as kd;
 
 /// Elements: 2^22, one thread each.

@@ -11,7 +11,7 @@
 //! (`cargo test --release --test kernels -- _vs_`), and no case's variant holds `_vs_`.
 
 pub use super::time_lesson::{TimeLesson, VS};
-use crate::Case;
+use crate::case::Case;
 
 /// Every family's time-only lessons.
 pub fn all() -> Vec<TimeLesson> {

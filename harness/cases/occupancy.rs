@@ -3,10 +3,10 @@
 //! and the spills a bound can cost.
 
 use super::{par_map, scaled_count};
-use crate::Kernel;
 use crate::case::{Case, HostData, Launch, Param};
 use crate::expect::Expectation as E;
 use crate::sass::SassExpectation as S;
+use crate::source::Kernel;
 use crate::source::k::occupancy as ko;
 
 /// Threads (outputs): 2^20.

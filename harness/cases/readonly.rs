@@ -7,10 +7,10 @@
 //! instruction counts, hit rates and times agree.
 
 use super::{elements, scaled_count};
-use crate::Kernel;
 use crate::case::{Case, Init, Launch, Param};
 use crate::expect::Expectation as E;
 use crate::sass::SassExpectation as S;
+use crate::source::Kernel;
 use crate::source::k::readonly as kr;
 
 /// Elements gathered: 2^24 (64 MiB of input, more than the H200's 60 MiB L2).

@@ -3,9 +3,9 @@
 //! and sizes that are not multiples of 32.
 
 use super::scaled_count;
-use crate::Kernel;
 use crate::case::{Case, HostData, Launch, Param, Reference};
 use crate::expect::Expectation as E;
+use crate::source::Kernel;
 use crate::source::k::transpose as kt;
 use std::sync::Arc;
 

@@ -5,8 +5,8 @@
 //! history import` must learn. Each trial's own ceiling is in the run CSV, as its
 //! `pct_of_<ceiling>_ceiling` statistic ([`crate::record::statistics`]).
 
+use crate::error::{Error, Result};
 use crate::model::{Ceiling, Ceilings, DeviceFacts};
-use crate::{Error, Result};
 use std::path::Path;
 
 /// The end of a ceilings CSV's name: `<stem>-ceilings.csv` beside the run CSV `<stem>.csv`.

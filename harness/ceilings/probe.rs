@@ -15,7 +15,10 @@ use super::measured;
 use crate::gpu::Gpu;
 use crate::model::{Ceiling, Ceilings, Measured};
 use crate::source::k::ceilings as kc;
-use crate::{Error, Kernel, Result};
+use crate::{
+    error::{Error, Result},
+    source::Kernel,
+};
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchConfig, PushKernelArg};
 
 /// Size of each of the two buffers of the copy and of the read and write probes' buffer: 1 GiB,

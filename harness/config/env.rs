@@ -4,7 +4,7 @@
 
 use super::vars;
 use super::*;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 impl Config {
     /// Reads the process environment.

@@ -12,7 +12,7 @@
 
 use super::baseline::Baseline;
 use super::records::RunRecord;
-use crate::Result;
+use crate::error::Result;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;

@@ -135,7 +135,7 @@ pub fn judge(
     policy: &Policy,
     tests: usize,
     unit: TimeUnit,
-) -> crate::Result<Judged> {
+) -> crate::error::Result<Judged> {
     let plain = |verdict: Verdict, decided: Decided, reason: String| Judged {
         verdict,
         decided,

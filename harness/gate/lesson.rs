@@ -130,7 +130,7 @@ pub fn judge_lesson(
     bound: f64,
     invalid: Option<String>,
     names: LessonNames<'_>,
-) -> crate::Result<LessonJudged> {
+) -> crate::error::Result<LessonJudged> {
     let medians =
         (!good.is_empty() && !bad.is_empty()).then(|| (crate::stats::median(good), crate::stats::median(bad)));
     let plain = |reason: String| LessonJudged {

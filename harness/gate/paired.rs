@@ -69,12 +69,14 @@ pub fn delta_interval(c: &Comparison) -> Option<[f64; 2]> {
 /// # Errors
 /// [`crate::Error::Samples`] when the slices differ in length or are empty, or a sample is not
 /// positive and finite (a zero sample is judged invalid by the caller first).
-pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> crate::Result<Comparison> {
+pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> crate::error::Result<Comparison> {
     if a.len() != b.len() || a.is_empty() {
-        return Err(crate::Error::Samples(format!("paired samples of lengths {} and {}", a.len(), b.len())));
+        return Err(crate::error::Error::Samples(format!("paired samples of lengths {} and {}", a.len(), b.len())));
     }
     if let Some((i, x)) = a.iter().chain(b).enumerate().find(|(_, x)| !(x.is_finite() && **x > 0.0)) {
-        return Err(crate::Error::Samples(format!("paired sample {i} is {x}; timings must be finite and > 0 s")));
+        return Err(crate::error::Error::Samples(format!(
+            "paired sample {i} is {x}; timings must be finite and > 0 s"
+        )));
     }
     let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| (y / x).ln()).collect();
     let m = median(&d);
@@ -132,7 +134,7 @@ pub fn judge_pairs(
     policy: &Policy,
     tests: usize,
     versions: &str,
-) -> crate::Result<super::Judged> {
+) -> crate::error::Result<super::Judged> {
     use super::{CounterBase, Decided, Judged, Verdict, counter_moves};
     let plain = |reason: String| Judged {
         verdict: Verdict::Invalid,

@@ -11,7 +11,7 @@ use super::baseline::{BASELINE_FILE, Baseline, Entry};
 use super::counters::{CounterBase, distinct_kernels};
 use super::judge::{Base, Judged, Now, TimeUnit, judge};
 use super::timing::Policy;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -141,7 +141,7 @@ fn read_run_csv(path: &Path) -> Result<RunCsvFacts> {
         .map(|(t, pids)| (t, format!("other processes computed on the GPU (pids {pids}; from the run CSV)")))
         .collect();
     for (trial, (n, throttled)) in counts {
-        if throttled > crate::measure::MAX_THROTTLED_FRACTION * n && !invalid.contains_key(&trial) {
+        if throttled > crate::model::MAX_THROTTLED_FRACTION * n && !invalid.contains_key(&trial) {
             invalid.insert(trial, format!("{throttled} of {n} samples throttled (power or thermal; from the run CSV)"));
         }
     }

@@ -44,9 +44,9 @@ pub(super) fn problem(samples: &[f64]) -> Option<String> {
 /// [`crate::Error::Samples`] naming the problem and, for a bad value, its 0-based index (the
 /// first bad one): "the sample slice is empty ...", or "sample at index 3 is NaN (NaN) ...",
 /// "... is inf (infinite) ...", "... is 0 (not positive) ...".
-pub fn validate(samples: &[f64]) -> crate::Result<()> {
+pub fn validate(samples: &[f64]) -> crate::error::Result<()> {
     match problem(samples) {
-        Some(message) => Err(crate::Error::Samples(message)),
+        Some(message) => Err(crate::error::Error::Samples(message)),
         None => Ok(()),
     }
 }

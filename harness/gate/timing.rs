@@ -97,7 +97,7 @@ impl Comparison {
 /// # Errors
 /// [`crate::Error::Samples`] if either slice fails [`validate`]; the message says which
 /// ("this run's" or "baseline") and the index.
-pub fn compare(now: &[f64], baseline: &[f64], policy: &Policy, tests: usize) -> crate::Result<Comparison> {
+pub fn compare(now: &[f64], baseline: &[f64], policy: &Policy, tests: usize) -> crate::error::Result<Comparison> {
     compare_with(now, baseline, Known::default(), policy, tests)
 }
 
@@ -132,15 +132,17 @@ pub fn compare_with(
     known: Known,
     policy: &Policy,
     tests: usize,
-) -> crate::Result<Comparison> {
+) -> crate::error::Result<Comparison> {
     for (samples, which) in [(now, "this run's"), (baseline, "baseline")] {
         if let Some(message) = problem(samples) {
-            return Err(crate::Error::Samples(format!("{which} samples: {message}")));
+            return Err(crate::error::Error::Samples(format!("{which} samples: {message}")));
         }
     }
     for (given, which) in [(known.now_median, "this run's"), (known.baseline_median, "baseline")] {
         if let Some(m) = given.filter(|m| !(m.is_finite() && *m > 0.0)) {
-            return Err(crate::Error::Samples(format!("{which} median is {m}, not a positive number of seconds")));
+            return Err(crate::error::Error::Samples(format!(
+                "{which} median is {m}, not a positive number of seconds"
+            )));
         }
     }
     let baseline_median_s = known.baseline_median.unwrap_or_else(|| median(baseline));
@@ -175,14 +177,14 @@ pub fn compare_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Error;
+    use crate::error::Error;
     use crate::gate::testdata::{Lcg, close};
 
     fn compared(now: &[f64], baseline: &[f64], tests: usize) -> Comparison {
         compare(now, baseline, &Policy::default(), tests).unwrap()
     }
 
-    fn samples_error(r: crate::Result<impl std::fmt::Debug>) -> String {
+    fn samples_error(r: crate::error::Result<impl std::fmt::Debug>) -> String {
         match r {
             Err(Error::Samples(message)) => message,
             other => panic!("expected Error::Samples, got {other:?}"),

@@ -4,8 +4,8 @@
 //! that a report can draw the roofs the trials ran under ([`crate::report::roofline`]).
 
 use super::{Run, Value};
+use crate::error::{Error, Result};
 use crate::model::Ceiling;
-use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -38,7 +38,7 @@ pub fn attach(runs: &mut [Run], path: &Path) -> Result<()> {
         // Each trial once, with the row its values are told by: its `median`, else its first.
         let mut trials: BTreeMap<String, Value> = BTreeMap::new();
         for v in &run.values {
-            if v.metric == crate::model::TIME_METRIC || !trials.contains_key(&v.trial) {
+            if v.metric == crate::model::TIME_STATISTIC || !trials.contains_key(&v.trial) {
                 trials.insert(v.trial.clone(), v.clone());
             }
         }

@@ -37,7 +37,7 @@ pub use import::{Imported, import};
 pub use notes::{Merged, NOTES_REF, NoteRuns, merge_ref, read_all, write_run};
 pub use store::{AllSeries, HISTORY_SCHEMA, HistoryStore, Point, RunSummary, Series};
 
-use crate::Result;
+use crate::error::Result;
 use std::path::{Path, PathBuf};
 
 /// Where a run came from (one per run). Text fields are `""` when unknown unless said otherwise.
@@ -266,7 +266,7 @@ pub fn runs_by_key(dir: &Path, gpu: Option<&str>) -> Result<Vec<(String, Vec<Run
     for key in keys {
         let path = store::store_path(dir, &key)?;
         if !path.is_file() {
-            return Err(crate::Error::History {
+            return Err(crate::error::Error::History {
                 path,
                 line: None,
                 message: format!("no history for GPU key {key:?}; `kernelgate history runs` lists every key there is"),

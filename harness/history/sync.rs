@@ -18,7 +18,7 @@
 
 use super::store::{self, HistoryStore};
 use super::{NOTES_REF, Run, notes};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;

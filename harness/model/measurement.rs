@@ -2,8 +2,9 @@
 //! to, and a case's series across commits for a trend chart.
 
 /// The statistic that is a trial's time: the median of its samples, seconds (the run CSV's
-/// `median` row, [`crate::record::statistics`]).
-pub const TIME_METRIC: &str = "median";
+/// `median` row, [`crate::record::statistics`]; the history's metric of the same name).
+/// `baseline.csv` names that time `time` (`gate::baseline::TIME_METRIC`).
+pub const TIME_STATISTIC: &str = "median";
 
 /// One measured value (what the history and the run CSVs hold), plain data.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +26,7 @@ pub struct Measurement {
     /// What decided the verdict (`time`, `counter <metric>`, `conditions`).
     pub decided_by: String,
     /// The 95 % confidence interval of `value`, `[low, high]` in `unit`, where the run knows it
-    /// (the [`TIME_METRIC`] row: the run CSV's `median_ci_low_s`/`median_ci_high_s`); `None`
+    /// (the [`TIME_STATISTIC`] row: the run CSV's `median_ci_low_s`/`median_ci_high_s`); `None`
     /// otherwise.
     pub ci: Option<[f64; 2]>,
 }

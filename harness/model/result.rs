@@ -37,3 +37,7 @@ pub struct LaunchResources {
     /// Theoretical occupancy: resident warps over the SM's most warps, percent.
     pub occupancy_pct: f64,
 }
+
+/// Largest share of throttled samples a measurement may have and still be compared (10 %).
+/// kernelgate's own threshold: beyond it the kept samples are a biased selection of the run.
+pub const MAX_THROTTLED_FRACTION: f64 = 0.10;

@@ -3,7 +3,7 @@
 //! names the file, the line and the fix.
 
 use super::parse::{KernelRecord, Layout, Metric, MetricValue, Report, collect, parse_csv, require_metrics};
-use crate::Error;
+use crate::error::Error;
 use std::path::Path;
 
 const F01: &str = include_str!("../../tests/fixtures/ncu/field-reports/01-auto-units-details.csv");
@@ -32,7 +32,7 @@ fn report(bytes: &[u8]) -> Report {
 }
 
 /// [`super::parse::read`] of `bytes` (named `f.csv`) into a [`Report`].
-fn try_report(bytes: &[u8]) -> crate::Result<Report> {
+fn try_report(bytes: &[u8]) -> crate::error::Result<Report> {
     collect(bytes, Path::new("f.csv"))
 }
 

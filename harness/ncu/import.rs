@@ -4,7 +4,7 @@
 
 use super::parse::{self, KernelRecord, MetricValue, Report, Sink, Summary};
 use super::run::Session;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::fmt::Write as _;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};

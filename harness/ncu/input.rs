@@ -14,7 +14,7 @@
 //! UTF-8 is tolerated depends on where the line is (program output above the table, or a table
 //! row), which [`super::parse`] decides.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
 

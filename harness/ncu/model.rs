@@ -1,7 +1,7 @@
 //! What the ncu CSV parser hands on ([`super::parse`], its state machine in `table/`): kernels
 //! with their metrics, the page a table holds, the sink that receives them, and the parse's error.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 

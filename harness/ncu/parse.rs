@@ -47,7 +47,7 @@ use super::input::Lines;
 use super::model::ncu_error;
 use super::number::{Decimal, read_number};
 use super::table::Parser;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::io::Read;
 use std::path::Path;
 

@@ -4,7 +4,10 @@ use super::metrics;
 use super::parse::{MetricValue, Report};
 use crate::expect::Values;
 use crate::record::{GitState, RUN_CSV_SCHEMA};
-use crate::{Case, Error, Result};
+use crate::{
+    case::Case,
+    error::{Error, Result},
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

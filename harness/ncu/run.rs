@@ -3,7 +3,7 @@
 //! as CSV into a file, which [`super::parse`] reads. Nothing is parsed from the program's stdout.
 
 use super::parse::{self, Report};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 

@@ -12,7 +12,13 @@
 use super::metrics;
 use super::profile::{self, Profiled};
 use super::run::{CHILD_ENV, Session};
-use crate::{Case, Config, Error, Result, check, measure};
+use crate::{
+    case::Case,
+    check,
+    config::Config,
+    error::{Error, Result},
+    measure,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

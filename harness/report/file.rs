@@ -6,7 +6,7 @@
 //! system and is atomic, POSIX `rename(2)`), is flushed to disk, and only then renamed over its
 //! path. Messages name the report's path, never the temporary file's.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -17,7 +17,7 @@ pub struct VendorReference {
 
 /// The run's vendor references: one per case of `cases` marked with
 /// [`crate::Case::vendor_reference`].
-pub fn references(cases: &[crate::Case]) -> Vec<VendorReference> {
+pub fn references(cases: &[crate::case::Case]) -> Vec<VendorReference> {
     cases.iter().filter_map(|c| Some(VendorReference { trial: c.name(), vendor: c.vendor? })).collect()
 }
 

@@ -30,7 +30,7 @@ pub use occupancy::{ArchLimits, Demand, Occupancy, limits};
 pub use ptxas::Usage;
 pub use table::{RESOURCES_FILE, Row};
 
-use crate::{Case, Kernel, KernelSource, Result, compile, nvrtc};
+use crate::{case::Case, compile, error::Result, nvrtc, source::Kernel, source::KernelSource};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

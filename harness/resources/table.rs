@@ -11,8 +11,8 @@
 //! One row per (file, kernel, block, dynamic shared bytes), sorted, columns [`COLUMNS`]; numbers
 //! in their shortest round-trip form, so a change of one kernel changes only its lines.
 
+use crate::error::{Error, Result};
 use crate::store::table::Table;
-use crate::{Error, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -32,7 +32,12 @@ pub mod parse;
 
 use crate::gpu::Gpu;
 use crate::program::{Bound, Compiled};
-use crate::{Case, Config, Error, Result, check};
+use crate::{
+    case::Case,
+    check,
+    config::Config,
+    error::{Error, Result},
+};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};

@@ -29,13 +29,13 @@ pub mod table;
 pub use class::{CLASSES, SassExpectation};
 pub use gate::Declared;
 
-use crate::{KernelSource, Result};
+use crate::{error::Result, source::KernelSource};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Every SASS expectation `cases` declare ([`crate::Case::sass`]), once per kernel each case
 /// launches.
-pub fn declared(cases: &[crate::Case]) -> Vec<Declared> {
+pub fn declared(cases: &[crate::case::Case]) -> Vec<Declared> {
     let mut out = Vec::new();
     for case in cases {
         for kernel in case.kernels() {

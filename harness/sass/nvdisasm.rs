@@ -10,7 +10,7 @@
 //! 3. `$CUDA_HOME/bin/`, `$CUDA_PATH/bin/`, `/usr/local/cuda/bin/` (a CUDA toolkit);
 //! 4. the folders of `PATH`.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;

@@ -10,7 +10,7 @@
 //! the same program for the GPU.
 
 use super::nvdisasm;
-use crate::Result;
+use crate::error::Result;
 
 /// What the comparison of two versions of one file found.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,8 +8,8 @@
 //! a manifest, a refusal of hand edits), beside `resources.csv`'s folder, so the two tables are
 //! blessed and resealed apart.
 
+use crate::error::{Error, Result};
 use crate::store::table::Table;
-use crate::{Error, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -13,7 +13,7 @@
 //! as they found it), so a writer waiting for readers is told that the process the file names has
 //! ended, when it has.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::fs::{File, TryLockError};
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! `manifest.json`: the commit record of a store folder: its generation, and each file's length,
 //! line count and SHA-256. Pure: bytes in, bytes out.
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;
 

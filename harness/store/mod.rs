@@ -38,7 +38,7 @@ pub mod table;
 
 pub use manifest::{FileEntry, MANIFEST_FILE, MANIFEST_SCHEMA, Manifest};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::{Seek as _, Write as _};

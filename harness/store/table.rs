@@ -4,7 +4,7 @@
 //! and the refusal of a file cut short or edited by hand.
 
 use super::Store;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

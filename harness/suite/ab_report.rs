@@ -6,7 +6,7 @@ use super::{Suite, Timed};
 use crate::gate::paired::delta_interval;
 use crate::report::ab::{AbReport, AbTrial, GpuIdentity, NotTimed, SCHEMA_VERSION, Side, html, markdown};
 use crate::report::junit::Outcome;
-use crate::{Error, report};
+use crate::{error::Error, report};
 use std::io::Write as _;
 
 /// The plain report of this A/B run, from its timed trials and the outcomes of the rest.
@@ -71,7 +71,7 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
 ///
 /// # Errors
 /// [`Error::Io`] naming the file that could not be written.
-pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
+pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
     let Some(report) = build(suite, timed) else { return Ok(()) };
     let stem = suite.stem()?;
     let path = |suffix: &str| stem.with_file_name(format!("{}-ab.{suffix}", name(&stem)));

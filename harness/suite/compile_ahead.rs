@@ -11,7 +11,7 @@
 
 use crate::compile::{self, Compiled};
 use crate::sass::nvdisasm;
-use crate::{KernelSource, Result};
+use crate::{error::Result, source::KernelSource};
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, Once, OnceLock};
 

@@ -2,7 +2,12 @@
 //! resource gate and the SASS gate on what it made. No GPU.
 
 use super::{Suite, cannot_run};
-use crate::{Error, KernelSource, SOURCES, compile, resources, sass};
+use crate::{
+    compile,
+    error::Error,
+    resources, sass,
+    source::{KernelSource, SOURCES},
+};
 use libtest_mimic::{Completion, Failed};
 use std::sync::atomic::Ordering;
 

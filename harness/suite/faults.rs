@@ -3,8 +3,8 @@
 //! checked child (`crate::sanitize`) and so is not timed here.
 
 use super::Suite;
-use crate::Error;
 use crate::case::Case;
+use crate::error::Error;
 use crate::suite::verdict::sanitize_failure;
 use libtest_mimic::Failed;
 

@@ -4,7 +4,7 @@
 use super::Suite;
 use super::verdict::{check_counters, sanitize_failure};
 use crate::report::junit::{self, Outcome, TrialOutcome};
-use crate::{Error, report};
+use crate::{error::Error, report};
 use std::path::{Path, PathBuf};
 
 /// Failure kinds (the `type` of a JUnit `<failure>`), one per thing that can fail a judged trial;
@@ -47,7 +47,7 @@ pub mod kind {
 ///
 /// # Errors
 /// [`Error::Config`] naming the variable, its value and the fix.
-pub(super) fn check_junit_path(path: &Path) -> crate::Result<()> {
+pub(super) fn check_junit_path(path: &Path) -> crate::error::Result<()> {
     let bad =
         |expected: String| Error::Config { name: "KERNELGATE_JUNIT", value: path.display().to_string(), expected };
     if path.is_dir() {
@@ -108,7 +108,7 @@ pub(super) fn process_path(path: &Path, nextest: bool, trials: &[String], pid: u
 /// # Errors
 /// [`Error::Io`] naming the report's path when it could not be written (the previous report is
 /// left as it was): a report that was asked for and not written fails the run.
-pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::Result<()> {
+pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::error::Result<()> {
     let Some(asked) = &suite.config.junit else { return Ok(()) };
     let nextest = std::env::var_os("NEXTEST").is_some_and(|v| v == "1");
     let path = process_path(asked, nextest, names, std::process::id());

@@ -63,7 +63,7 @@ pub(super) fn run(suite: &Suite, t: &LessonTrial) -> Result<Completion, Failed> 
         Err(not_run) => return Ok(not_run),
     };
     let gpu = std::sync::Arc::clone(lease.gpu());
-    let fault = |e: crate::Error| retire_on_fault(suite, &t.good, gpu.facts.ordinal, e);
+    let fault = |e: crate::error::Error| retire_on_fault(suite, &t.good, gpu.facts.ordinal, e);
     if let Some(why) = program::unavailable(&t.good).or_else(|| program::unavailable(&t.bad)) {
         return super::cannot_run(why);
     }
@@ -96,7 +96,7 @@ pub(super) fn run(suite: &Suite, t: &LessonTrial) -> Result<Completion, Failed> 
 ///
 /// # Errors
 /// Pairs the paired gate refuses (a harness error).
-fn judged(t: &LessonTrial, pairs: &Pairs) -> crate::Result<LessonJudged> {
+fn judged(t: &LessonTrial, pairs: &Pairs) -> crate::error::Result<LessonJudged> {
     let (bad, good, _) = pairs.kept();
     let invalid = pairs.as_samples_of_b().invalid_reason();
     let names = LessonNames { good: t.lesson.good, bad: t.lesson.bad, per: t.lesson.per };
@@ -163,7 +163,7 @@ pub(super) fn recorded(suite: &Suite, name: &str) -> Option<(String, bool)> {
 ///
 /// # Errors
 /// The stem cannot be claimed or the file cannot be written ([`crate::lesson_record::write_lessons_csv`]).
-pub(super) fn write_lessons(suite: &Suite) -> crate::Result<()> {
+pub(super) fn write_lessons(suite: &Suite) -> crate::error::Result<()> {
     let mut rows = suite.lessons.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if rows.is_empty() {
         return Ok(());

@@ -7,7 +7,7 @@ use crate::history::of_run::{Counters, Trial};
 use crate::history::{self, HistoryStore};
 use crate::ncu::profile;
 use crate::record::{self, CaseResult};
-use crate::{Error, report};
+use crate::{error::Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// to a folder), which are reported when they fail and returned after everything else is written.
 /// The default history (`<root>/.kernelgate/history`) and git notes are optional: their failures
 /// are warnings.
-pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
+pub(super) fn write_results(suite: &Suite) -> crate::error::Result<()> {
     let mut later = None;
     let mut timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if !timed.is_empty() {
@@ -80,7 +80,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::Result<()> {
 /// # Errors
 /// The first store that could not be appended to, when `KERNELGATE_HISTORY` names the folder (a
 /// history that was asked for); with the default folder a failure is a warning only.
-fn record_history(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
+fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
     let (dir, asked) = match &suite.config.history {
         crate::config::History::Off => return Ok(()),
         crate::config::History::Dir(d) => (d.clone(), true),
@@ -192,7 +192,7 @@ fn in_baseline_form(suite: &Suite, timed: &[Timed]) -> BTreeMap<String, Form> {
 /// # Errors
 /// [`Error::Baseline`] naming the record's folder and the cause (the run's CSV is already written;
 /// the caller goes on with the history and the bless, and fails the run at the end).
-fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<()> {
+fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::error::Result<()> {
     let dir = with_suffix(stem, "-baseline");
     let mut all: Form = (Vec::new(), BTreeMap::new());
     for (_, (entries, samples)) in in_baseline_form(suite, timed) {
@@ -215,7 +215,7 @@ fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result
 /// Writes the trials run into their GPU's baseline ([`baseline::run::bless`]): trials measured
 /// under bad conditions are not blessed (the run says why); a baseline that failed to load is
 /// never rewritten.
-fn bless(suite: &Suite, timed: &[Timed]) -> crate::Result<()> {
+fn bless(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
     if let Some(Err(e)) = suite.baseline.get() {
         let message = format!("not blessed, the baseline did not load: {e}");
         return Err(Error::Baseline { path: suite.out_dir.clone(), line: None, message });
@@ -256,7 +256,7 @@ const BLESS_SHOWN: usize = 10;
 ///
 /// # Errors
 /// [`Error::Io`] or [`Error::Csv`] naming the file that could not be written.
-fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::Result<()> {
+fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::error::Result<()> {
     // By ordinal: unique in a process, where the UUID is `unknown` without NVML.
     let mut by_gpu: BTreeMap<usize, Vec<&Timed>> = BTreeMap::new();
     for t in timed.iter().filter(|t| !t.gpu.ceilings.measured.is_empty()) {

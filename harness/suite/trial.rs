@@ -37,7 +37,7 @@ use crate::phases::{self, Phase};
 use crate::program::{self, Bound, Compiled};
 use crate::recheck::{self, Launches};
 use crate::record::CaseResult;
-use crate::{Error, check};
+use crate::{check, error::Error};
 use libtest_mimic::{Completion, Failed};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -144,7 +144,7 @@ pub(super) fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s
 ///
 /// # Errors
 /// A compile or driver error.
-fn compile_b(suite: &Suite, case: &Case, gpu: &Gpu) -> crate::Result<Result<Compiled, String>> {
+fn compile_b(suite: &Suite, case: &Case, gpu: &Gpu) -> crate::error::Result<Result<Compiled, String>> {
     let Some(b) = suite.ab_b.get() else { return program::compile(gpu, case).map(Ok) };
     Ok(program::compile_from(gpu, case, |k| b.source(k.file))?.ok_or_else(|| {
         format!("{} does not exist at {} (KERNELGATE_AB_B): not timed", list(&case_files(case)), b.label())
@@ -159,7 +159,12 @@ fn compile_b(suite: &Suite, case: &Case, gpu: &Gpu) -> crate::Result<Result<Comp
 ///
 /// # Errors
 /// A compile or driver error of the revision's kernels.
-fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::Result<Result<Timing<'r>, String>> {
+fn timing<'r>(
+    suite: &'r Suite,
+    case: &Case,
+    gpu: &Gpu,
+    b: &Compiled,
+) -> crate::error::Result<Result<Timing<'r>, String>> {
     let Some(Ok(revision)) = suite.ab.get() else { return Ok(Ok(Timing::Baseline)) };
     let files = case_files(case);
     let alone = |why: String| {
@@ -228,7 +233,7 @@ fn timing<'r>(suite: &'r Suite, case: &Case, gpu: &Gpu, b: &Compiled) -> crate::
 ///
 /// # Errors
 /// A compile error of either text.
-fn same_machine_code(suite: &Suite, revision: &Revision, files: &[&str], arch: &str) -> crate::Result<bool> {
+fn same_machine_code(suite: &Suite, revision: &Revision, files: &[&str], arch: &str) -> crate::error::Result<bool> {
     use crate::sass::same::{Code, compare};
     for file in files {
         let a = revision.source(file).unwrap_or_default();
@@ -284,7 +289,7 @@ fn checked(
     gpu: &Gpu,
     b: &Compiled,
     timing: &Timing,
-) -> crate::Result<Result<Bound, Failed>> {
+) -> crate::error::Result<Result<Bound, Failed>> {
     let start = check::SharedStart::Poisoned;
     if let Timing::Paired { revision, a } = timing
         && let Err(wrong) = check::check_case(gpu, case, a, suite.seed, start)?
@@ -305,7 +310,7 @@ fn measure(
     b: &Compiled,
     timing: &Timing,
     bound: &mut Bound,
-) -> crate::Result<Measured> {
+) -> crate::error::Result<Measured> {
     let config = &suite.config;
     match timing {
         Timing::Baseline => {
@@ -340,7 +345,7 @@ fn rechecked(
     measured: &Measured,
     bound: &Bound,
     want: &[crate::case::HostData],
-) -> crate::Result<Result<(), Failed>> {
+) -> crate::error::Result<Result<(), Failed>> {
     if let Some(why) = recheck::not_rechecked(case) {
         crate::console::trial_note(format!("kernelgate: {why}"));
         return Ok(Ok(()));

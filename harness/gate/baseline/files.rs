@@ -6,7 +6,7 @@
 //! always written in the current schema, so a folder migrates at its first write.
 
 use super::{Entry, RunToRun, TIME_METRIC};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::Path;

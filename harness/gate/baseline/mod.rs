@@ -32,9 +32,9 @@ pub use files::{
     SAMPLES_SCHEMA,
 };
 
+use crate::error::{Error, Result};
 use crate::store::Store;
 use crate::units::format_value;
-use crate::{Error, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -60,7 +60,9 @@ pub const FILES: [&str; 3] = [BASELINE_FILE, SAMPLES_FILE, RUN_TO_RUN_FILE];
 /// (baselines/nvidia-h200-sm90/BENCHMARK.md).
 pub const MIN_RUNS: u64 = 10;
 
-/// The metric name of the timing entry (unit `s`).
+/// The `metric` of a trial's timing entry in `baseline.csv` (unit `s`). The run CSV and the history
+/// name the same time by its statistic, [`crate::model::TIME_STATISTIC`] (`median`): two files,
+/// two columns, one time.
 pub const TIME_METRIC: &str = "time";
 
 /// One row of `baseline.csv`: one metric of one trial, with where and when it was measured.

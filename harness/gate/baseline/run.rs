@@ -113,7 +113,7 @@ pub fn entries(at: &Provenance<'_>, measured: &[Measured<'_>]) -> Form {
 ///
 /// # Errors
 /// As [`super::Baseline::update`].
-pub fn keep(dir: &std::path::Path, form: Form) -> crate::Result<()> {
+pub fn keep(dir: &std::path::Path, form: Form) -> crate::error::Result<()> {
     let (entries, samples) = form;
     super::Baseline::update(dir, |record| {
         record.bless(entries, samples);
@@ -129,7 +129,7 @@ pub fn keep(dir: &std::path::Path, form: Form) -> crate::Result<()> {
 ///
 /// # Errors
 /// As [`super::Baseline::update`] (a folder that does not load is never rewritten).
-pub fn bless(dir: &std::path::Path, form: Form) -> crate::Result<Blessed> {
+pub fn bless(dir: &std::path::Path, form: Form) -> crate::error::Result<Blessed> {
     let (entries, samples) = form;
     let invalid: BTreeMap<String, String> = entries
         .iter()

@@ -39,7 +39,7 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
 /// Name of the method, to be stored next to change points so that a later reader knows how they
 /// were found.

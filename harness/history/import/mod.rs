@@ -22,7 +22,7 @@ mod parse;
 pub use parse::{Kind, parse_csv};
 
 use super::{HistoryStore, Run};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use parse::empty_file;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

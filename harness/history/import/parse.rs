@@ -2,8 +2,8 @@
 //! schema version and the metrics CSV's, the checks of each row (with file and line), and the
 //! kernel labels of a metrics run's launches, whichever kernelgate wrote the file.
 
+use crate::error::{Error, Result};
 use crate::history::{Run, RunMeta, Value};
-use crate::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 

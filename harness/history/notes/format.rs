@@ -2,7 +2,7 @@
 
 use super::super::{merge_meta, merge_value};
 use super::*;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
 /// The note lines of `run` (pure), sorted: one `R1` line and one `V1` line per value.

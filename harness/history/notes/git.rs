@@ -2,7 +2,7 @@
 
 use super::format::appended;
 use super::*;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use git2::{Oid, Repository};
 
 /// Adds `run`'s lines to the note of `run.meta.commit` under [`NOTES_REF`] and returns how many

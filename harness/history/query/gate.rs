@@ -239,7 +239,7 @@ pub fn gate_runs(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound
                 None => continue,
             },
         };
-        let found = all_change_points(&all, Some(TIME_METRIC), &options(), 2);
+        let found = all_change_points(&all, Some(TIME_STATISTIC), &options(), 2);
         let changes: Vec<(String, RunMeta, ChangePoint)> =
             found.iter().map(|f| (all.series[f.series].trial.clone(), all.runs[f.run].clone(), f.change)).collect();
         for m in all.runs.iter().filter(|m| m.run_id == id) {

@@ -14,9 +14,9 @@ use super::changepoint::{self, ChangePoint};
 use super::import::{Kind, attach_metrics, parse_csv};
 use super::store::{self, AllSeries, HistoryStore, RunSummary};
 use super::{Run, RunMeta, Value};
-use crate::model::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
+use crate::error::{Error, Result};
+use crate::model::{Measurement, Paired, Side, TIME_STATISTIC, Trend, TrendPoint};
 use crate::units::format_value;
-use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

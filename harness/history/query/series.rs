@@ -47,7 +47,7 @@ pub fn trends(dir: &Path, gpu_key: &str, trials: &[&str]) -> Result<Vec<Trend>> 
     let store = HistoryStore::open_read(dir, gpu_key)?;
     let mut out = Vec::new();
     for trial in trials {
-        let series = store.series(trial, TIME_METRIC)?;
+        let series = store.series(trial, TIME_STATISTIC)?;
         if let Some(t) = trend(trial, &series) {
             out.push(t);
         }
@@ -71,7 +71,7 @@ pub fn trend(trial: &str, series: &[(RunMeta, Value)]) -> Option<Trend> {
     let gpus: Vec<&str> = kept.iter().map(|(m, _)| m.gpu_uuid.as_str()).collect();
     let values: Vec<f64> = kept.iter().map(|(_, v)| v.value).collect();
     let change_points = per_gpu_change_points(&gpus, &values, &options()).into_iter().map(|(i, _)| i).collect();
-    Some(Trend { trial: trial.to_string(), metric: TIME_METRIC.into(), unit, points, change_points })
+    Some(Trend { trial: trial.to_string(), metric: TIME_STATISTIC.into(), unit, points, change_points })
 }
 
 /// `kernelgate history show TRIAL`: the trial's `metric` series of each GPU key (or of `gpu`), one

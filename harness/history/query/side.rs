@@ -331,7 +331,7 @@ fn pairs_of(runs: &[&Run]) -> BTreeMap<String, Vec<Paired>> {
         }
         for (trial, metrics) in by_trial {
             let get = |m: &str| metrics.get(m).map(|v| v.value);
-            let (Some(a), Some(b), Some(delta)) = (get("baseline_median"), get(TIME_METRIC), get("delta")) else {
+            let (Some(a), Some(b), Some(delta)) = (get("baseline_median"), get(TIME_STATISTIC), get("delta")) else {
                 continue; // timed alone (no pairs): nothing paired to show
             };
             let any = metrics.values().next().expect("a trial has a value");
@@ -421,7 +421,7 @@ pub fn paired_sides(
         .map(|v| Measurement {
             trial: v.trial.clone(),
             kernel: v.kernel.clone(),
-            metric: TIME_METRIC.to_string(),
+            metric: TIME_STATISTIC.to_string(),
             unit: v.unit.clone(),
             value: v.value,
             verdict: String::new(),

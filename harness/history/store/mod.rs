@@ -35,7 +35,7 @@
 //! pandas and DuckDB.
 
 use super::{Run, RunMeta, Value};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -20,7 +20,7 @@ use super::fields::{Fields, quote_open};
 use super::model::{KernelRecord, Layout, Sink, Summary, ncu_error};
 use super::number::{Decimal, Number};
 use super::units::read_unit_exponent;
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 use columns::{ATTRIBUTE_COLUMNS, Columns};
 use rows::unknown_unit;
 use std::borrow::Cow;

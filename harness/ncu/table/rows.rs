@@ -4,7 +4,7 @@
 
 use super::values::{settle, value};
 use super::{Building, Page, Parser, Table};
-use crate::Result;
+use crate::error::Result;
 use crate::ncu::fields::Fields;
 use crate::ncu::model::{Metric, MetricValue, ncu_error};
 use crate::ncu::units::read_unit_exponent;

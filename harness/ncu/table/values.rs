@@ -2,7 +2,7 @@
 //! either way waits until the table shows which separator it uses ([`settle`]).
 
 use super::{Building, DecimalState};
-use crate::Result;
+use crate::error::Result;
 use crate::ncu::model::{Metric, MetricValue, Sink};
 use crate::ncu::number::{Decimal, Number, read_number, read_scaled};
 

@@ -22,7 +22,7 @@ pub mod roof;
 pub use change::Change;
 pub use interval::{Interval, RunTime};
 
-pub use crate::model::{Measurement, Paired, Side, TIME_METRIC, Trend, TrendPoint};
+pub use crate::model::{Measurement, Paired, Side, TIME_STATISTIC, Trend, TrendPoint};
 
 /// The statistic the per-run bars show: effective bandwidth as % of the run's measured copy
 /// bandwidth ([`crate::record::statistics`]).
@@ -129,7 +129,7 @@ pub struct TrialDiff {
     /// The counters that explain the time change, strongest first, at most [`EXPLAIN_TOP`]; empty
     /// when nothing asks for an explanation or no counter moved with the time.
     pub explanation: Vec<Factor>,
-    /// The old side's time per run (its [`TIME_METRIC`] rows, in row order), with each median's
+    /// The old side's time per run (its [`TIME_STATISTIC`] rows, in row order), with each median's
     /// interval where the run recorded one; empty when the side has none.
     pub old_runs: Vec<RunTime>,
     /// The new side's, likewise.
@@ -309,7 +309,7 @@ pub struct Bar {
 /// Compares two sides' rows trial by trial (pure).
 ///
 /// Several rows for one (trial, kernel, metric) on a side (a commit run more than once) are
-/// summarised by their median. A trial's time is its [`TIME_METRIC`] row; its verdict the new
+/// summarised by their median. A trial's time is its [`TIME_STATISTIC`] row; its verdict the new
 /// side's (the most severe of several). An explanation is sought when the time moved by at least
 /// [`EXPLAIN_THRESHOLD`] or the verdict is `regressed`/`improved` (see [`explain`]). Non-finite
 /// values are kept and shown as they are; they never explain anything.
@@ -483,7 +483,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 struct TrialRows<'a> {
     values: BTreeMap<(&'a str, &'a str), (&'a str, Vec<f64>)>,
     verdicts: Vec<(&'a str, &'a str)>,
-    /// The [`TIME_METRIC`] rows per kernel, with their intervals.
+    /// The [`TIME_STATISTIC`] rows per kernel, with their intervals.
     times: BTreeMap<&'a str, Vec<RunTime>>,
 }
 
@@ -522,7 +522,7 @@ fn collect(rows: &[Measurement]) -> BTreeMap<&str, TrialRows<'_>> {
         let t = out.entry(r.trial.as_str()).or_default();
         t.values.entry((r.kernel.as_str(), r.metric.as_str())).or_insert((r.unit.as_str(), Vec::new())).1.push(r.value);
         t.verdicts.push((r.verdict.as_str(), r.decided_by.as_str()));
-        if r.metric == TIME_METRIC {
+        if r.metric == TIME_STATISTIC {
             t.times.entry(r.kernel.as_str()).or_default().push(RunTime { median_s: r.value, ci_s: r.ci });
         }
     }
@@ -554,7 +554,7 @@ fn trial_diff(name: &str, old: Option<&TrialRows<'_>>, new: Option<&TrialRows<'_
     let times = |side: Option<&TrialRows<'_>>, kernel| side.and_then(|t| t.times.get(kernel)).cloned();
     let mut metrics = Vec::new();
     for key @ (kernel, metric) in keys {
-        if metric == TIME_METRIC {
+        if metric == TIME_STATISTIC {
             // The first kernel with a time, as for the medians themselves.
             if old_s.is_none() {
                 old_runs = times(old, kernel).unwrap_or_default();
