@@ -11,11 +11,14 @@
 //! relies on.
 #![allow(unsafe_code)]
 
-use crate::case::{Arg, Case, HostData, HostView, Launch, Param, Step};
+use crate::case::{Arg, Case, DEFAULT_DYNAMIC_SHARED_LIMIT, HostData, HostView, Launch, Param, Step};
 use crate::gpu::{DeviceData, Gpu};
 use crate::model::LaunchResources;
 use crate::phases::{self, Phase};
-use crate::{Error, Kernel, Result};
+use crate::{
+    error::{Error, Result},
+    source::Kernel,
+};
 use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
@@ -82,6 +85,7 @@ pub fn compile_from<'a>(
     for (kernel, _) in case.launches() {
         let Some(source) = source_of(&kernel) else { return Ok(None) };
         let (func, sha) = function_of(gpu, kernel.file, source, kernel.entry)?;
+        set_attributes(case, &kernel, &func)?;
         if !modules.contains(&sha) {
             modules.push(sha);
         }
@@ -90,6 +94,35 @@ pub fn compile_from<'a>(
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(Some(Compiled { id, funcs, module_sha256: modules.join("+") }))
+}
+
+/// Sets the function attributes `case` asks of `kernel`'s function `func` (one function per module:
+/// what one case sets, the next case using the kernel sees, so each is set or reset every time):
+/// the largest dynamic shared memory of the case's launches of it, when above
+/// [`DEFAULT_DYNAMIC_SHARED_LIMIT`] (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`: a launch
+/// above the limit without it fails with `CUDA_ERROR_INVALID_VALUE`); and the case's shared-memory
+/// carveout ([`Case::carveout`], `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`), or the
+/// driver's default -1 where the function holds another. Attributes a case does not touch are not
+/// written, so a case that sets none runs as it always did.
+///
+/// # Errors
+/// [`Error::Driver`] when the driver refuses a value (more shared memory than the device has per
+/// block, for example), naming the case, the kernel and the value.
+fn set_attributes(case: &Case, kernel: &Kernel, func: &CudaFunction) -> Result<()> {
+    use cudarc::driver::sys::CUfunction_attribute as A;
+    let refused = |what: String| Error::driver(format!("{}: setting {what} of {}", case.name(), kernel.entry));
+    let shared = case.launches().filter(|(k, _)| k == kernel).map(|(_, l)| l.shared_bytes).max().unwrap_or(0);
+    if shared > DEFAULT_DYNAMIC_SHARED_LIMIT {
+        let bytes = i32::try_from(shared).unwrap_or(i32::MAX);
+        func.set_attribute(A::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
+            .map_err(refused(format!("the dynamic shared memory limit to {shared} B")))?;
+    }
+    let carveout = case.carveout.unwrap_or(-1);
+    if func.get_attribute(A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT).ok() != Some(carveout) {
+        func.set_attribute(A::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout)
+            .map_err(refused(format!("the shared memory carveout to {carveout} %")))?;
+    }
+    Ok(())
 }
 
 /// [`LaunchResources`] of `case`'s first launch (`compiled`'s first function); `None` when the
@@ -361,13 +394,13 @@ fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Ar
                 copy(stream, &bound.slots[*from], *from_offset, &bound.slots[*to], *to_offset, *elems)
                     .map_err(failed(case, || format!("copying parameter {from} to {to} (step {index})")))?;
             }
-            Step::Sgemm { a, b, c, m, n, k } => {
+            Step::Sgemm { a, b, c, m, n, k, alpha, beta } => {
                 let blas = bound.blas.as_ref().expect("bind creates the handle of a program that calls cuBLAS");
                 let ptr = |slot: usize| match &bound.slots[slot] {
                     Slot::Device(d) => d.raw(stream).0,
                     _ => panic!("{}: cuBLAS operand slot {slot} is not a device buffer", case.name()),
                 };
-                sgemm(blas, stream, (ptr(*a), ptr(*b), ptr(*c)), (*m, *n, *k)).map_err(|e| {
+                sgemm(blas, stream, (ptr(*a), ptr(*b), ptr(*c)), (*m, *n, *k), (*alpha, *beta)).map_err(|e| {
                     Error::Unavailable(format!("{}: cublasSgemm (step {index}) failed: {e:?}", case.name()))
                 })?;
             }
@@ -445,7 +478,7 @@ fn launch_one(
     unsafe { builder.launch(cfg) }.map(|_| ())
 }
 
-/// Row-major `C = A B` (A `m x k`, B `k x n`) through column-major cuBLAS: row-major C is
+/// Row-major `C = alpha A B + beta C` (A `m x k`, B `k x n`) through column-major cuBLAS: row-major C is
 /// column-major C^T = B^T A^T, so B goes first with the dimensions swapped (cuBLAS documentation,
 /// "cublas<t>gemm"; the usual row-major idiom).
 fn sgemm(
@@ -453,10 +486,10 @@ fn sgemm(
     stream: &CudaStream,
     (a, b, c): (CUdeviceptr, CUdeviceptr, CUdeviceptr),
     (m, n, k): (usize, usize, usize),
+    (alpha, beta): (f32, f32),
 ) -> std::result::Result<(), cudarc::cublas::result::CublasError> {
     use cudarc::cublas::{result, sys};
     let int = |v: usize| i32::try_from(v).expect("matrix dimensions fit int");
-    let (alpha, beta) = (1.0f32, 0.0f32);
     // SAFETY: the handle is live; the three addresses are device buffers of at least m*k, k*n and
     // m*n floats (the case table's CPU tests check the slots' lengths); the stream belongs to the
     // handle's context.

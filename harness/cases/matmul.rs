@@ -144,6 +144,8 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
             m,
             n,
             k,
+            alpha: 1.0,
+            beta: 0.0,
         });
         cases.push(finish(cublas).vendor_reference("cuBLAS"));
     }

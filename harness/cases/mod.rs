@@ -3,7 +3,7 @@
 //! Adding a kernel: write it in `kernels/<family>.cu` as `extern "C" __global__`, then add a
 //! [`Case`] to that family's module here naming it through `k::<family>::<entry>`.
 
-use crate::Case;
+use crate::case::Case;
 
 pub mod coalescing;
 pub mod divergence;
@@ -16,6 +16,7 @@ pub mod occupancy;
 pub mod planted;
 pub mod readonly;
 pub mod reduction;
+pub mod smem;
 pub mod time_lesson;
 pub mod transfers;
 pub mod transpose;
@@ -25,7 +26,7 @@ pub mod vectorization;
 type Family = (fn() -> Vec<Case>, fn(f64) -> Vec<Case>);
 
 /// Every family, one module each.
-const FAMILIES: [Family; 12] = [
+const FAMILIES: [Family; 13] = [
     (coalescing::cases, coalescing::scaled),
     (divergence::cases, divergence::scaled),
     (histogram::cases, histogram::scaled),
@@ -35,6 +36,7 @@ const FAMILIES: [Family; 12] = [
     (occupancy::cases, occupancy::scaled),
     (readonly::cases, readonly::scaled),
     (reduction::cases, reduction::scaled),
+    (smem::cases, smem::scaled),
     (transfers::cases, transfers::scaled),
     (transpose::cases, transpose::scaled),
     (vectorization::cases, vectorization::scaled),
@@ -92,7 +94,7 @@ pub fn with_work_scale(scale: f64) -> Vec<Case> {
 
 /// The cases of a run with `config`: [`with_work_scale`] at `KERNELGATE_WORK_SCALE`, plus the
 /// [`planted`] family (never scaled) with `KERNELGATE_PLANTED=1`; sorted by name.
-pub fn for_run(config: &crate::Config) -> Vec<Case> {
+pub fn for_run(config: &crate::config::Config) -> Vec<Case> {
     let mut cases = with_work_scale(config.work_scale);
     if config.planted {
         cases.extend(planted::cases());
@@ -104,11 +106,11 @@ pub fn for_run(config: &crate::Config) -> Vec<Case> {
 /// The cases a checked child ([`crate::sanitize::child`]) looks its trials up in: [`for_run`], with
 /// the work further scaled by `KERNELGATE_SANITIZE_SCALE` under compute-sanitizer. An isolated
 /// child without a tool checks the cases at the size the suite times.
-pub fn for_checked_child(config: &crate::Config) -> Vec<Case> {
+pub fn for_checked_child(config: &crate::config::Config) -> Vec<Case> {
     if config.sanitize.is_none() || config.sanitize_scale == 1.0 {
         return for_run(config);
     }
-    let scaled = crate::Config { work_scale: config.work_scale * config.sanitize_scale, ..config.clone() };
+    let scaled = crate::config::Config { work_scale: config.work_scale * config.sanitize_scale, ..config.clone() };
     for_run(&scaled)
 }
 
@@ -224,10 +226,17 @@ pub(crate) fn assert_program_fits(c: &Case) {
                 let pageable = |i: &usize| matches!(c.params[*i], Param::Host { pinned: false, .. });
                 assert!(!(c.graph && (pageable(from) || pageable(to))), "{name}: a graph copies pageable memory");
             }
-            Step::Sgemm { a, b, c: out, m, n, k } => {
+            Step::Sgemm { a, b, c: out, m, n, k, alpha, beta } => {
                 for (slot, len) in [(a, m * k), (b, k * n), (out, m * n)] {
                     assert!(device(*slot) && c.params[*slot].elements() >= len, "{name}: cuBLAS operand {slot}");
                 }
+                assert!(alpha.is_finite() && beta.is_finite(), "{name}: cuBLAS alpha {alpha}, beta {beta}: not finite");
+                assert!(
+                    *beta == 0.0 || matches!(c.params[*out], Param::InOut { .. }),
+                    "{name}: cuBLAS reads C (slot {out}) when beta = {beta} is not 0, but slot {out} is {:?}; make it a \
+                     Param::InOut, whose drawn contents are the C read (an output is poisoned with NaN)",
+                    c.params[*out]
+                );
             }
         }
     }
@@ -237,6 +246,31 @@ pub(crate) fn assert_program_fits(c: &Case) {
 mod tests {
     use super::*;
     use crate::case::Param;
+
+    /// A cuBLAS program `C = alpha A B + beta C` over 2x2 matrices, with C in a slot of kind `c`.
+    fn sgemm_case(c: Param, beta: f32) -> Case {
+        use crate::case::Step;
+        Case::program("t", "sgemm", "2").params(vec![Param::input(4), Param::input(4), c]).step(Step::Sgemm {
+            a: 0,
+            b: 1,
+            c: 2,
+            m: 2,
+            n: 2,
+            k: 2,
+            alpha: 2.0,
+            beta,
+        })
+    }
+
+    #[test]
+    fn a_cublas_step_that_reads_c_needs_an_in_place_c() {
+        let in_place = Param::InOut { init: crate::case::Init::Uniform { lo: -1.0, hi: 1.0 }, len: 4, offset: 0 };
+        assert_program_fits(&sgemm_case(in_place, 0.5));
+        assert_program_fits(&sgemm_case(Param::output(4), 0.0));
+        let err = std::panic::catch_unwind(|| assert_program_fits(&sgemm_case(Param::output(4), 0.5))).unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("beta = 0.5 is not 0") && msg.contains("make it a Param::InOut"), "{msg}");
+    }
 
     #[test]
     fn par_map_keeps_the_order() {
@@ -328,8 +362,11 @@ mod tests {
 
     #[test]
     fn the_sanitizer_child_checks_smaller_cases_under_the_nominal_names() {
-        let config =
-            crate::Config { sanitize: Some("racecheck".into()), sanitize_scale: 1.0 / 64.0, ..Default::default() };
+        let config = crate::config::Config {
+            sanitize: Some("racecheck".into()),
+            sanitize_scale: 1.0 / 64.0,
+            ..Default::default()
+        };
         let small = for_checked_child(&config);
         let nominal = all();
         assert_eq!(
@@ -342,9 +379,9 @@ mod tests {
             assert!(s.bytes < n.bytes, "{}: {} bytes at 1/64, {} nominal", n.name(), s.bytes, n.bytes);
             assert_program_fits(s);
         }
-        let smallest = crate::Config { work_scale: 0.5, ..config.clone() };
+        let smallest = crate::config::Config { work_scale: 0.5, ..config.clone() };
         assert_references_fit(&for_checked_child(&smallest));
-        let isolated = crate::Config { isolate: true, ..Default::default() };
+        let isolated = crate::config::Config { isolate: true, ..Default::default() };
         assert_eq!(for_checked_child(&isolated)[0].bytes, nominal[0].bytes, "isolation checks what is timed");
     }
 
