@@ -164,8 +164,8 @@ pub struct Config {
     /// `crate::cases::with_work_scale` at `KERNELGATE_WORK_SCALE` times this factor, under the
     /// nominal trial names. racecheck tracks every shared-memory access: on the H200 it took 62 s
     /// over `matmul/cp_async/4000x4000x1000` (timed at 36.2 TFLOP/s, under 1 ms, without it), and
-    /// the whole suite took 231 s at 1/64 (baselines/nvidia-h200-sm90/BENCHMARK.md, "crash
-    /// isolation, compute-sanitizer over the suite").
+    /// the whole suite took 231 s at 1/64 (baselines/nvidia-h200-sm90/BENCHMARK.md, "Whole
+    /// suite under each tool").
     pub sanitize_scale: f64,
     /// The compute-sanitizer executable (`KERNELGATE_SANITIZER_PATH`, default `compute-sanitizer`
     /// on PATH, else `/usr/local/cuda/bin/compute-sanitizer`).

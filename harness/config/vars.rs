@@ -211,7 +211,7 @@ pub const MIN_SAMPLES: Var = Var {
     read_by: &[Reader::Suite],
 };
 /// `KERNELGATE_MIN_TIME`. Default 0.25 s, half nvbench's 0.5 s: kernelgate's choice, measured on
-/// an H200 (BENCHMARK.md, "A suite in a minute"). Under the precision rule 75 of 77 cases stopped
+/// an H200 (BENCHMARK.md, "Where the time goes, and the prefetcher"). Under the precision rule 75 of 77 cases stopped
 /// within 6 % of the minimum time whether it was 0.5 s or 0.25 s (the interval was narrow enough by
 /// then), two whole-suite runs at 0.25 s moved no more between runs than two at 0.5 s, and the
 /// suite took 48-50 s instead of 70-75 s.
