@@ -26,11 +26,15 @@ mod compile_trial;
 mod faults;
 mod junit_report;
 mod lesson_trial;
+mod plan;
+mod prepare;
 mod progress;
+mod recorded;
 mod results;
 mod trial;
 mod verdict;
-use verdict::sanitized;
+pub(crate) use plan::cannot_run;
+pub use plan::trials;
 
 use crate::case::Case;
 use crate::console::TrialLines;
@@ -45,8 +49,8 @@ use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::TrialOutcome;
 use crate::{cases, check, config::Config, error::Error, report, resources, sass, source::SOURCES};
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
-use std::path::{Path, PathBuf};
+use libtest_mimic::{Arguments, Trial};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -145,7 +149,7 @@ impl Suite {
             check::mix(nanos, u64::from(std::process::id()))
         });
         let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-        let recorded = recorded_state(&root, config.commit.as_deref());
+        let recorded = recorded::recorded_state(&root, config.commit.as_deref());
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
             cases: cases::for_run(&config),
@@ -264,108 +268,6 @@ impl Suite {
     }
 }
 
-/// The git state a run in `root` is recorded under: `KERNELGATE_COMMIT`'s (`given`), the tree's
-/// when the binary was built in it from the same kernels, else the binary's; with warnings where
-/// the tree here differs ([`history::built::reconcile`]).
-fn recorded_state(root: &Path, given: Option<&str>) -> history::built::Recorded {
-    use history::provenance;
-    let here = provenance::read(root, None).expect("read without a revision always answers");
-    let kernels_here = read_kernels(&root.join("kernels")).map(|files| {
-        let refs: Vec<(&str, &str)> = files.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
-        provenance::kernels_sha256(&refs)
-    });
-    let given = given.map(|id| (id, provenance::read(root, Some(id))));
-    history::built::reconcile(
-        &history::built::built(),
-        history::built::BUILT_KERNELS_SHA256,
-        &here,
-        kernels_here.as_deref(),
-        same_folder(root, history::built::built_in()),
-        given,
-    )
-}
-
-/// Whether `a` and `b` name one folder (both canonicalized; `false` when either cannot be).
-fn same_folder(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
-}
-
-/// `(file name, text)` of every `*.cu` in `dir`; `None` when the folder cannot be read.
-fn read_kernels(dir: &Path) -> Option<Vec<(String, String)>> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).ok()? {
-        let path = entry.ok()?.path();
-        if path.extension().is_some_and(|e| e == "cu") {
-            files.push((path.file_name()?.to_string_lossy().into_owned(), std::fs::read_to_string(&path).ok()?));
-        }
-    }
-    Some(files)
-}
-
-/// Every trial: the cases and the lesson trials ([`cases::lessons`]) sorted by name, then the
-/// compile trials for each file and [`COMPILE_ARCHS`], sorted by name.
-/// Without a GPU the GPU trials are marked ignored here, at discovery, so that runners that list
-/// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
-pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
-    let mut trials = Vec::new();
-    // The planted family's kernels are compiled and gated in every run, so their launches count
-    // whether or not KERNELGATE_PLANTED adds their cases.
-    let mut gated = suite.cases.clone();
-    if !suite.config.planted {
-        gated.extend(cases::planted::cases());
-    }
-    let launches = Arc::new(resources::launches(&gated));
-    let arities = Arc::new(resources::arities(&gated));
-    let declared = Arc::new(sass::declared(&gated));
-    for source in SOURCES {
-        for arch in COMPILE_ARCHS {
-            let name = format!("compile/{}/{arch}", source.file);
-            let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));
-            trials.push(Trial::ignorable_test(
-                name.clone(),
-                progress::noted(suite, name, move || {
-                    crate::phases::time(crate::phases::Phase::CompileTrial, || {
-                        compile_trial::run(&s, &l, &a, &d, source, arch)
-                    })
-                }),
-            ));
-        }
-    }
-    let no_gpu = !suite.config.require_gpu && suite.no_gpu.is_some();
-    for (i, case) in suite.cases.iter().enumerate() {
-        let s = Arc::clone(suite);
-        let body = progress::noted(suite, case.name(), move || sanitized(&s, &s.cases[i], trial::run(&s, &s.cases[i])));
-        trials.push(Trial::ignorable_test(case.name(), body).with_ignored_flag(no_gpu));
-    }
-    for lesson in cases::lessons::trials(&suite.cases) {
-        let (s, name) = (Arc::clone(suite), lesson.name());
-        let body = progress::noted(suite, name.clone(), move || lesson_trial::run(&s, &lesson));
-        trials.push(Trial::ignorable_test(name, body).with_ignored_flag(no_gpu));
-    }
-    // The compile trials last: their NVRTC and nvdisasm work is made on the other cores while the
-    // GPU trials run (compile_ahead), so that they only collect it.
-    trials.sort_by(|a, b| {
-        (a.name().starts_with("compile/"), a.name()).cmp(&(b.name().starts_with("compile/"), b.name()))
-    });
-    trials
-}
-
-/// The outcome of a trial that cannot run here (no GPU, no NVRTC, no cuBLAS): ignored with the
-/// reason; but under cargo-nextest (`NEXTEST=1`, which nextest sets in every test process) a
-/// failure, since nextest runs an ignored trial only when asked to (`--run-ignored`), in a process
-/// of its own, and counts a process that exits 0 as passed: `--run-ignored all` on a machine
-/// without a GPU reported 485 passed, 0 skipped.
-pub(crate) fn cannot_run(reason: String) -> Result<Completion, Failed> {
-    if std::env::var_os("NEXTEST").is_some_and(|v| v == "1") {
-        return Err(format!(
-            "not run: {reason} (under cargo-nextest a trial that did not run fails instead of passing; leave \
-             --run-ignored off to skip it)"
-        )
-        .into());
-    }
-    Ok(Completion::ignored_with(reason))
-}
-
 /// The `kernels` test binary's `main`: parse libtest flags, profile with ncu if asked, run the
 /// trials, print the table, write the CSVs and the JUnit report.
 ///
@@ -418,13 +320,13 @@ pub fn main() -> ExitCode {
         .collect();
     let lessons_selected = trials.iter().filter(chosen).any(|t| cases::lessons::is_lesson(t.name()));
     if !args.list
-        && let Err(e) = announce(&suite, &selected)
+        && let Err(e) = prepare::announce(&suite, &selected)
     {
         eprintln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
     }
     if !args.list && !selected.is_empty() {
-        match prepare(&suite, &selected) {
+        match prepare::prepare(&suite, &selected) {
             Ok(threads) => {
                 // One trial per GPU unless the user asks otherwise.
                 args.test_threads.get_or_insert(threads);
@@ -503,186 +405,4 @@ pub fn main() -> ExitCode {
         return ExitCode::from(EXIT_REGRESSION);
     }
     conclusion.exit_code()
-}
-
-/// What every run says before its trials, GPU or not: why the GPU trials are ignored (or fail),
-/// and the A/B revision, read (and so checked) even when nothing will be timed.
-///
-/// # Errors
-/// A `KERNELGATE_AB` revision that cannot be read, as a sentence (exit code 2).
-fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
-    let g = &suite.git;
-    crate::say!(
-        "kernelgate: recorded under commit {}{}{} ({}{})",
-        g.short(),
-        if g.kernels_dirty == Some(true) { " with edited kernels" } else { "" },
-        if g.dirty == Some(true) { ", tree dirty when built" } else { "" },
-        g.state.as_str(),
-        if g.branch.is_empty() { String::new() } else { format!(" {}", g.branch) },
-    );
-    for w in &suite.git_warnings {
-        crate::say!("kernelgate: warning: {w}");
-    }
-    if let Some(reason) = &suite.no_gpu {
-        if suite.config.require_gpu {
-            crate::say!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
-        } else {
-            crate::say!("kernelgate: GPU trials are ignored: {reason}");
-        }
-        if suite.config.ncu {
-            crate::say!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU");
-        }
-        if let Some(tool) = &suite.config.sanitize {
-            crate::say!("kernelgate: KERNELGATE_SANITIZE={tool}, but nothing is checked: there is no GPU");
-        } else if suite.config.isolate {
-            crate::say!("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU");
-        }
-    }
-    if suite.config.isolate && suite.config.sanitize.is_some() {
-        crate::say!(
-            "kernelgate: KERNELGATE_ISOLATE=1 with KERNELGATE_SANITIZE: the sanitizer's child does the isolating \
-             (it does not repeat the timed path)"
-        );
-    }
-    if let Some(rev) = &suite.config.ab {
-        let revision = Revision::read(&suite.root, rev)
-            .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e }.to_string())?;
-        let b = match &suite.config.ab_b {
-            Some(rev_b) => Some(Revision::read(&suite.root, rev_b).map_err(|e| {
-                Error::Config { name: "KERNELGATE_AB_B", value: rev_b.clone(), expected: e }.to_string()
-            })?),
-            None => None,
-        };
-        let (b_commit, b_what) =
-            b.as_ref().map_or((suite.git.commit.clone(), "the built commit"), |b| (b.commit.clone(), "B at"));
-        if let Some(b) = b {
-            let _ = suite.ab_b.set(b);
-        }
-        // A revision given as a commit id is said once.
-        let at = if revision.commit.starts_with(rev.as_str()) {
-            revision.commit.clone()
-        } else {
-            format!("{rev} ({})", revision.commit)
-        };
-        crate::say!(
-            "kernelgate: A/B: each case's kernels at {at} against {}, timed in pairs over one set of buffers",
-            suite.b_side()
-        );
-        if let Some(warning) = revision.cases_differ(&suite.root, &b_commit, b_what) {
-            crate::say!("kernelgate: warning: {warning}");
-        }
-        let _ = suite.ab.set(Ok(revision));
-        suite.compared.store(selected.len(), Ordering::Relaxed);
-    }
-    Ok(())
-}
-
-/// Before the trials: open the first GPU (its facts and copy bandwidth print before the first
-/// trial line), profile with ncu, load the baseline (not in A/B runs). Returns how many trials may
-/// run at once (the pool's GPUs).
-///
-/// # Errors
-/// A bad `KERNELGATE_DEVICES`, as a sentence (exit code 2).
-fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
-    let gpu = suite.pool().ok().and_then(|pool| pool.first().ok());
-    if let Some(bad) = suite.bad_devices.get() {
-        return Err(bad.clone());
-    }
-    if let Some(gpu) = &gpu {
-        // The checked child first: a trial that faults or hangs there is left out of the ncu
-        // session, whose child has no timeout and would hang or fail on it too.
-        if suite.config.sanitize.is_some() || suite.config.isolate {
-            let sanitized = std::env::current_exe()
-                .map_err(Error::io("the test executable"))
-                .and_then(|program| {
-                    let log =
-                        suite.stem()?.with_extension(if suite.config.isolate && suite.config.sanitize.is_none() {
-                            "isolate.log"
-                        } else {
-                            "sanitize.log"
-                        });
-                    crate::phases::time(crate::phases::Phase::Child, || {
-                        crate::sanitize::run(&suite.config, selected, &program, log)
-                    })
-                })
-                .map_err(|e| e.to_string());
-            let _ = suite.sanitized.set(sanitized);
-        }
-        if suite.config.ncu {
-            let unfinished = match suite.sanitized.get() {
-                Some(Ok(s)) => s.unfinished.clone(),
-                _ => Default::default(),
-            };
-            let cases: Vec<Case> = suite.cases.iter().filter(|c| !unfinished.contains(&c.name())).cloned().collect();
-            let profiled = std::env::current_exe()
-                .map_err(Error::io("the test executable"))
-                .and_then(|program| {
-                    let report = suite.stem()?.with_extension("ncu-rep");
-                    crate::phases::time(crate::phases::Phase::Profile, || {
-                        select::profile(&suite.config, &cases, selected, &program, report)
-                    })
-                })
-                .map_err(|e| e.to_string());
-            let _ = suite.profiled.set(profiled);
-        }
-        if suite.config.ab.is_none() {
-            load_baseline(suite, gpu, selected);
-        }
-    }
-    crate::say!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
-    if suite.config.work_scale != 1.0 {
-        crate::say!(
-            "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \
-             (power benchmark; the run CSV's bytes rows hold the real work)",
-            suite.config.work_scale,
-            suite.config.work_scale
-        );
-    }
-    Ok(suite.pool().map_or(1, Pool::len))
-}
-
-/// Loads this GPU's baseline and counts the selected trials it covers (the family-wise `tests`);
-/// says when it was blessed on another physical GPU.
-fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
-    let dir = suite.baseline_dir(&gpu.facts.gpu_key);
-    let loaded = match &suite.config.baselines {
-        // A misspelt path would otherwise read as "no baseline" and pass every trial.
-        Some(folder) if !folder.is_dir() && !suite.config.bless => Err(format!(
-            "KERNELGATE_BASELINES={} names no folder; check the path, or unset it for <project root>/baselines",
-            folder.display()
-        )),
-        _ => Baseline::load(&dir).map_err(|e| e.to_string()),
-    };
-    match &loaded {
-        Ok(b) => {
-            let covered = selected.iter().filter(|t| b.time(t).is_some()).count();
-            suite.compared.store(covered, Ordering::Relaxed);
-            crate::say!(
-                "kernelgate: baseline {}: {covered} of {} selected trials covered; verdicts fail on: {}",
-                dir.display(),
-                selected.len(),
-                suite.config.fail_on.join(", ")
-            );
-            let mut others: Vec<&str> = selected
-                .iter()
-                .filter_map(|t| b.time(t))
-                .map(|e| e.gpu_uuid.as_str())
-                .filter(|u| *u != gpu.facts.uuid)
-                .collect();
-            others.sort_unstable();
-            others.dedup();
-            if !others.is_empty() {
-                let shown: Vec<&str> = others.iter().map(|u| if u.is_empty() { "unrecorded" } else { u }).collect();
-                crate::say!(
-                    "kernelgate: WARNING: the baseline was blessed on another physical GPU ({}) than this run's ({}); \
-                     medians of one kernel differed by -5.8 to +2.9 % between two H200s, so regressions may be the \
-                     machine's: bless on the machine that gates, or gate with KERNELGATE_AB=<rev>",
-                    shown.join(", "),
-                    gpu.facts.uuid
-                );
-            }
-        }
-        Err(e) => crate::say!("kernelgate: baseline unusable, every GPU trial fails: {e}"),
-    }
-    let _ = suite.baseline.set(loaded);
 }

@@ -1,0 +1,194 @@
+//! Before the trials: what the run says first (the recorded commit, why GPU trials are ignored,
+//! the A/B revision), the first GPU opened, the ncu session, and this GPU's baseline loaded.
+
+use super::Suite;
+use crate::case::Case;
+use crate::devices::Pool;
+use crate::error::Error;
+use crate::gate::baseline::Baseline;
+use crate::gpu::Gpu;
+use crate::history::revision::Revision;
+use crate::ncu::select;
+use std::sync::atomic::Ordering;
+
+/// What every run says before its trials, GPU or not: why the GPU trials are ignored (or fail),
+/// and the A/B revision, read (and so checked) even when nothing will be timed.
+///
+/// # Errors
+/// A `KERNELGATE_AB` revision that cannot be read, as a sentence (exit code 2).
+pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
+    let g = &suite.git;
+    crate::say!(
+        "kernelgate: recorded under commit {}{}{} ({}{})",
+        g.short(),
+        if g.kernels_dirty == Some(true) { " with edited kernels" } else { "" },
+        if g.dirty == Some(true) { ", tree dirty when built" } else { "" },
+        g.state.as_str(),
+        if g.branch.is_empty() { String::new() } else { format!(" {}", g.branch) },
+    );
+    for w in &suite.git_warnings {
+        crate::say!("kernelgate: warning: {w}");
+    }
+    if let Some(reason) = &suite.no_gpu {
+        if suite.config.require_gpu {
+            crate::say!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
+        } else {
+            crate::say!("kernelgate: GPU trials are ignored: {reason}");
+        }
+        if suite.config.ncu {
+            crate::say!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU");
+        }
+        if let Some(tool) = &suite.config.sanitize {
+            crate::say!("kernelgate: KERNELGATE_SANITIZE={tool}, but nothing is checked: there is no GPU");
+        } else if suite.config.isolate {
+            crate::say!("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU");
+        }
+    }
+    if suite.config.isolate && suite.config.sanitize.is_some() {
+        crate::say!(
+            "kernelgate: KERNELGATE_ISOLATE=1 with KERNELGATE_SANITIZE: the sanitizer's child does the isolating \
+             (it does not repeat the timed path)"
+        );
+    }
+    if let Some(rev) = &suite.config.ab {
+        let revision = Revision::read(&suite.root, rev)
+            .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e }.to_string())?;
+        let b = match &suite.config.ab_b {
+            Some(rev_b) => Some(Revision::read(&suite.root, rev_b).map_err(|e| {
+                Error::Config { name: "KERNELGATE_AB_B", value: rev_b.clone(), expected: e }.to_string()
+            })?),
+            None => None,
+        };
+        let (b_commit, b_what) =
+            b.as_ref().map_or((suite.git.commit.clone(), "the built commit"), |b| (b.commit.clone(), "B at"));
+        if let Some(b) = b {
+            let _ = suite.ab_b.set(b);
+        }
+        // A revision given as a commit id is said once.
+        let at = if revision.commit.starts_with(rev.as_str()) {
+            revision.commit.clone()
+        } else {
+            format!("{rev} ({})", revision.commit)
+        };
+        crate::say!(
+            "kernelgate: A/B: each case's kernels at {at} against {}, timed in pairs over one set of buffers",
+            suite.b_side()
+        );
+        if let Some(warning) = revision.cases_differ(&suite.root, &b_commit, b_what) {
+            crate::say!("kernelgate: warning: {warning}");
+        }
+        let _ = suite.ab.set(Ok(revision));
+        suite.compared.store(selected.len(), Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Before the trials: open the first GPU (its facts and copy bandwidth print before the first
+/// trial line), profile with ncu, load the baseline (not in A/B runs). Returns how many trials may
+/// run at once (the pool's GPUs).
+///
+/// # Errors
+/// A bad `KERNELGATE_DEVICES`, as a sentence (exit code 2).
+pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String> {
+    let gpu = suite.pool().ok().and_then(|pool| pool.first().ok());
+    if let Some(bad) = suite.bad_devices.get() {
+        return Err(bad.clone());
+    }
+    if let Some(gpu) = &gpu {
+        // The checked child first: a trial that faults or hangs there is left out of the ncu
+        // session, whose child has no timeout and would hang or fail on it too.
+        if suite.config.sanitize.is_some() || suite.config.isolate {
+            let sanitized = std::env::current_exe()
+                .map_err(Error::io("the test executable"))
+                .and_then(|program| {
+                    let log =
+                        suite.stem()?.with_extension(if suite.config.isolate && suite.config.sanitize.is_none() {
+                            "isolate.log"
+                        } else {
+                            "sanitize.log"
+                        });
+                    crate::phases::time(crate::phases::Phase::Child, || {
+                        crate::sanitize::run(&suite.config, selected, &program, log)
+                    })
+                })
+                .map_err(|e| e.to_string());
+            let _ = suite.sanitized.set(sanitized);
+        }
+        if suite.config.ncu {
+            let unfinished = match suite.sanitized.get() {
+                Some(Ok(s)) => s.unfinished.clone(),
+                _ => Default::default(),
+            };
+            let cases: Vec<Case> = suite.cases.iter().filter(|c| !unfinished.contains(&c.name())).cloned().collect();
+            let profiled = std::env::current_exe()
+                .map_err(Error::io("the test executable"))
+                .and_then(|program| {
+                    let report = suite.stem()?.with_extension("ncu-rep");
+                    crate::phases::time(crate::phases::Phase::Profile, || {
+                        select::profile(&suite.config, &cases, selected, &program, report)
+                    })
+                })
+                .map_err(|e| e.to_string());
+            let _ = suite.profiled.set(profiled);
+        }
+        if suite.config.ab.is_none() {
+            load_baseline(suite, gpu, selected);
+        }
+    }
+    crate::say!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
+    if suite.config.work_scale != 1.0 {
+        crate::say!(
+            "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \
+             (power benchmark; the run CSV's bytes rows hold the real work)",
+            suite.config.work_scale,
+            suite.config.work_scale
+        );
+    }
+    Ok(suite.pool().map_or(1, Pool::len))
+}
+
+/// Loads this GPU's baseline and counts the selected trials it covers (the family-wise `tests`);
+/// says when it was blessed on another physical GPU.
+fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
+    let dir = suite.baseline_dir(&gpu.facts.gpu_key);
+    let loaded = match &suite.config.baselines {
+        // A misspelt path would otherwise read as "no baseline" and pass every trial.
+        Some(folder) if !folder.is_dir() && !suite.config.bless => Err(format!(
+            "KERNELGATE_BASELINES={} names no folder; check the path, or unset it for <project root>/baselines",
+            folder.display()
+        )),
+        _ => Baseline::load(&dir).map_err(|e| e.to_string()),
+    };
+    match &loaded {
+        Ok(b) => {
+            let covered = selected.iter().filter(|t| b.time(t).is_some()).count();
+            suite.compared.store(covered, Ordering::Relaxed);
+            crate::say!(
+                "kernelgate: baseline {}: {covered} of {} selected trials covered; verdicts fail on: {}",
+                dir.display(),
+                selected.len(),
+                suite.config.fail_on.join(", ")
+            );
+            let mut others: Vec<&str> = selected
+                .iter()
+                .filter_map(|t| b.time(t))
+                .map(|e| e.gpu_uuid.as_str())
+                .filter(|u| *u != gpu.facts.uuid)
+                .collect();
+            others.sort_unstable();
+            others.dedup();
+            if !others.is_empty() {
+                let shown: Vec<&str> = others.iter().map(|u| if u.is_empty() { "unrecorded" } else { u }).collect();
+                crate::say!(
+                    "kernelgate: WARNING: the baseline was blessed on another physical GPU ({}) than this run's ({}); \
+                     medians of one kernel differed by -5.8 to +2.9 % between two H200s, so regressions may be the \
+                     machine's: bless on the machine that gates, or gate with KERNELGATE_AB=<rev>",
+                    shown.join(", "),
+                    gpu.facts.uuid
+                );
+            }
+        }
+        Err(e) => crate::say!("kernelgate: baseline unusable, every GPU trial fails: {e}"),
+    }
+    let _ = suite.baseline.set(loaded);
+}
