@@ -4,47 +4,12 @@
 //! relative link in `README.md` and `docs/*.md` leads to a file (and heading) that exists; the
 //! README stays at most 200 lines.
 
+mod support;
+
 use kernelgate::config::vars::{self, VARS};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn read(path: &Path) -> String {
-    String::from_utf8_lossy(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).into_owned()
-}
-
-/// The files under `dir` (relative to the project root), recursively, sorted; `skip` are folders
-/// left out.
-fn files(dir: &str, skip: &[&str]) -> Vec<PathBuf> {
-    fn walk(dir: &Path, skip: &[PathBuf], out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        for entry in entries.filter_map(Result::ok) {
-            let path = entry.path();
-            if path.is_dir() {
-                if !skip.contains(&path) {
-                    walk(&path, skip, out);
-                }
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    let skip: Vec<PathBuf> = skip.iter().map(|s| root().join(s)).collect();
-    let mut out = Vec::new();
-    walk(&root().join(dir), &skip, &mut out);
-    out.sort();
-    out
-}
-
-/// README.md and every docs/*.md.
-fn docs() -> Vec<PathBuf> {
-    let mut out = vec![root().join("README.md")];
-    out.extend(files("docs", &[]).into_iter().filter(|p| p.extension().is_some_and(|e| e == "md")));
-    out
-}
+use std::path::PathBuf;
+use support::markdown::{Kind, docs, files, lines, read, root};
 
 const BEGIN: &str = "<!-- vars:begin (generated: cargo run --release --bin kernelgate -- vars --markdown) -->\n";
 const END: &str = "<!-- vars:end -->";
@@ -149,14 +114,7 @@ fn anchor(heading: &str) -> String {
 /// The anchors of `text`'s headings (`## Title`), with GitHub's `-1`, `-2` for repeats.
 fn anchors(text: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-        }
-        if fenced {
-            continue;
-        }
+    for line in lines(text).into_iter().filter(|l| l.kind == Kind::Prose).map(|l| l.text) {
         let hashes = line.bytes().take_while(|b| *b == b'#').count();
         if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
             let base = anchor(&line[hashes..]);
@@ -175,21 +133,14 @@ fn anchors(text: &str) -> BTreeSet<String> {
 /// The targets of the Markdown links `[text](target)` in `text`, outside code, with their line.
 fn links(text: &str) -> Vec<(String, usize)> {
     let mut out = Vec::new();
-    let mut fenced = false;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-        }
-        if fenced {
-            continue;
-        }
+    for line in lines(text).into_iter().filter(|l| l.kind == Kind::Prose) {
         // Code spans hold no links.
-        let prose: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let prose: String = line.text.split('`').step_by(2).collect::<Vec<_>>().join(" ");
         let mut rest = prose.as_str();
         while let Some(at) = rest.find("](") {
             let tail = &rest[at + 2..];
             let Some(end) = tail.find(')') else { break };
-            out.push((tail[..end].to_string(), i + 1));
+            out.push((tail[..end].to_string(), line.number));
             rest = &tail[end..];
         }
     }
@@ -234,6 +185,9 @@ fn the_checks_themselves() {
     );
     assert_eq!(anchors("# a\n## a\n```\n# b\n```\n"), BTreeSet::from(["a".to_string(), "a-1".to_string()]));
     assert_eq!(links("see [x](a.md#b) and `[y](no)`\n  ```\n[z](code)\n  ```\n"), vec![("a.md#b".to_string(), 1)]);
+    let kinds: Vec<Kind> = lines("a\n```sh\nls\n```\nb\n  ```\n  x\n  ```\n").iter().map(|l| l.kind).collect();
+    use Kind::{Code, Fence, Prose};
+    assert_eq!(kinds, [Prose, Fence, Code("sh"), Fence, Prose, Fence, Code(""), Fence]);
     assert_eq!(
         names("KERNELGATE_AB=1 KERNELGATE_REQUIRE_{x} \"KERNELGATE_\""),
         [("KERNELGATE_AB", 1), ("KERNELGATE_REQUIRE_", 1), ("KERNELGATE_", 1)].map(|(n, l)| (n.to_string(), l))

@@ -1,12 +1,13 @@
 //! What the tests that run the suite binary share: finding it, running it without a GPU, and the
 //! switches that make a missing tool a failure in CI instead of a skipped check; [`chromium`] for
 //! the tests that open a report in a browser, [`github`] for those that render a comment as GitHub
-//! would.
+//! would, [`markdown`] for those that read the docs.
 
 #![allow(dead_code)]
 
 pub mod chromium;
 pub mod github;
+pub mod markdown;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
