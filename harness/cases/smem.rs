@@ -84,8 +84,10 @@ mod tests {
     #[test]
     fn the_large_tiles_are_opted_in_and_one_asks_for_a_carveout() {
         let cases = sized(N);
-        let big: Vec<&Case> =
-            cases.iter().filter(|c| c.first_launch().shared_bytes > crate::case::DEFAULT_DYNAMIC_SHARED_LIMIT).collect();
+        let big: Vec<&Case> = cases
+            .iter()
+            .filter(|c| c.first_launch().shared_bytes > crate::case::DEFAULT_DYNAMIC_SHARED_LIMIT)
+            .collect();
         assert_eq!(big.len(), 2);
         assert_eq!(cases.iter().filter_map(|c| c.carveout).collect::<Vec<_>>(), [100]);
         assert_eq!((blocks_by_shared_memory(96), blocks_by_shared_memory(200)), (2.0, 1.0));
