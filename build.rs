@@ -5,11 +5,12 @@
 //! directives and `#if 0` blocks), and writes `$OUT_DIR/kernels.rs` with:
 //! - `SOURCES: &[KernelSource]`, sorted by file name;
 //! - one module per file (`kernels/transpose.cu` -> `mod transpose`) holding one `Kernel` constant
-//!   per entry point. The case table names kernels through these constants, so a case that names a
-//!   kernel missing from its file is a compile error naming that file's module.
+//!   per entry point and one `KernelTemplate` constant per kernel template at global scope. The
+//!   case table names kernels through these constants, so a case that names a kernel missing from
+//!   its file is a compile error naming that file's module.
 //!
-//! A `.cu` file with no entry point, two files that map to one module name, or a repeated entry
-//! name stops the build with a message naming the file.
+//! A `.cu` file with neither an entry point nor a kernel template, two files that map to one
+//! module name, or a repeated entry name stops the build with a message naming the file.
 
 #[path = "harness/entry_scan.rs"]
 #[allow(dead_code)] // The library's uses of it (`kernel_macros`), not this script's.
@@ -61,8 +62,16 @@ fn main() {
         seen_modules.push(module.clone());
 
         let entries = entry_scan::entry_points(&text);
-        if entries.is_empty() {
-            fail(path, "declares no `extern \"C\" __global__` kernel; every kernels/*.cu needs at least one");
+        let templates = entry_scan::template_kernels(&text);
+        if entries.is_empty() && templates.is_empty() {
+            fail(
+                path,
+                "declares no `extern \"C\" __global__` kernel and no kernel template at global scope; every \
+                 kernels/*.cu needs at least one",
+            );
+        }
+        if let Some((name, line)) = templates.iter().find(|(t, _)| entries.iter().any(|(e, _)| e == t)) {
+            fail(path, &format!("line {line}: `{name}` is both a kernel template and an extern \"C\" kernel"));
         }
         for (i, (name, line)) in entries.iter().enumerate() {
             if entries[..i].iter().any(|(n, _)| n == name) {
@@ -70,14 +79,16 @@ fn main() {
             }
         }
         let hash = hex(&Sha256::digest(text.as_bytes()));
-        let names: Vec<String> = entries.iter().map(|(n, _)| format!("{n:?}")).collect();
+        let quoted =
+            |list: &[(String, usize)]| list.iter().map(|(n, _)| format!("{n:?}")).collect::<Vec<_>>().join(", ");
         writeln!(
             sources,
-            "    KernelSource {{ file: {file:?}, path: {:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}] \
-             }},",
+            "    KernelSource {{ file: {file:?}, path: {:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}], \
+             templates: &[{}] }},",
             format!("kernels/{file}"),
             path.display(),
-            names.join(", ")
+            quoted(&entries),
+            quoted(&templates)
         )
         .unwrap();
 
@@ -88,6 +99,19 @@ fn main() {
             writeln!(
                 modules,
                 "    pub const {name}: crate::Kernel = crate::Kernel {{ file: {file:?}, entry: {name:?} }};"
+            )
+            .unwrap();
+        }
+        for (name, line) in &templates {
+            writeln!(
+                modules,
+                "    /// The kernel template `{name}`, declared at `kernels/{file}:{line}`: a case launches \
+                 `{name}.with(\"<template arguments>\")`."
+            )
+            .unwrap();
+            writeln!(
+                modules,
+                "    pub const {name}: crate::KernelTemplate = crate::KernelTemplate {{ file: {file:?}, name: {name:?} }};"
             )
             .unwrap();
         }

@@ -207,21 +207,73 @@ pub struct Compiled {
     pub log: String,
     /// The cubin ptxas made (an ELF image, `nvrtcGetCUBIN`), which nvdisasm reads without a GPU.
     pub cubin: Vec<u8>,
+    /// The template instances compiled, each with the name NVRTC gave its function.
+    pub lowered: Vec<Lowered>,
+}
+
+/// A template instance's name expression and the name of the function NVRTC made of it
+/// (`nvrtcGetLoweredName`; NVRTC documentation, "Accessing Lowered Names").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lowered {
+    /// As the case table names it ([`crate::source::KernelTemplate::with`]): `block_sum<256, 8>`.
+    pub expression: String,
+    /// As the PTX, ptxas's report and the cubin name it: `_Z9block_sumILi256ELi8EEvPKfPfi`.
+    pub lowered: String,
+}
+
+/// The suite's name of the function `name` (as the PTX, ptxas or nvdisasm give it) of a module
+/// compiled with the instances `lowered`: an instance's name expression for its lowered name,
+/// any other name itself. Pure.
+pub fn suite_name<'a>(lowered: &'a [Lowered], name: &'a str) -> &'a str {
+    lowered.iter().find(|l| l.lowered == name).map_or(name, |l| l.expression.as_str())
 }
 
 /// Compiles the text `source` of kernel file `file` for `arch` with [`verbose_options`] (the options
-/// of [`compile`], [`PTXAS_VERBOSE`] and, where NVRTC has a cache, [`NO_CACHE`]); returns the PTX,
-/// NVRTC's program log, which holds ptxas's report, and the cubin. `arch` must be a real
+/// of [`compile`], [`PTXAS_VERBOSE`] and, where NVRTC has a cache, [`NO_CACHE`]), instantiating the
+/// template instances `expressions` (`block_sum<256, 8>`); returns the PTX, NVRTC's program log,
+/// which holds ptxas's report, the cubin and each instance's lowered name. `arch` must be a real
 /// architecture (`sm_90`): NVRTC then runs ptxas to make the cubin.
 ///
 /// # Errors
-/// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture).
-#[allow(unsafe_code)]
-pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<Compiled> {
-    use cudarc::nvrtc::{result, sys};
-    use std::ffi::CString;
+/// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture), or
+/// an expression names no instance the file can make (NVRTC's log names it).
+pub fn compile_with_log(file: &str, source: &str, arch: &str, expressions: &[&str]) -> Result<Compiled> {
     let nvrtc = nvrtc::load()?;
-    let used = nvrtc.to_string();
+    let mut options = verbose_options(arch, nvrtc.version);
+    options.extend(include_options().iter().cloned());
+    program(file, source, arch, &options, expressions, true)
+}
+
+/// Compiles the text `source` of kernel file `file` for `arch` with [`compile`]'s options,
+/// instantiating the template instances `expressions`: the PTX to load and each instance's
+/// lowered name, the function to look up in it.
+///
+/// # Errors
+/// As [`compile_with_log`].
+pub fn compile_instances(file: &str, source: &str, arch: &str, expressions: &[&str]) -> Result<(Ptx, Vec<Lowered>)> {
+    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
+    options.push(format!("--gpu-architecture={arch}"));
+    options.extend(include_options().iter().cloned());
+    let compiled = program(file, source, arch, &options, expressions, false)?;
+    Ok((Ptx::from_src(compiled.ptx), compiled.lowered))
+}
+
+/// One NVRTC program: created from `source` (named `file`, so NVRTC's log reads `file(12): ...`),
+/// each of `expressions` added (`nvrtcAddNameExpression`), compiled with `options`; then the PTX,
+/// the log, the lowered names and, with `cubin`, the cubin (empty without). NVRTC's API
+/// reference, "Compilation" and "Host Helper".
+#[allow(unsafe_code)]
+fn program(
+    file: &str,
+    source: &str,
+    arch: &str,
+    options: &[String],
+    expressions: &[&str],
+    cubin: bool,
+) -> Result<Compiled> {
+    use cudarc::nvrtc::{result, sys};
+    use std::ffi::{CStr, CString};
+    let used = nvrtc::load()?.to_string();
     let fail = |status: String, log: String| Error::Compile {
         file: format!("kernels/{file}"),
         arch: arch.to_string(),
@@ -233,9 +285,12 @@ pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<Compiled
         let bytes: Vec<u8> = chars.into_iter().map(|c| c as u8).take_while(|&b| b != 0).collect();
         String::from_utf8_lossy(&bytes).into_owned()
     };
+    let nul = |what: &str| fail(format!("{what} holds a NUL byte"), String::new());
     // Declared before the program, so dropped after it: NVRTC may refer to them until then.
-    let src = CString::new(source).map_err(|_| fail("the source holds a NUL byte".into(), String::new()))?;
-    let name = CString::new(file).map_err(|_| fail("the file name holds a NUL byte".into(), String::new()))?;
+    let src = CString::new(source).map_err(|_| nul("the source"))?;
+    let name = CString::new(file).map_err(|_| nul("the file name"))?;
+    let names: Vec<CString> =
+        expressions.iter().map(|e| CString::new(*e).map_err(|_| nul("a name expression"))).collect::<Result<_>>()?;
     /// Destroys the program on every path.
     struct Program(sys::nvrtcProgram);
     impl Drop for Program {
@@ -246,18 +301,37 @@ pub fn compile_with_log(file: &str, source: &str, arch: &str) -> Result<Compiled
     }
     let program =
         Program(result::create_program(&src, Some(&name)).map_err(|e| fail(format!("{:?}", e.0), String::new()))?);
-    let mut options = verbose_options(arch, nvrtc.version);
-    options.extend(include_options().iter().cloned());
+    for (expression, c) in expressions.iter().zip(&names) {
+        // SAFETY: `program.0` is a live program, before its compile; `c` outlives the program.
+        let status = unsafe { sys::nvrtcAddNameExpression(program.0, c.as_ptr()) };
+        if status != sys::nvrtcResult::NVRTC_SUCCESS {
+            return Err(fail(format!("{status:?} adding the name expression {expression}"), String::new()));
+        }
+    }
     // SAFETY: `program.0` is a live program from `create_program` (destroyed only by its Drop).
-    let compiled = unsafe { result::compile_program(program.0, &options) };
+    let compiled = unsafe { result::compile_program(program.0, options) };
     // SAFETY: as above; the log exists after a compile, failed or not.
     let log = unsafe { result::get_program_log(program.0) }.map(text).unwrap_or_default();
     compiled.map_err(|e| fail(format!("{:?}", e.0), with_hint(log.clone())))?;
+    let mut lowered = Vec::new();
+    for (expression, c) in expressions.iter().zip(&names) {
+        let mut out: *const std::ffi::c_char = std::ptr::null();
+        // SAFETY: as above, after a successful compile; NVRTC owns the string it points `out` at
+        // until the program is destroyed, and it is copied before that.
+        let status = unsafe { sys::nvrtcGetLoweredName(program.0, c.as_ptr(), &mut out) };
+        if status != sys::nvrtcResult::NVRTC_SUCCESS || out.is_null() {
+            return Err(fail(format!("{status:?}: no lowered name for {expression}"), log.clone()));
+        }
+        // SAFETY: `out` is a NUL-terminated string NVRTC owns (above).
+        let name = unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned();
+        lowered.push(Lowered { expression: expression.to_string(), lowered: name });
+    }
     // SAFETY: as above, after a successful compile.
     let ptx = unsafe { result::get_ptx(program.0) }.map(text).map_err(|e| fail(format!("{:?}", e.0), log.clone()))?;
     // SAFETY: as above; NVRTC allocates nothing here, it copies into the vector it is handed.
-    let cubin = unsafe { cubin_of(program.0) }.map_err(|status| fail(status, log.clone()))?;
-    Ok(Compiled { ptx, log, cubin })
+    let cubin =
+        if cubin { unsafe { cubin_of(program.0) }.map_err(|status| fail(status, log.clone()))? } else { Vec::new() };
+    Ok(Compiled { ptx, log, cubin, lowered })
 }
 
 /// The cubin of a compiled program (`nvrtcGetCUBINSize`, `nvrtcGetCUBIN`: NVRTC's API reference,
@@ -285,10 +359,17 @@ unsafe fn cubin_of(program: cudarc::nvrtc::sys::nvrtcProgram) -> std::result::Re
 }
 
 /// `Err` with the message of the compile trial when the PTX of `source` for `arch` does not declare
-/// exactly the entry points that `build.rs` listed.
-pub fn check_entries(source: &KernelSource, arch: &str, ptx: &str) -> std::result::Result<(), String> {
-    let mut found: Vec<&str> = ptx_entries(ptx);
+/// exactly the entry points that `build.rs` listed and the template instances `lowered` (by their
+/// name expressions).
+pub fn check_entries(
+    source: &KernelSource,
+    arch: &str,
+    ptx: &str,
+    lowered: &[Lowered],
+) -> std::result::Result<(), String> {
+    let mut found: Vec<&str> = ptx_entries(ptx).into_iter().map(|e| suite_name(lowered, e)).collect();
     let mut listed: Vec<&str> = source.entries.to_vec();
+    listed.extend(lowered.iter().map(|l| l.expression.as_str()));
     found.sort_unstable();
     listed.sort_unstable();
     if found == listed {
@@ -305,9 +386,10 @@ pub fn check_entries(source: &KernelSource, arch: &str, ptx: &str) -> std::resul
     } else {
         format!(
             "; {} C++ linkage, so its PTX name is mangled and kernelgate cannot launch it by name: declare it \
-             `extern \"C\" __global__`, or for a template add an `extern \"C\" __global__` wrapper per \
-             instantiation that calls it (docs/adding-kernels.md, \"Templated kernels\")",
-            if mangled.len() == 1 { format!("{} has", mangled[0]) } else { format!("{} have", mangled.join(", ")) }
+             `extern \"C\" __global__`, or make it a template at global scope and launch an instance from the \
+             case table (`k::{}::<template>.with(\"<arguments>\")`, docs/adding-kernels.md, \"Templated kernels\")",
+            if mangled.len() == 1 { format!("{} has", mangled[0]) } else { format!("{} have", mangled.join(", ")) },
+            source.file.trim_end_matches(".cu").replace(|c: char| !c.is_ascii_alphanumeric(), "_")
         )
     };
     let unseen: Vec<&str> = found.iter().copied().filter(|f| !listed.contains(f) && !f.starts_with("_Z")).collect();
@@ -356,10 +438,15 @@ pub fn itanium_name(mangled: &str) -> Option<&str> {
     rest.get(digits..digits + len)
 }
 
-/// The `.entry` names declared in a PTX module, in order.
+/// The `.entry` names declared in a PTX module, in order: `.visible` ones (`extern "C"` kernels)
+/// and `.weak` ones (template instances, which C++ may define in several translation units; PTX
+/// ISA, "Linking Directives").
 pub fn ptx_entries(ptx: &str) -> Vec<&str> {
     ptx.lines()
-        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+        .filter_map(|l| {
+            let l = l.trim_start();
+            l.strip_prefix(".visible .entry ").or_else(|| l.strip_prefix(".weak .entry "))
+        })
         .map(|rest| rest.split(['(', ' ']).next().unwrap_or(rest))
         .collect()
 }
@@ -390,7 +477,7 @@ pub fn ptx_param_counts(ptx: &str) -> std::collections::BTreeMap<String, usize> 
 /// As [`compile`]. A mismatch is not an `Err` but `Ok(Err(message))`, so the trial fails with it.
 pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::Result<(), String>> {
     let ptx = compile(source, arch)?.to_src();
-    Ok(check_entries(source, arch, &ptx))
+    Ok(check_entries(source, arch, &ptx, &[]))
 }
 
 #[cfg(test)]
@@ -489,32 +576,92 @@ mod tests {
         assert_eq!(itanium_name("_Z5scaleILi4EEvPf"), Some("scale"));
         assert_eq!(itanium_name("ok"), None);
         assert_eq!(itanium_name("_Z99x"), None);
-        let source = KernelSource { file: "cpp.cu", path: "kernels/cpp.cu", source: "", sha256: "", entries: &["ok"] };
+        let source = KernelSource {
+            file: "cpp.cu",
+            path: "kernels/cpp.cu",
+            source: "",
+            sha256: "",
+            entries: &["ok"],
+            templates: &[],
+        };
         let ptx = ".visible .entry _Z6squarePfi(\n.visible .entry ok(\n";
-        let message = check_entries(&source, "sm_90", ptx).unwrap_err();
+        let message = check_entries(&source, "sm_90", ptx, &[]).unwrap_err();
         assert!(message.contains("square (PTX entry _Z6squarePfi) has C++ linkage"), "{message}");
         assert!(message.contains("declare it `extern \"C\" __global__`"), "{message}");
         assert!(message.contains("Templated kernels"), "{message}");
     }
 
     #[test]
+    fn template_instances_are_named_by_their_expressions_in_the_ptx_checks() {
+        let lowered = [Lowered { expression: "scale<4>".into(), lowered: "_Z5scaleILi4EEvPf".into() }];
+        assert_eq!(suite_name(&lowered, "_Z5scaleILi4EEvPf"), "scale<4>");
+        assert_eq!(suite_name(&lowered, "ok"), "ok");
+        let source = KernelSource {
+            file: "t.cu",
+            path: "kernels/t.cu",
+            source: "",
+            sha256: "",
+            entries: &["ok"],
+            templates: &["scale"],
+        };
+        // An instance's entry is `.weak` (PTX ISA, "Linking Directives"), an extern "C" kernel's `.visible`.
+        let ptx = ".weak .entry _Z5scaleILi4EEvPf(\n.visible .entry ok(\n";
+        assert_eq!(ptx_entries(ptx), ["_Z5scaleILi4EEvPf", "ok"]);
+        assert_eq!(check_entries(&source, "sm_90", ptx, &lowered), Ok(()));
+        let message = check_entries(&source, "sm_90", ptx, &[]).unwrap_err();
+        assert!(message.contains("scale (PTX entry _Z5scaleILi4EEvPf) has C++ linkage"), "{message}");
+        assert!(message.contains("`k::t::<template>.with(\"<arguments>\")`"), "{message}");
+    }
+
+    #[test]
+    fn name_expressions_compile_to_lowered_names_nvrtc_reports() {
+        if nvrtc_available().is_err() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
+            return;
+        }
+        let source = crate::source::k::blocksum::block_sum.with("128, 4").source();
+        let compiled = compile_with_log(source.file, source.source, "sm_90", &["block_sum<128, 4>"]).unwrap();
+        assert_eq!(compiled.lowered.len(), 1);
+        let mangled = compiled.lowered[0].lowered.as_str();
+        assert_eq!(itanium_name(mangled), Some("block_sum"), "{mangled}");
+        assert_eq!(ptx_entries(&compiled.ptx), [mangled]);
+        let (ptx, lowered) = compile_instances(source.file, source.source, "sm_90", &["block_sum<128, 4>"]).unwrap();
+        assert_eq!((ptx.to_src(), lowered), (compiled.ptx.clone(), compiled.lowered.clone()), "the GPU's compile");
+        assert!(
+            compiled.log.contains(&format!("Compiling entry function '{mangled}' for 'sm_90'")),
+            "{}",
+            compiled.log
+        );
+        // No instance asked for: the template makes no code.
+        assert!(ptx_entries(&compile_with_log(source.file, source.source, "sm_90", &[]).unwrap().ptx).is_empty());
+        let err = compile_with_log(source.file, source.source, "sm_90", &["block_sum<128>"]).unwrap_err().to_string();
+        assert!(err.contains("block_sum<128>") && err.contains("blocksum.cu"), "{err}");
+    }
+
+    #[test]
     fn entries_a_macro_makes_are_named_with_the_macro_and_the_fix() {
         let text = "#define WRAP(B) \\\n  extern \"C\" __global__ void scan_##B(int* x) { x[0] = B; }\n\
                     WRAP(128)\nextern \"C\" __global__ void plain(int* x) { x[0] = 1; }\n";
-        let source =
-            KernelSource { file: "scan.cu", path: "/tmp/x/scan.cu", source: text, sha256: "", entries: &["plain"] };
+        let source = KernelSource {
+            file: "scan.cu",
+            path: "/tmp/x/scan.cu",
+            source: text,
+            sha256: "",
+            entries: &["plain"],
+            templates: &[],
+        };
         let ptx = ".visible .entry scan_128(\n.visible .entry plain(\n";
-        let message = check_entries(&source, "sm_90", ptx).unwrap_err();
+        let message = check_entries(&source, "sm_90", ptx, &[]).unwrap_err();
         assert!(message.contains("[\"scan_128\"] is likely made by the macro WRAP (line 1)"), "{message}");
         assert!(message.contains("build.rs skips `#define` bodies"), "{message}");
         assert!(message.contains("write each wrapper out as `extern \"C\" __global__ void name(...)"), "{message}");
         // Without a `#define` of a kernel in the file, the macro is still the first likely cause.
         let no_macro = KernelSource { source: "extern \"C\" __global__ void plain(int* x) {}\n", ..source };
-        let message = check_entries(&no_macro, "sm_90", ptx).unwrap_err();
+        let message = check_entries(&no_macro, "sm_90", ptx, &[]).unwrap_err();
         assert!(message.contains("the scan did not find [\"scan_128\"]: likely made by a macro"), "{message}");
         // An entry missing from the PTX alone has no such cause.
         let listed = KernelSource { entries: &["plain", "gone"], ..no_macro };
-        let message = check_entries(&listed, "sm_90", ".visible .entry plain(\n").unwrap_err();
+        let message = check_entries(&listed, "sm_90", ".visible .entry plain(\n", &[]).unwrap_err();
         assert!(!message.contains("macro"), "{message}");
     }
 
@@ -540,6 +687,7 @@ mod tests {
             source: "extern \"C\" __global__ void k(float* x)\n{\n    x[0] = y;\n}\n",
             sha256: "",
             entries: &["k"],
+            templates: &[],
         };
         let err = compile(&broken, "sm_90").unwrap_err().to_string();
         assert!(err.starts_with("NVRTC failed to compile kernels/broken.cu for sm_90"), "{err}");
@@ -557,12 +705,12 @@ mod tests {
             return;
         }
         let source = crate::source::k::transpose::transpose_shared.source();
-        let compiled = compile_with_log(source.file, source.source, "sm_90").unwrap();
+        let compiled = compile_with_log(source.file, source.source, "sm_90", &[]).unwrap();
         let log = &compiled.log;
         assert_eq!(compiled.ptx, compile(source, "sm_90").unwrap().to_src());
         assert_eq!(&compiled.cubin[..4], b"\x7fELF", "the cubin is an ELF image");
         assert!(log.contains("ptxas info    : Compiling entry function 'transpose_shared' for 'sm_90'"), "{log}");
-        let err = compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80").unwrap_err().to_string();
+        let err = compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80", &[]).unwrap_err().to_string();
         assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");
     }
 
@@ -578,6 +726,7 @@ mod tests {
             source: "extern \"C\" __global__ void a(float* x) { x[0] = 1.0f; }\n",
             sha256: "",
             entries: &["a", "b"],
+            templates: &[],
         };
         let message = check_compiles(&source, "sm_80").unwrap().unwrap_err();
         assert!(message.contains("[\"a\", \"b\"]") && message.contains("[\"a\"]"), "{message}");

@@ -70,6 +70,17 @@ impl DeviceData {
     }
 }
 
+/// A module [`Gpu::module`] loaded.
+#[derive(Clone)]
+pub struct Loaded {
+    /// The module.
+    pub module: Arc<CudaModule>,
+    /// SHA-256 (hex) of its PTX: the identity of the code that ran.
+    pub sha256: String,
+    /// The function name of each template instance it was compiled with, in the order asked.
+    pub lowered: Vec<String>,
+}
+
 /// The opened device: context, the one stream every trial uses, facts, and a module cache.
 pub struct Gpu {
     ctx: Arc<CudaContext>,
@@ -85,8 +96,8 @@ pub struct Gpu {
     /// sm_80 and sm_90): the denominator of theoretical occupancy.
     pub max_threads_per_sm: u32,
     l2_flush: CudaSlice<u8>,
-    /// Loaded modules by the SHA-256 of their source text, with the SHA-256 of their PTX.
-    modules: Mutex<HashMap<String, (Arc<CudaModule>, String)>>,
+    /// Loaded modules by the SHA-256 of their source text and the template instances compiled.
+    modules: Mutex<HashMap<String, Loaded>>,
     /// NVML and this device's NVML index, when NVML is there (clocks, throttle reasons, processes).
     nvml: Option<(nvml_wrapper::Nvml, u32)>,
     /// The shared-memory fill, made and checked on first use ([`crate::shared_poison`]).
@@ -306,34 +317,39 @@ impl Gpu {
         &self.stream
     }
 
-    /// The module compiled from the text `source` of kernel file `file`, loaded once per run and
-    /// text: `ptx` is called, and the PTX it returns loaded, only the first time `source` is asked
-    /// for. Returns the module and the SHA-256 (hex) of its PTX, the identity of the code that ran.
+    /// The module compiled from the text `source` of kernel file `file` with the template
+    /// instances `instances` (name expressions, none for a file's `extern "C"` kernels), loaded
+    /// once per run, text and instances: `compile` is called, and the PTX it returns loaded, only
+    /// the first time they are asked for. `compile` returns the PTX and the lowered name of each
+    /// instance, in order (the functions to look up).
     ///
     /// # Errors
-    /// What `ptx` fails with; [`Error::Driver`] if loading fails.
+    /// What `compile` fails with; [`Error::Driver`] if loading fails.
     pub fn module(
         &self,
         file: &str,
         source: &str,
-        ptx: impl FnOnce() -> Result<Ptx>,
-    ) -> Result<(Arc<CudaModule>, String)> {
-        let key: String = Sha256::digest(source.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
-        match modules.get(&key) {
-            Some(m) => Ok(m.clone()),
-            None => {
-                let ptx = ptx()?;
-                let sha256: String =
-                    Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-                let m = self
-                    .ctx
-                    .load_module(ptx)
-                    .map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
-                modules.insert(key, (m.clone(), sha256.clone()));
-                Ok((m, sha256))
-            }
+        instances: &[&str],
+        compile: impl FnOnce() -> Result<(Ptx, Vec<String>)>,
+    ) -> Result<Loaded> {
+        let mut hash = Sha256::new();
+        hash.update(source.as_bytes());
+        for instance in instances {
+            hash.update(b"\0");
+            hash.update(instance.as_bytes());
         }
+        let key: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(loaded) = modules.get(&key) {
+            return Ok(loaded.clone());
+        }
+        let (ptx, lowered) = compile()?;
+        let sha256: String = Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let module =
+            self.ctx.load_module(ptx).map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
+        let loaded = Loaded { module, sha256, lowered };
+        modules.insert(key, loaded.clone());
+        Ok(loaded)
     }
 
     /// SM clock and throttle state now, through NVML; `None` without NVML.

@@ -32,15 +32,28 @@ pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
     function_of(gpu, kernel.file, kernel.source().source, kernel.entry)
 }
 
-/// As [`function`], for the text `source` of kernel file `file` (as at another git revision):
-/// compiled once per run and text, with the same options.
+/// As [`function`], for the text `source` of kernel file `file` (as at another git revision) and
+/// its kernel `entry`: compiled once per run and text, with the same options. A template
+/// instance's name expression ([`crate::source::is_name_expression`]) is compiled as such and
+/// looked up by the name NVRTC lowered it to ([`crate::compile::compile_instances`]), in a module
+/// of its own.
 ///
 /// # Errors
 /// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
 pub fn function_of(gpu: &Gpu, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
-    let (module, sha256) = gpu.module(file, source, || crate::compile::compile_text(file, source, &gpu.arch))?;
-    let func = module.load_function(entry).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
-    Ok((func, sha256))
+    let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
+    let loaded = gpu.module(file, source, instances, || {
+        if instances.is_empty() {
+            crate::compile::compile_text(file, source, &gpu.arch).map(|ptx| (ptx, Vec::new()))
+        } else {
+            let (ptx, lowered) = crate::compile::compile_instances(file, source, &gpu.arch, instances)?;
+            Ok((ptx, lowered.into_iter().map(|l| l.lowered).collect()))
+        }
+    })?;
+    let name = loaded.lowered.first().map_or(entry, String::as_str);
+    let func =
+        loaded.module.load_function(name).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
+    Ok((func, loaded.sha256))
 }
 
 /// The functions of a program: one per [`Step::Launch`], in step order.

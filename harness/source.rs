@@ -19,14 +19,19 @@ pub struct KernelSource {
     pub sha256: &'static str,
     /// The `extern "C" __global__` entry points, in source order.
     pub entries: &'static [&'static str],
+    /// The kernel templates at global scope ([`crate::entry_scan::template_kernels`]), in source
+    /// order: compiled only as the instances the cases name ([`KernelTemplate::with`]).
+    pub templates: &'static [&'static str],
 }
 
-/// An entry point: which file, which `extern "C"` function.
+/// An entry point: which file, which kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernel {
     /// File name inside `kernels/`.
     pub file: &'static str,
-    /// The `extern "C" __global__` function name.
+    /// The kernel as the suite names it: an `extern "C" __global__` function's name
+    /// (`transpose_naive`), or a template instance's name expression (`block_sum<256, 8>`,
+    /// [`KernelTemplate::with`]), which NVRTC lowers to the mangled name the module holds.
     pub entry: &'static str,
 }
 
@@ -35,6 +40,71 @@ impl Kernel {
     pub fn source(&self) -> &'static KernelSource {
         source_of(self.file).expect("build.rs generates Kernel constants only for embedded files")
     }
+
+    /// Whether this is a template instance ([`KernelTemplate::with`]): compiled by name expression
+    /// and launched by its lowered name.
+    pub fn is_instance(&self) -> bool {
+        is_name_expression(self.entry)
+    }
+}
+
+/// Whether a kernel name is a template instance's name expression (`block_sum<256, 8>`) rather
+/// than an `extern "C"` function's name: C identifiers hold no `<`. Pure.
+pub fn is_name_expression(entry: &str) -> bool {
+    entry.contains('<')
+}
+
+/// A kernel template of a `kernels/*.cu` file (`template <int BLOCK, int ITEMS> __global__ void
+/// block_sum(...)`), which is no entry point until a case instantiates it with [`Self::with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelTemplate {
+    /// File name inside `kernels/`.
+    pub file: &'static str,
+    /// The template's name.
+    pub name: &'static str,
+}
+
+impl KernelTemplate {
+    /// The instance with template arguments `args`, written as in C++ between the angle brackets
+    /// (`"256, 8"`, `"float, 4"`): the [`Kernel`] whose entry is the name expression
+    /// `name<args>`. NVRTC instantiates it (`nvrtcAddNameExpression`) and names the function it
+    /// made (`nvrtcGetLoweredName`; NVRTC documentation, "Accessing Lowered Names"); arguments
+    /// the template does not take fail the file's compile with NVRTC's message naming the
+    /// expression. The two spellings `"256,8"` and `"256, 8"` are two kernels to the suite (their
+    /// rows in the resource and SASS tables differ): write each instance one way.
+    ///
+    /// # Panics
+    /// When `args` is empty or holds an unbalanced `<`/`>`: a typo in the case table.
+    pub fn with(self, args: &str) -> Kernel {
+        let args = args.trim();
+        let depth = args.chars().try_fold(0i32, |d, c| match c {
+            '<' => Some(d + 1),
+            '>' if d == 0 => None,
+            '>' => Some(d - 1),
+            _ => Some(d),
+        });
+        assert!(
+            !args.is_empty() && depth == Some(0),
+            "{}::{}.with({args:?}): give the template arguments as C++ writes them between < and >, e.g. \"256, 8\"",
+            self.file.trim_end_matches(".cu"),
+            self.name
+        );
+        Kernel { file: self.file, entry: intern(format!("{}<{args}>", self.name)) }
+    }
+}
+
+/// `name` as a `&'static str`, allocated once per distinct name in the process: the case table is
+/// built more than once per run (per filter, scale and A/B side), and [`Kernel`] is `Copy`.
+fn intern(name: String) -> &'static str {
+    static NAMES: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(known) = names.get(name.as_str()) {
+        return known;
+    }
+    let leaked: &'static str = name.leak();
+    names.insert(leaked);
+    leaked
 }
 
 /// Looks up an embedded file by name (`"transpose.cu"`); `None` if there is no such file.
@@ -59,8 +129,8 @@ mod tests {
         assert!(SOURCES.len() >= 4, "kernels/ holds the four memory-access families");
         for s in SOURCES {
             assert_eq!(s.sha256.len(), 64, "{}", s.file);
-            assert!(!s.entries.is_empty(), "{}", s.file);
-            for e in s.entries {
+            assert!(!s.entries.is_empty() || !s.templates.is_empty(), "{}", s.file);
+            for e in s.entries.iter().chain(s.templates) {
                 assert!(s.source.contains(&format!(" {e}(")), "{} lists {e}", s.file);
             }
         }
@@ -77,5 +147,20 @@ mod tests {
         assert!(kernel.source().entries.contains(&"transpose_shared_padded"));
         // The helper is `__device__`, not an entry point.
         assert!(!k::vectorization::saxpy_vec4.source().entries.contains(&"saxpy_vec4_body"));
+    }
+
+    #[test]
+    fn a_template_instance_is_named_by_its_name_expression_once() {
+        let a = k::blocksum::block_sum.with(" 256, 8 ");
+        assert_eq!(a, Kernel { file: "blocksum.cu", entry: "block_sum<256, 8>" });
+        assert!(a.is_instance() && !k::smem::stage_reversed.is_instance());
+        assert!(std::ptr::eq(a.entry, k::blocksum::block_sum.with("256, 8").entry), "interned");
+        assert_eq!(a.source().templates, ["block_sum"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "give the template arguments")]
+    fn an_unbalanced_template_argument_list_is_a_case_table_error() {
+        let _ = k::blocksum::block_sum.with("cub::WarpReduce<float");
     }
 }

@@ -36,6 +36,7 @@ fn source(n: u32, bounds: &str) -> KernelSource {
         source: text.leak(),
         sha256: "",
         entries: &["accumulate"],
+        templates: &[],
     }
 }
 

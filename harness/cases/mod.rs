@@ -5,6 +5,7 @@
 
 use crate::case::Case;
 
+pub mod blocksum;
 pub mod coalescing;
 pub mod divergence;
 pub mod histogram;
@@ -26,7 +27,8 @@ pub mod vectorization;
 type Family = (fn() -> Vec<Case>, fn(f64) -> Vec<Case>);
 
 /// Every family, one module each.
-const FAMILIES: [Family; 13] = [
+const FAMILIES: [Family; 14] = [
+    (blocksum::cases, blocksum::scaled),
     (coalescing::cases, coalescing::scaled),
     (divergence::cases, divergence::scaled),
     (histogram::cases, histogram::scaled),

@@ -57,6 +57,16 @@ pub fn launches_of(case: &Case) -> Vec<LaunchShape> {
         .collect()
 }
 
+/// The template instances (name expressions, [`Kernel::is_instance`]) that `launches` launch from
+/// kernel file `file`, sorted, each once: what its compile must instantiate.
+pub fn instances(launches: &[LaunchShape], file: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> =
+        launches.iter().map(|l| l.kernel).filter(|k| k.file == file && k.is_instance()).map(|k| k.entry).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// Every distinct launch of `cases`, sorted.
 pub fn launches(cases: &[Case]) -> Vec<LaunchShape> {
     let mut all: Vec<LaunchShape> = cases.iter().flat_map(launches_of).collect();
@@ -65,20 +75,23 @@ pub fn launches(cases: &[Case]) -> Vec<LaunchShape> {
     all
 }
 
-/// The rows of one kernel file on one architecture: one per entry point and distinct launch of it
-/// in `launches` (an entry no launch uses gets one row without a block), from ptxas's `usage` of
-/// each entry; `nvrtc` is the compiler's `major.minor`.
+/// The rows of one kernel file on one architecture: one per entry point (`entries`: the file's
+/// `extern "C"` kernels and the template instances compiled) and distinct launch of it in
+/// `launches` (an entry no launch uses gets one row without a block), from ptxas's `usage` of each
+/// entry (keyed by the suite's names, [`compile::suite_name`]); `nvrtc` is the compiler's
+/// `major.minor`.
 ///
 /// # Errors
 /// A sentence naming the entry points ptxas reported nothing for.
 pub fn rows(
     source: &KernelSource,
+    entries: &[&str],
     usage: &BTreeMap<String, Usage>,
     launches: &[LaunchShape],
     limits: &ArchLimits,
     nvrtc: &str,
 ) -> std::result::Result<Vec<Row>, String> {
-    let missing: Vec<&str> = source.entries.iter().copied().filter(|e| !usage.contains_key(*e)).collect();
+    let missing: Vec<&str> = entries.iter().copied().filter(|e| !usage.contains_key(*e)).collect();
     if !missing.is_empty() && usage.is_empty() {
         // No figures at all: ptxas did not run (a cached program), not a format change.
         return Err(format!(
@@ -100,7 +113,7 @@ pub fn rows(
         ));
     }
     let mut out = Vec::new();
-    for entry in source.entries {
+    for entry in entries {
         let u = usage[*entry];
         let base = Row {
             file: source.file.to_string(),
@@ -251,7 +264,8 @@ impl Checked {
 /// `KERNELGATE_REQUIRE_NVRTC=1`); [`crate::Error::Compile`] with NVRTC's log; the table's errors
 /// ([`table::load`], [`table::update`]) when it cannot be read or written.
 pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
-    let compiled = compile::compile_with_log(trial.source.file, trial.source.source, trial.arch)?;
+    let instances = instances(trial.launches, trial.source.file);
+    let compiled = compile::compile_with_log(trial.source.file, trial.source.source, trial.arch, &instances)?;
     check_compiled(trial, &compiled)
 }
 
@@ -275,11 +289,15 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         notes: Vec::new(),
         blessed: None,
     };
-    if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx) {
+    let lowered = &compiled.lowered;
+    if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx, lowered) {
         checked.failures.push(mismatch);
         return Ok(checked);
     }
-    let declared = compile::ptx_param_counts(ptx);
+    let declared: BTreeMap<String, usize> = compile::ptx_param_counts(ptx)
+        .into_iter()
+        .map(|(name, n)| (compile::suite_name(lowered, &name).to_string(), n))
+        .collect();
     for a in trial.arities.iter().filter(|a| a.kernel.file == source.file) {
         if let Some(&n) = declared.get(a.kernel.entry)
             && n != a.args
@@ -300,8 +318,12 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         return Ok(checked);
     };
     let version = nvrtc::load()?.version;
-    let figures = ptxas::parse(log, trial.arch)
-        .and_then(|usage| rows(source, &usage, trial.launches, limits, &format!("{}.{}", version.0, version.1)));
+    let mut entries: Vec<&str> = source.entries.to_vec();
+    entries.extend(lowered.iter().map(|l| l.expression.as_str()));
+    let figures = ptxas::parse(log, trial.arch).and_then(|usage| {
+        let usage = usage.into_iter().map(|(name, u)| (compile::suite_name(lowered, &name).to_string(), u)).collect();
+        rows(source, &entries, &usage, trial.launches, limits, &format!("{}.{}", version.0, version.1))
+    });
     checked.rows = match figures {
         Ok(rows) => rows,
         Err(why) => {
@@ -413,7 +435,14 @@ mod tests {
     }
 
     fn source() -> KernelSource {
-        KernelSource { file: "t.cu", path: "kernels/t.cu", source: "", sha256: "", entries: &["a", "lone"] }
+        KernelSource {
+            file: "t.cu",
+            path: "kernels/t.cu",
+            source: "",
+            sha256: "",
+            entries: &["a", "lone"],
+            templates: &[],
+        }
     }
 
     #[test]
@@ -428,13 +457,13 @@ mod tests {
             ("a".to_string(), Usage { regs: 72, ..Usage::default() }),
             ("lone".to_string(), Usage { regs: 8, ..Usage::default() }),
         ]);
-        let got = rows(&source(), &usage, &launches, &occupancy::SM_90, "13.5").unwrap();
+        let got = rows(&source(), source().entries, &usage, &launches, &occupancy::SM_90, "13.5").unwrap();
         let shape: Vec<(&str, Option<u32>, Option<u32>)> =
             got.iter().map(|r| (r.kernel.as_str(), r.block, r.occupancy_warps)).collect();
         // 72 registers: 28 warps per SM by registers; 3 blocks of 256, none of 1024 (73728 registers).
         assert_eq!(shape, [("a", Some(256), Some(24)), ("a", Some(1024), Some(0)), ("lone", None, None)]);
         let only_a = BTreeMap::from([("a".to_string(), Usage { regs: 72, ..Usage::default() })]);
-        let missing = rows(&source(), &only_a, &launches, &occupancy::SM_90, "13.5").unwrap_err();
+        let missing = rows(&source(), source().entries, &only_a, &launches, &occupancy::SM_90, "13.5").unwrap_err();
         assert!(
             missing.contains("no figures for [\"lone\"]") && missing.contains("format may have changed"),
             "{missing}"
@@ -447,7 +476,7 @@ mod tests {
     fn an_empty_ptxas_report_is_named_as_a_cache_hit() {
         let launches = [LaunchShape { kernel: Kernel { file: "t.cu", entry: "a" }, block: 256, shared_dynamic: 0 }];
         let usage = ptxas::parse("", "sm_90").unwrap();
-        let why = rows(&source(), &usage, &launches, &occupancy::SM_90, "13.0").unwrap_err();
+        let why = rows(&source(), source().entries, &usage, &launches, &occupancy::SM_90, "13.0").unwrap_err();
         assert!(why.starts_with("kernels/t.cu: NVRTC 13.0 returned no ptxas report for sm_90"), "{why}");
         assert!(why.contains("--no-cache") && why.contains("CUDA_CACHE_DISABLE=1"), "{why}");
         assert!(!why.contains("format may have changed"), "{why}");
@@ -533,8 +562,14 @@ mod tests {
         }
         let text =
             "extern \"C\" __global__ void one(const float* x, float* y, int n) { if (threadIdx.x < n) y[0] = x[0]; }\n";
-        let source =
-            KernelSource { file: "one.cu", path: "kernels/one.cu", source: text, sha256: "", entries: &["one"] };
+        let source = KernelSource {
+            file: "one.cu",
+            path: "kernels/one.cu",
+            source: text,
+            sha256: "",
+            entries: &["one"],
+            templates: &[],
+        };
         let kernel = Kernel { file: "one.cu", entry: "one" };
         let tmp = tempfile::tempdir().unwrap();
         let arities = [Arity { kernel, args: 2, trial: "one/short/1".into() }];
@@ -568,8 +603,14 @@ mod tests {
         let text = "extern \"C\" __global__ void one(const float* x, float* y, int n) {\n\
                     float acc = 0.f; for (int k = 0; k < n; ++k) acc += x[k * 256 + threadIdx.x];\n\
                     y[threadIdx.x] = acc; }\n";
-        let source =
-            KernelSource { file: "one.cu", path: "kernels/one.cu", source: text, sha256: "", entries: &["one"] };
+        let source = KernelSource {
+            file: "one.cu",
+            path: "kernels/one.cu",
+            source: text,
+            sha256: "",
+            entries: &["one"],
+            templates: &[],
+        };
         let launches = [LaunchShape { kernel: Kernel { file: "one.cu", entry: "one" }, block: 256, shared_dynamic: 0 }];
         let tmp = tempfile::tempdir().unwrap();
         let trial = |bless| FileTrial {

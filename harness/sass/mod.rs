@@ -68,6 +68,10 @@ pub struct FileTrial<'a> {
     pub files: &'a [&'a str],
     /// Every case's declared expectations.
     pub declared: &'a [Declared],
+    /// The template instances the compile made, with their lowered names
+    /// ([`crate::compile::Compiled::lowered`]): the listing names their functions by lowered name,
+    /// the tables and expectations by name expression.
+    pub lowered: &'a [crate::compile::Lowered],
 }
 
 /// What one SASS check found.
@@ -144,8 +148,19 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
         notes: Vec::new(),
         blessed: None,
     };
-    let functions = match parse::parse(listing) {
-        Ok(f) => f,
+    if trial.source.entries.is_empty() && trial.lowered.is_empty() {
+        // Only templates, and no case instantiates one: the cubin holds no code to count.
+        checked.notes.push(format!(
+            "no code: the kernel templates {:?} are instantiated by no case (launch one with \
+             `k::<file>::<template>.with(\"<arguments>\")`, or give `kernelgate compile --instance`)",
+            trial.source.templates
+        ));
+        return Ok(checked);
+    }
+    let functions: BTreeMap<String, parse::Function> = match parse::parse(listing) {
+        Ok(f) => {
+            f.into_iter().map(|(name, f)| (crate::compile::suite_name(trial.lowered, &name).to_string(), f)).collect()
+        }
         Err(why) => {
             checked.failures.push(format!("{tool} printed a listing this gate cannot read: {why}"));
             return Ok(checked);

@@ -23,7 +23,8 @@ pub enum Code {
     Unknown(String),
 }
 
-/// Compiles `a` and `b` (two texts of kernel file `file`) for the real architecture `arch`
+/// Compiles `a` and `b` (two texts of kernel file `file`, with the template instances
+/// `expressions`) for the real architecture `arch`
 /// (`sm_90`) with NVRTC ([`crate::compile::compile_with_log`]), disassembles both cubins
 /// ([`nvdisasm::disassemble`]) and compares the listings.
 ///
@@ -33,26 +34,28 @@ pub enum Code {
 /// # Errors
 /// A compile error of either text ([`crate::Error::Compile`]); a missing or failing nvdisasm is
 /// not an error but [`Code::Unknown`].
-pub fn compare(file: &str, a: &str, b: &str, arch: &str) -> Result<Code> {
-    type Key = (String, String, String, String);
+pub fn compare(file: &str, a: &str, b: &str, arch: &str, expressions: &[&str]) -> Result<Code> {
+    type Key = (String, String, String, String, Vec<String>);
     static ANSWERED: std::sync::Mutex<std::collections::BTreeMap<Key, Code>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
-    let key = (file.to_string(), arch.to_string(), a.to_string(), b.to_string());
+    let names = expressions.iter().map(|e| e.to_string()).collect();
+    let key = (file.to_string(), arch.to_string(), a.to_string(), b.to_string(), names);
     if let Some(code) = ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(code.clone());
     }
-    let code = compare_now(file, a, b, arch)?;
+    let code = compare_now(file, a, b, arch, expressions)?;
     ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).insert(key, code.clone());
     Ok(code)
 }
 
 /// [`compare`] without the memo.
-fn compare_now(file: &str, a: &str, b: &str, arch: &str) -> Result<Code> {
+fn compare_now(file: &str, a: &str, b: &str, arch: &str, expressions: &[&str]) -> Result<Code> {
     let tool = match nvdisasm::load() {
         Ok(tool) => tool,
         Err(e) => return Ok(Code::Unknown(e.to_string())),
     };
-    let (a, b) = (crate::compile::compile_with_log(file, a, arch)?, crate::compile::compile_with_log(file, b, arch)?);
+    let compiled = |text| crate::compile::compile_with_log(file, text, arch, expressions);
+    let (a, b) = (compiled(a)?, compiled(b)?);
     match (nvdisasm::disassemble(tool, &a.cubin), nvdisasm::disassemble(tool, &b.cubin)) {
         (Ok(a), Ok(b)) if a == b => Ok(Code::Same),
         (Ok(a), Ok(b)) => Ok(Code::Differs(differing_functions(&a, &b))),

@@ -19,22 +19,27 @@ use std::sync::{Condvar, Mutex, Once, OnceLock};
 /// cubin (or why there is none).
 pub(super) type Made = (Result<Compiled>, Option<Result<String>>);
 
+/// One compile trial's input: the file, the architecture, and the template instances (name
+/// expressions) the cases launch from the file.
+pub(super) type Pair = (&'static KernelSource, &'static str, Vec<&'static str>);
+
 /// The process's compile trials' work ([`Ahead`]): one suite runs per test process.
 pub(super) static AHEAD: Ahead =
     Ahead { selected: OnceLock::new(), started: Once::new(), made: Mutex::new(BTreeMap::new()), ready: Condvar::new() };
 
 /// The selected compile trials' work, made once on worker threads ([`Ahead::start`]).
 pub(super) struct Ahead {
-    /// The (file, architecture) pairs of the compile trials this run selected.
-    selected: OnceLock<Vec<(&'static KernelSource, &'static str)>>,
+    /// The compile trials this run selected.
+    selected: OnceLock<Vec<Pair>>,
     started: Once,
     made: Mutex<BTreeMap<(&'static str, &'static str), Made>>,
     ready: Condvar,
 }
 
-/// Compiles `source` for `arch` and disassembles the cubin: one compile trial's work.
-pub(super) fn make(source: &KernelSource, arch: &str) -> Made {
-    let compiled = compile::compile_with_log(source.file, source.source, arch);
+/// Compiles `source` for `arch` with the template instances `instances` and disassembles the
+/// cubin: one compile trial's work.
+pub(super) fn make(source: &KernelSource, arch: &str, instances: &[&str]) -> Made {
+    let compiled = compile::compile_with_log(source.file, source.source, arch, instances);
     let listing =
         compiled.as_ref().ok().map(|c| nvdisasm::load().and_then(|tool| nvdisasm::disassemble(tool, &c.cubin)));
     (compiled, listing)
@@ -43,7 +48,7 @@ pub(super) fn make(source: &KernelSource, arch: &str) -> Made {
 impl Ahead {
     /// Names the pairs the run selected (after libtest's filters); pairs named later, or all of
     /// them when this is never called, are made by their trial alone.
-    pub(super) fn select(&self, pairs: Vec<(&'static KernelSource, &'static str)>) {
+    pub(super) fn select(&self, pairs: Vec<Pair>) {
         let _ = self.selected.set(pairs);
     }
 
@@ -67,10 +72,10 @@ impl Ahead {
 
     /// This trial's work: made ahead when selected (starting the workers if no GPU trial has, and
     /// waiting for its pair), else here and now.
-    pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str) -> Made {
+    pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str, instances: &[&str]) -> Made {
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
-        if !selected.iter().any(|(s, a)| s.file == source.file && *a == arch) {
-            return make(source, arch);
+        if !selected.iter().any(|(s, a, i)| s.file == source.file && *a == arch && i == instances) {
+            return make(source, arch, instances);
         }
         self.start();
         let key = (source.file, arch);
@@ -85,15 +90,16 @@ impl Ahead {
 
     /// Makes every selected pair on `available_parallelism() - 1` threads (at least one), in the
     /// trials' order, each result handed over as soon as it is made.
-    fn work(&self, pairs: &'static [(&'static KernelSource, &'static str)]) {
+    fn work(&self, pairs: &'static [Pair]) {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
         let next = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for _ in 0..workers.min(pairs.len()) {
                 scope.spawn(|| {
-                    while let Some(&(source, arch)) = pairs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                    while let Some((source, arch, instances)) =
+                        pairs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                     {
-                        let done = make(source, arch);
+                        let done = make(source, arch, instances);
                         self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch), done);
                         self.ready.notify_all();
                     }

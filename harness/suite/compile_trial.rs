@@ -28,7 +28,8 @@ pub(super) fn run(
 ) -> Result<Completion, Failed> {
     let files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
-    let (compiled, listing) = super::compile_ahead::AHEAD.take(source, arch);
+    let instances = resources::instances(launches, source.file);
+    let (compiled, listing) = super::compile_ahead::AHEAD.take(source, arch, &instances);
     let compiled = match compiled {
         Ok(compiled) => compiled,
         Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
@@ -48,8 +49,15 @@ pub(super) fn run(
     let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
     suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
     let nvrtc = compile::nvrtc_version().map(|(major, minor)| format!("{major}.{minor}")).unwrap_or_default();
-    let sass_trial =
-        sass::FileTrial { source, arch, baselines: &baselines, bless: suite.config.bless, files: &files, declared };
+    let sass_trial = sass::FileTrial {
+        source,
+        arch,
+        baselines: &baselines,
+        bless: suite.config.bless,
+        files: &files,
+        declared,
+        lowered: &compiled.lowered,
+    };
     let checked = listing
         .expect("a listing is made of every compiled cubin")
         .and_then(|listing| sass::check_listing(&sass_trial, sass::nvdisasm::load()?, &listing, &nvrtc));

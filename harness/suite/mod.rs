@@ -340,13 +340,15 @@ pub fn main() -> ExitCode {
     let threads = *args.test_threads.get_or_insert(1);
     crate::console::route_trial_lines(if pretty && threads == 1 { TrialLines::Inline } else { TrialLines::Stderr });
     if !args.list {
+        let launches = crate::resources::launches(&plan::gated(&suite));
         let compiles = SOURCES.iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
         let chosen = |(s, a): &(&'static crate::source::KernelSource, &'static str)| {
             trials.iter().any(|t| {
                 t.name() == format!("compile/{}/{a}", s.file) && !args.is_filtered_out(t) && !args.is_ignored(t)
             })
         };
-        compile_ahead::AHEAD.select(compiles.filter(chosen).collect());
+        let pairs = compiles.filter(chosen).map(|(s, a)| (s, a, crate::resources::instances(&launches, s.file)));
+        compile_ahead::AHEAD.select(pairs.collect());
     }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     let any_selected = !selected.is_empty() || lessons_selected;

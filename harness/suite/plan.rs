@@ -13,12 +13,7 @@ use std::sync::Arc;
 /// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
 pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let mut trials = Vec::new();
-    // The planted family's kernels are compiled and gated in every run, so their launches count
-    // whether or not KERNELGATE_PLANTED adds their cases.
-    let mut gated = suite.cases.clone();
-    if !suite.config.planted {
-        gated.extend(cases::planted::cases());
-    }
+    let gated = gated(suite);
     let launches = Arc::new(resources::launches(&gated));
     let arities = Arc::new(resources::arities(&gated));
     let declared = Arc::new(sass::declared(&gated));
@@ -53,6 +48,16 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
         (a.name().starts_with("compile/"), a.name()).cmp(&(b.name().starts_with("compile/"), b.name()))
     });
     trials
+}
+
+/// The cases whose kernels the compile trials gate: the run's, and the planted family's, which are
+/// compiled and gated in every run whether or not `KERNELGATE_PLANTED` adds their cases.
+pub(super) fn gated(suite: &Suite) -> Vec<crate::case::Case> {
+    let mut gated = suite.cases.clone();
+    if !suite.config.planted {
+        gated.extend(cases::planted::cases());
+    }
+    gated
 }
 
 /// The outcome of a trial that cannot run here (no GPU, no NVRTC, no cuBLAS): ignored with the

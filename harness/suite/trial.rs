@@ -187,7 +187,7 @@ fn timing<'r>(
         Err(e) => return Err(e),
     };
     let same_ptx = a.module_sha256 == b.module_sha256;
-    let same_sass = !same_ptx && !files.is_empty() && same_machine_code(suite, revision, &files, &gpu.arch)?;
+    let same_sass = !same_ptx && !files.is_empty() && same_machine_code(suite, revision, case, &gpu.arch)?;
     let identical = same_ptx || same_sass;
     let what = if files.is_empty() {
         // cuBLAS or copies only: A/B swaps kernel sources, so both versions are the same program.
@@ -226,16 +226,18 @@ fn timing<'r>(
     Ok(Ok(Timing::Paired { revision, a }))
 }
 
-/// Whether every one of `files` makes the same machine code for `arch` at `revision` (A) as on
+/// Whether every kernel file of `case` (with its instances) makes the same machine code for `arch` at `revision` (A) as on
 /// the B side (this build's, or `KERNELGATE_AB_B`'s), by [`crate::sass::same::compare`]; a file
 /// whose texts are equal is the same. `false` when any differs or cannot be compared (no
 /// nvdisasm: said once per trial on stdout, and the case is timed).
 ///
 /// # Errors
 /// A compile error of either text.
-fn same_machine_code(suite: &Suite, revision: &Revision, files: &[&str], arch: &str) -> crate::error::Result<bool> {
+fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str) -> crate::error::Result<bool> {
     use crate::sass::same::{Code, compare};
-    for file in files {
+    for file in &case_files(case) {
+        let instances: Vec<&str> =
+            case.kernels().iter().filter(|k| k.file == *file && k.is_instance()).map(|k| k.entry).collect();
         let a = revision.source(file).unwrap_or_default();
         let b = match suite.ab_b.get() {
             Some(b) => b.source(file).unwrap_or_default(),
@@ -244,7 +246,7 @@ fn same_machine_code(suite: &Suite, revision: &Revision, files: &[&str], arch: &
         if a == b {
             continue;
         }
-        match phases::time(Phase::Compile, || compare(file, a, b, arch))? {
+        match phases::time(Phase::Compile, || compare(file, a, b, arch, &instances))? {
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {

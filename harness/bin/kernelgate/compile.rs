@@ -4,7 +4,8 @@
 //! for each architecture, and runs what the compile trials run: the entry points, the resource gate
 //! and the SASS gate against the blessed tables, with the same messages. A file that is not one of
 //! the suite's (`kernels/<name>` of this build) has no blessed rows and no cases: its figures are
-//! printed and nothing is gated.
+//! printed and nothing is gated. A file's kernel templates are compiled as the instances the case
+//! table launches from it and those given with `--instance` (a new template before its cases).
 
 use kernelgate::{Error, KernelSource, SOURCES, cases, compile, resources, sass};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,8 @@ const NO_TABLE: &str = "no blessed table (not a file of this build's kernels/)";
 /// The architectures compiled when none is given: the compile trials'.
 pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
-/// Compiles and checks each of `files` for each of `archs` (the compile trials' when empty);
+/// Compiles and checks each of `files` for each of `archs` (the compile trials' when empty), with
+/// the template instances the cases launch from it and `extra` (name expressions, each file);
 /// `baselines` is the folder of the blessed tables. Prints the figures and every failure. Returns
 /// 0 when every check passed, 3 ([`kernelgate::suite::EXIT_REGRESSION`]) when the gates alone
 /// failed, 1 when a file did not compile or a lesson or entry-point check failed.
@@ -23,7 +25,12 @@ pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 /// # Errors
 /// A file that cannot be read; no NVRTC ([`Error::Unavailable`], with where it looked and the fix);
 /// a table that cannot be read.
-pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) -> kernelgate::Result<u8> {
+pub fn compile_command(
+    files: &[PathBuf],
+    archs: &[String],
+    extra: &[String],
+    baselines: &Path,
+) -> kernelgate::Result<u8> {
     let archs: Vec<&str> = if archs.is_empty() { ARCHS.to_vec() } else { archs.iter().map(String::as_str).collect() };
     let cases = cases::all();
     let (launches, arities, declared) =
@@ -41,8 +48,22 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
                 path.display()
             );
         }
+        let mut instances: Vec<&str> = resources::instances(&launches, source.file);
+        for e in extra {
+            if !instances.contains(&e.as_str()) {
+                instances.push(e);
+            }
+        }
+        if instances.is_empty() && !source.templates.is_empty() {
+            eprintln!(
+                "kernelgate: {}: the kernel templates {:?} are compiled only as instances: name one with \
+                 --instance 'NAME<ARGS>', or launch one from the case table",
+                path.display(),
+                source.templates
+            );
+        }
         for arch in &archs {
-            let compiled = match compile::compile_with_log(source.file, source.source, arch) {
+            let compiled = match compile::compile_with_log(source.file, source.source, arch, &instances) {
                 Ok(c) => c,
                 Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
                     // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
@@ -84,6 +105,7 @@ pub fn compile_command(files: &[PathBuf], archs: &[String], baselines: &Path) ->
                 bless: false,
                 files: &suite_files,
                 declared: &declared,
+                lowered: &compiled.lowered,
             };
             match sass::check(&trial, &compiled.cubin, &nvrtc) {
                 Ok(mut found) => {
@@ -141,9 +163,12 @@ fn no_table(note: &str) -> bool {
 fn read(path: &Path) -> kernelgate::Result<KernelSource> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
     let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let entries: Vec<&'static str> =
-        kernelgate::entry_scan::entry_points(&text).into_iter().map(|(name, _)| &*name.leak()).collect();
     // Leaked: a command compiles a handful of files once, and KernelSource holds `'static` text.
+    let names = |found: Vec<(String, usize)>| -> &'static [&'static str] {
+        found.into_iter().map(|(name, _)| &*name.leak()).collect::<Vec<_>>().leak()
+    };
+    let entries = names(kernelgate::entry_scan::entry_points(&text));
+    let templates = names(kernelgate::entry_scan::template_kernels(&text));
     let shown = path.display().to_string();
-    Ok(KernelSource { file: file.leak(), path: shown.leak(), source: text.leak(), sha256: "", entries: entries.leak() })
+    Ok(KernelSource { file: file.leak(), path: shown.leak(), source: text.leak(), sha256: "", entries, templates })
 }

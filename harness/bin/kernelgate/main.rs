@@ -214,6 +214,10 @@ enum Command {
         /// architectures with occupancy tables (harness/resources/occupancy.rs) and blessed rows
         #[arg(long, value_name = "ARCH", value_parser = compile::ARCHS)]
         arch: Vec<String>,
+        /// A template instance to compile, as a name expression (`block_sum<256, 8>`), repeatable;
+        /// added to the instances the case table launches from the file
+        #[arg(long, value_name = "EXPR")]
+        instance: Vec<String>,
     },
     /// Print every KERNELGATE_* variable: name, values, default, meaning and who reads it.
     Vars {
@@ -318,10 +322,10 @@ fn main() -> ExitCode {
                 kernelgate::resources::table::bless_command(Some("<file>.cu"))
             ),
         }),
-        Command::Compile { files, arch } => {
+        Command::Compile { files, arch, instance } => {
             let root = kernelgate::paths::project_root(&std::env::current_dir().unwrap_or_default());
             let baselines = config.baselines.unwrap_or_else(|| root.join(kernelgate::gate::baseline::BASELINES_DIR));
-            compile::compile_command(&files, &arch, &baselines)
+            compile::compile_command(&files, &arch, &instance, &baselines)
         }
         Command::Vars { markdown } => {
             print!("{}", if markdown { vars::markdown() } else { vars_text() });
