@@ -136,6 +136,8 @@ const RULES: &[(&str, Rule)] = &[
             "copy_vec4: instructions 17 → 23, global_ld 1 → 4, global_ld.32 0 → 4, global_ld.128 1 → 0",
         ),
     ),
+    // An instance no case launches has no blessed rows: the gates fail it (exit 3), by its name.
+    ("kernelgate compile * --instance *", run_needing(Needs::CompileTools, 3, "block_sum<64, 2>: not in")),
     ("kernelgate compile *", run_needing(Needs::CompileTools, 0, "")),
     ("kernelgate bisect *", skip(Why::Gpu, "times commits in same-run A/B steps of the suite")),
     ("kernelgate …", skip(Why::Pattern, "any kernelgate command")),
