@@ -134,14 +134,15 @@ fn main() {
 /// The git state of the tree being built, as Rust (`harness/history/built.rs` includes it): which
 /// commit the embedded kernels came from, for a binary that runs in a copy of the tree without
 /// its repository (a GPU runner's). Not re-read on a commit or checkout: watching git's HEAD and
-/// refs would rebuild the crate after every `git commit`. A run in the checkout the binary was
-/// built in reads the commit at run time instead (`history::built::reconcile`), and
-/// `scripts/stage` touches this script so that a staged binary carries the state it was staged at.
+/// refs would rebuild the crate after every `git commit`. A run where HEAD's commit holds the
+/// files this binary was built from (`BUILT_INPUTS_SHA256`) is keyed to HEAD at run time instead
+/// (`history::built::reconcile`), and `scripts/stage` touches this script so that a staged binary
+/// carries the state it was staged at.
 fn built_state(root: &Path, kernels: &[(&str, &str)]) -> String {
     // An edit of the library's code rebuilds the crate anyway; re-reading the dirty flag with it
     // costs nothing. Edits elsewhere (tests/, baselines/, scripts/) are seen at the next rebuild:
     // watching them would rebuild the library after editing a test or after every bless.
-    for path in ["harness", "build.rs", "Cargo.toml", "Cargo.lock"] {
+    for path in provenance::BUILD_INPUTS {
         if root.join(path).exists() {
             println!("cargo:rerun-if-changed={path}");
         }
@@ -151,10 +152,13 @@ fn built_state(root: &Path, kernels: &[(&str, &str)]) -> String {
     format!(
         "/// SHA-256 of the kernels built into this binary.\n\
          pub const BUILT_KERNELS_SHA256: &str = {:?};\n\
+         /// SHA-256 of every file this binary was built from (provenance::BUILD_INPUTS).\n\
+         pub const BUILT_INPUTS_SHA256: &str = {:?};\n\
          /// The git state read by build.rs.\n\
          pub fn built() -> GitState {{\n    GitState {{ commit: {:?}.into(), dirty: {}, kernels_dirty: {}, branch: {:?}.into(), \
          commit_time: {:?}, subject: {:?}.into(), state: RepoState::parse({:?}).expect(\"a state name\") }}\n}}\n",
         provenance::kernels_sha256(kernels),
+        provenance::files_sha256(&provenance::inputs_on_disk(root)),
         git.commit,
         opt(git.dirty),
         opt(git.kernels_dirty),

@@ -15,7 +15,7 @@ mod generated {
 
 /// SHA-256 of the kernels built into this binary ([`super::provenance::kernels_sha256`] of
 /// `crate::SOURCES`).
-pub use generated::BUILT_KERNELS_SHA256;
+pub use generated::{BUILT_INPUTS_SHA256, BUILT_KERNELS_SHA256};
 
 /// The git state of the tree this binary was built from, read by `build.rs`.
 pub fn built() -> GitState {
@@ -36,15 +36,19 @@ pub struct Recorded {
 /// - `built`: the binary's state ([`built`]); `kernels_built`: its kernels' hash.
 /// - `here`: the working tree the run starts in ([`super::provenance::read`] of the project root);
 ///   `kernels_here`: the hash of its `kernels/*.cu`, `None` when it has no such folder.
-/// - `same_tree`: the run starts in the checkout the binary was built in ([`built_in`]).
+/// - `head_holds_inputs`: HEAD's commit here holds exactly the files the binary was built from
+///   ([`super::provenance::BUILD_INPUTS`], compared by [`super::provenance::files_sha256`] with
+///   [`BUILT_INPUTS_SHA256`]): its code is that commit's, whatever commit `build.rs` saw.
 /// - `given`: the state of `KERNELGATE_COMMIT`'s commit when set, `Err` with libgit2's reason when
 ///   it could not be looked up (the id is then recorded as given, dirty unknown).
 ///
-/// The run is keyed to `given` when set. Else, in the checkout the binary was built in and with
-/// the same kernels, to `here`: `build.rs` does not re-run on a commit (that would rebuild the
-/// crate), so the built commit can be older than HEAD while the measured kernels are HEAD's (or
-/// HEAD's with the edits `here` reports as dirty). Else to `built`: a binary copied elsewhere (a
-/// GPU runner's copy of the tree, issue 9) carries where its kernels came from. Warnings name: a
+/// The run is keyed to `given` when set. Else, when HEAD here holds the binary's sources and the
+/// working tree its kernels, to `here`: `build.rs` does not re-run on a commit (that would rebuild
+/// the crate), so the built commit can be older than HEAD while the code that runs is HEAD's (with
+/// the edits `here` reports as dirty, none of them to the sources). Else to `built`: a binary copied
+/// elsewhere (a GPU runner's copy of the tree, issue 9), or run in a checkout at another commit
+/// (a copy whose HEAD is older than its files, seen on the H200 runner), carries where its code
+/// came from. Warnings name: a
 /// `given` commit other than the built one; a working tree at another commit, or with other
 /// kernels, than the binary's; a built state without a commit (no repository, no refs) or from a
 /// shallow clone; built kernels that differ from their commit.
@@ -53,11 +57,11 @@ pub fn reconcile(
     kernels_built: &str,
     here: &GitState,
     kernels_here: Option<&str>,
-    same_tree: bool,
+    head_holds_inputs: bool,
     given: Option<(&str, Result<GitState, String>)>,
 ) -> Recorded {
     let same_kernels = kernels_here == Some(kernels_built);
-    if given.is_none() && same_tree && same_kernels && here.commit != "unknown" {
+    if given.is_none() && head_holds_inputs && same_kernels && here.commit != "unknown" {
         let warnings = shallow_warning(here).into_iter().collect();
         return Recorded { git: here.clone(), warnings };
     }
@@ -136,11 +140,12 @@ fn shallow_warning(git: &GitState) -> Option<String> {
     })
 }
 
-/// The folder this binary was built in (cargo's `CARGO_MANIFEST_DIR` at compile time; no build
-/// script re-run needed). [`reconcile`]'s `same_tree` compares it with the project root a run
-/// starts in.
-pub fn built_in() -> &'static std::path::Path {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+/// Whether HEAD's commit of the repository at `root` holds exactly the files this binary was
+/// built from ([`super::provenance::inputs_at_head`] against [`BUILT_INPUTS_SHA256`]):
+/// [`reconcile`]'s `head_holds_inputs`. `false` without a repository.
+pub fn head_holds_build_inputs(root: &std::path::Path) -> bool {
+    super::provenance::inputs_at_head(root)
+        .is_some_and(|files| super::provenance::files_sha256(&files) == BUILT_INPUTS_SHA256)
 }
 
 #[cfg(test)]
@@ -234,7 +239,7 @@ mod tests {
     }
 
     #[test]
-    fn in_the_tree_it_was_built_in_a_run_is_keyed_to_head_when_the_kernels_match() {
+    fn where_head_holds_the_built_sources_a_run_is_keyed_to_head_when_the_kernels_match() {
         // Built at A, then a commit B that changed no kernel: cargo does not rebuild, the run is B's.
         let r = reconcile(&at("aaaaaaa1"), "k1", &at("bbbbbbb2"), Some("k1"), true, None);
         assert_eq!(r.git.commit, "bbbbbbb2");

@@ -99,6 +99,65 @@ pub fn read(dir: &Path, rev: Option<&str>) -> Result<GitState, String> {
     })
 }
 
+/// What a binary is built from, relative to the project root: the files `build.rs` watches, whose
+/// edit rebuilds the crate (the vendored crates under `vendor/` aside).
+pub const BUILD_INPUTS: [&str; 5] = ["build.rs", "Cargo.lock", "Cargo.toml", "harness", "kernels"];
+
+/// SHA-256 (lowercase hex) over files given as (path relative to the project root with `/`
+/// separators, content): the lines `<path> <sha256 of the content>\n`, sorted. Equal for the same
+/// files whether read from disk ([`inputs_on_disk`]) or from a commit ([`inputs_at_head`]).
+pub fn files_sha256(files: &[(String, Vec<u8>)]) -> String {
+    use sha2::{Digest, Sha256};
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let mut lines: Vec<String> =
+        files.iter().map(|(path, content)| format!("{path} {}\n", hex(&Sha256::digest(content)))).collect();
+    lines.sort();
+    hex(&Sha256::digest(lines.concat()))
+}
+
+/// Every file below [`BUILD_INPUTS`] under `root` as it is on disk (untracked files included: they
+/// are what the compiler reads), for [`files_sha256`]; files that cannot be read are left out.
+pub fn inputs_on_disk(root: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, path: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+                walk(root, &entry.path(), out);
+            }
+        } else if let (Ok(content), Ok(relative)) = (std::fs::read(path), path.strip_prefix(root)) {
+            let parts: Vec<String> =
+                relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            out.push((parts.join("/"), content));
+        }
+    }
+    let mut out = Vec::new();
+    for input in BUILD_INPUTS {
+        walk(root, &root.join(input), &mut out);
+    }
+    out
+}
+
+/// Every file below [`BUILD_INPUTS`] as HEAD's commit of the repository containing `dir` holds
+/// it, for [`files_sha256`]; `None` without a repository or a HEAD commit. The project root must
+/// be the repository's top folder (as it is for kernelgate's own checkouts).
+pub fn inputs_at_head(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {
+    let repo = open(dir).ok()?;
+    let tree = repo.head().ok()?.peel_to_commit().ok()?.tree().ok()?;
+    let mut out = Vec::new();
+    let inside = |path: &str| BUILD_INPUTS.iter().any(|i| path == *i || path.starts_with(&format!("{i}/")));
+    tree.walk(git2::TreeWalkMode::PreOrder, |folder, entry| {
+        let path = format!("{folder}{}", entry.name().unwrap_or_default());
+        if entry.kind() == Some(git2::ObjectType::Blob)
+            && inside(&path)
+            && let Ok(blob) = repo.find_blob(entry.id())
+        {
+            out.push((path, blob.content().to_vec()));
+        }
+        git2::TreeWalkResult::Ok
+    })
+    .ok()?;
+    Some(out)
+}
+
 /// SHA-256 (lowercase hex) over the kernel files: the lines `<file> <sha256 of its text>\n`, sorted
 /// by file name. One hash names the whole `kernels/` folder, so the kernels built into a binary can
 /// be compared with another checkout's. `files` holds (file name, text).
@@ -184,6 +243,27 @@ mod tests {
         let s = read(empty.path(), None).unwrap();
         assert_eq!((s.commit.as_str(), s.state), ("unknown", RepoState::NoRepository));
         assert!(read(empty.path(), Some("HEAD")).unwrap_err().contains("no git repository"));
+    }
+
+    #[test]
+    fn the_build_inputs_on_disk_match_head_only_when_committed() {
+        let (dir, repo, _) = repo_with_commit();
+        let at_head = || files_sha256(&inputs_at_head(dir.path()).unwrap());
+        let on_disk = || files_sha256(&inputs_on_disk(dir.path()));
+        assert_eq!(at_head(), on_disk(), "kernels/a.cu, committed; README is no build input");
+        fs::write(dir.path().join("README"), "edited").unwrap();
+        assert_eq!(at_head(), on_disk());
+        fs::create_dir(dir.path().join("harness")).unwrap();
+        fs::write(dir.path().join("harness/lib.rs"), "// new").unwrap();
+        assert_ne!(at_head(), on_disk(), "an untracked source is built");
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("harness/lib.rs")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::new("t", "t@t", &git2::Time::new(1_700_000_100, 0)).unwrap();
+        let parent = repo.head().unwrap().peel_to_commit().unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "second", &tree, &[&parent]).unwrap();
+        assert_eq!(at_head(), on_disk(), "committed: HEAD holds what is built");
+        assert!(inputs_at_head(tempfile::tempdir().unwrap().path()).is_none(), "no repository");
     }
 
     #[test]

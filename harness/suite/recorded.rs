@@ -4,9 +4,9 @@
 use crate::history;
 use std::path::Path;
 
-/// The git state a run in `root` is recorded under: `KERNELGATE_COMMIT`'s (`given`), the tree's
-/// when the binary was built in it from the same kernels, else the binary's; with warnings where
-/// the tree here differs ([`history::built::reconcile`]).
+/// The git state a run in `root` is recorded under: `KERNELGATE_COMMIT`'s (`given`), HEAD's here
+/// when its commit holds the files the binary was built from, else the binary's; with warnings
+/// where the tree here differs ([`history::built::reconcile`]).
 pub(super) fn recorded_state(root: &Path, given: Option<&str>) -> history::built::Recorded {
     use history::provenance;
     let here = provenance::read(root, None).expect("read without a revision always answers");
@@ -20,14 +20,9 @@ pub(super) fn recorded_state(root: &Path, given: Option<&str>) -> history::built
         history::built::BUILT_KERNELS_SHA256,
         &here,
         kernels_here.as_deref(),
-        same_folder(root, history::built::built_in()),
+        history::built::head_holds_build_inputs(root),
         given,
     )
-}
-
-/// Whether `a` and `b` name one folder (both canonicalized; `false` when either cannot be).
-fn same_folder(a: &Path, b: &Path) -> bool {
-    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// `(file name, text)` of every `*.cu` in `dir`; `None` when the folder cannot be read.
