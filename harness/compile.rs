@@ -438,6 +438,66 @@ pub fn itanium_name(mangled: &str) -> Option<&str> {
     rest.get(digits..digits + len)
 }
 
+/// The identity of a module's code: SHA-256 (lowercase hex) of its PTX, with what differs between
+/// two compiles of one source taken out. NVRTC names a translation unit's internal-linkage symbols
+/// (libcu++'s `cuda::std` customization-point objects that CCCL's headers bring, anonymous
+/// namespaces) after a module id (`_INTERNAL_00000000_11_blocksum_cu_4de399ad_...`), and for a
+/// file whose kernels are all templates that id changed on every compile (NVRTC 13.5, two
+/// compiles of `kernels/blocksum.cu` in one process: `4de399ad`, then `1e79c229`; NVIDIA's
+/// developer forum, "Non-deterministic compilation when anonymous namespaces are used", reports
+/// the same of nvcc). So every module id found in an `_INTERNAL_<8 hex>_<n>_<file>_<id>_` name is
+/// replaced by `00000000`, and the `.debug_str` section (those names again, as bytes, from
+/// `-lineinfo`) is left out. PTX without such names is hashed as it is. Pure.
+pub fn ptx_sha256(ptx: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let ids = module_ids(ptx);
+    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    if ids.is_empty() {
+        return hex(&Sha256::digest(ptx.as_bytes()));
+    }
+    let mut hash = Sha256::new();
+    let mut in_debug_str = false;
+    for line in ptx.lines() {
+        let t = line.trim();
+        if t.starts_with(".section") {
+            in_debug_str = t.split_whitespace().nth(1) == Some(".debug_str");
+        }
+        if in_debug_str {
+            in_debug_str = t != "}";
+            continue;
+        }
+        let mut line = line.to_string();
+        for id in &ids {
+            line = line.replace(id.as_str(), "00000000");
+        }
+        hash.update(line.as_bytes());
+        hash.update(b"\n");
+    }
+    hex(&hash.finalize())
+}
+
+/// The module ids in the `_INTERNAL_<8 hex>_<n>_<n characters>_<8 hex>_` names of `ptx`: the last
+/// 8 hex digits, each once.
+fn module_ids(ptx: &str) -> Vec<String> {
+    let is_hex = |s: &str| s.len() == 8 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let mut ids: Vec<String> = Vec::new();
+    for (at, _) in ptx.match_indices("_INTERNAL_") {
+        let rest = &ptx[at + "_INTERNAL_".len()..];
+        let Some(after_prefix) =
+            rest.get(9..).filter(|_| rest.get(..8).is_some_and(is_hex) && rest.as_bytes()[8] == b'_')
+        else {
+            continue;
+        };
+        let digits = after_prefix.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(len) = after_prefix[..digits].parse::<usize>() else { continue };
+        let Some(id) = after_prefix.get(digits + 1 + len + 1..digits + 1 + len + 9) else { continue };
+        if is_hex(id) && !ids.iter().any(|i| i == id) {
+            ids.push(id.to_string());
+        }
+    }
+    ids
+}
+
 /// The `.entry` names declared in a PTX module, in order: `.visible` ones (`extern "C"` kernels)
 /// and `.weak` ones (template instances, which C++ may define in several translation units; PTX
 /// ISA, "Linking Directives").
@@ -614,6 +674,25 @@ mod tests {
     }
 
     #[test]
+    fn the_module_id_of_internal_names_does_not_change_the_identity() {
+        let ptx = |id: &str| {
+            format!(
+                ".visible .entry k(\n.global .align 1 .b8 _ZN48_INTERNAL_00000000_11_blocksum_cu_{id}_119524cuda3std3__48in_placeE[1];\n\
+                 \t.section\t.debug_str\n\t{{\n.b8 95,90,{}\n\t}}\n.visible .entry tail(\n",
+                id.len()
+            )
+        };
+        assert_eq!(module_ids(&ptx("4de399ad")), ["4de399ad"]);
+        assert_eq!(ptx_sha256(&ptx("4de399ad")), ptx_sha256(&ptx("1e79c229")));
+        assert_ne!(ptx_sha256(&ptx("4de399ad")), ptx_sha256(&ptx("4de399ad").replace("tail", "other")), "code counts");
+        // PTX without such names: its plain SHA-256, as the run CSVs always recorded.
+        use sha2::{Digest, Sha256};
+        let plain = ".visible .entry k(\n";
+        let hex: String = Sha256::digest(plain).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(ptx_sha256(plain), hex);
+    }
+
+    #[test]
     fn name_expressions_compile_to_lowered_names_nvrtc_reports() {
         if nvrtc_available().is_err() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
@@ -626,7 +705,8 @@ mod tests {
         assert_eq!(itanium_name(mangled), Some("block_sum"), "{mangled}");
         assert_eq!(ptx_entries(&compiled.ptx), [mangled]);
         let (ptx, lowered) = compile_instances(source.file, source.source, "sm_90", &["block_sum<128, 4>"]).unwrap();
-        assert_eq!((ptx.to_src(), lowered), (compiled.ptx.clone(), compiled.lowered.clone()), "the GPU's compile");
+        assert_eq!(lowered, compiled.lowered, "the GPU's compile");
+        assert_eq!(ptx_sha256(&ptx.to_src()), ptx_sha256(&compiled.ptx), "one identity for one code");
         assert!(
             compiled.log.contains(&format!("Compiling entry function '{mangled}' for 'sm_90'")),
             "{}",

@@ -75,7 +75,8 @@ impl DeviceData {
 pub struct Loaded {
     /// The module.
     pub module: Arc<CudaModule>,
-    /// SHA-256 (hex) of its PTX: the identity of the code that ran.
+    /// The identity of the code that ran: SHA-256 (hex) of its PTX, as
+    /// [`crate::compile::ptx_sha256`] computes it.
     pub sha256: String,
     /// The function name of each template instance it was compiled with, in the order asked.
     pub lowered: Vec<String>,
@@ -320,8 +321,8 @@ impl Gpu {
     /// The module compiled from the text `source` of kernel file `file` with the template
     /// instances `instances` (name expressions, none for a file's `extern "C"` kernels), loaded
     /// once per run, text and instances: `compile` is called, and the PTX it returns loaded, only
-    /// the first time they are asked for. `compile` returns the PTX and the lowered name of each
-    /// instance, in order (the functions to look up).
+    /// the first time they are asked for. `compile` returns the PTX, its identity (the hash the run
+    /// records) and the lowered name of each instance, in order (the functions to look up).
     ///
     /// # Errors
     /// What `compile` fails with; [`Error::Driver`] if loading fails.
@@ -330,7 +331,7 @@ impl Gpu {
         file: &str,
         source: &str,
         instances: &[&str],
-        compile: impl FnOnce() -> Result<(Ptx, Vec<String>)>,
+        compile: impl FnOnce() -> Result<(Ptx, String, Vec<String>)>,
     ) -> Result<Loaded> {
         let mut hash = Sha256::new();
         hash.update(source.as_bytes());
@@ -343,8 +344,7 @@ impl Gpu {
         if let Some(loaded) = modules.get(&key) {
             return Ok(loaded.clone());
         }
-        let (ptx, lowered) = compile()?;
-        let sha256: String = Sha256::digest(ptx.to_src().as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let (ptx, sha256, lowered) = compile()?;
         let module =
             self.ctx.load_module(ptx).map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
         let loaded = Loaded { module, sha256, lowered };
