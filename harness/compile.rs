@@ -441,18 +441,19 @@ pub fn itanium_name(mangled: &str) -> Option<&str> {
 /// The identity of a module's code: SHA-256 (lowercase hex) of its PTX, with what differs between
 /// two compiles of one source taken out. NVRTC names a translation unit's internal-linkage symbols
 /// (libcu++'s `cuda::std` customization-point objects that CCCL's headers bring, anonymous
-/// namespaces) after a module id (`_INTERNAL_00000000_11_blocksum_cu_4de399ad_...`), and for a
-/// file whose kernels are all templates that id changed on every compile (NVRTC 13.5, two
-/// compiles of `kernels/blocksum.cu` in one process: `4de399ad`, then `1e79c229`; NVIDIA's
-/// developer forum, "Non-deterministic compilation when anonymous namespaces are used", reports
-/// the same of nvcc). So every module id found in an `_INTERNAL_<8 hex>_<n>_<file>_<id>_` name is
-/// replaced by `00000000`, and the `.debug_str` section (those names again, as bytes, from
-/// `-lineinfo`) is left out. PTX without such names is hashed as it is. Pure.
+/// namespaces) after a module id and the compiling process's id
+/// (`_ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_30504...`: module id `8e9d8e83`, process
+/// 30504), and for a file whose kernels are all templates the module id changes on every compile
+/// (NVRTC 13.0 and 13.5: `tests/fixtures/ptx/` holds `kernels/blocksum.cu` compiled by two
+/// processes; NVIDIA's developer forum, "Non-deterministic compilation when anonymous namespaces
+/// are used", reports the same of nvcc). So in every such name the module id and process id are
+/// replaced by `MODULE` and the name's length by `L`, and the `.debug_str` section (those names
+/// again, as bytes, from `-lineinfo`) is left out. PTX without such names is hashed as it is. Pure.
 pub fn ptx_sha256(ptx: &str) -> String {
     use sha2::{Digest, Sha256};
-    let ids = module_ids(ptx);
+    let tokens = module_tokens(ptx);
     let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
-    if ids.is_empty() {
+    if tokens.is_empty() {
         return hex(&Sha256::digest(ptx.as_bytes()));
     }
     let mut hash = Sha256::new();
@@ -466,36 +467,55 @@ pub fn ptx_sha256(ptx: &str) -> String {
             in_debug_str = t != "}";
             continue;
         }
-        let mut line = line.to_string();
-        for id in &ids {
-            line = line.replace(id.as_str(), "00000000");
-        }
-        hash.update(line.as_bytes());
+        hash.update(canonical_names(line, &tokens).as_bytes());
         hash.update(b"\n");
     }
     hex(&hash.finalize())
 }
 
-/// The module ids in the `_INTERNAL_<8 hex>_<n>_<n characters>_<8 hex>_` names of `ptx`: the last
-/// 8 hex digits, each once.
-fn module_ids(ptx: &str) -> Vec<String> {
+/// The `<module id>_<process id>` of each `<length>_INTERNAL_<8 hex>_<n>_<n characters>_<8 hex>_<digits>`
+/// name in `ptx` (an Itanium source-name: its length, then that many characters), each once.
+fn module_tokens(ptx: &str) -> Vec<String> {
     let is_hex = |s: &str| s.len() == 8 && s.bytes().all(|b| b.is_ascii_hexdigit());
-    let mut ids: Vec<String> = Vec::new();
+    let mut tokens: Vec<String> = Vec::new();
     for (at, _) in ptx.match_indices("_INTERNAL_") {
-        let rest = &ptx[at + "_INTERNAL_".len()..];
-        let Some(after_prefix) =
-            rest.get(9..).filter(|_| rest.get(..8).is_some_and(is_hex) && rest.as_bytes()[8] == b'_')
+        let digits = ptx[..at].bytes().rev().take_while(u8::is_ascii_digit).count();
+        let Ok(length) = ptx[at - digits..at].parse::<usize>() else { continue };
+        let Some(name) = ptx.get(at + "_INTERNAL_".len()..at + length) else { continue };
+        // <8 hex>_<n>_<n characters>_<module id>_<process id>
+        let Some(rest) = name.get(9..).filter(|_| name.get(..8).is_some_and(is_hex) && name.as_bytes()[8] == b'_')
         else {
             continue;
         };
-        let digits = after_prefix.bytes().take_while(u8::is_ascii_digit).count();
-        let Ok(len) = after_prefix[..digits].parse::<usize>() else { continue };
-        let Some(id) = after_prefix.get(digits + 1 + len + 1..digits + 1 + len + 9) else { continue };
-        if is_hex(id) && !ids.iter().any(|i| i == id) {
-            ids.push(id.to_string());
+        let n_digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(n) = rest[..n_digits].parse::<usize>() else { continue };
+        let Some(token) = rest.get(n_digits + 1 + n + 1..) else { continue };
+        let valid = token.len() > 9
+            && is_hex(&token[..8])
+            && token.as_bytes()[8] == b'_'
+            && token[9..].bytes().all(|b| b.is_ascii_digit());
+        if valid && !tokens.iter().any(|t| t == token) {
+            tokens.push(token.to_string());
         }
     }
-    ids
+    tokens
+}
+
+/// `line` with each of `tokens` ([`module_tokens`]) replaced by `MODULE`, and the length of the
+/// `_INTERNAL_...` or `_GLOBAL__N_...` name holding it by `L`. Pure.
+fn canonical_names(line: &str, tokens: &[String]) -> String {
+    let mut out = line.to_string();
+    for token in tokens {
+        while let Some(p) = out.find(token.as_str()) {
+            let start = ["_INTERNAL_", "_GLOBAL__N_"].iter().filter_map(|n| out[..p].rfind(n)).max();
+            out.replace_range(p..p + token.len(), "MODULE");
+            if let Some(s) = start {
+                let digits = out[..s].bytes().rev().take_while(u8::is_ascii_digit).count();
+                out.replace_range(s - digits..s, "L");
+            }
+        }
+    }
+    out
 }
 
 /// The `.entry` names declared in a PTX module, in order: `.visible` ones (`extern "C"` kernels)
@@ -674,17 +694,36 @@ mod tests {
     }
 
     #[test]
-    fn the_module_id_of_internal_names_does_not_change_the_identity() {
-        let ptx = |id: &str| {
-            format!(
-                ".visible .entry k(\n.global .align 1 .b8 _ZN48_INTERNAL_00000000_11_blocksum_cu_{id}_119524cuda3std3__48in_placeE[1];\n\
-                 \t.section\t.debug_str\n\t{{\n.b8 95,90,{}\n\t}}\n.visible .entry tail(\n",
-                id.len()
-            )
+    fn the_module_and_process_ids_of_internal_names_do_not_change_the_identity() {
+        // kernels/blocksum.cu's `block_sum<128, 4>` compiled by NVRTC 13.0 in two processes.
+        let fixture = |n: u32| {
+            let path =
+                format!("{}/tests/fixtures/ptx/blocksum-128x4-nvrtc13.0-process{n}.ptx", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read_to_string(path).unwrap()
         };
-        assert_eq!(module_ids(&ptx("4de399ad")), ["4de399ad"]);
-        assert_eq!(ptx_sha256(&ptx("4de399ad")), ptx_sha256(&ptx("1e79c229")));
-        assert_ne!(ptx_sha256(&ptx("4de399ad")), ptx_sha256(&ptx("4de399ad").replace("tail", "other")), "code counts");
+        let (one, two) = (fixture(1), fixture(2));
+        assert_ne!(one, two);
+        assert_eq!(module_tokens(&one), ["8e9d8e83_30504"]);
+        assert_eq!(ptx_sha256(&one), ptx_sha256(&two));
+        let line = ".global .align 1 .b8 _ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_305046ignoreE[1];";
+        let tokens = ["8e9d8e83_30504".to_string()];
+        assert_eq!(
+            canonical_names(line, &tokens),
+            ".global .align 1 .b8 _ZNL_INTERNAL_00000000_11_blocksum_cu_MODULE6ignoreE[1];"
+        );
+        // A process id one digit longer makes the name one longer: still the same identity.
+        let longer = one
+            .replace(
+                "_ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_30504",
+                "_ZN49_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_305041",
+            )
+            .replace(
+                "50_GLOBAL__N__00000000_11_blocksum_cu_8e9d8e83_30504",
+                "51_GLOBAL__N__00000000_11_blocksum_cu_8e9d8e83_305041",
+            );
+        assert_eq!(module_tokens(&longer), ["8e9d8e83_305041"]);
+        assert_eq!(ptx_sha256(&longer), ptx_sha256(&one));
+        assert_ne!(ptx_sha256(&one), ptx_sha256(&one.replace("add.f32", "sub.f32")), "the code counts");
         // PTX without such names: its plain SHA-256, as the run CSVs always recorded.
         use sha2::{Digest, Sha256};
         let plain = ".visible .entry k(\n";

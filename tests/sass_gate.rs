@@ -100,5 +100,8 @@ fn a_comment_moves_the_ptx_and_not_the_sass() {
     assert_eq!(compare("coalescing.cu", a, &b, "sm_90", &[]).unwrap(), Code::Same);
     // Lost vectorization is other code, in the one function it touched.
     let (vec4, scalar) = (source(true), source(false));
-    assert_eq!(compare(FILE, vec4.source, scalar.source, "sm_90", &[]).unwrap(), Code::Differs(vec!["copy".to_string()]));
+    assert_eq!(
+        compare(FILE, vec4.source, scalar.source, "sm_90", &[]).unwrap(),
+        Code::Differs(vec!["copy".to_string()])
+    );
 }

@@ -19,10 +19,10 @@ pub fn cases() -> Vec<Case> {
     sized(N)
 }
 
-/// The family with `scale` times the elements, changed by a multiple of 1024 ([`scaled_count`]:
-/// the last tile may then be partial, which the kernel bounds-checks).
+/// The family with `scale` times the elements, changed by a multiple of 32 of the largest tile
+/// ([`scaled_count`]), so that every variant's grid and output grow by a multiple of 32 blocks too.
 pub fn scaled(scale: f64) -> Vec<Case> {
-    sized(scaled_count(N, scale, 1024))
+    sized(scaled_count(N, scale, 32 * 512 * 16))
 }
 
 /// The sum of each tile of `tile` elements of `input` (the last may be shorter), as

@@ -160,7 +160,7 @@ pub(crate) mod tests {
         assert_eq!(achieved(Ceiling::Launch, 1, 1, 1.0), None);
     }
 
-    /// The reduction, histogram and matmul families declare their ceilings; every other case is
+    /// The reduction, histogram, blocksum and matmul families declare their ceilings; every other case is
     /// derived: with the fixture's ridge (14.2 FLOP/byte) the divergence (64 FLOP/byte) and occupancy
     /// (27 and 31) families are FMA-bound, and every other case memory-bound.
     #[test]
@@ -169,7 +169,7 @@ pub(crate) mod tests {
         for case in crate::cases::all() {
             let b = bound(case.bound, case.bytes, case.flops, &c).map(|b| b.ceiling);
             let expected = match case.family {
-                "reduction" | "histogram" => Some(Ceiling::DramRead),
+                "reduction" | "histogram" | "blocksum" => Some(Ceiling::DramRead),
                 "matmul" | "divergence" | "occupancy" => Some(Ceiling::Fma),
                 _ if case.bytes == 0 => None,
                 _ => Some(Ceiling::Copy),
@@ -177,7 +177,7 @@ pub(crate) mod tests {
             assert_eq!(b, expected, "{}", case.name());
             assert_eq!(
                 case.bound.is_some(),
-                matches!(case.family, "reduction" | "histogram" | "matmul"),
+                matches!(case.family, "reduction" | "histogram" | "blocksum" | "matmul"),
                 "{}",
                 case.name()
             );
