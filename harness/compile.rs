@@ -312,7 +312,13 @@ fn program(
     let compiled = unsafe { result::compile_program(program.0, options) };
     // SAFETY: as above; the log exists after a compile, failed or not.
     let log = unsafe { result::get_program_log(program.0) }.map(text).unwrap_or_default();
-    compiled.map_err(|e| fail(format!("{:?}", e.0), with_hint(log.clone())))?;
+    compiled.map_err(|e| {
+        let mut log = with_hint(log.clone());
+        if let Some(hint) = instance_hint(&log, source, file, expressions) {
+            log = format!("{log}\n{hint}");
+        }
+        fail(format!("{:?}", e.0), log)
+    })?;
     let mut lowered = Vec::new();
     for (expression, c) in expressions.iter().zip(&names) {
         let mut out: *const std::ffi::c_char = std::ptr::null();
@@ -332,6 +338,32 @@ fn program(
     let cubin =
         if cubin { unsafe { cubin_of(program.0) }.map_err(|status| fail(status, log.clone()))? } else { Vec::new() };
     Ok(Compiled { ptx, log, cubin, lowered })
+}
+
+/// The fix for a compile that failed on a name expression (NVRTC's log then names its pseudo-file
+/// `__nv_name_map`, the list of the expressions asked for): the expressions, and where each
+/// template is declared, whose parameters they must match; `None` for any other failure. Pure.
+pub fn instance_hint(log: &str, source: &str, file: &str, expressions: &[&str]) -> Option<String> {
+    if expressions.is_empty() || !log.contains("__nv_name_map") {
+        return None;
+    }
+    let templates = crate::entry_scan::template_kernels(source);
+    let mut declared: Vec<String> = Vec::new();
+    for e in expressions {
+        let name = e.split('<').next().unwrap_or(e).trim();
+        if let Some((_, line)) = templates.iter().find(|(t, _)| t == name) {
+            let at = format!("{name} at kernels/{file}:{line}");
+            if !declared.contains(&at) {
+                declared.push(at);
+            }
+        }
+    }
+    Some(format!(
+        "kernelgate: NVRTC could not instantiate a name expression (`__nv_name_map` is its list of the \
+         expressions asked for: {expressions:?}); give each `.with(\"...\")` of the case table (or \
+         `kernelgate compile --instance`) the template arguments the template declares ({})",
+        if declared.is_empty() { "no template of that name at global scope".to_string() } else { declared.join(", ") }
+    ))
 }
 
 /// The cubin of a compiled program (`nvrtcGetCUBINSize`, `nvrtcGetCUBIN`: NVRTC's API reference,
@@ -755,6 +787,8 @@ mod tests {
         assert!(ptx_entries(&compile_with_log(source.file, source.source, "sm_90", &[]).unwrap().ptx).is_empty());
         let err = compile_with_log(source.file, source.source, "sm_90", &["block_sum<128>"]).unwrap_err().to_string();
         assert!(err.contains("block_sum<128>") && err.contains("blocksum.cu"), "{err}");
+        let line = crate::entry_scan::template_kernels(source.source)[0].1;
+        assert!(err.contains(&format!("the template declares (block_sum at kernels/blocksum.cu:{line})")), "{err}");
     }
 
     #[test]

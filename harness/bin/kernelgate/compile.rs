@@ -127,6 +127,17 @@ pub fn compile_command(
             println!("{report}");
         }
     }
+    let what = format!("{} file(s) for {}", files.len(), archs.join(" and "));
+    println!(
+        "kernelgate: compile: {what}: {}",
+        if other_failed {
+            "a file did not compile or a check failed (above)"
+        } else if gate_failed {
+            "the gates failed (above)"
+        } else {
+            "every check passed"
+        }
+    );
     Ok(if other_failed {
         1
     } else if gate_failed {
