@@ -336,7 +336,7 @@ pub const REQUIRE_NVRTC: Var = Var {
     read_by: &[
         Reader::Suite,
         Reader::Test("tests/support/mod.rs"),
-        Reader::UnitTest("harness/compile.rs"),
+        Reader::UnitTest("harness/compile/"),
         Reader::UnitTest("harness/nvrtc.rs"),
     ],
 };
@@ -595,7 +595,7 @@ mod tests {
         assert!(table.contains("| `KERNELGATE_TIMEOUT` | seconds above 0, at most 86400 | 15 |"), "{table}");
         assert_eq!(
             REQUIRE_NVRTC.readers(),
-            "suite, `tests/support/mod.rs`, unit tests (`harness/compile.rs`, `harness/nvrtc.rs`)"
+            "suite, `tests/support/mod.rs`, unit tests (`harness/compile/`, `harness/nvrtc.rs`)"
         );
     }
 }

@@ -1,0 +1,193 @@
+//! The PTX NVRTC makes, read as text without a GPU: its entry points and their parameters, the
+//! source name in a mangled one, and the module's identity (the run CSV's `module_sha256`).
+
+/// The source name in an Itanium C++ ABI mangled name of a function at namespace scope
+/// (`_Z6squarePfi` → `square`, `_Z5scaleILi4EEvPf` → `scale`): `_Z`, the name's length in decimal,
+/// the name ("Itanium C++ ABI", section 5.1.2, `<unqualified-name>` as `<source-name>`). `None` for
+/// a name that is not mangled that way (a nested name `_ZN...` included). Pure.
+pub fn itanium_name(mangled: &str) -> Option<&str> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    rest.get(digits..digits + len)
+}
+
+/// The identity of a module's code: SHA-256 (lowercase hex) of its PTX, with what differs between
+/// two compiles of one source taken out. NVRTC names a translation unit's internal-linkage symbols
+/// (libcu++'s `cuda::std` customization-point objects that CCCL's headers bring, anonymous
+/// namespaces) after a module id and the compiling process's id
+/// (`_ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_30504...`: module id `8e9d8e83`, process
+/// 30504), and for a file whose kernels are all templates the module id changes on every compile
+/// (NVRTC 13.0 and 13.5: `tests/fixtures/ptx/` holds `kernels/blocksum.cu` compiled by two
+/// processes; NVIDIA's developer forum, "Non-deterministic compilation when anonymous namespaces
+/// are used", reports the same of nvcc). So in every such name the module id and process id are
+/// replaced by `MODULE` and the name's length by `L`, and the `.debug_str` section (those names
+/// again, as bytes, from `-lineinfo`) is left out. PTX without such names is hashed as it is. Pure.
+pub fn ptx_sha256(ptx: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let tokens = module_tokens(ptx);
+    let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    if tokens.is_empty() {
+        return hex(&Sha256::digest(ptx.as_bytes()));
+    }
+    let mut hash = Sha256::new();
+    let mut in_debug_str = false;
+    for line in ptx.lines() {
+        let t = line.trim();
+        if t.starts_with(".section") {
+            in_debug_str = t.split_whitespace().nth(1) == Some(".debug_str");
+        }
+        if in_debug_str {
+            in_debug_str = t != "}";
+            continue;
+        }
+        hash.update(canonical_names(line, &tokens).as_bytes());
+        hash.update(b"\n");
+    }
+    hex(&hash.finalize())
+}
+
+/// The `<module id>_<process id>` of each `<length>_INTERNAL_<8 hex>_<n>_<n characters>_<8 hex>_<digits>`
+/// name in `ptx` (an Itanium source-name: its length, then that many characters), each once.
+fn module_tokens(ptx: &str) -> Vec<String> {
+    let is_hex = |s: &str| s.len() == 8 && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let mut tokens: Vec<String> = Vec::new();
+    for (at, _) in ptx.match_indices("_INTERNAL_") {
+        let digits = ptx[..at].bytes().rev().take_while(u8::is_ascii_digit).count();
+        let Ok(length) = ptx[at - digits..at].parse::<usize>() else { continue };
+        let Some(name) = ptx.get(at + "_INTERNAL_".len()..at + length) else { continue };
+        // <8 hex>_<n>_<n characters>_<module id>_<process id>
+        let Some(rest) = name.get(9..).filter(|_| name.get(..8).is_some_and(is_hex) && name.as_bytes()[8] == b'_')
+        else {
+            continue;
+        };
+        let n_digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Ok(n) = rest[..n_digits].parse::<usize>() else { continue };
+        let Some(token) = rest.get(n_digits + 1 + n + 1..) else { continue };
+        let valid = token.len() > 9
+            && is_hex(&token[..8])
+            && token.as_bytes()[8] == b'_'
+            && token[9..].bytes().all(|b| b.is_ascii_digit());
+        if valid && !tokens.iter().any(|t| t == token) {
+            tokens.push(token.to_string());
+        }
+    }
+    tokens
+}
+
+/// `line` with each of `tokens` ([`module_tokens`]) replaced by `MODULE`, and the length of the
+/// `_INTERNAL_...` or `_GLOBAL__N_...` name holding it by `L`. Pure.
+fn canonical_names(line: &str, tokens: &[String]) -> String {
+    let mut out = line.to_string();
+    for token in tokens {
+        while let Some(p) = out.find(token.as_str()) {
+            let start = ["_INTERNAL_", "_GLOBAL__N_"].iter().filter_map(|n| out[..p].rfind(n)).max();
+            out.replace_range(p..p + token.len(), "MODULE");
+            if let Some(s) = start {
+                let digits = out[..s].bytes().rev().take_while(u8::is_ascii_digit).count();
+                out.replace_range(s - digits..s, "L");
+            }
+        }
+    }
+    out
+}
+
+/// The `.entry` names declared in a PTX module, in order: `.visible` ones (`extern "C"` kernels)
+/// and `.weak` ones (template instances, which C++ may define in several translation units; PTX
+/// ISA, "Linking Directives").
+pub fn ptx_entries(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            l.strip_prefix(".visible .entry ").or_else(|| l.strip_prefix(".weak .entry "))
+        })
+        .map(|rest| rest.split(['(', ' ']).next().unwrap_or(rest))
+        .collect()
+}
+
+/// Parameters of each entry point in `ptx`, by name: the `.param` declarations between `.entry
+/// name(` and the closing `)` (PTX ISA, "Kernel Function Parameters"). A kernel launched with
+/// another number of arguments reads garbage or faults; the compile trials check every case's
+/// launches against these counts without a GPU.
+pub fn ptx_param_counts(ptx: &str) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry ") {
+        let after = &rest[at + ".entry ".len()..];
+        let name: String = after.chars().take_while(|c| !matches!(c, '(' | ' ' | '\n' | '\r' | '\t')).collect();
+        let Some(open) = after.find('(') else { break };
+        let Some(close) = after[open..].find(')') else { break };
+        let list = &after[open + 1..open + close];
+        out.insert(name, list.matches(".param").count());
+        rest = &after[open + close..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_counted_per_entry() {
+        let ptx = "
+.visible .entry copy(
+\t.param .u64 .ptr .align 1 copy_param_0,
+\t.param .u64 .ptr .align 1 copy_param_1,
+\t.param .u32 copy_param_2
+)
+{ ret; }
+.visible .entry __launch_bounds_kernel()
+.maxntid 256
+{ ret; }
+";
+        let counts = ptx_param_counts(ptx);
+        assert_eq!(counts.get("copy"), Some(&3));
+        assert_eq!(counts.get("__launch_bounds_kernel"), Some(&0));
+    }
+
+    #[test]
+    fn the_module_and_process_ids_of_internal_names_do_not_change_the_identity() {
+        // kernels/blocksum.cu's `block_sum<128, 4>` compiled by NVRTC 13.0 in two processes.
+        let fixture = |n: u32| {
+            let path =
+                format!("{}/tests/fixtures/ptx/blocksum-128x4-nvrtc13.0-process{n}.ptx", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read_to_string(path).unwrap()
+        };
+        let (one, two) = (fixture(1), fixture(2));
+        assert_ne!(one, two);
+        assert_eq!(module_tokens(&one), ["8e9d8e83_30504"]);
+        assert_eq!(ptx_sha256(&one), ptx_sha256(&two));
+        let line = ".global .align 1 .b8 _ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_305046ignoreE[1];";
+        let tokens = ["8e9d8e83_30504".to_string()];
+        assert_eq!(
+            canonical_names(line, &tokens),
+            ".global .align 1 .b8 _ZNL_INTERNAL_00000000_11_blocksum_cu_MODULE6ignoreE[1];"
+        );
+        // A process id one digit longer makes the name one longer: still the same identity.
+        let longer = one
+            .replace(
+                "_ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_30504",
+                "_ZN49_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_305041",
+            )
+            .replace(
+                "50_GLOBAL__N__00000000_11_blocksum_cu_8e9d8e83_30504",
+                "51_GLOBAL__N__00000000_11_blocksum_cu_8e9d8e83_305041",
+            );
+        assert_eq!(module_tokens(&longer), ["8e9d8e83_305041"]);
+        assert_eq!(ptx_sha256(&longer), ptx_sha256(&one));
+        assert_ne!(ptx_sha256(&one), ptx_sha256(&one.replace("add.f32", "sub.f32")), "the code counts");
+        // PTX without such names: its plain SHA-256, as the run CSVs always recorded.
+        use sha2::{Digest, Sha256};
+        let plain = ".visible .entry k(\n";
+        let hex: String = Sha256::digest(plain).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(ptx_sha256(plain), hex);
+    }
+
+    #[test]
+    fn ptx_entries_reads_visible_entries() {
+        let ptx = ".version 8.8\n.target sm_90\n.visible .entry copy_vec4(\n\t.param .u64 a\n)\n\
+                   .func helper()\n  .visible .entry saxpy(\n";
+        assert_eq!(ptx_entries(ptx), vec!["copy_vec4", "saxpy"]);
+    }
+}
