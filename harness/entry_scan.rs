@@ -15,7 +15,7 @@
 //!    same without `extern "C"` inside an `extern "C" { ... }` block. A declaration without a body
 //!    (`...);`), a template, or a kernel without C linkage is not an entry point.
 //!
-//! [`template_kernels`] finds the kernel templates at namespace scope (`template <...> __global__
+//! `template_kernels` finds the kernel templates at namespace scope (`template <...> __global__
 //! void name(...) {`): kernels the case table instantiates by name expression
 //! (`k::blocksum::block_sum.with("256, 8")`), which NVRTC compiles only when asked for.
 //!

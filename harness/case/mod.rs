@@ -279,7 +279,7 @@ pub enum Step {
     /// `C = alpha A B + beta C` in fp32 through cuBLAS (`cublasSgemm`, loaded at run time),
     /// row-major, A `m x k` in slot `a`, B `k x n` in slot `b`, C `m x n` in slot `c`: the vendor
     /// reference of the matmul family. On stream 0. cuBLAS reads C only when `beta` is not 0
-    /// (cuBLAS documentation, "cublas<t>gemm": "if beta == 0 then C does not have to be a valid
+    /// (cuBLAS documentation, "`cublas<t>gemm`": "if beta == 0 then C does not have to be a valid
     /// input"), so with `beta != 0` slot `c` must be a [`Param::InOut`], whose drawn contents are
     /// the C read; an output poisoned with NaN would make every element NaN.
     Sgemm {
