@@ -37,6 +37,7 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
         .collect();
     trials.sort_by(|x, y| x.trial.cmp(&y.trial));
     let mut not_timed: Vec<NotTimed> = suite
+        .collected
         .outcomes
         .lock()
         .unwrap_or_else(|p| p.into_inner())

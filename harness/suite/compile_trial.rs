@@ -47,7 +47,7 @@ pub(super) fn run(
     let checked = resources::check_compiled(&trial, &compiled).map_err(|e| Failed::from(e.to_string()))?;
     let mut failures: Vec<String> = checked.failure().into_iter().collect();
     let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
-    suite.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
+    suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
     let nvrtc = compile::nvrtc_version().map(|(major, minor)| format!("{major}.{minor}")).unwrap_or_default();
     let sass_trial = sass::FileTrial {
         source,
@@ -67,10 +67,10 @@ pub(super) fn run(
                 gate_only &= found.failures.iter().all(|f| resources::gate::is_gate_failure(f));
                 failures.push(failure);
             }
-            suite.sass.lock().unwrap_or_else(|p| p.into_inner()).push(found);
+            suite.collected.sass.lock().unwrap_or_else(|p| p.into_inner()).push(found);
         }
         Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => {
-            let _ = suite.sass_skipped.set(reason);
+            let _ = suite.collected.sass_skipped.set(reason);
         }
         Err(e) => {
             failures.push(format!("SASS gate: {e}"));
@@ -82,7 +82,7 @@ pub(super) fn run(
     }
     // A gate's regression alone is a gate failure (exit code 3), as a timing regression is.
     if gate_only {
-        suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+        suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);
     }
     Err(failures.join("\n").into())
 }

@@ -112,7 +112,7 @@ pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::error::Resu
     let Some(asked) = &suite.config.junit else { return Ok(()) };
     let nextest = std::env::var_os("NEXTEST").is_some_and(|v| v == "1");
     let path = process_path(asked, nextest, names, std::process::id());
-    let ran = suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let ran = suite.collected.outcomes.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let reason = suite.no_gpu.clone().unwrap_or_else(|| "not run".to_string());
     let trials: Vec<TrialOutcome> = names
         .iter()
@@ -173,7 +173,7 @@ pub(super) fn properties(suite: &Suite) -> Vec<(String, String)> {
             _ => suite.config.ab.clone().unwrap_or_default(),
         },
     );
-    let timed = suite.timed.lock().unwrap_or_else(|e| e.into_inner());
+    let timed = suite.collected.timed.lock().unwrap_or_else(|e| e.into_inner());
     let mut gpus: Vec<&crate::model::DeviceFacts> = timed.iter().map(|t| &t.gpu.facts).collect();
     gpus.sort_by_key(|f| f.ordinal);
     gpus.dedup_by_key(|f| f.ordinal);
@@ -214,7 +214,7 @@ fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
     let mut out = t.clone();
     let mut kinds: Vec<String> = Vec::new();
     let judged = if let Some(rest) = name.strip_prefix("compile/") {
-        let checked = suite.resources.lock().unwrap_or_else(|p| p.into_inner());
+        let checked = suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner());
         let found = checked.iter().find(|c| rest == format!("{}/{}", c.file, c.arch));
         if let Some(c) = found {
             let lines: Vec<&str> = c.notes.iter().chain(c.blessed.iter().flatten()).map(String::as_str).collect();
@@ -226,7 +226,7 @@ fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
                 kinds.push(kind::RESOURCE_GATE.into());
             }
         }
-        let sass = suite.sass.lock().unwrap_or_else(|p| p.into_inner());
+        let sass = suite.collected.sass.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(c) = sass.iter().find(|c| rest == format!("{}/{}", c.file, c.arch)) {
             let notes = c.notes.iter().chain(c.blessed.iter().flatten()).map(String::as_str);
             let lines: Vec<&str> = out.output.as_deref().into_iter().filter(|o| !o.is_empty()).chain(notes).collect();
@@ -240,7 +240,7 @@ fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
         }
         found.is_some()
     } else {
-        let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner());
+        let timed = suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner());
         let this = timed.iter().find(|t| t.result.trial == name);
         let case = suite.cases.iter().find(|c| c.name() == name);
         let unfinished = matches!(suite.sanitized.get(), Some(Ok(s)) if s.unfinished.contains(name));

@@ -88,7 +88,7 @@ pub(super) fn run(suite: &Suite, t: &LessonTrial) -> Result<Completion, Failed> 
 
     let judged = judged(t, &pairs).map_err(|e| Failed::from(format!("{}: {e}", t.name())))?;
     let row = row(suite, t, &gpu.facts, &pairs, &judged);
-    suite.lessons.lock().unwrap_or_else(|p| p.into_inner()).push(row);
+    suite.collected.lessons.lock().unwrap_or_else(|p| p.into_inner()).push(row);
     finish(suite, t, &judged)
 }
 
@@ -145,14 +145,14 @@ fn finish(suite: &Suite, t: &LessonTrial, j: &LessonJudged) -> Result<Completion
     if !fails(j.verdict, &suite.config.fail_on, suite.config.bless) {
         return Ok(Completion::Completed);
     }
-    suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+    suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);
     Err(format!("{}: {}; {}", t.name(), j.reason, t.lesson.why).into())
 }
 
 /// What the JUnit report says of the lesson trial `name`, when it was judged: its verdict line for
 /// `<system-out>`, and whether the verdict failed it.
 pub(super) fn recorded(suite: &Suite, name: &str) -> Option<(String, bool)> {
-    let rows = suite.lessons.lock().unwrap_or_else(|p| p.into_inner());
+    let rows = suite.collected.lessons.lock().unwrap_or_else(|p| p.into_inner());
     let row = rows.iter().find(|r| r.trial == name)?;
     let verdict = LessonVerdict::parse(&row.verdict)?;
     Some((format!("{}: {}", row.verdict, row.reason), fails(verdict, &suite.config.fail_on, suite.config.bless)))
@@ -164,7 +164,7 @@ pub(super) fn recorded(suite: &Suite, name: &str) -> Option<(String, bool)> {
 /// # Errors
 /// The stem cannot be claimed or the file cannot be written ([`crate::lesson_record::write_lessons_csv`]).
 pub(super) fn write_lessons(suite: &Suite) -> crate::error::Result<()> {
-    let mut rows = suite.lessons.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut rows = suite.collected.lessons.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if rows.is_empty() {
         return Ok(());
     }

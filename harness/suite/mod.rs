@@ -120,9 +120,19 @@ pub struct Suite {
     ab: OnceLock<Result<Revision, String>>,
     /// The B side's kernels when `KERNELGATE_AB_B` names a revision (else this build's).
     ab_b: OnceLock<Revision>,
+    stem: OnceLock<PathBuf>,
+    /// What the trials hand back while they run, for the end of the run.
+    collected: Collected,
+}
+
+/// What the trials of one run hand back while they run (each appends its own, from its own
+/// thread), read once at the end of the run: its records, reports and exit code.
+#[derive(Debug, Default)]
+struct Collected {
     /// Cases of this run that have a baseline (or, in A/B, that are timed): the `tests` of the
     /// family-wise correction.
     compared: AtomicUsize,
+    /// The timed trials' results.
     timed: Mutex<Vec<Timed>>,
     /// The lesson trials judged, for the lessons CSV and the JUnit report.
     lessons: Mutex<Vec<crate::lesson_record::LessonRow>>,
@@ -130,7 +140,6 @@ pub struct Suite {
     outcomes: Mutex<Vec<TrialOutcome>>,
     /// Trials that failed only their gate (performance or resources).
     gate_failures: AtomicUsize,
-    stem: OnceLock<PathBuf>,
     /// What each compile trial's resource gate found, for the end-of-run report.
     resources: Mutex<Vec<resources::Checked>>,
     /// What each compile trial's SASS gate found, for the end-of-run report.
@@ -167,15 +176,8 @@ impl Suite {
             baseline: OnceLock::new(),
             ab: OnceLock::new(),
             ab_b: OnceLock::new(),
-            compared: AtomicUsize::new(0),
-            timed: Mutex::new(Vec::new()),
-            lessons: Mutex::new(Vec::new()),
-            outcomes: Mutex::new(Vec::new()),
-            gate_failures: AtomicUsize::new(0),
             stem: OnceLock::new(),
-            resources: Mutex::new(Vec::new()),
-            sass: Mutex::new(Vec::new()),
-            sass_skipped: OnceLock::new(),
+            collected: Collected::default(),
         }
     }
 
@@ -209,7 +211,7 @@ impl Suite {
 
     /// Results of the trials that completed, in completion order.
     pub fn results(&self) -> Vec<CaseResult> {
-        self.timed.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|t| t.result.clone()).collect()
+        self.collected.timed.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|t| t.result.clone()).collect()
     }
 
     /// The gate's policy from the options.
@@ -264,7 +266,7 @@ impl Suite {
 
     /// The number of trials compared in this run (at least 1).
     fn tests(&self) -> usize {
-        self.compared.load(Ordering::Relaxed).max(1)
+        self.collected.compared.load(Ordering::Relaxed).max(1)
     }
 }
 
@@ -365,20 +367,21 @@ pub fn main() -> ExitCode {
         if let Err(e) = junit_report::write_junit(&suite, &names) {
             unwritten.push(format!("the JUnit report (KERNELGATE_JUNIT) was not written: {e}"));
         }
-        let report = resources::render(&suite.resources.lock().unwrap_or_else(|p| p.into_inner()));
+        let report = resources::render(&suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
             crate::say!("\n{report}");
         }
-        let report = sass::render(&suite.sass.lock().unwrap_or_else(|p| p.into_inner()));
+        let report = sass::render(&suite.collected.sass.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
             crate::say!("\n{report}");
         }
-        if let Some(reason) = suite.sass_skipped.get() {
+        if let Some(reason) = suite.collected.sass_skipped.get() {
             crate::say!("kernelgate: SASS gate not run: {reason}");
         }
     }
     if !args.list && any_selected {
-        let trials_s: f64 = suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.seconds).sum();
+        let trials_s: f64 =
+            suite.collected.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.seconds).sum();
         let totals = crate::phases::totals();
         // Nothing to say where no GPU trial ran (compile trials alone take no phase's time).
         if totals.iter().any(|(_, s)| *s >= 0.05) {
@@ -398,7 +401,7 @@ pub fn main() -> ExitCode {
         eprintln!("kernelgate: exit code {EXIT_HARNESS}: an output the run was asked for is missing (see above)");
         return ExitCode::from(EXIT_HARNESS);
     }
-    let gate_failures = suite.gate_failures.load(Ordering::Relaxed) as u64;
+    let gate_failures = suite.collected.gate_failures.load(Ordering::Relaxed) as u64;
     if conclusion.has_failed() && conclusion.num_failed == gate_failures {
         crate::say!(
             "kernelgate: {gate_failures} trial(s) failed their performance or resource gate only; exit code \

@@ -78,7 +78,7 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
             crate::say!("kernelgate: warning: {warning}");
         }
         let _ = suite.ab.set(Ok(revision));
-        suite.compared.store(selected.len(), Ordering::Relaxed);
+        suite.collected.compared.store(selected.len(), Ordering::Relaxed);
     }
     Ok(())
 }
@@ -162,7 +162,7 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
     match &loaded {
         Ok(b) => {
             let covered = selected.iter().filter(|t| b.time(t).is_some()).count();
-            suite.compared.store(covered, Ordering::Relaxed);
+            suite.collected.compared.store(covered, Ordering::Relaxed);
             crate::say!(
                 "kernelgate: baseline {}: {covered} of {} selected trials covered; verdicts fail on: {}",
                 dir.display(),

@@ -11,8 +11,8 @@ use std::sync::Arc;
 /// The run's verdicts counted, last before the exit code's line: `kernelgate: 80 timed trials: 78
 /// unchanged, 1 regressed, 1 ambiguous; 4 lesson trials: 4 holds`. Nothing where no GPU trial was judged.
 pub(super) fn print_counts(suite: &Suite) {
-    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner());
-    let lessons = suite.lessons.lock().unwrap_or_else(|p| p.into_inner());
+    let timed = suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner());
+    let lessons = suite.collected.lessons.lock().unwrap_or_else(|p| p.into_inner());
     let parts: Vec<String> = [
         crate::console::verdict_counts(timed.iter().map(|t| t.result.verdict.as_str()), "timed trial"),
         crate::console::verdict_counts(lessons.iter().map(|l| l.verdict.as_str()), "lesson trial"),
@@ -34,10 +34,10 @@ pub(super) fn own_line(suite: &Suite, name: &str, seconds: f64) -> Option<String
         return None;
     }
     if cases::lessons::is_lesson(name) {
-        let lessons = suite.lessons.lock().unwrap_or_else(|p| p.into_inner());
+        let lessons = suite.collected.lessons.lock().unwrap_or_else(|p| p.into_inner());
         return lessons.iter().rev().find(|l| l.trial == name).map(|l| format!("{}  {seconds:.1} s", l.summary()));
     }
-    let timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner());
+    let timed = suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner());
     let result = timed.iter().rev().find(|t| t.result.trial == name).map(|t| &t.result);
     Some(report::trial_line(result, seconds))
 }
@@ -65,7 +65,12 @@ where
         if let Some(text) = own_line(&suite, &name, seconds).filter(|_| ran) {
             crate::console::trial(&name, &text);
         }
-        suite.outcomes.lock().unwrap_or_else(|p| p.into_inner()).push(TrialOutcome::new(name, seconds, outcome));
+        suite
+            .collected
+            .outcomes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(TrialOutcome::new(name, seconds, outcome));
         result
     }
 }

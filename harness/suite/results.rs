@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// are warnings.
 pub(super) fn write_results(suite: &Suite) -> crate::error::Result<()> {
     let mut later = None;
-    let mut timed = suite.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut timed = suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if !timed.is_empty() {
         let vendors = report::vendor::references(&suite.cases);
         let shares =

@@ -493,7 +493,7 @@ fn finish(
     let verdict = result.verdict;
     let moved = judged.moved.iter().map(ToString::to_string).collect();
     let timed = Timed { result, reason: judged.reason.clone(), moved, kept, gpu: Arc::clone(gpu) };
-    suite.timed.lock().unwrap_or_else(|p| p.into_inner()).push(timed);
+    suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner()).push(timed);
     let counters = if suite.config.ncu { check_counters(suite, case).err() } else { None };
     let expectations = match (counters, sanitize_failure(suite, case)) {
         (Some(c), Some(s)) => Some(format!("{c}\n{s}")),
@@ -510,7 +510,7 @@ fn finish(
     match (expectations, gate) {
         (None, None) => Ok(Completion::Completed),
         (None, Some(gate)) => {
-            suite.gate_failures.fetch_add(1, Ordering::Relaxed);
+            suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);
             Err(gate.into())
         }
         (Some(expected), None) => Err(expected.into()),
