@@ -11,7 +11,7 @@ use std::path::Path;
 /// such when given to import or compare.
 const LESSONS_HEADER: &str = "schema_version,run_id,commit,gpu_key,gpu_uuid,trial,good,bad,";
 /// Run-CSV columns of each schema version (index 0 is version 1), from `crate::record::Row` as it
-/// was at each version (`git log -p harness/record.rs`).
+/// was at each version (`git log -p harness/record.rs harness/record/mod.rs`).
 pub(super) const RUN_COLUMNS: [&str; 6] = [
     "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
      ecc,copy_bandwidth_gbps,seed,trial,kernel,statistic,value,unit",
