@@ -33,9 +33,6 @@ use std::path::{Path, PathBuf};
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let dir = root.join("kernels");
-    // A directory argument makes cargo re-run this script when any file below it changes,
-    // is added or is removed.
-    println!("cargo:rerun-if-changed=kernels");
 
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| fail(&dir, &format!("cannot read the kernels folder: {e}")))
@@ -141,7 +138,8 @@ fn main() {
 fn built_state(root: &Path, kernels: &[(&str, &str)]) -> String {
     // An edit of the library's code rebuilds the crate anyway; re-reading the dirty flag with it
     // costs nothing. Edits elsewhere (tests/, baselines/, scripts/) are seen at the next rebuild:
-    // watching them would rebuild the library after editing a test or after every bless.
+    // watching them would rebuild the library after editing a test or after every bless. A folder
+    // makes cargo re-run this script when any file below it changes, is added or is removed.
     for path in provenance::BUILD_INPUTS {
         if root.join(path).exists() {
             println!("cargo:rerun-if-changed={path}");

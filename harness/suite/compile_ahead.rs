@@ -19,9 +19,9 @@ use std::sync::{Condvar, Mutex, Once, OnceLock};
 /// cubin (or why there is none).
 pub(super) type Made = (Result<Compiled>, Option<Result<String>>);
 
-/// One compile trial's input: the file, the architecture, and the template instances (name
+/// One compile trial's job: the file, the architecture, and the template instances (name
 /// expressions) the cases launch from the file.
-pub(super) type Pair = (&'static KernelSource, &'static str, Vec<&'static str>);
+pub(super) type Job = (&'static KernelSource, &'static str, Vec<&'static str>);
 
 /// The process's compile trials' work ([`Ahead`]): one suite runs per test process.
 pub(super) static AHEAD: Ahead =
@@ -30,7 +30,7 @@ pub(super) static AHEAD: Ahead =
 /// The selected compile trials' work, made once on worker threads ([`Ahead::start`]).
 pub(super) struct Ahead {
     /// The compile trials this run selected.
-    selected: OnceLock<Vec<Pair>>,
+    selected: OnceLock<Vec<Job>>,
     started: Once,
     made: Mutex<BTreeMap<(&'static str, &'static str), Made>>,
     ready: Condvar,
@@ -46,13 +46,13 @@ pub(super) fn make(source: &KernelSource, arch: &str, instances: &[&str]) -> Mad
 }
 
 impl Ahead {
-    /// Names the pairs the run selected (after libtest's filters); pairs named later, or all of
+    /// Names the jobs the run selected (after libtest's filters); jobs named later, or all of
     /// them when this is never called, are made by their trial alone.
-    pub(super) fn select(&self, pairs: Vec<Pair>) {
-        let _ = self.selected.set(pairs);
+    pub(super) fn select(&self, jobs: Vec<Job>) {
+        let _ = self.selected.set(jobs);
     }
 
-    /// Starts the workers on the selected pairs, once: called when the first GPU trial has its
+    /// Starts the workers on the selected jobs, once: called when the first GPU trial has its
     /// GPU (after the device was opened and its ceilings measured, so that the workers do not load
     /// the CPU during that probe), or by the first compile trial of a run without one. The compile
     /// trials run after the GPU trials ([`super::trials`]), so the work is done by then.
@@ -71,7 +71,7 @@ impl Ahead {
     }
 
     /// This trial's work: made ahead when selected (starting the workers if no GPU trial has, and
-    /// waiting for its pair), else here and now.
+    /// waiting for its job), else here and now.
     pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str, instances: &[&str]) -> Made {
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
         if !selected.iter().any(|(s, a, i)| s.file == source.file && *a == arch && i == instances) {
@@ -88,16 +88,16 @@ impl Ahead {
         }
     }
 
-    /// Makes every selected pair on `available_parallelism() - 1` threads (at least one), in the
+    /// Makes every selected job on `available_parallelism() - 1` threads (at least one), in the
     /// trials' order, each result handed over as soon as it is made.
-    fn work(&self, pairs: &'static [Pair]) {
+    fn work(&self, jobs: &'static [Job]) {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
         let next = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|scope| {
-            for _ in 0..workers.min(pairs.len()) {
+            for _ in 0..workers.min(jobs.len()) {
                 scope.spawn(|| {
                     while let Some((source, arch, instances)) =
-                        pairs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                        jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                     {
                         let done = make(source, arch, instances);
                         self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch), done);
