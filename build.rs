@@ -1,13 +1,17 @@
-//! Build script: embeds every `kernels/*.cu` into the crate.
+//! Build script: names the kernels of every `kernels/*.cu` for the case table.
 //!
-//! For each file it records the source text, a SHA-256 of that text and the `extern "C" __global__`
-//! entry points it defines (found by `harness/entry_scan.rs`, which skips comments, strings,
-//! directives and `#if 0` blocks), and writes `$OUT_DIR/kernels.rs` with:
-//! - `SOURCES: &[KernelSource]`, sorted by file name;
-//! - one module per file (`kernels/transpose.cu` -> `mod transpose`) holding one `Kernel` constant
-//!   per entry point and one `KernelTemplate` constant per kernel template at global scope. The
-//!   case table names kernels through these constants, so a case that names a kernel missing from
-//!   its file is a compile error naming that file's module.
+//! For each file it finds the `extern "C" __global__` entry points and the kernel templates at
+//! global scope (`harness/entry_scan.rs`, which skips comments, strings, directives and `#if 0`
+//! blocks) and writes `$OUT_DIR/kernels.rs`: one module per file (`kernels/transpose.cu` ->
+//! `mod transpose`) holding one `Kernel` constant per entry point and one `KernelTemplate` constant
+//! per template. The case table names kernels through these constants, so a case that names a
+//! kernel missing from its file is a compile error naming that file's module.
+//!
+//! The kernels' text is not built in: the library reads `kernels/` when a run starts
+//! (`harness/source.rs`), so an edited kernel needs no rebuild. This script does not watch
+//! `kernels/` either (a re-run rebuilds the whole crate): it re-runs when the crate's own sources
+//! change, which is when a case can start naming a new kernel. A kernel renamed or removed since
+//! then is found at run time, by the trial that launches it.
 //!
 //! A `.cu` file with neither an entry point nor a kernel template, two files that map to one
 //! module name, or a repeated entry name stops the build with a message naming the file.
@@ -26,7 +30,6 @@ mod model {
     pub use super::git::{GitState, RepoState};
 }
 
-use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -44,54 +47,21 @@ fn main() {
         fail(&dir, "no .cu files found; kernelgate needs at least one kernel source");
     }
 
-    let mut sources = String::new();
     let mut modules = String::new();
     let mut seen_modules: Vec<String> = Vec::new();
-    let mut embedded: Vec<(String, String)> = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(path, &format!("cannot read: {e}")));
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        embedded.push((file.clone(), text.clone()));
         let module = module_name(&file);
         if seen_modules.contains(&module) {
             fail(path, &format!("maps to module `{module}`, like another file; rename one of them"));
         }
         seen_modules.push(module.clone());
-
-        let entries = entry_scan::entry_points(&text);
-        let templates = entry_scan::template_kernels(&text);
-        if entries.is_empty() && templates.is_empty() {
-            fail(
-                path,
-                "declares no `extern \"C\" __global__` kernel and no kernel template at global scope; every \
-                 kernels/*.cu needs at least one",
-            );
-        }
-        if let Some((name, line)) = templates.iter().find(|(t, _)| entries.iter().any(|(e, _)| e == t)) {
-            fail(path, &format!("line {line}: `{name}` is both a kernel template and an extern \"C\" kernel"));
-        }
-        for (i, (name, line)) in entries.iter().enumerate() {
-            if entries[..i].iter().any(|(n, _)| n == name) {
-                fail(path, &format!("line {line}: kernel `{name}` is declared twice"));
-            }
-        }
-        let hash = hex(&Sha256::digest(text.as_bytes()));
-        let quoted =
-            |list: &[(String, usize)]| list.iter().map(|(n, _)| format!("{n:?}")).collect::<Vec<_>>().join(", ");
-        writeln!(
-            sources,
-            "    KernelSource {{ file: {file:?}, path: {:?}, source: include_str!({:?}), sha256: {hash:?}, entries: &[{}], \
-             templates: &[{}] }},",
-            format!("kernels/{file}"),
-            path.display(),
-            quoted(&entries),
-            quoted(&templates)
-        )
-        .unwrap();
+        let declared = entry_scan::declared(&text).unwrap_or_else(|message| fail(path, &message));
 
         writeln!(modules, "/// Entry points of `kernels/{file}`.").unwrap();
         writeln!(modules, "#[allow(non_upper_case_globals)]\npub mod {module} {{").unwrap();
-        for (name, line) in &entries {
+        for (name, line) in &declared.entries {
             writeln!(modules, "    /// `{name}`, declared at `kernels/{file}:{line}`.").unwrap();
             writeln!(
                 modules,
@@ -99,7 +69,7 @@ fn main() {
             )
             .unwrap();
         }
-        for (name, line) in &templates {
+        for (name, line) in &declared.templates {
             writeln!(
                 modules,
                 "    /// The kernel template `{name}`, declared at `kernels/{file}:{line}`: a case launches \
@@ -115,31 +85,28 @@ fn main() {
         writeln!(modules, "}}").unwrap();
     }
 
-    let generated = format!(
-        "/// Every `kernels/*.cu`, sorted by file name, embedded at build time.\n\
-         pub static SOURCES: &[KernelSource] = &[\n{sources}];\n\n{modules}"
-    );
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let out = out_dir.join("kernels.rs");
-    std::fs::write(&out, generated).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
+    std::fs::write(&out, modules).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
 
     let out = out_dir.join("built.rs");
-    let texts: Vec<(&str, &str)> = embedded.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
-    std::fs::write(&out, built_state(&root, &texts)).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
+    std::fs::write(&out, built_state(&root)).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
 }
 
 /// The git state of the tree being built, as Rust (`harness/history/built.rs` includes it): which
-/// commit the embedded kernels came from, for a binary that runs in a copy of the tree without
-/// its repository (a GPU runner's). Not re-read on a commit or checkout: watching git's HEAD and
-/// refs would rebuild the crate after every `git commit`. A run where HEAD's commit holds the
-/// files this binary was built from (`BUILT_INPUTS_SHA256`) is keyed to HEAD at run time instead
+/// commit the binary's code came from, for a binary that runs in a copy of the tree without its
+/// repository (a GPU runner's), and the hash of that commit's kernels, which the kernels a run
+/// reads are compared with. Not re-read on a commit or checkout: watching git's HEAD and refs would
+/// rebuild the crate after every `git commit`. A run where HEAD's commit holds the files this
+/// binary was built from (`BUILT_INPUTS_SHA256`) is keyed to HEAD at run time instead
 /// (`history::built::reconcile`), and `scripts/stage` touches this script so that a staged binary
 /// carries the state it was staged at.
-fn built_state(root: &Path, kernels: &[(&str, &str)]) -> String {
+fn built_state(root: &Path) -> String {
     // An edit of the library's code rebuilds the crate anyway; re-reading the dirty flag with it
-    // costs nothing. Edits elsewhere (tests/, baselines/, scripts/) are seen at the next rebuild:
-    // watching them would rebuild the library after editing a test or after every bless. A folder
-    // makes cargo re-run this script when any file below it changes, is added or is removed.
+    // costs nothing. Edits elsewhere (kernels/, tests/, baselines/, scripts/) are seen at the next
+    // rebuild: watching them would rebuild the library after editing a kernel or a test, or after
+    // every bless. A folder makes cargo re-run this script when any file below it changes, is added
+    // or is removed.
     for path in provenance::BUILD_INPUTS {
         if root.join(path).exists() {
             println!("cargo:rerun-if-changed={path}");
@@ -148,14 +115,15 @@ fn built_state(root: &Path, kernels: &[(&str, &str)]) -> String {
     let git = provenance::read(root, None).expect("read without a revision always answers");
     let opt = |o: Option<bool>| o.map_or("None".to_string(), |b| format!("Some({b})"));
     format!(
-        "/// SHA-256 of the kernels built into this binary.\n\
-         pub const BUILT_KERNELS_SHA256: &str = {:?};\n\
+        "/// SHA-256 of the kernels of the commit this binary was built from \
+         (provenance::kernels_at_head), None without a commit.\n\
+         pub const COMMIT_KERNELS_SHA256: Option<&str> = {:?};\n\
          /// SHA-256 of every file this binary was built from (provenance::BUILD_INPUTS).\n\
          pub const BUILT_INPUTS_SHA256: &str = {:?};\n\
          /// The git state read by build.rs.\n\
          pub fn built() -> GitState {{\n    GitState {{ commit: {:?}.into(), dirty: {}, kernels_dirty: {}, branch: {:?}.into(), \
          commit_time: {:?}, subject: {:?}.into(), state: RepoState::parse({:?}).expect(\"a state name\") }}\n}}\n",
-        provenance::kernels_sha256(kernels),
+        provenance::kernels_at_head(root),
         provenance::files_sha256(&provenance::inputs_on_disk(root)),
         git.commit,
         opt(git.dirty),
@@ -181,8 +149,4 @@ fn module_name(file: &str) -> String {
         name.insert(0, '_');
     }
     name
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

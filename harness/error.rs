@@ -51,6 +51,16 @@ pub enum Error {
         #[source]
         source: csv::Error,
     },
+    /// The kernel sources cannot be used as they are: no `kernels/` folder where the run starts,
+    /// a file that declares no kernel or one name twice ([`crate::entry_scan::declared`]), a case
+    /// that launches a kernel its file no longer declares.
+    #[error("{}: {message}", path.display())]
+    Kernels {
+        /// The kernel file or folder.
+        path: PathBuf,
+        /// What is wrong and the fix.
+        message: String,
+    },
     /// NVRTC rejected a kernel source; `log` is NVRTC's log, verbatim (it names file and line).
     #[error("NVRTC failed to compile {file} for {arch} ({status}; {nvrtc}); its log follows:\n{log}")]
     Compile {

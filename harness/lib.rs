@@ -64,4 +64,4 @@ pub mod units;
 pub use case::{Case, Init, Launch, Param, Tolerance};
 pub use config::Config;
 pub use error::{Error, Result};
-pub use source::{Kernel, KernelSource, KernelTemplate, SOURCES};
+pub use source::{Kernel, KernelSource, KernelTemplate};

@@ -27,8 +27,10 @@ use std::sync::Arc;
 /// function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
 ///
 /// # Errors
+/// [`Error::Kernels`] when the kernel is gone from its file since the build;
 /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
 pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
+    kernel.declared()?;
     function_of(gpu, kernel.file, kernel.source().source, kernel.entry)
 }
 
@@ -76,13 +78,17 @@ impl Compiled {
     }
 }
 
-/// Compiles (once per run and source text) and looks up every kernel `case` launches, from this
-/// build's kernel files.
+/// Compiles (once per run and source text) and looks up every kernel `case` launches, from the
+/// kernel files as the run read them ([`crate::source::sources`]).
 ///
 /// # Errors
+/// [`Error::Kernels`] when a kernel is gone from its file since the build ([`Kernel::declared`]);
 /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading or the lookup fails.
 pub fn compile(gpu: &Gpu, case: &Case) -> Result<Compiled> {
-    compile_from(gpu, case, |k| Some(k.source().source)).map(|c| c.expect("this build has every kernel file"))
+    for (kernel, _) in case.launches() {
+        kernel.declared()?;
+    }
+    compile_from(gpu, case, |k| Some(k.source().source)).map(|c| c.expect("every kernel file is declared"))
 }
 
 /// As [`compile`], with each kernel file's text from `source_of` (another git revision's, for

@@ -1,17 +1,26 @@
-//! Kernel sources embedded at build time by `build.rs` (one [`KernelSource`] per `kernels/*.cu`).
+//! The kernel sources: every `kernels/*.cu`, read from the project's `kernels/` folder when a run
+//! first needs them ([`sources`]), not built into the binary, so that an edited kernel needs no
+//! rebuild of the crate.
 //!
-//! The generated module [`k`] has one submodule per file and one [`Kernel`] constant per
-//! `extern "C" __global__` entry point, so the case table cannot name a kernel that does not exist:
-//! `k::transpose::transpose_naiv` fails to compile with "cannot find value ... in module
-//! `k::transpose`".
+//! The generated module [`k`] (`build.rs`) has one submodule per file and one [`Kernel`] constant
+//! per `extern "C" __global__` entry point, so the case table cannot name a kernel that does not
+//! exist: `k::transpose::transpose_naiv` fails to compile with "cannot find value ... in module
+//! `k::transpose`". `build.rs` re-runs when the crate's code changes, not on a kernel edit: a
+//! kernel renamed or removed since the build is found at run time ([`Kernel::declared`]).
 
-/// One `kernels/*.cu` file as it was when the crate was built.
+use crate::error::{Error, Result};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// One kernel file as a run reads it: one of the suite's `kernels/*.cu` ([`sources`]), or a file
+/// `kernelgate compile` was given ([`KernelSource::read`]). The text and names live as long as the
+/// process (they are read once).
 #[derive(Debug, Clone, Copy)]
 pub struct KernelSource {
     /// File name inside `kernels/`, e.g. `transpose.cu`: how tables and cases name the file.
     pub file: &'static str,
     /// The file as messages name it: `kernels/transpose.cu` for the suite's files, the path the
-    /// user gave for a file `kernelgate compile` read from disk.
+    /// user gave for a file `kernelgate compile` read.
     pub path: &'static str,
     /// The CUDA C++ source text.
     pub source: &'static str,
@@ -22,6 +31,107 @@ pub struct KernelSource {
     /// The kernel templates at global scope ([`crate::entry_scan::template_kernels`]), in source
     /// order: compiled only as the instances the cases name ([`KernelTemplate::with`]).
     pub templates: &'static [&'static str],
+}
+
+impl KernelSource {
+    /// Reads the kernel file at `path`, named `shown` in messages, and finds its kernels
+    /// ([`crate::entry_scan::entry_points`], [`crate::entry_scan::template_kernels`]), as found:
+    /// [`read_folder`] holds the suite's files to [`crate::entry_scan::declared`]'s rules, and
+    /// `kernelgate compile` reports what a file it is given lacks. Its text and names are leaked:
+    /// a process reads each file once.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the file cannot be read (or is not UTF-8).
+    pub fn read(path: &Path, shown: &str) -> Result<KernelSource> {
+        use sha2::{Digest, Sha256};
+        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        let names = |found: Vec<(String, usize)>| -> &'static [&'static str] {
+            found.into_iter().map(|(name, _)| &*name.leak()).collect::<Vec<_>>().leak()
+        };
+        let sha256: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let (entries, templates) =
+            (names(crate::entry_scan::entry_points(&text)), names(crate::entry_scan::template_kernels(&text)));
+        Ok(KernelSource {
+            file: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().leak(),
+            path: shown.to_string().leak(),
+            source: text.leak(),
+            sha256: sha256.leak(),
+            entries,
+            templates,
+        })
+    }
+}
+
+/// Every `*.cu` in the folder `dir`, sorted by file name, each named `kernels/<file>` in messages.
+///
+/// # Errors
+/// [`Error::Kernels`] when `dir` cannot be listed or holds no `.cu` file, or naming the file and
+/// line when one declares no kernel, an entry point twice, or one name as a template and an entry
+/// point ([`crate::entry_scan::declared`], the rules `build.rs` holds the files to); a file's
+/// error from [`KernelSource::read`].
+pub fn read_folder(dir: &Path) -> Result<Vec<KernelSource>> {
+    let listed = std::fs::read_dir(dir).map_err(|e| Error::Kernels {
+        path: dir.into(),
+        message: format!(
+            "cannot read the kernels folder ({e}): kernelgate reads the kernels it tests from kernels/ when a run \
+             starts; run it in the project (a folder at or above it holding Cargo.toml and kernels/) or a copy of its \
+             tree"
+        ),
+    })?;
+    let mut paths: Vec<_> = listed
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(Error::Kernels {
+            path: dir.into(),
+            message: "holds no .cu file; kernelgate needs at least one kernel source".into(),
+        });
+    }
+    paths
+        .iter()
+        .map(|p| {
+            let shown = format!("kernels/{}", p.file_name().unwrap_or_default().to_string_lossy());
+            let source = KernelSource::read(p, &shown)?;
+            crate::entry_scan::declared(source.source)
+                .map_err(|message| Error::Kernels { path: shown.into(), message })?;
+            Ok(source)
+        })
+        .collect()
+}
+
+/// The suite's kernel files: every `kernels/*.cu` of the project root found from the current
+/// folder ([`crate::paths::project_root`]), read on the first call and kept for the process
+/// (its child processes, ncu's and the sanitizer's, read the same folder).
+///
+/// # Errors
+/// [`read_folder`]'s, the same on every call.
+pub fn load() -> Result<&'static [KernelSource]> {
+    static LOADED: OnceLock<std::result::Result<Vec<KernelSource>, String>> = OnceLock::new();
+    let loaded = LOADED.get_or_init(|| {
+        let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
+        read_folder(&crate::paths::project_root(&here).join("kernels")).map_err(|e| e.to_string())
+    });
+    match loaded {
+        Ok(sources) => Ok(sources),
+        Err(message) => Err(Error::Unavailable(message.clone())),
+    }
+}
+
+/// [`load`]'s files, for code that runs after the suite or a command has loaded them.
+///
+/// # Panics
+/// When [`load`] fails; the suite and the commands call it first and stop with its message.
+pub fn sources() -> &'static [KernelSource] {
+    load().unwrap_or_else(|e| panic!("the kernel sources cannot be read: {e}"))
+}
+
+/// [`crate::history::provenance::kernels_sha256`] of `sources`: one hash over the kernels a run
+/// reads, recorded with its rows.
+pub fn kernels_sha256(sources: &[KernelSource]) -> String {
+    let files: Vec<(&str, &str)> = sources.iter().map(|s| (s.file, s.source)).collect();
+    crate::history::provenance::kernels_sha256(&files)
 }
 
 /// An entry point: which file, which kernel.
@@ -36,9 +146,60 @@ pub struct Kernel {
 }
 
 impl Kernel {
-    /// The embedded source of this kernel's file.
+    /// This kernel's file as the run read it ([`sources`]).
+    ///
+    /// # Panics
+    /// When the sources cannot be read ([`sources`]), or the file is gone from `kernels/` since the
+    /// build: a trial checks [`Kernel::declared`] first.
     pub fn source(&self) -> &'static KernelSource {
-        source_of(self.file).expect("build.rs generates Kernel constants only for embedded files")
+        source_of(self.file)
+            .unwrap_or_else(|| panic!("kernels/{} is not in kernels/ (see Kernel::declared)", self.file))
+    }
+
+    /// Whether this kernel's file, as the run read it, still declares it (the entry point, or for an
+    /// instance its template): `build.rs` named the kernels when the crate was last built, and a
+    /// kernel edit since then rebuilds nothing.
+    ///
+    /// # Errors
+    /// [`Error::Kernels`] naming the file and the fix when the file or the kernel is gone.
+    pub fn declared(&self) -> Result<()> {
+        let path = format!("kernels/{}", self.file);
+        let Some(source) = load()?.iter().find(|s| s.file == self.file) else {
+            return Err(Error::Kernels {
+                path: path.into(),
+                message: format!(
+                    "is gone since the crate was built, and the case table launches `{}` from it: restore the file, \
+                     or remove its cases and rebuild",
+                    self.entry
+                ),
+            });
+        };
+        let (name, list, what) = match self.entry.split_once('<') {
+            Some((template, _)) => (template.trim(), source.templates, "kernel template"),
+            None => (self.entry, source.entries, "extern \"C\" __global__ kernel"),
+        };
+        if list.contains(&name) {
+            return Ok(());
+        }
+        Err(Error::Kernels {
+            path: path.into(),
+            message: format!(
+                "no longer declares the {what} `{name}`, which the case table launches (it was there when the crate \
+                 was built; kernels are read when a run starts): restore it, or rename it in the case table too \
+                 (the file declares {})",
+                if source.entries.is_empty() && source.templates.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    source
+                        .entries
+                        .iter()
+                        .chain(source.templates)
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
+        })
     }
 
     /// Whether this is a template instance ([`KernelTemplate::with`]): compiled by name expression
@@ -107,37 +268,84 @@ fn intern(name: String) -> &'static str {
     leaked
 }
 
-/// Looks up an embedded file by name (`"transpose.cu"`); `None` if there is no such file.
+/// Looks up one of the suite's files by name (`"transpose.cu"`, [`sources`]); `None` if there is
+/// no such file.
+///
+/// # Panics
+/// As [`sources`].
 pub fn source_of(file: &str) -> Option<&'static KernelSource> {
-    SOURCES.iter().find(|s| s.file == file)
+    sources().iter().find(|s| s.file == file)
 }
 
-/// Generated by `build.rs`: `SOURCES` and one module per kernel file.
+/// Generated by `build.rs`: one module per kernel file, with a [`Kernel`] or [`KernelTemplate`]
+/// constant per kernel.
 pub mod k {
-    use super::KernelSource;
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
-
-pub use k::SOURCES;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_file_is_embedded_with_its_hash_and_entries() {
-        assert!(SOURCES.len() >= 4, "kernels/ holds the four memory-access families");
-        for s in SOURCES {
+    fn every_file_is_read_with_its_hash_and_entries() {
+        let sources = sources();
+        assert!(sources.len() >= 4, "kernels/ holds the four memory-access families");
+        for s in sources {
             assert_eq!(s.sha256.len(), 64, "{}", s.file);
+            assert_eq!(s.path, format!("kernels/{}", s.file));
             assert!(!s.entries.is_empty() || !s.templates.is_empty(), "{}", s.file);
             for e in s.entries.iter().chain(s.templates) {
                 assert!(s.source.contains(&format!(" {e}(")), "{} lists {e}", s.file);
             }
         }
-        let files: Vec<_> = SOURCES.iter().map(|s| s.file).collect();
+        let files: Vec<_> = sources.iter().map(|s| s.file).collect();
         let mut sorted = files.clone();
         sorted.sort();
         assert_eq!(files, sorted);
+    }
+
+    #[test]
+    fn a_folder_is_read_as_it_is_now_and_a_bad_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_folder(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("holds no .cu file"), "{err}");
+        std::fs::write(dir.path().join("b.cu"), "extern \"C\" __global__ void b(float* x) { x[0] = 1; }\n").unwrap();
+        std::fs::write(dir.path().join("a.cu"), "extern \"C\" __global__ void a(float* x) { x[0] = 1; }\n").unwrap();
+        let read = read_folder(dir.path()).unwrap();
+        assert_eq!(
+            read.iter().map(|s| (s.file, s.entries)).collect::<Vec<_>>(),
+            [("a.cu", &["a"][..]), ("b.cu", &["b"][..])]
+        );
+        // An edit is seen by the next read: nothing is built in.
+        std::fs::write(dir.path().join("a.cu"), "extern \"C\" __global__ void a2(float* x) { x[0] = 2; }\n").unwrap();
+        let again = read_folder(dir.path()).unwrap();
+        assert_eq!(again[0].entries, ["a2"]);
+        assert_ne!(again[0].sha256, read[0].sha256);
+        std::fs::write(dir.path().join("c.cu"), "__device__ float helper(float x) { return x; }\n").unwrap();
+        let err = read_folder(dir.path()).unwrap_err().to_string();
+        assert!(err.starts_with("kernels/c.cu: declares no `extern \"C\" __global__` kernel"), "{err}");
+        let err = read_folder(&dir.path().join("missing")).unwrap_err().to_string();
+        assert!(err.contains("cannot read the kernels folder") && err.contains("Cargo.toml and kernels/"), "{err}");
+    }
+
+    #[test]
+    fn a_kernel_gone_since_the_build_is_named_with_the_fix() {
+        assert!(k::transpose::transpose_naive.declared().is_ok());
+        assert!(k::blocksum::block_sum.with("128, 4").declared().is_ok());
+        let gone = Kernel { file: "transpose.cu", entry: "transpose_renamed" };
+        let err = gone.declared().unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "kernels/transpose.cu: no longer declares the extern \"C\" __global__ kernel `transpose_renamed`"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("`transpose_naive`") && err.contains("rename it in the case table"), "{err}");
+        let err = Kernel { file: "blocksum.cu", entry: "block_max<1>" }.declared().unwrap_err().to_string();
+        assert!(err.contains("kernel template `block_max`"), "{err}");
+        let err = Kernel { file: "gone.cu", entry: "g" }.declared().unwrap_err().to_string();
+        assert!(err.starts_with("kernels/gone.cu: is gone since the crate was built"), "{err}");
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! The git state built into this binary, and the state a run is recorded under (issue 9).
+//! The git state built into this binary, and the state a run is recorded under.
 //!
 //! `build.rs` reads the git state of the tree it builds from ([`super::provenance::read`]) and
-//! writes it into the binary ([`built`], [`BUILT_KERNELS_SHA256`]). At run time
-//! [`reconcile`] decides what the run is keyed to: the built commit, because that is where the
-//! measured kernels came from; `KERNELGATE_COMMIT` when set (an override for binaries built outside
-//! a repository); and it says, as warnings, where the working tree it runs in differs.
+//! writes it into the binary ([`built`]), with the hash of that commit's kernels
+//! ([`COMMIT_KERNELS_SHA256`]). The kernels themselves are read from `kernels/` when a run starts
+//! (`crate::source`). At run time [`reconcile`] decides what the run is keyed to: HEAD here when
+//! its commit holds the binary's code; else the built commit; `KERNELGATE_COMMIT` when set (an
+//! override for binaries built outside a repository); and it says, as warnings, where the tree
+//! it runs in differs.
 
 use crate::model::{GitState, RepoState};
 
@@ -13,9 +15,11 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/built.rs"));
 }
 
-/// SHA-256 of the kernels built into this binary ([`super::provenance::kernels_sha256`] of
-/// `crate::SOURCES`).
-pub use generated::{BUILT_INPUTS_SHA256, BUILT_KERNELS_SHA256};
+/// [`super::provenance::kernels_sha256`] of the kernels of the commit this binary was built from
+/// ([`super::provenance::kernels_at_head`] when `build.rs` ran); `None` when it was built outside
+/// a commit. [`BUILT_INPUTS_SHA256`]: the files it was built from ([`super::provenance::files_sha256`]
+/// of [`super::provenance::BUILD_INPUTS`]).
+pub use generated::{BUILT_INPUTS_SHA256, COMMIT_KERNELS_SHA256};
 
 /// The git state of the tree this binary was built from, read by `build.rs`.
 pub fn built() -> GitState {
@@ -33,44 +37,52 @@ pub struct Recorded {
 
 /// Decides the state a run is recorded under (pure).
 ///
-/// - `built`: the binary's state ([`built`]); `kernels_built`: its kernels' hash.
-/// - `here`: the working tree the run starts in ([`super::provenance::read`] of the project root);
-///   `kernels_here`: the hash of its `kernels/*.cu`, `None` when it has no such folder.
+/// - `built`: the binary's state ([`built`]); `commit_kernels`: the hash of its commit's kernels
+///   ([`COMMIT_KERNELS_SHA256`]); `measured`: the hash of the kernels this run reads (`kernels/`
+///   here, [`super::provenance::kernels_sha256`]).
+/// - `here`: the working tree the run starts in ([`super::provenance::read`] of the project root),
+///   whose dirty flags compare that tree (the measured kernels included) with HEAD.
 /// - `head_holds_inputs`: HEAD's commit here holds exactly the files the binary was built from
 ///   ([`super::provenance::BUILD_INPUTS`], compared by [`super::provenance::files_sha256`] with
 ///   [`BUILT_INPUTS_SHA256`]): its code is that commit's, whatever commit `build.rs` saw.
-/// - `given`: the state of `KERNELGATE_COMMIT`'s commit when set, `Err` with libgit2's reason when
-///   it could not be looked up (the id is then recorded as given, dirty unknown).
+/// - `given`: the state of `KERNELGATE_COMMIT`'s commit when set (its dirty flags compare this
+///   tree with it), `Err` with libgit2's reason when it could not be looked up (the id is then
+///   recorded as given, dirty unknown).
 ///
-/// The run is keyed to `given` when set. Else, when HEAD here holds the binary's sources and the
-/// working tree its kernels, to `here`: `build.rs` does not re-run on a commit (that would rebuild
-/// the crate), so the built commit can be older than HEAD while the code that runs is HEAD's (with
-/// the edits `here` reports as dirty, none of them to the sources). Else to `built`: a binary copied
-/// elsewhere (a GPU runner's copy of the tree, issue 9), or run in a checkout at another commit
-/// (a copy whose HEAD is older than its files, seen on the H200 runner), carries where its code
-/// came from. Warnings name: a
-/// `given` commit other than the built one; a working tree at another commit, or with other
-/// kernels, than the binary's; a built state without a commit (no repository, no refs) or from a
-/// shallow clone; built kernels that differ from their commit.
+/// The run is keyed to `given` when set. Else, when HEAD here holds the binary's code, to `here`:
+/// `build.rs` re-runs neither on a commit nor on a kernel edit (either would rebuild the crate),
+/// so the built commit can be older than HEAD while the code and the kernels that run are HEAD's,
+/// with the edits `here` reports as dirty. Else to `built`, its kernels dirty when `measured`
+/// differs from `commit_kernels`: a binary copied elsewhere (a GPU runner's copy of the tree), or
+/// run in a checkout at another commit (a copy whose HEAD is older than its files, seen on the
+/// H200 runner), carries where its code came from. Warnings name: a `given` commit other than
+/// the built one; a working tree at another commit than the binary's; a built state without a
+/// commit (no repository, no refs) or from a shallow clone; measured kernels that differ from the
+/// commit the run is keyed to, when that commit's tree is not here to say so.
 pub fn reconcile(
     built: &GitState,
-    kernels_built: &str,
+    commit_kernels: Option<&str>,
+    measured: &str,
     here: &GitState,
-    kernels_here: Option<&str>,
     head_holds_inputs: bool,
     given: Option<(&str, Result<GitState, String>)>,
 ) -> Recorded {
-    let same_kernels = kernels_here == Some(kernels_built);
-    if given.is_none() && head_holds_inputs && same_kernels && here.commit != "unknown" {
+    if given.is_none() && head_holds_inputs && here.commit != "unknown" {
         let warnings = shallow_warning(here).into_iter().collect();
         return Recorded { git: here.clone(), warnings };
     }
+    // The built commit, with the kernels this run reads compared with that commit's.
+    let built_here = || {
+        let kernels_dirty = commit_kernels.map(|c| c != measured);
+        let dirty = if kernels_dirty == Some(true) { Some(true) } else { built.dirty };
+        GitState { dirty, kernels_dirty, ..built.clone() }
+    };
     let mut warnings = Vec::new();
     let git = match given {
         // An abbreviation of the built commit that this repository cannot resolve (a runner's copy
         // without the commit): the built commit is the one meant, in full.
         Some((id, Err(_))) if id.len() >= 7 && built.commit != "unknown" && built.commit.starts_with(id) => {
-            built.clone()
+            built_here()
         }
         Some((id, found)) => {
             let mut git = found.unwrap_or_else(|reason| {
@@ -82,15 +94,12 @@ pub fn reconcile(
                     "KERNELGATE_COMMIT={id} is not the commit this binary was built from ({}); recording {id} as asked",
                     built.short()
                 ));
-                // Whether the binary's kernels match the given commit is not known from its state.
-                git.kernels_dirty = None;
             } else {
                 git.dirty = built.dirty.or(git.dirty);
-                git.kernels_dirty = built.kernels_dirty.or(git.kernels_dirty);
             }
             git
         }
-        None => built.clone(),
+        None => built_here(),
     };
     match built.state {
         RepoState::NoRepository | RepoState::NoRefs if git.commit == "unknown" => warnings.push(format!(
@@ -101,10 +110,10 @@ pub fn reconcile(
         RepoState::Shallow => warnings.extend(shallow_warning(built)),
         _ => {}
     }
-    if built.kernels_dirty == Some(true) && git.commit == built.commit {
+    if git.commit == built.commit && git.kernels_dirty == Some(true) && here.commit != built.commit {
         warnings.push(format!(
-            "the kernels built into this binary differ from commit {} (edited or untracked kernels/*.cu): \
-             recorded as dirty",
+            "the kernels this run reads (kernels/ here, {}) differ from commit {}'s: recorded as dirty",
+            &measured[..measured.len().min(12)],
             built.short()
         ));
     }
@@ -113,16 +122,6 @@ pub fn reconcile(
             "this binary was built from commit {}, the working tree here is at {}: the run is recorded under {}",
             built.short(),
             here.short(),
-            git.short()
-        ));
-    }
-    if let Some(h) = kernels_here
-        && h != kernels_built
-    {
-        warnings.push(format!(
-            "kernels/ here differs from the kernels built into this binary: the run measures the built ones \
-             (kernels {}), recorded under {}",
-            &kernels_built[..kernels_built.len().min(12)],
             git.short()
         ));
     }
@@ -166,30 +165,32 @@ mod tests {
 
     #[test]
     fn the_built_commit_keys_the_run_and_a_tree_elsewhere_is_named() {
-        // Issue 9: built from edited kernels, run in a clean checkout of the same commit.
-        let built = GitState { kernels_dirty: Some(true), dirty: Some(true), ..at("aaaaaaa1") };
-        let r = reconcile(&built, "k1", &at("aaaaaaa1"), Some("k0"), false, None);
-        assert_eq!(r.git.commit, "aaaaaaa1");
-        assert_eq!(r.git.kernels_dirty, Some(true));
-        assert!(r.warnings.iter().any(|w| w.contains("differ from commit aaaaaaa")), "{r:?}");
-        assert!(r.warnings.iter().any(|w| w.contains("kernels/ here differs")), "{r:?}");
-        // Run in a tree at another commit.
-        let r = reconcile(&at("aaaaaaa1"), "k1", &at("bbbbbbb2"), Some("k1"), false, None);
-        assert_eq!(r.git.commit, "aaaaaaa1");
+        // A runner's copy with a stale .git (HEAD at bbbbbbb2, not holding the code): the built
+        // commit; the kernels read there are its commit's.
+        let r = reconcile(&at("aaaaaaa1"), Some("k1"), "k1", &at("bbbbbbb2"), false, None);
+        assert_eq!((r.git.commit.as_str(), r.git.kernels_dirty, r.git.dirty), ("aaaaaaa1", Some(false), Some(false)));
         assert_eq!(r.warnings.len(), 1, "{r:?}");
         assert!(r.warnings[0].contains("built from commit aaaaaaa, the working tree here is at bbbbbbb"));
-        // The same tree: nothing to say.
-        let r = reconcile(&at("aaaaaaa1"), "k1", &at("aaaaaaa1"), Some("k1"), false, None);
-        assert!(r.warnings.is_empty(), "{r:?}");
+        // The same copy with an edited kernel: dirty, and said.
+        let r = reconcile(&at("aaaaaaa1"), Some("k1"), "k2", &at("bbbbbbb2"), false, None);
+        assert_eq!((r.git.commit.as_str(), r.git.kernels_dirty, r.git.dirty), ("aaaaaaa1", Some(true), Some(true)));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("kernels this run reads (kernels/ here, k2) differ from commit aaaaaaa"))
+        );
+        // Built outside a commit: whether the kernels are dirty is unknown.
+        let r = reconcile(&at("aaaaaaa1"), None, "k2", &GitState::unknown(RepoState::NoRefs), false, None);
+        assert_eq!(r.git.kernels_dirty, None);
     }
 
     #[test]
     fn unknown_states_are_recorded_with_a_warning() {
         let r = reconcile(
             &GitState::unknown(RepoState::NoRepository),
+            None,
             "k",
             &GitState::unknown(RepoState::NoRepository),
-            None,
             false,
             None,
         );
@@ -197,35 +198,34 @@ mod tests {
         assert_eq!(r.git.state, RepoState::NoRepository);
         assert!(r.warnings[0].contains("no repository") && r.warnings[0].contains("KERNELGATE_COMMIT"), "{r:?}");
         let shallow = GitState { state: RepoState::Shallow, ..at("ccccccc3") };
-        let r = reconcile(&shallow, "k", &shallow, Some("k"), false, None);
+        let r = reconcile(&shallow, Some("k"), "k", &shallow, false, None);
         assert!(r.warnings[0].contains("shallow"), "{r:?}");
     }
 
     #[test]
     fn kernelgate_commit_overrides_and_says_so() {
-        // Given the built commit: its dirty flags come from the build.
-        let built = GitState { kernels_dirty: Some(true), ..at("aaaaaaa1") };
+        // Given the built commit: its kernels flag as read against the tree here.
+        let edited = GitState { kernels_dirty: Some(true), ..at("aaaaaaa1") };
         let r = reconcile(
-            &built,
-            "k",
+            &at("aaaaaaa1"),
+            Some("k"),
+            "k2",
             &GitState::unknown(RepoState::NoRefs),
-            None,
             false,
-            Some(("aaaaaaa1", Ok(at("aaaaaaa1")))),
+            Some(("aaaaaaa1", Ok(edited))),
         );
         assert_eq!(r.git.kernels_dirty, Some(true));
-        // Given another commit: recorded as asked, kernels unknown.
+        // Given another commit: recorded as asked, its flags as read here.
         let r =
-            reconcile(&at("aaaaaaa1"), "k", &at("aaaaaaa1"), Some("k"), false, Some(("bbbbbbb2", Ok(at("bbbbbbb2")))));
-        assert_eq!(r.git.commit, "bbbbbbb2");
-        assert_eq!(r.git.kernels_dirty, None);
+            reconcile(&at("aaaaaaa1"), Some("k"), "k", &at("aaaaaaa1"), false, Some(("bbbbbbb2", Ok(at("bbbbbbb2")))));
+        assert_eq!((r.git.commit.as_str(), r.git.kernels_dirty), ("bbbbbbb2", Some(false)));
         assert!(r.warnings[0].contains("recording bbbbbbb2 as asked"), "{r:?}");
         // Not found on the runner: recorded as given.
         let r = reconcile(
             &GitState::unknown(RepoState::NoRefs),
+            None,
             "k",
             &GitState::unknown(RepoState::NoRefs),
-            None,
             false,
             Some(("ddddddd4", Err("not found".into()))),
         );
@@ -233,33 +233,30 @@ mod tests {
         assert!(r.warnings[0].contains("as given, dirty unknown: not found"), "{r:?}");
         // An abbreviation of the built commit, not found on the runner: the built commit, no warning.
         let built = at("aaaaaaa1ffff");
-        let r = reconcile(&built, "k", &built, Some("k"), false, Some(("aaaaaaa1", Err("not found".into()))));
+        let r = reconcile(&built, Some("k"), "k", &built, false, Some(("aaaaaaa1", Err("not found".into()))));
         assert_eq!(r.git.commit, "aaaaaaa1ffff");
         assert!(r.warnings.is_empty(), "{r:?}");
     }
 
     #[test]
-    fn where_head_holds_the_built_sources_a_run_is_keyed_to_head_when_the_kernels_match() {
-        // Built at A, then a commit B that changed no kernel: cargo does not rebuild, the run is B's.
-        let r = reconcile(&at("aaaaaaa1"), "k1", &at("bbbbbbb2"), Some("k1"), true, None);
+    fn where_head_holds_the_built_code_a_run_is_keyed_to_head_with_its_kernels_as_they_are() {
+        // Built at A, then a commit B (of kernels or not): cargo does not rebuild, the run is B's.
+        let r = reconcile(&at("aaaaaaa1"), Some("k1"), "k2", &at("bbbbbbb2"), true, None);
         assert_eq!(r.git.commit, "bbbbbbb2");
         assert!(r.warnings.is_empty(), "{r:?}");
-        // HEAD's kernels with uncommitted edits, built into this binary: HEAD, dirty as read here.
+        // Kernels edited after the build: no rebuild, HEAD, dirty as read here.
         let edited = GitState { dirty: Some(true), kernels_dirty: Some(true), ..at("bbbbbbb2") };
-        let r = reconcile(&at("aaaaaaa1"), "k2", &edited, Some("k2"), true, None);
+        let r = reconcile(&at("aaaaaaa1"), Some("k1"), "k3", &edited, true, None);
         assert_eq!((r.git.commit.as_str(), r.git.kernels_dirty), ("bbbbbbb2", Some(true)));
-        // Kernels edited after the build, binary run directly: the built state, with the warning.
-        let r = reconcile(&at("aaaaaaa1"), "k1", &edited, Some("k2"), true, None);
-        assert_eq!(r.git.commit, "aaaaaaa1");
-        assert!(r.warnings.iter().any(|w| w.contains("kernels/ here differs")), "{r:?}");
+        assert!(r.warnings.is_empty(), "{r:?}");
         // A shallow checkout still says so.
         let shallow = GitState { state: RepoState::Shallow, ..at("ccccccc3") };
-        let r = reconcile(&at("aaaaaaa1"), "k", &shallow, Some("k"), true, None);
+        let r = reconcile(&at("aaaaaaa1"), Some("k"), "k", &shallow, true, None);
         assert_eq!(r.git.commit, "ccccccc3");
         assert!(r.warnings[0].contains("shallow"), "{r:?}");
         // KERNELGATE_COMMIT still wins.
         let r =
-            reconcile(&at("aaaaaaa1"), "k", &at("bbbbbbb2"), Some("k"), true, Some(("aaaaaaa1", Ok(at("aaaaaaa1")))));
+            reconcile(&at("aaaaaaa1"), Some("k"), "k", &at("bbbbbbb2"), true, Some(("aaaaaaa1", Ok(at("aaaaaaa1")))));
         assert_eq!(r.git.commit, "aaaaaaa1");
     }
 }

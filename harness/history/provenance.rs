@@ -1,10 +1,10 @@
 //! Provenance: the commit the measured code came from (issue 9).
 //!
-//! A test binary embeds its kernels when it is built (`build.rs`), and may run much later in
-//! another checkout: on a GPU runner that received a copy of the working tree without refs, or in
-//! a clean checkout while the binary was built from edited kernels. Reading the commit from the
-//! current directory at run time then keys the run to the wrong code (seen on the H200, issue 9: a
-//! binary built from modified kernels recorded `commit f56ee3e, dirty false`). So the build records
+//! A test binary is built from the library's code (`build.rs` records its commit) and reads the
+//! kernels from `kernels/` when it runs, maybe much later in another checkout: on a GPU runner that
+//! received a copy of the working tree without refs, or with a stale `.git`. Reading the commit
+//! from the current directory at run time then keys the run to the wrong code (seen on the H200: a
+//! binary built from modified code recorded `commit f56ee3e, dirty false`). So the build records
 //! the git state ([`read`], called by `build.rs`, which includes this file), the binary carries it
 //! ([`crate::history::built::built`]), and at run time [`crate::history::built::reconcile`] keys the run to the built state and warns when the
 //! working tree it runs in differs.
@@ -100,8 +100,10 @@ pub fn read(dir: &Path, rev: Option<&str>) -> Result<GitState, String> {
 }
 
 /// What a binary is built from, relative to the project root: the files `build.rs` watches, whose
-/// edit rebuilds the crate (the vendored crates under `vendor/` aside).
-pub const BUILD_INPUTS: [&str; 5] = ["build.rs", "Cargo.lock", "Cargo.toml", "harness", "kernels"];
+/// edit rebuilds the crate (the vendored crates under `vendor/` aside). Not `kernels/`: a run reads
+/// the kernels when it starts (`crate::source`), and compares them with the built commit's
+/// ([`kernels_at_head`]).
+pub const BUILD_INPUTS: [&str; 4] = ["build.rs", "Cargo.lock", "Cargo.toml", "harness"];
 
 /// SHA-256 (lowercase hex) over files given as (path relative to the project root with `/`
 /// separators, content): the lines `<path> <sha256 of the content>\n`, sorted. Equal for the same
@@ -156,6 +158,27 @@ pub fn inputs_at_head(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {
     })
     .ok()?;
     Some(out)
+}
+
+/// [`kernels_sha256`] of the `kernels/*.cu` files of HEAD's commit of the repository containing
+/// `dir` (the project root, the repository's top folder), `None` without a repository or a HEAD
+/// commit: what `build.rs` records as the built commit's kernels.
+pub fn kernels_at_head(dir: &Path) -> Option<String> {
+    let repo = open(dir).ok()?;
+    let tree = repo.head().ok()?.peel_to_commit().ok()?.tree().ok()?;
+    let folder = tree.get_path(Path::new("kernels")).ok()?.to_object(&repo).ok()?.peel_to_tree().ok()?;
+    let mut files = Vec::new();
+    for entry in folder.iter() {
+        let name = entry.name().unwrap_or_default().to_string();
+        if name.ends_with(".cu")
+            && entry.kind() == Some(git2::ObjectType::Blob)
+            && let Ok(blob) = repo.find_blob(entry.id())
+        {
+            files.push((name, String::from_utf8_lossy(blob.content()).into_owned()));
+        }
+    }
+    let refs: Vec<(&str, &str)> = files.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
+    Some(kernels_sha256(&refs))
 }
 
 /// SHA-256 (lowercase hex) over the kernel files: the lines `<file> <sha256 of its text>\n`, sorted
@@ -250,9 +273,10 @@ mod tests {
         let (dir, repo, _) = repo_with_commit();
         let at_head = || files_sha256(&inputs_at_head(dir.path()).unwrap());
         let on_disk = || files_sha256(&inputs_on_disk(dir.path()));
-        assert_eq!(at_head(), on_disk(), "kernels/a.cu, committed; README is no build input");
+        assert_eq!(at_head(), on_disk(), "nothing built is committed yet");
         fs::write(dir.path().join("README"), "edited").unwrap();
-        assert_eq!(at_head(), on_disk());
+        fs::write(dir.path().join("kernels/a.cu"), "edited").unwrap();
+        assert_eq!(at_head(), on_disk(), "neither the README nor a kernel is built in");
         fs::create_dir(dir.path().join("harness")).unwrap();
         fs::write(dir.path().join("harness/lib.rs"), "// new").unwrap();
         assert_ne!(at_head(), on_disk(), "an untracked source is built");
@@ -264,6 +288,17 @@ mod tests {
         repo.commit(Some("HEAD"), &sig, &sig, "second", &tree, &[&parent]).unwrap();
         assert_eq!(at_head(), on_disk(), "committed: HEAD holds what is built");
         assert!(inputs_at_head(tempfile::tempdir().unwrap().path()).is_none(), "no repository");
+    }
+
+    #[test]
+    fn the_kernels_at_head_are_the_committed_ones() {
+        let (dir, _repo, _) = repo_with_commit();
+        let committed = kernels_sha256(&[("a.cu", "one")]);
+        assert_eq!(kernels_at_head(dir.path()).as_deref(), Some(committed.as_str()));
+        fs::write(dir.path().join("kernels/a.cu"), "edited").unwrap();
+        fs::write(dir.path().join("kernels/b.cu"), "new").unwrap();
+        assert_eq!(kernels_at_head(dir.path()).as_deref(), Some(committed.as_str()), "the tree is not read");
+        assert_eq!(kernels_at_head(tempfile::tempdir().unwrap().path()), None, "no repository");
     }
 
     #[test]

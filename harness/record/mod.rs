@@ -108,7 +108,7 @@ pub struct RunInfo {
     pub seed: u64,
     /// The git state the run is recorded under.
     pub git: GitState,
-    /// SHA-256 of the kernels measured ([`crate::history::built::BUILT_KERNELS_SHA256`]).
+    /// SHA-256 of the kernels measured ([`crate::source::kernels_sha256`] of the files the run read).
     pub kernels_sha256: String,
     /// The device.
     pub facts: DeviceFacts,
@@ -127,11 +127,12 @@ pub struct Row {
     pub run_id: String,
     /// The commit the measured kernels came from ([`crate::history::built::reconcile`]).
     pub commit: String,
-    /// A tracked file differed from `commit` when the binary was built: `true`/`false`/`unknown`.
+    /// A tracked file differed from `commit` (when the binary was built, or the kernels when the
+    /// run read them): `true`/`false`/`unknown`.
     pub dirty: String,
-    /// The embedded kernels differ from `commit`'s: `true`/`false`/`unknown`.
+    /// The kernels the run read differ from `commit`'s: `true`/`false`/`unknown`.
     pub kernels_dirty: String,
-    /// SHA-256 of the embedded kernels ([`crate::history::provenance::kernels_sha256`]).
+    /// SHA-256 of the kernels the run read ([`crate::history::provenance::kernels_sha256`]).
     pub kernels_sha256: String,
     /// Branch at build time; empty when detached or unknown.
     pub branch: String,

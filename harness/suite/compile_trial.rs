@@ -6,7 +6,7 @@ use crate::{
     compile,
     error::Error,
     resources, sass,
-    source::{KernelSource, SOURCES},
+    source::{KernelSource, sources},
 };
 use libtest_mimic::{Completion, Failed};
 use std::sync::atomic::Ordering;
@@ -26,7 +26,7 @@ pub(super) fn run(
     source: &'static KernelSource,
     arch: &'static str,
 ) -> Result<Completion, Failed> {
-    let files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
+    let files: Vec<&str> = sources().iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
     let instances = resources::instances(launches, source.file);
     let (compiled, listing) = super::compile_ahead::AHEAD.take(source, arch, &instances);

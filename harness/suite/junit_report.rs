@@ -161,7 +161,7 @@ pub(super) fn properties(suite: &Suite) -> Vec<(String, String)> {
     put("branch", g.branch.clone());
     put("dirty", crate::record::flag(g.dirty));
     put("kernels_dirty", crate::record::flag(g.kernels_dirty));
-    put("kernels_sha256", crate::history::built::BUILT_KERNELS_SHA256.to_string());
+    put("kernels_sha256", suite.kernels_sha256.clone());
     put("seed", suite.seed.to_string());
     if let Ok(nvrtc) = crate::nvrtc::load() {
         put("nvrtc", format!("{}.{}", nvrtc.version.0, nvrtc.version.1));

@@ -42,13 +42,12 @@ use crate::devices::{Lease, Pool};
 use crate::gate::Policy;
 use crate::gate::baseline::Baseline;
 use crate::gpu::Gpu;
-use crate::history;
 use crate::history::revision::Revision;
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::TrialOutcome;
-use crate::{cases, check, config::Config, error::Error, report, resources, sass, source::SOURCES};
+use crate::{cases, check, config::Config, error::Error, report, resources, sass, source::sources};
 use libtest_mimic::{Arguments, Trial};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,10 +96,12 @@ pub struct Suite {
     pub seed: u64,
     /// UTC start of the run, `YYYYMMDDTHHMMSSZ`; names its output files.
     pub run_id: String,
-    /// The git state the run is recorded under: the binary's ([`history::built::reconcile`]).
+    /// The git state the run is recorded under ([`crate::history::built::reconcile`]).
     pub git: GitState,
     /// Where the tree the run started in differs from the binary's, one sentence each.
     git_warnings: Vec<String>,
+    /// SHA-256 of the kernels this run read ([`crate::source::kernels_sha256`]).
+    pub kernels_sha256: String,
     /// Where run files go.
     pub out_dir: PathBuf,
     /// The project root.
@@ -158,7 +159,7 @@ impl Suite {
             check::mix(nanos, u64::from(std::process::id()))
         });
         let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-        let recorded = recorded::recorded_state(&root, config.commit.as_deref());
+        let (recorded, kernels_sha256) = recorded::recorded_state(&root, config.commit.as_deref(), sources());
         Suite {
             out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
             cases: cases::for_run(&config),
@@ -169,6 +170,7 @@ impl Suite {
             run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
             git: recorded.git,
             git_warnings: recorded.warnings,
+            kernels_sha256,
             pool: OnceLock::new(),
             bad_devices: OnceLock::new(),
             profiled: OnceLock::new(),
@@ -247,7 +249,7 @@ impl Suite {
             run_id: self.run_id.clone(),
             seed: self.seed,
             git: self.git.clone(),
-            kernels_sha256: history::built::BUILT_KERNELS_SHA256.to_string(),
+            kernels_sha256: self.kernels_sha256.clone(),
             facts: facts.clone(),
             work_scale: self.config.work_scale,
             // The commit A's kernels came from (a branch name given would move on).
@@ -295,6 +297,11 @@ pub fn main() -> ExitCode {
         return crate::sanitize::child(&config, &cases::for_checked_child(&config), &list);
     }
     let mut args = Arguments::from_args();
+    // The kernels as they are now: read once, before any trial (a bad file stops the run here).
+    if let Err(e) = crate::source::load() {
+        eprintln!("kernelgate: {e}");
+        return ExitCode::from(EXIT_CONFIG);
+    }
     // libtest's own output alone on stdout where a program reads it (JSON) or a line would break
     // its dots (terse).
     let pretty = !args.quiet && matches!(args.format, None | Some(libtest_mimic::FormatSetting::Pretty));
@@ -343,7 +350,7 @@ pub fn main() -> ExitCode {
     crate::console::route_trial_lines(if pretty && threads == 1 { TrialLines::Inline } else { TrialLines::Stderr });
     if !args.list {
         let launches = crate::resources::launches(&plan::gated(&suite));
-        let compiles = SOURCES.iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
+        let compiles = sources().iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
         let chosen = |(s, a): &(&'static crate::source::KernelSource, &'static str)| {
             trials.iter().any(|t| {
                 t.name() == format!("compile/{}/{a}", s.file) && !args.is_filtered_out(t) && !args.is_ignored(t)

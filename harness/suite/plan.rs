@@ -3,7 +3,7 @@
 //! run here.
 
 use super::{COMPILE_ARCHS, Suite, compile_trial, lesson_trial, progress, trial, verdict::sanitized};
-use crate::{cases, resources, sass, source::SOURCES};
+use crate::{cases, resources, sass, source::sources};
 use libtest_mimic::{Completion, Failed, Trial};
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let launches = Arc::new(resources::launches(&gated));
     let arities = Arc::new(resources::arities(&gated));
     let declared = Arc::new(sass::declared(&gated));
-    for source in SOURCES {
+    for source in sources() {
         for arch in COMPILE_ARCHS {
             let name = format!("compile/{}/{arch}", source.file);
             let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));

@@ -1,17 +1,15 @@
-//! `kernelgate compile FILE...`: the compile trials of kernel files read from disk now, without
-//! rebuilding the crate. The suite embeds `kernels/*.cu` when it is built, so an edited kernel needs
-//! a rebuild (about a minute) before `cargo test` sees it; this command compiles the file as it is,
-//! for each architecture, and runs what the compile trials run: the entry points, the resource gate
-//! and the SASS gate against the blessed tables, with the same messages. A file that is not one of
-//! the suite's (`kernels/<name>` of this build) has no blessed rows and no cases: its figures are
-//! printed and nothing is gated. A file's kernel templates are compiled as the instances the case
+//! `kernelgate compile FILE...`: the compile trials of kernel files, without the GPU trials. It
+//! compiles each file as it is, for each architecture, and runs what the compile trials run: the
+//! entry points, the resource gate and the SASS gate against the blessed tables, with the same
+//! messages. A file that is not one of the project's `kernels/*.cu` (one outside it, or a new
+//! name) has no blessed rows and no cases: its figures are printed and nothing is gated. A file's kernel templates are compiled as the instances the case
 //! table launches from it and those given with `--instance` (a new template before its cases).
 
-use kernelgate::{Error, KernelSource, SOURCES, cases, compile, resources, sass};
+use kernelgate::{Error, KernelSource, cases, compile, resources, sass};
 use std::path::{Path, PathBuf};
 
 /// What a file outside the suite is checked against, in messages.
-const NO_TABLE: &str = "no blessed table (not a file of this build's kernels/)";
+const NO_TABLE: &str = "no blessed table (not a file of the project's kernels/)";
 
 /// The architectures compiled when none is given: the compile trials'.
 pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
@@ -35,16 +33,17 @@ pub fn compile_command(
     let cases = cases::all();
     let (launches, arities, declared) =
         (resources::launches(&cases), resources::arities(&cases), sass::declared(&cases));
-    let suite_files: Vec<&str> = SOURCES.iter().map(|s| s.file).collect();
+    let suite_files = suite_files();
+    let suite_files: Vec<&str> = suite_files.iter().map(String::as_str).collect();
     let mut checked_resources = Vec::new();
     let mut checked_sass = Vec::new();
     let (mut gate_failed, mut other_failed) = (false, false);
     for path in files {
-        let source = read(path)?;
-        let in_suite = SOURCES.iter().any(|s| s.file == source.file);
+        let source = KernelSource::read(path, &path.display().to_string())?;
+        let in_suite = suite_files.contains(&source.file);
         if !in_suite {
             eprintln!(
-                "kernelgate: {} is not one of this build's kernels/ files: figures only, nothing gated",
+                "kernelgate: {} is not one of the project's kernels/ files: figures only, nothing gated",
                 path.display()
             );
         }
@@ -168,18 +167,18 @@ fn no_table(note: &str) -> bool {
     note.starts_with("not gated: ") && note.contains("does not exist")
 }
 
-/// The kernel file at `path` as the suite would hold it: its name (the file name, which is how
-/// the tables and cases name it), `path` as given (how messages name it), its text, and the entry
-/// points `build.rs` would list.
-fn read(path: &Path) -> kernelgate::Result<KernelSource> {
-    let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
-    let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    // Leaked: a command compiles a handful of files once, and KernelSource holds `'static` text.
-    let names = |found: Vec<(String, usize)>| -> &'static [&'static str] {
-        found.into_iter().map(|(name, _)| &*name.leak()).collect::<Vec<_>>().leak()
-    };
-    let entries = names(kernelgate::entry_scan::entry_points(&text));
-    let templates = names(kernelgate::entry_scan::template_kernels(&text));
-    let shown = path.display().to_string();
-    Ok(KernelSource { file: file.leak(), path: shown.leak(), source: text.leak(), sha256: "", entries, templates })
+/// The names of the project's `kernels/*.cu` (the project root found from the current folder),
+/// listed, not read: a file being fixed may not parse yet. Empty outside a project.
+fn suite_files() -> Vec<String> {
+    let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let dir = kernelgate::paths::project_root(&here).join("kernels");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".cu"))
+        .collect();
+    names.sort();
+    names
 }
