@@ -127,6 +127,33 @@ pub fn sources() -> &'static [KernelSource] {
     load().unwrap_or_else(|e| panic!("the kernel sources cannot be read: {e}"))
 }
 
+/// The variable a run sets on its child processes (ncu's profiled child, the sanitizer's and the
+/// isolated checked child): the [`kernels_sha256`] of the kernels it read, which the child's own
+/// read must equal ([`same_as_parent`]).
+pub const PARENT_KERNELS_ENV: &str = "KERNELGATE_PARENT_KERNELS_SHA256";
+
+/// Whether this process's kernels ([`load`]) are those of the run that started it, when it is a
+/// child (`parent` is [`PARENT_KERNELS_ENV`]'s value): a kernel edited while the run went on would
+/// have ncu or the sanitizer check other code than was timed.
+///
+/// # Errors
+/// [`load`]'s; [`Error::Kernels`] naming `kernels/` and both hashes when they differ.
+pub fn same_as_parent(parent: &str) -> Result<()> {
+    let here = kernels_sha256(load()?);
+    if here == parent {
+        return Ok(());
+    }
+    Err(Error::Kernels {
+        path: "kernels".into(),
+        message: format!(
+            "changed while the run went on (the run read kernels {}, this child process reads {}): its checks \
+             would not be of the kernels that were timed; run again without editing kernels/ meanwhile",
+            &parent[..parent.len().min(12)],
+            &here[..12]
+        ),
+    })
+}
+
 /// [`crate::history::provenance::kernels_sha256`] of `sources`: one hash over the kernels a run
 /// reads, recorded with its rows.
 pub fn kernels_sha256(sources: &[KernelSource]) -> String {
@@ -327,6 +354,13 @@ mod tests {
         assert!(err.starts_with("kernels/c.cu: declares no `extern \"C\" __global__` kernel"), "{err}");
         let err = read_folder(&dir.path().join("missing")).unwrap_err().to_string();
         assert!(err.contains("cannot read the kernels folder") && err.contains("Cargo.toml and kernels/"), "{err}");
+    }
+
+    #[test]
+    fn a_child_reading_other_kernels_than_its_run_stops() {
+        assert!(same_as_parent(&kernels_sha256(sources())).is_ok());
+        let err = same_as_parent(&"0".repeat(64)).unwrap_err().to_string();
+        assert!(err.starts_with("kernels: changed while the run went on (the run read kernels 000000000000"), "{err}");
     }
 
     #[test]

@@ -302,6 +302,14 @@ pub const PRECISION: Var = Var {
     meaning: "`precision` stopping rule: the median's 95 % CI half-width as a fraction of the effect floor",
     read_by: &[Reader::Suite],
 };
+/// `KERNELGATE_PARENT_KERNELS_SHA256`.
+pub const PARENT_KERNELS_SHA256: Var = Var {
+    name: "KERNELGATE_PARENT_KERNELS_SHA256",
+    value: Value::Text("a SHA-256, 64 hex digits"),
+    default: Some("unset"),
+    meaning: "the kernels_sha256 of the run that started this child (ncu's, the sanitizer's): a child that reads other kernels/ (edited during the run) stops",
+    read_by: &[Reader::Child],
+};
 /// `KERNELGATE_PROFILE_TRIALS`.
 pub const PROFILE_TRIALS: Var = Var {
     name: "KERNELGATE_PROFILE_TRIALS",
@@ -490,6 +498,7 @@ pub const VARS: &[Var] = &[
     NVDISASM,
     NVRTC,
     OUT_DIR,
+    PARENT_KERNELS_SHA256,
     PLANTED,
     PRECISION,
     PROFILE_TRIALS,

@@ -63,7 +63,10 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
         session.trials.len(),
         session.clock_control
     );
-    let child_env = [(CHILD_ENV, session.trials.join("\n"))];
+    let child_env = [
+        (CHILD_ENV, session.trials.join("\n")),
+        (crate::source::PARENT_KERNELS_ENV, crate::source::kernels_sha256(crate::source::sources())),
+    ];
     let (outputs, parsed) = session.run(program, &child_env)?;
     let version = super::run::version(&session.ncu).unwrap_or_else(|e| format!("unknown ({e})"));
     let profiled = profile::collect(

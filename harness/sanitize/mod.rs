@@ -276,6 +276,7 @@ fn one_process(
     let mut child = Command::new(exe)
         .args(tool.map(|t| args(t, program)).unwrap_or_default())
         .env(CHILD_ENV, trials.join("\n"))
+        .env(crate::source::PARENT_KERNELS_ENV, crate::source::kernels_sha256(crate::source::sources()))
         .stdout(Stdio::from(file))
         .stderr(Stdio::from(err))
         .process_group(0)

@@ -290,6 +290,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     };
+    if let Ok(parent) = std::env::var(crate::source::PARENT_KERNELS_ENV)
+        && let Err(e) = crate::source::same_as_parent(&parent)
+    {
+        eprintln!("kernelgate (child): {e}");
+        return ExitCode::FAILURE;
+    }
     if let Ok(list) = std::env::var(CHILD_ENV) {
         return select::child(&config, &cases::for_run(&config), &list);
     }
