@@ -45,14 +45,8 @@ pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
 pub fn function_of(gpu: &Gpu, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
     let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
     let loaded = gpu.module(file, source, instances, || {
-        let (ptx, lowered) = if instances.is_empty() {
-            (crate::compile::compile_text(file, source, &gpu.arch)?, Vec::new())
-        } else {
-            let (ptx, lowered) = crate::compile::compile_instances(file, source, &gpu.arch, instances)?;
-            (ptx, lowered.into_iter().map(|l| l.lowered).collect())
-        };
-        let sha256 = crate::compile::ptx_sha256(&ptx.to_src());
-        Ok((ptx, sha256, lowered))
+        let made = crate::compile::module_ptx(file, source, &gpu.arch, instances)?;
+        Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);
     let func =

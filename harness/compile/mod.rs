@@ -13,9 +13,11 @@ use crate::{
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
 
 mod entries;
+mod for_gpu;
 mod ptx;
 
 pub use entries::{check_entries, unseen_cause};
+pub use for_gpu::{ModulePtx, module_ptx};
 pub use ptx::{itanium_name, ptx_entries, ptx_param_counts, ptx_sha256};
 
 /// NVRTC options used for every kernel besides the architecture: C++17 and line info (so that

@@ -1,7 +1,11 @@
-//! The compile trials' work made ahead, in parallel: NVRTC's compile of each selected kernel file
-//! for each architecture and nvdisasm's listing of its cubin, on worker threads while the GPU
-//! trials run (libtest runs trials one at a time, one GPU); the compile trials, which come last,
-//! take their results in turn.
+//! NVRTC's work made ahead, in parallel, on worker threads while the GPU trials run (libtest runs
+//! trials one at a time, one GPU): first the modules the selected GPU trials will load, in trial
+//! order ([`crate::compile::module_ptx`], which the trial then finds made or in the making); then
+//! the compile trials' work, each selected kernel file for each architecture and nvdisasm's listing
+//! of its cubin, which the compile trials, coming last, take in turn.
+//!
+//! Why the modules: compiling them inside the trials took 6.2 s of a 63.3 s H200 run (BENCHMARK.md,
+//! the 86-case suite), three CCCL template instances about 1.8 s each.
 //!
 //! Why: the 26 compile trials run one after another, and the time a run's summary calls "other"
 //! (outside the GPU trials' phases, where the compile trials fall) grew from 3.8 s to 15.4-19.8 s
@@ -23,12 +27,23 @@ pub(super) type Made = (Result<Compiled>, Option<Result<String>>);
 /// expressions) the cases launch from the file.
 pub(super) type Job = (&'static KernelSource, &'static str, Vec<&'static str>);
 
-/// The process's compile trials' work ([`Ahead`]): one suite runs per test process.
-pub(super) static AHEAD: Ahead =
-    Ahead { selected: OnceLock::new(), started: Once::new(), made: Mutex::new(BTreeMap::new()), ready: Condvar::new() };
+/// One GPU module's job: the file, its text, and the template instances of the module (empty for
+/// an `extern "C"` file's module), as [`crate::program::function_of`] compiles it.
+pub(super) type ModuleJob = (&'static str, &'static str, Vec<&'static str>);
 
-/// The selected compile trials' work, made once on worker threads ([`Ahead::start`]).
+/// The process's NVRTC work made ahead ([`Ahead`]): one suite runs per test process.
+pub(super) static AHEAD: Ahead = Ahead {
+    modules: OnceLock::new(),
+    selected: OnceLock::new(),
+    started: Once::new(),
+    made: Mutex::new(BTreeMap::new()),
+    ready: Condvar::new(),
+};
+
+/// The selected trials' NVRTC work, made once on worker threads ([`Ahead::start`]).
 pub(super) struct Ahead {
+    /// The modules the selected GPU trials load, in trial order.
+    modules: OnceLock<Vec<ModuleJob>>,
     /// The compile trials this run selected.
     selected: OnceLock<Vec<Job>>,
     started: Once,
@@ -46,23 +61,38 @@ pub(super) fn make(source: &KernelSource, arch: &str, instances: &[&str]) -> Mad
 }
 
 impl Ahead {
-    /// Names the jobs the run selected (after libtest's filters); jobs named later, or all of
-    /// them when this is never called, are made by their trial alone.
-    pub(super) fn select(&self, jobs: Vec<Job>) {
+    /// Names the jobs the run selected (after libtest's filters): the GPU trials' modules, in
+    /// trial order, and the compile trials' jobs. Jobs named later, or all of them when this is
+    /// never called, are made by their trial alone.
+    pub(super) fn select(&self, modules: Vec<ModuleJob>, jobs: Vec<Job>) {
+        let _ = self.modules.set(modules);
         let _ = self.selected.set(jobs);
     }
 
     /// Starts the workers on the selected jobs, once: called when the first GPU trial has its
-    /// GPU (after the device was opened and its ceilings measured, so that the workers do not load
-    /// the CPU during that probe), or by the first compile trial of a run without one. The compile
-    /// trials run after the GPU trials ([`super::trials`]), so the work is done by then.
-    pub(super) fn start(&'static self) {
+    /// GPU, whose architecture `arch` the modules are compiled for (after the device was opened and
+    /// its ceilings measured, so that the workers do not load the CPU during that probe), or by
+    /// the first compile trial of a run without one (`None`: no modules). The compile trials run
+    /// after the GPU trials ([`super::trials`]), so their work is done by then.
+    pub(super) fn start(&'static self, arch: Option<&str>) {
+        let modules = match arch {
+            Some(arch) => {
+                self.modules.get().map_or(&[][..], Vec::as_slice).iter().map(|m| (m, arch.to_string())).collect()
+            }
+            None => Vec::new(),
+        };
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
-        if !selected.is_empty() {
+        if !selected.is_empty() || !modules.is_empty() {
             self.started.call_once(|| {
                 std::thread::spawn(move || {
-                    // Below the trials' timing thread and the inputs made ahead (nice 10): the
-                    // compile trials run last and can wait.
+                    // The modules with the inputs made ahead (nice 10), below the trials' timing
+                    // thread: a trial waits for its module.
+                    crate::inputs::prefetch::lower_priority(10);
+                    in_parallel(&modules, |((file, source, instances), arch)| {
+                        // A failure is not kept: the trial compiles again and reports NVRTC's error.
+                        let _ = crate::compile::module_ptx(file, source, arch, instances);
+                    });
+                    // The compile trials run last and can wait.
                     crate::inputs::prefetch::lower_priority(19);
                     self.work(selected)
                 });
@@ -77,7 +107,7 @@ impl Ahead {
         if !selected.iter().any(|(s, a, i)| s.file == source.file && *a == arch && i == instances) {
             return make(source, arch, instances);
         }
-        self.start();
+        self.start(None);
         let key = (source.file, arch);
         let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
         loop {
@@ -88,23 +118,70 @@ impl Ahead {
         }
     }
 
-    /// Makes every selected job on `available_parallelism() - 1` threads (at least one), in the
-    /// trials' order, each result handed over as soon as it is made.
+    /// Makes every selected compile trial's job, in the trials' order ([`in_parallel`]), each
+    /// result handed over as soon as it is made.
     fn work(&self, jobs: &'static [Job]) {
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        std::thread::scope(|scope| {
-            for _ in 0..workers.min(jobs.len()) {
-                scope.spawn(|| {
-                    while let Some((source, arch, instances)) =
-                        jobs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-                    {
-                        let done = make(source, arch, instances);
-                        self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch), done);
-                        self.ready.notify_all();
-                    }
-                });
-            }
+        in_parallel(jobs, |(source, arch, instances)| {
+            let done = make(source, arch, instances);
+            self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch), done);
+            self.ready.notify_all();
         });
+    }
+}
+
+/// Runs `each` on every item of `items` on `available_parallelism() - 1` threads (at least one),
+/// taking them in order; the threads take the calling thread's priority.
+fn in_parallel<T: Sync>(items: &[T], each: impl Fn(&T) + Sync) {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(items.len()) {
+            scope.spawn(|| {
+                while let Some(item) = items.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    each(item);
+                }
+            });
+        }
+    });
+}
+
+/// The modules `cases` load, in their order, each once, as [`crate::program::function_of`]
+/// compiles them: a file's `extern "C"` kernels as one module, each template instance as its own.
+pub(super) fn modules<'c>(cases: impl Iterator<Item = &'c crate::case::Case>) -> Vec<ModuleJob> {
+    let mut jobs: Vec<ModuleJob> = Vec::new();
+    for case in cases {
+        for kernel in case.kernels() {
+            // A file gone since the build: its trial says so.
+            let Some(source) = crate::source::source_of(kernel.file) else { continue };
+            let instances = if kernel.is_instance() { vec![kernel.entry] } else { Vec::new() };
+            let job = (kernel.file, source.source, instances);
+            if !jobs.contains(&job) {
+                jobs.push(job);
+            }
+        }
+    }
+    jobs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_modules_of_the_trials_are_listed_once_in_trial_order() {
+        let cases = crate::cases::all();
+        let of = |family: &'static str| cases.iter().filter(move |c| c.family == family);
+        let jobs = modules(of("blocksum").chain(of("transpose")).chain(of("blocksum")));
+        let names: Vec<(&str, Vec<&str>)> = jobs.iter().map(|(f, _, i)| (*f, i.clone())).collect();
+        assert_eq!(
+            names,
+            [
+                ("blocksum.cu", vec!["block_sum<128, 4>"]),
+                ("blocksum.cu", vec!["block_sum<256, 8>"]),
+                ("blocksum.cu", vec!["block_sum<512, 16>"]),
+                ("transpose.cu", vec![]),
+            ]
+        );
+        assert!(jobs.iter().all(|(f, text, _)| crate::source::source_of(f).unwrap().source == *text));
     }
 }

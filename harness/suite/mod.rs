@@ -363,7 +363,9 @@ pub fn main() -> ExitCode {
             })
         };
         let pairs = compiles.filter(chosen).map(|(s, a)| (s, a, crate::resources::instances(&launches, s.file)));
-        compile_ahead::AHEAD.select(pairs.collect());
+        let modules =
+            compile_ahead::modules(selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)));
+        compile_ahead::AHEAD.select(modules, pairs.collect());
     }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     let any_selected = !selected.is_empty() || lessons_selected;

@@ -77,8 +77,8 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         Err(not_run) => return Ok(not_run),
     };
     let gpu = Arc::clone(lease.gpu());
-    // The GPU is open and its ceilings measured: the compile trials' work may load the CPU now.
-    super::compile_ahead::AHEAD.start();
+    // The GPU is open and its ceilings measured: NVRTC's work made ahead may load the CPU now.
+    super::compile_ahead::AHEAD.start(Some(&gpu.arch));
     let fault = |e: Error| retire_on_fault(suite, case, gpu.facts.ordinal, e);
     if let Some(why) = program::unavailable(case) {
         return super::cannot_run(why);
