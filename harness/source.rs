@@ -190,10 +190,9 @@ impl Kernel {
     /// # Errors
     /// [`Error::Kernels`] naming the file and the fix when the file or the kernel is gone.
     pub fn declared(&self) -> Result<()> {
-        let path = format!("kernels/{}", self.file);
         let Some(source) = load()?.iter().find(|s| s.file == self.file) else {
             return Err(Error::Kernels {
-                path: path.into(),
+                path: format!("kernels/{}", self.file).into(),
                 message: format!(
                     "is gone since the crate was built, and the case table launches `{}` from it: restore the file, \
                      or remove its cases and rebuild",
@@ -201,6 +200,15 @@ impl Kernel {
                 ),
             });
         };
+        self.declared_in(source)
+    }
+
+    /// Whether `source` (this kernel's file as read) declares this kernel: [`Kernel::declared`]
+    /// for a file read elsewhere (`kernelgate compile`'s).
+    ///
+    /// # Errors
+    /// [`Error::Kernels`] naming the file, the kernel, what the file declares and the fix.
+    pub fn declared_in(&self, source: &KernelSource) -> Result<()> {
         let (name, list, what) = match self.entry.split_once('<') {
             Some((template, _)) => (template.trim(), source.templates, "kernel template"),
             None => (self.entry, source.entries, "extern \"C\" __global__ kernel"),
@@ -209,7 +217,7 @@ impl Kernel {
             return Ok(());
         }
         Err(Error::Kernels {
-            path: path.into(),
+            path: source.path.into(),
             message: format!(
                 "no longer declares the {what} `{name}`, which the case table launches (it was there when the crate \
                  was built; kernels are read when a run starts): restore it, or rename it in the case table too \

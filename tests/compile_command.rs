@@ -1,5 +1,5 @@
-//! `kernelgate compile FILE`: a kernel file compiled as it is on disk, without rebuilding the
-//! crate, through the compile trials' checks (NVRTC and nvdisasm, no GPU). Runs wherever both are
+//! `kernelgate compile FILE`: a kernel file compiled as it is on disk through the compile trials'
+//! checks (NVRTC and nvdisasm, no GPU). Runs wherever both are
 //! found; CI fetches them (scripts/get-nvrtc) and sets KERNELGATE_REQUIRE_NVRTC=1, which turns
 //! their absence into a failure instead of a skip.
 
@@ -31,6 +31,22 @@ fn a_suite_file_as_blessed_passes_and_prints_its_figures() {
     for arch in ["sm_80", "sm_90"] {
         assert!(out.contains(&format!("{arch}  vectorization/copy_vec4")), "{out}");
     }
+}
+
+#[test]
+fn a_kernel_renamed_under_the_cases_is_named_not_offered_for_bless() {
+    // Checked before NVRTC runs: no tools needed.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/transpose.cu")).unwrap();
+    let renamed = dir.path().join("transpose.cu");
+    std::fs::write(&renamed, text.replace("void transpose_naive(", "void transpose_naive_renamed(")).unwrap();
+    let (code, out) = compile(&[renamed.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("transpose.cu: no longer declares the extern \"C\" __global__ kernel `transpose_naive`, which the case table launches"),
+        "{out}"
+    );
+    assert!(out.contains("rename it in the case table too") && !out.contains("KERNELGATE_BLESS"), "{out}");
 }
 
 #[test]

@@ -69,6 +69,15 @@ pub fn instances(launches: &[LaunchShape], file: &str) -> Vec<&'static str> {
     out
 }
 
+/// What `source` lacks of the kernels `launches` launch from it, one message each
+/// ([`Kernel::declared_in`]): kernels renamed or removed since the crate was built, which the cases
+/// still launch. Empty when it declares them all.
+pub fn undeclared(launches: &[LaunchShape], source: &crate::source::KernelSource) -> Vec<String> {
+    let mut kernels: Vec<Kernel> = launches.iter().map(|l| l.kernel).filter(|k| k.file == source.file).collect();
+    kernels.dedup();
+    kernels.iter().filter_map(|k| k.declared_in(source).err()).map(|e| e.to_string()).collect()
+}
+
 /// Every distinct launch of `cases`, sorted.
 pub fn launches(cases: &[Case]) -> Vec<LaunchShape> {
     let mut all: Vec<LaunchShape> = cases.iter().flat_map(launches_of).collect();
@@ -367,6 +376,32 @@ pub(crate) fn shown(path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::source::k;
+
+    #[test]
+    fn a_kernel_the_cases_launch_and_the_file_lost_is_named() {
+        let all = launches(&crate::cases::all());
+        let transpose = crate::source::source_of("transpose.cu").unwrap();
+        assert!(undeclared(&all, transpose).is_empty());
+        let renamed = KernelSource {
+            entries: &[
+                "transpose_naive_renamed",
+                "transpose_shared",
+                "transpose_shared_padded",
+                "transpose_shared_swizzled",
+                "transpose_strided_read",
+                "transpose_best",
+            ],
+            ..*transpose
+        };
+        let found = undeclared(&all, &renamed);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with(
+                "kernels/transpose.cu: no longer declares the extern \"C\" __global__ kernel `transpose_naive`"
+            ),
+            "{found:?}"
+        );
+    }
 
     #[test]
     fn launches_come_from_the_case_table() {

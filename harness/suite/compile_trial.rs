@@ -11,8 +11,9 @@ use crate::{
 use libtest_mimic::{Completion, Failed};
 use std::sync::atomic::Ordering;
 
-/// A compile trial: NVRTC compiles the file for `arch` (once), the PTX must declare the entry
-/// points `build.rs` listed, the kernels' resources at the cases' `launches` pass their gate
+/// A compile trial: the file must still declare every kernel the cases launch from it
+/// ([`resources::undeclared`]), NVRTC compiles it for `arch` (once), the PTX must declare the entry
+/// points the scan lists, the kernels' resources at the cases' `launches` pass their gate
 /// ([`resources::check_compiled`]), and their SASS passes its gate and the cases' declared
 /// expectations ([`sass::check`]); with `KERNELGATE_BLESS=1` both tables are written instead.
 /// Ignored without NVRTC, unless `KERNELGATE_REQUIRE_NVRTC=1`; without nvdisasm the SASS gate alone
@@ -26,6 +27,12 @@ pub(super) fn run(
     source: &'static KernelSource,
     arch: &'static str,
 ) -> Result<Completion, Failed> {
+    // A kernel the cases launch that the file no longer declares (renamed since the build): the
+    // gates would ask to bless the new name while the cases still launch the old one.
+    let undeclared = resources::undeclared(launches, source);
+    if !undeclared.is_empty() {
+        return Err(undeclared.join("\n").into());
+    }
     let files: Vec<&str> = sources().iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
     let instances = resources::instances(launches, source.file);

@@ -47,6 +47,14 @@ pub fn compile_command(
                 path.display()
             );
         }
+        if in_suite {
+            let undeclared = resources::undeclared(&launches, &source);
+            if !undeclared.is_empty() {
+                undeclared.iter().for_each(|m| println!("{m}"));
+                other_failed = true;
+                continue;
+            }
+        }
         let mut instances: Vec<&str> = resources::instances(&launches, source.file);
         for e in extra {
             if !instances.contains(&e.as_str()) {
