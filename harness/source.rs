@@ -154,11 +154,11 @@ pub fn same_as_parent(parent: &str) -> Result<()> {
     })
 }
 
-/// [`crate::history::provenance::kernels_sha256`] of `sources`: one hash over the kernels a run
+/// [`crate::model::kernels_sha256`] of `sources`: one hash over the kernels a run
 /// reads, recorded with its rows.
 pub fn kernels_sha256(sources: &[KernelSource]) -> String {
     let files: Vec<(&str, &str)> = sources.iter().map(|s| (s.file, s.source)).collect();
-    crate::history::provenance::kernels_sha256(&files)
+    crate::model::kernels_sha256(&files)
 }
 
 /// An entry point: which file, which kernel.

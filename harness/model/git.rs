@@ -1,6 +1,6 @@
 //! The git state of a working tree, or of the tree a binary was built from: plain data, read by
-//! `history::provenance` and recorded with every run. Compiled into `build.rs` too (`#[path]`),
-//! so it imports nothing.
+//! `history::provenance` and recorded with every run, and the one hash that names a set of kernel
+//! files. Compiled into `build.rs` too (`#[path]`), so it imports nothing of the crate.
 
 /// What kind of repository the state was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,5 +76,31 @@ impl GitState {
     /// The first 7 characters of the commit id; `unknown` whole.
     pub fn short(&self) -> &str {
         if self.commit == "unknown" { &self.commit } else { &self.commit[..self.commit.len().min(7)] }
+    }
+}
+
+/// SHA-256 (lowercase hex) over the kernel files: the lines `<file> <sha256 of its text>\n`, sorted
+/// by file name. One hash names the whole `kernels/` folder, so the kernels a run read can be
+/// compared with a commit's. `files` holds (file name, text).
+pub fn kernels_sha256(files: &[(&str, &str)]) -> String {
+    use sha2::{Digest, Sha256};
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let mut lines: Vec<String> =
+        files.iter().map(|(f, text)| format!("{f} {}\n", hex(&Sha256::digest(text)))).collect();
+    lines.sort();
+    hex(&Sha256::digest(lines.concat()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernels_hash_names_names_and_texts() {
+        let a = kernels_sha256(&[("a.cu", "x"), ("b.cu", "y")]);
+        assert_eq!(a, kernels_sha256(&[("b.cu", "y"), ("a.cu", "x")]), "order does not matter");
+        assert_ne!(a, kernels_sha256(&[("a.cu", "x"), ("b.cu", "z")]));
+        assert_ne!(a, kernels_sha256(&[("a.cu", "x"), ("c.cu", "y")]));
+        assert_eq!(a.len(), 64);
     }
 }
