@@ -130,7 +130,7 @@ pub fn sources() -> &'static [KernelSource] {
 /// The variable a run sets on its child processes (ncu's profiled child, the sanitizer's and the
 /// isolated checked child): the [`kernels_sha256`] of the kernels it read, which the child's own
 /// read must equal ([`same_as_parent`]).
-pub const PARENT_KERNELS_ENV: &str = "KERNELGATE_PARENT_KERNELS_SHA256";
+pub const PARENT_KERNELS_ENV: &str = "KERNELGATE_PARENT_KERNELS";
 
 /// Whether this process's kernels ([`load`]) are those of the run that started it, when it is a
 /// child (`parent` is [`PARENT_KERNELS_ENV`]'s value): a kernel edited while the run went on would
@@ -221,7 +221,9 @@ impl Kernel {
             message: format!(
                 "no longer declares the {what} `{name}`, which the case table launches (it was there when the crate \
                  was built; kernels are read when a run starts): restore it, or rename it in the case table too \
-                 (the file declares {})",
+                 (harness/cases/, then bless the new name: KERNELGATE_BLESS=1 cargo test --release --test kernels -- \
+                 compile/{}/) (the file declares {})",
+                source.file,
                 if source.entries.is_empty() && source.templates.is_empty() {
                     "nothing".to_string()
                 } else {

@@ -83,6 +83,11 @@ fn more_accumulators_fail_the_gate_with_before_and_after() {
     let line = message.lines().nth(1).unwrap().trim();
     assert!(line.starts_with("accumulate: registers "), "{line}");
     assert!(line.ends_with("at block 256; if intended, re-bless with KERNELGATE_BLESS=1"), "{line}");
+    assert_eq!(
+        message.lines().last().unwrap(),
+        "  if intended: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/accumulate.cu/",
+        "the trial's message ends with the command that re-blesses its file"
+    );
     let (regs_before, regs_after) = before_after(line, "registers ");
     let (pct_before, pct_after) = before_after(line, "occupancy ");
     assert!(regs_after > regs_before + 32.0, "{line}");

@@ -4,7 +4,7 @@
 //! BENCHMARK.md) leaves the trials' critical path. The same compile either way: the module's
 //! identity (its PTX's hash) does not depend on who made it.
 
-use super::{Lowered, compile_instances, compile_text, ptx_sha256};
+use super::{compile_instances, ptx_sha256};
 use crate::error::Result;
 use cudarc::nvrtc::Ptx;
 use std::collections::HashMap;
@@ -22,9 +22,9 @@ pub struct ModulePtx {
     pub lowered: Vec<String>,
 }
 
-/// Compiles the kernel file `file` with text `source` for `arch`: the whole file
-/// ([`compile_text`]) when `instances` is empty, else the template instances `instances` (name
-/// expressions, [`compile_instances`]). Made once per process and (file, text, arch, instances);
+/// Compiles the kernel file `file` with text `source` for `arch` ([`compile_instances`]): its
+/// `extern "C"` kernels, and the template instances `instances` (name expressions; empty for a
+/// file without templates). Made once per process and (file, text, arch, instances);
 /// a caller asking while another thread makes it waits for that compile. A failed compile is not
 /// kept: the next caller compiles again and gets NVRTC's error itself.
 ///
@@ -58,12 +58,8 @@ pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str]) -> R
 
 /// The compile itself, unkept.
 fn compile(file: &str, source: &str, arch: &str, instances: &[&str]) -> Result<ModulePtx> {
-    let (ptx, lowered) = if instances.is_empty() {
-        (compile_text(file, source, arch)?, Vec::new())
-    } else {
-        let (ptx, lowered) = compile_instances(file, source, arch, instances)?;
-        (ptx, lowered.into_iter().map(|l: Lowered| l.lowered).collect())
-    };
+    let (ptx, lowered) = compile_instances(file, source, arch, instances)?;
+    let lowered = lowered.into_iter().map(|l| l.lowered).collect();
     let sha256 = ptx_sha256(&ptx.to_src());
     Ok(ModulePtx { ptx, sha256, lowered })
 }

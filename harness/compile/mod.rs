@@ -10,7 +10,7 @@ use crate::{
     nvrtc,
     source::KernelSource,
 };
-use cudarc::nvrtc::{CompileError, CompileOptions, Ptx};
+use cudarc::nvrtc::Ptx;
 
 mod entries;
 mod for_gpu;
@@ -135,7 +135,8 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
     Ok(nvrtc::load()?.version)
 }
 
-/// Compiles one kernel file to PTX for `arch` (e.g. `"sm_90"`).
+/// Compiles one kernel file to PTX for `arch` (e.g. `"sm_90"`): its `extern "C"` kernels, with
+/// the options the GPU trials compile with ([`compile_instances`] without instances).
 ///
 /// The program is named after the file, so NVRTC's log reads `transpose.cu(12): error: ...`.
 ///
@@ -143,36 +144,7 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// As [`nvrtc_available`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim, and
 /// which NVRTC compiled.
 pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
-    compile_text(source.file, source.source, arch)
-}
-
-/// Compiles the text `source` of kernel file `file` (as at another git revision, for same-run
-/// A/B) to PTX for `arch`, with the same options as [`compile`].
-///
-/// # Errors
-/// As [`compile`].
-pub fn compile_text(file: &str, source: &str, arch: &str) -> Result<Ptx> {
-    let used = nvrtc::load()?.to_string();
-    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
-    options.push(format!("--gpu-architecture={arch}"));
-    options.extend(include_options().iter().cloned());
-    let opts = CompileOptions { options, name: Some(file.to_string()), ..Default::default() };
-    cudarc::nvrtc::compile_ptx_with_opts(source, opts).map_err(|e| match e {
-        CompileError::CompileError { nvrtc, log, .. } => Error::Compile {
-            file: format!("kernels/{file}"),
-            arch: arch.to_string(),
-            status: format!("{:?}", nvrtc.0),
-            nvrtc: used,
-            log: with_hint(log.to_string_lossy().into_owned()),
-        },
-        other => Error::Compile {
-            file: format!("kernels/{file}"),
-            arch: arch.to_string(),
-            status: format!("{other:?}"),
-            nvrtc: used,
-            log: String::new(),
-        },
-    })
+    compile_instances(source.file, source.source, arch, &[]).map(|(ptx, _)| ptx)
 }
 
 /// The NVRTC option that has ptxas write its resource report (`-v`: registers, spills, stack and

@@ -302,9 +302,9 @@ pub const PRECISION: Var = Var {
     meaning: "`precision` stopping rule: the median's 95 % CI half-width as a fraction of the effect floor",
     read_by: &[Reader::Suite],
 };
-/// `KERNELGATE_PARENT_KERNELS_SHA256`.
-pub const PARENT_KERNELS_SHA256: Var = Var {
-    name: "KERNELGATE_PARENT_KERNELS_SHA256",
+/// `KERNELGATE_PARENT_KERNELS`.
+pub const PARENT_KERNELS: Var = Var {
+    name: "KERNELGATE_PARENT_KERNELS",
     value: Value::Text("a SHA-256, 64 hex digits"),
     default: Some("unset"),
     meaning: "the kernels_sha256 of the run that started this child (ncu's, the sanitizer's): a child that reads other kernels/ (edited during the run) stops",
@@ -498,7 +498,7 @@ pub const VARS: &[Var] = &[
     NVDISASM,
     NVRTC,
     OUT_DIR,
-    PARENT_KERNELS_SHA256,
+    PARENT_KERNELS,
     PLANTED,
     PRECISION,
     PROFILE_TRIALS,

@@ -25,6 +25,16 @@ pub struct Judgement {
 /// The hint every failure of a blessed row ends with.
 pub const BLESS_HINT: &str = "if intended, re-bless with KERNELGATE_BLESS=1";
 
+/// The line a compile trial's gate message ends with when a blessed row changed: the command that
+/// re-blesses kernel file `file`'s rows ([`super::table::bless_command`]), which [`BLESS_HINT`]
+/// alone does not name.
+pub fn rebless_line(failures: &[String], file: &str) -> Option<String> {
+    failures
+        .iter()
+        .any(|f| f.ends_with(BLESS_HINT))
+        .then(|| format!("  if intended: {}", super::table::bless_command(Some(file))))
+}
+
 /// How the hint every failure of a row missing from the table ends with begins ([`new_row_hint`]).
 pub const NEW_ROW_HINT: &str = "new kernels and launch configurations must be blessed";
 

@@ -257,8 +257,9 @@ impl Checked {
                 lines.join("\n")
             ));
         }
+        let rebless = gate::rebless_line(&self.failures, &self.file).map(|l| format!("\n{l}")).unwrap_or_default();
         Some(format!(
-            "resource gate: {} for {} against {}:\n{}",
+            "resource gate: {} for {} against {}:\n{}{rebless}",
             self.path,
             self.arch,
             shown(&self.table),

@@ -104,8 +104,11 @@ impl Checked {
             return None;
         }
         let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
+        let rebless = crate::resources::gate::rebless_line(&self.failures, &self.file)
+            .map(|l| format!("\n{l}"))
+            .unwrap_or_default();
         Some(format!(
-            "SASS gate: {} for {} against {} ({}):\n{}",
+            "SASS gate: {} for {} against {} ({}):\n{}{rebless}",
             self.path,
             self.arch,
             crate::resources::shown(&self.table),

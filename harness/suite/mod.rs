@@ -368,6 +368,17 @@ pub fn main() -> ExitCode {
         compile_ahead::AHEAD.select(modules, pairs.collect());
     }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
+    if !args.list
+        && names.is_empty()
+        && let Some(filter) = &args.filter
+    {
+        // libtest passes a run that selects nothing; a mistyped filter in CI would gate nothing.
+        crate::say!(
+            "kernelgate: warning: the filter {filter:?} selects none of the {} trials (names are \
+             <family>/<variant>/<size> and compile/<file>.cu/<arch>; --list lists them)",
+            trials.len()
+        );
+    }
     let any_selected = !selected.is_empty() || lessons_selected;
     // The next trials' inputs and references are made while the GPU times the current one.
     let prefetch = (!args.list && suite.pool().is_ok()).then(|| {

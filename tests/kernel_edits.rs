@@ -1,0 +1,96 @@
+//! The suite reads `kernels/*.cu` from the tree it runs in, when the run starts: an edit there is
+//! tested without a rebuild, and a kernel the cases launch that the file no longer declares is
+//! named with the fix. Each test runs the built suite binary in a copy of the project's kernels.
+
+mod support;
+
+use std::path::Path;
+
+/// A project tree in a temp folder: `Cargo.toml` and `kernels/` (the project root kernelgate looks
+/// for), this checkout's NVRTC folder, with `edit` applied to `kernels/<file>`'s text.
+fn tree(file: &str, edit: impl Fn(&str) -> String) -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("Cargo.toml"), "").unwrap();
+    std::fs::create_dir(tmp.path().join("kernels")).unwrap();
+    for entry in std::fs::read_dir(root.join("kernels")).unwrap() {
+        let path = entry.unwrap().path();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        if path.file_name().unwrap() == file {
+            text = edit(&text);
+        }
+        std::fs::write(tmp.path().join("kernels").join(path.file_name().unwrap()), text).unwrap();
+    }
+    if root.join(".nvrtc").exists() {
+        std::os::unix::fs::symlink(root.join(".nvrtc"), tmp.path().join(".nvrtc")).unwrap();
+    }
+    tmp
+}
+
+/// Exit code and output of the suite binary run in `dir` with libtest arguments `args`, against
+/// this checkout's baselines.
+fn suite(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = tempfile::tempdir().unwrap();
+    let o = support::command(support::kernels_binary())
+        .current_dir(dir)
+        .args(args)
+        .env("KERNELGATE_BASELINES", Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines"))
+        .env("KERNELGATE_HISTORY", "off")
+        .env("KERNELGATE_OUT_DIR", out.path())
+        .env_remove("KERNELGATE_JUNIT")
+        .env_remove("KERNELGATE_REQUIRE_GPU")
+        .env_remove("NEXTEST")
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+    )
+}
+
+#[test]
+fn a_kernel_renamed_since_the_build_fails_its_compile_trial_with_the_fix() {
+    // Checked before NVRTC runs: no tools needed.
+    let dir = tree("transpose.cu", |t| t.replace("void transpose_naive(", "void transpose_naive_renamed("));
+    let (code, out) = suite(dir.path(), &["--exact", "compile/transpose.cu/sm_90"]);
+    assert_eq!(code, 101, "{out}");
+    assert!(
+        out.contains(
+            "kernels/transpose.cu: no longer declares the extern \"C\" __global__ kernel `transpose_naive`, which the \
+             case table launches"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("`transpose_naive_renamed`"), "what the file declares: {out}");
+}
+
+#[test]
+fn a_kernel_added_to_the_tree_is_compiled_without_a_rebuild() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let added = "\nextern \"C\" __global__ void probe_added(float* x) { x[threadIdx.x] = 1.0f; }\n";
+    let dir = tree("vectorization.cu", |t| format!("{t}{added}"));
+    let (code, out) = suite(dir.path(), &["--exact", "compile/vectorization.cu/sm_90"]);
+    assert_eq!(code, 3, "a new kernel is a gate failure until blessed: {out}");
+    assert!(out.contains("probe_added: not in "), "{out}");
+    assert!(out.contains("compile/vectorization.cu/"), "the bless command: {out}");
+}
+
+#[test]
+fn a_tree_without_kernels_stops_the_run_before_any_trial() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("Cargo.toml"), "").unwrap();
+    std::fs::create_dir(tmp.path().join("kernels")).unwrap();
+    let (code, out) = suite(tmp.path(), &["--exact", "compile/transpose.cu/sm_90"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("kernels: holds no .cu file"), "{out}");
+    assert!(!out.contains("running "), "no trial ran: {out}");
+}
+
+#[test]
+fn a_filter_that_selects_nothing_is_said() {
+    let (code, out) = suite(Path::new(env!("CARGO_MANIFEST_DIR")), &["compile/vectorization/"]);
+    assert_eq!(code, 0, "libtest passes an empty selection: {out}");
+    assert!(out.contains("kernelgate: warning: the filter \"compile/vectorization/\" selects none of the "), "{out}");
+}
