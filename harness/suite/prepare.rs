@@ -22,7 +22,7 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         "kernelgate: recorded under commit {}{}{} ({}{})",
         g.short(),
         if g.kernels_dirty == Some(true) { " with edited kernels" } else { "" },
-        if g.dirty == Some(true) { ", tree dirty when built" } else { "" },
+        if g.dirty == Some(true) { ", tree dirty" } else { "" },
         g.state.as_str(),
         if g.branch.is_empty() { String::new() } else { format!(" {}", g.branch) },
     );
