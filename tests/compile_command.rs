@@ -34,6 +34,17 @@ fn a_suite_file_as_blessed_passes_and_prints_its_figures() {
 }
 
 #[test]
+fn the_planted_file_is_gated_with_its_cases_as_the_compile_trials_gate_it() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    // Its cases join a run only with KERNELGATE_PLANTED=1, but the compile trials always gate it.
+    let (code, out) = compile(&["kernels/planted.cu", "--arch", "sm_90"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("kernelgate: compile: 1 file(s) for sm_90: every check passed\n"), "{out}");
+}
+
+#[test]
 fn a_kernel_renamed_under_the_cases_is_named_not_offered_for_bless() {
     // Checked before NVRTC runs: no tools needed.
     let dir = tempfile::tempdir().unwrap();
