@@ -52,7 +52,7 @@ fn main() {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(path, &format!("cannot read: {e}")));
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
-        let module = module_name(&file);
+        let module = entry_scan::module_name(&file);
         if seen_modules.contains(&module) {
             fail(path, &format!("maps to module `{module}`, like another file; rename one of them"));
         }
@@ -139,14 +139,4 @@ fn built_state(root: &Path) -> String {
 fn fail(path: &Path, message: &str) -> ! {
     eprintln!("error: {}: {message}", path.display());
     panic!("kernelgate build failed: {}: {message}", path.display());
-}
-
-/// `transpose.cu` -> `transpose`; characters that cannot start or continue an identifier become `_`.
-fn module_name(file: &str) -> String {
-    let stem = file.trim_end_matches(".cu");
-    let mut name: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, '_');
-    }
-    name
 }

@@ -216,13 +216,15 @@ impl Kernel {
         if list.contains(&name) {
             return Ok(());
         }
+        let module = crate::entry_scan::module_name(source.file);
         Err(Error::Kernels {
             path: source.path.into(),
             message: format!(
-                "no longer declares the {what} `{name}`, which the case table launches (it was there when the crate \
-                 was built; kernels are read when a run starts): restore it, or rename it in the case table too \
-                 (harness/cases/, then bless the new name: KERNELGATE_BLESS=1 cargo test --release --test kernels -- \
-                 compile/{}/) (the file declares {})",
+                "no longer declares the {what} `{name}`, which the case table launches as `k::{module}::{name}` (it \
+                 was there when the crate was built; kernels are read when a run starts): restore it, or rename \
+                 `k::{module}::{name}` in the case table too (`grep -rn {name} harness/cases/` finds it), then bless \
+                 the new name: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/{}/ (the file \
+                 declares {})",
                 source.file,
                 if source.entries.is_empty() && source.templates.is_empty() {
                     "nothing".to_string()
@@ -385,7 +387,15 @@ mod tests {
             ),
             "{err}"
         );
-        assert!(err.contains("`transpose_naive`") && err.contains("rename it in the case table"), "{err}");
+        assert!(err.contains("`transpose_naive`"), "what the file declares: {err}");
+        assert!(
+            err.contains(
+                "rename `k::transpose::transpose_renamed` in the case table too (`grep -rn transpose_renamed \
+                 harness/cases/` finds it), then bless the new name: KERNELGATE_BLESS=1 cargo test --release --test \
+                 kernels -- compile/transpose.cu/"
+            ),
+            "the constant to rename and the bless: {err}"
+        );
         let err = Kernel { file: "blocksum.cu", entry: "block_max<1>" }.declared().unwrap_err().to_string();
         assert!(err.contains("kernel template `block_max`"), "{err}");
         let err = Kernel { file: "gone.cu", entry: "g" }.declared().unwrap_err().to_string();

@@ -57,7 +57,13 @@ fn a_kernel_renamed_under_the_cases_is_named_not_offered_for_bless() {
         out.contains("transpose.cu: no longer declares the extern \"C\" __global__ kernel `transpose_naive`, which the case table launches"),
         "{out}"
     );
-    assert!(out.contains("rename it in the case table too (harness/cases/, then bless the new name"), "{out}");
+    assert!(
+        out.contains(
+            "rename `k::transpose::transpose_naive` in the case table too (`grep -rn transpose_naive harness/cases/` \
+             finds it), then bless the new name"
+        ),
+        "{out}"
+    );
     assert!(!out.contains("new kernels and launch configurations must be blessed"), "not offered for bless: {out}");
 }
 
