@@ -223,7 +223,7 @@ pub fn measure_cold(
 pub struct Pairs {
     /// Times of the reference version (the A/B revision's), seconds, one per pair.
     pub a: Vec<f64>,
-    /// Times of the version under test (this build's), seconds, one per pair.
+    /// Times of the version under test (the tree's kernels), seconds, one per pair.
     pub b: Vec<f64>,
     /// Whether A ran first in each pair (drawn at random per pair).
     pub a_first: Vec<bool>,
@@ -277,7 +277,7 @@ impl Pairs {
 pub enum Side {
     /// The reference version (the A/B revision's kernels).
     A,
-    /// The version under test (this build's kernels).
+    /// The version under test (the tree's kernels).
     B,
 }
 

@@ -129,7 +129,7 @@ pub struct Config {
     pub work_scale: f64,
     /// The GPUs to run on, one trial per GPU at a time (`KERNELGATE_DEVICES`, default `0`).
     pub devices: Devices,
-    /// Same-run A/B: the git revision whose `kernels/*.cu` are timed against this build's, in one
+    /// Same-run A/B: the git revision whose `kernels/*.cu` are timed against the tree's (as read), in one
     /// process, samples interleaved (`KERNELGATE_AB`, e.g. `HEAD`, `main`, a commit id).
     pub ab: Option<String>,
     /// Time an A/B case whose two versions compile to the same PTX, or to the same SASS for the
@@ -137,7 +137,7 @@ pub struct Config {
     /// reported as identical and not timed, since it runs the same machine code). Timing identical modules is how
     /// the A/B gate's false-alarm rate is measured (an A/A test).
     pub ab_time_identical: bool,
-    /// The B side of an A/B run from a git revision's `kernels/*.cu` instead of this build's
+    /// The B side of an A/B run from a git revision's `kernels/*.cu` instead of the tree's
     /// (`KERNELGATE_AB_B`, only with `KERNELGATE_AB`): how `kernelgate bisect` times a commit
     /// against the good one without rebuilding.
     pub ab_b: Option<String>,

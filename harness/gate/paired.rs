@@ -107,7 +107,7 @@ pub fn compare_paired(a: &[f64], b: &[f64], policy: &Policy, tests: usize) -> cr
 pub struct PairedCounters<'a> {
     /// The reference version's (the revision's kernels).
     pub a: &'a BTreeMap<String, f64>,
-    /// The version under test's (this build's kernels).
+    /// The version under test's (the tree's kernels, as read).
     pub b: &'a BTreeMap<String, f64>,
     /// How many distinct kernels the values combine ([`super::distinct_kernels`]).
     pub kernels: usize,
@@ -117,7 +117,7 @@ pub struct PairedCounters<'a> {
 /// pairs), with the sentence that explains it: `invalid` with `invalid`'s reason when the
 /// conditions were bad, or when a sample read 0 s (below the timer's resolution); otherwise
 /// [`compare_paired`] with `tests` cases in the family-wise correction. `versions` names both
-/// sides at the start of the sentence (`B (this build) vs A (main = 0123456789ab)`).
+/// sides at the start of the sentence (`B (kernels/ here) vs A (main = 0123456789ab)`).
 ///
 /// With `counters` (an A/B run with `KERNELGATE_NCU=1`), B's counters are judged against A's
 /// with the classes the baseline gate uses ([`super::counter_moves`]: exact, count with its
@@ -243,12 +243,13 @@ mod tests {
     fn pairs_are_judged_with_a_sentence_naming_both_versions() {
         let a: Vec<f64> = (0..400).map(|i| 1e-4 * (1.0 + 0.001 * f64::from(i % 7))).collect();
         let b: Vec<f64> = a.iter().map(|x| x * 1.05).collect();
-        let j = judge_pairs(&a, &b, None, None, &Policy::default(), 35, "B (this build) vs A (main = 0123456789ab)")
+        let j = judge_pairs(&a, &b, None, None, &Policy::default(), 35, "B (kernels/ here) vs A (main = 0123456789ab)")
             .unwrap();
         assert_eq!(j.verdict, Verdict::Regressed);
         assert!(
-            j.reason
-                .starts_with("B (this build) vs A (main = 0123456789ab): median per-pair ratio +5.00% over 400 pairs"),
+            j.reason.starts_with(
+                "B (kernels/ here) vs A (main = 0123456789ab): median per-pair ratio +5.00% over 400 pairs"
+            ),
             "{}",
             j.reason
         );

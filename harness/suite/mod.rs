@@ -260,10 +260,10 @@ impl Suite {
         }
     }
 
-    /// What the B side of an A/B run is: `this build`, or `kernels/ at <rev> = <commit>` with
-    /// `KERNELGATE_AB_B`.
+    /// What the B side of an A/B run is: `kernels/ here` (the tree's, as the run read them), or
+    /// `kernels/ at <rev> = <commit>` with `KERNELGATE_AB_B`.
     pub fn b_side(&self) -> String {
-        self.ab_b.get().map_or_else(|| "this build".to_string(), |b| format!("kernels/ at {}", b.label()))
+        self.ab_b.get().map_or_else(|| "kernels/ here".to_string(), |b| format!("kernels/ at {}", b.label()))
     }
 
     /// The number of trials compared in this run (at least 1).

@@ -397,7 +397,7 @@ mod tests {
             assert!(page.contains(escaped), "{escaped}: {page}");
         }
         assert!(page.contains(
-            "<title>kernelgate A/B: regressions: B = this build against A = &quot;&gt;&lt;img src=x&gt;</title>"
+            "<title>kernelgate A/B: regressions: B = kernels/ here against A = &quot;&gt;&lt;img src=x&gt;</title>"
         ));
     }
 

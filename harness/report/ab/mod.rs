@@ -32,7 +32,7 @@ pub const MAX_CHARS: usize = super::markdown::MAX_CHARS;
 /// One side of the comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Side {
-    /// What the kernels are: `this build` or `kernels/ at <rev>`.
+    /// What the kernels are: `kernels/ here` (the tree's, as read) or `kernels/ at <rev>`.
     pub label: String,
     /// The full commit id the kernels came from.
     pub commit: String,
@@ -240,7 +240,7 @@ mod tests {
             schema_version: SCHEMA_VERSION,
             run_id: "20261201T113233Z".into(),
             a: Side { label: "kernels/ at main = d0553db3a1da".into(), commit: "d0553db3a1da32d5e3ede3189718fcb140a0a9e2".into() },
-            b: Side { label: "this build".into(), commit: "c5522fd0000000000000000000000000000000000".into() },
+            b: Side { label: "kernels/ here".into(), commit: "c5522fd0000000000000000000000000000000000".into() },
             gpu: GpuIdentity {
                 name: "NVIDIA H200".into(),
                 key: "nvidia-h200-sm90".into(),
