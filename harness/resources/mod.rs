@@ -167,6 +167,29 @@ pub fn rows(
     Ok(out)
 }
 
+/// One note per row of `rows` whose launch cannot run on `limits`' architecture (occupancy 0
+/// blocks: [`occupancy::why_not_launchable`]): its GPU trial fails on a GPU of that architecture.
+/// The row is still gated and blessed as it is, at 0 %, so a change to it is seen. Pure.
+pub fn unlaunchable(rows: &[Row], limits: &ArchLimits) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.occupancy_warps == Some(0))
+        .filter_map(|r| {
+            let demand = Demand {
+                block: r.block?,
+                regs: r.regs,
+                shared_static: u32::try_from(r.shared_static_bytes).unwrap_or(u32::MAX),
+                shared_dynamic: r.shared_dynamic_bytes,
+            };
+            let why = occupancy::why_not_launchable(limits, demand)?;
+            Some(format!(
+                "{} at block {} with {} bytes of dynamic shared memory: cannot launch on {} ({why}): occupancy 0 %, \
+                 and its GPU trials fail on a GPU of this architecture",
+                r.kernel, demand.block, r.shared_dynamic_bytes, limits.arch
+            ))
+        })
+        .collect()
+}
+
 /// What one compile trial is asked to do.
 #[derive(Debug, Clone, Copy)]
 pub struct FileTrial<'a> {
@@ -343,6 +366,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
             return Ok(checked);
         }
     };
+    checked.notes.extend(unlaunchable(&checked.rows, limits));
     let first = trial.files.iter().min().is_some_and(|f| *f == source.file);
     let in_scope = |r: &Row| r.file == source.file || (first && !trial.files.contains(&r.file.as_str()));
     let table_name = shown(&checked.table);
@@ -363,7 +387,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
     }
     let judgement = compare(&blessed, &checked.rows, &table_name);
     checked.failures.extend(judgement.failures);
-    checked.notes = judgement.notes;
+    checked.notes.extend(judgement.notes);
     Ok(checked)
 }
 
@@ -402,6 +426,25 @@ mod tests {
             ),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn a_launch_that_cannot_run_on_an_architecture_is_a_note() {
+        // The smem family's 200 KiB tile, as the committed sm_80 table blesses it (9 registers).
+        let smem = crate::source::source_of("smem.cu").unwrap();
+        let usage = Usage { regs: 9, ..Usage::default() };
+        let usage = BTreeMap::from([("stage_reversed".to_string(), usage)]);
+        let all = launches(&crate::cases::all());
+        let note = |limits: &ArchLimits| {
+            unlaunchable(&rows(smem, &["stage_reversed"], &usage, &all, limits, "13.5").unwrap(), limits)
+        };
+        assert_eq!(
+            note(&occupancy::SM_80),
+            ["stage_reversed at block 256 with 204800 bytes of dynamic shared memory: cannot launch on sm_80 (204800 \
+              bytes of shared memory per block (0 static + 204800 dynamic), above sm_80's opt-in maximum of 166912 \
+              bytes (163 KiB) per block): occupancy 0 %, and its GPU trials fail on a GPU of this architecture"]
+        );
+        assert!(note(&occupancy::SM_90).is_empty());
     }
 
     #[test]

@@ -204,6 +204,43 @@ pub fn occupancy(limits: &ArchLimits, demand: Demand) -> Occupancy {
     Occupancy { blocks, warps, pct: 100.0 * f64::from(warps) / f64::from(l.max_warps_per_sm), limited_by }
 }
 
+/// Why `demand` cannot launch on an SM of `limits` (its [`occupancy`] is 0 blocks), naming the
+/// limit and its value (module docs); `None` when at least one block fits. The checks are the
+/// formula's: threads per block, registers per thread and per block, shared memory per block
+/// against the opt-in maximum.
+pub fn why_not_launchable(limits: &ArchLimits, demand: Demand) -> Option<String> {
+    let l = limits;
+    if occupancy(l, demand).blocks > 0 {
+        return None;
+    }
+    let arch = l.arch;
+    if demand.block == 0 || demand.block > l.max_threads_per_block {
+        return Some(format!("{} threads per block; {arch} allows 1 to {}", demand.block, l.max_threads_per_block));
+    }
+    if demand.regs > l.max_registers_per_thread {
+        return Some(format!(
+            "{} registers per thread, above {arch}'s {} per thread",
+            demand.regs, l.max_registers_per_thread
+        ));
+    }
+    let shared = u64::from(demand.shared_static) + u64::from(demand.shared_dynamic);
+    if shared > u64::from(l.shared_per_block_optin) {
+        return Some(format!(
+            "{shared} bytes of shared memory per block ({} static + {} dynamic), above {arch}'s opt-in maximum \
+             of {} bytes ({} KiB) per block",
+            demand.shared_static,
+            demand.shared_dynamic,
+            l.shared_per_block_optin,
+            l.shared_per_block_optin / 1024
+        ));
+    }
+    Some(format!(
+        "{} registers per thread x {} threads, above {arch}'s {} registers per block (allocated per warp in \
+         units of {})",
+        demand.regs, demand.block, l.registers_per_block, l.register_allocation_unit
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,6 +318,26 @@ mod tests {
     fn blocks_out_of_range_cannot_launch() {
         assert_eq!(at(&SM_90, 1025, 16, 0, 0).0, 0);
         assert_eq!(at(&SM_90, 0, 16, 0, 0).0, 0);
+    }
+
+    #[test]
+    fn a_block_that_cannot_launch_is_told_why() {
+        let demand = |block, regs, shared_dynamic| Demand { block, regs, shared_static: 0, shared_dynamic };
+        // The smem family's 200 KiB tile: fits sm_90 (227 KiB), not sm_80 (163 KiB).
+        assert_eq!(why_not_launchable(&SM_90, demand(256, 9, 200 * 1024)), None);
+        assert_eq!(
+            why_not_launchable(&SM_80, demand(256, 9, 200 * 1024)).as_deref(),
+            Some(
+                "204800 bytes of shared memory per block (0 static + 204800 dynamic), above sm_80's opt-in maximum \
+                 of 166912 bytes (163 KiB) per block"
+            )
+        );
+        assert!(why_not_launchable(&SM_90, demand(1025, 16, 0)).unwrap().starts_with("1025 threads per block"));
+        assert!(why_not_launchable(&SM_90, demand(32, 256, 0)).unwrap().starts_with("256 registers per thread"));
+        // 255 registers: 8192 per warp x 32 warps is four times the 65536 a block may hold.
+        let regs = why_not_launchable(&SM_90, demand(1024, 255, 0)).unwrap();
+        assert!(regs.starts_with("255 registers per thread x 1024 threads, above sm_90's 65536"), "{regs}");
+        assert_eq!(at(&SM_90, 1024, 255, 0, 0).0, 0);
     }
 
     #[test]

@@ -51,6 +51,7 @@ fn figures(all: &[&Checked]) -> Vec<[String; 8]> {
                 r.local_bytes.to_string(),
                 r.shared_static_bytes.to_string(),
                 match (r.occupancy_warps, r.occupancy_pct) {
+                    (Some(0), Some(_)) => "cannot launch".into(),
                     (Some(w), Some(p)) => format!("{w} warps, {}", gate::pct(p)),
                     _ => "-".into(),
                 },
@@ -71,12 +72,14 @@ mod tests {
         let mut row = table::row("k", Some(256), 40);
         row.occupancy_warps = Some(48);
         row.occupancy_pct = Some(75.0);
+        let mut too_big = table::row("tile", Some(256), 9);
+        (too_big.occupancy_warps, too_big.occupancy_pct) = (Some(0), Some(0.0));
         let checked = Checked {
             file: "t.cu".into(),
             path: "kernels/t.cu".into(),
             arch: "sm_90".into(),
             table: PathBuf::from("/x/baselines/sm_90/resources.csv"),
-            rows: vec![row, table::row("lone", None, 8)],
+            rows: vec![row, table::row("lone", None, 8), too_big],
             failures: vec![],
             entries_match: true,
             notes: vec!["k: registers 32 → 40".into()],
@@ -93,6 +96,7 @@ mod tests {
             lines[3].split_whitespace().collect::<Vec<_>>(),
             ["sm_90", "t/lone", "-", "8", "0/0", "0", "0", "-"]
         );
+        assert_eq!(lines[4].split_whitespace().collect::<Vec<_>>()[7..], ["cannot", "launch"]);
         assert!(text.contains("kernelgate: resources sm_90: k: registers 32 → 40"), "{text}");
         assert!(
             text.contains("blessed kernels/t.cu for sm_90 into /x/baselines/sm_90/resources.csv (1 change(s))"),
