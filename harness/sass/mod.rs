@@ -234,32 +234,23 @@ fn blessed_changes(old: &[table::Row], new: &[table::Row]) -> Vec<String> {
 }
 
 /// The end-of-run report of the SASS checks: per architecture and function, the classes a lesson
-/// is usually about (global loads by width, shared loads and stores, local memory, barriers,
-/// shuffles, atomics, FFMA), then the notes and what was blessed. Empty for no checks.
+/// is usually about ([`COLUMNS`]: global loads by width, stores, shared loads and stores, local
+/// memory, barriers, FFMA always; the read-only path, cp.async, shuffles, atomics, FMUL and FADD
+/// when some function has one), then the notes and what was blessed. Empty for no checks.
 pub fn render(checked: &[Checked]) -> String {
-    const SHOWN: [(&str, &str); 10] = [
-        ("instructions", "instr"),
-        ("global_ld.32", "ld.32"),
-        ("global_ld.64", "ld.64"),
-        ("global_ld.128", "ld.128"),
-        ("global_st", "st"),
-        ("shared_ld", "lds"),
-        ("shared_st", "sts"),
-        ("local_ld", "ldl"),
-        ("barrier", "bar"),
-        ("ffma", "ffma"),
-    ];
     let mut all: Vec<&Checked> = checked.iter().collect();
     all.sort_by(|a, b| (&a.arch, &a.file).cmp(&(&b.arch, &b.file)));
     let Some(first) = all.first() else { return String::new() };
+    let counted = |name: &str| all.iter().flat_map(|c| c.classes.values()).any(|n| n.get(name).is_some_and(|&n| n > 0));
+    let shown: Vec<&Column> = COLUMNS.iter().filter(|c| c.always || counted(c.class)).collect();
     let mut table: Vec<Vec<String>> = Vec::new();
     let mut header = vec!["arch".to_string(), "function".to_string()];
-    header.extend(SHOWN.iter().map(|(_, short)| short.to_string()));
+    header.extend(shown.iter().map(|c| c.short.to_string()));
     table.push(header);
     for c in &all {
         for (function, counts) in &c.classes {
             let mut row = vec![c.arch.clone(), format!("{}/{function}", c.file.trim_end_matches(".cu"))];
-            row.extend(SHOWN.iter().map(|(name, _)| counts.get(name).copied().unwrap_or(0).to_string()));
+            row.extend(shown.iter().map(|col| counts.get(col.class).copied().unwrap_or(0).to_string()));
             table.push(row);
         }
     }
@@ -289,6 +280,44 @@ pub fn render(checked: &[Checked]) -> String {
     }
     lines.join("\n")
 }
+
+/// A column of [`render`]'s table: a class ([`class::CLASSES`]), its header, and whether it is
+/// shown when no function has one.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    /// The class counted.
+    pub class: &'static str,
+    /// The column's header.
+    pub short: &'static str,
+    /// Shown even when every count is 0 (the memory and barrier lessons' columns).
+    pub always: bool,
+}
+
+/// The columns of [`render`]'s table, in order.
+pub const COLUMNS: [Column; 17] = {
+    const fn col(class: &'static str, short: &'static str, always: bool) -> Column {
+        Column { class, short, always }
+    }
+    [
+        col("instructions", "instr", true),
+        col("global_ld.32", "ld.32", true),
+        col("global_ld.64", "ld.64", true),
+        col("global_ld.128", "ld.128", true),
+        col("global_ld.nc", "ld.nc", false),
+        col("global_st", "st", true),
+        col("shared_ld", "lds", true),
+        col("shared_st", "sts", true),
+        col("local_ld", "ldl", true),
+        col("ldgsts", "ldgsts", false),
+        col("barrier", "bar", true),
+        col("shfl", "shfl", false),
+        col("global_atom", "atom", false),
+        col("shared_atom", "atoms", false),
+        col("ffma", "ffma", true),
+        col("fmul", "fmul", false),
+        col("fadd", "fadd", false),
+    ]
+};
 
 #[cfg(test)]
 mod tests {
@@ -335,7 +364,41 @@ mod tests {
             ["sm_90", "vectorization/copy_vec4", "1", "0", "0", "1", "0", "0", "0", "0", "0", "0"]
         );
         assert!(text.contains("kernelgate: SASS sm_90 vectorization.cu: copy_vec4: instructions 23 → 24"), "{text}");
+        assert!(!lines[1].contains("fadd"), "a class no function has is not shown: {text}");
         assert!(text.contains("blessed the SASS of kernels/vectorization.cu for sm_90"), "{text}");
         assert_eq!(render(&[]), "");
+    }
+
+    #[test]
+    fn every_column_is_a_class() {
+        for c in COLUMNS {
+            assert!(class::class(c.class).is_some(), "{}", c.class);
+        }
+    }
+
+    #[test]
+    fn a_class_some_function_has_gets_its_column() {
+        let opcodes = BTreeMap::from([("FADD".to_string(), 3), ("SHFL.BFLY".to_string(), 5), ("LDG.E".to_string(), 1)]);
+        let checked = Checked {
+            file: "r.cu".into(),
+            path: "kernels/r.cu".into(),
+            arch: "sm_90".into(),
+            table: PathBuf::from("/x/baselines/sm_90/sass/opcodes.csv"),
+            nvdisasm: "nvdisasm 13.5.37".into(),
+            classes: BTreeMap::from([("sum".to_string(), class::count(&opcodes))]),
+            failures: vec![],
+            notes: vec![],
+            blessed: None,
+        };
+        let text = render(&[checked]);
+        let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
+        assert_eq!(
+            lines[1],
+            [
+                "arch", "function", "instr", "ld.32", "ld.64", "ld.128", "st", "lds", "sts", "ldl", "bar", "shfl",
+                "ffma", "fadd"
+            ]
+        );
+        assert_eq!(lines[2], ["sm_90", "r/sum", "9", "1", "0", "0", "0", "0", "0", "0", "0", "5", "0", "3"]);
     }
 }
