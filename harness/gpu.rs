@@ -253,7 +253,7 @@ impl Gpu {
             let index = n.device_by_pci_bus_id(pci.as_str()).and_then(|d| d.index()).ok()?;
             Some((n, index))
         });
-        // The physical GPU, which one GPU key's folder does not tell apart (issue 12).
+        // The physical GPU, which one GPU key's folder does not tell apart (two H200s of one key ran the same kernels up to 5.8 % apart: BENCHMARK.md, "A second machine").
         let (uuid, serial, vbios) = nvml
             .as_ref()
             .and_then(|(n, i)| n.device_by_index(*i).ok())

@@ -1,6 +1,6 @@
 //! Shared-memory poisoning: every checked run starts with each SM's shared memory holding 0xFF
 //! bytes, so a kernel that reads shared memory before writing it gets NaN (`f32`) or all ones
-//! (`u32`) and fails its check, instead of passing on whatever the last kernel left (issue 11).
+//! (`u32`) and fails its check, instead of passing on whatever the last kernel left (BENCHMARK.md, "Shared memory persists between kernels").
 //!
 //! compute-sanitizer cannot catch this: its initcheck tool covers global memory only (Compute
 //! Sanitizer user manual, "Initcheck Tool"). The method rests on a measured fact: shared memory

@@ -1,6 +1,6 @@
 //! Field reports turn3 on the history, its notes and the stores' locks
 //! (tests/fixtures/field-reports/turn3/, from ../shared/fixtures/field-reports/turn3/), and the
-//! history that travels in git notes (issue 19: several runners, a fresh clone, the nightly): each
+//! history that travels in git notes (several runners, a fresh clone, the nightly: docs/history.md): each
 //! kind of fault as a user meets it through `kernelgate`. Every test checks the message, the exit
 //! code and that what a user recorded is unchanged.
 
@@ -589,7 +589,7 @@ fn report_40_a_foreign_note_line_is_kept_and_skipped_with_commit_and_line() {
     assert!(code == 0 && out.contains("synced 2 runs in the notes, 40 new rows"), "{out}");
 }
 
-/// Issue 19 (more than one runner): three runners (two physical GPUs on main, a third on a
+/// More than one runner: three runners (two physical GPUs on main, a third on a
 /// branch) note their runs, each merging the others' notes as docs/history.md says, and one person adds
 /// a note by hand; a fresh clone's `kernelgate history sync --fetch origin` has every run, names
 /// the person's line, and a second sync adds nothing.
@@ -680,7 +680,7 @@ fn notes_of_several_runners_merge_into_one_readable_history() {
     assert!(out.contains("synced 6 runs"), "the run keeps its other values: {out}{err}");
 }
 
-/// Issue 19's "done when" on the CPU: `scripts/nightly` on a fresh clone of a repository whose notes
+/// The nightly on the CPU: `scripts/nightly` on a fresh clone of a repository whose notes
 /// hold earlier runs rebuilds the history from the notes, gates the new run, and writes the diff
 /// report against the previous commit. The suite is a stand-in (`.gpu/bin/kernels`) that writes the
 /// run CSV a GPU run would, names it in `KERNELGATE_RUN_FILE` as the suite does, and records it in

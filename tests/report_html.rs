@@ -90,7 +90,7 @@ fn html_report_renders_in_chromium() {
 
 /// The page at a phone's width (390 px) and a desktop's (1400 px): the page itself never scrolls
 /// sideways (tables scroll in their own box), trial names break only at `/`, chart text is drawn
-/// at 9 px or more, for the synthetic page and the committed issue 9 example; and the changed
+/// at 9 px or more, for the synthetic page and the committed example; and the changed
 /// trials are coloured and worded by the diff's own change.
 /// The same for a report of two real H200 runs, with its roofline (the roofline scales with the page
 /// down to 760 px, then scrolls inside its figure).

@@ -1,7 +1,7 @@
 //! Concurrent writers of one baseline folder, as separate processes: `kernelgate baseline remove`
 //! twice, `calibrate` and `bless` from a run record, started together, 100 rounds. Every round
 //! ends with a folder that loads and holds exactly the four committed changes: nothing lost,
-//! nothing corrupt (issue 8: without a lock, 15 of 20 double removals lost one).
+//! nothing corrupt (without a lock, 15 of 20 double removals lost one).
 
 mod support;
 

@@ -1,6 +1,6 @@
 //! What a case is: a program (one kernel launch, or several launches, copies and zeroed outputs on
 //! one or more streams, optionally replayed as a CUDA graph) at one problem size, its buffers, its
-//! CPU reference and the bytes and FLOPs it must move and do (issue 10).
+//! CPU reference and the bytes and FLOPs it must move and do.
 //!
 //! The simple case stays one builder chain: `Case::new(family, variant, size, kernel).launch(..)
 //! .params(..)` is a program of one launch whose arguments are the parameters in order. A program

@@ -4,7 +4,7 @@
 //! reference (`histogram/cub/<bytes>_<data>`, [`Case::vendor_reference`]): `kernels/cub.cu`'s
 //! `cub_histogram`, cub::BlockLoad and cub::BlockHistogram (shared atomics into one 256-bin table per
 //! block) at DeviceHistogram's tile and grid on sm_90, then one global atomic per non-zero bin per
-//! block. Exact check (issue 10).
+//! block. Exact check.
 
 use super::scaled_count;
 use crate::case::{Case, HostData, Init, Launch, Param};

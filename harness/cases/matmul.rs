@@ -2,8 +2,7 @@
 //! the cp.async double-buffered, register-tiled kernel, against cuBLAS SGEMM
 //! ([`crate::case::Step::Sgemm`], the vendor reference) at 4096^3 and at 4000 x 4000 x 1000 (not a
 //! multiple of the 128-wide tile). Inputs are uniform in [0, 1) so every product is non-negative
-//! and the check's bound is relative: [`Tolerance::summation`] of K against a float64 product
-//! (issue 10).
+//! and the check's bound is relative: [`Tolerance::summation`] of K against a float64 product.
 
 use crate::case::{Case, HostData, Init, Launch, Param, Reference, Step, Tolerance};
 use crate::expect::Expectation as E;

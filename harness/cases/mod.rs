@@ -65,7 +65,7 @@ pub fn all() -> Vec<Case> {
 }
 
 /// Every case, sorted by name, doing `scale` times its work under its nominal name: the power
-/// benchmark's "same kernel, 1/2/5 % more work" variants (issue 4), judged against the nominal
+/// benchmark's "same kernel, 1/2/5 % more work" variants (BENCHMARK.md, "Power: planted slowdowns"), judged against the nominal
 /// baseline. Each family scales its problem size by `scale` ([`scaled_count`]), so the work ratio
 /// is close to, not exactly, `scale`; the run CSV's `bytes` rows hold the real work. `scale` 1 is
 /// [`all`].

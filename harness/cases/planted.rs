@@ -1,4 +1,4 @@
-//! `kernels/planted.cu`: kernels with planted bugs, kept to test kernelgate itself (issue 11), not
+//! `kernels/planted.cu`: kernels with planted bugs, kept to test kernelgate itself, not
 //! to time anything. The family joins the run only with `KERNELGATE_PLANTED=1`
 //! ([`super::for_run`]); [`super::all`] never lists it. Each case is small (4096 floats, 16 blocks
 //! of 256 threads; `uninit_shared` [`TAIL`] fewer; `too_fast` [`TOO_FAST_N`], large enough to be

@@ -1,7 +1,7 @@
 //! `kernels/reduction.cu`: fp32 sum of 2^26 floats, the textbook road: a shared tree with
 //! interleaved addressing, with sequential addressing, warp shuffles with one barrier and one
 //! atomic per block, the same with float4 grid-stride loads, and a two-pass variant with no
-//! atomics (issue 10); and CUB, the vendor reference (`reduction/cub/<n>`, [`Case::vendor_reference`]):
+//! atomics; and CUB, the vendor reference (`reduction/cub/<n>`, [`Case::vendor_reference`]):
 //! `kernels/cub.cu`'s `cub_reduce_sum`, cub::BlockLoad and cub::BlockReduce at DeviceReduce's tile
 //! and grid, with one atomic per block. Inputs are uniform in [0, 1), so the check's bound is
 //! relative ([`Tolerance::summation`]).

@@ -11,7 +11,7 @@
 //!   one calibrated from their run-to-run spread (`kernelgate baseline calibrate` on records of
 //!   runs with ncu), else [`COUNT_TOLERANCE`]. Never exact: on the H200 (2026-11-30) shared-memory
 //!   wavefronts of unchanged transposes moved by up to 0.34 % between runs, and an exact comparison
-//!   made a nightly gate fail one run in two (issue 12).
+//!   made a nightly gate fail one run in two (BENCHMARK.md, "A counter that was not exact").
 //! - **Measured**: amounts and rates measured over time (durations, DRAM bytes, bank-conflict
 //!   counters, which include arbitration on sm_80+, percentages, kernelgate's derived ratios):
 //!   reported when they move past their tolerance, never gating; the timing gate judges time.
@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn moves_of_the_h200_a_a_runs_do_not_gate_and_a_removed_padding_does() {
-        // Wavefronts and gather sectors as they moved between unchanged H200 runs (issue 12).
+        // Wavefronts and gather sectors as they moved between unchanged H200 runs (BENCHMARK.md, "A counter that was not exact").
         let wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
         let sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
         let inst = "smsp__sass_inst_executed_op_shared_ld.sum";

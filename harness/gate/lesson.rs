@@ -69,7 +69,7 @@ impl LessonVerdict {
     }
 }
 
-/// The fewest runs a lesson's bound is set from: 10 H200 runs of its lesson trial (issue 23).
+/// The fewest runs a lesson's bound is set from: 10 H200 runs of its lesson trial (docs/lessons.md says how a bound is set).
 pub const MIN_RUNS_FOR_A_BOUND: usize = 10;
 
 /// The margin rule that sets a lesson's bound from the worst (largest) ratio good / bad measured

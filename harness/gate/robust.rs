@@ -116,7 +116,7 @@ pub fn quantum(samples: &[f64]) -> f64 {
 /// the standard deviation of the rounding error of a quantizer of step `q` (Widrow & Kollár 2008,
 /// "Quantization Noise", ch. 5: uniform rounding noise of variance q²/12), a floor under the MAD,
 /// which is 0 when more than half the samples fall on one tick: an all-ties sample set must not
-/// shrink the effect floor or the confidence interval to zero (issue 12). With `q = 0`, exactly
+/// shrink the effect floor or the confidence interval to zero. With `q = 0`, exactly
 /// [`relative_mad`].
 pub fn relative_spread(samples: &[f64], q: f64) -> f64 {
     let m = median(samples);

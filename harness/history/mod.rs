@@ -1,4 +1,4 @@
-//! History of runs keyed by the git commit the measured kernels came from (issue 9).
+//! History of runs keyed by the git commit the measured kernels came from (docs/history.md).
 //!
 //! A [`Run`] is one run of the suite on one physical GPU: its [`RunMeta`] (commit, GPU, toolchain)
 //! and its [`Value`]s (every statistic of every trial, and every ncu counter). Runs are kept
@@ -110,7 +110,7 @@ pub struct Run {
     pub values: Vec<Value>,
 }
 
-/// The default folder of the history stores: `<project root>/.kernelgate/history/` (issue 9).
+/// The default folder of the history stores: `<project root>/.kernelgate/history/`.
 pub fn default_dir(project_root: &Path) -> PathBuf {
     project_root.join(".kernelgate").join("history")
 }

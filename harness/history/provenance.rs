@@ -1,4 +1,4 @@
-//! Provenance: the commit the measured code came from (issue 9).
+//! Provenance: the commit the measured code came from.
 //!
 //! A test binary is built from the library's code (`build.rs` records its commit) and reads the
 //! kernels from `kernels/` when it runs, maybe much later in another checkout: on a GPU runner that

@@ -140,7 +140,7 @@ pub fn collect(
 /// any other metric (averages, ratios, percentages, launch attributes) the mean weighted by each
 /// launch's `gpu__time_duration.sum` (plain mean where a duration is missing), which is how a
 /// whole-program figure such as achieved occupancy reads over time. One launch is returned as
-/// is. kernelgate's rule (issue 10), not ncu's: ncu reports launches separately.
+/// is. kernelgate's rule, not ncu's: ncu reports launches separately.
 pub fn combine(runs: &[(String, Values)]) -> Values {
     if let [(_, only)] = runs {
         return only.clone();

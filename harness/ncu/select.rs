@@ -7,7 +7,7 @@
 //! The child draws its inputs from [`PROFILE_SEED`], not from the run's seed: counters that depend
 //! on the data (the sectors of a gather over a permutation) then repeat from run to run. On the
 //! H200 a fresh permutation per run moved them by 17 in 18.9 million, enough for an exact
-//! comparison to call unchanged code a regression (issue 12).
+//! comparison to call unchanged code a regression.
 
 use super::metrics;
 use super::profile::{self, Profiled};

@@ -16,7 +16,7 @@ pub use files::{claim_stem, run_stem, write_csv};
 /// and `module_sha256` and the gate's statistics; 3 added `work_scale`, `throttle_reasons` and
 /// `other_processes`; 4 added the physical GPU (`gpu_uuid`, `gpu_serial`, `vbios`, `pci_bus_id`),
 /// `decided_by` (the evidence behind the verdict) and `ab_revision` (same-run A/B); 5 keys the run to
-/// the commit the binary was built from (issue 9: `commit` and `dirty` were read from the current
+/// the commit the binary was built from (before, `commit` and `dirty` were read from the current
 /// directory at run time) and adds `kernels_dirty`, `kernels_sha256`, `branch`, `commit_time`,
 /// `subject` and `repo_state`; 6 writes `seed` as hex text ([`seed_text`]) and `pci_bus_id` with a
 /// `pci:` prefix ([`pci_text`]), so that common loaders keep them as text, and adds the median's

@@ -1,4 +1,4 @@
-//! compute-sanitizer mode (`KERNELGATE_SANITIZE=memcheck|racecheck|synccheck|initcheck`, issue 11).
+//! compute-sanitizer mode (`KERNELGATE_SANITIZE=memcheck|racecheck|synccheck|initcheck`; [compute-sanitizer's documentation](https://docs.nvidia.com/compute-sanitizer/ComputeSanitizer/index.html)).
 //!
 //! Like ncu mode ([`crate::ncu::select`]), the suite starts one `compute-sanitizer --tool <tool>`
 //! process over the selected trials ([`run`]); it re-runs this test binary with [`CHILD_ENV`] set,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Not yet run (issue 11 follow-up; the session ran out of device time). From the project root on a
+# Not yet run (a follow-up of the shared-memory fill; no device time was left for it). From the project root on a
 # GPU runner, after scripts/stage:  OUT=/tmp/out bash scripts/probe/memcheck-fill.sh <commit>
 # Isolated planted + launch; then memcheck and synccheck children alternating
 # planted/uninit_shared with one trial of other families: after which trial does the shared-memory

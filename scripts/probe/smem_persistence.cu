@@ -1,4 +1,4 @@
-// Does shared memory keep its contents from one kernel to the next on this GPU? (kernelgate issue 11:
+// Does shared memory keep its contents from one kernel to the next on this GPU? (kernelgate's
 // poisoning shared memory before a checked run so that a read of shared memory nobody wrote shows.)
 // Build and run on the GPU machine:  nvcc -O3 -arch=sm_90 -o smem_persistence smem_persistence.cu && ./smem_persistence
 // Its output on an H200 (GPU-b760cc64, 2026-11-30) is in baselines/nvidia-h200-sm90/benchmark/b16.tgz

@@ -13,8 +13,8 @@ use std::path::Path;
 use std::str::FromStr;
 
 /// Version of `baseline.csv`'s columns. 2 added `gpu_uuid`, `gpu_serial`, `vbios`, `pci_bus_id`
-/// and `invalid_reason` (issue 12: physical GPU identity; field report 08: records carry their
-/// validity).
+/// and `invalid_reason` (the physical GPU's identity, and each record's validity: field report 08 in
+/// `../shared/fixtures/field-reports/`).
 pub const ENTRIES_SCHEMA: u32 = 2;
 
 /// Version of `samples.csv`'s columns.
@@ -65,7 +65,7 @@ pub const RUN_TO_RUN_COLUMNS: [&str; 7] = ["schema_version", "trial", "metric", 
 /// The largest run-to-run relative standard deviation a calibration may hold: 20 %. A median (or
 /// counter) that moves more than that between runs of the same code cannot be gated (its floor
 /// would be above 80 % at 35 cases), so a larger value is refused as damage, not taken as a floor
-/// that switches the gate off (issue 8: a spread of 1.7e308 made the floor `inf%`).
+/// that switches the gate off (a spread of 1.7e308 once made the floor `inf%`).
 pub const MAX_RUN_TO_RUN_RSD: f64 = 0.20;
 
 /// What to do about a damaged row; `RESTORE` is replaced by [`crate::store::restore_hint`] of the

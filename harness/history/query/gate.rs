@@ -109,7 +109,7 @@ pub type HostBound = fn(&str) -> Option<String>;
 /// GPU; else [`Outcome::Invalid`] if a trial is `invalid`; else [`Outcome::Pass`]. A host-bound
 /// trial (`host_bound`) gates by its own verdict only, which the suite gives past a calibrated
 /// floor: its median ranged from 5.05 to 10.01 ms over ten held-out runs of one binary on one H200
-/// (`transfers/h2d_pageable`, BENCHMARK.md session 9), so its change points and its `invalid` runs say nothing of the code;
+/// (`transfers/h2d_pageable`, BENCHMARK.md, "Ten held-out runs on the blessing GPU"), so its change points and its `invalid` runs say nothing of the code;
 /// they are listed as `not gating`.
 pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound: HostBound) -> Decision {
     let mut regressed = Vec::new();

@@ -1,4 +1,4 @@
-//! Questions asked of the history (issue 9): the two sides of a diff report, a trial's series with
+//! Questions asked of the history: the two sides of a diff report, a trial's series with
 //! its change points, the change points of every series, and the nightly gate's decision.
 //!
 //! Change points are always found per physical GPU (`gpu_uuid`): one GPU key covers many GPUs, and

@@ -311,7 +311,7 @@ fn the_gate_reads_the_latest_run() {
     assert!(err.contains("no run \"20991231T000000Z\""), "{err}");
 }
 
-/// Issue 9's benchmark: 1,001,000 synthetic values (35 trials x 20 metrics x 1,430 runs, on two
+/// The history's load benchmark: 1,001,000 synthetic values (35 trials x 20 metrics x 1,430 runs, on two
 /// physical GPUs; made-up numbers with a 5 % step in one trial) stored in bulk, then timed:
 /// open + load every series + change points of every series per GPU (2 threads). Prints the
 /// seconds. `cargo test --release --lib history::query::tests::bench_changes -- --ignored --nocapture`.

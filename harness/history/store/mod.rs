@@ -13,8 +13,7 @@
 //!   their end, in milliseconds).
 //! - **Indexed series queries**: a (trial, metric) series is read through an index, not by scanning
 //!   every CSV of every run, and values are stored normalized (run and series as integers), so a
-//!   store of 1,000,000 values loads in one pass in well under the 2 s that issue 9 allows on the
-//!   2-core CI machine (`bench_million_rows`, ignored, prints the time).
+//!   store of 1,000,000 values loads in one pass in well under 2 s on the 2-core CI machine (`bench_million_rows`, ignored, prints the time).
 //!
 //! - **Checked before use**: every open runs SQLite's `PRAGMA quick_check`
 //!   (<https://sqlite.org/pragma.html#pragma_quick_check>: every page and b-tree, without matching

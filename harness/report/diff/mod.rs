@@ -29,11 +29,11 @@ pub use crate::model::{Measurement, Paired, Side, TIME_STATISTIC, Trend, TrendPo
 pub const BANDWIDTH_METRIC: &str = "pct_of_copy_bandwidth";
 
 /// A time change at or beyond this fraction (1 %) asks for an explanation, and a counter must move
-/// by at least as much to be one. The threshold is the report's (issue 9's brief), not a statistical
+/// by at least as much to be one. The threshold is the report's choice, not a statistical
 /// decision: the verdict, which is the gate's decision, asks for an explanation at any size.
 pub const EXPLAIN_THRESHOLD: f64 = 0.01;
 
-/// At most this many counters explain a change (issue 9's brief: the top 3).
+/// At most this many counters explain a change: the top 3, ranked by how far each moved.
 pub const EXPLAIN_TOP: usize = 3;
 
 /// The statistics a run CSV holds for every trial ([`crate::record::statistics`]). They are shown
