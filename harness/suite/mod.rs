@@ -119,7 +119,7 @@ pub struct Suite {
     baseline: OnceLock<Result<Baseline, String>>,
     /// The A/B revision's kernels, when `KERNELGATE_AB` is set.
     ab: OnceLock<Result<Revision, String>>,
-    /// The B side's kernels when `KERNELGATE_AB_B` names a revision (else this build's).
+    /// The B side's kernels when `KERNELGATE_AB_B` names a revision (else the tree's, as read).
     ab_b: OnceLock<Revision>,
     stem: OnceLock<PathBuf>,
     /// What the trials hand back while they run, for the end of the run.
