@@ -222,7 +222,7 @@ impl Kernel {
             message: format!(
                 "no longer declares the {what} `{name}`, which the case table launches as `k::{module}::{name}` (it \
                  was there when the crate was built; kernels are read when a run starts): restore it, or rename \
-                 `k::{module}::{name}` in the case table too (`grep -rn {name} harness/cases/` finds it), then bless \
+                 `k::{module}::{name}` in the case table too (`grep -rnw {name} harness/cases/` finds it), then bless \
                  the new name: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/{}/ (the file \
                  declares {})",
                 source.file,
@@ -390,7 +390,7 @@ mod tests {
         assert!(err.contains("`transpose_naive`"), "what the file declares: {err}");
         assert!(
             err.contains(
-                "rename `k::transpose::transpose_renamed` in the case table too (`grep -rn transpose_renamed \
+                "rename `k::transpose::transpose_renamed` in the case table too (`grep -rnw transpose_renamed \
                  harness/cases/` finds it), then bless the new name: KERNELGATE_BLESS=1 cargo test --release --test \
                  kernels -- compile/transpose.cu/"
             ),

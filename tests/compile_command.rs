@@ -59,7 +59,7 @@ fn a_kernel_renamed_under_the_cases_is_named_not_offered_for_bless() {
     );
     assert!(
         out.contains(
-            "rename `k::transpose::transpose_naive` in the case table too (`grep -rn transpose_naive harness/cases/` \
+            "rename `k::transpose::transpose_naive` in the case table too (`grep -rnw transpose_naive harness/cases/` \
              finds it), then bless the new name"
         ),
         "{out}"

@@ -69,13 +69,21 @@ pub fn instances(launches: &[LaunchShape], file: &str) -> Vec<&'static str> {
     out
 }
 
-/// What `source` lacks of the kernels `launches` launch from it, one message each
-/// ([`Kernel::declared_in`]): kernels renamed or removed since the crate was built, which the cases
-/// still launch. Empty when it declares them all.
+/// What `source` lacks of the kernels `launches` launch from it, one message per missing kernel
+/// or template ([`Kernel::declared_in`]: the instances of one template share theirs): kernels
+/// renamed or removed since the crate was built, which the cases still launch. Empty when it
+/// declares them all.
 pub fn undeclared(launches: &[LaunchShape], source: &crate::source::KernelSource) -> Vec<String> {
-    let mut kernels: Vec<Kernel> = launches.iter().map(|l| l.kernel).filter(|k| k.file == source.file).collect();
-    kernels.dedup();
-    kernels.iter().filter_map(|k| k.declared_in(source).err()).map(|e| e.to_string()).collect()
+    let mut messages: Vec<String> = Vec::new();
+    for kernel in launches.iter().map(|l| l.kernel).filter(|k| k.file == source.file) {
+        if let Err(e) = kernel.declared_in(source) {
+            let message = e.to_string();
+            if !messages.contains(&message) {
+                messages.push(message);
+            }
+        }
+    }
+    messages
 }
 
 /// Every distinct launch of `cases`, sorted.
@@ -426,6 +434,18 @@ mod tests {
             ),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn a_template_the_file_lost_is_named_once_for_all_its_instances() {
+        let all = launches(&crate::cases::all());
+        let blocksum = crate::source::source_of("blocksum.cu").unwrap();
+        let instances = all.iter().filter(|l| l.kernel.file == "blocksum.cu" && l.kernel.is_instance()).count();
+        assert!(instances > 1, "blocksum.cu's cases launch {instances} instances");
+        let renamed = KernelSource { templates: &["block_sum_renamed"], ..*blocksum };
+        let found = undeclared(&all, &renamed);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("no longer declares the kernel template `block_sum`"), "{found:?}");
     }
 
     #[test]
