@@ -148,10 +148,6 @@ const RULES: &[(&str, Rule)] = &[
     ("cargo test --release --test kernels*", skip(Why::Gpu, SUITE)),
     ("cargo test --release", skip(Why::Slow, "every test of the crate: the command that runs this one")),
     ("cargo test --release --lib", skip(Why::Slow, "the library's unit tests: `cargo test --release` runs them")),
-    (
-        "cargo test --release --lib cases::",
-        skip(Why::Slow, "the case table's unit tests: `cargo test --release` runs them"),
-    ),
     ("cargo test", skip(Why::Pattern, "named: the suite's one process against nextest's many")),
     ("cargo build --release", skip(Why::Slow, "builds the crate again without its dev-dependencies")),
     ("cargo doc --no-deps --lib --open", skip(Why::Slow, "builds the docs and opens a browser")),

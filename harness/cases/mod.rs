@@ -1,7 +1,9 @@
 //! The case table: one module per kernel family, mirroring `kernels/<family>.cu`.
 //!
-//! Adding a kernel: write it in `kernels/<family>.cu` as `extern "C" __global__`, then add a
-//! [`Case`] to that family's module here naming it through `k::<family>::<entry>`.
+//! Adding a kernel: write it in `kernels/<family>.cu` as `extern "C" __global__` (or as a
+//! `template` of `__global__` kernels, instantiated here with [`crate::source::KernelTemplate::with`]),
+//! then add a [`Case`] to that family's module here naming it through `k::<family>::<entry>`
+//! (`docs/adding-kernels.md`).
 
 use crate::case::Case;
 
