@@ -94,7 +94,11 @@ impl Expectation {
                 Some(Some(&p)) => value / p,
             },
         };
-        let ok = self.min.is_none_or(|a| value >= a) && self.max.is_none_or(|b| value <= b) && value.is_finite();
+        if !value.is_finite() {
+            // ncu writes `n/a` or NaN where a counter could not be collected: not a measurement.
+            return Outcome::Missing(format!("{} is {value}, not a measured value", self.quantity()));
+        }
+        let ok = self.min.is_none_or(|a| value >= a) && self.max.is_none_or(|b| value <= b);
         if ok { Outcome::Pass(value) } else { Outcome::Fail(value) }
     }
 }
@@ -106,8 +110,9 @@ pub enum Outcome {
     Pass(f64),
     /// Not met; the measured value (or ratio).
     Fail(f64),
-    /// Could not be evaluated; why. Counts as a failure: an expectation that silently does not run
-    /// protects nothing.
+    /// Could not be evaluated (a metric not measured or not finite, a partner not profiled); why.
+    /// Counts as a failure, of the harness rather than of the kernel: an expectation that silently
+    /// does not run protects nothing.
     Missing(String),
 }
 
@@ -175,7 +180,7 @@ mod tests {
         let e = Expectation::metric("absent").at_least(0.0);
         assert!(matches!(e.evaluate(&Values::new(), None), Outcome::Missing(_)));
         let nan = values(&[("absent", f64::NAN)]);
-        assert!(matches!(e.evaluate(&nan, None), Outcome::Fail(_)));
+        assert!(matches!(e.evaluate(&nan, None), Outcome::Missing(m) if m == "absent is NaN, not a measured value"));
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub mod measure;
 pub mod model;
 pub mod ncu;
 pub mod nvrtc;
+pub mod output;
 pub mod paths;
 pub mod phases;
 pub mod program;

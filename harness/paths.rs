@@ -33,7 +33,8 @@ pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
 /// to the file `list` (`KERNELGATE_RUN_FILE`), creating it if need be: what `scripts/nightly`
 /// reads the run from instead of a listing of the runs folder, which another run in the same
 /// folder would race. One `write` on a file opened for appending (POSIX `O_APPEND`), so that the
-/// processes of one run under cargo-nextest, each writing its own run CSV, add whole lines.
+/// processes of one run under cargo-nextest, each writing its own run CSV, add whole lines. A
+/// device or FIFO at `list` is written in place ([`crate::output`]).
 ///
 /// # Errors
 /// [`crate::Error::Io`] naming `list` when it cannot be opened or written (its folder missing, a
@@ -47,6 +48,10 @@ pub fn note_run_csv(list: &Path, run_csv: &Path) -> crate::error::Result<()> {
     let absolute = std::path::absolute(run_csv).map_err(io(run_csv))?;
     let mut line = absolute.into_os_string().into_encoded_bytes();
     line.push(b'\n');
+    let real = crate::output::resolve(list);
+    if crate::output::at(&real).in_place() {
+        return crate::output::write_in_place(&real, &line, true).map_err(io(list));
+    }
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(list).map_err(io(list))?;
     file.write_all(&line).map_err(io(list))
 }

@@ -4,7 +4,9 @@
 //!
 //! Each report goes to a temporary file in its own folder (so that the rename stays on one file
 //! system and is atomic, POSIX `rename(2)`), is flushed to disk, and only then renamed over its
-//! path. Messages name the report's path, never the temporary file's.
+//! path. A path that names a device or a FIFO (`/dev/null`, `>(xmllint -)`) is written in place
+//! instead, never replaced, and a symbolic link is followed ([`crate::output`]). Messages name the
+//! report's path, never the temporary file's.
 
 use crate::error::{Error, Result};
 use std::io::Write as _;
@@ -24,24 +26,44 @@ use std::path::{Path, PathBuf};
 pub fn write_whole(files: &[(&Path, &[u8])]) -> Result<()> {
     let mut staged = Vec::with_capacity(files.len());
     for (path, bytes) in files {
-        staged.push((*path, stage(path, bytes)?));
+        staged.push((*path, *bytes, stage(path, bytes)?));
     }
-    for (path, temp) in staged {
-        temp.persist(path).map_err(|e| failed(path, &e.error, "could not be renamed over the report"))?;
+    for (path, bytes, staged) in staged {
+        match staged {
+            Staged::Temp(temp, real) => {
+                temp.persist(real).map_err(|e| failed(path, &e.error, "could not be renamed over the report"))?;
+            }
+            Staged::InPlace(real) => {
+                crate::output::write_in_place(&real, bytes, false).map_err(|e| failed(path, &e, "could not be written"))?;
+            }
+        }
     }
     Ok(())
 }
 
-/// `bytes` in a synced temporary file beside `path`.
-fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
-    if path.is_dir() {
+/// A report ready to be put in place: a synced temporary file to rename over the path it names
+/// (the report's path with links followed), or a device or FIFO to write in place.
+enum Staged {
+    Temp(tempfile::NamedTempFile, PathBuf),
+    InPlace(PathBuf),
+}
+
+/// `bytes` in a synced temporary file beside the file `path` names, or nothing for a device or
+/// FIFO, which is written in place.
+fn stage(path: &Path, bytes: &[u8]) -> Result<Staged> {
+    let real = crate::output::resolve(path);
+    let at = crate::output::at(&real);
+    if at.in_place() {
+        return Ok(Staged::InPlace(real));
+    }
+    if at == crate::output::At::Folder {
         return Err(sentence(
             path,
             std::io::ErrorKind::IsADirectory,
             "is a folder, not a file; name a file for the report (e.g. a path ending in the report's extension)".into(),
         ));
     }
-    let dir = folder_of(path);
+    let dir = crate::output::folder_of(&real);
     if !dir.is_dir() {
         return Err(sentence(
             path,
@@ -56,15 +78,7 @@ fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
     let mut temp = crate::paths::temp_file_in(&dir).map_err(|e| failed(path, &e, "could not be started"))?;
     temp.as_file_mut().write_all(bytes).map_err(|e| failed(path, &e, "could not be written"))?;
     temp.as_file().sync_all().map_err(|e| failed(path, &e, "could not be written"))?;
-    Ok(temp)
-}
-
-/// The folder `path` is written in: its parent, or `.` for a bare file name.
-fn folder_of(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
+    Ok(Staged::Temp(temp, real))
 }
 
 /// An [`Error::Io`] on `path` whose text is `message`.
@@ -77,8 +91,10 @@ fn sentence(path: &Path, kind: std::io::ErrorKind, message: String) -> Error {
 fn failed(path: &Path, e: &std::io::Error, what: &str) -> Error {
     // tempfile wraps the operating system's error with the temporary file's path; look inside.
     let inner = e.get_ref().and_then(|i| i.source()).and_then(|s| s.downcast_ref::<std::io::Error>());
-    let os = match inner.unwrap_or(e).raw_os_error() {
+    let e = inner.unwrap_or(e);
+    let os = match e.raw_os_error() {
         Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None if e.get_ref().is_some() => e.to_string(),
         None => e.kind().to_string(),
     };
     sentence(

@@ -2,7 +2,7 @@
 //! cargo-nextest), what each trial's outcome and kind are, what the run knew (the properties).
 
 use super::Suite;
-use super::verdict::{check_counters, sanitize_failure};
+use super::verdict::{CounterCheck, check_counters, sanitize_failure};
 use crate::report::junit::{self, Outcome, TrialOutcome};
 use crate::{error::Error, report};
 use std::path::{Path, PathBuf};
@@ -41,28 +41,25 @@ pub mod kind {
     pub const HARNESS: &str = "harness";
 }
 
-/// Checks `KERNELGATE_JUNIT` before any trial runs, as every other option is checked: the path
-/// must not be a folder and its folder must exist, so that a CI job that asked for a report learns
-/// at once (exit code 2) rather than after the run.
+/// Checks the files the run was asked to write (`KERNELGATE_JUNIT`, `KERNELGATE_RUN_FILE`) before
+/// any trial runs, as every other option is checked ([`crate::output::check`]): not a folder, its
+/// folder exists and can be written, not a device every write to fails; a device or FIFO is
+/// accepted and written in place. A CI job that asked for a report learns at once (exit code 2)
+/// rather than after the run.
 ///
 /// # Errors
-/// [`Error::Config`] naming the variable, its value and the fix.
-pub(super) fn check_junit_path(path: &Path) -> crate::error::Result<()> {
-    let bad =
-        |expected: String| Error::Config { name: "KERNELGATE_JUNIT", value: path.display().to_string(), expected };
-    if path.is_dir() {
-        return Err(bad(format!(
-            "it names a folder; name the report's file instead (e.g. {})",
-            path.join("junit.xml").display()
-        )));
-    }
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(bad(format!(
-            "its folder {} does not exist; create it (mkdir -p {}) or name a file in a folder that exists",
-            dir.display(),
-            dir.display()
-        )));
+/// [`Error::Config`] naming the first variable that fails, its value and the fix.
+pub(super) fn check_output_paths(config: &crate::config::Config) -> crate::error::Result<()> {
+    use crate::config::vars;
+    let outputs = [(&vars::JUNIT, &config.junit, "junit.xml"), (&vars::RUN_FILE, &config.run_file, "run.txt")];
+    for (var, path, example) in outputs {
+        if let Some(path) = path {
+            crate::output::check(path, example).map_err(|expected| Error::Config {
+                name: var.name,
+                value: path.display().to_string(),
+                expected,
+            })?;
+        }
     }
     Ok(())
 }
@@ -111,7 +108,9 @@ pub(super) fn process_path(path: &Path, nextest: bool, trials: &[String], pid: u
 pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::error::Result<()> {
     let Some(asked) = &suite.config.junit else { return Ok(()) };
     let nextest = std::env::var_os("NEXTEST").is_some_and(|v| v == "1");
-    let path = process_path(asked, nextest, names, std::process::id());
+    // A device or FIFO is the one sink of every process (its reader gets each report in turn).
+    let sink = crate::output::at(&crate::output::resolve(asked)).in_place();
+    let path = process_path(asked, nextest && !sink, names, std::process::id());
     let ran = suite.collected.outcomes.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let reason = suite.no_gpu.clone().unwrap_or_else(|| "not run".to_string());
     let trials: Vec<TrialOutcome> = names
@@ -129,7 +128,8 @@ pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::error::Resu
     };
     let xml = junit::render(&run, &trials);
     report::write_whole(&[(&path, xml.as_bytes())])?;
-    crate::say!("kernelgate: wrote {} (JUnit, {} testcases)", path.display(), trials.len());
+    let verb = if sink { "wrote to" } else { "wrote" };
+    crate::say!("kernelgate: {verb} {} (JUnit, {} testcases)", path.display(), trials.len());
     Ok(())
 }
 
@@ -253,7 +253,7 @@ fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
         }
         if let (Some(case), Some(_)) = (case, this)
             && suite.config.ncu
-            && check_counters(suite, case).is_err()
+            && check_counters(suite, case) != CounterCheck::Met
         {
             kinds.push(kind::COUNTER_EXPECTATION.into());
         }

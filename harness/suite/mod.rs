@@ -277,9 +277,10 @@ impl Suite {
 ///
 /// Exit codes, one meaning each: 0 every trial passed (or was ignored); [`EXIT_CONFIG`] (2) a bad
 /// option, `KERNELGATE_JUNIT` included (checked before any trial); [`EXIT_REGRESSION`] (3) every
-/// failed trial failed its gate only, a performance verdict listed in `KERNELGATE_FAIL_ON` or the
-/// resource gate (registers, spills, occupancy); libtest's 101 any other failed trial (a wrong
-/// result, a counter expectation, the sanitizer, a harness fault in a trial); [`EXIT_HARNESS`] (1)
+/// failed trial failed its gate only: a performance verdict listed in `KERNELGATE_FAIL_ON`, a
+/// counter expectation measured and not met (baseline and A/B mode alike), or the resource gate
+/// (registers, spills, occupancy); libtest's 101 any other failed trial (a wrong result, a counter
+/// expectation that could not be evaluated, the sanitizer, a harness fault in a trial); [`EXIT_HARNESS`] (1)
 /// the run's own outputs could not be written (the run CSV, the JUnit report that was asked for),
 /// whatever the trials did.
 pub fn main() -> ExitCode {
@@ -313,8 +314,7 @@ pub fn main() -> ExitCode {
     let pretty = !args.quiet && matches!(args.format, None | Some(libtest_mimic::FormatSetting::Pretty));
     crate::console::route_status(!pretty);
     if !args.list
-        && let Some(path) = &config.junit
-        && let Err(e) = junit_report::check_junit_path(path)
+        && let Err(e) = junit_report::check_output_paths(&config)
     {
         eprintln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);

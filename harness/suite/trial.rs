@@ -23,7 +23,9 @@
 //!   both versions' launches alike, in the random order of the pairs.
 
 use super::faults::{not_run, retire_on_fault, unfinished_in_child};
-use super::verdict::{check_counters, decided_by, effect_floor, judge, other_gpu_note, sanitize_failure};
+use super::verdict::{
+    CounterCheck, check_counters, decided_by, effect_floor, fold_failures, judge, other_gpu_note, sanitize_failure,
+};
 use super::{Suite, Timed};
 use crate::case::Case;
 use crate::devices::{Lease, Pool};
@@ -494,11 +496,7 @@ fn finish(
     let moved = judged.moved.iter().map(ToString::to_string).collect();
     let timed = Timed { result, reason: judged.reason.clone(), moved, kept, gpu: Arc::clone(gpu) };
     suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner()).push(timed);
-    let counters = if suite.config.ncu { check_counters(suite, case).err() } else { None };
-    let expectations = match (counters, sanitize_failure(suite, case)) {
-        (Some(c), Some(s)) => Some(format!("{c}\n{s}")),
-        (c, s) => c.or(s),
-    };
+    let counters = if suite.config.ncu { check_counters(suite, case) } else { CounterCheck::Met };
     let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
         let mut message = format!("{}: {}", case.name(), judged.message_lines());
         if let Some(note) = other_gpu_note(suite, case, gpu) {
@@ -506,14 +504,9 @@ fn finish(
         }
         message
     });
-    // Both failures are shown; only a gate failure alone counts for exit code 3.
-    match (expectations, gate) {
-        (None, None) => Ok(Completion::Completed),
-        (None, Some(gate)) => {
-            suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);
-            Err(gate.into())
-        }
-        (Some(expected), None) => Err(expected.into()),
-        (Some(expected), Some(gate)) => Err(format!("{expected}\n{gate}").into()),
+    let (outcome, gate_only) = fold_failures(counters, sanitize_failure(suite, case), gate);
+    if gate_only {
+        suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);
     }
+    outcome
 }

@@ -141,9 +141,59 @@ pub(super) fn judge(suite: &Suite, case: &Case, samples: &Samples, gpu: &Gpu) ->
         })
 }
 
+/// A timed trial's failures folded into its libtest outcome, and whether it counts as a gate
+/// failure (exit code 3) rather than a wrong result or harness error (101):
+/// `gate` is the failing verdict's sentence (a verdict in `KERNELGATE_FAIL_ON`), `counters` the
+/// counter expectations' check, `sanitizer` the checked child's finding. A broken counter
+/// expectation is a performance verdict, as a regression is (`docs/reading-results.md`, "Exit
+/// codes"): a trial whose only failures are those two is a gate failure, in baseline and A/B mode
+/// alike, so that `kernelgate bisect` with `KERNELGATE_NCU=1` reads such a step as bad. Every
+/// failure is shown, counters first.
+pub(super) fn fold_failures(
+    counters: CounterCheck,
+    sanitizer: Option<String>,
+    gate: Option<String>,
+) -> (Result<Completion, Failed>, bool) {
+    let (counters, counters_are_verdict) = match counters {
+        CounterCheck::Met => (None, true),
+        CounterCheck::Broken(text) => (Some(text), true),
+        CounterCheck::Unchecked(text) => (Some(text), false),
+    };
+    let gate_only = counters_are_verdict && sanitizer.is_none() && (gate.is_some() || counters.is_some());
+    let lines: Vec<String> = [counters, sanitizer, gate].into_iter().flatten().collect();
+    if lines.is_empty() { (Ok(Completion::Completed), false) } else { (Err(lines.join("\n").into()), gate_only) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn failed(outcome: &Result<Completion, Failed>) -> String {
+        match outcome {
+            Err(f) => f.message().unwrap_or("").to_string(),
+            Ok(_) => String::new(),
+        }
+    }
+
+    /// A broken counter expectation is a gate failure (exit 3) alone or beside a regression; one
+    /// that could not be evaluated, or a sanitizer finding, makes the trial a harness failure (101).
+    #[test]
+    fn a_broken_counter_expectation_is_a_gate_failure_and_an_unchecked_one_is_not() {
+        let broken = || CounterCheck::Broken("c: counter expectations: FAIL wavefronts = 2.0".into());
+        let gate = || Some("c: regressed (counter l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum)".to_string());
+        assert!(matches!(fold_failures(CounterCheck::Met, None, None), (Ok(Completion::Completed), false)));
+        let (outcome, gate_only) = fold_failures(broken(), None, None);
+        assert!(gate_only && failed(&outcome).contains("FAIL wavefronts"));
+        let (outcome, gate_only) = fold_failures(broken(), None, gate());
+        assert!(gate_only, "a broken expectation beside a regression is still a gate failure");
+        assert_eq!(failed(&outcome).lines().count(), 2, "both are shown: {}", failed(&outcome));
+        let (_, gate_only) = fold_failures(CounterCheck::Met, None, gate());
+        assert!(gate_only);
+        let (outcome, gate_only) = fold_failures(CounterCheck::Unchecked("no ncu session ran".into()), None, gate());
+        assert!(!gate_only && failed(&outcome).starts_with("no ncu session ran"));
+        let (_, gate_only) = fold_failures(broken(), Some("memcheck: 1 error".into()), None);
+        assert!(!gate_only, "a sanitizer finding is not a verdict");
+    }
 
     #[test]
     fn pageable_copies_are_host_bound_and_nothing_else_in_the_suite_is() {
@@ -182,21 +232,53 @@ pub(super) fn other_gpu_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<St
     })
 }
 
+/// What checking a case's counter expectations found ([`check_counters`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum CounterCheck {
+    /// Every expectation met, or nothing to check (a program of copies only).
+    Met,
+    /// Every expectation was evaluated and at least one was not met: a performance verdict, as a
+    /// `regressed` one is (exit code 3; `docs/reading-results.md`, "Exit codes"). The sentence
+    /// names each expectation with its measured value.
+    Broken(String),
+    /// Some expectation could not be evaluated (no ncu session, no kernel profiled in the trial's
+    /// NVTX range, a metric missing or not finite): a harness error, never a verdict.
+    Unchecked(String),
+}
+
 /// Checks `case`'s counter expectations against this run's ncu values.
-pub(super) fn check_counters(suite: &Suite, case: &Case) -> Result<(), String> {
+pub(super) fn check_counters(suite: &Suite, case: &Case) -> CounterCheck {
     if case.kernels().is_empty() && !case.uses_cublas() {
         // A program of copies only: ncu profiles kernels, so there is nothing to check.
-        return Ok(());
+        return CounterCheck::Met;
     }
-    let profiled = suite.profiled.get().ok_or("KERNELGATE_NCU=1 but no ncu session ran")?.as_ref()?;
+    let profiled = match suite.profiled.get() {
+        None => return CounterCheck::Unchecked("KERNELGATE_NCU=1 but no ncu session ran".into()),
+        Some(Err(e)) => return CounterCheck::Unchecked(e.clone()),
+        Some(Ok(p)) => p,
+    };
     let name = case.name();
-    let values = profiled.values.get(&name).ok_or_else(|| {
-        format!("{name}: ncu profiled no kernel inside this trial's NVTX ranges (report {})", profiled.report.display())
-    })?;
+    let Some(values) = profiled.values.get(&name) else {
+        return CounterCheck::Unchecked(format!(
+            "{name}: ncu profiled no kernel inside this trial's NVTX ranges (report {})",
+            profiled.report.display()
+        ));
+    };
     let checked = check_all(&case.expectations, values, |variant| profiled.values.get(&case.sibling(variant)));
+    classify(&name, &profiled.report, &checked)
+}
+
+/// [`CounterCheck`] of evaluated expectations: met when all pass, broken when every one was
+/// evaluated and some failed, unchecked when any could not be evaluated.
+fn classify(name: &str, report: &std::path::Path, checked: &[crate::expect::Checked<'_>]) -> CounterCheck {
     if checked.iter().all(|c| matches!(c.outcome, Outcome::Pass(_))) {
-        return Ok(());
+        return CounterCheck::Met;
     }
     let lines: Vec<String> = checked.iter().map(|c| format!("  {c}")).collect();
-    Err(format!("{name}: counter expectations (ncu, report {}):\n{}", profiled.report.display(), lines.join("\n")))
+    let text = format!("{name}: counter expectations (ncu, report {}):\n{}", report.display(), lines.join("\n"));
+    if checked.iter().any(|c| matches!(c.outcome, Outcome::Missing(_))) {
+        CounterCheck::Unchecked(text)
+    } else {
+        CounterCheck::Broken(text)
+    }
 }

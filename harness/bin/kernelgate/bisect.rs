@@ -56,7 +56,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
         Error::Bisect(format!("{}: cannot make the steps' folder ({e}); name another with --out DIR", out.display()))
     })?;
     println!("kernelgate bisect: steps' logs and run CSVs under {}", out.display());
-    let first = step(&suite, &out.join("0-bad"), good, &last.id, filter.unwrap_or(""), false)?;
+    let (first, first_code) = step(&suite, &out.join("0-bad"), good, &last.id, filter.unwrap_or(""), false)?;
     let regressed: Vec<&String> = first.iter().filter(|(_, (v, _))| v == "regressed").map(|(t, _)| t).collect();
     println!(
         "kernelgate bisect: {} at {}: {} trials timed, {} regressed against {good}",
@@ -66,6 +66,16 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
         regressed.len()
     );
     if regressed.is_empty() {
+        if first_code == kernelgate::suite::EXIT_REGRESSION {
+            // Exit 3 without a regressed verdict: a counter expectation broken while the counters
+            // stayed inside their tolerance, or a gate of the compile step. Nothing to search on.
+            println!(
+                "kernelgate bisect: the step at {} failed its gates (exit 3) without a regressed verdict \
+                 (a broken counter expectation with unchanged counters); its log: {}",
+                &last.id[..12],
+                out.join("0-bad/suite.log").display()
+            );
+        }
         return Ok(0);
     }
     let mut searches: Vec<Search> = regressed
@@ -92,7 +102,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
             for i in which {
                 let trial = searches[i].trial.clone();
                 let dir = out.join(format!("{round}-{}-{}", &candidates[at].id[..12], trial.replace('/', "_")));
-                let found = step(&suite, &dir, good, &candidates[at].id, &trial, true)?;
+                let (found, _) = step(&suite, &dir, good, &candidates[at].id, &trial, true)?;
                 let (verdict, delta) = found.get(&trial).cloned().unwrap_or(("not timed".to_string(), None));
                 println!(
                     "  step {round}: {trial} at {} {}: {verdict}{}",
@@ -147,12 +157,12 @@ fn default_suite() -> Result<PathBuf> {
 
 /// One step: the suite binary as an A/B run of `good`'s kernels against `candidate`'s, on the
 /// trials `filter` selects (`exact`: the one trial named), writing into `dir`; returns each timed
-/// trial's verdict and delta.
+/// trial's verdict and delta, and the step's exit code (0 or 3).
 ///
 /// # Errors
 /// [`Error::Bisect`] when the suite cannot be started or exits with another code than 0 or 3 (a
 /// wrong result, a harness error), naming its log.
-fn step(suite: &Path, dir: &Path, good: &str, candidate: &str, filter: &str, exact: bool) -> Result<Verdicts> {
+fn step(suite: &Path, dir: &Path, good: &str, candidate: &str, filter: &str, exact: bool) -> Result<(Verdicts, u8)> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     let log_path = dir.join("suite.log");
     let log = std::fs::File::create(&log_path).map_err(Error::io(&log_path))?;
@@ -174,13 +184,18 @@ fn step(suite: &Path, dir: &Path, good: &str, candidate: &str, filter: &str, exa
         .stderr(log)
         .status()
         .map_err(|e| Error::Bisect(format!("cannot start the suite {}: {e}", suite.display())))?;
-    if !matches!(status.code(), Some(0) | Some(3)) {
-        return Err(Error::Bisect(format!(
-            "the step at {candidate} exited with {status} (a wrong result or a harness error, not a verdict); see {}",
-            log_path.display()
-        )));
-    }
-    read_verdicts(&dir.join("runs"))
+    let code = match status.code() {
+        Some(0) => 0,
+        Some(3) => 3,
+        _ => {
+            return Err(Error::Bisect(format!(
+                "the step at {candidate} exited with {status} (a wrong result or a harness error, not a verdict); \
+                 see {}",
+                log_path.display()
+            )));
+        }
+    };
+    Ok((read_verdicts(&dir.join("runs"))?, code))
 }
 
 /// The verdict and delta of every trial in the run CSV(s) under `runs` (not the metrics CSVs nor
