@@ -118,6 +118,9 @@ pub struct Samples {
     pub stop: StopReason,
     /// Wall time of the sampling loop, seconds.
     pub wall_s: f64,
+    /// Untimed warm-up launches made before the samples: the count asked for, or fewer when the
+    /// warm-up reached the timeout.
+    pub warmed: usize,
 }
 
 pub use crate::model::MAX_THROTTLED_FRACTION;
@@ -171,8 +174,8 @@ impl Samples {
     }
 }
 
-/// Cold measurement: `warmup` untimed launches, then samples of one launch each with the L2
-/// flushed before it, until `rule` says stop; `floor` is the effect floor the gate will apply (for
+/// Cold measurement: `warmup` untimed launches (fewer when they reach `rule`'s timeout), then
+/// samples of one launch each with the L2 flushed before it, until `rule` says stop; `floor` is the effect floor the gate will apply (for
 /// [`Criterion::Precision`]). `launch` enqueues one launch on `gpu`'s stream.
 ///
 /// # Errors
@@ -185,9 +188,13 @@ pub fn measure_cold(
     mut launch: impl FnMut() -> Result<()>,
 ) -> Result<Samples> {
     let doing = "timing a sample";
-    for _ in 0..warmup {
+    // Under the trial's timeout too: a warm-up count with a typo must not hold the GPU.
+    let warming = Instant::now();
+    let mut warmed = 0;
+    while warmed < warmup && warming.elapsed().as_secs_f64() < rule.timeout_s {
         gpu.flush_l2()?;
         launch()?;
+        warmed += 1;
     }
     gpu.synchronize()?;
     let other_processes = gpu.other_processes();
@@ -213,7 +220,7 @@ pub fn measure_cold(
         let due = cadence.due(seconds.len());
         let ci = || if due { crate::gate::median_ci_half_width(&seconds) } else { f64::INFINITY };
         if let Some(reason) = rule.verdict(&Progress::from(&running), ci, wall_s, floor) {
-            return Ok(Samples { seconds, clocks, other_processes, stop: reason, wall_s });
+            return Ok(Samples { seconds, clocks, other_processes, stop: reason, wall_s, warmed });
         }
     }
 }
@@ -235,6 +242,9 @@ pub struct Pairs {
     pub stop: StopReason,
     /// Wall time of the sampling loop, seconds.
     pub wall_s: f64,
+    /// Untimed warm-up launches of each version: the count asked for, or fewer when the warm-up
+    /// reached the timeout.
+    pub warmed: usize,
 }
 
 impl Pairs {
@@ -268,6 +278,7 @@ impl Pairs {
             other_processes: self.other_processes.clone(),
             stop: self.stop,
             wall_s: self.wall_s,
+            warmed: self.warmed,
         }
     }
 }
@@ -291,7 +302,8 @@ pub fn pair_order(rng: &mut impl rand::Rng) -> [Side; 2] {
     if rng.random::<bool>() { [Side::A, Side::B] } else { [Side::B, Side::A] }
 }
 
-/// Same-run A/B measurement: `warmup` untimed launches of each version, then pairs: per pair the
+/// Same-run A/B measurement: `warmup` untimed launches of each version (fewer when they reach
+/// `rule`'s timeout), then pairs: per pair the
 /// order of A and B is drawn at random (seeded by `seed`, so a run replays), and each launch is
 /// timed cold as in [`measure_cold`] (L2 flushed, events around the launch). `launch(side)`
 /// enqueues one launch of that version; both versions run over the same buffers (the caller's
@@ -312,11 +324,14 @@ pub fn measure_pairs(
 ) -> Result<Pairs> {
     use rand::SeedableRng;
     let doing = "timing an A/B pair";
-    for _ in 0..warmup {
+    let warming = Instant::now();
+    let mut warmed = 0;
+    while warmed < warmup && warming.elapsed().as_secs_f64() < rule.timeout_s {
         gpu.flush_l2()?;
         launch(Side::A)?;
         gpu.flush_l2()?;
         launch(Side::B)?;
+        warmed += 1;
     }
     gpu.synchronize()?;
     let other_processes = gpu.other_processes();
@@ -362,7 +377,7 @@ pub fn measure_pairs(
             crate::gate::paired::median_ratio_ci(&log_ratios, resolution)
         };
         if let Some(reason) = rule.verdict(&progress, ci, wall_s, floor) {
-            return Ok(Pairs { a, b, a_first, clocks, other_processes, stop: reason, wall_s });
+            return Ok(Pairs { a, b, a_first, clocks, other_processes, stop: reason, wall_s, warmed });
         }
     }
 }
@@ -465,6 +480,7 @@ mod tests {
             other_processes: others.to_vec(),
             stop: StopReason::Converged,
             wall_s: 1.0,
+            warmed: 1,
         }
     }
 

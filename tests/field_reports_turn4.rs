@@ -94,3 +94,91 @@ fn outputs_at_devices_fifos_and_links_are_written_in_place_and_bad_ones_refused_
     let (code, text) = suite_selecting_nothing(&[("KERNELGATE_RUN_FILE", fifo.as_os_str())], &out);
     assert_eq!(code, 0, "{text}");
 }
+
+/// R23: `scripts/nightly -- <filter>`, the documented form without OUT_DIR, hands the filter to
+/// the suite and writes into the default folder (not a folder named `--`); `OUT -- <filter>` uses
+/// OUT; an option in OUT_DIR's place is refused with the form.
+#[test]
+fn the_nightly_takes_its_documented_forms_and_refuses_an_option_for_a_folder() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join(".gpu/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kernelgate"), bin.join("kernelgate")).unwrap();
+    // A stand-in suite that says what it was given and records no run.
+    std::fs::write(
+        bin.join("kernels"),
+        "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > suite-args.txt\necho \"$KERNELGATE_JUNIT\" > suite-junit.txt\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(bin.join("kernels"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let nightly_with = |args: &[&str], env: &[(&str, &str)]| -> (i32, String) {
+        let mut cmd = support::command("bash");
+        cmd.envs(env.iter().copied());
+        cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/nightly")).args(args).current_dir(tmp.path());
+        // Not a repository: the script works from the current folder.
+        cmd.env("GIT_CEILING_DIRECTORIES", tmp.path().parent().unwrap());
+        let o = cmd.output().unwrap();
+        (o.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+    };
+    let nightly = |args: &[&str]| nightly_with(args, &[]);
+    let read = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap();
+
+    let (code, text) = nightly(&["--", "coalescing/", "--exact"]);
+    assert_eq!(code, 1, "no run CSV from the stand-in: {text}");
+    assert_eq!(read("suite-args.txt"), "coalescing/\n--exact\n", "{text}");
+    assert!(read("suite-junit.txt").starts_with("target/kernelgate/nightly/"), "{text}");
+    assert!(!tmp.path().join("--").exists(), "no folder named --: {text}");
+    assert!(text.contains("the suite did not name one run CSV in target/kernelgate/nightly/"), "{text}");
+
+    let (code, text) = nightly(&["out", "--", "transpose/"]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(read("suite-args.txt"), "transpose/\n");
+    assert_eq!(read("suite-junit.txt"), "out/junit.xml\n");
+
+    // A run file of the user's own keeps its lines; only a line the suite adds is read.
+    std::fs::write(tmp.path().join("mine.txt"), "/runs/earlier.csv\n").unwrap();
+    let (code, text) = nightly_with(&["out"], &[("KERNELGATE_RUN_FILE", "mine.txt")]);
+    assert!(code == 1 && text.contains("(0 new lines; exit 0)"), "{text}");
+    assert_eq!(read("mine.txt"), "/runs/earlier.csv\n");
+
+    std::fs::remove_file(tmp.path().join("suite-args.txt")).unwrap();
+    let (code, text) = nightly(&["--exact"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("'--exact' is not a folder: the form is scripts/nightly [OUT_DIR] [-- libtest args]"), "{text}");
+    assert!(!tmp.path().join("suite-args.txt").exists(), "the suite did not run");
+}
+
+/// R10 and the non-UTF-8 value: a variable that is set is read or refused by name, whatever its
+/// bytes (never taken as unset, so a path variable never falls back to its default folder), and
+/// counts are bounded; both the suite and the `kernelgate` program refuse before doing anything.
+#[test]
+fn a_set_variable_is_read_or_refused_by_name_whatever_its_bytes_and_counts_are_bounded() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let latin1 = std::ffi::OsStr::from_bytes(b"bl\xe9");
+    for (name, value, says) in [
+        ("KERNELGATE_WARMUP", std::ffi::OsStr::new("18446744073709551615"), "expected a whole number from 0 to 10000"),
+        ("KERNELGATE_BASELINE_SAMPLES", std::ffi::OsStr::new("4294967297"), "expected a whole number from 1 to 100000"),
+        ("KERNELGATE_MIN_SAMPLES", std::ffi::OsStr::new("100001"), "expected a whole number from 1 to 100000"),
+        ("KERNELGATE_OUT_DIR", latin1, "the value is not valid UTF-8 (byte 0xe9 at offset 2)"),
+    ] {
+        let (code, text) = suite_selecting_nothing(&[(name, value)], &out);
+        assert_eq!(code, 2, "{name}: {text}");
+        assert!(text.contains(&format!("environment variable {name}=")) && text.contains(says), "{text}");
+    }
+    // The program: a baseline folder named in Latin-1 is refused, and the project's is untouched.
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("baselines/sm_90")).unwrap();
+    let o = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+        .current_dir(&project)
+        .args(["baseline", "reseal", "baselines/sm_90"])
+        .env("KERNELGATE_BASELINES", latin1)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(text.contains("environment variable KERNELGATE_BASELINES=\"bl\u{fffd}\" is invalid: the value is not valid UTF-8"), "{text}");
+    assert_eq!(std::fs::read_dir(project.join("baselines/sm_90")).unwrap().count(), 0, "nothing written");
+}

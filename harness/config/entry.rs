@@ -30,12 +30,14 @@ pub enum Value {
         /// The values accepted.
         range: Range,
     },
-    /// A whole number of at least `min`; `default` when unset.
+    /// A whole number from `min` to `max`; `default` when unset.
     Whole {
         /// The value when unset.
         default: usize,
         /// The smallest value accepted.
         min: usize,
+        /// The largest value accepted: what the quantity can mean (each variable says why).
+        max: usize,
     },
     /// One of `values`, exactly; `default` when unset (`None`: unset means off).
     Choice {
@@ -120,7 +122,7 @@ impl Var {
         match self.value {
             Value::Flag => "`1` or `0`".to_string(),
             Value::Number { range, .. } => range.says.to_string(),
-            Value::Whole { min, .. } => format!("a whole number of at least {min}"),
+            Value::Whole { min, max, .. } => format!("a whole number from {min} to {max}"),
             Value::Choice { values, .. } => values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(" or "),
             Value::Text(text) => text.to_string(),
         }

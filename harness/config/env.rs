@@ -26,6 +26,15 @@ impl Config {
                 options: options.join(", "),
             });
         }
+        // A value that is not UTF-8 is refused here, by name: `std::env::var` would call it unset,
+        // and a path variable would then fall back to its default folder.
+        for (name, value) in std::env::vars_os() {
+            if let (Some(name), Err(bytes)) = (name.to_str(), value.into_string())
+                && let Some(var) = vars::VARS.iter().find(|v| v.name == name)
+            {
+                return Err(not_utf8(var, &bytes));
+            }
+        }
         Config::from_lookup(|name| std::env::var(name).ok())
     }
 
@@ -73,16 +82,18 @@ impl Config {
             }
         };
         let whole = |var: &Var| -> Result<usize> {
-            let Value::Whole { default, min } = var.value else { unreachable!("{} is a whole number", var.name) };
+            let Value::Whole { default, min, max } = var.value else {
+                unreachable!("{} is a whole number", var.name)
+            };
             match get(var)? {
                 None => Ok(default),
                 Some(v) => match v.parse::<usize>() {
-                    Ok(x) if x >= min => Ok(x),
+                    Ok(x) if (min..=max).contains(&x) => Ok(x),
                     _ => Err(Error::Config {
                         name: var.name,
                         value: v,
                         expected: format!(
-                            "expected a whole number of at least {min}; unset it to use the default ({default})"
+                            "expected a whole number from {min} to {max}; unset it to use the default ({default})"
                         ),
                     }),
                 },
@@ -305,6 +316,24 @@ fn parse_seed(text: &str) -> Option<u64> {
         Some(_) => None,
         None if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => text.parse().ok(),
         None => None,
+    }
+}
+
+/// The refusal of `var` set to `bytes`, which are not UTF-8: the value as far as it reads, with
+/// the first byte that does not, and the fix.
+fn not_utf8(var: &vars::Var, bytes: &std::ffi::OsStr) -> Error {
+    let raw = bytes.as_encoded_bytes();
+    let valid = std::str::from_utf8(raw).map_or_else(|e| e.valid_up_to(), |_| raw.len());
+    Error::Config {
+        name: var.name,
+        value: String::from_utf8_lossy(raw).into_owned(),
+        expected: format!(
+            "the value is not valid UTF-8 (byte 0x{:02x} at offset {valid}), and kernelgate reads only UTF-8 values \
+             (a file name in another encoding cannot be named here: rename it or link to it from a UTF-8 path); \
+             set a UTF-8 value, or unset it for the default ({})",
+            raw.get(valid).copied().unwrap_or(0),
+            var.default_shown()
+        ),
     }
 }
 

@@ -85,10 +85,12 @@ pub const BASELINES: Var = Var {
     meaning: "folder of the per-GPU baseline folders and of `<arch>/resources.csv` (the resource gate)",
     read_by: &[Reader::Suite, Reader::Cli],
 };
-/// `KERNELGATE_BASELINE_SAMPLES`.
+/// `KERNELGATE_BASELINE_SAMPLES`. At most 100 000, a policy: the baseline's samples file holds one
+/// row per kept sample of every trial, and the rank tests of the gate (`gate/timing.rs`) gain
+/// nothing from more than a run takes in its 15 s timeout for the fastest kernels.
 pub const BASELINE_SAMPLES: Var = Var {
     name: "KERNELGATE_BASELINE_SAMPLES",
-    value: Value::Whole { default: 1000, min: 1 },
+    value: Value::Whole { default: 1000, min: 1, max: 100_000 },
     default: None,
     meaning: "samples kept per trial when blessing, evenly spaced over the run",
     read_by: &[Reader::Suite],
@@ -202,10 +204,11 @@ pub const MIN_EFFECT: Var = Var {
     meaning: "smallest change called a regression, percent; `kernelgate compare --min-effect`",
     read_by: &[Reader::Suite, Reader::Cli],
 };
-/// `KERNELGATE_MIN_SAMPLES`.
+/// `KERNELGATE_MIN_SAMPLES`. At most 100 000, a policy: sampling ends at `KERNELGATE_TIMEOUT`
+/// whatever the minimum (`measure.rs`), so a larger minimum only makes every trial time out.
 pub const MIN_SAMPLES: Var = Var {
     name: "KERNELGATE_MIN_SAMPLES",
-    value: Value::Whole { default: 10, min: 1 },
+    value: Value::Whole { default: 10, min: 1, max: 100_000 },
     default: None,
     meaning: "fewest samples per case (nvbench's default)",
     read_by: &[Reader::Suite],
@@ -449,12 +452,13 @@ pub const TIMEOUT: Var = Var {
     meaning: "wall-clock limit of one case's sampling, seconds (nvbench)",
     read_by: &[Reader::Suite, Reader::Script { path: "scripts/gpu-benchmark", default: Some("1") }],
 };
-/// `KERNELGATE_WARMUP`.
+/// `KERNELGATE_WARMUP`. At most 10 000, a policy (nvbench's cold measurement warms up with one
+/// launch, `nvbench/detail/measure_cold.cuh`); the warm-up also ends at `KERNELGATE_TIMEOUT`.
 pub const WARMUP: Var = Var {
     name: "KERNELGATE_WARMUP",
-    value: Value::Whole { default: 1, min: 0 },
+    value: Value::Whole { default: 1, min: 0, max: 10_000 },
     default: None,
-    meaning: "untimed launches before sampling",
+    meaning: "untimed launches before sampling; the warm-up ends at `KERNELGATE_TIMEOUT` too",
     read_by: &[Reader::Suite],
 };
 /// `KERNELGATE_WORK_SCALE`.

@@ -354,11 +354,10 @@ fn rechecked(
         crate::console::trial_note(format!("kernelgate: {why}"));
         return Ok(Ok(()));
     }
-    let warmup = suite.config.warmup;
     let launches = match (timing, measured) {
-        (_, Measured::Cold(samples)) => Launches { warmup, timed: samples.seconds.len(), last: None },
+        (_, Measured::Cold(samples)) => Launches { warmup: samples.warmed, timed: samples.seconds.len(), last: None },
         (Timing::Paired { revision, .. }, Measured::Paired(pairs)) => Launches {
-            warmup: 2 * warmup,
+            warmup: 2 * pairs.warmed,
             timed: 2 * pairs.a.len(),
             last: pairs.last_side().map(|side| match side {
                 Side::A => format!("A ({} at {})", list(&case_files(case)), revision.rev),

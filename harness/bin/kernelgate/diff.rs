@@ -23,6 +23,13 @@ pub(crate) fn diff_command(
     history: &kernelgate::config::History,
     format: Format,
 ) -> Result<()> {
+    // The reports' paths are checked before any work, as the suite checks KERNELGATE_JUNIT.
+    for (flag, path, example) in [("--markdown", &markdown, "diff.md"), ("--html", &html, "diff.html")] {
+        if let Some(path) = path {
+            kernelgate::output::check(path, example)
+                .map_err(|why| Error::io(path)(std::io::Error::other(format!("{flag}: {why}"))))?;
+        }
+    }
     // Two run CSVs need no history: with KERNELGATE_HISTORY=off they are compared without trends
     // (an empty folder holds no store to draw them from).
     let files = [old, new].iter().all(|s| matches!(history::query::Spec::parse(s), Ok(history::query::Spec::File(_))));
