@@ -62,8 +62,10 @@ macro_rules! say {
     };
 }
 
-/// The function behind [`say!`].
+/// The function behind [`say!`]. Control characters from data (a commit subject, a note, a file
+/// name) are shown escaped ([`shown_lines`]).
 pub fn status_line(line: &str) {
+    let line = shown_lines(line);
     if status_to_stderr() {
         eprintln!("{line}");
     } else {
@@ -71,12 +73,75 @@ pub fn status_line(line: &str) {
     }
 }
 
+/// Whether `c` is shown escaped in text for a terminal: a control character (C0 but line feed
+/// and tab, DEL, C1), which a terminal would obey (ECMA-48: `ESC ] 0 ;` sets the window title,
+/// `ESC [ 2 J` clears the screen, a carriage return overwrites the line).
+fn obeyed(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// Whether `c` reorders or hides text where it is shown: the Unicode bidirectional controls
+/// (UAX #9: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), as in the "Trojan
+/// Source" attacks (CVE-2021-42574).
+fn reorders(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` for a terminal or a log, whole lines kept: every control character but line feed and
+/// tab written as Rust writes it in a string (`\u{1b}`), so that text from data (a commit subject,
+/// a note, a kernel file, a tool's output) can neither move the cursor, clear the screen, set the
+/// title nor overwrite a line. Borrowed when nothing needs escaping.
+pub fn shown_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(obeyed) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.chars().map(|c| if obeyed(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect())
+}
+
+/// One field from data (a commit subject, a branch, a remote) inside a line: [`shown_lines`], and
+/// line feeds, tabs and the bidirectional controls escaped too, so the field stays on its line
+/// and in its order.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() || reorders(c);
+    if !text.chars().any(escaped) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.chars().map(|c| if escaped(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect())
+}
+
+/// `println!` for programs built on kernelgate (the `kernelgate` CLI): the line with control
+/// characters escaped ([`shown_lines`]). JSON printed through it is unchanged (serde_json escapes
+/// every control character itself).
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        println!("{}", $crate::console::shown_lines(&format!($($arg)*)))
+    };
+}
+
+/// `print!` with control characters escaped, as [`outln!`](crate::outln).
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        print!("{}", $crate::console::shown_lines(&format!($($arg)*)))
+    };
+}
+
+/// `eprintln!` with control characters escaped, as [`outln!`](crate::outln).
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        eprintln!("{}", $crate::console::shown_lines(&format!($($arg)*)))
+    };
+}
+
 /// Prints a finished trial's own line (`crate::report::trial_line`'s text) where [`route_trial_lines`] said.
 pub fn trial(name: &str, text: &str) {
     if TRIAL_LINES_STDERR.load(Ordering::Relaxed) == 1 {
-        eprintln!("kernelgate: {name}: {text}");
+        eprintln!("kernelgate: {name}: {}", shown_lines(text));
     } else {
         // libtest's `test <name> ... ` is on the line already; its outcome follows ours.
+        let text = shown_lines(text);
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "{text}  ");
         let _ = out.flush();
@@ -184,6 +249,15 @@ pub fn wait_saying(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_from_data_are_shown_escaped() {
+        let subject = "fix \u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[31mred\r";
+        assert_eq!(shown_lines(subject), r"fix \u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[31mred\u{d}");
+        assert_eq!(shown_lines("two\nlines\tand a tab"), "two\nlines\tand a tab");
+        assert!(matches!(shown_lines("plain café"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(shown("a\nb\u{202e}c\u{9b}"), r"a\u{a}b\u{202e}c\u{9b}");
+    }
 
     #[test]
     fn a_ticker_ticks_once_per_period_and_not_before_the_first() {

@@ -262,6 +262,9 @@ impl Gpu {
                 (known(d.uuid()), known(d.serial()), known(d.vbios_version()))
             })
             .unwrap_or_else(|| ("unknown".into(), "unknown".into(), "unknown".into()));
+        // Without NVML (a container without libnvidia-ml), the CUDA driver still knows the GPU's
+        // UUID: runs stay keyed by the physical GPU, so two such runners never share a key.
+        let uuid = if uuid == "unknown" { ctx.uuid().map_or(uuid, |u| uuid_text(&u.bytes)) } else { uuid };
         // nvbench flushes L2 by writing a buffer of the L2's size before each cold sample
         // (nvbench/detail/l2flush.cuh); twice the size leaves no line of the previous sample.
         let l2_flush =
@@ -530,9 +533,26 @@ impl Gpu {
     }
 }
 
+/// A GPU UUID as NVML and `nvidia-smi -L` print it (`GPU-` and 16 bytes in hex, grouped 4-2-2-2-6),
+/// from the 16 bytes `cuDeviceGetUuid` gives: the same identifier (CUDA driver API,
+/// `cuDeviceGetUuid`; NVML, `nvmlDeviceGetUUID`).
+pub fn uuid_text(bytes: &[std::ffi::c_char; 16]) -> String {
+    let hex: String = bytes.iter().map(|b| format!("{:02x}", *b as u8)).collect();
+    format!("GPU-{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cuda_uuid_reads_as_nvml_prints_it() {
+        // The UUID of an H200 in BENCHMARK.md's runs, as its 16 bytes.
+        let text = "1c2e7f5412d281fbf3bbe68e916447fc";
+        let bytes: [std::ffi::c_char; 16] =
+            std::array::from_fn(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap() as std::ffi::c_char);
+        assert_eq!(uuid_text(&bytes), "GPU-1c2e7f54-12d2-81fb-f3bb-e68e916447fc");
+    }
 
     #[test]
     fn only_slowdowns_mark_a_sample_throttled() {

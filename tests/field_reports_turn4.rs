@@ -182,3 +182,97 @@ fn a_set_variable_is_read_or_refused_by_name_whatever_its_bytes_and_counts_are_b
     assert!(text.contains("environment variable KERNELGATE_BASELINES=\"bl\u{fffd}\" is invalid: the value is not valid UTF-8"), "{text}");
     assert_eq!(std::fs::read_dir(project.join("baselines/sm_90")).unwrap().count(), 0, "nothing written");
 }
+
+/// `git` in `dir` with a fixed identity; panics with git's words when it fails.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn have_git() -> bool {
+    Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// `kernelgate` in `dir` with `args`; exit code and output.
+fn kernelgate(dir: &Path, args: &[&str]) -> (i32, String) {
+    let o = support::command(env!("CARGO_BIN_EXE_kernelgate")).current_dir(dir).args(args).output().unwrap();
+    (o.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+}
+
+/// A repository with `n` commits, each changing `kernels/a.cu`; the last one's subject is `last`.
+fn kernel_repo(dir: &Path, n: usize, last: &str) {
+    std::fs::create_dir_all(dir.join("kernels")).unwrap();
+    git(dir, &["init", "-q"]);
+    for i in 1..=n {
+        std::fs::write(dir.join("kernels/a.cu"), format!("// {i}\nextern \"C\" __global__ void a(float* x) {{ x[0] = {i}; }}\n"))
+            .unwrap();
+        git(dir, &["add", "-A"]);
+        let subject = if i == n { last.to_string() } else { format!("change {i}") };
+        git(dir, &["commit", "-q", "-m", &subject]);
+    }
+}
+
+/// R04: text from data (a commit subject anyone can push) reaches the terminal with its control
+/// characters escaped: no escape sequence is printed raw.
+#[test]
+fn commit_subjects_reach_the_terminal_with_control_characters_escaped() {
+    if !have_git() {
+        println!("skipped: no git program on this machine");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    kernel_repo(tmp.path(), 2, "fix \u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[31mred\u{9b}1m");
+    let (_, text) = kernelgate(tmp.path(), &["bisect", "HEAD~1", "HEAD", "--suite", "/bin/true"]);
+    assert!(text.contains(r"fix \u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}[31mred\u{9b}1m"), "{text}");
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+}
+
+/// R03: bisect in a shallow clone names the cause (the clone's history was cut) and the fix, both
+/// when GOOD is missing and when the walk from BAD ends before GOOD.
+#[test]
+fn bisect_in_a_shallow_clone_says_the_history_was_cut_and_how_to_fetch_it() {
+    if !have_git() {
+        println!("skipped: no git program on this machine");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let origin = tmp.path().join("origin");
+    kernel_repo(&origin, 6, "change 6");
+    let good = git(&origin, &["rev-parse", "HEAD~5"]).trim().to_string();
+    let url = format!("file://{}", origin.display());
+    git(tmp.path(), &["clone", "-q", "--depth", "2", &url, "shallow"]);
+    let shallow = tmp.path().join("shallow");
+    let (code, text) = kernelgate(&shallow, &["bisect", &good, "HEAD", "--suite", "/bin/true"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("this clone is shallow") && text.contains("git fetch --unshallow"), "{text}");
+    git(&shallow, &["fetch", "-q", "--depth", "1", "origin", &good]);
+    let (code, text) = kernelgate(&shallow, &["bisect", &good, "HEAD", "--suite", "/bin/true"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("where this shallow clone was cut") && text.contains("git fetch --unshallow"), "{text}");
+    assert!(!text.contains("not an ancestor"), "not the wrong cause: {text}");
+}
+
+/// R48: text from a flag never reaches git as an option: a remote that begins with `-` is refused
+/// before git runs (`--upload-pack=<command>` would run the command).
+#[test]
+fn a_remote_that_reads_as_an_option_is_refused_before_git_runs() {
+    if !have_git() {
+        println!("skipped: no git program on this machine");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    kernel_repo(&repo, 1, "one");
+    let marker = tmp.path().join("PWNED");
+    let fetch = format!("--fetch=--upload-pack=touch {};false", marker.display());
+    let (code, text) = kernelgate(&repo, &["history", "--dir", tmp.path().join("h").to_str().unwrap(), "sync", &fetch]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("is not a remote: name one from `git remote -v`"), "{text}");
+    assert!(!marker.exists(), "the command in the option did not run");
+}

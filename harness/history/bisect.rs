@@ -27,20 +27,37 @@ pub struct Commit {
 ///
 /// # Errors
 /// A sentence: no repository, a revision that names no commit, or `good` not an ancestor of `bad`
-/// along first parents.
+/// along first parents; in a shallow clone, that the history is cut and how to fetch it.
 pub fn commits(root: &Path, good: &str, bad: &str) -> Result<Vec<Commit>, String> {
     let repo = git2::Repository::discover(root)
         .map_err(|e| format!("bisect needs a git repository at or above {}: {}", root.display(), e.message()))?;
+    // A CI checkout is shallow by default (`actions/checkout`'s fetch-depth 1): older commits are
+    // missing, which no other message would say.
+    let unshallow = "fetch the commits between GOOD and BAD first, `git fetch --unshallow` (or `git fetch \
+                     --deepen=<n>`; in GitHub Actions, `actions/checkout` with `fetch-depth: 0`)";
+    let shallow = repo.is_shallow();
     let commit = |rev: &str| {
-        repo.revparse_single(rev)
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|e| format!("{rev} is not a commit of {}: {}", root.display(), e.message()))
+        repo.revparse_single(rev).and_then(|o| o.peel_to_commit()).map_err(|e| {
+            let hint = if shallow {
+                format!("; this clone is shallow (its history was cut when it was cloned): {unshallow}")
+            } else {
+                String::new()
+            };
+            format!("{rev} is not a commit of {}: {}{hint}", root.display(), e.message())
+        })
     };
     let (good_c, mut at) = (commit(good)?, commit(bad)?);
     let kernels = |c: &git2::Commit| c.tree().ok().and_then(|t| t.get_path(Path::new("kernels")).ok()).map(|e| e.id());
     let mut out = Vec::new();
     while at.id() != good_c.id() {
         let parent = at.parent(0).map_err(|_| {
+            if shallow {
+                return format!(
+                    "the history from {bad} back to {good} ends at {}, where this shallow clone was cut when it \
+                     was cloned: {unshallow}",
+                    &at.id().to_string()[..12]
+                );
+            }
             let ancestor = repo.merge_base(good_c.id(), commit(bad).map(|c| c.id()).unwrap_or(good_c.id())).ok();
             if ancestor == Some(good_c.id()) {
                 format!(

@@ -32,7 +32,8 @@ pub struct Synced {
     pub runs: usize,
     /// Values the stores did not have yet.
     pub new_rows: usize,
-    /// One sentence per note line skipped and per run left out, naming commit and line or run.
+    /// Sentences on the note lines skipped ([`notes::summarized`]: a few per note, a count for the
+    /// rest) and one per run left out, naming commit and line or run.
     pub warnings: Vec<String>,
 }
 
@@ -62,6 +63,15 @@ pub fn fetched_ref(remote: &str) -> String {
 pub fn fetch(repo: &git2::Repository, remote: &str) -> Result<String> {
     let dir = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
     let fail = |message: String| Error::Notes { commit: format!("{NOTES_REF} of {remote}"), line: None, message };
+    // git would read it as an option (`--upload-pack=<command>` runs a command): a remote's name,
+    // URL or path never begins with '-' (git-fetch(1), "GIT URLS").
+    if remote.starts_with('-') || remote.is_empty() || remote.chars().any(char::is_control) {
+        return Err(fail(format!(
+            "{} is not a remote: name one from `git remote -v`, a URL or a path (a path that begins with '-' is \
+             written ./-name)",
+            crate::console::shown(&format!("{remote:?}"))
+        )));
+    }
     // A merge that is not a fast-forward commits: with no identity configured (a CI runner), it is
     // signed as kernelgate's own notes commits are signed (`notes::write_run`).
     let has_identity = Command::new("git")
@@ -90,12 +100,13 @@ pub fn fetch(repo: &git2::Repository, remote: &str) -> Result<String> {
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
-    if git(&["ls-remote", remote, NOTES_REF])?.trim().is_empty() {
+    // `--` ends the options: every operand after it is an operand (gitcli(7)).
+    if git(&["ls-remote", "--", remote, NOTES_REF])?.trim().is_empty() {
         return Ok(format!("{remote} has no {NOTES_REF} yet; nothing fetched"));
     }
     let theirs = fetched_ref(remote);
-    git(&["fetch", "--quiet", remote, &format!("+{NOTES_REF}:{theirs}")])?;
-    notes::with_lock(repo, || git(&["notes", "--ref=kernelgate", "merge", "-s", "cat_sort_uniq", &theirs]))?;
+    git(&["fetch", "--quiet", "--", remote, &format!("+{NOTES_REF}:{theirs}")])?;
+    notes::with_lock(repo, || git(&["notes", "--ref=kernelgate", "merge", "-s", "cat_sort_uniq", "--", &theirs]))?;
     Ok(format!("fetched {remote}'s {NOTES_REF} into {theirs} and merged it (cat_sort_uniq)"))
 }
 
@@ -108,7 +119,7 @@ pub fn fetch(repo: &git2::Repository, remote: &str) -> Result<String> {
 pub fn sync(repo: &git2::Repository, history_dir: &Path, remote: Option<&str>) -> Result<Synced> {
     let mut out = Synced { fetched: remote.map(|r| fetch(repo, r)).transpose()?, ..Synced::default() };
     let read = notes::read_all(repo)?;
-    out.warnings.extend(read.skipped.iter().map(ToString::to_string));
+    out.warnings.extend(notes::summarized(&read.skipped));
     let mut by_key: BTreeMap<String, Vec<Run>> = BTreeMap::new();
     for run in read.runs {
         match store::store_path(history_dir, &run.meta.gpu_key) {

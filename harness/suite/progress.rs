@@ -71,6 +71,11 @@ where
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(TrialOutcome::new(name, seconds, outcome));
-        result
+        // libtest prints the message as it is: a kernel file's or a tool's control characters in
+        // it are shown escaped (the JUnit report above escapes for XML itself).
+        result.map_err(|failed| match failed.message() {
+            Some(m) if crate::console::shown_lines(m) != m => crate::console::shown_lines(m).into_owned().into(),
+            _ => failed,
+        })
     }
 }

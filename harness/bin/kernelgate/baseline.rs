@@ -100,18 +100,18 @@ pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBu
                 None => baseline::gpu_keys(&baselines)?,
             };
             if keys.is_empty() {
-                println!("no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)", baselines.display());
+                kernelgate::outln!("no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)", baselines.display());
             }
             for (i, key) in keys.iter().enumerate() {
                 let base = Baseline::load(&baselines.join(key))?;
-                print!("{}{}", if i > 0 { "\n" } else { "" }, list(key, &base));
+                kernelgate::out!("{}{}", if i > 0 { "\n" } else { "" }, list(key, &base));
             }
             Ok(())
         }
         BaselineCommand::Show { trial, gpu } => {
             let key = choose_gpu(&baselines, gpu)?;
             let base = Baseline::load(&baselines.join(&key))?;
-            print!("{}", show(&key, &base, &trial)?);
+            kernelgate::out!("{}", show(&key, &base, &trial)?);
             Ok(())
         }
         BaselineCommand::Remove { trials, gpu } => {
@@ -135,10 +135,10 @@ pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBu
             })?
             .unwrap_or_default();
             for change in &changes {
-                println!("{change}");
+                kernelgate::outln!("{change}");
             }
             let count = trials.iter().collect::<std::collections::BTreeSet<_>>().len();
-            println!("kernelgate: removed {} from {}", trials_count(count), shown(&dir));
+            kernelgate::outln!("kernelgate: removed {} from {}", trials_count(count), shown(&dir));
             Ok(())
         }
         BaselineCommand::Calibrate { records, gpu } => calibrate(&baselines, &records, gpu),
@@ -156,7 +156,7 @@ pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBu
             } else {
                 Baseline::reseal(&folder)?
             };
-            println!("kernelgate: {} checked and sealed as generation {generation}", shown(&folder));
+            kernelgate::outln!("kernelgate: {} checked and sealed as generation {generation}", shown(&folder));
             Ok(())
         }
     }
@@ -195,7 +195,7 @@ fn bless(baselines: &Path, record: &Path, trials: &[String], gpu: Option<String>
     }
     let (valid, invalid): (Vec<&str>, Vec<&str>) = named.iter().partition(|t| source.invalid(t).is_none());
     for t in &invalid {
-        println!("  not blessed: {t}: {}", source.invalid(t).unwrap_or_default());
+        kernelgate::outln!("  not blessed: {t}: {}", source.invalid(t).unwrap_or_default());
     }
     if valid.is_empty() {
         return Err(Error::Baseline {
@@ -225,9 +225,9 @@ fn bless(baselines: &Path, record: &Path, trials: &[String], gpu: Option<String>
     // Through the same bless as a run: a trial without counters in the record keeps its blessed ones.
     let (changes, _) = kernelgate::gate::baseline::run::bless(&dir, (entries, samples))?;
     for c in &changes {
-        println!("  {c}");
+        kernelgate::outln!("  {c}");
     }
-    println!("kernelgate: blessed {} from {} into {}", trials_count(valid.len()), shown(record), shown(&dir));
+    kernelgate::outln!("kernelgate: blessed {} from {} into {}", trials_count(valid.len()), shown(record), shown(&dir));
     Ok(())
 }
 
@@ -250,20 +250,20 @@ fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Resu
     let (set, total, used) = Baseline::update(&dir, |base| {
         let found = kernelgate::gate::calibrate::gather(base, records)?;
         for (dir, why) in &found.skipped {
-            println!("  skipped {}: {why}", dir.display());
+            kernelgate::outln!("  skipped {}: {why}", dir.display());
         }
         for (dir, trial, why) in &found.invalid {
-            println!("  skipped {trial} of {}: invalid: {why}", dir.display());
+            kernelgate::outln!("  skipped {trial} of {}: invalid: {why}", dir.display());
         }
         if found.other_gpu > 0 {
-            println!(
+            kernelgate::outln!(
                 "  skipped {} trial results measured on another physical GPU than the blessed one (a calibration \
                  holds for the machine that blessed)",
                 found.other_gpu
             );
         }
         if found.unidentified > 0 {
-            println!(
+            kernelgate::outln!(
                 "  warning: {} trial results come from records or a baseline that do not name their physical GPU \
                  (written before kernelgate kept NVML UUIDs): calibrate only with runs of the machine that gates",
                 found.unidentified
@@ -271,7 +271,7 @@ fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Resu
         }
         let (set, said) = base.calibrate(&found.values);
         for line in said.iter().filter(|l| !l.contains("not calibrated: 1 run of")) {
-            println!("  {line}");
+            kernelgate::outln!("  {line}");
         }
         let used = format!("{} record{}", found.used, if found.used == 1 { "" } else { "s" });
         if set.is_empty() {
@@ -302,7 +302,7 @@ fn calibrate(baselines: &Path, records: &[PathBuf], gpu: Option<String>) -> Resu
         0 => String::new(),
         n => format!(" ({n} trial results of other code skipped)"),
     };
-    println!(
+    kernelgate::outln!(
         "kernelgate: calibrated {what} in {} from the blessed run and {used}{other}",
         shown(&dir.join(baseline::RUN_TO_RUN_FILE)),
     );

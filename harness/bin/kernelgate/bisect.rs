@@ -30,7 +30,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
     let out = out.unwrap_or_else(|| {
         root.join("target/kernelgate/bisect").join(chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string())
     });
-    println!(
+    kernelgate::outln!(
         "kernelgate bisect: {good}..{bad}: {}, {} changed kernels/ (candidates), {} did not (skipped without \
          timing); suite {}",
         kernelgate::units::count(commits.len(), "commit"),
@@ -39,13 +39,13 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
         suite.display(),
     );
     for c in &commits {
-        println!("  {} {} {}", if c.kernels_changed { "candidate" } else { "skipped  " }, &c.id[..12], c.subject);
+        kernelgate::outln!("  {} {} {}", if c.kernels_changed { "candidate" } else { "skipped  " }, &c.id[..12], c.subject);
     }
     if let Some(w) = Revision::read(&root, good).ok().and_then(|r| r.cases_differ(&root, bad, "BAD")) {
-        println!("kernelgate bisect: warning: {w}");
+        kernelgate::outln!("kernelgate bisect: warning: {w}");
     }
     let Some(last) = candidates.last() else {
-        println!("kernelgate bisect: no commit in {good}..{bad} changed kernels/: nothing A/B can tell apart");
+        kernelgate::outln!("kernelgate bisect: no commit in {good}..{bad} changed kernels/: nothing A/B can tell apart");
         return Ok(0);
     };
     // Every step times on a GPU: say so here, not in the first step's log.
@@ -55,10 +55,10 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
     std::fs::create_dir_all(&out).map_err(|e| {
         Error::Bisect(format!("{}: cannot make the steps' folder ({e}); name another with --out DIR", out.display()))
     })?;
-    println!("kernelgate bisect: steps' logs and run CSVs under {}", out.display());
+    kernelgate::outln!("kernelgate bisect: steps' logs and run CSVs under {}", out.display());
     let (first, first_code) = step(&suite, &out.join("0-bad"), good, &last.id, filter.unwrap_or(""), false)?;
     let regressed: Vec<&String> = first.iter().filter(|(_, (v, _))| v == "regressed").map(|(t, _)| t).collect();
-    println!(
+    kernelgate::outln!(
         "kernelgate bisect: {} at {}: {} trials timed, {} regressed against {good}",
         filter.unwrap_or("every trial"),
         &last.id[..12],
@@ -69,7 +69,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
         if first_code == kernelgate::suite::EXIT_REGRESSION {
             // Exit 3 without a regressed verdict: a counter expectation broken while the counters
             // stayed inside their tolerance, or a gate of the compile step. Nothing to search on.
-            println!(
+            kernelgate::outln!(
                 "kernelgate bisect: the step at {} failed its gates (exit 3) without a regressed verdict \
                  (a broken counter expectation with unchanged counters); its log: {}",
                 &last.id[..12],
@@ -104,7 +104,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
                 let dir = out.join(format!("{round}-{}-{}", &candidates[at].id[..12], trial.replace('/', "_")));
                 let (found, _) = step(&suite, &dir, good, &candidates[at].id, &trial, true)?;
                 let (verdict, delta) = found.get(&trial).cloned().unwrap_or(("not timed".to_string(), None));
-                println!(
+                kernelgate::outln!(
                     "  step {round}: {trial} at {} {}: {verdict}{}",
                     &candidates[at].id[..12],
                     candidates[at].subject,
@@ -114,7 +114,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
             }
         }
     }
-    println!(
+    kernelgate::outln!(
         "\nkernelgate bisect: first bad commits ({} candidates, at most {} steps each after the first)",
         candidates.len(),
         bisect::max_steps(candidates.len())
@@ -122,7 +122,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
     for s in &searches {
         let c = candidates[s.bad];
         let delta = s.steps.iter().find(|(at, ..)| *at == s.bad).and_then(|(_, _, d)| *d);
-        println!(
+        kernelgate::outln!(
             "  {}: {} {} ({}{} against {good}; {} steps)",
             s.trial,
             &c.id[..12],

@@ -70,14 +70,14 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
     let regressed = compared.rows.iter().any(|(_, j)| j.verdict == Verdict::Regressed);
     if format == Format::Json {
         let doc = compare_json(base, run, options, &compared);
-        println!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value always serializes"));
+        kernelgate::outln!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value always serializes"));
         return Ok(regressed);
     }
     for w in &compared.warnings {
-        println!("warning: {w}");
+        kernelgate::outln!("warning: {w}");
     }
     let width = compared.rows.iter().map(|(t, _)| t.len()).max().unwrap_or(5);
-    println!(
+    kernelgate::outln!(
         "{:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  verdict (decided by)",
         "trial", "base", "run", "delta", "p_adj", "floor"
     );
@@ -86,7 +86,7 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
         let show = |v: f64| if options.cycles { format!("{v:.0} cyc") } else { kernelgate::units::duration(v) };
         let by = decided_by(j, options.cycles);
         match &j.comparison {
-            Some(c) => println!(
+            Some(c) => kernelgate::outln!(
                 "{trial:<width$}  {:>10}  {:>10}  {:>8}  {:>9.1e}  {:>5.2}%  {} ({by})",
                 show(c.baseline_median_s),
                 show(c.median_s),
@@ -95,7 +95,7 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
                 100.0 * c.min_effect,
                 j.verdict.as_str()
             ),
-            None => println!(
+            None => kernelgate::outln!(
                 "{trial:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  {} ({by})",
                 "-",
                 "-",
@@ -112,17 +112,17 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
         n => format!("; {n} trial{} in only one record", if n == 1 { "" } else { "s" }),
     };
     let unit = if options.cycles { ", in SM cycles" } else { "" };
-    println!(
+    kernelgate::outln!(
         "{} compared (scale {}{unit}): {}{only}",
         super::trials_count(compared.rows.len()),
         options.scale,
         summary.join(", ")
     );
     if !compared.only_in_one.is_empty() {
-        println!("in only one record (not compared): {}", compared.only_in_one.join(", "));
+        kernelgate::outln!("in only one record (not compared): {}", compared.only_in_one.join(", "));
     }
     if !compared.warnings.is_empty() && compared.rows.iter().any(|(_, j)| j.verdict != Verdict::Unchanged) {
-        println!("note: the verdicts above come from records of different machines or settings (warnings above)");
+        kernelgate::outln!("note: the verdicts above come from records of different machines or settings (warnings above)");
     }
     Ok(regressed)
 }

@@ -45,7 +45,7 @@ pub fn compile_command(
         let source = KernelSource::read(path, &path.display().to_string())?;
         let in_suite = suite_files.contains(&source.file);
         if !in_suite {
-            eprintln!(
+            kernelgate::errln!(
                 "kernelgate: {} is not one of the project's kernels/ files: figures only, nothing gated",
                 path.display()
             );
@@ -53,7 +53,7 @@ pub fn compile_command(
         if in_suite {
             let undeclared = resources::undeclared(&launches, &source);
             if !undeclared.is_empty() {
-                undeclared.iter().for_each(|m| println!("{m}"));
+                undeclared.iter().for_each(|m| kernelgate::outln!("{m}"));
                 other_failed = true;
                 continue;
             }
@@ -65,7 +65,7 @@ pub fn compile_command(
             }
         }
         if instances.is_empty() && !source.templates.is_empty() {
-            eprintln!(
+            kernelgate::errln!(
                 "kernelgate: {}: the kernel templates {:?} are compiled only as instances: name one with \
                  --instance 'NAME<ARGS>', or launch one from the case table",
                 path.display(),
@@ -77,7 +77,7 @@ pub fn compile_command(
                 Ok(c) => c,
                 Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
                     // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
-                    println!("{}", Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log });
+                    kernelgate::outln!("{}", Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log });
                     other_failed = true;
                     continue;
                 }
@@ -127,18 +127,18 @@ pub fn compile_command(
                     tally(found.failure(), &found.failures, &mut gate_failed, &mut other_failed);
                     checked_sass.push(found);
                 }
-                Err(Error::Unavailable(why)) => eprintln!("kernelgate: SASS gate not run: {why}"),
+                Err(Error::Unavailable(why)) => kernelgate::errln!("kernelgate: SASS gate not run: {why}"),
                 Err(e) => return Err(e),
             }
         }
     }
     for report in [resources::render(&checked_resources), sass::render(&checked_sass)] {
         if !report.is_empty() {
-            println!("{report}");
+            kernelgate::outln!("{report}");
         }
     }
     let what = format!("{} file(s) for {}", files.len(), archs.join(" and "));
-    println!(
+    kernelgate::outln!(
         "kernelgate: compile: {what}: {}",
         if other_failed {
             "a file did not compile or a check failed (above)"
@@ -161,7 +161,7 @@ pub fn compile_command(
 /// gates' (exit 3) or not (exit 1).
 fn tally(failure: Option<String>, failures: &[String], gate_failed: &mut bool, other_failed: &mut bool) {
     if let Some(failure) = failure {
-        println!("{failure}");
+        kernelgate::outln!("{failure}");
         let gate = failures.iter().all(|f| resources::gate::is_gate_failure(f));
         if gate { *gate_failed = true } else { *other_failed = true }
     }

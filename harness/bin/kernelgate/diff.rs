@@ -111,7 +111,7 @@ pub(crate) fn diff_command(
             Ok(trends) => kernelgate::report::html::render(&diff, &trends),
             Err(e) => {
                 let why = format!("the trend charts are left out: the history could not be read ({e})");
-                eprintln!("kernelgate: warning: {why}");
+                kernelgate::errln!("kernelgate: warning: {why}");
                 let mut shown = diff.clone();
                 shown.notes.push(why);
                 kernelgate::report::html::render(&shown, &[])
@@ -151,14 +151,14 @@ pub(crate) fn diff_command(
             let old_facts = facts(old, &a, if from_pairs { &b } else { &a });
             print_json(&diff_json(&diff, &old_facts, &facts(new, &b, &b)));
             if let Some(path) = &markdown {
-                eprintln!("wrote {} ({})", path.display(), diff.summary());
+                kernelgate::errln!("wrote {} ({})", path.display(), diff.summary());
             }
         }
-        (Some(path), Format::Text) => eprintln!("wrote {} ({})", path.display(), diff.summary()),
-        (None, Format::Text) => print!("{text}"),
+        (Some(path), Format::Text) => kernelgate::errln!("wrote {} ({})", path.display(), diff.summary()),
+        (None, Format::Text) => kernelgate::out!("{text}"),
     }
     if let Some(path) = &html {
-        eprintln!("wrote {}", path.display());
+        kernelgate::errln!("wrote {}", path.display());
     }
     Ok(())
 }

@@ -67,7 +67,7 @@ pub(crate) fn export_command(
         }));
     }
     for w in &warnings {
-        eprintln!("kernelgate: warning: {w}");
+        kernelgate::errln!("kernelgate: warning: {w}");
     }
     print_json(&match format {
         ExportFormat::Bmf => export::bmf(&latencies),
@@ -75,6 +75,6 @@ pub(crate) fn export_command(
         ExportFormat::Nvbench => export::nvbench::document(one, &latencies),
     });
     let shown = Path::new(run).file_name().map_or(run.into(), |n| n.to_string_lossy());
-    eprintln!("kernelgate: exported {} of {shown}", kernelgate::units::count(latencies.len(), "trial"));
+    kernelgate::errln!("kernelgate: exported {} of {shown}", kernelgate::units::count(latencies.len(), "trial"));
     Ok(())
 }

@@ -158,7 +158,7 @@ pub(crate) fn history_command(
     let dir = history_dir(dir, history, name)?;
     let warn = |warnings: &[String]| {
         for w in warnings {
-            eprintln!("kernelgate: warning: {w}");
+            kernelgate::errln!("kernelgate: warning: {w}");
         }
     };
     match command {
@@ -167,7 +167,7 @@ pub(crate) fn history_command(
             let repo = git2::Repository::discover(&root).ok();
             let imported = history::import(&paths, &dir, repo.as_ref())?;
             warn(&imported.warnings);
-            println!("imported {imported} into {}", dir.display());
+            kernelgate::outln!("imported {imported} into {}", dir.display());
         }
         HistoryCommand::Sync { fetch } => {
             let repo = git2::Repository::discover(&cwd).map_err(|e| Error::Notes {
@@ -181,10 +181,10 @@ pub(crate) fn history_command(
             })?;
             let synced = history::sync::sync(&repo, &dir, fetch.as_deref())?;
             if let Some(fetched) = &synced.fetched {
-                println!("{fetched}");
+                kernelgate::outln!("{fetched}");
             }
             warn(&synced.warnings);
-            println!("synced {synced} into {}", dir.display());
+            kernelgate::outln!("synced {synced} into {}", dir.display());
         }
         HistoryCommand::Previous { run, gpu, format } => {
             let found = history::query::previous(&dir, &run, gpu.as_deref())?;
@@ -192,9 +192,9 @@ pub(crate) fn history_command(
                 print_json(&history::query::previous_json(&found));
             }
             match &found.previous {
-                Some(p) if format == Format::Text => println!("{}", p.commit),
+                Some(p) if format == Format::Text => kernelgate::outln!("{}", p.commit),
                 Some(_) => {}
-                None => eprintln!(
+                None => kernelgate::errln!(
                     "kernelgate: no commit is stored before {} (the commit of run {}) in the history of {}: nothing \
                      to compare it with",
                     history::query::short_commit(&found.run.commit),
@@ -203,11 +203,11 @@ pub(crate) fn history_command(
                 ),
             }
         }
-        HistoryCommand::Runs { gpu, format: Format::Text } => print!("{}", history::list_runs(&dir, gpu.as_deref())?),
+        HistoryCommand::Runs { gpu, format: Format::Text } => kernelgate::out!("{}", history::list_runs(&dir, gpu.as_deref())?),
         HistoryCommand::Runs { gpu, format: Format::Json } => {
             let keys = history::runs_by_key(&dir, gpu.as_deref())?;
             if keys.is_empty() {
-                eprintln!(
+                kernelgate::errln!(
                     "kernelgate: no history under {} (`kernelgate history import baselines/*/runs` fills it from run CSVs)",
                     dir.display()
                 );
@@ -220,7 +220,7 @@ pub(crate) fn history_command(
                 Format::Json => print_json(&history::query::show_json(&trial, &metric, &series)),
                 Format::Text => {
                     for (key, s) in &series {
-                        print!("{}", history::query::format_show(key, &trial, &metric, s));
+                        kernelgate::out!("{}", history::query::format_show(key, &trial, &metric, s));
                     }
                 }
             }
@@ -232,7 +232,7 @@ pub(crate) fn history_command(
                 Format::Json => print_json(&history::query::changes_json(metric, since.as_deref(), &found)),
                 Format::Text => {
                     for k in &found {
-                        print!("{}", history::query::format_changes(&k.gpu_key, &k.all, &k.found, k.from));
+                        kernelgate::out!("{}", history::query::format_changes(&k.gpu_key, &k.all, &k.found, k.from));
                     }
                 }
             }
@@ -244,9 +244,9 @@ pub(crate) fn history_command(
             match format {
                 Format::Json => print_json(&history::query::gate_json(&gated, suite_exit, code, why.as_deref())),
                 Format::Text => {
-                    print!("{}", history::query::format_gate(&gated));
+                    kernelgate::out!("{}", history::query::format_gate(&gated));
                     if let Some(why) = why {
-                        println!("{why}");
+                        kernelgate::outln!("{why}");
                     }
                 }
             }

@@ -34,7 +34,7 @@ pub fn lessons_command(paths: Vec<PathBuf>, min_runs: usize) -> Result<u8> {
     for f in &files {
         rows.extend(read_lessons_csv(f)?);
     }
-    eprintln!("kernelgate: {} rows from {} lessons CSVs", rows.len(), files.len());
-    print!("{}", kernelgate::report::lessons::series(&series(&rows), min_runs));
+    kernelgate::errln!("kernelgate: {} rows from {} lessons CSVs", rows.len(), files.len());
+    kernelgate::out!("{}", kernelgate::report::lessons::series(&series(&rows), min_runs));
     Ok(0)
 }

@@ -295,7 +295,7 @@ fn main() -> ExitCode {
     let config = match kernelgate::Config::from_env() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("kernelgate: {e}");
+            kernelgate::errln!("kernelgate: {e}");
             return ExitCode::from(kernelgate::suite::EXIT_CONFIG);
         }
     };
@@ -328,7 +328,7 @@ fn main() -> ExitCode {
             compile::compile_command(&files, &arch, &instance, &baselines)
         }
         Command::Vars { markdown } => {
-            print!("{}", if markdown { vars::markdown() } else { vars_text() });
+            kernelgate::out!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)
         }
         Command::Lessons { paths, min_runs } => lessons::lessons_command(paths, min_runs),
@@ -351,11 +351,11 @@ fn main() -> ExitCode {
         // An option a command cannot honour (KERNELGATE_HISTORY=off for a command that needs a
         // history) is a bad option, as at start-up.
         Err(e @ Error::Config { .. }) => {
-            eprintln!("kernelgate: {e}");
+            kernelgate::errln!("kernelgate: {e}");
             ExitCode::from(kernelgate::suite::EXIT_CONFIG)
         }
         Err(e) => {
-            eprintln!("kernelgate: {e}");
+            kernelgate::errln!("kernelgate: {e}");
             ExitCode::FAILURE
         }
     }
@@ -369,5 +369,5 @@ fn trials_count(n: usize) -> String {
 /// Prints one JSON document on stdout, pretty, with a final newline: the `--format json` output of
 /// every command (nothing else goes to stdout then).
 fn print_json(doc: &serde_json::Value) {
-    println!("{}", serde_json::to_string_pretty(doc).expect("a JSON value always serializes"));
+    kernelgate::outln!("{}", serde_json::to_string_pretty(doc).expect("a JSON value always serializes"));
 }

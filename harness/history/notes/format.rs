@@ -176,10 +176,17 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
                 commit: commit.to_string(),
                 line: first,
                 why: format!(
-                    "two copies of run {} on {} ({why}), so the run is left out, with its {} value lines",
+                    "two copies of run {} on {} ({why}), so the run is left out, with its {} value lines{}",
                     key.0,
                     key.1,
-                    value_lines.get(&key).map_or(0, Vec::len)
+                    value_lines.get(&key).map_or(0, Vec::len),
+                    if super::super::unknown(&key.1) {
+                        "; runs recorded without a GPU UUID (no NVML) share this key when two runners start in the \
+                         same second, and their value lines cannot be told apart: kernelgate records the CUDA \
+                         driver's UUID where NVML is missing, so new runs do not collide"
+                    } else {
+                        ""
+                    }
                 ),
             });
             values.remove(&key);

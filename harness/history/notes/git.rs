@@ -22,6 +22,7 @@ pub fn write_run(repo: &Repository, run: &Run) -> Result<usize> {
     let commit = &run.meta.commit;
     let oid = commit_oid(repo, commit)?;
     let new = lines(run)?;
+    notes_ref_exists(repo, NOTES_REF)?;
     with_lock(repo, || {
         let ours = note_text(repo, NOTES_REF, oid)?;
         let (text, added) =
@@ -70,7 +71,8 @@ pub fn write_run(repo: &Repository, run: &Run) -> Result<usize> {
 /// is held past [`crate::store::lock::LOCK_WAIT`].
 pub fn merge_ref(repo: &Repository, other_ref: &str) -> Result<Merged> {
     let git = git_error(other_ref);
-    if repo.find_reference(other_ref).is_err() {
+    notes_ref_exists(repo, NOTES_REF)?;
+    if !notes_ref_exists(repo, other_ref)? {
         return Err(Error::Notes {
             commit: other_ref.to_string(),
             line: None,
@@ -116,7 +118,7 @@ pub fn merge_ref(repo: &Repository, other_ref: &str) -> Result<Merged> {
 /// [`Error::Notes`] if libgit2 fails.
 pub fn read_all(repo: &Repository) -> Result<NoteRuns> {
     let git = git_error(NOTES_REF);
-    if repo.find_reference(NOTES_REF).is_err() {
+    if !notes_ref_exists(repo, NOTES_REF)? {
         return Ok(NoteRuns::default());
     }
     let mut all = NoteRuns::default();
@@ -140,6 +142,38 @@ pub fn read_all(repo: &Repository) -> Result<NoteRuns> {
     });
     all.skipped.sort_by(|a, b| (&a.commit, a.line).cmp(&(&b.commit, b.line)));
     Ok(all)
+}
+
+/// Whether `notes_ref` exists; where it does, it must point at a commit, as a notes ref always
+/// does (the commit of the tree of notes, git-notes(1)).
+///
+/// # Errors
+/// [`Error::Notes`] naming the ref when it points at a blob, a tree or a tag, with the fix; nothing
+/// is read or changed there.
+pub(super) fn notes_ref_exists(repo: &Repository, notes_ref: &str) -> Result<bool> {
+    let Ok(reference) = repo.find_reference(notes_ref) else { return Ok(false) };
+    let target = reference.resolve().ok().and_then(|r| r.target());
+    let kind = target.and_then(|oid| repo.find_object(oid, None).ok()).and_then(|o| o.kind());
+    match kind {
+        Some(git2::ObjectType::Commit) => Ok(true),
+        other => {
+            let what = match (other, target) {
+                (Some(kind), Some(oid)) => format!("a {kind} ({oid})"),
+                (None, Some(oid)) => format!("{oid}, which is not in this repository"),
+                _ => "nothing it can name".to_string(),
+            };
+            Err(Error::Notes {
+                commit: notes_ref.to_string(),
+                line: None,
+                message: format!(
+                    "the ref points at {what}, not at a commit: a notes ref points at the commit of a tree of notes \
+                     (git-notes(1)), so kernelgate reads and writes nothing there, and changed nothing. Fix: point \
+                     it back at its last notes commit (`git reflog {notes_ref}` lists where it was, then `git \
+                     update-ref {notes_ref} <commit>`), or remove it to start afresh (`git update-ref -d {notes_ref}`)"
+                ),
+            })
+        }
+    }
 }
 
 fn git_error(what: &str) -> impl Fn(git2::Error) -> Error {

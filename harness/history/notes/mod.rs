@@ -94,6 +94,53 @@ impl std::fmt::Display for Skipped {
     }
 }
 
+/// The warnings for `skipped` lines, one per line for the first [`SHOWN_PER_NOTE`] of each note and
+/// one line for the rest of that note (their count and line range), and at most [`SHOWN_IN_ALL`]
+/// lines in all, the last saying how many more were left unsaid: a note of a runaway tool's log
+/// (hundreds of thousands of lines) reads as a few lines, never one warning per line.
+pub fn summarized(skipped: &[Skipped]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut unsaid = (0, 0);
+    for note in skipped.chunk_by(|a, b| a.commit == b.commit) {
+        let (shown, rest) = note.split_at(note.len().min(SHOWN_PER_NOTE));
+        let mut lines: Vec<String> = shown.iter().map(ToString::to_string).collect();
+        if let (Some(first), Some(last)) = (rest.first(), rest.last()) {
+            lines.push(format!(
+                "git note of {}: {} more lines skipped (lines {} to {}), as above or other lines kernelgate cannot use; \
+                 `git notes --ref=kernelgate show {}` shows them",
+                first.commit,
+                rest.len(),
+                first.line,
+                last.line,
+                first.commit
+            ));
+        }
+        for line in lines {
+            if out.len() < SHOWN_IN_ALL {
+                out.push(line);
+            } else {
+                unsaid.0 += 1;
+            }
+        }
+        if out.len() >= SHOWN_IN_ALL {
+            unsaid.1 += 1;
+        }
+    }
+    if unsaid.0 > 0 {
+        out.push(format!(
+            "{} more warnings about skipped note lines, in {} notes, left unsaid (at most {SHOWN_IN_ALL} are printed)",
+            unsaid.0, unsaid.1
+        ));
+    }
+    out
+}
+
+/// Skipped lines of one note that [`summarized`] names one by one.
+pub const SHOWN_PER_NOTE: usize = 3;
+
+/// Warnings about skipped note lines that [`summarized`] prints in all.
+pub const SHOWN_IN_ALL: usize = 30;
+
 /// Runs read from notes, and the lines skipped on the way ([`parse`], [`read_all`]). Derefs to
 /// the runs.
 #[derive(Debug, Clone, PartialEq, Default)]

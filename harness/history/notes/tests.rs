@@ -212,3 +212,47 @@ fn gits_cat_sort_uniq_merges_our_lines() {
     // Ours over git's result adds nothing more.
     assert_eq!(merge_ref(&b, "refs/notes/kernelgate-origin").unwrap().lines_added, 0);
 }
+
+/// Field report turn4/R17 and its kind: a note of hundreds of thousands of lines kernelgate cannot
+/// use gives a few warnings per note and a count, and at most SHOWN_IN_ALL in all.
+#[test]
+fn skipped_lines_are_summarized_per_note_and_capped_in_all() {
+    let skipped = |commit: &str, n: usize| -> Vec<Skipped> {
+        (1..=n).map(|line| Skipped { commit: commit.into(), line, why: format!("line {line} is not ours") }).collect()
+    };
+    let one = summarized(&skipped("c1", 330_000));
+    assert_eq!(one.len(), SHOWN_PER_NOTE + 1, "{one:#?}");
+    assert!(one[0].starts_with("git note of c1, line 1: line 1 is not ours"), "{}", one[0]);
+    assert_eq!(
+        one[SHOWN_PER_NOTE],
+        "git note of c1: 329997 more lines skipped (lines 4 to 330000), as above or other lines kernelgate cannot \
+         use; `git notes --ref=kernelgate show c1` shows them"
+    );
+    let few = summarized(&skipped("c1", 2));
+    assert_eq!(few.len(), 2, "two lines, both named: {few:#?}");
+    let many: Vec<Skipped> = (0..100).flat_map(|i| skipped(&format!("c{i:03}"), 5)).collect();
+    let capped = summarized(&many);
+    assert_eq!(capped.len(), SHOWN_IN_ALL + 1, "{capped:#?}");
+    assert!(capped.last().unwrap().ends_with("left unsaid (at most 30 are printed)"), "{}", capped.last().unwrap());
+    assert!(capped.last().unwrap().starts_with("370 more warnings about skipped note lines, in 93 notes"), "{}", capped.last().unwrap());
+}
+
+/// Field report turn4/R19: a notes ref that points at a blob or a tree is named with the fix, and
+/// neither read nor changed.
+#[test]
+fn a_notes_ref_that_is_not_a_commit_is_named_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    let commit = commit_in(&repo);
+    let blob = repo.blob(b"not a notes commit\n").unwrap();
+    repo.reference(NOTES_REF, blob, true, "a blob").unwrap();
+    let e = read_all(&repo).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("git note of {NOTES_REF}: the ref points at a blob ({blob}), not at a commit")), "{e}");
+    assert!(e.contains("`git update-ref -d refs/notes/kernelgate`"), "{e}");
+    let e = write_run(&repo, &run("20260101T000000Z", "GPU-a", &commit, 2)).unwrap_err().to_string();
+    assert!(e.contains("the ref points at a blob"), "{e}");
+    assert_eq!(repo.refname_to_id(NOTES_REF).unwrap(), blob, "left where it was");
+    let tree = repo.treebuilder(None).unwrap().write().unwrap();
+    repo.reference(NOTES_REF, tree, true, "a tree").unwrap();
+    assert!(read_all(&repo).unwrap_err().to_string().contains("the ref points at a tree"));
+}
