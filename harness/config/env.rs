@@ -501,7 +501,8 @@ mod tests {
     #[test]
     fn bad_values_name_the_variable_and_what_is_valid() {
         for (name, value, says) in [
-            ("KERNELGATE_MIN_SAMPLES", "0", "a whole number of at least 1"),
+            ("KERNELGATE_MIN_SAMPLES", "0", "a whole number from 1 to 100000"),
+            ("KERNELGATE_WARMUP", "10001", "a whole number from 0 to 10000"),
             ("KERNELGATE_MIN_SAMPLES", "ten", "a whole number"),
             ("KERNELGATE_MIN_TIME", "-1", "seconds from 0 to 3600"),
             ("KERNELGATE_MIN_TIME", "inf", "seconds from 0 to 3600"),

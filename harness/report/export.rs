@@ -102,11 +102,31 @@ pub fn latencies(run: &Run) -> (Vec<Latency>, Vec<String>) {
     (out, warnings)
 }
 
+/// The longest benchmark name Bencher takes, bytes (`lib/bencher_valid/src/benchmark_name.rs`):
+/// a document holding a longer one is refused whole.
+pub const BMF_NAME_MAX_BYTES: usize = 1024;
+
 /// The Bencher Metric Format document of `latencies` (pure): `{"<trial>": {"latency": {"value":
-/// ns, "lower_value": ns, "upper_value": ns}}}`, the bounds left out where there are none.
-pub fn bmf(latencies: &[Latency]) -> Json {
-    let doc: serde_json::Map<String, Json> = latencies
+/// ns, "lower_value": ns, "upper_value": ns}}}`, the bounds left out where there are none; and a
+/// warning for each trial left out because Bencher would refuse its name (longer than
+/// [`BMF_NAME_MAX_BYTES`]), which would refuse the whole upload.
+pub fn bmf(latencies: &[Latency]) -> (Json, Vec<String>) {
+    let (fits, too_long): (Vec<&Latency>, Vec<&Latency>) =
+        latencies.iter().partition(|l| l.trial.len() <= BMF_NAME_MAX_BYTES);
+    let warnings = too_long
         .iter()
+        .map(|l| {
+            let start: String = l.trial.chars().take(60).collect();
+            format!(
+                "{}…: a name of {} bytes, and Bencher takes names of at most {BMF_NAME_MAX_BYTES} bytes (it would \
+                 refuse the whole document); left out of the BMF export",
+                crate::console::shown(&start),
+                l.trial.len()
+            )
+        })
+        .collect();
+    let doc: serde_json::Map<String, Json> = fits
+        .into_iter()
         .map(|l| {
             let mut metric = json!({ "value": l.value_ns });
             if let Some((low, high, _)) = l.bounds {
@@ -116,7 +136,7 @@ pub fn bmf(latencies: &[Latency]) -> Json {
             (l.trial.clone(), json!({ "latency": metric }))
         })
         .collect();
-    Json::Object(doc)
+    (Json::Object(doc), warnings)
 }
 
 /// The github-action-benchmark `customSmallerIsBetter` array of `latencies` from `run` (pure):
@@ -210,7 +230,8 @@ mod tests {
         assert_eq!(l[2].bounds.map(|b| b.2), Some(Bounds::MinMax));
         assert_eq!(l[0].bounds, None);
 
-        let doc = bmf(&l);
+        let (doc, warnings) = bmf(&l);
+        assert!(warnings.is_empty());
         assert!(doc["f/bare/1"]["latency"].get("lower_value").is_none(), "{doc}");
         close(doc["f/ci/1"]["latency"]["upper_value"].as_f64().unwrap(), 2500.0);
         let ghab = github_action_benchmark(&run, &l);
@@ -222,5 +243,27 @@ mod tests {
         let (lo, hi) = ghab[2]["range"].as_str().unwrap().split_once(" .. ").expect("min .. max");
         (close(lo.parse().unwrap(), 3000.0), close(hi.parse().unwrap(), 6000.0));
         assert!(ghab[0].get("range").is_none(), "no bounds, no range: {}", ghab[0]);
+    }
+
+    /// Field report turn4/R34: a trial whose name Bencher would refuse (over 1024 bytes) is left out
+    /// of the BMF document with a warning, and the other trials are exported.
+    #[test]
+    fn a_name_bencher_refuses_is_left_out_of_bmf_with_a_warning() {
+        let latency = |trial: String| Latency {
+            trial,
+            value_ns: 1000.0,
+            bounds: None,
+            samples: None,
+            verdict: (String::new(), String::new()),
+        };
+        let long = format!("a/{}/1", "x".repeat(2000));
+        let edge = format!("a/{}/1", "y".repeat(BMF_NAME_MAX_BYTES - 4));
+        assert_eq!(edge.len(), BMF_NAME_MAX_BYTES);
+        let (doc, warnings) = bmf(&[latency("fam/ünï\"cødé 🚀/1".into()), latency(long), latency(edge.clone())]);
+        let names: Vec<&String> = doc.as_object().unwrap().keys().collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(doc.get(&edge).is_some() && doc.get("fam/ünï\"cødé 🚀/1").is_some());
+        let [w] = warnings.as_slice() else { panic!("{warnings:?}") };
+        assert!(w.contains("a name of 2004 bytes, and Bencher takes names of at most 1024 bytes"), "{w}");
     }
 }

@@ -291,6 +291,10 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Vec<Row>> {
                         kernel no case launches)";
             return Err(bad(line, what.to_string()));
         }
+        let arch = path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(why) = impossible(&row, arch) {
+            return Err(bad(line, why));
+        }
         if !seen.insert(row.key()) {
             let what = format!(
                 "{} {} at block {} with {} bytes of dynamic shared memory is listed twice",
@@ -305,6 +309,50 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<Vec<Row>> {
     }
     rows.sort_by_key(|r| r.key());
     Ok(rows)
+}
+
+/// Why no GPU of `arch` (the folder's name, `sm_90`) can have `row`, when none can: registers
+/// outside 1 to the architecture's 255 per thread (every kernel holds some: an empty one takes 4
+/// on sm_80 and sm_90 with NVRTC 13.5), a block outside 1 to 1024 threads, or an occupancy other
+/// than the occupancy calculator's for the row's own block, registers and shared memory
+/// ([`super::occupancy::occupancy`], the function a bless writes it with): more warps than an SM
+/// holds, a percentage that is not those warps' share, 0 warps for a launch that fits. For an
+/// architecture without a table of limits, the bounds alone.
+fn impossible(row: &Row, arch: &str) -> Option<String> {
+    use super::occupancy::{Demand, limits, occupancy};
+    let max_regs = limits(arch).map_or(255, |l| l.max_registers_per_thread);
+    if !(1..=max_regs).contains(&row.regs) {
+        return Some(format!(
+            "column `regs` holds {}, and a kernel uses 1 to {max_regs} registers per thread{}",
+            row.regs,
+            if arch.is_empty() { String::new() } else { format!(" on {arch}") }
+        ));
+    }
+    let (Some(block), Some(warps), Some(pct)) = (row.block, row.occupancy_warps, row.occupancy_pct) else {
+        return None;
+    };
+    let Some(l) = limits(arch) else {
+        return (!(1..=1024).contains(&block)).then(|| format!("column `block` holds {block}, not 1 to 1024 threads"));
+    };
+    if !(1..=l.max_threads_per_block).contains(&block) {
+        return Some(format!("column `block` holds {block}, and {arch} runs blocks of 1 to {} threads", l.max_threads_per_block));
+    }
+    let shared_static = u32::try_from(row.shared_static_bytes).unwrap_or(u32::MAX);
+    let demand = Demand { block, regs: row.regs, shared_static, shared_dynamic: row.shared_dynamic_bytes };
+    let want = occupancy(l, demand);
+    if warps == want.warps && (pct - want.pct).abs() < 0.01 {
+        return None;
+    }
+    Some(format!(
+        "columns `occupancy_warps` and `occupancy_pct` hold {warps} warps and {pct} %, but a block of {block} threads \
+         with {} registers and {} bytes of shared memory has {} resident warps ({} %) on {arch}, which holds at most \
+         {} warps per SM: no GPU of {arch} gives these figures",
+        row.regs,
+        u64::from(shared_static) + u64::from(row.shared_dynamic_bytes),
+        want.warps,
+        want.pct,
+        l.max_warps_per_sm
+    ))
 }
 
 /// A synthetic row of `t.cu` for tests: no spills, no local or shared memory, full occupancy
@@ -376,6 +424,14 @@ mod tests {
             ("1,t.cu,k,256,0,8,0,0,0,0,64,100,\" 13.5\"\n", 2, "column `nvrtc` holds \" 13.5\""),
             ("1,t.cu,k,256,0,8,0,0,0,0,64,100,\n", 2, "column `nvrtc` holds \"\""),
             ("1,t.cu,k,256,0,8,0,0,0,0,64,100,thirteen\n", 2, "column `nvrtc` holds \"thirteen\""),
+            // Field report turn4/R30: figures no GPU of the folder's architecture can have.
+            ("1,t.cu,k,256,0,0,0,0,0,0,64,100,13.5\n", 2, "column `regs` holds 0, and a kernel uses 1 to 255"),
+            ("1,t.cu,k,256,0,300,0,0,0,0,64,100,13.5\n", 2, "column `regs` holds 300"),
+            ("1,t.cu,k,256,0,8,0,0,0,0,640,100,13.5\n", 2, "hold 640 warps and 100 %, but a block of 256 threads"),
+            ("1,t.cu,k,256,0,8,0,0,0,0,0,0,13.5\n", 2, "has 64 resident warps (100 %) on sm_90"),
+            ("1,t.cu,k,256,0,8,0,0,0,0,64,50,13.5\n", 2, "hold 64 warps and 50 %"),
+            ("1,t.cu,k,256,0,40,0,0,0,0,64,100,13.5\n", 2, "has 48 resident warps (75 %)"),
+            ("1,t.cu,k,2048,0,8,0,0,0,0,64,100,13.5\n", 2, "column `block` holds 2048, and sm_90 runs blocks of 1 to 1024"),
         ];
         for (rows, line, what) in cases {
             let err = parse(format!("{HEADER}{rows}").as_bytes(), path).unwrap_err().to_string();
@@ -431,12 +487,13 @@ mod tests {
         assert_eq!(load(&dir).unwrap(), vec![row("k", Some(256), 32)]);
         assert!(dir.join("manifest.json").is_file());
         let file = dir.join(RESOURCES_FILE);
-        let text = std::fs::read_to_string(&file).unwrap().replace(",32,", ",48,");
+        // 24 registers at block 256 keep the row's 64 warps (a row no GPU could have is refused).
+        let text = std::fs::read_to_string(&file).unwrap().replace(",32,", ",24,");
         std::fs::write(&file, text).unwrap();
         let err = load(&dir).unwrap_err().to_string();
         assert!(err.contains("resources.csv") && err.contains("reseal"), "{err}");
         reseal(&dir).unwrap();
-        assert_eq!(load(&dir).unwrap()[0].regs, 48, "a deliberate edit, vouched for");
+        assert_eq!(load(&dir).unwrap()[0].regs, 24, "a deliberate edit, vouched for");
         assert!(reseal(tmp.path()).unwrap_err().to_string().contains("no resources.csv here"));
     }
 }

@@ -55,6 +55,9 @@ pub(crate) fn diff_command(
                 }
             }
         };
+    for w in a.left_out.iter().chain(&b.left_out) {
+        kernelgate::errln!("kernelgate: warning: {w}");
+    }
     let of = |side: &history::query::Resolved| -> Vec<Machine> {
         side.runs
             .iter()

@@ -24,7 +24,8 @@ pub(crate) enum ExportFormat {
 
 /// Exports the one run `run` names: a run CSV (its runs must be of one GPU) or a run id in the
 /// history of `dir` (`@GPU-…` to pick one GPU of several; `gpu` the key to search). `dir` is read
-/// only for a run id. Trials without a time are left out with a warning on stderr.
+/// only for a run id. Trials without a time, and values no run measures (NaN, negative: one warning
+/// each, naming file and line), are left out with a warning on stderr; the rest is exported.
 ///
 /// # Errors
 /// A commit or `before:` side (several runs; export takes one), a run CSV of several GPUs, those of
@@ -49,6 +50,9 @@ pub(crate) fn export_command(
         }
     };
     let side = resolve_side(&dir, run, gpu)?;
+    for w in &side.left_out {
+        kernelgate::errln!("kernelgate: warning: {w}");
+    }
     let [one] = side.runs.as_slice() else {
         let uuids: Vec<&str> = side.runs.iter().map(|r| r.meta.gpu_uuid.as_str()).collect();
         return Err(refuse(format!(
@@ -69,12 +73,20 @@ pub(crate) fn export_command(
     for w in &warnings {
         kernelgate::errln!("kernelgate: warning: {w}");
     }
-    print_json(&match format {
+    let (bmf, too_long) = match format {
         ExportFormat::Bmf => export::bmf(&latencies),
+        _ => (serde_json::Value::Null, Vec::new()),
+    };
+    for w in &too_long {
+        kernelgate::errln!("kernelgate: warning: {w}");
+    }
+    let exported = latencies.len() - too_long.len();
+    print_json(&match format {
+        ExportFormat::Bmf => bmf,
         ExportFormat::GithubActionBenchmark => export::github_action_benchmark(one, &latencies),
         ExportFormat::Nvbench => export::nvbench::document(one, &latencies),
     });
     let shown = Path::new(run).file_name().map_or(run.into(), |n| n.to_string_lossy());
-    kernelgate::errln!("kernelgate: exported {} of {shown}", kernelgate::units::count(latencies.len(), "trial"));
+    kernelgate::errln!("kernelgate: exported {} of {shown}", kernelgate::units::count(exported, "trial"));
     Ok(())
 }

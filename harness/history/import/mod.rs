@@ -19,7 +19,7 @@
 
 mod parse;
 
-pub use parse::{Kind, parse_csv};
+pub use parse::{Kind, LEFT_OUT_SHOWN, Parsed, capped, parse_csv};
 
 use super::{HistoryStore, Run};
 use crate::error::{Error, Result};
@@ -153,7 +153,9 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
                 return Ok(None);
             }
             out.files += 1;
-            parse_csv(&text, p).map(Some)
+            let parsed = parse_csv(&text, p)?;
+            out.warnings.extend(parsed.left_out);
+            Ok(Some((parsed.kind, parsed.runs)))
         };
         let mut runs = None;
         match load(run_csv)? {
@@ -268,7 +270,7 @@ mod tests {
 
     #[test]
     fn every_schema_parses_with_unknowns_for_what_it_lacks() {
-        let (kind, runs) = parse_csv(&v1(), Path::new("a.csv")).unwrap();
+        let Parsed { kind, runs, .. } = parse_csv(&v1(), Path::new("a.csv")).unwrap();
         assert_eq!(kind, Kind::Run(1));
         assert_eq!(runs.len(), 1);
         let m = &runs[0].meta;
@@ -277,7 +279,7 @@ mod tests {
         assert_eq!(runs[0].values[1].metric, "noise");
         assert_eq!(runs[0].values[1].verdict, "");
 
-        let (kind, runs) = parse_csv(&v4("20260102T000000Z"), Path::new("b.csv")).unwrap();
+        let Parsed { kind, runs, .. } = parse_csv(&v4("20260102T000000Z"), Path::new("b.csv")).unwrap();
         assert_eq!(kind, Kind::Run(4));
         assert_eq!(runs[0].meta.gpu_uuid, "GPU-x");
         assert_eq!(runs[0].meta.dirty, Some(false));
@@ -287,7 +289,7 @@ mod tests {
             ("k,<T>", "regressed", "time", 0.25)
         );
 
-        let (kind, m) = parse_csv(&metrics("20260102T000000Z"), Path::new("b-metrics.csv")).unwrap();
+        let Parsed { kind, runs: m, .. } = parse_csv(&metrics("20260102T000000Z"), Path::new("b-metrics.csv")).unwrap();
         assert_eq!(kind, Kind::Metrics);
         let mut runs = runs;
         attach_metrics(&mut runs, m, Path::new("b-metrics.csv")).unwrap();
@@ -326,8 +328,8 @@ mod tests {
         assert!(e.starts_with("runs/x.csv:2:") && e.contains("malformed"), "{e}");
         let e = err(&v1().replace(",unknown,unknown,", ",unknown,maybe,"));
         assert!(e.contains("dirty \"maybe\""), "{e}");
-        let (_, m) = parse_csv(&metrics("other"), Path::new("m.csv")).unwrap();
-        let (_, mut runs) = parse_csv(&v4("20260102T000000Z"), Path::new("r.csv")).unwrap();
+        let m = parse_csv(&metrics("other"), Path::new("m.csv")).unwrap().runs;
+        let mut runs = parse_csv(&v4("20260102T000000Z"), Path::new("r.csv")).unwrap().runs;
         let e = attach_metrics(&mut runs, m, Path::new("m.csv")).unwrap_err().to_string();
         assert!(e.starts_with("m.csv:") && e.contains("run other"), "{e}");
     }

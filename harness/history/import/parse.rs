@@ -47,16 +47,18 @@ pub enum Kind {
 }
 
 /// Parses one run CSV or metrics CSV (pure): its kind and its runs, grouped by (run id, GPU UUID) in
-/// the order they first appear; a metrics CSV's runs have GPU UUID `unknown` and `ncu` set.
+/// the order they first appear; a metrics CSV's runs have GPU UUID `unknown` and `ncu` set. A value
+/// no run measures ([`crate::history::value_problem`]: NaN, infinite, negative, a time below 1 ns)
+/// leaves its trial out of the run (of a metrics CSV: the value), with one warning per trial naming
+/// file and line ([`Parsed::left_out`]); the rest is read.
 ///
 /// # Errors
 /// [`Error::History`] naming `path` and the line: an empty file (a run that recorded nothing), a
 /// header of no known schema, a row of another schema version than its header, a field that does
-/// not parse (`dirty`, `value`, `work_scale`), a value no run measures
-/// ([`crate::history::value_problem`]), an empty run id, trial or metric, a statistic of a run CSV
+/// not parse (`dirty`, `value`, `work_scale`), an empty run id, trial or metric, a statistic of a run CSV
 /// given twice for one trial of one run (naming both lines), or rows of one run that disagree on
 /// the run's fields.
-pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
+pub fn parse_csv(text: &str, path: &Path) -> Result<Parsed> {
     let bad =
         |line: u64, message: String| Error::History { path: path.to_path_buf(), line: Some(line as usize), message };
     if text.trim().is_empty() {
@@ -104,6 +106,8 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
     let columns: Vec<&str> = header.split(',').collect();
     let col = |name: &str| columns.iter().position(|c| *c == name);
     let mut runs: Vec<Run> = Vec::new();
+    // (run id, GPU UUID, trial) -> the lines and problems of its values no run measures.
+    let mut problems: BTreeMap<(String, String, String), Vec<(u64, String)>> = BTreeMap::new();
     let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
     // (run id, GPU UUID, trial, kernel, statistic, unit) -> the line and value first seen.
     let mut seen: HashMap<[String; 6], (u64, f64)> = HashMap::new();
@@ -178,14 +182,11 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
             decided_by: get("decided_by").into(),
         };
         if let Some(problem) = crate::history::value_problem(&value.metric, &value.unit, value.value) {
-            return Err(bad(
-                line,
-                format!(
-                    "{} {} of run {} {problem}, so kernelgate keeps it out of the history and out of every diff: \
-                     correct the row from the run's log, or delete this trial's rows, then import again",
-                    value.trial, value.metric, meta.run_id
-                ),
-            ));
+            // A value no run measures leaves out its trial (of a metrics CSV, the value), never the
+            // file: one warning per trial, after the loop.
+            let key = (meta.run_id.clone(), meta.gpu_uuid.clone(), value.trial.clone());
+            problems.entry(key).or_default().push((line, format!("{} {problem}", value.metric)));
+            continue;
         }
         if kind != Kind::Metrics {
             let id = [&meta.run_id, &meta.gpu_uuid, &value.trial, &value.kernel, &value.metric, &value.unit]
@@ -215,10 +216,62 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<(Kind, Vec<Run>)> {
         }
         runs[at].values.push(value);
     }
+    let mut left_out = Vec::new();
+    for ((run_id, uuid, trial), bad) in problems {
+        let what = if kind == Kind::Metrics {
+            "leaves these values out (the trial's other metrics are read)"
+        } else {
+            for run in runs.iter_mut().filter(|r| r.meta.run_id == run_id && r.meta.gpu_uuid == uuid) {
+                run.values.retain(|v| v.trial != trial);
+            }
+            "leaves this trial of the run out"
+        };
+        let (first, problem) = &bad[0];
+        let more = match &bad[1..] {
+            [] => String::new(),
+            rest => format!(
+                "; its {} too (lines {})",
+                rest.iter().map(|(_, p)| p.split(' ').next().unwrap_or("")).collect::<Vec<_>>().join(", "),
+                rest.iter().map(|(l, _)| l.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        left_out.push(format!(
+            "{}:{first}: {trial} of run {run_id}: {problem}{more}; kernelgate {what} of the history, every diff and \
+             export, and reads the rest of the file: correct the row from the run's log to keep it",
+            path.display()
+        ));
+    }
+    runs.retain(|r| !r.values.is_empty());
     if kind == Kind::Metrics {
         runs.iter_mut().for_each(|run| label_launches(&mut run.values));
     }
-    Ok((kind, runs))
+    Ok(Parsed { kind, runs, left_out: capped(left_out, LEFT_OUT_SHOWN) })
+}
+
+/// What [`parse_csv`] read from one CSV.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// Run CSV (of a schema) or metrics CSV.
+    pub kind: Kind,
+    /// Its runs, in the order of their first rows.
+    pub runs: Vec<Run>,
+    /// One warning per trial left out of a run CSV (a value of it no run measures: NaN, negative, a
+    /// time below 1 ns), or per trial whose values are left out of a metrics CSV, naming file, line,
+    /// trial and run; at most [`LEFT_OUT_SHOWN`], the last counting the rest.
+    pub left_out: Vec<String>,
+}
+
+/// Trials left out that [`parse_csv`] names one by one in a file.
+pub const LEFT_OUT_SHOWN: usize = 10;
+
+/// The first `shown` of `warnings`, and a last line counting the others.
+pub fn capped(mut warnings: Vec<String>, shown: usize) -> Vec<String> {
+    if warnings.len() > shown {
+        let more = warnings.len() - shown;
+        warnings.truncate(shown);
+        warnings.push(format!("{more} more trials left out as above (at most {shown} are named)"));
+    }
+    warnings
 }
 
 /// Why an empty CSV holds no run: its size and what leaves such a file.
@@ -323,7 +376,7 @@ pub(crate) mod tests {
     }
 
     fn labels(text: &str) -> Vec<(String, String)> {
-        let (_, runs) = parse_csv(text, Path::new("m.csv")).unwrap();
+        let runs = parse_csv(text, Path::new("m.csv")).unwrap().runs;
         runs[0].values.iter().map(|v| (v.kernel.clone(), v.metric.clone())).collect()
     }
 
@@ -377,7 +430,7 @@ pub(crate) mod tests {
         record::write_csv(&path, &record::rows(&run, &[result])).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains(",pci:00000000:18:00.0,4000.0,0x0000000000000007,"), "{text}");
-        let (kind, runs) = parse_csv(&text, &path).unwrap();
+        let Parsed { kind, runs, .. } = parse_csv(&text, &path).unwrap();
         assert_eq!(kind, Kind::Run(crate::record::RUN_CSV_SCHEMA));
         let m = &runs[0].meta;
         assert_eq!((m.dirty, m.kernels_sha256.as_str(), m.branch.as_str()), (Some(true), "feed", "main"));
@@ -396,10 +449,11 @@ pub(crate) mod tests {
         assert!(e.contains("run.csv:2:") && e.contains("median_ci_low_s \"low\" is not a number"), "{e}");
     }
 
-    /// Field reports turn3/12, 13 and 22: values no run measures and rows given twice are refused
+    /// Field reports turn3/12, 13 and 22, and turn4/R33: a value no run measures is left out with a
+    /// warning naming file and line, and the rest of the file is read; rows given twice are refused
     /// with file and line; an empty file is named as empty.
     #[test]
-    fn values_out_of_range_and_rows_twice_are_refused_with_file_and_line() {
+    fn values_out_of_range_are_left_out_and_rows_twice_are_refused_with_file_and_line() {
         let err = |text: &str| parse_csv(text, Path::new("runs/x.csv")).unwrap_err().to_string();
         for (value, says) in [
             ("inf", "is inf s, not a finite number"),
@@ -410,11 +464,20 @@ pub(crate) mod tests {
             ("1e-300", "is 1e-300 s"),
             ("-0.0001", "is -0.0001 s"),
         ] {
-            let e = err(&v1().replace(",median,0.5,s", &format!(",median,{value},s")));
-            assert!(e.starts_with("runs/x.csv:2: fam/k/1 median of run 20260101T000000Z") && e.contains(says), "{e}");
+            let text = v1().replace(",median,0.5,s", &format!(",median,{value},s"));
+            let parsed = parse_csv(&text, Path::new("runs/x.csv")).unwrap();
+            let [w] = parsed.left_out.as_slice() else { panic!("one warning: {:?}", parsed.left_out) };
+            assert!(w.starts_with("runs/x.csv:2: fam/k/1 of run 20260101T000000Z: median") && w.contains(says), "{w}");
+            assert!(w.contains("leaves this trial of the run out") && w.contains("reads the rest"), "{w}");
+            assert!(parsed.runs.iter().all(|r| r.values.iter().all(|v| v.trial != "fam/k/1")), "the trial is out");
         }
-        let e = err(&v1().replace(",noise,2.0,%", ",noise,-2.0,%"));
-        assert!(e.starts_with("runs/x.csv:3:") && e.contains("noise is never negative"), "{e}");
+        let text = v1().replace(",noise,2.0,%", ",noise,-2.0,%").replace(",median,0.5,s", ",median,NaN,s");
+        let parsed = parse_csv(&text, Path::new("runs/x.csv")).unwrap();
+        let [w] = parsed.left_out.as_slice() else { panic!("one warning per trial: {:?}", parsed.left_out) };
+        assert!(w.starts_with("runs/x.csv:2:") && w.contains("; its noise too (lines 3)"), "{w}");
+        let many = capped((0..25).map(|i| format!("w{i}")).collect(), LEFT_OUT_SHOWN);
+        assert_eq!(many.len(), LEFT_OUT_SHOWN + 1);
+        assert_eq!(many.last().unwrap(), "15 more trials left out as above (at most 10 are named)");
         let line = v1().lines().nth(1).unwrap().to_string();
         let twice = format!("{}{}\n", v1(), line.replace(",0.5,s", ",0.7,s"));
         let e = err(&twice);

@@ -17,6 +17,9 @@ pub struct Resolved {
     /// The commit's same-run A/B runs (a commit side's only; empty otherwise): paired comparisons
     /// against another revision, kept out of `runs` and `rows` ([`paired_evidence`]).
     pub paired: Vec<Run>,
+    /// Warnings on values of a run CSV side that no run measures, left out
+    /// ([`crate::history::import::Parsed::left_out`]); empty for a side read from the history.
+    pub left_out: Vec<String>,
 }
 
 /// What a side given by the user is: a run CSV, a run id (with a GPU UUID prefix), or a commit.
@@ -89,7 +92,7 @@ pub fn run_id_of(text: &str) -> Result<String> {
         Spec::Run { run_id, .. } => Ok(run_id),
         Spec::File(path) => {
             let csv = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
-            let (_, runs) = parse_csv(&csv, &path)?;
+            let runs = parse_csv(&csv, &path)?.runs;
             let mut ids: Vec<&str> = runs.iter().map(|r| r.meta.run_id.as_str()).collect();
             ids.dedup();
             match ids.as_slice() {
@@ -437,6 +440,7 @@ pub fn paired_sides(
         runs: Vec::new(),
         rows: old_rows,
         paired: Vec::new(),
+        left_out: Vec::new(),
     };
     Ok(Some((old_side, new_side, pairs)))
 }
@@ -456,15 +460,18 @@ pub(super) fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolv
     let gpus: std::collections::BTreeSet<String> =
         runs.iter().map(|r| gpu_short(&r.meta.gpu_uuid).to_string()).collect();
     let side = Side { label, gpu, runs: runs.len(), gpus: gpus.into_iter().collect() };
-    Resolved { side, gpu_key, runs, rows, paired: Vec::new() }
+    Resolved { side, gpu_key, runs, rows, paired: Vec::new(), left_out: Vec::new() }
 }
 
 /// A run CSV side: its runs, with the metrics of `<stem>-metrics.csv` and the ceilings of
 /// `<stem>-ceilings.csv` ([`crate::history::ceilings`]) beside it where they exist.
 pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
-    let read = |p: &Path| -> Result<(Kind, Vec<Run>)> {
+    let mut left_out = Vec::new();
+    let mut read = |p: &Path| -> Result<(Kind, Vec<Run>)> {
         let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
-        parse_csv(&text, p)
+        let parsed = parse_csv(&text, p)?;
+        left_out.extend(parsed.left_out);
+        Ok((parsed.kind, parsed.runs))
     };
     let (kind, mut runs) = read(path)?;
     if let Kind::Run(_) = kind {
@@ -480,11 +487,17 @@ pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
         }
     }
     let Some(first) = runs.first() else {
-        return Err(Error::History { path: path.to_path_buf(), line: None, message: "holds no run".into() });
+        let message = match left_out.first() {
+            None => "holds no run".to_string(),
+            Some(first) => format!("holds no trial kernelgate can read: every one was left out, as {first}"),
+        };
+        return Err(Error::History { path: path.to_path_buf(), line: None, message });
     };
     let key = first.meta.gpu_key.clone();
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(resolved(format!("{name} ({})", short(&first.meta.commit)), key, runs))
+    let mut side = resolved(format!("{name} ({})", short(&first.meta.commit)), key, runs);
+    side.left_out = left_out;
+    Ok(side)
 }
 
 /// A sentence when the two sides did not run on the same physical GPUs (pure): two H200s differ by
