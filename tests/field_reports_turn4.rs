@@ -276,3 +276,26 @@ fn a_remote_that_reads_as_an_option_is_refused_before_git_runs() {
     assert!(text.contains("is not a remote: name one from `git remote -v`"), "{text}");
     assert!(!marker.exists(), "the command in the option did not run");
 }
+
+/// R51: a capture printed with `ncu --print-summary per-kernel` (a public repository's, SOURCE.txt)
+/// is named as a summary, with the fix, not as "no kernel was profiled".
+#[test]
+fn an_ncu_summary_capture_is_named_as_a_summary_with_the_fix() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/field-reports/turn4/R51-ncu-print-summary");
+    let (code, text) = kernelgate(&dir, &["import-ncu", "summary.csv"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("summary.csv:1: this is ncu's `--print-summary` output"), "{text}");
+    assert!(text.contains("without `--print-summary`") && !text.contains("no kernel was profiled"), "{text}");
+}
+
+/// R39: a kernel file with a byte that is not UTF-8 is named with its line and column and the fix.
+#[test]
+fn a_kernel_file_that_is_not_utf8_is_named_with_line_column_and_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("latin1.cu"), b"// caf\xe9 (Latin-1)\nextern \"C\" __global__ void a(float* x) { x[0] = 1; }\n")
+        .unwrap();
+    let (code, text) = kernelgate(tmp.path(), &["compile", "latin1.cu", "--arch", "sm_90"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("latin1.cu:1:7: byte 0xe9 is not UTF-8"), "{text}");
+    assert!(text.contains("iconv -f latin1 -t utf-8 latin1.cu"), "{text}");
+}

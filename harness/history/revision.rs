@@ -58,8 +58,7 @@ impl Revision {
         for entry in kernels.iter() {
             let Some(name) = entry.name().ok().filter(|n| n.ends_with(".cu")) else { continue };
             let blob = entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
-            let text = String::from_utf8(blob.content().to_vec())
-                .map_err(|_| format!("kernels/{name} at {rev} is not UTF-8"))?;
+            let text = crate::entry_scan::utf8_text(blob.content().to_vec(), &format!("kernels/{name} at {rev}"))?;
             files.insert(name.to_string(), text);
         }
         let cases_tree = tree.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());

@@ -114,6 +114,8 @@ pub(super) struct Parser<'a> {
     /// Units already warned about, and details names already qualified by section.
     unknown_units: HashSet<String>,
     renamed: HashSet<String>,
+    /// The line of a `--print-summary` table's header, when one was seen before any details header.
+    summary_header: Option<usize>,
 }
 
 impl<'a> Parser<'a> {
@@ -133,6 +135,7 @@ impl<'a> Parser<'a> {
             ncu_warnings: Vec::new(),
             unknown_units: HashSet::new(),
             renamed: HashSet::new(),
+            summary_header: None,
         }
     }
 
@@ -183,6 +186,10 @@ impl<'a> Parser<'a> {
             return Ok(()); // after an ==ERROR== only further ==ERROR== lines matter
         }
         match &self.table {
+            None if self.summary_header.is_none() && is_summary_header(t, &mut self.fields) => {
+                self.summary_header = Some(number);
+                return Ok(());
+            }
             None if !(t.starts_with("\"ID\",") || t.starts_with("ID,")) => return Ok(()), // program output
             None if !is_header(t, &mut self.fields) => return Ok(()),
             Some(table) if table.quoted && !t.starts_with('"') => {
@@ -344,6 +351,15 @@ impl<'a> Parser<'a> {
         }
         self.end_table(false)?;
         let Some(table) = &self.table else {
+            if let Some(line) = self.summary_header {
+                let message = "this is ncu's `--print-summary` output (per kernel: its `Invocations` and each metric's \
+                               `Minimum`, `Maximum`, `Average` over them), not one row per launch, which kernelgate \
+                               reads to tell the launches of each trial apart and judge each. Print the capture \
+                               again without `--print-summary`: `ncu --csv --page details --import REPORT.ncu-rep` \
+                               from the report, or profile with `ncu --csv` (or import the .ncu-rep itself: \
+                               `kernelgate import-ncu REPORT.ncu-rep`)";
+                return Err(ncu_error(self.origin, Some(line), message.to_string()));
+            }
             let what = "no ncu CSV header (a line whose first field is `ID` and that has a `Kernel Name` column) \
                         was found";
             return Err(no_kernels(self.origin, None, what, &self.ncu_warnings));
@@ -400,6 +416,18 @@ fn utf16_line(line: &[u8]) -> bool {
 fn is_header(line: &str, fields: &mut Fields) -> bool {
     fields.split(line);
     fields.cell(0) == "ID" && fields.iter().any(|f| f == "Kernel Name")
+}
+
+/// The header of the table `ncu --print-summary per-kernel` (or `per-gpu`, `per-nvtx`) prints:
+/// `Invocations` and the `Minimum`, `Maximum`, `Average` of each metric instead of an `ID` per
+/// launch. Splits into `fields`.
+fn is_summary_header(line: &str, fields: &mut Fields) -> bool {
+    if !line.contains("Invocations") {
+        return false;
+    }
+    fields.split(line);
+    let has = |name: &str| fields.iter().any(|f| f == name);
+    fields.cell(0) != "ID" && has("Invocations") && has("Metric Name") && has("Average")
 }
 
 /// `==PROF==`, `==WARNING==`, `==ERROR==` and other lines ncu writes itself.
