@@ -51,7 +51,8 @@ fn main() {
     let mut seen_modules: Vec<String> = Vec::new();
     for path in &files {
         let bytes = std::fs::read(path).unwrap_or_else(|e| fail(path, &format!("cannot read: {e}")));
-        let text = entry_scan::utf8_text(bytes, &path.display().to_string()).unwrap_or_else(|message| fail(path, &message));
+        let text =
+            entry_scan::utf8_text(bytes, &path.display().to_string()).unwrap_or_else(|message| fail(path, &message));
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         let module = entry_scan::module_name(&file);
         if seen_modules.contains(&module) {

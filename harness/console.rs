@@ -80,11 +80,15 @@ fn obeyed(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }
 
-/// Whether `c` reorders or hides text where it is shown: the Unicode bidirectional controls
-/// (UAX #9: U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), as in the "Trojan
-/// Source" attacks (CVE-2021-42574).
-fn reorders(c: char) -> bool {
-    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+/// Characters shown by their code point instead of as themselves, in a report or in a field of a
+/// terminal line ([`shown`]): control characters (Unicode general category Cc, which a terminal
+/// or browser may act on) and the bidirectional controls (Unicode's `Bidi_Control` property:
+/// U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which reorder the text around
+/// them as displayed ("Trojan Source", CVE-2021-42574): `fam/\u{202E}gnp.exe/1` would read
+/// `fam/1/exe.png`.
+pub fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `text` for a terminal or a log, whole lines kept: every control character but line feed and
@@ -95,18 +99,21 @@ pub fn shown_lines(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(obeyed) {
         return std::borrow::Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(text.chars().map(|c| if obeyed(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect())
+    std::borrow::Cow::Owned(
+        text.chars().map(|c| if obeyed(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect(),
+    )
 }
 
-/// One field from data (a commit subject, a branch, a remote) inside a line: [`shown_lines`], and
-/// line feeds, tabs and the bidirectional controls escaped too, so the field stays on its line
-/// and in its order.
+/// One field from data (a commit subject, a branch, a remote) inside a line: every [`hidden`]
+/// character escaped as Rust writes it (`\u{202e}`), line feeds and tabs too, so the field stays
+/// on its line and in its order.
 pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
-    let escaped = |c: char| c.is_control() || reorders(c);
-    if !text.chars().any(escaped) {
+    if !text.chars().any(hidden) {
         return std::borrow::Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(text.chars().map(|c| if escaped(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect())
+    std::borrow::Cow::Owned(
+        text.chars().map(|c| if hidden(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect(),
+    )
 }
 
 /// `println!` for programs built on kernelgate (the `kernelgate` CLI): the line with control

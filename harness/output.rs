@@ -106,10 +106,9 @@ pub fn check(path: &Path, example: &str) -> Result<(), String> {
     let real = resolve(path);
     let via = if real != path { format!(" (a link to {})", real.display()) } else { String::new() };
     match at(&real) {
-        At::Folder => Err(format!(
-            "it names a folder{via}; name a file instead (e.g. {})",
-            path.join(example).display()
-        )),
+        At::Folder => {
+            Err(format!("it names a folder{via}; name a file instead (e.g. {})", path.join(example).display()))
+        }
         At::Other => Err(format!(
             "it names a block device or a socket{via}, which kernelgate does not write to; name a regular file, a \
              FIFO or a character device such as /dev/null"

@@ -46,12 +46,11 @@ impl KernelSource {
     pub fn read(path: &Path, shown: &str) -> Result<KernelSource> {
         use sha2::{Digest, Sha256};
         let bytes = std::fs::read(path).map_err(Error::io(path))?;
-        let text = crate::entry_scan::utf8_text(bytes, shown)
-            .map_err(|message| match message.split_once(": ") {
-                // `<file>:<line>:<column>` is the place the message names.
-                Some((at, rest)) => Error::Kernels { path: at.into(), message: rest.to_string() },
-                None => Error::Kernels { path: path.into(), message },
-            })?;
+        let text = crate::entry_scan::utf8_text(bytes, shown).map_err(|message| match message.split_once(": ") {
+            // `<file>:<line>:<column>` is the place the message names.
+            Some((at, rest)) => Error::Kernels { path: at.into(), message: rest.to_string() },
+            None => Error::Kernels { path: path.into(), message },
+        })?;
         let names = |found: Vec<(String, usize)>| -> &'static [&'static str] {
             found.into_iter().map(|(name, _)| &*name.leak()).collect::<Vec<_>>().leak()
         };

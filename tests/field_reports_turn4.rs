@@ -22,7 +22,10 @@ fn suite_selecting_nothing(env: &[(&str, &std::ffi::OsStr)], out: &Path) -> (i32
         cmd.env(k, v);
     }
     let o = cmd.output().unwrap();
-    (o.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+    (
+        o.status.code().unwrap_or(-1),
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+    )
 }
 
 fn mkfifo(path: &Path) {
@@ -119,7 +122,10 @@ fn the_nightly_takes_its_documented_forms_and_refuses_an_option_for_a_folder() {
         // Not a repository: the script works from the current folder.
         cmd.env("GIT_CEILING_DIRECTORIES", tmp.path().parent().unwrap());
         let o = cmd.output().unwrap();
-        (o.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+        (
+            o.status.code().unwrap_or(-1),
+            format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+        )
     };
     let nightly = |args: &[&str]| nightly_with(args, &[]);
     let read = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap();
@@ -145,7 +151,10 @@ fn the_nightly_takes_its_documented_forms_and_refuses_an_option_for_a_folder() {
     std::fs::remove_file(tmp.path().join("suite-args.txt")).unwrap();
     let (code, text) = nightly(&["--exact"]);
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("'--exact' is not a folder: the form is scripts/nightly [OUT_DIR] [-- libtest args]"), "{text}");
+    assert!(
+        text.contains("'--exact' is not a folder: the form is scripts/nightly [OUT_DIR] [-- libtest args]"),
+        "{text}"
+    );
     assert!(!tmp.path().join("suite-args.txt").exists(), "the suite did not run");
 }
 
@@ -179,7 +188,12 @@ fn a_set_variable_is_read_or_refused_by_name_whatever_its_bytes_and_counts_are_b
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert_eq!(o.status.code(), Some(2), "{text}");
-    assert!(text.contains("environment variable KERNELGATE_BASELINES=\"bl\u{fffd}\" is invalid: the value is not valid UTF-8"), "{text}");
+    assert!(
+        text.contains(
+            "environment variable KERNELGATE_BASELINES=\"bl\u{fffd}\" is invalid: the value is not valid UTF-8"
+        ),
+        "{text}"
+    );
     assert_eq!(std::fs::read_dir(project.join("baselines/sm_90")).unwrap().count(), 0, "nothing written");
 }
 
@@ -202,7 +216,10 @@ fn have_git() -> bool {
 /// `kernelgate` in `dir` with `args`; exit code and output.
 fn kernelgate(dir: &Path, args: &[&str]) -> (i32, String) {
     let o = support::command(env!("CARGO_BIN_EXE_kernelgate")).current_dir(dir).args(args).output().unwrap();
-    (o.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+    (
+        o.status.code().unwrap_or(-1),
+        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),
+    )
 }
 
 /// A repository with `n` commits, each changing `kernels/a.cu`; the last one's subject is `last`.
@@ -210,8 +227,11 @@ fn kernel_repo(dir: &Path, n: usize, last: &str) {
     std::fs::create_dir_all(dir.join("kernels")).unwrap();
     git(dir, &["init", "-q"]);
     for i in 1..=n {
-        std::fs::write(dir.join("kernels/a.cu"), format!("// {i}\nextern \"C\" __global__ void a(float* x) {{ x[0] = {i}; }}\n"))
-            .unwrap();
+        std::fs::write(
+            dir.join("kernels/a.cu"),
+            format!("// {i}\nextern \"C\" __global__ void a(float* x) {{ x[0] = {i}; }}\n"),
+        )
+        .unwrap();
         git(dir, &["add", "-A"]);
         let subject = if i == n { last.to_string() } else { format!("change {i}") };
         git(dir, &["commit", "-q", "-m", &subject]);
@@ -292,8 +312,11 @@ fn an_ncu_summary_capture_is_named_as_a_summary_with_the_fix() {
 #[test]
 fn a_kernel_file_that_is_not_utf8_is_named_with_line_column_and_fix() {
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(tmp.path().join("latin1.cu"), b"// caf\xe9 (Latin-1)\nextern \"C\" __global__ void a(float* x) { x[0] = 1; }\n")
-        .unwrap();
+    std::fs::write(
+        tmp.path().join("latin1.cu"),
+        b"// caf\xe9 (Latin-1)\nextern \"C\" __global__ void a(float* x) { x[0] = 1; }\n",
+    )
+    .unwrap();
     let (code, text) = kernelgate(tmp.path(), &["compile", "latin1.cu", "--arch", "sm_90"]);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("latin1.cu:1:7: byte 0xe9 is not UTF-8"), "{text}");

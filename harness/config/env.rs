@@ -82,9 +82,7 @@ impl Config {
             }
         };
         let whole = |var: &Var| -> Result<usize> {
-            let Value::Whole { default, min, max } = var.value else {
-                unreachable!("{} is a whole number", var.name)
-            };
+            let Value::Whole { default, min, max } = var.value else { unreachable!("{} is a whole number", var.name) };
             match get(var)? {
                 None => Ok(default),
                 Some(v) => match v.parse::<usize>() {

@@ -34,7 +34,8 @@ pub fn write_whole(files: &[(&Path, &[u8])]) -> Result<()> {
                 temp.persist(real).map_err(|e| failed(path, &e.error, "could not be renamed over the report"))?;
             }
             Staged::InPlace(real) => {
-                crate::output::write_in_place(&real, bytes, false).map_err(|e| failed(path, &e, "could not be written"))?;
+                crate::output::write_in_place(&real, bytes, false)
+                    .map_err(|e| failed(path, &e, "could not be written"))?;
             }
         }
     }

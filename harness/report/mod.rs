@@ -35,15 +35,9 @@ pub mod vendor;
 pub use file::write_whole;
 pub use table::{ceilings, device, device_with_nvrtc, duration, table, trial_line};
 
-/// Characters a report shows by their code point (`[U+202E]`) instead of as themselves: control
-/// characters (Unicode general category Cc, which a terminal or browser may act on) and the
-/// bidirectional controls (Unicode's `Bidi_Control` property: U+061C, U+200E, U+200F, U+202A to
-/// U+202E, U+2066 to U+2069), which reorder the text around them as displayed ("Trojan Source",
-/// CVE-2021-42574): `fam/\u{202E}gnp.exe/1` would read `fam/1/exe.png`.
-pub fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
+/// Characters a report shows by their code point (`[U+202E]`) instead of as themselves
+/// ([`crate::console::hidden`]: control and bidirectional control characters).
+pub use crate::console::hidden;
 
 /// `text` safe as HTML text or a quoted attribute value: `& < > " '` as entities; control and
 /// bidirectional control characters ([`hidden`], but for tabs and line breaks, which HTML

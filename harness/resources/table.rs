@@ -335,7 +335,10 @@ fn impossible(row: &Row, arch: &str) -> Option<String> {
         return (!(1..=1024).contains(&block)).then(|| format!("column `block` holds {block}, not 1 to 1024 threads"));
     };
     if !(1..=l.max_threads_per_block).contains(&block) {
-        return Some(format!("column `block` holds {block}, and {arch} runs blocks of 1 to {} threads", l.max_threads_per_block));
+        return Some(format!(
+            "column `block` holds {block}, and {arch} runs blocks of 1 to {} threads",
+            l.max_threads_per_block
+        ));
     }
     let shared_static = u32::try_from(row.shared_static_bytes).unwrap_or(u32::MAX);
     let demand = Demand { block, regs: row.regs, shared_static, shared_dynamic: row.shared_dynamic_bytes };
@@ -431,7 +434,11 @@ mod tests {
             ("1,t.cu,k,256,0,8,0,0,0,0,0,0,13.5\n", 2, "has 64 resident warps (100 %) on sm_90"),
             ("1,t.cu,k,256,0,8,0,0,0,0,64,50,13.5\n", 2, "hold 64 warps and 50 %"),
             ("1,t.cu,k,256,0,40,0,0,0,0,64,100,13.5\n", 2, "has 48 resident warps (75 %)"),
-            ("1,t.cu,k,2048,0,8,0,0,0,0,64,100,13.5\n", 2, "column `block` holds 2048, and sm_90 runs blocks of 1 to 1024"),
+            (
+                "1,t.cu,k,2048,0,8,0,0,0,0,64,100,13.5\n",
+                2,
+                "column `block` holds 2048, and sm_90 runs blocks of 1 to 1024",
+            ),
         ];
         for (rows, line, what) in cases {
             let err = parse(format!("{HEADER}{rows}").as_bytes(), path).unwrap_err().to_string();

@@ -100,7 +100,10 @@ pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBu
                 None => baseline::gpu_keys(&baselines)?,
             };
             if keys.is_empty() {
-                kernelgate::outln!("no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)", baselines.display());
+                kernelgate::outln!(
+                    "no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)",
+                    baselines.display()
+                );
             }
             for (i, key) in keys.iter().enumerate() {
                 let base = Baseline::load(&baselines.join(key))?;

@@ -39,13 +39,20 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
         suite.display(),
     );
     for c in &commits {
-        kernelgate::outln!("  {} {} {}", if c.kernels_changed { "candidate" } else { "skipped  " }, &c.id[..12], c.subject);
+        kernelgate::outln!(
+            "  {} {} {}",
+            if c.kernels_changed { "candidate" } else { "skipped  " },
+            &c.id[..12],
+            c.subject
+        );
     }
     if let Some(w) = Revision::read(&root, good).ok().and_then(|r| r.cases_differ(&root, bad, "BAD")) {
         kernelgate::outln!("kernelgate bisect: warning: {w}");
     }
     let Some(last) = candidates.last() else {
-        kernelgate::outln!("kernelgate bisect: no commit in {good}..{bad} changed kernels/: nothing A/B can tell apart");
+        kernelgate::outln!(
+            "kernelgate bisect: no commit in {good}..{bad} changed kernels/: nothing A/B can tell apart"
+        );
         return Ok(0);
     };
     // Every step times on a GPU: say so here, not in the first step's log.
@@ -174,7 +181,11 @@ fn step(suite: &Path, dir: &Path, good: &str, candidate: &str, filter: &str, exa
     if exact {
         cmd.arg("--exact");
     }
+    // The run CSV(s) the step wrote are the lines the suite appends here, never a listing of the
+    // runs folder (which holds ncu's -raw.csv, the -metrics.csv, the -ceilings.csv beside them).
+    let run_file = dir.join("run-csv.txt");
     let status = cmd
+        .env("KERNELGATE_RUN_FILE", &run_file)
         .env("KERNELGATE_AB", good)
         .env("KERNELGATE_AB_B", candidate)
         .env("KERNELGATE_OUT_DIR", dir)
@@ -195,21 +206,16 @@ fn step(suite: &Path, dir: &Path, good: &str, candidate: &str, filter: &str, exa
             )));
         }
     };
-    Ok((read_verdicts(&dir.join("runs"))?, code))
+    let written = std::fs::read_to_string(&run_file).unwrap_or_default();
+    let run_csvs: Vec<PathBuf> = written.lines().filter(|l| !l.is_empty()).map(PathBuf::from).collect();
+    Ok((read_verdicts(&run_csvs)?, code))
 }
 
-/// The verdict and delta of every trial in the run CSV(s) under `runs` (not the metrics CSVs nor
-/// the lessons CSVs).
-fn read_verdicts(runs: &Path) -> Result<Verdicts> {
+/// The verdict and delta of every trial in the run CSVs `run_csvs` (those the step's suite named
+/// in `KERNELGATE_RUN_FILE`).
+fn read_verdicts(run_csvs: &[PathBuf]) -> Result<Verdicts> {
     let mut out = Verdicts::new();
-    let Ok(entries) = std::fs::read_dir(runs) else { return Ok(out) };
-    for e in entries.flatten() {
-        let path = e.path();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let other = name.ends_with("-metrics.csv") || name.ends_with(kernelgate::lesson_record::LESSONS_CSV_SUFFIX);
-        if !name.ends_with(".csv") || other {
-            continue;
-        }
+    for path in run_csvs {
         let mut reader =
             csv::Reader::from_path(&path).map_err(|e| Error::Bisect(format!("{}: {e}", path.display())))?;
         let headers = reader.headers().map_err(|e| Error::Bisect(format!("{}: {e}", path.display())))?.clone();

@@ -79,7 +79,12 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
     let width = compared.rows.iter().map(|(t, _)| t.len()).max().unwrap_or(5);
     kernelgate::outln!(
         "{:<width$}  {:>10}  {:>10}  {:>8}  {:>9}  {:>6}  verdict (decided by)",
-        "trial", "base", "run", "delta", "p_adj", "floor"
+        "trial",
+        "base",
+        "run",
+        "delta",
+        "p_adj",
+        "floor"
     );
     let counts = verdict_counts(&compared);
     for (trial, j) in &compared.rows {
@@ -122,7 +127,9 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
         kernelgate::outln!("in only one record (not compared): {}", compared.only_in_one.join(", "));
     }
     if !compared.warnings.is_empty() && compared.rows.iter().any(|(_, j)| j.verdict != Verdict::Unchanged) {
-        kernelgate::outln!("note: the verdicts above come from records of different machines or settings (warnings above)");
+        kernelgate::outln!(
+            "note: the verdicts above come from records of different machines or settings (warnings above)"
+        );
     }
     Ok(regressed)
 }

@@ -77,7 +77,10 @@ pub fn compile_command(
                 Ok(c) => c,
                 Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
                     // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
-                    kernelgate::outln!("{}", Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log });
+                    kernelgate::outln!(
+                        "{}",
+                        Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log }
+                    );
                     other_failed = true;
                     continue;
                 }

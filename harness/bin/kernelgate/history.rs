@@ -203,7 +203,9 @@ pub(crate) fn history_command(
                 ),
             }
         }
-        HistoryCommand::Runs { gpu, format: Format::Text } => kernelgate::out!("{}", history::list_runs(&dir, gpu.as_deref())?),
+        HistoryCommand::Runs { gpu, format: Format::Text } => {
+            kernelgate::out!("{}", history::list_runs(&dir, gpu.as_deref())?)
+        }
         HistoryCommand::Runs { gpu, format: Format::Json } => {
             let keys = history::runs_by_key(&dir, gpu.as_deref())?;
             if keys.is_empty() {

@@ -234,7 +234,11 @@ fn skipped_lines_are_summarized_per_note_and_capped_in_all() {
     let capped = summarized(&many);
     assert_eq!(capped.len(), SHOWN_IN_ALL + 1, "{capped:#?}");
     assert!(capped.last().unwrap().ends_with("left unsaid (at most 30 are printed)"), "{}", capped.last().unwrap());
-    assert!(capped.last().unwrap().starts_with("370 more warnings about skipped note lines, in 93 notes"), "{}", capped.last().unwrap());
+    assert!(
+        capped.last().unwrap().starts_with("370 more warnings about skipped note lines, in 93 notes"),
+        "{}",
+        capped.last().unwrap()
+    );
 }
 
 /// Field report turn4/R19: a notes ref that points at a blob or a tree is named with the fix, and
@@ -247,7 +251,10 @@ fn a_notes_ref_that_is_not_a_commit_is_named_with_the_fix() {
     let blob = repo.blob(b"not a notes commit\n").unwrap();
     repo.reference(NOTES_REF, blob, true, "a blob").unwrap();
     let e = read_all(&repo).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("git note of {NOTES_REF}: the ref points at a blob ({blob}), not at a commit")), "{e}");
+    assert!(
+        e.starts_with(&format!("git note of {NOTES_REF}: the ref points at a blob ({blob}), not at a commit")),
+        "{e}"
+    );
     assert!(e.contains("`git update-ref -d refs/notes/kernelgate`"), "{e}");
     let e = write_run(&repo, &run("20260101T000000Z", "GPU-a", &commit, 2)).unwrap_err().to_string();
     assert!(e.contains("the ref points at a blob"), "{e}");
