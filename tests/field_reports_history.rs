@@ -161,34 +161,49 @@ fn report_04_a_damaged_page_is_found_before_use() {
     }
 }
 
+/// A store the user may only read (a folder of mode 0555, a file of 0444) is listed, gated, diffed
+/// and shown, and a command that would write to it is told what it needs. As root, who may write
+/// anywhere, the program runs as user 65534 (nobody): a copy of it, and every file it reads, in
+/// the test's temporary folder, so that nothing depends on where the checkout lies (a CI home is
+/// 0700) or who owns it. The user is switched by the standard library's `CommandExt::uid` and
+/// `gid` (setgid, setuid, and setgroups(0) for root: no program such as setpriv is needed).
 #[test]
 fn report_07_a_store_the_user_may_only_read_is_listed_gated_and_diffed() {
     use std::os::unix::fs::PermissionsExt as _;
+    use std::os::unix::process::CommandExt as _;
     let tmp = tempfile::tempdir().unwrap();
     let store = committed_history(tmp.path());
     let root = unsafe_uid() == 0;
-    let setpriv = Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success());
-    if root && !setpriv {
-        println!("skipped: running as root without setpriv, so no user here is denied writing");
-        return;
+    if root {
+        for dir in tmp.path().ancestors().skip(1) {
+            let mode = std::fs::metadata(dir).unwrap().permissions().mode();
+            assert!(
+                mode & 0o001 != 0,
+                "{} (mode {:o}) is closed to other users, so user 65534 cannot reach this test's temporary folder \
+                 {}: set TMPDIR to a folder every user may enter (/tmp)",
+                dir.display(),
+                mode & 0o7777,
+                tmp.path().display()
+            );
+        }
     }
     let perms = |p: &Path, mode: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
     perms(tmp.path(), 0o755);
-    perms(&tmp.path().join("hist"), 0o555);
-    perms(&store, 0o444);
-    let before = contents(&tmp.path().join("hist"));
-    // A copy of the program that user 65534 may run wherever the checkout lies (a CI home is 0700).
+    // What the reader reads, besides the store: the program and a run CSV to import.
     let program = tmp.path().join("kernelgate");
     std::fs::copy(env!("CARGO_BIN_EXE_kernelgate"), &program).unwrap();
     perms(&program, 0o755);
+    let one = tmp.path().join("20261130T135841Z-72a91c3.csv");
+    std::fs::copy(committed_runs().join("20261130T135841Z-72a91c3.csv"), &one).unwrap();
+    perms(&one, 0o644);
+    perms(&tmp.path().join("hist"), 0o555);
+    perms(&store, 0o444);
+    let before = contents(&tmp.path().join("hist"));
     let as_reader = |args: &[&str]| -> (i32, String) {
-        let mut cmd = if root {
-            let mut c = support::command("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&program);
-            c
-        } else {
-            support::command(env!("CARGO_BIN_EXE_kernelgate"))
-        };
+        let mut cmd = support::command(&program);
+        if root {
+            cmd.uid(65534).gid(65534);
+        }
         let out = cmd.current_dir(tmp.path()).args(args).output().unwrap();
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         (out.status.code().unwrap_or(-1), text)
@@ -202,11 +217,11 @@ fn report_07_a_store_the_user_may_only_read_is_listed_gated_and_diffed() {
     let (code, text) = as_reader(&["history", "--dir", "hist", "show", "transpose/naive/8192x8192"]);
     assert!(code == 0 && text.contains("transpose/naive/8192x8192 median on nvidia-h200-sm90"), "{text}");
     assert_eq!(contents(&tmp.path().join("hist")), before, "a reader writes nothing");
-    // A writer is told what it needs.
-    let one = committed_runs().join("20261130T135841Z-72a91c3.csv");
+    // A writer is told what it needs: the run CSV it may read, the store it may not write.
     let (code, text) = as_reader(&["history", "--dir", "hist", "import", one.to_str().unwrap()]);
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("writable"), "{text}");
+    assert!(text.contains("writable") && !text.contains("Permission denied"), "{text}");
+    assert_eq!(contents(&tmp.path().join("hist")), before, "a refused import writes nothing");
     perms(&tmp.path().join("hist"), 0o755);
 }
 
