@@ -175,6 +175,10 @@ const RULES: &[(&str, Rule)] = &[
     ("git notes --ref=kernelgate add *", skip(Why::Yours, "an example of a note line kernelgate did not write")),
     ("git notes --ref=kernelgate edit *", skip(Why::Yours, "opens the user's note in an editor")),
     ("git checkout -- *", skip(Why::Yours, "restores the user's damaged baseline folder")),
+    (
+        "git clean -ffdx*",
+        skip(Why::Pattern, "what a CI system's checkout step runs in a kept checkout, quoted; it deletes target/"),
+    ),
     ("git log --first-parent *", skip(Why::Yours, "reads the user's own commits")),
     ("kill *", skip(Why::Yours, "ends or resumes the user's stopped process")),
     ("sqlite3 FILE.damaged .recover | sqlite3 FILE", skip(Why::Yours, "recovers the user's damaged history store")),
