@@ -84,15 +84,15 @@ fn report_47_trials_after_a_spent_print_limit_are_checked_again_or_fail() {
 
 /// A trial that hangs is ended after `KERNELGATE_KERNEL_TIMEOUT` with its whole process group (the
 /// tool and what it started), by the shell's own `kill`: on a machine without procps' /bin/kill
-/// (Debian's minbase) the run does not wait for the hung trial. The stand-in prints the trial's
-/// begin marker and waits for a `sleep` of its own, the child a real tool would have.
+/// (Debian's minbase) the run does not wait for the hung trial. The stand-in starts a `sleep` of
+/// its own (the child a real tool would have), prints the trial's begin marker and waits.
 #[test]
 fn a_hung_trial_is_ended_with_its_process_group() {
     let tmp = tempfile::tempdir().unwrap();
     let pid_file = tmp.path().join("sleep.pid");
     let script = tmp.path().join("compute-sanitizer");
     let text = format!(
-        "#!/bin/sh\nprintf '%s\\n' 'kernelgate-sanitize: begin planted/hang/4096'\nsleep 30 &\necho $! > '{}'\nwait\n",
+        "#!/bin/sh\nsleep 30 &\necho $! > '{}'\nprintf '%s\\n' 'kernelgate-sanitize: begin planted/hang/4096'\nwait\n",
         pid_file.display()
     );
     std::fs::write(&script, text).unwrap();
@@ -110,8 +110,13 @@ fn a_hung_trial_is_ended_with_its_process_group() {
     let m = &s.failures["planted/hang/4096"];
     assert!(m.contains("killed after 1 s"), "{m}");
     let pid = std::fs::read_to_string(&pid_file).unwrap();
-    // Gone, or a zombie until init reaps it: never still sleeping.
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
-    let state = stat.rsplit_once(") ").map(|(_, rest)| &rest[..1]);
-    assert!(matches!(state, None | Some("Z" | "X")), "the tool's child (pid {}) still runs: {stat}", pid.trim());
+    // Gone, or a zombie until init reaps it, within a few seconds (a process killed runs on until
+    // it is scheduled to exit): never still sleeping.
+    let stat = || std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let ended = |stat: &str| matches!(stat.rsplit_once(") ").map(|(_, rest)| &rest[..1]), None | Some("Z" | "X"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !ended(&stat()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(ended(&stat()), "the tool's child (pid {}) still runs: {}", pid.trim(), stat());
 }
