@@ -97,11 +97,13 @@ fn nvbench_compare(reference: &Path, compared: &Path) -> Option<Value> {
             Some(serde_json::from_str(&out).unwrap_or_else(|e| panic!("nvbench_check.py printed no JSON ({e}): {out}")))
         }
         Err(e) => {
-            let why = format!(
-                "exports: python3 could not be run ({e}), so nvbench's compare script did not read the nvbench export"
+            support::skip_without(
+                "PYTHON",
+                &format!(
+                    "exports: python3 could not be run ({e}), so nvbench's compare script did not read the nvbench \
+                     export"
+                ),
             );
-            assert!(!support::required("PYTHON"), "{why} (KERNELGATE_REQUIRE_PYTHON=1 makes this a failure)");
-            eprintln!("{why}; set KERNELGATE_REQUIRE_PYTHON=1 to fail instead");
             None
         }
     }

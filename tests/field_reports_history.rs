@@ -161,34 +161,49 @@ fn report_04_a_damaged_page_is_found_before_use() {
     }
 }
 
+/// A store the user may only read (a folder of mode 0555, a file of 0444) is listed, gated, diffed
+/// and shown, and a command that would write to it is told what it needs. As root, who may write
+/// anywhere, the program runs as user 65534 (nobody): a copy of it, and every file it reads, in
+/// the test's temporary folder, so that nothing depends on where the checkout lies (a CI home is
+/// 0700) or who owns it. The user is switched by the standard library's `CommandExt::uid` and
+/// `gid` (setgid, setuid, and setgroups(0) for root: no program such as setpriv is needed).
 #[test]
 fn report_07_a_store_the_user_may_only_read_is_listed_gated_and_diffed() {
     use std::os::unix::fs::PermissionsExt as _;
+    use std::os::unix::process::CommandExt as _;
     let tmp = tempfile::tempdir().unwrap();
     let store = committed_history(tmp.path());
     let root = unsafe_uid() == 0;
-    let setpriv = Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success());
-    if root && !setpriv {
-        println!("skipped: running as root without setpriv, so no user here is denied writing");
-        return;
+    if root {
+        for dir in tmp.path().ancestors().skip(1) {
+            let mode = std::fs::metadata(dir).unwrap().permissions().mode();
+            assert!(
+                mode & 0o001 != 0,
+                "{} (mode {:o}) is closed to other users, so user 65534 cannot reach this test's temporary folder \
+                 {}: set TMPDIR to a folder every user may enter (/tmp)",
+                dir.display(),
+                mode & 0o7777,
+                tmp.path().display()
+            );
+        }
     }
     let perms = |p: &Path, mode: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
     perms(tmp.path(), 0o755);
-    perms(&tmp.path().join("hist"), 0o555);
-    perms(&store, 0o444);
-    let before = contents(&tmp.path().join("hist"));
-    // A copy of the program that user 65534 may run wherever the checkout lies (a CI home is 0700).
+    // What the reader reads, besides the store: the program and a run CSV to import.
     let program = tmp.path().join("kernelgate");
     std::fs::copy(env!("CARGO_BIN_EXE_kernelgate"), &program).unwrap();
     perms(&program, 0o755);
+    let one = tmp.path().join("20261130T135841Z-72a91c3.csv");
+    std::fs::copy(committed_runs().join("20261130T135841Z-72a91c3.csv"), &one).unwrap();
+    perms(&one, 0o644);
+    perms(&tmp.path().join("hist"), 0o555);
+    perms(&store, 0o444);
+    let before = contents(&tmp.path().join("hist"));
     let as_reader = |args: &[&str]| -> (i32, String) {
-        let mut cmd = if root {
-            let mut c = support::command("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&program);
-            c
-        } else {
-            support::command(env!("CARGO_BIN_EXE_kernelgate"))
-        };
+        let mut cmd = support::command(&program);
+        if root {
+            cmd.uid(65534).gid(65534);
+        }
         let out = cmd.current_dir(tmp.path()).args(args).output().unwrap();
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         (out.status.code().unwrap_or(-1), text)
@@ -202,11 +217,11 @@ fn report_07_a_store_the_user_may_only_read_is_listed_gated_and_diffed() {
     let (code, text) = as_reader(&["history", "--dir", "hist", "show", "transpose/naive/8192x8192"]);
     assert!(code == 0 && text.contains("transpose/naive/8192x8192 median on nvidia-h200-sm90"), "{text}");
     assert_eq!(contents(&tmp.path().join("hist")), before, "a reader writes nothing");
-    // A writer is told what it needs.
-    let one = committed_runs().join("20261130T135841Z-72a91c3.csv");
+    // A writer is told what it needs: the run CSV it may read, the store it may not write.
     let (code, text) = as_reader(&["history", "--dir", "hist", "import", one.to_str().unwrap()]);
     assert_eq!(code, 1, "{text}");
-    assert!(text.contains("writable"), "{text}");
+    assert!(text.contains("writable") && !text.contains("Permission denied"), "{text}");
+    assert_eq!(contents(&tmp.path().join("hist")), before, "a refused import writes nothing");
     perms(&tmp.path().join("hist"), 0o755);
 }
 
@@ -454,46 +469,47 @@ fn report_53_a_metrics_csv_alone_joins_its_run_whichever_comes_first() {
 
 // ---- History that travels: git notes of several runners, a fresh clone, the nightly ----
 
-/// `git args` in `dir`, with a fixed identity; panics with git's words on failure.
-fn git(dir: &Path, args: &[&str]) -> String {
+/// `git args` in `dir`, with a fixed identity and `env` added; panics with git's words on failure.
+/// git is one of the README's prerequisites (to clone); these tests use only what Debian 12's git
+/// (2.39) has.
+fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(["-c", "user.name=runner", "-c", "user.email=runner@example.com"])
         .args(args)
+        .envs(env.iter().copied())
         .output()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("git could not be run ({e}); it is one of the README's prerequisites"));
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn have_git() -> bool {
-    Command::new("git").arg("--version").output().is_ok_and(|o| o.status.success())
+/// `git args` in `dir` ([`git_with`]).
+fn git(dir: &Path, args: &[&str]) -> String {
+    git_with(dir, args, &[])
 }
 
 /// A commit on `dir`'s current branch at unix time `at`; its full id.
 fn commit_at(dir: &Path, message: &str, at: i64) -> String {
     let date = format!("@{at} +0000");
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=dev",
-            "-c",
-            "user.email=dev@example.com",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            message,
-        ])
-        .env("GIT_COMMITTER_DATE", &date)
-        .env("GIT_AUTHOR_DATE", &date)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dates = [("GIT_COMMITTER_DATE", date.as_str()), ("GIT_AUTHOR_DATE", date.as_str())];
+    let author = ["-c", "user.name=dev", "-c", "user.email=dev@example.com"];
+    git_with(dir, &[&author[..], &["commit", "-q", "--allow-empty", "-m", message]].concat(), &dates);
     git(dir, &["rev-parse", "HEAD"]).trim().to_string()
+}
+
+/// Appends `line` to the note of `commit` under refs/notes/kernelgate in `dir`, with no blank line
+/// before it, as a runner's own note line would be. (`git notes append --no-separator` does this
+/// from git 2.42 on; Debian 12 has 2.39, so the note is rewritten whole with `add -f -F`.)
+fn append_note_line(dir: &Path, commit: &str, line: &str) {
+    let note = git(dir, &["notes", "--ref=kernelgate", "show", commit]);
+    let file = dir.join(".git/kernelgate-note");
+    std::fs::write(&file, format!("{}\n{line}\n", note.trim_end())).unwrap();
+    git(dir, &["notes", "--ref=kernelgate", "add", "-f", "-F", file.to_str().unwrap(), commit]);
+    std::fs::remove_file(&file).unwrap();
+    let after = git(dir, &["notes", "--ref=kernelgate", "show", commit]);
+    assert_eq!(after, format!("{}\n{line}\n", note.trim_end()), "the note as written");
 }
 
 /// The run of the 25-previous-commit fixture's last CSV, as runner `gpu` ran it at `commit`
@@ -553,10 +569,6 @@ fn origin_with_commits(tmp: &Path) -> (PathBuf, Vec<(String, i64)>) {
 /// a run of the annotated commit is noted after the person's text, which stays as it was.
 #[test]
 fn report_40_a_foreign_note_line_is_kept_and_skipped_with_commit_and_line() {
-    if !have_git() {
-        println!("skipped: no git program on this machine");
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
     let (origin, c) = origin_with_commits(tmp.path());
     let repo_dir = tmp.path().join("repo");
@@ -595,10 +607,6 @@ fn report_40_a_foreign_note_line_is_kept_and_skipped_with_commit_and_line() {
 /// the person's line, and a second sync adds nothing.
 #[test]
 fn notes_of_several_runners_merge_into_one_readable_history() {
-    if !have_git() {
-        println!("skipped: no git program on this machine");
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
     let (origin, c) = origin_with_commits(tmp.path());
     let clone = |name: &str| {
@@ -671,7 +679,7 @@ fn notes_of_several_runners_merge_into_one_readable_history() {
     let line = kernelgate::history::notes::lines(&torn).unwrap().into_iter().find(|l| l.starts_with("V1")).unwrap();
     git(&b, &["fetch", "-q", "origin", "+refs/notes/kernelgate:refs/notes/kernelgate-origin"]);
     git(&b, &["notes", "--ref=kernelgate", "merge", "-s", "cat_sort_uniq", "refs/notes/kernelgate-origin"]);
-    git(&b, &["notes", "--ref=kernelgate", "append", "--no-separator", "-m", &line, &c[2].0]);
+    append_note_line(&b, &c[2].0, &line);
     git(&b, &["push", "-q", "origin", "refs/notes/kernelgate"]);
     let another = clone("another");
     let (code, out, err) = run(&another, &["history", "sync", "--fetch", "origin"], &[]);
@@ -688,10 +696,6 @@ fn notes_of_several_runners_merge_into_one_readable_history() {
 /// must not take for its own.
 #[test]
 fn the_nightly_on_a_fresh_clone_rebuilds_the_history_from_notes_and_reports() {
-    if !have_git() {
-        println!("skipped: no git program on this machine");
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
     let (origin, c) = origin_with_commits(tmp.path());
     let runner = tmp.path().join("runner");

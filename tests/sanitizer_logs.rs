@@ -8,6 +8,7 @@ use kernelgate::Config;
 use kernelgate::sanitize::{self, Sanitized};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/field-reports/turn3").join(path)
@@ -79,4 +80,43 @@ fn report_47_trials_after_a_spent_print_limit_are_checked_again_or_fail() {
     assert!(m.starts_with(&format!("{b}: compute-sanitizer --tool initcheck: not fully checked, log ")), "{m}");
     assert!(m.contains("not fully checked: the tool's print limit was spent before this trial began: it says \"ERROR SUMMARY: 256 errors were not printed."), "{m}");
     assert_eq!(s.clean, 0);
+}
+
+/// A trial that hangs is ended after `KERNELGATE_KERNEL_TIMEOUT` with its whole process group (the
+/// tool and what it started), by the shell's own `kill`: on a machine without procps' /bin/kill
+/// (Debian's minbase) the run does not wait for the hung trial. The stand-in starts a `sleep` of
+/// its own (the child a real tool would have), prints the trial's begin marker and waits.
+#[test]
+fn a_hung_trial_is_ended_with_its_process_group() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pid_file = tmp.path().join("sleep.pid");
+    let script = tmp.path().join("compute-sanitizer");
+    let text = format!(
+        "#!/bin/sh\nsleep 30 &\necho $! > '{}'\nprintf '%s\\n' 'kernelgate-sanitize: begin planted/hang/4096'\nwait\n",
+        pid_file.display()
+    );
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = Config {
+        sanitize: Some("memcheck".into()),
+        sanitizer_path: Some(script),
+        kernel_timeout_s: Some(1.0),
+        ..Config::default()
+    };
+    let start = Instant::now();
+    let s = sanitize::run(&config, &["planted/hang/4096"], Path::new("/bin/true"), tmp.path().join("run.sanitize.log"))
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(20), "the hung trial was waited for: {:?}", start.elapsed());
+    let m = &s.failures["planted/hang/4096"];
+    assert!(m.contains("killed after 1 s"), "{m}");
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    // Gone, or a zombie until init reaps it, within a few seconds (a process killed runs on until
+    // it is scheduled to exit): never still sleeping.
+    let stat = || std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    let ended = |stat: &str| matches!(stat.rsplit_once(") ").map(|(_, rest)| &rest[..1]), None | Some("Z" | "X"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !ended(&stat()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(ended(&stat()), "the tool's child (pid {}) still runs: {}", pid.trim(), stat());
 }

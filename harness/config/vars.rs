@@ -356,9 +356,10 @@ pub const REQUIRE_PYTHON: Var = Var {
     name: "KERNELGATE_REQUIRE_PYTHON",
     value: Value::Flag,
     default: None,
-    meaning: "1: a missing `python3` fails the check that nvbench's own `nvbench_compare.py` reads `kernelgate export \
-              --format nvbench` instead of skipping it (CI sets it)",
-    read_by: &[Reader::Test("tests/exports.rs")],
+    meaning: "1: a missing `python3` fails the tests that run it instead of skipping them: nvbench's own \
+              `nvbench_compare.py` reading `kernelgate export --format nvbench`, reading-results.md's Python example, \
+              the documented commands that need it (CI sets it)",
+    read_by: &[Reader::Test("tests/exports.rs"), Reader::Test("tests/docs.rs"), Reader::Test("tests/docs_commands.rs")],
 };
 /// `KERNELGATE_REQUIRE_XMLLINT`.
 pub const REQUIRE_XMLLINT: Var = Var {

@@ -309,7 +309,12 @@ fn one_process(
             last_begin = (begun, Instant::now());
         } else if begun > 0 && last_begin.1.elapsed() > limit {
             // The whole process group this function created: compute-sanitizer and the child under it.
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
+            // The shell's own `kill` (POSIX: `kill -s KILL -- -PGID`), not a kill program: procps'
+            // /bin/kill is not in every machine (Debian's minbase has none), and without it the wait
+            // below would last as long as the hung trial. The tool itself is killed in any case.
+            let group = format!("-{}", child.id());
+            let _ = Command::new("sh").args(["-c", "kill -s KILL -- \"$1\"", "sh", &group]).status();
+            let _ = child.kill();
             let _ = child.wait();
             break format!("killed after {:.0} s in one trial (KERNELGATE_KERNEL_TIMEOUT)", limit.as_secs_f64());
         }

@@ -100,14 +100,43 @@ pub fn required(what: &str) -> bool {
     }
 }
 
+/// A check that cannot run here for want of a tool the README's prerequisites do not name
+/// (python3, xmllint, chromium, NVRTC): fails the test under `KERNELGATE_REQUIRE_<what>=1` (CI
+/// sets them), else says `why` on stderr and the test goes on without the check. Written straight
+/// to stderr: libtest captures a passing test's `eprintln!`, and a skipped check must be seen.
+///
+/// # Panics
+/// Under `KERNELGATE_REQUIRE_<what>=1`, with `why`.
+pub fn skip_without(what: &str, why: &str) {
+    use std::io::Write as _;
+    assert!(!required(what), "{why} (KERNELGATE_REQUIRE_{what}=1 makes this a failure)");
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {why}; set KERNELGATE_REQUIRE_{what}=1 to fail instead");
+}
+
+/// Whether `python3` runs here; without it, [`skip_without`] says that `check` was skipped, or
+/// fails the test under `KERNELGATE_REQUIRE_PYTHON=1` (CI). python3 is not one of the README's
+/// prerequisites (`.ci/run` installs it).
+pub fn python3_found(check: &str) -> bool {
+    match Command::new("python3").arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        Ok(o) => {
+            skip_without("PYTHON", &format!("python3 --version failed ({}), so {check} did not run", o.status));
+            false
+        }
+        Err(e) => {
+            skip_without("PYTHON", &format!("python3 could not be run ({e}), so {check} did not run"));
+            false
+        }
+    }
+}
+
 /// Whether NVRTC can be loaded; without it, says why on stderr, or fails the test under
 /// `KERNELGATE_REQUIRE_NVRTC=1` (CI).
 pub fn nvrtc_found() -> bool {
     match kernelgate::compile::nvrtc_available() {
         Ok(()) => true,
         Err(e) => {
-            assert!(!required("NVRTC"), "{e} (KERNELGATE_REQUIRE_NVRTC=1 makes this a failure)");
-            eprintln!("skipped: {e}");
+            skip_without("NVRTC", &e.to_string());
             false
         }
     }
@@ -122,8 +151,7 @@ pub fn compile_tools_found() -> bool {
     match kernelgate::sass::nvdisasm::load() {
         Ok(_) => true,
         Err(e) => {
-            assert!(!required("NVRTC"), "{e} (KERNELGATE_REQUIRE_NVRTC=1 makes this a failure)");
-            eprintln!("skipped: {e}");
+            skip_without("NVRTC", &e.to_string());
             false
         }
     }
