@@ -19,6 +19,7 @@
 
 mod parse;
 
+pub(crate) use parse::HEADER_ONLY;
 pub use parse::{Kind, parse_csv};
 
 use super::{HistoryStore, Run};
