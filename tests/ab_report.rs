@@ -225,6 +225,58 @@ fn a_large_ab_markdown_stays_within_githubs_limit_and_renders_whole() {
     assert!(gfm_problems(&over, &COLUMNS[..1], &names, false).iter().any(|p| p.contains("over GitHub's")));
 }
 
+/// A kernel new since A, as a same-run A/B run on an H200 timed it: `blocksum/b128_i4/16777216`
+/// of `benchmark/b48.txz` (`w/aa/runs/20261202T140749Z-51f93fd-ab.json`), whose A (`HEAD` of the
+/// runner, 51f93fd) had no `kernels/blocksum.cu`; the run's log said `kernels/blocksum.cu does not
+/// exist at HEAD`, and its reason is the one the run gives such a trial now.
+fn new_since_a() -> AbTrial {
+    AbTrial {
+        trial: "blocksum/b128_i4/16777216".into(),
+        verdict: "no-baseline".into(),
+        decided_by: "conditions".into(),
+        a_median_s: None,
+        b_median_s: 0.000027135999873280526,
+        delta_pct: None,
+        delta_ci_pct: None,
+        p_adjusted: None,
+        effect_floor_pct: None,
+        samples: 9269,
+        counters_moved: Vec::new(),
+        reason: ab::new_since_a("kernels/blocksum.cu does not exist at HEAD"),
+    }
+}
+
+/// A trial whose kernel A lacks reads as new since A (absent at revision A) in the JSON document,
+/// the Markdown comment (its "what explains it" cell, as GitHub renders it) and the HTML page (its
+/// row of the trials not unchanged), as the run's log says, and never as a baseline that was not
+/// loaded (what b48's report said).
+#[test]
+fn a_kernel_new_since_a_reads_so_in_every_format() {
+    let mut report = synthetic(8);
+    report.trials.push(new_since_a());
+    report.trials.sort_by(|x, y| x.trial.cmp(&y.trial));
+    let says = "new since A: kernels/blocksum.cu does not exist at HEAD; timed alone, with no A to compare with";
+
+    let json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
+    let trial = json["trials"].as_array().unwrap().iter().find(|t| t["trial"] == "blocksum/b128_i4/16777216").unwrap();
+    assert_eq!((trial["verdict"].as_str(), trial["reason"].as_str()), (Some("no-baseline"), Some(says)));
+
+    let html = gfm(&ab::markdown(&report));
+    let (headers, rows) = &tables(&html)[0];
+    let row = rows.iter().find(|r| r[0] == "blocksum/b128_i4/16777216").expect("a row of the changed trials");
+    let explains = headers.iter().position(|h| h == "what explains it").unwrap();
+    assert_eq!(row[explains], says, "{row:?}");
+
+    let page = ab::html(&report);
+    let changed = &page[page.find("<table class=\"changed\">").unwrap()..page.find("<table class=\"all\">").unwrap()];
+    let row = changed.split("<tr ").find(|r| r.contains("blocksum/")).expect("a row of the changed trials");
+    assert!(row.contains(&format!("<p class=\"why\">{}</p>", says.replace('\'', "&#39;"))), "{row}");
+
+    for (format, text) in [("JSON", report.json()), ("Markdown", ab::markdown(&report)), ("HTML", page)] {
+        assert!(!text.contains("no baseline"), "{format} speaks of a baseline: {text}");
+    }
+}
+
 /// A frame 1400 px high.
 fn frame<'a>(name: &'a str, width: u32, html: &'a str, unbroken: &'a str) -> Frame<'a> {
     Frame { name, width, height: 1400, html, unbroken }

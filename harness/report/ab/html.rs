@@ -32,7 +32,7 @@ const VERDICT_MEANING: [(&str, &str); 6] = [
     ("improved", "B is faster than A by at least the effect floor, significantly"),
     ("ambiguous", "a change of at least the effect floor that is not significant"),
     ("invalid", "the timing was too noisy or the conditions bad: no judgement"),
-    ("no-baseline", "timed alone, with no A to compare with"),
+    ("no-baseline", "new since A: revision A lacks the trial's kernel, so B was timed alone, with no A to compare with"),
     ("unchanged", "any change is smaller than the effect floor"),
 ];
 
@@ -103,7 +103,7 @@ pub fn html(r: &AbReport) -> String {
             writeln!(
                 out,
                 "<tr class=\"{}\"><td class=\"name\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}<p class=\"why\">decided by {}: {}</p></td></tr>",
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}<p class=\"why\">{}</p></td></tr>",
                 verdict_class(&t.verdict),
                 name_cell(&t.trial),
                 verdict_word(&t.verdict),
@@ -112,8 +112,7 @@ pub fn html(r: &AbReport) -> String {
                 change_cell(t),
                 pct(t.effect_floor_pct),
                 if moved.is_empty() { String::new() } else { format!("<ul class=\"moved\">{moved}</ul>") },
-                escape(&t.decided_by),
-                escape(&t.reason)
+                why(t)
             )
             .unwrap();
         }
@@ -207,6 +206,17 @@ fn name_cell(trial: &str) -> String {
 /// A verdict as a word in its colour.
 fn verdict_word(verdict: &str) -> String {
     format!("<span class=\"verdict {}\">{}</span>", verdict_class(verdict), crate::report::html::escape(verdict))
+}
+
+/// The verdict's sentence under what explains it, escaped: `decided by <what>: <reason>`, or for a
+/// trial timed alone (`no-baseline`: new since A) its reason alone, which says what A lacks.
+fn why(t: &AbTrial) -> String {
+    use crate::report::html::escape;
+    if t.verdict == "no-baseline" {
+        escape(&t.reason)
+    } else {
+        format!("decided by {}: {}", escape(&t.decided_by), escape(&t.reason))
+    }
 }
 
 /// One of [`AbTrial::counters_moved`] (`metric +x.xx% (a -> b, class)`), the metric as code.
