@@ -165,7 +165,8 @@ mod tests {
         for stem in &claimed {
             assert_eq!(std::fs::read_to_string(csv_of(stem)).unwrap(), format!("{RUN_CSV_HEADER}\n"));
         }
-        let left: Vec<_> = std::fs::read_dir(dir.path().join("runs")).unwrap().flatten().map(|e| e.file_name()).collect();
+        let left: Vec<_> =
+            std::fs::read_dir(dir.path().join("runs")).unwrap().flatten().map(|e| e.file_name()).collect();
         assert_eq!(left.len(), 8, "no temporary file is left behind: {left:?}");
     }
 }

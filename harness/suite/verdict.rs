@@ -158,7 +158,10 @@ mod tests {
         };
         let absent = "kernels/blocksum.cu does not exist at HEAD";
         let j = new_since_a(judged(Verdict::NoBaseline, "no baseline loaded for nvidia-h200-sm90"), absent);
-        assert_eq!(j.reason, "new since A: kernels/blocksum.cu does not exist at HEAD; timed alone, with no A to compare with");
+        assert_eq!(
+            j.reason,
+            "new since A: kernels/blocksum.cu does not exist at HEAD; timed alone, with no A to compare with"
+        );
         let j = new_since_a(judged(Verdict::Invalid, "too noisy"), absent);
         assert_eq!((j.verdict, j.reason.as_str()), (Verdict::Invalid, "too noisy"));
     }
