@@ -159,7 +159,12 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     }
     roofline(diff, &mut out);
     if !trends.is_empty() {
-        out.push_str("<h2>Trends across commits</h2>\n");
+        out.push_str(
+            "<h2>Trends across commits</h2>\n<p class=\"hint\">One line per physical GPU; a red dashed rule marks a \
+             change point, the first commit of a new level of a GPU&#39;s series, labelled with that commit (close \
+             ones staggered, or named by their commit alone; those left without a label are named in the \
+             chart&#39;s top line).</p>\n",
+        );
         for t in trends {
             writeln!(out, "<figure>\n<figcaption>{} &middot; {}</figcaption>", escape(&t.trial), escape(&t.metric))
                 .unwrap();
