@@ -92,9 +92,9 @@ fn html_report_renders_in_chromium() {
 /// sideways (tables scroll in their own box), trial names break only at `/`, chart text is drawn
 /// at 9 px or more, what explains each changed trial (its table's last column; a card's last line
 /// on a phone) is in view whole, side to side, without scrolling the table, and no two change-point
-/// labels of a trend chart overlap (the synthetic trends include change points at adjacent
-/// commits), for the synthetic page and the committed example; and the changed trials are coloured
-/// and worded by the diff's own change.
+/// labels, notes or legend entries of a chart overlap as drawn (the synthetic trends include
+/// change points at adjacent commits), for the synthetic page and the committed example; and the
+/// changed trials are coloured and worded by the diff's own change.
 /// The same for a report of two real H200 runs, with its roofline (the roofline scales with the page
 /// down to 760 px, then scrolls inside its figure).
 /// Negative controls show each measurement can fail: a 2000 px element overflows, names allowed
@@ -135,7 +135,7 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
         html,
         unbroken,
         inside: "table.changed td.explains",
-        apart: "text.cp-label",
+        apart: "text.cp-label, text.note, text.legend",
     };
     let out = target_dir().join("kernelgate");
     std::fs::create_dir_all(&out).unwrap();

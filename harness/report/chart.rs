@@ -32,7 +32,8 @@ pub const GREEN: &str = "#1a7f37";
 /// each commit with a change point (of any GPU) a dashed vertical rule labelled with its commit,
 /// the labels placed by [`place_labels`] so that no two overlap: in up to [`LABEL_ROWS`] rows above
 /// the plot (the chart grows by a row's height for each row past the first), shortened to the
-/// commit where the whole label finds no room, and those that still find none named in the note.
+/// commit where the whole label finds no room, and those that still find none named in the note
+/// (on the legend's line, or on a line of its own below it where the two would meet).
 /// Points whose value is not finite are not drawn and are counted in a note; so are change points
 /// outside `points`. `data-points` is the number of `class="pt"` circles drawn.
 pub fn trend_svg(trend: &Trend) -> String {
@@ -79,11 +80,30 @@ pub fn trend_svg(trend: &Trend) -> String {
         .collect();
     let placed = place_labels(&wanted, (0.0, W));
     let rows = placed.iter().flatten().map(|p| p.row + 1).max().unwrap_or(1);
-    // The top margin holds the note and legend line, then the label rows.
-    let top = 44.0 + LABEL_ROW * (rows - 1) as f64;
+    let unlabelled: Vec<&str> =
+        changes.iter().zip(&placed).filter(|(_, p)| p.is_none()).map(|((at, _), _)| labels[*at]).collect();
+    if !unlabelled.is_empty() {
+        notes.push(format!("also changes at {} (too close to label)", unlabelled.join(", ")));
+    }
+    let drawn: Vec<&TrendPoint> = trend.points.iter().filter(|p| p.value.is_finite()).collect();
+    let not_finite = trend.points.len() - drawn.len();
+    if not_finite > 0 {
+        notes.push(format!("{} not drawn (value not finite)", crate::units::count(not_finite, "point")));
+    }
+    if gpus.len() == 1 {
+        notes.push(format!("GPU: {}", gpus[0]));
+    }
+    let note = notes.join("; ");
+    // The legend, right-aligned on the first line of the top margin, one entry per GPU (7 units a
+    // character of 12-unit text); the note on that line too where it ends before the legend
+    // starts, else on a line of its own below.
+    let legend_width =
+        if gpus.len() > 1 { gpus.iter().map(|g| 7.0 * g.chars().count() as f64 + 30.0).sum() } else { 0.0 };
+    let note_line = if left + 7.0 * note.chars().count() as f64 + 12.0 > left + pw - legend_width { 2 } else { 1 };
+    // The top margin holds those lines, then the label rows.
+    let top = 44.0 + 16.0 * (note_line - 1) as f64 + LABEL_ROW * (rows - 1) as f64;
     let h = top + 182.0 + bottom;
     let ph = h - top - bottom;
-    let drawn: Vec<&TrendPoint> = trend.points.iter().filter(|p| p.value.is_finite()).collect();
     let (scale, unit) = display_unit(&trend.unit, drawn.iter().map(|p| p.value.abs()).fold(0.0, f64::max));
     let (ticks, lo, hi) = nice_ticks(drawn.iter().map(|p| p.value * scale));
     let y_of = |v: f64| top + ph - (v * scale - lo) / (hi - lo) * ph;
@@ -149,7 +169,6 @@ pub fn trend_svg(trend: &Trend) -> String {
     )
     .unwrap();
     // Change points: behind the data.
-    let mut unlabelled = Vec::new();
     for ((at, on), (label, placed)) in changes.iter().zip(wanted.iter().zip(&placed)) {
         writeln!(
             svg,
@@ -161,8 +180,8 @@ pub fn trend_svg(trend: &Trend) -> String {
             x = label.x,
         )
         .unwrap();
-        match placed {
-            Some(p) => writeln!(
+        if let Some(p) = placed {
+            writeln!(
                 svg,
                 "<text class=\"cp-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\" fill=\"{RED}\">{}</text>",
                 p.x,
@@ -170,12 +189,8 @@ pub fn trend_svg(trend: &Trend) -> String {
                 if p.right { "start" } else { "end" },
                 escape(&p.text)
             )
-            .unwrap(),
-            None => unlabelled.push(labels[*at]),
+            .unwrap();
         }
-    }
-    if !unlabelled.is_empty() {
-        notes.push(format!("also changes at {} (too close to label)", unlabelled.join(", ")));
     }
     // One line and one colour per GPU.
     for (g, gpu) in gpus.iter().enumerate() {
@@ -213,15 +228,8 @@ pub fn trend_svg(trend: &Trend) -> String {
             x -= 7.0 * gpu.chars().count() as f64 + 30.0;
         }
     }
-    let not_finite = trend.points.len() - drawn.len();
-    if not_finite > 0 {
-        notes.push(format!("{} not drawn (value not finite)", crate::units::count(not_finite, "point")));
-    }
-    if gpus.len() == 1 {
-        notes.push(format!("GPU: {}", gpus[0]));
-    }
-    if !notes.is_empty() {
-        writeln!(svg, "<text class=\"note\" x=\"{left}\" y=\"16\">{}</text>", escape(&notes.join("; "))).unwrap();
+    if !note.is_empty() {
+        writeln!(svg, "<text class=\"note\" x=\"{left}\" y=\"{}\">{}</text>", 16 * note_line, escape(&note)).unwrap();
     }
     svg.push_str("</svg>\n");
     svg
@@ -646,6 +654,36 @@ pub(crate) mod tests {
         assert!(svg.contains(&format!("also changes at {} (too close to label)", missing.join(", "))), "{svg}");
         // A trend of one change point keeps the chart's height.
         assert!(trend_svg(&trend("a/b/1")).contains("height=\"300\""));
+    }
+
+    /// The note (here naming change points left without a label) shares the legend's line where
+    /// the two fit side by side, and takes a line of its own below it, the chart 16 units higher,
+    /// where they would meet.
+    #[test]
+    fn the_note_never_meets_the_legend() {
+        let with = |gpus: [&str; 2], change_points: Vec<usize>| {
+            let points = (0..40)
+                .flat_map(|i| gpus.map(|gpu| TrendPoint { label: format!("c{i:06}"), value: 1e-4, gpu: gpu.into() }))
+                .collect();
+            trend_svg(&Trend {
+                trial: "a/b/1".into(),
+                metric: "median".into(),
+                unit: "s".into(),
+                points,
+                change_points,
+            })
+        };
+        let note_y = |svg: &str| {
+            svg.split("<text class=\"note\"").nth(1).unwrap().split("y=\"").nth(1).unwrap()[..2].to_string()
+        };
+        let dense: Vec<usize> = DENSE.iter().map(|i| 2 * i).collect();
+        let short = with(["GPU-a", "GPU-b"], dense.clone());
+        let long = with(["GPU-5f1c0000-1111 (H200 #0)", "GPU-9a2e0000-2222 (H200 #1)"], dense);
+        assert!(short.contains("also changes at") && long.contains("also changes at"));
+        assert_eq!((note_y(&short), note_y(&long)), ("16".to_string(), "32".to_string()));
+        let height =
+            |svg: &str| svg.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse::<f64>().unwrap();
+        assert_eq!(height(&long) - height(&short), 16.0);
     }
 
     #[test]
