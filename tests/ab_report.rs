@@ -6,8 +6,9 @@
 //!   first, then the status, real tables with the expected columns, no live mention, link or tag
 //!   from a trial name, and a body within GitHub's 65,536-character limit;
 //! - the HTML page in headless chromium at 1400 px and 390 px wide: no console message, no sideways
-//!   scrolling of the page, no name broken mid-word on the desktop, the status first (a screenshot
-//!   of both widths is saved to `target/kernelgate/ab-report-screenshot.png`, the page beside it);
+//!   scrolling of the page, no name broken mid-word on the desktop, what explains each trial not
+//!   unchanged in view whole at 1400 px, the status first (a screenshot of both widths is saved to
+//!   `target/kernelgate/ab-report-screenshot.png`, the page beside it);
 //! - the Markdown, rendered, inside an 812 px frame with GitHub's table rules: no sideways scrolling.
 //!
 //! Each browser check is also run on a page made to fail it (a negative control), so a check that
@@ -225,33 +226,102 @@ fn a_large_ab_markdown_stays_within_githubs_limit_and_renders_whole() {
     assert!(gfm_problems(&over, &COLUMNS[..1], &names, false).iter().any(|p| p.contains("over GitHub's")));
 }
 
-/// A frame 1400 px high.
-fn frame<'a>(name: &'a str, width: u32, html: &'a str, unbroken: &'a str) -> Frame<'a> {
-    Frame { name, width, height: 1400, html, unbroken }
+/// A kernel new since A, as a same-run A/B run on an H200 timed it: `blocksum/b128_i4/16777216`
+/// of `benchmark/b48.txz` (`w/aa/runs/20261202T140749Z-51f93fd-ab.json`), whose A (`HEAD` of the
+/// runner, 51f93fd) had no `kernels/blocksum.cu`; the run's log said `kernels/blocksum.cu does not
+/// exist at HEAD`, and its reason is the one the run gives such a trial now.
+fn new_since_a() -> AbTrial {
+    AbTrial {
+        trial: "blocksum/b128_i4/16777216".into(),
+        verdict: "no-baseline".into(),
+        decided_by: "conditions".into(),
+        a_median_s: None,
+        b_median_s: 0.000027135999873280526,
+        delta_pct: None,
+        delta_ci_pct: None,
+        p_adjusted: None,
+        effect_floor_pct: None,
+        samples: 9269,
+        counters_moved: Vec::new(),
+        reason: ab::new_since_a("kernels/blocksum.cu does not exist at HEAD"),
+    }
 }
 
+/// A trial whose kernel A lacks reads as new since A (absent at revision A) in the JSON document,
+/// the Markdown comment (its "what explains it" cell, as GitHub renders it) and the HTML page (its
+/// row of the trials not unchanged), as the run's log says, and never as a baseline that was not
+/// loaded (what b48's report said).
+#[test]
+fn a_kernel_new_since_a_reads_so_in_every_format() {
+    let mut report = synthetic(8);
+    report.trials.push(new_since_a());
+    report.trials.sort_by(|x, y| x.trial.cmp(&y.trial));
+    let says = "new since A: kernels/blocksum.cu does not exist at HEAD; timed alone, with no A to compare with";
+
+    let json: serde_json::Value = serde_json::from_str(&report.json()).unwrap();
+    let trial = json["trials"].as_array().unwrap().iter().find(|t| t["trial"] == "blocksum/b128_i4/16777216").unwrap();
+    assert_eq!((trial["verdict"].as_str(), trial["reason"].as_str()), (Some("no-baseline"), Some(says)));
+
+    let html = gfm(&ab::markdown(&report));
+    let (headers, rows) = &tables(&html)[0];
+    let row = rows.iter().find(|r| r[0] == "blocksum/b128_i4/16777216").expect("a row of the changed trials");
+    let explains = headers.iter().position(|h| h == "what explains it").unwrap();
+    assert_eq!(row[explains], says, "{row:?}");
+
+    let page = ab::html(&report);
+    let changed = &page[page.find("<table class=\"changed\">").unwrap()..page.find("<table class=\"all\">").unwrap()];
+    let row = changed.split("<tr ").find(|r| r.contains("blocksum/")).expect("a row of the changed trials");
+    assert!(row.contains(&format!("<p class=\"why\">{}</p>", says.replace('\'', "&#39;"))), "{row}");
+
+    for (format, text) in [("JSON", report.json()), ("Markdown", ab::markdown(&report)), ("HTML", page)] {
+        assert!(!text.contains("no baseline"), "{format} speaks of a baseline: {text}");
+    }
+}
+
+/// A frame 1400 px high, in which what explains each trial not unchanged is measured
+/// ([`Frame::inside`]).
+fn frame<'a>(name: &'a str, width: u32, html: &'a str, unbroken: &'a str) -> Frame<'a> {
+    Frame { name, width, height: 1400, html, unbroken, inside: "table.changed td.explains", apart: "" }
+}
+
+/// The page at 1400 px and at 390 px: the status first, no sideways scrolling of the page, no
+/// name or counter broken mid-word; at 1400 px what explains each trial not unchanged (the
+/// changed table's last column, with counter names on one line) is in view whole without
+/// scrolling the table, the names of every trial's table and every counter on one line (a name of
+/// the changed table may wrap after a `/`); at 390 px a wide table scrolls in its frame.
+/// Negative controls: a page without its scrolling frames overflows a phone, names that may break
+/// anywhere are seen broken, and a changed table whose names are held 1000 px wide pushes what
+/// explains each verdict out of view.
 #[test]
 fn ab_html_lays_out_at_desktop_and_phone_widths_in_chromium() {
     let Some(chromium) = Chromium::find("ab_report") else { return };
-    let page = ab::html(&synthetic(40));
+    let report = synthetic(40);
+    let page = ab::html(&report);
     // Negative controls: without its scrolling table frames the page is wider than a phone; with
     // names allowed to break anywhere instead, names break mid-word.
     let unframed = page.replace(".scroll {", ".unused {");
     let squeezed = unframed.replace("</style>", "span.seg { white-space: normal; overflow-wrap: anywhere; }</style>");
+    let pushed = page.replace("</style>", "table.changed td.name { min-width: 1000px; }</style>");
     let out = target_dir().join("kernelgate");
     std::fs::create_dir_all(&out).unwrap();
     let png = out.join("ab-report-screenshot.png");
     let (layouts, console) = chromium.layout(
         &[
             frame("desktop", 1400, &page, "td.name, code"),
+            frame("desktop, one line", 1400, &page, "table.all td.name, table.not-timed td.name, code"),
             frame("phone", 390, &page, "td.name, code"),
             frame("unframed", 390, &unframed, ""),
             frame("squeezed", 390, &squeezed, "td.name"),
+            frame("names held wide", 1400, &pushed, ""),
         ],
         Some((&png, 1860)),
     );
     assert!(console.is_empty(), "the page logged to the browser console: {console:#?}");
-    let [desktop, phone, unframed, squeezed] = &layouts[..] else { unreachable!() };
+    let [desktop, one_line, phone, unframed, squeezed, pushed] = &layouts[..] else { unreachable!() };
+    let changed = report.trials.iter().filter(|t| t.verdict != "unchanged").count();
+    assert_eq!(desktop.inside, changed, "every changed trial's explanation was measured: {desktop:?}");
+    assert_eq!(desktop.cut, Vec::<String>::new(), "at 1400 px what explains a verdict is out of view");
+    assert_eq!(pushed.cut.len(), changed, "negative control: names held wide push the explanations out: {pushed:?}");
     for l in [desktop, phone] {
         assert!(
             !l.overflows(),
@@ -263,7 +333,7 @@ fn ab_html_lays_out_at_desktop_and_phone_widths_in_chromium() {
         assert_eq!(l.first, "header.status.s-regressed", "{}: the status comes first", l.name);
     }
     assert_eq!(desktop.broken, Vec::<String>::new(), "names broken mid-word at 1400 px");
-    assert_eq!(desktop.most_lines, 1, "at 1400 px every name and code stays on one line: {desktop:?}");
+    assert_eq!(one_line.most_lines, 1, "at 1400 px every trial's name and every code stays on one line: {one_line:?}");
     assert!(
         phone.tables.iter().any(|(scroll, client)| scroll > client),
         "at 390 px a wide table scrolls in its frame: {phone:?}"

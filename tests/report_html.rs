@@ -90,12 +90,17 @@ fn html_report_renders_in_chromium() {
 
 /// The page at a phone's width (390 px) and a desktop's (1400 px): the page itself never scrolls
 /// sideways (tables scroll in their own box), trial names break only at `/`, chart text is drawn
-/// at 9 px or more, for the synthetic page and the committed example; and the changed
-/// trials are coloured and worded by the diff's own change.
+/// at 9 px or more, what explains each changed trial (its table's last column; a card's last line
+/// on a phone) is in view whole, side to side, without scrolling the table, and no two change-point
+/// labels, notes or legend entries of a chart overlap as drawn (the synthetic trends include
+/// change points at adjacent commits), for the synthetic page and the committed example; and the
+/// changed trials are coloured and worded by the diff's own change.
 /// The same for a report of two real H200 runs, with its roofline (the roofline scales with the page
 /// down to 760 px, then scrolls inside its figure).
 /// Negative controls show each measurement can fail: a 2000 px element overflows, names allowed
-/// to break anywhere are seen broken, charts allowed to shrink to the phone draw text under 9 px.
+/// to break anywhere are seen broken, charts allowed to shrink to the phone draw text under 9 px,
+/// a changed table whose names are held 1000 px wide pushes what explains each change out of view,
+/// and two labels drawn at one place overlap.
 #[test]
 fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
     let Some(chromium) = Chromium::find("report_html") else { return };
@@ -109,7 +114,13 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
     ))
     .unwrap();
     let shrunk = page.replace("min-width: 640px", "min-width: 0").replace("min-width: 760px", "min-width: 0");
-    assert!(shrunk != page && squeezed != page, "the controls change the page");
+    let pushed = page.replace("</style>", "table.changed td.name { min-width: 1000px; }</style>");
+    let piled = page.replace(
+        "</body>",
+        "<svg class=\"chart\" viewBox=\"0 0 800 60\" width=\"800\" height=\"60\"><text class=\"cp-label\" x=\"10\" \
+         y=\"30\">change at a</text><text class=\"cp-label\" x=\"60\" y=\"30\">change at b</text></svg></body>",
+    );
+    assert!(shrunk != page && squeezed != page && pushed != page, "the controls change the page");
     // A report of two real H200 runs with their ceilings (baselines/nvidia-h200-sm90/reports/roofline/).
     let real = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -117,7 +128,15 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
     ))
     .unwrap();
     assert!(real.contains("class=\"chart roofline\"") && real.contains("class=\"roof\""), "a roofline with its roofs");
-    let frame = |name, width, html, unbroken| Frame { name, width, height: 1600, html, unbroken };
+    let frame = |name, width, html, unbroken| Frame {
+        name,
+        width,
+        height: 1600,
+        html,
+        unbroken,
+        inside: "table.changed td.explains",
+        apart: "text.cp-label, text.note, text.legend",
+    };
     let out = target_dir().join("kernelgate");
     std::fs::create_dir_all(&out).unwrap();
     let png = out.join("report-widths-screenshot.png");
@@ -132,12 +151,25 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
             frame("restore.html at 390 px", 390, &example, "td.name"),
             frame("r1-r2.html at 1400 px", 1400, &real, "td.name"),
             frame("r1-r2.html at 390 px", 390, &real, "td.name"),
+            frame("names held wide", 1400, &pushed, ""),
+            frame("labels piled", 1400, &piled, ""),
         ],
         Some((&png, 1860)),
     );
     assert!(console.is_empty(), "the report logged to the browser console: {console:#?}");
-    let [desktop, phone, wide, squeezed, shrunk, example_desktop, example_phone, real_desktop, real_phone] =
-        &layouts[..]
+    let [
+        desktop,
+        phone,
+        wide,
+        squeezed,
+        shrunk,
+        example_desktop,
+        example_phone,
+        real_desktop,
+        real_phone,
+        pushed,
+        piled,
+    ] = &layouts[..]
     else {
         unreachable!()
     };
@@ -152,11 +184,22 @@ fn html_report_fits_a_phone_and_a_desktop_in_chromium() {
         assert_eq!(l.broken, Vec::<String>::new(), "{}: trial names broken inside a part", l.name);
         let text = l.min_chart_text_px.expect("the page has charts");
         assert!(text >= 9.0, "{}: chart text drawn at {text:.1} px", l.name);
+        assert_eq!(l.cut, Vec::<String>::new(), "{}: what explains a change is out of view", l.name);
+        assert_eq!(l.overlapping, Vec::<String>::new(), "{}: change-point labels overlap", l.name);
     }
+    let changed = synthetic_diff().changed().count();
+    // A card on a phone leaves out an empty explanation.
+    let explained = synthetic_diff().changed().filter(|t| !t.explanation.is_empty()).count();
+    assert!(explained > 0 && explained < changed, "the fixture has trials with and without an explanation");
+    assert_eq!((desktop.inside, phone.inside), (changed, explained), "every changed trial's explanation was measured");
+    assert!(desktop.apart >= 5, "the crowded trend's labels were measured: {desktop:?}");
+    assert!(example_desktop.inside > 0, "restore.html has changed trials: {example_desktop:?}");
     assert!(wide.overflows(), "negative control: a 2000 px element must overflow 390 px: {wide:?}");
     assert!(!squeezed.broken.is_empty(), "negative control: names that may break anywhere break: {squeezed:?}");
     let text = shrunk.min_chart_text_px.unwrap();
     assert!(text < 9.0, "negative control: charts scaled to a phone draw small text, not {text:.1} px");
+    assert_eq!(pushed.cut.len(), changed, "negative control: names held wide push the explanations out: {pushed:?}");
+    assert_eq!(piled.overlapping, ["change at a / change at b"], "negative control: labels at one place overlap");
 
     // The 2x faster trial its own gate called regressed reads as faster, in green.
     let row = page.split("<tr ").find(|r| r.contains("shared_swizzled")).expect("the faster trial's row");
@@ -192,7 +235,7 @@ fn markdown_report_fits_an_812_px_comment() {
     let fixed = GITHUB_LIKE_CSS.replace("display: block;", "").replace("max-width: 100%;", "");
     let page = github_page(&body, &fixed);
     let opened = github_page(&body.replace("<details>", "<details open>"), &fixed);
-    let frame = |name, html| Frame { name, width: 812, height: 1400, html, unbroken: "" };
+    let frame = |name, html| Frame { name, width: 812, height: 1400, html, ..Frame::default() };
     let (layouts, console) = chromium.layout(&[frame("comment", &page), frame("details opened", &opened)], None);
     assert!(console.is_empty(), "{console:#?}");
     let [comment, opened] = &layouts[..] else { unreachable!() };
@@ -292,8 +335,8 @@ fn synthetic_diff() -> kernelgate::report::diff::Diff {
     )
 }
 
-/// Synthetic trends across 10 commits: a shift up at the fifth commit on two GPUs, and a series
-/// without change points.
+/// Synthetic trends across 10 commits: a shift up at the fifth commit on two GPUs, a series
+/// without change points, and one with change points at five adjacent commits.
 fn synthetic_trends() -> Vec<Trend> {
     let series = |trial: &str, base: f64, shift: f64, change_points: Vec<usize>| {
         let mut points = Vec::new();
@@ -306,9 +349,14 @@ fn synthetic_trends() -> Vec<Trend> {
         }
         Trend { trial: trial.into(), metric: "median".into(), unit: "s".into(), points, change_points }
     };
+    // Change points at five adjacent commits (both GPUs at the first), whose labels must be placed
+    // apart.
+    let mut crowded = series("vectorization/saxpy/67108864", 210.0, 10.0, (4..9).map(|i| 2 * i).collect());
+    crowded.change_points.insert(1, 9);
     vec![
         series("transpose/shared_padded/4096x4096", 80.0, 24.0, vec![8, 16]),
         series("coalescing/copy/67108864", 134.0, 0.0, vec![]),
         series("f/a|b<script>*x*/1", 10.0, 0.5, vec![8]),
+        crowded,
     ]
 }

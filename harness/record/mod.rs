@@ -23,6 +23,16 @@ pub use files::{claim_stem, run_stem, write_csv};
 /// 95 % confidence interval (`median_ci_low_s`, `median_ci_high_s`).
 pub const RUN_CSV_SCHEMA: u32 = 6;
 
+/// The run CSV's header row of schema [`RUN_CSV_SCHEMA`]: [`Row`]'s fields in order, as the csv
+/// crate writes them before the first row (a unit test holds the two together). It is the file's
+/// schema: a run that writes no timed row (only lesson trials, or killed before it wrote) leaves
+/// its run CSV holding this line alone ([`claim_stem`]), which CSV readers read as a table of no
+/// rows.
+pub const RUN_CSV_HEADER: &str = "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,\
+subject,repo_state,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,\
+vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,\
+throttle_reasons,other_processes,median_ci_low_s,median_ci_high_s,statistic,value,unit";
+
 pub use crate::model::{GitState, RepoState};
 
 /// One timed case's outcome.
@@ -535,6 +545,7 @@ pub(crate) mod tests {
         write_csv(&path, &rows).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
+        assert_eq!(text.lines().next().unwrap(), RUN_CSV_HEADER, "the header constant is Row's fields in order");
         assert_eq!(
             lines.next().unwrap(),
             "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\

@@ -89,19 +89,14 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
                 .iter()
                 .map(|f| format!("<code>{}</code> {}", breakable(&f.metric), escape(&f.change())))
                 .collect();
-            let change = t.change();
             writeln!(
                 out,
-                "<tr class=\"{}\"><td class=\"name\">{}</td><td class=\"num\" data-label=\"change\"><b class=\"change\">{}</b> {}</td>\
-                 <td class=\"num\" data-label=\"time\">{} -&gt; {}</td>{}<td data-label=\"new run&#39;s own gate\">{}</td><td data-label=\"explained by\">{}</td></tr>",
-                change.class(),
+                "<tr class=\"{}\"><td class=\"name\">{}</td><td class=\"num\" data-label=\"change\">{}</td>\
+                 <td class=\"num\" data-label=\"time\"><span class=\"nw\">{} -&gt;</span> <span class=\"nw\">{}</span></td>{}\
+                 <td data-label=\"new run&#39;s own gate\">{}</td><td class=\"explains\" data-label=\"explained by\">{}</td></tr>",
+                t.change().class(),
                 trial_name(&t.trial),
-                escape(change.word()),
-                format!(
-                    "{}{}",
-                    t.delta().map(percent).unwrap_or_default(),
-                    escape(&super::markdown::interval_text(t))
-                ),
+                change_cell(t),
                 time(t.old_s),
                 time(t.new_s),
                 if with_vendor {
@@ -159,7 +154,12 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     }
     roofline(diff, &mut out);
     if !trends.is_empty() {
-        out.push_str("<h2>Trends across commits</h2>\n");
+        out.push_str(
+            "<h2>Trends across commits</h2>\n<p class=\"hint\">One line per physical GPU; a red dashed rule marks a \
+             change point, the first commit of a new level of a GPU&#39;s series, labelled with that commit (close \
+             ones staggered, or named by their commit alone; those left without a label are named in the \
+             chart&#39;s top line).</p>\n",
+        );
         for t in trends {
             writeln!(out, "<figure>\n<figcaption>{} &middot; {}</figcaption>", escape(&t.trial), escape(&t.metric))
                 .unwrap();
@@ -256,6 +256,25 @@ fn breakable(metric: &str) -> String {
     escape(metric).replace("__", "__<wbr>").replace('.', "<wbr>.")
 }
 
+/// A changed trial's change cell: the diff's word and change, its 95 % interval, and `within
+/// noise`, each kept on one line (`span.nw`), so that a narrow column wraps between them rather
+/// than pushing the columns after it (what explains the change) out of view.
+fn change_cell(t: &TrialDiff) -> String {
+    let change = t.change();
+    let mut cell = format!(
+        "<span class=\"nw\"><b class=\"change\">{}</b> {}</span>",
+        escape(change.word()),
+        t.delta().map(percent).unwrap_or_default()
+    );
+    if let Some(i) = t.interval() {
+        write!(cell, " <span class=\"nw\">{}</span>", escape(&super::diff::interval::text(&i))).unwrap();
+        if i.straddles_zero() {
+            cell.push_str(" <span class=\"nw\">within noise</span>");
+        }
+    }
+    cell
+}
+
 fn time(s: Option<f64>) -> String {
     s.map_or("<span class=\"absent\">absent</span>".into(), duration)
 }
@@ -288,7 +307,10 @@ details { margin-top: 28px; } summary { cursor: pointer; font-weight: 600; }
 ";
 
 /// The diff page's own rules, after [`BASE_CSS`]: rows marked and worded by the diff's own change
-/// (faster `#1a7f37`, slower `#cf222e`: 5.1:1 and 5.4:1 on white, checked in `report::contrast`); tables that scroll inside their own box; below 640 px the changed
+/// (faster `#1a7f37`, slower `#cf222e`: 5.1:1 and 5.4:1 on white, checked in `report::contrast`);
+/// tables that scroll inside their own box, the changed trials' only as a last resort: its numbers
+/// wrap between their parts (`span.nw`), names after a `/` and counters after `__` and before `.`,
+/// so that what explains each change is in view at a desktop's width; below 640 px the changed
 /// trials as one card each; charts at least 640 px wide (the roofline, 1000 px drawn, at least 760),
 /// scrolling inside their figure below that, so that their text (12 px) is not scaled under 9 px.
 pub(crate) const CSS: &str = "
@@ -300,6 +322,7 @@ ul.sides { list-style: none; padding: 0; margin: 4px 0; overflow-wrap: break-wor
 .key.old, rect.old { fill: #6e7781; background: #6e7781; } .key.new, rect.new { fill: #1f77b4; background: #1f77b4; }
 td.name { overflow-wrap: normal; word-break: normal; min-width: 9em; }
 .scroll { overflow-x: auto; max-width: 100%; } table.paired td.name { white-space: nowrap; }
+table.changed td.num { white-space: normal; } .nw { white-space: nowrap; }
 .c-slower .change, span.c-slower { color: #cf222e; } .c-faster .change, span.c-faster { color: #1a7f37; }
 tr.c-slower td:first-child { border-left: 4px solid #cf222e; } tr.c-faster td:first-child { border-left: 4px solid #1a7f37; }
 tr.c-added td:first-child, tr.c-removed td:first-child, tr.c-within td:first-child, tr.c-none td:first-child

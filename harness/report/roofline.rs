@@ -8,7 +8,8 @@
 //! FLOPs has intensity 0, which a log axis cannot show: those are placed in the bandwidth panel
 //! beside it, y = achieved GB/s (bytes / median) under the device-memory ceilings as flat lines, in
 //! the order of the legend along x. Each case is a numbered point with a `<title>` (trial, value,
-//! % of its ceiling); the legend below maps numbers to trials. A point may carry where it was
+//! % of its ceiling); the legend below maps numbers to trials. The roofs are named in a legend of
+//! their own above both panels ([`keys`]), outside the plotting areas, where no roof or point is. A point may carry where it was
 //! before ([`Was`]: the diff report's old side), drawn as a hollow grey point with an arrow to where
 //! it is now. Written by hand, like the diff report's charts (`report::chart` says why). Used for a
 //! run's own roofline (`<stem>-roofline.svg`, [`points`]) and for the diff report's
@@ -22,9 +23,15 @@ use std::fmt::Write as _;
 
 /// Width of the picture, px.
 const WIDTH: f64 = 1000.0;
-/// Top and bottom of both panels' plotting area, px.
-const TOP: f64 = 50.0;
-const BOTTOM: f64 = 450.0;
+/// Top and bottom of both panels' plotting area, px: below the title (baseline 20) and the roofs'
+/// legend ([`KEY_Y`]).
+const TOP: f64 = 64.0;
+const BOTTOM: f64 = 464.0;
+/// Baseline of the roofs' legend, px: one row above both panels, outside their plotting areas.
+const KEY_Y: f64 = 44.0;
+/// Width of a character of the 11 px text, px: DejaVu Sans (Debian's `sans-serif`) draws digits
+/// 7.0 px wide at 11 px, letters narrower; the legend reserves this much a character.
+const KEY_CHAR: f64 = 7.0;
 /// Left and right of the bandwidth panel, then of the roofline panel, px.
 const STRIP: (f64, f64) = (80.0, 300.0);
 const ROOF: (f64, f64) = (400.0, 960.0);
@@ -224,34 +231,28 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
         STRIP.0 - 50.0
     )
     .unwrap();
-    // Roofs: each bandwidth as a slope up to the FMA peak, and flat in the bandwidth panel.
+    // Roofs: each bandwidth as a slope up to the FMA peak, and flat in the bandwidth panel; named
+    // in the legend above the panels.
     let x_hi = 10f64.powf(x.hi);
     let x_lo = 10f64.powf(x.lo);
     let y_lo = 10f64.powf(y.lo);
-    for (i, &(c, colour, gbps)) in dram.iter().enumerate() {
+    for &(c, colour, gbps) in &dram {
         let start = x_lo.max(y_lo / gbps);
         let end = fma.map_or(x_hi, |f| (f / gbps).min(x_hi));
-        let label = format!("{c} {gbps:.0} GB/s");
         write!(
             s,
-            r#"<line class="roof" data-ceiling="{c}" x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2"/><text x="{:.1}" y="{:.1}" fill="{colour}">{label}</text>"#,
+            r#"<line class="roof" data-ceiling="{c}" x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="2"/>"#,
             x.at(start),
             y.at(gbps * start),
             x.at(end),
             y.at(gbps * end),
-            // In the top left corner, above every memory roof, where no measurement can be.
-            ROOF.0 + 6.0,
-            TOP + 14.0 + 13.0 * i as f64,
         )
         .unwrap();
         let py = by.at(gbps);
         write!(
             s,
-            r#"<line class="roof" data-ceiling="{c}" x1="{}" y1="{py:.1}" x2="{}" y2="{py:.1}" stroke="{colour}" stroke-width="2"/><text x="{}" y="{:.1}" fill="{colour}">{label}</text>"#,
-            STRIP.0,
-            STRIP.1,
-            STRIP.0 + 4.0,
-            py - 4.0 - 12.0 * i as f64
+            r#"<line class="roof" data-ceiling="{c}" x1="{}" y1="{py:.1}" x2="{}" y2="{py:.1}" stroke="{colour}" stroke-width="2"/>"#,
+            STRIP.0, STRIP.1,
         )
         .unwrap();
     }
@@ -259,13 +260,25 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
         let start = ridges.iter().copied().fold(x_hi, f64::min).max(x_lo);
         write!(
             s,
-            r#"<line class="roof" data-ceiling="fma" x1="{:.1}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{RED}" stroke-width="2"/><text x="{}" y="{:.1}" text-anchor="end" fill="{RED}">fma {f:.0} GFLOP/s</text>"#,
+            r#"<line class="roof" data-ceiling="fma" x1="{:.1}" y1="{:.1}" x2="{}" y2="{:.1}" stroke="{RED}" stroke-width="2"/>"#,
             x.at(start),
             y.at(f),
             ROOF.1,
             y.at(f),
-            ROOF.1 - 4.0,
-            y.at(f) - 6.0
+        )
+        .unwrap();
+    }
+    for key in keys(&dram, fma) {
+        write!(
+            s,
+            r#"<g class="roof-key"><line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{}" stroke-width="2"/><text x="{:.1}" y="{KEY_Y}">{}</text></g>"#,
+            key.x,
+            KEY_Y - 4.0,
+            key.x + KEY_SWATCH,
+            KEY_Y - 4.0,
+            key.colour,
+            key.x + KEY_SWATCH + 5.0,
+            escape(&key.text)
         )
         .unwrap();
     }
@@ -310,6 +323,50 @@ pub fn svg(title: &str, ceilings: &Ceilings, points: &[Point]) -> String {
     }
     s.push_str("</svg>");
     s
+}
+
+/// Length of a legend entry's stroke of its roof's colour, px.
+const KEY_SWATCH: f64 = 18.0;
+
+/// One entry of the roofs' legend ([`keys`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Key {
+    /// Left end of its stroke, px.
+    x: f64,
+    /// The roof's name and value (`copy 4188 GB/s`).
+    text: String,
+    /// The roof's colour.
+    colour: &'static str,
+}
+
+impl Key {
+    /// Its box, `(left, right, top, bottom)` in px: the stroke and the text (its width estimated,
+    /// [`KEY_CHAR`] a character; 11 px text from 9 px above its baseline to 3 px below).
+    fn bounds(&self) -> (f64, f64, f64, f64) {
+        let right = self.x + KEY_SWATCH + 5.0 + KEY_CHAR * self.text.chars().count() as f64;
+        (self.x, right, KEY_Y - 10.0, KEY_Y + 3.0)
+    }
+}
+
+/// The roofs' legend (pure): one entry per device-memory roof drawn (`dram`: ceiling, colour,
+/// GB/s) and one for the FMA peak, left to right in one row from the bandwidth panel's left edge,
+/// 18 px apart, at [`KEY_Y`], above both panels' plotting areas (from [`TOP`] down), where no roof
+/// and no point is drawn. The labels used to sit inside the panels, beside the roofs, where close
+/// ceilings (dram_read 4315, dram_write 4347, copy 4188 GB/s on one H200) put them over the lines
+/// and the points.
+fn keys(dram: &[(Ceiling, &'static str, f64)], fma: Option<f64>) -> Vec<Key> {
+    let mut out = Vec::new();
+    let mut x = STRIP.0;
+    let named = dram
+        .iter()
+        .map(|&(c, colour, gbps)| (format!("{c} {gbps:.0} GB/s"), colour))
+        .chain(fma.map(|f| (format!("fma {f:.0} GFLOP/s"), RED)));
+    for (text, colour) in named {
+        let key = Key { x, text, colour };
+        x = key.bounds().1 + 18.0;
+        out.push(key);
+    }
+    out
 }
 
 /// Where point `p` was (`from`, a hollow grey circle with its tooltip) and an arrow from there to
@@ -442,6 +499,90 @@ mod tests {
         assert_eq!(copy_case.intensity, None);
         assert_eq!(copy_case.of_ceiling.map(|o| o.0), Some(Ceiling::Copy));
         assert!(svg.contains(&format!("{} coalescing/copy/67108864 (62.7 % of copy)", copy_case.number)), "{svg}");
+    }
+
+    /// The roof lines of a picture, `(x1, y1, x2, y2)` each.
+    fn roof_lines(svg: &str) -> Vec<(f64, f64, f64, f64)> {
+        svg.split(r#"<line class="roof""#)
+            .skip(1)
+            .map(|line| {
+                let at = |name: &str| -> f64 {
+                    line.split(&format!(" {name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+                };
+                (at("x1"), at("y1"), at("x2"), at("y2"))
+            })
+            .collect()
+    }
+
+    /// Whether the segment from `(x1, y1)` to `(x2, y2)` meets the box `(left, right, top,
+    /// bottom)`: sampled every 0.25 px along it (a roof is a few hundred px long).
+    fn crosses((x1, y1, x2, y2): (f64, f64, f64, f64), (l, r, t, b): (f64, f64, f64, f64)) -> bool {
+        let steps = ((x2 - x1).hypot(y2 - y1) * 4.0).ceil().max(1.0) as usize;
+        (0..=steps).any(|i| {
+            let f = i as f64 / steps as f64;
+            let (x, y) = (x1 + f * (x2 - x1), y1 + f * (y2 - y1));
+            (l..=r).contains(&x) && (t..=b).contains(&y)
+        })
+    }
+
+    /// The roofs' legend is above both plotting areas, inside the picture, its entries apart, and
+    /// no roof line crosses it: for the three device-memory roofs of one H200 (within 4 % of one
+    /// another) and its FMA peak, with points near the top of both panels, and for a run that
+    /// measured the copy only. The check sees a crossing where there is one: where the legend used
+    /// to be, the copy roof's label in the bandwidth panel 4 px above its line, the dram_write roof
+    /// 1.6 px above the copy roof crosses it.
+    #[test]
+    fn the_roofs_legend_is_where_no_roof_or_point_is() {
+        let m = |ceiling, value| crate::model::Measured { ceiling, value, spread: 0.0, samples: 20, work: 1.0 };
+        // b38 r2's ceilings (baselines/nvidia-h200-sm90/reports/roofline/README.md).
+        let h200 = Ceilings {
+            measured: vec![
+                m(Ceiling::Copy, 4188.0),
+                m(Ceiling::DramRead, 4315.0),
+                m(Ceiling::DramWrite, 4347.0),
+                m(Ceiling::Fma, 64216.0),
+            ],
+            wall_s: 0.0,
+        };
+        let copy_only = Ceilings { measured: vec![m(Ceiling::Copy, 4188.0)], wall_s: 0.0 };
+        let ps = points(&[
+            result("m/near_peak/1", 2.2e-3, 1_000_000, 140_000_000_000),
+            result("m/low/1", 1e-3, 1_000_000_000, 100_000_000),
+            result("c/near_copy/1", 0.24e-3, 1_000_000_000, 0),
+            result("c/slow/1", 1.0, 1_000_000_000, 0),
+        ]);
+        for (name, ceilings) in [("H200", &h200), ("copy only", &copy_only)] {
+            let svg = svg(name, ceilings, &ps);
+            let roofs = roof_lines(&svg);
+            let dram: Vec<(Ceiling, &'static str, f64)> =
+                DRAM.iter().filter_map(|&(c, colour)| Some((c, colour, ceilings.value(c)?))).collect();
+            let keys = keys(&dram, ceilings.value(Ceiling::Fma));
+            assert_eq!(keys.len(), ceilings.measured.len(), "{name}: one entry per roof");
+            assert_eq!(roofs.len(), 2 * dram.len() + usize::from(ceilings.value(Ceiling::Fma).is_some()), "{name}");
+            for (i, key) in keys.iter().enumerate() {
+                let b = key.bounds();
+                assert!(b.0 >= 0.0 && b.1 <= WIDTH && b.2 > 20.0 && b.3 < TOP, "{name}: {key:?} {b:?}");
+                for roof in &roofs {
+                    assert!(!crosses(*roof, b), "{name}: {roof:?} crosses {key:?}");
+                }
+                for other in &keys[i + 1..] {
+                    assert!(b.1 + 10.0 <= other.bounds().0, "{name}: {key:?} and {other:?} overlap");
+                }
+                assert!(svg.contains(&format!(">{}</text>", key.text)), "{name}: {}", key.text);
+            }
+            // Every point (radius 4) and its number (9 px text, 5 px above it) is below the legend.
+            let below = keys.iter().map(|k| k.bounds().3).fold(0.0, f64::max);
+            for circle in svg.split(r#"<circle class="pt""#).skip(1) {
+                let cy: f64 = circle.split(" cy=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+                assert!(cy - 5.0 - 9.0 > below, "{name}: a point at {cy} reaches the legend (down to {below})");
+            }
+        }
+        // Negative control: the old label of the copy roof in the bandwidth panel.
+        let svg = svg("H200", &h200, &ps);
+        let (copy, write) = (roof_lines(&svg)[1], roof_lines(&svg)[5]);
+        assert_eq!((copy.1, write.1), (copy.3, write.3), "the flat copy and dram_write roofs");
+        let old = (STRIP.0 + 4.0, STRIP.0 + 4.0 + KEY_CHAR * 14.0, copy.1 - 4.0 - 10.0, copy.1 - 4.0 + 3.0);
+        assert!(crosses(write, old), "the check finds a roof through a label: {write:?} {old:?}");
     }
 
     #[test]

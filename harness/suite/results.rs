@@ -298,3 +298,33 @@ fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::error::
 fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{}{suffix}", stem.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, History};
+
+    /// A run whose trials are all lesson trials times no trial of the run CSV, yet claims its stem
+    /// for the lessons CSV: the run CSV it leaves is the header row alone, which CSV readers read as
+    /// a table of no rows, not an empty file (which pandas' `read_csv` refuses); the lessons CSV is
+    /// beside it, and importing the folder imports nothing and warns of nothing.
+    #[test]
+    fn a_lesson_only_run_leaves_a_run_csv_of_its_header_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let config = Config { out_dir: Some(out.clone()), history: History::Off, ..Config::default() };
+        let suite = Suite::new(config);
+        let mut lesson = crate::lesson_record::tests::row("launch/graph_vs_one_by_one/4096x8", "holds", None);
+        lesson.run_id = suite.run_id.clone();
+        suite.collected.lessons.lock().unwrap().push(lesson);
+        write_results(&suite).unwrap();
+
+        let stem = suite.stem().unwrap();
+        let run_csv = with_suffix(&stem, ".csv");
+        assert_eq!(std::fs::read_to_string(&run_csv).unwrap(), format!("{}\n", record::RUN_CSV_HEADER));
+        let lessons = std::fs::read_to_string(with_suffix(&stem, crate::lesson_record::LESSONS_CSV_SUFFIX)).unwrap();
+        assert_eq!(lessons.lines().count(), 2, "the header and the lesson trial: {lessons}");
+        let imported = crate::history::import(&[out.join("runs")], &dir.path().join("history"), None).unwrap();
+        assert_eq!((imported.runs, imported.warnings.len()), (0, 0), "{:?}", imported.warnings);
+    }
+}

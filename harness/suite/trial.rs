@@ -11,7 +11,8 @@
 //!
 //! A trial has one of two timing modes, and they differ only in what `measure` and `judge` do:
 //! - [`Timing::Baseline`]: this build's program timed cold ([`measure_cold`]) and judged against
-//!   the baseline of its GPU ([`verdict::judge`]);
+//!   the baseline of its GPU ([`verdict::judge`]); in a same-run A/B run whose revision lacks the
+//!   case's kernel, [`Timing::NewSinceA`] times it so too, with no A to judge it against;
 //! - [`Timing::Paired`] (same-run A/B, `KERNELGATE_AB=<rev>`): this build's program (B) and the
 //!   revision's (A) timed in pairs in one process ([`measure_pairs`]), **both over one set of
 //!   device buffers**, and judged on the pairs ([`crate::gate::paired::judge_pairs`]). Two
@@ -24,7 +25,8 @@
 
 use super::faults::{not_run, retire_on_fault, unfinished_in_child};
 use super::verdict::{
-    CounterCheck, check_counters, decided_by, effect_floor, fold_failures, judge, other_gpu_note, sanitize_failure,
+    CounterCheck, check_counters, decided_by, effect_floor, fold_failures, judge, new_since_a, other_gpu_note,
+    sanitize_failure,
 };
 use super::{Suite, Timed};
 use crate::case::Case;
@@ -48,6 +50,11 @@ use std::sync::atomic::Ordering;
 enum Timing<'r> {
     /// This build's program alone, judged against the baseline.
     Baseline,
+    /// This build's program alone in a same-run A/B run whose revision lacks the case's kernel (a
+    /// kernel new since A): timed as [`Timing::Baseline`], with no A and no baseline to judge it
+    /// against. The sentence says what A lacks (`kernels/blocksum.cu does not exist at HEAD`); the
+    /// trial's reason is [`crate::report::ab::new_since_a`]'s, as the run's log line.
+    NewSinceA(String),
     /// This build's program (B) against `revision`'s (A), compiled as `a`.
     Paired { revision: &'r Revision, a: Compiled },
 }
@@ -169,9 +176,9 @@ fn timing<'r>(
 ) -> crate::error::Result<Result<Timing<'r>, String>> {
     let Some(Ok(revision)) = suite.ab.get() else { return Ok(Ok(Timing::Baseline)) };
     let files = case_files(case);
-    let alone = |why: String| {
-        crate::console::trial_note(format!("kernelgate: {}: {why}; timed alone, with no verdict", case.name()));
-        Ok(Ok(Timing::Baseline))
+    let alone = |absent: String| {
+        crate::console::trial_note(format!("kernelgate: {}: {}", case.name(), crate::report::ab::new_since_a(&absent)));
+        Ok(Ok(Timing::NewSinceA(absent)))
     };
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
         return alone(format!("kernels/{missing} does not exist at {}", revision.rev));
@@ -317,7 +324,7 @@ fn measure(
 ) -> crate::error::Result<Measured> {
     let config = &suite.config;
     match timing {
-        Timing::Baseline => {
+        Timing::Baseline | Timing::NewSinceA(_) => {
             let floor = effect_floor(suite, case, gpu);
             measure_cold(gpu, &config.stopping, config.warmup, floor, || program::run(gpu, case, b, bound))
                 .map(Measured::Cold)
@@ -364,7 +371,9 @@ fn rechecked(
                 Side::B => format!("B ({})", suite.b_side()),
             }),
         },
-        (Timing::Baseline, Measured::Paired(_)) => unreachable!("pairs are measured in paired timing only"),
+        (Timing::Baseline | Timing::NewSinceA(_), Measured::Paired(_)) => {
+            unreachable!("pairs are measured in paired timing only")
+        }
     };
     Ok(match recheck::recheck(gpu, case, bound, want, &launches, suite.seed)? {
         None => Ok(()),
@@ -428,8 +437,13 @@ fn judged(suite: &Suite, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Mea
             judge_pairs(&a, &b, invalid, counters, &suite.policy(), suite.tests(), &versions)
                 .map_err(|e| Failed::from(format!("{}: {e}", case.name())))
         }
+        (Timing::NewSinceA(absent), Measured::Cold(samples)) => {
+            judge(suite, case, samples, gpu).map(|j| new_since_a(j, absent)).map_err(Failed::from)
+        }
         (_, Measured::Cold(samples)) => judge(suite, case, samples, gpu).map_err(Failed::from),
-        (Timing::Baseline, Measured::Paired(_)) => unreachable!("pairs are measured in paired timing only"),
+        (Timing::Baseline | Timing::NewSinceA(_), Measured::Paired(_)) => {
+            unreachable!("pairs are measured in paired timing only")
+        }
     }
 }
 

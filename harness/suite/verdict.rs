@@ -195,6 +195,27 @@ mod tests {
         assert!(!gate_only, "a sanitizer finding is not a verdict");
     }
 
+    /// A kernel new since A, timed alone in an A/B run (which loads no baseline), reads as new
+    /// since A, not as a missing baseline; an invalid measurement keeps its own reason.
+    #[test]
+    fn a_kernel_new_since_a_says_so() {
+        let judged = |verdict, reason: &str| Judged {
+            verdict,
+            decided: Decided::Conditions,
+            comparison: None,
+            moved: Vec::new(),
+            reason: reason.into(),
+        };
+        let absent = "kernels/blocksum.cu does not exist at HEAD";
+        let j = new_since_a(judged(Verdict::NoBaseline, "no baseline loaded for nvidia-h200-sm90"), absent);
+        assert_eq!(
+            j.reason,
+            "new since A: kernels/blocksum.cu does not exist at HEAD; timed alone, with no A to compare with"
+        );
+        let j = new_since_a(judged(Verdict::Invalid, "too noisy"), absent);
+        assert_eq!((j.verdict, j.reason.as_str()), (Verdict::Invalid, "too noisy"));
+    }
+
     #[test]
     fn pageable_copies_are_host_bound_and_nothing_else_in_the_suite_is() {
         let bound: Vec<String> =
@@ -212,6 +233,18 @@ pub(super) fn no_baseline(mut j: Judged, baseline: Option<&Baseline>, name: &str
             Some(b) => format!("no entry for {name} in {}", b.dir.display()),
             None => format!("no baseline loaded for {}", gpu.facts.gpu_key),
         };
+    }
+    j
+}
+
+/// A verdict of a trial timed alone in a same-run A/B run because revision A lacks its kernel
+/// (`absent` says what A lacks): a no-baseline verdict's reason says so
+/// ([`crate::report::ab::new_since_a`], the run's log line), where the judge, which loaded no
+/// baseline in an A/B run, would say that no baseline was loaded; other verdicts (an invalid
+/// measurement) keep theirs.
+pub(super) fn new_since_a(mut j: Judged, absent: &str) -> Judged {
+    if j.verdict == Verdict::NoBaseline {
+        j.reason = crate::report::ab::new_since_a(absent);
     }
     j
 }

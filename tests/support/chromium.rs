@@ -25,6 +25,7 @@ pub struct Chromium {
 }
 
 /// One page to lay out: its HTML, shown in an `<iframe>` of `width` x `height` CSS pixels.
+#[derive(Default)]
 pub struct Frame<'a> {
     /// What the measurements are reported under.
     pub name: &'a str,
@@ -37,6 +38,12 @@ pub struct Frame<'a> {
     /// A CSS selector of the elements whose words must not break across lines (`.name, code`);
     /// empty for none.
     pub unbroken: &'a str,
+    /// A CSS selector of the elements that must be in view whole, side to side, as the page opens
+    /// (`table.changed td.explains`); empty for none ([`Layout::cut`]).
+    pub inside: &'a str,
+    /// A CSS selector of the elements of each `<svg>` no two of which may overlap
+    /// (`text.cp-label`); empty for none ([`Layout::overlapping`]).
+    pub apart: &'a str,
 }
 
 /// How one [`Frame`]'s page laid out.
@@ -62,6 +69,17 @@ pub struct Layout {
     /// it sideways (itself or an ancestor with `overflow-x: auto` or `scroll`; itself if none): a
     /// table wider than that box has the first larger.
     pub tables: Vec<(f64, f64)>,
+    /// How many elements [`Frame::inside`] matched (rendered, with a box).
+    pub inside: usize,
+    /// Those of them not wholly in view side to side, each as `its text: left..right px outside
+    /// the view from..to`: the view is the viewport narrowed by every ancestor whose `overflow-x`
+    /// is not `visible` (a box that scrolls shows its left end as the page opens), so a cell of a
+    /// table that scrolls in its frame and reaches past the frame's right edge is cut.
+    pub cut: Vec<String>,
+    /// How many elements [`Frame::apart`] matched.
+    pub apart: usize,
+    /// Pairs of them, within one `<svg>`, whose boxes (as drawn) overlap: `first / second`.
+    pub overlapping: Vec<String>,
 }
 
 impl Layout {
@@ -172,9 +190,11 @@ impl Chromium {
         );
         for f in frames {
             html += &format!(
-                "<iframe data-name=\"{}\" data-unbroken=\"{}\" style=\"width: {}px; height: {}px\" srcdoc=\"{}\"></iframe>\n",
+                "<iframe data-name=\"{}\" data-unbroken=\"{}\" data-inside=\"{}\" data-apart=\"{}\" style=\"width: {}px; height: {}px\" srcdoc=\"{}\"></iframe>\n",
                 kernelgate::report::html::escape(f.name),
                 kernelgate::report::html::escape(f.unbroken),
+                kernelgate::report::html::escape(f.inside),
+                kernelgate::report::html::escape(f.apart),
                 f.width,
                 f.height,
                 kernelgate::report::html::escape(f.html)

@@ -32,6 +32,45 @@ window.addEventListener('load', () => {
         minChartText = minChartText === null ? px : Math.min(minChartText, px);
       }
     }
+    // The elements that must be in view whole, side to side: each box against the viewport
+    // narrowed by every ancestor that clips or scrolls sideways (as the page opens, scrolled to
+    // its left end).
+    const win = frame.contentWindow;
+    const cut = [];
+    let inside = 0;
+    for (const el of frame.dataset.inside ? doc.querySelectorAll(frame.dataset.inside) : []) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;
+      inside += 1;
+      let [from, to] = [0, root.clientWidth];
+      for (let a = el.parentElement; a && a !== root; a = a.parentElement) {
+        if (win.getComputedStyle(a).overflowX !== 'visible') {
+          const r = a.getBoundingClientRect();
+          from = Math.max(from, r.left + a.clientLeft);
+          to = Math.min(to, r.left + a.clientLeft + a.clientWidth);
+        }
+      }
+      const text = el.textContent.trim().replace(/\s+/g, ' ').slice(0, 60);
+      if (box.left < from - 0.5 || box.right > to + 0.5) {
+        cut.push(`${text}: ${box.left.toFixed(0)}..${box.right.toFixed(0)} px outside the view ${from.toFixed(0)}..${to.toFixed(0)}`);
+      } else if (el.scrollWidth > el.clientWidth + 1) {
+        cut.push(`${text}: its content is ${el.scrollWidth} px wide in its ${el.clientWidth} px box`);
+      }
+    }
+    // The elements of each svg no two of which may overlap, by their boxes as drawn.
+    const overlapping = [];
+    let apart = 0;
+    for (const svg of frame.dataset.apart ? doc.querySelectorAll('svg') : []) {
+      const els = [...svg.querySelectorAll(frame.dataset.apart)].map((el) => [el, el.getBoundingClientRect()]);
+      apart += els.length;
+      els.forEach(([a, ra], i) => {
+        for (const [b, rb] of els.slice(i + 1)) {
+          if (ra.left < rb.right && rb.left < ra.right && ra.top < rb.bottom && rb.top < ra.bottom) {
+            overlapping.push(`${a.textContent} / ${b.textContent}`);
+          }
+        }
+      });
+    }
     const first = doc.body.firstElementChild;
     return {
       name: frame.dataset.name,
@@ -50,6 +89,10 @@ window.addEventListener('load', () => {
         if (!box || box === doc.body) box = table;
         return [box.scrollWidth, box.clientWidth];
       }),
+      inside,
+      cut,
+      apart,
+      overlapping,
     };
   });
   const pre = document.createElement('pre');

@@ -19,6 +19,7 @@
 
 mod parse;
 
+pub(crate) use parse::HEADER_ONLY;
 pub use parse::{Kind, LEFT_OUT_SHOWN, Parsed, capped, parse_csv};
 
 use super::{HistoryStore, Run};

@@ -274,11 +274,17 @@ pub fn capped(mut warnings: Vec<String>, shown: usize) -> Vec<String> {
     warnings
 }
 
+/// What a run CSV of its header alone is, given where one run is wanted (a `diff` side, an
+/// export, `--run`): a run that wrote no row of the run CSV leaves it (`crate::record::claim_stem`).
+pub(crate) const HEADER_ONLY: &str = "holds no run: it is a run CSV's header alone, which a run that timed no trial \
+of the run CSV leaves (one whose trials were all lesson trials, or one killed before it wrote); name another run";
+
 /// Why an empty CSV holds no run: its size and what leaves such a file.
 pub(super) fn empty_file(text: &str) -> String {
     format!(
-        "the file is empty ({} bytes): a run that recorded nothing leaves it (a run killed before it wrote, a \
-         sanitizer run that timed nothing), and it holds no run",
+        "the file is empty ({} bytes): a run that recorded nothing left it (an older kernelgate's run killed \
+         before it wrote, or that timed nothing: a sanitizer or lesson-only run; kernelgate now leaves the run \
+         CSV's header row there), and it holds no run",
         text.len()
     )
 }
@@ -488,5 +494,16 @@ pub(crate) mod tests {
             let e = parse_csv(empty, Path::new("runs/e.csv")).unwrap_err().to_string();
             assert!(e.starts_with("runs/e.csv: the file is empty") && e.contains("holds no run"), "{e}");
         }
+    }
+
+    /// The newest schema's columns are the run CSV's header as a run writes it, and a run that
+    /// timed nothing (its run CSV the header alone: `crate::record::claim_stem`) reads as a run CSV
+    /// of no runs.
+    #[test]
+    fn a_run_csv_of_its_header_alone_holds_no_run() {
+        assert_eq!(RUN_COLUMNS.last().copied(), Some(crate::record::RUN_CSV_HEADER));
+        let text = format!("{}\n", crate::record::RUN_CSV_HEADER);
+        let (kind, runs) = parse_csv(&text, Path::new("runs/h.csv")).unwrap();
+        assert_eq!((kind, runs.len()), (Kind::Run(crate::record::RUN_CSV_SCHEMA), 0));
     }
 }

@@ -86,7 +86,8 @@ impl Spec {
 ///
 /// # Errors
 /// [`Error::History`] for text that is neither, a CSV that cannot be read ([`parse_csv`]: an empty
-/// file, a bad row) or that holds no run or several run ids.
+/// file, a bad row) or that holds no run ([`crate::history::import::HEADER_ONLY`] for a run CSV of its header
+/// alone) or several run ids.
 pub fn run_id_of(text: &str) -> Result<String> {
     match Spec::parse(text)? {
         Spec::Run { run_id, .. } => Ok(run_id),
@@ -97,6 +98,7 @@ pub fn run_id_of(text: &str) -> Result<String> {
             ids.dedup();
             match ids.as_slice() {
                 [id] => Ok(id.to_string()),
+                [] => Err(Error::History { path, line: None, message: crate::history::import::HEADER_ONLY.into() }),
                 _ => Err(Error::History {
                     path,
                     line: None,
@@ -474,6 +476,10 @@ pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
         Ok((parsed.kind, parsed.runs))
     };
     let (kind, mut runs) = read(path)?;
+    if runs.is_empty() {
+        let message = if matches!(kind, Kind::Run(_)) { crate::history::import::HEADER_ONLY } else { "holds no run" };
+        return Err(Error::History { path: path.to_path_buf(), line: None, message: message.into() });
+    }
     if let Kind::Run(_) = kind {
         let stem = path.to_string_lossy();
         let metrics = PathBuf::from(format!("{}-metrics.csv", stem.trim_end_matches(".csv")));

@@ -159,6 +159,21 @@ fn a_run_csv_is_a_side_with_its_metrics() {
     assert!(err.contains("missing.csv"), "{err}");
 }
 
+/// A run CSV of its header alone (a run that timed no trial of the run CSV: `record::claim_stem`)
+/// is named as such where one run is wanted, as a side or as `--run`.
+#[test]
+fn a_run_csv_of_its_header_alone_is_no_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("20260101T000000Z-aaaaaaa.csv");
+    std::fs::write(&csv, format!("{}\n", crate::record::RUN_CSV_HEADER)).unwrap();
+    let side = resolve_side(&dir.path().join("no-history"), csv.to_str().unwrap(), None);
+    let run = run_id_of(csv.to_str().unwrap());
+    for err in [side.map(|_| ()).unwrap_err(), run.map(|_| ()).unwrap_err()] {
+        let err = err.to_string();
+        assert!(err.contains("20260101T000000Z-aaaaaaa.csv: holds no run: it is a run CSV's header alone"), "{err}");
+    }
+}
+
 #[test]
 fn change_points_are_found_per_gpu_and_mapped_back() {
     // Synthetic: GPU a and b interleaved, b 5 % slower; a steps up 30 % at its 12th value; a

@@ -32,13 +32,18 @@ const VERDICT_MEANING: [(&str, &str); 6] = [
     ("improved", "B is faster than A by at least the effect floor, significantly"),
     ("ambiguous", "a change of at least the effect floor that is not significant"),
     ("invalid", "the timing was too noisy or the conditions bad: no judgement"),
-    ("no-baseline", "timed alone, with no A to compare with"),
+    (
+        "no-baseline",
+        "new since A: revision A lacks the trial's kernel, so B was timed alone, with no A to compare with",
+    ),
     ("unchanged", "any change is smaller than the effect floor"),
 ];
 
 /// The HTML page (pure): a self-contained file (a Content-Security-Policy of `default-src 'none'`,
 /// no script, nothing loaded, system fonts), readable from 390 px wide: wide tables scroll inside
-/// their own frame, and a trial name breaks only after a `/` (from 900 px up, not at all). In
+/// their own frame, and a trial name breaks only after a `/` (from 900 px up, not at all, but in
+/// the table of trials not `unchanged`, where a name wraps rather than push what explains the
+/// verdict out of view). In
 /// order: the status (the count of each verdict, both sides with their full commits, the GPU's
 /// name, key, UUID and driver), the trials not `unchanged` with what explains them (the counters
 /// that moved, the verdict's sentence), every timed trial (A and B medians, the change with its
@@ -103,7 +108,7 @@ pub fn html(r: &AbReport) -> String {
             writeln!(
                 out,
                 "<tr class=\"{}\"><td class=\"name\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}<p class=\"why\">decided by {}: {}</p></td></tr>",
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"explains\">{}<p class=\"why\">{}</p></td></tr>",
                 verdict_class(&t.verdict),
                 name_cell(&t.trial),
                 verdict_word(&t.verdict),
@@ -112,8 +117,7 @@ pub fn html(r: &AbReport) -> String {
                 change_cell(t),
                 pct(t.effect_floor_pct),
                 if moved.is_empty() { String::new() } else { format!("<ul class=\"moved\">{moved}</ul>") },
-                escape(&t.decided_by),
-                escape(&t.reason)
+                why(t)
             )
             .unwrap();
         }
@@ -209,6 +213,17 @@ fn verdict_word(verdict: &str) -> String {
     format!("<span class=\"verdict {}\">{}</span>", verdict_class(verdict), crate::report::html::escape(verdict))
 }
 
+/// The verdict's sentence under what explains it, escaped: `decided by <what>: <reason>`, or for a
+/// trial timed alone (`no-baseline`: new since A) its reason alone, which says what A lacks.
+fn why(t: &AbTrial) -> String {
+    use crate::report::html::escape;
+    if t.verdict == "no-baseline" {
+        escape(&t.reason)
+    } else {
+        format!("decided by {}: {}", escape(&t.decided_by), escape(&t.reason))
+    }
+}
+
 /// One of [`AbTrial::counters_moved`] (`metric +x.xx% (a -> b, class)`), the metric as code.
 fn counter_moved(moved: &str) -> String {
     use crate::report::html::escape;
@@ -247,8 +262,10 @@ fn p_value(p: f64) -> String {
 }
 
 /// The page's own rules, after the report pages' shared ones (`crate::report::html::BASE_CSS`): its
-/// colours (the constants above and [`VERDICT_COLOURS`]); trial names on one line from 900 px up;
-/// a single column of facts below 600 px.
+/// colours (the constants above and [`VERDICT_COLOURS`]); trial names on one line from 900 px up,
+/// but in the table of trials not `unchanged`, whose names wrap after a `/` so that its last
+/// column (what explains each verdict) is in view at a desktop's
+/// width; a single column of facts below 600 px.
 fn css() -> String {
     let mut css = format!(
         "
@@ -266,7 +283,10 @@ span.v-unchanged {{ color: {MUTED}; font-weight: normal; }}
 .why, .hint {{ color: {MUTED}; font-size: 12.5px; margin: 2px 0; }}
 ul.moved {{ margin: 0; padding-left: 16px; }}
 dl.legend {{ display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 4px 12px; font-size: 13px; }}
-@media (min-width: 900px) {{ td.name {{ white-space: nowrap; }} td.name wbr {{ display: none; }} }}
+@media (min-width: 900px) {{
+  table.all td.name, table.not-timed td.name {{ white-space: nowrap; }}
+  table.all td.name wbr, table.not-timed td.name wbr {{ display: none; }}
+}}
 @media (max-width: 600px) {{
   body {{ margin: 12px auto; padding: 0 10px; }} h1 {{ font-size: 19px; }}
   dl.facts, dl.legend {{ grid-template-columns: minmax(0, 1fr); gap: 0; }} dl dd {{ margin-bottom: 6px; }}

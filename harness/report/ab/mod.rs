@@ -29,6 +29,15 @@ pub const MARKER: &str = "<!-- kernelgate-ab-report -->";
 /// [`super::markdown::MAX_CHARS`]).
 pub const MAX_CHARS: usize = super::markdown::MAX_CHARS;
 
+/// The reason of a trial timed alone in a same-run A/B run because revision A lacks its kernel (a
+/// kernel new since A): `absent` says what A lacks, as the run's log line does
+/// (`kernels/blocksum.cu does not exist at HEAD`). Such a trial's verdict is `no-baseline`; the run
+/// prints this sentence when it times the trial, and the JSON document, the Markdown comment and
+/// the HTML page carry it as the trial's explanation.
+pub fn new_since_a(absent: &str) -> String {
+    format!("new since A: {absent}; timed alone, with no A to compare with")
+}
+
 /// One side of the comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Side {
@@ -56,7 +65,8 @@ pub struct GpuIdentity {
 pub struct AbTrial {
     /// `family/variant/size`.
     pub trial: String,
-    /// `improved`, `unchanged`, `regressed`, `ambiguous`, `invalid` or `no-baseline` (timed alone).
+    /// `improved`, `unchanged`, `regressed`, `ambiguous`, `invalid` or `no-baseline` (timed alone:
+    /// new since A, [`new_since_a`]).
     pub verdict: String,
     /// What decided it: `time (A/B)`, `counter <metric> (A/B)`, `conditions`.
     pub decided_by: String,
@@ -77,8 +87,23 @@ pub struct AbTrial {
     pub samples: usize,
     /// Counters that moved past their tolerance, B against A (`metric +x.xx% (a -> b, class)`).
     pub counters_moved: Vec<String>,
-    /// The verdict's sentence.
+    /// The verdict's sentence ([`new_since_a`]'s for a trial timed alone).
     pub reason: String,
+}
+
+impl AbTrial {
+    /// What explains the verdict in a few words, for the Markdown's table: up to three of the
+    /// counters that moved, else what decided it, or for a trial timed alone (`no-baseline`) its
+    /// reason, which says what A lacks ([`new_since_a`]).
+    fn explains(&self) -> Vec<&str> {
+        if !self.counters_moved.is_empty() {
+            self.counters_moved.iter().take(3).map(String::as_str).collect()
+        } else if self.verdict == "no-baseline" {
+            vec![&self.reason]
+        } else {
+            vec![&self.decided_by]
+        }
+    }
 }
 
 /// A case that was not timed, and why (identical PTX, a kernel missing at a revision).
@@ -169,11 +194,7 @@ pub fn markdown(r: &AbReport) -> String {
     if !changed.is_empty() {
         out += "\n| trial | A | B | change | verdict | what explains it |\n| --- | ---: | ---: | ---: | --- | --- |\n";
         for (i, t) in changed.iter().enumerate() {
-            let explains = if t.counters_moved.is_empty() {
-                escape(&t.decided_by)
-            } else {
-                t.counters_moved.iter().take(3).map(|m| escape(m)).collect::<Vec<_>>().join("; ")
-            };
+            let explains = t.explains().into_iter().map(escape).collect::<Vec<_>>().join("; ");
             let row = format!(
                 "| {} | {} | {} | {} | **{}** | {} |\n",
                 escape(&t.trial),
