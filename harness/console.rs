@@ -116,6 +116,32 @@ pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// A JSON document for a terminal: `json` (serde_json's output, which escapes only C0 controls) with
+/// every other [`hidden`] character (DEL, C1 controls, bidirectional controls) written as a JSON
+/// escape (`\u009b`), so that the document stays valid JSON (RFC 8259 section 7) and a terminal
+/// acts on none of its text. Such characters occur only inside strings, where the escape means
+/// the same character.
+pub fn json_shown(json: &str) -> std::borrow::Cow<'_, str> {
+    // Line feeds, tabs and carriage returns are JSON's whitespace between tokens; inside strings
+    // serde_json has escaped them already.
+    let escaped = |c: char| hidden(c) && !matches!(c, '\n' | '\t' | '\r');
+    if !json.chars().any(escaped) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if escaped(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `println!` for programs built on kernelgate (the `kernelgate` CLI): the line with control
 /// characters escaped ([`shown_lines`]). JSON printed through it is unchanged (serde_json escapes
 /// every control character itself).
@@ -264,6 +290,18 @@ mod tests {
         assert_eq!(shown_lines("two\nlines\tand a tab"), "two\nlines\tand a tab");
         assert!(matches!(shown_lines("plain café"), std::borrow::Cow::Borrowed(_)));
         assert_eq!(shown("a\nb\u{202e}c\u{9b}"), r"a\u{a}b\u{202e}c\u{9b}");
+    }
+
+    /// Field report turn4 (a probe of R04's kind): a DEL or C1 character in a trial name or subject
+    /// leaves `--format json` valid JSON, with the same string.
+    #[test]
+    fn json_for_a_terminal_stays_json() {
+        let doc = serde_json::json!({ "subject": "fix \u{1b}[2J \u{7f} \u{9b}1m \u{202e}gnp" });
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        let shown = json_shown(&text);
+        assert!(!shown.chars().any(|c| hidden(c) && c != '\n'), "{shown}");
+        assert!(shown.contains(r"\u007f") && shown.contains(r"\u009b") && shown.contains(r"\u202e"), "{shown}");
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&shown).unwrap(), doc);
     }
 
     #[test]

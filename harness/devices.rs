@@ -220,7 +220,7 @@ impl Pool {
             }
             if !said {
                 said = true;
-                eprintln!(
+                crate::errln!(
                     "kernelgate: waiting for a free GPU among devices {:?} (another trial or process is timing on them)",
                     self.ordinals()
                 );
@@ -293,7 +293,7 @@ pub fn open_child_gpu(
         crate::config::Devices::List(list) => list[0],
         crate::config::Devices::All => 0,
     };
-    open(ordinal, false, nvrtc_version).map_err(|e| eprintln!("kernelgate ({who}): {e}")).ok()
+    open(ordinal, false, nvrtc_version).map_err(|e| crate::errln!("kernelgate ({who}): {e}")).ok()
 }
 
 #[cfg(test)]

@@ -9,7 +9,11 @@
 //!   `/dev/stdout`, a terminal), a FIFO or a shell's process substitution (`>(xmllint -)`, a pipe
 //!   under `/dev/fd/`). Renaming over such a path would put a regular file where the device or
 //!   FIFO was (as root, over `/dev/null` itself: rename(2) replaces any non-folder).
-//! - A symbolic link is followed: what it points to is written, and the link stays a link.
+//! - `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` name one of this process's
+//!   open files: the output is written through that descriptor (a copy of it), so a log
+//!   redirected with `>>` is appended to, never replaced, and a pipe gets the bytes.
+//! - A symbolic link is followed: what it points to is written, and the link stays a link; a loop
+//!   of links is refused.
 //!
 //! Plain functions of the file system; messages are sentences without the path, for the caller
 //! to prefix with the variable or flag that named it.
@@ -33,6 +37,11 @@ pub enum At {
     FullDevice,
     /// A FIFO or pipe: written in place, once a reader has it open.
     Fifo,
+    /// One of this process's open files, by descriptor (`/dev/stdout`, `/dev/fd/3`): written
+    /// through a copy of the descriptor.
+    Descriptor(i32),
+    /// A loop of symbolic links: refused.
+    Loop,
     /// A block device or a socket: refused.
     Other,
 }
@@ -40,8 +49,23 @@ pub enum At {
 impl At {
     /// Whether an output at such a path is written in place rather than replaced.
     pub fn in_place(self) -> bool {
-        matches!(self, At::CharDevice | At::FullDevice | At::Fifo)
+        matches!(self, At::CharDevice | At::FullDevice | At::Fifo | At::Descriptor(_))
     }
+}
+
+/// The descriptor `path` names when it is `/dev/stdout` (1), `/dev/stderr` (2), `/dev/stdin` (0),
+/// `/dev/fd/N` or `/proc/self/fd/N` (Linux's links to a process's open files, proc(5)); `None`
+/// for any other path.
+pub fn descriptor(path: &Path) -> Option<i32> {
+    let text = path.to_str()?;
+    match text {
+        "/dev/stdin" => return Some(0),
+        "/dev/stdout" => return Some(1),
+        "/dev/stderr" => return Some(2),
+        _ => {}
+    }
+    let n = text.strip_prefix("/dev/fd/").or_else(|| text.strip_prefix("/proc/self/fd/"))?;
+    n.parse().ok()
 }
 
 /// `path` with its symbolic links followed: the file an output to `path` writes. A link to
@@ -49,6 +73,9 @@ impl At {
 /// output creates the file the link names and the link keeps pointing at it. Links are followed at
 /// most 40 deep (Linux's `MAXSYMLINKS`, path_resolution(7)); deeper, `path` itself.
 pub fn resolve(path: &Path) -> PathBuf {
+    if descriptor(path).is_some() {
+        return path.to_path_buf();
+    }
     if let Ok(real) = std::fs::canonicalize(path) {
         return real;
     }
@@ -65,7 +92,14 @@ pub fn resolve(path: &Path) -> PathBuf {
 /// What lies at `path` (symbolic links followed).
 pub fn at(path: &Path) -> At {
     use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
-    let Ok(meta) = std::fs::metadata(path) else { return At::Nothing };
+    if let Some(fd) = descriptor(path) {
+        return At::Descriptor(fd);
+    }
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return At::Loop,
+        Err(_) => return At::Nothing,
+    };
     let kind = meta.file_type();
     if kind.is_file() {
         At::Regular
@@ -103,8 +137,10 @@ pub fn folder_of(path: &Path) -> PathBuf {
 /// device, a folder that does not exist or cannot be written, a file or device that cannot be
 /// opened for writing (with the operating system's words).
 pub fn check(path: &Path, example: &str) -> Result<(), String> {
+    long_name(path)?;
     let real = resolve(path);
-    let via = if real != path { format!(" (a link to {})", real.display()) } else { String::new() };
+    let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let via = if linked { format!(" (a link to {})", real.display()) } else { String::new() };
     match at(&real) {
         At::Folder => {
             Err(format!("it names a folder{via}; name a file instead (e.g. {})", path.join(example).display()))
@@ -118,6 +154,10 @@ pub fn check(path: &Path, example: &str) -> Result<(), String> {
              device'; name a file, or /dev/null to discard the output"
         )),
         At::Fifo => Ok(()),
+        At::Descriptor(fd) => descriptor_open(fd),
+        At::Loop => Err(format!(
+            "it is a loop of symbolic links (following them never reaches a file); point the link at a file"
+        )),
         At::CharDevice => std::fs::OpenOptions::new()
             .write(true)
             .open(&real)
@@ -132,6 +172,70 @@ pub fn check(path: &Path, example: &str) -> Result<(), String> {
         }
         At::Nothing => folder_writable(&real, &via),
     }
+}
+
+/// Checks, before any work, that a folder of outputs can be had at `path`: a folder there that can
+/// be written, or none yet, where the nearest folder above it that exists can be written (the run
+/// makes the rest). Nothing is made.
+///
+/// # Errors
+/// A sentence: a file (or device, FIFO, loop of links) in the folder's place, or above it; a
+/// folder that cannot be written (with the operating system's words); a name in the path longer
+/// than a file system takes.
+pub fn check_folder(path: &Path) -> Result<(), String> {
+    long_name(path)?;
+    let mut at = path.to_path_buf();
+    loop {
+        match std::fs::metadata(&at) {
+            Ok(meta) if meta.is_dir() => break,
+            Ok(_) if at == path => {
+                return Err("it names a file, not a folder; name a folder (it is made if it does not exist)".into());
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "{} is a file, so no folder can be made below it; name another folder",
+                    at.display()
+                ));
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(format!("{} is a loop of symbolic links; point the link at a folder", at.display()));
+            }
+            Err(_) => match at.parent() {
+                Some(up) if !up.as_os_str().is_empty() => at = up.to_path_buf(),
+                _ => {
+                    at = PathBuf::from(".");
+                    break;
+                }
+            },
+        }
+    }
+    tempfile::tempfile_in(&at).map(drop).map_err(|e| {
+        let made = if at == path { String::new() } else { format!(" (the nearest folder of it that exists)") };
+        format!("the folder {}{made} cannot be written ({})", at.display(), os_words(&e))
+    })
+}
+
+/// The longest name of a file or folder most Linux file systems take, bytes (`NAME_MAX`, limits.h).
+pub const NAME_MAX: usize = 255;
+
+/// Refuses a path one of whose names is longer than [`NAME_MAX`] bytes, which no write could make.
+fn long_name(path: &Path) -> Result<(), String> {
+    match path.components().map(|c| c.as_os_str().len()).find(|n| *n > NAME_MAX) {
+        Some(n) => Err(format!(
+            "a name in it is {n} bytes long, and file systems take names of at most {NAME_MAX} bytes; name a shorter \
+             file"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether descriptor `fd` is open in this process (`fcntl(F_GETFD)`).
+fn descriptor_open(fd: i32) -> Result<(), String> {
+    // SAFETY: F_GETFD reads the descriptor's flags and touches no memory; a closed descriptor
+    // gives -1 (EBADF).
+    #[allow(unsafe_code)]
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+    if flags < 0 { Err(format!("descriptor {fd} is not open in this process")) } else { Ok(()) }
 }
 
 /// Whether a file can be made in the folder of `real` (the temporary file an output is renamed
@@ -159,6 +263,9 @@ fn folder_writable(real: &Path, via: &str) -> Result<(), String> {
 /// sentence naming the fix.
 pub fn open_in_place(real: &Path, append: bool) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt as _;
+    if let At::Descriptor(fd) = at(real) {
+        return duplicate(fd);
+    }
     let fifo = at(real) == At::Fifo;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).append(append);
@@ -180,6 +287,25 @@ pub fn open_in_place(real: &Path, append: bool) -> std::io::Result<std::fs::File
         set_blocking(&file)?;
     }
     Ok(file)
+}
+
+/// A copy of this process's descriptor `fd` as a file: writes through it share the descriptor's
+/// open file (its offset, its `O_APPEND`), as the shell's redirection set it. What this process
+/// has printed to stdout and stderr is flushed first, so the output follows it.
+fn duplicate(fd: i32) -> std::io::Result<std::fs::File> {
+    use std::io::Write as _;
+    use std::os::fd::FromRawFd as _;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: dup returns a new descriptor that this function alone owns (or -1, checked).
+    #[allow(unsafe_code)]
+    let copy = unsafe { libc::dup(fd) };
+    if copy < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is a fresh, open descriptor owned by nothing else; the File closes it.
+    #[allow(unsafe_code)]
+    Ok(unsafe { std::fs::File::from_raw_fd(copy) })
 }
 
 /// Clears `O_NONBLOCK` on `file`, so that writes wait for a slow reader instead of failing.
@@ -306,6 +432,42 @@ mod tests {
         }
         assert_eq!(reader.join().unwrap(), b"report\n");
         assert_eq!(at(&fifo), At::Fifo, "still a FIFO");
+    }
+
+    /// A probe of the outputs' kind: `/dev/stdout` is this process's stdout (a log redirected with
+    /// `>>` is appended to, not replaced), a loop of links is refused, a long name is refused.
+    #[test]
+    fn descriptors_loops_and_long_names() {
+        assert_eq!(descriptor(Path::new("/dev/stdout")), Some(1));
+        assert_eq!(descriptor(Path::new("/proc/self/fd/7")), Some(7));
+        assert_eq!(descriptor(Path::new("/dev/fd/x")), None);
+        assert_eq!(at(Path::new("/dev/stderr")), At::Descriptor(2));
+        assert!(At::Descriptor(1).in_place());
+        check(Path::new("/dev/stdout"), "r.xml").unwrap();
+        assert!(check(Path::new("/dev/fd/999"), "r.xml").unwrap_err().contains("descriptor 999 is not open"));
+        let dir = tempfile::tempdir().unwrap();
+        let (l1, l2) = (dir.path().join("l1"), dir.path().join("l2"));
+        std::os::unix::fs::symlink(&l2, &l1).unwrap();
+        std::os::unix::fs::symlink(&l1, &l2).unwrap();
+        assert_eq!(at(&l1), At::Loop);
+        assert!(check(&l1, "r.xml").unwrap_err().starts_with("it is a loop of symbolic links"));
+        let long = dir.path().join("x".repeat(300));
+        assert!(check(&long, "r.xml").unwrap_err().contains("300 bytes long"));
+        assert!(check_folder(&long).unwrap_err().contains("300 bytes long"));
+    }
+
+    #[test]
+    fn check_folder_takes_a_folder_or_one_to_make_and_refuses_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        check_folder(dir.path()).unwrap();
+        check_folder(&dir.path().join("a/b/c")).unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        assert!(check_folder(&file).unwrap_err().starts_with("it names a file, not a folder"));
+        assert!(
+            check_folder(&file.join("below")).unwrap_err().contains("is a file, so no folder can be made below it")
+        );
+        assert!(!dir.path().join("a").exists(), "nothing made");
     }
 
     #[test]

@@ -106,7 +106,7 @@ fn filler(gpu: &Gpu) -> Result<&Filler> {
     };
     let works = held == 256;
     if !works {
-        eprintln!(
+        crate::errln!(
             "kernelgate: GPU {}: shared memory filled with 0xFF did not reach the next kernel ({held} of 256 \
              unwritten words held it; compute-sanitizer's tools can do this): checks in \
              this process cannot catch reads of unwritten shared memory, and the fill is skipped (the suite's own \

@@ -130,12 +130,13 @@ fn report_17_a_report_is_written_whole_or_not_at_all() {
     assert_eq!(code, 1);
     assert_eq!(
         err,
-        "kernelgate: no/such/dir/report.md: the report's folder no/such/dir does not exist; create it (mkdir -p \
-         no/such/dir) or name a file in a folder that exists\n"
+        "kernelgate: no/such/dir/report.md: --markdown: its folder no/such/dir does not exist; create it (mkdir -p \
+         no/such/dir) or name a file in a folder that exists\n",
+        "checked before any work"
     );
     let (code, _, err) = kernelgate(tmp.path(), &["diff", "--dir", "h", "64fef93", "72a91c3", "--html", "h"]);
     assert_eq!(code, 1);
-    assert!(err.starts_with("kernelgate: h: is a folder, not a file"), "{err}");
+    assert!(err.starts_with("kernelgate: h: --html: it names a folder; name a file instead"), "{err}");
 }
 
 #[test]

@@ -157,6 +157,7 @@ const RULES: &[(&str, Rule)] = &[
     (".gpu/bin/", skip(Why::Pattern, "the staged binaries' folder (scripts/stage)")),
     ("ncu --nvtx *", skip(Why::Gpu, "profiles a trial with Nsight Compute")),
     ("ncu --import *", skip(Why::Tool, "Nsight Compute's ncu, which CI does not have")),
+    ("ncu --csv *", skip(Why::Tool, "Nsight Compute's ncu, which CI does not have")),
     ("compute-sanitizer *", skip(Why::Gpu, "the sanitizer's child on the GPU")),
     ("nvidia-smi *", skip(Why::Gpu, "locks a GPU's clocks")),
     // Scripts.
@@ -180,6 +181,10 @@ const RULES: &[(&str, Rule)] = &[
         skip(Why::Pattern, "what a CI system's checkout step runs in a kept checkout, quoted; it deletes target/"),
     ),
     ("git log --first-parent *", skip(Why::Yours, "reads the user's own commits")),
+    ("git reflog refs/notes/kernelgate", skip(Why::Yours, "lists where the user's notes ref was")),
+    ("git update-ref*", skip(Why::Yours, "moves or removes the user's notes ref")),
+    ("git remote -v", skip(Why::Yours, "lists the user's remotes")),
+    ("git notes --ref=kernelgate show *", skip(Why::Yours, "shows the user's note of a commit")),
     ("kill *", skip(Why::Yours, "ends or resumes the user's stopped process")),
     ("sqlite3 FILE.damaged .recover | sqlite3 FILE", skip(Why::Yours, "recovers the user's damaged history store")),
     (

@@ -238,7 +238,9 @@ fn unsafe_uid() -> u32 {
 }
 
 #[test]
-fn report_12_and_22_values_no_run_measures_are_refused_with_file_and_line() {
+/// Field reports turn3/12 and 22, with turn4/R33's rule: a value no run measures leaves its trial
+/// out, with one warning naming file and line, and the rest of the file (and folder) is read.
+fn report_12_and_22_values_no_run_measures_leave_their_trial_out_with_file_and_line() {
     let tmp = tempfile::tempdir().unwrap();
     copy(&fixture("12-non-finite"), &tmp.path().join("nonfinite"));
     let mut cases: Vec<(PathBuf, &str)> = vec![
@@ -267,21 +269,25 @@ fn report_12_and_22_values_no_run_measures_are_refused_with_file_and_line() {
     let good = tmp.path().join("nonfinite/20261205T000000Z-0505050.csv");
     let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "h", "import", good.to_str().unwrap()], &[]);
     assert_eq!(code, 0, "{text}");
-    let before = contents(&tmp.path().join("h"));
     for (path, says) in &cases {
         let p = path.to_str().unwrap();
         let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "h", "import", p], &[]);
-        assert_eq!(code, 1, "{text}");
+        assert_eq!(code, 0, "{text}");
         assert!(text.contains(&format!("{p}:")) && text.contains(says), "{says}: {text}");
-        assert!(text.contains("kernelgate keeps it out of the history"), "{text}");
-        // And diff never counts it.
+        assert!(text.contains("leaves this trial of the run out") && text.contains("reads the rest"), "{text}");
+        // And diff never counts it: the trial is not on the new side.
         let (code, text) = kernelgate(tmp.path(), &["diff", "--dir", "h", good.to_str().unwrap(), p], &[]);
-        assert!(code == 1 && text.contains(says), "{text}");
+        assert!(code == 0 && text.contains(says), "{text}");
     }
-    // The folder as a whole: refused, nothing of it appended.
-    let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "h", "import", "nonfinite"], &[]);
-    assert!(code == 1 && text.contains("20261206T000000Z-0606060.csv:2:"), "{text}");
-    assert_eq!(contents(&tmp.path().join("h")), before, "nothing appended");
+    // No stored run holds a trial whose value no run measures.
+    for trial in ["fam/nonfinite/1", "fam/zero_then_up/1", "fam/tiny/1", "fam/neg/1"] {
+        let (_, text) = kernelgate(tmp.path(), &["history", "--dir", "h", "show", trial], &[]);
+        assert!(!text.contains("20261206T000000Z") && !text.contains("20261201T000000Z"), "{trial}: {text}");
+    }
+    // The folder as a whole: its good trials imported, each bad one named once.
+    let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "h2", "import", "nonfinite"], &[]);
+    assert!(code == 0 && text.contains("20261206T000000Z-0606060.csv:2:"), "{text}");
+    assert_eq!(text.matches("leaves this trial of the run out").count(), 4, "{text}");
 }
 
 #[test]
@@ -516,8 +522,8 @@ fn append_note_line(dir: &Path, commit: &str, line: &str) {
 /// (committed at `time`) with run id `run_id`, and its median `median`.
 fn runner_run(run_id: &str, commit: &str, time: i64, gpu: &str, median: f64) -> kernelgate::history::Run {
     let path = fixture("25-previous-commit/20261203T000000Z-3333333.csv");
-    let (_, mut runs) =
-        kernelgate::history::import::parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+    let mut runs =
+        kernelgate::history::import::parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap().runs;
     let mut r = runs.remove(0);
     r.meta.run_id = run_id.into();
     r.meta.commit = commit.into();
@@ -574,7 +580,7 @@ fn report_40_a_foreign_note_line_is_kept_and_skipped_with_commit_and_line() {
     let repo_dir = tmp.path().join("repo");
     git(tmp.path(), &["clone", "-q", origin.to_str().unwrap(), repo_dir.to_str().unwrap()]);
     let path = fixture("40-notes-foreign-line/run.csv");
-    let (_, runs) = kernelgate::history::import::parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+    let runs = kernelgate::history::import::parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap().runs;
     let mut on_head = runs[0].clone();
     on_head.meta.commit = c[2].0.clone();
     let repo = git2::Repository::open(&repo_dir).unwrap();

@@ -111,7 +111,8 @@ fn the_nightly_takes_its_documented_forms_and_refuses_an_option_for_a_folder() {
     // A stand-in suite that says what it was given and records no run.
     std::fs::write(
         bin.join("kernels"),
-        "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > suite-args.txt\necho \"$KERNELGATE_JUNIT\" > suite-junit.txt\n",
+        "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > suite-args.txt\necho \"$KERNELGATE_JUNIT\" > suite-junit.txt\n\
+         exit $(cat suite-exit.txt 2>/dev/null || echo 0)\n",
     )
     .unwrap();
     std::fs::set_permissions(bin.join("kernels"), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -147,6 +148,23 @@ fn the_nightly_takes_its_documented_forms_and_refuses_an_option_for_a_folder() {
     let (code, text) = nightly_with(&["out"], &[("KERNELGATE_RUN_FILE", "mine.txt")]);
     assert!(code == 1 && text.contains("(0 new lines; exit 0)"), "{text}");
     assert_eq!(read("mine.txt"), "/runs/earlier.csv\n");
+
+    // Two nightlies without OUT_DIR, one after the other (maybe in one second): a folder each.
+    let (_, first) = nightly(&[]);
+    let (_, second) = nightly(&[]);
+    let folder =
+        |text: &str| text.split("run CSV in ").nth(1).and_then(|t| t.split("/run-csv.txt").next()).map(String::from);
+    assert!(folder(&first).is_some() && folder(&first) != folder(&second), "{first}\n{second}");
+    assert!(!first.contains("No such file or directory"), "no stray message on a first run: {first}");
+    // The suite refusing an option (exit 2) is the nightly's exit 2.
+    std::fs::write(tmp.path().join("suite-exit.txt"), "2").unwrap();
+    let (code, text) = nightly(&["out"]);
+    assert!(code == 2 && text.contains("the suite refused an option"), "{text}");
+    std::fs::remove_file(tmp.path().join("suite-exit.txt")).unwrap();
+    // An OUT_DIR that is a file: refused.
+    std::fs::write(tmp.path().join("afile"), "x").unwrap();
+    let (code, text) = nightly(&["afile"]);
+    assert!(code == 2 && text.contains("OUT_DIR afile cannot be made"), "{text}");
 
     std::fs::remove_file(tmp.path().join("suite-args.txt")).unwrap();
     let (code, text) = nightly(&["--exact"]);
@@ -321,4 +339,20 @@ fn a_kernel_file_that_is_not_utf8_is_named_with_line_column_and_fix() {
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("latin1.cu:1:7: byte 0xe9 is not UTF-8"), "{text}");
     assert!(text.contains("iconv -f latin1 -t utf-8 latin1.cu"), "{text}");
+}
+
+/// A probe of R48's kind (text read as an option), in NVRTC: a kernel file whose name begins with
+/// `-` compiles; its name is not read as an NVRTC option (`-Ifoo.cu`).
+#[test]
+fn a_kernel_file_named_like_an_option_is_compiled_as_a_file() {
+    if !support::nvrtc_found() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("-Ifoo.cu");
+    std::fs::write(&file, "extern \"C\" __global__ void a(float* x) { x[0] = 1; }\n").unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, text) = kernelgate(root, &["compile", "--arch", "sm_90", "--", file.to_str().unwrap()]);
+    assert!(text.contains("-Ifoo/a") && text.contains("every check passed"), "{text}");
+    assert!(code == 0 || (code == 1 && text.contains("SASS gate not run")), "{text}");
 }

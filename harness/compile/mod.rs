@@ -268,7 +268,10 @@ fn program(
     let nul = |what: &str| fail(format!("{what} holds a NUL byte"), String::new());
     // Declared before the program, so dropped after it: NVRTC may refer to them until then.
     let src = CString::new(source).map_err(|_| nul("the source"))?;
-    let name = CString::new(file).map_err(|_| nul("the file name"))?;
+    // NVRTC hands the program's name to its front end with the options: a name that begins with
+    // '-' would be read as one (`-Ifoo.cu`), so it is written as a path, `./-Ifoo.cu`.
+    let shown_name = if file.starts_with('-') { format!("./{file}") } else { file.to_string() };
+    let name = CString::new(shown_name).map_err(|_| nul("the file name"))?;
     let names: Vec<CString> =
         expressions.iter().map(|e| CString::new(*e).map_err(|_| nul("a name expression"))).collect::<Result<_>>()?;
     /// Destroys the program on every path.

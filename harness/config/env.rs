@@ -13,8 +13,11 @@ impl Config {
     /// [`Error::Config`] naming the first variable whose value is not valid, with what is;
     /// [`Error::UnknownOption`] for a `KERNELGATE_*` variable kernelgate does not read.
     pub fn from_env() -> Result<Config> {
+        // A name that is not UTF-8 is not one of kernelgate's, and is refused as a typo would be.
         let names: Vec<String> = std::env::vars_os()
-            .filter_map(|(k, _)| k.into_string().ok())
+            .map(|(k, _)| {
+                k.into_string().unwrap_or_else(|k| String::from_utf8_lossy(k.as_encoded_bytes()).into_owned())
+            })
             .filter(|k| k.starts_with("KERNELGATE_"))
             .collect();
         if let Some(typo) = names.iter().find(|n| !vars::accepted().any(|v| v == n.as_str())) {

@@ -116,7 +116,7 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
     let read = |name: &str, rev: Option<&str>| match rev.map(|rev| crate::history::revision::Revision::read(&root, rev))
     {
         Some(Err(e)) => {
-            eprintln!("kernelgate (profiled child): {name}: {e}");
+            crate::errln!("kernelgate (profiled child): {name}: {e}");
             Err(ExitCode::FAILURE)
         }
         Some(Ok(r)) => Ok(Some(r)),
@@ -134,7 +134,7 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
         // Into ncu's log, where the session's heartbeat reads how far the child is.
         println!("{}{name}", super::run::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {
-            eprintln!("kernelgate (profiled child): no case named {name}");
+            crate::errln!("kernelgate (profiled child): no case named {name}");
             failed = true;
             continue;
         };
@@ -166,7 +166,7 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
                 Some(Ok(Err(message))) => message,
                 Some(Err(e)) => format!("{name}: {e}"),
             };
-            eprintln!("kernelgate (profiled child){side}: {problem}");
+            crate::errln!("kernelgate (profiled child){side}: {problem}");
             failed |= side.is_empty();
         }
     }

@@ -64,6 +64,10 @@ fn stage(path: &Path, bytes: &[u8]) -> Result<Staged> {
             "is a folder, not a file; name a file for the report (e.g. a path ending in the report's extension)".into(),
         ));
     }
+    if matches!(at, crate::output::At::Loop | crate::output::At::Other) {
+        let why = crate::output::check(path, "report").err().unwrap_or_default();
+        return Err(sentence(path, std::io::ErrorKind::InvalidInput, why));
+    }
     let dir = crate::output::folder_of(&real);
     if !dir.is_dir() {
         return Err(sentence(

@@ -174,7 +174,9 @@ fn escape(s: &str, in_attribute: bool) -> String {
             '\t' | '\n' => out.push(c),
             // XML 1.0 `Char` excludes the other C0 controls and U+FFFE, U+FFFF; not even a
             // character reference may name them. Kept visible rather than dropped.
-            c if u32::from(c) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+            // DEL and the C1 controls are XML characters, but a terminal that shows the report
+            // acts on them: shown the same way (crate::console::hidden).
+            c if u32::from(c) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' || crate::console::hidden(c) => {
                 write!(out, "\\u{{{:x}}}", u32::from(c)).unwrap()
             }
             c => out.push(c),

@@ -126,7 +126,7 @@ pub fn acquire(file: &File, path: &Path, what: &str, mode: Mode, wait: Duration)
         }
         if !said {
             let doing = if mode == Mode::Shared { "to read" } else { "for the lock on" };
-            eprintln!("kernelgate: waiting {doing} {what} (held {by}); giving up after {} s", wait.as_secs_f64());
+            crate::errln!("kernelgate: waiting {doing} {what} (held {by}); giving up after {} s", wait.as_secs_f64());
             said = true;
         }
         std::thread::sleep(POLL.min(wait.saturating_sub(start.elapsed())).max(Duration::from_millis(1)));

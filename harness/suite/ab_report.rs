@@ -91,7 +91,13 @@ pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> 
     );
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         let path = std::path::PathBuf::from(summary);
-        let mut file = std::fs::OpenOptions::new().append(true).create(true).open(&path).map_err(Error::io(&path))?;
+        let real = crate::output::resolve(&path);
+        let mut file = if crate::output::at(&real).in_place() {
+            crate::output::open_in_place(&real, true)
+        } else {
+            std::fs::OpenOptions::new().append(true).create(true).open(&real)
+        }
+        .map_err(Error::io(&path))?;
         file.write_all(text.as_bytes()).map_err(Error::io(&path))?;
         crate::say!("kernelgate: appended the A/B report to the job summary ({})", path.display());
     }

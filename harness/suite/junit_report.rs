@@ -41,25 +41,55 @@ pub mod kind {
     pub const HARNESS: &str = "harness";
 }
 
-/// Checks the files the run was asked to write (`KERNELGATE_JUNIT`, `KERNELGATE_RUN_FILE`) before
-/// any trial runs, as every other option is checked ([`crate::output::check`]): not a folder, its
-/// folder exists and can be written, not a device every write to fails; a device or FIFO is
-/// accepted and written in place. A CI job that asked for a report learns at once (exit code 2)
+/// Checks the files and folders the run was asked to write before any trial runs, as every other
+/// option is checked: `KERNELGATE_JUNIT`, `KERNELGATE_RUN_FILE` and, in an A/B run,
+/// `GITHUB_STEP_SUMMARY` ([`crate::output::check`]: not a folder, its folder exists and can be
+/// written, not a device every write to fails, a name a file system takes; a device or FIFO is
+/// accepted and written in place), and `KERNELGATE_OUT_DIR`, `KERNELGATE_HISTORY`
+/// ([`crate::output::check_folder`]: a folder, or one that can be made). A CI job that asked for a report learns at once (exit code 2)
 /// rather than after the run.
 ///
 /// # Errors
 /// [`Error::Config`] naming the first variable that fails, its value and the fix.
 pub(super) fn check_output_paths(config: &crate::config::Config) -> crate::error::Result<()> {
-    use crate::config::vars;
+    use crate::config::{History, vars};
+    let refuse = |name: &'static str, path: &Path| {
+        let value = path.display().to_string();
+        move |expected| Error::Config { name, value, expected }
+    };
     let outputs = [(&vars::JUNIT, &config.junit, "junit.xml"), (&vars::RUN_FILE, &config.run_file, "run.txt")];
     for (var, path, example) in outputs {
         if let Some(path) = path {
-            crate::output::check(path, example).map_err(|expected| Error::Config {
-                name: var.name,
-                value: path.display().to_string(),
-                expected,
-            })?;
+            crate::output::check(path, example).map_err(refuse(var.name, path))?;
         }
+    }
+    let history = match &config.history {
+        History::Dir(dir) => Some(dir),
+        History::Default | History::Off => None,
+    };
+    for (var, dir) in [(&vars::OUT_DIR, config.out_dir.as_ref()), (&vars::HISTORY, history)] {
+        if let Some(dir) = dir {
+            crate::output::check_folder(dir).map_err(refuse(var.name, dir))?;
+        }
+    }
+    // KERNELGATE_BASELINES names an existing folder; a bless makes it.
+    if let Some(dir) = &config.baselines {
+        if config.bless {
+            crate::output::check_folder(dir).map_err(refuse(vars::BASELINES.name, dir))?;
+        } else if !dir.is_dir() {
+            let what = if dir.exists() { "it names a file, not a folder" } else { "no such folder" };
+            return Err(refuse(vars::BASELINES.name, dir)(format!(
+                "{what}: name the folder of the per-GPU baselines (a run with KERNELGATE_BLESS=1 makes it), or unset \
+                 it for <project root>/baselines"
+            )));
+        }
+    }
+    // The A/B report's summary for GitHub's job page (crate::suite::ab_report), appended to.
+    if config.ab.is_some()
+        && let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty())
+    {
+        let path = Path::new(&summary);
+        crate::output::check(path, "summary.md").map_err(refuse("GITHUB_STEP_SUMMARY", path))?;
     }
     Ok(())
 }

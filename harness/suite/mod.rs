@@ -287,14 +287,14 @@ pub fn main() -> ExitCode {
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("kernelgate: {e}");
+            crate::errln!("kernelgate: {e}");
             return ExitCode::from(EXIT_CONFIG);
         }
     };
     if let Ok(parent) = std::env::var(crate::source::PARENT_KERNELS_ENV)
         && let Err(e) = crate::source::same_as_parent(&parent)
     {
-        eprintln!("kernelgate (child): {e}");
+        crate::errln!("kernelgate (child): {e}");
         return ExitCode::FAILURE;
     }
     if let Ok(list) = std::env::var(CHILD_ENV) {
@@ -306,7 +306,7 @@ pub fn main() -> ExitCode {
     let mut args = Arguments::from_args();
     // The kernels as they are now: read once, before any trial (a bad file stops the run here).
     if let Err(e) = crate::source::load() {
-        eprintln!("kernelgate: {e}");
+        crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
     }
     // libtest's own output alone on stdout where a program reads it (JSON) or a line would break
@@ -316,7 +316,7 @@ pub fn main() -> ExitCode {
     if !args.list
         && let Err(e) = junit_report::check_output_paths(&config)
     {
-        eprintln!("kernelgate: {e}");
+        crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
     }
     if !args.list {
@@ -337,7 +337,7 @@ pub fn main() -> ExitCode {
     if !args.list
         && let Err(e) = prepare::announce(&suite, &selected)
     {
-        eprintln!("kernelgate: {e}");
+        crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
     }
     if !args.list && !selected.is_empty() {
@@ -347,7 +347,7 @@ pub fn main() -> ExitCode {
                 args.test_threads.get_or_insert(threads);
             }
             Err(e) => {
-                eprintln!("kernelgate: {e}");
+                crate::errln!("kernelgate: {e}");
                 return ExitCode::from(EXIT_CONFIG);
             }
         }
@@ -422,9 +422,9 @@ pub fn main() -> ExitCode {
     }
     if !unwritten.is_empty() {
         for e in &unwritten {
-            eprintln!("kernelgate: {e}");
+            crate::errln!("kernelgate: {e}");
         }
-        eprintln!("kernelgate: exit code {EXIT_HARNESS}: an output the run was asked for is missing (see above)");
+        crate::errln!("kernelgate: exit code {EXIT_HARNESS}: an output the run was asked for is missing (see above)");
         return ExitCode::from(EXIT_HARNESS);
     }
     let gate_failures = suite.collected.gate_failures.load(Ordering::Relaxed) as u64;

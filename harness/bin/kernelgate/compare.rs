@@ -70,7 +70,12 @@ pub(crate) fn compare_command(base: &Path, run: &Path, options: &CompareOptions,
     let regressed = compared.rows.iter().any(|(_, j)| j.verdict == Verdict::Regressed);
     if format == Format::Json {
         let doc = compare_json(base, run, options, &compared);
-        kernelgate::outln!("{}", serde_json::to_string_pretty(&doc).expect("a JSON value always serializes"));
+        println!(
+            "{}",
+            kernelgate::console::json_shown(
+                &serde_json::to_string_pretty(&doc).expect("a JSON value always serializes")
+            )
+        );
         return Ok(regressed);
     }
     for w in &compared.warnings {

@@ -118,9 +118,19 @@ pub(crate) fn history_dir(
     command: &str,
 ) -> Result<PathBuf> {
     use kernelgate::config::History;
+    // A file, device or FIFO where the stores' folder should be: said before any store is opened.
+    let folder = |d: PathBuf, named: &str| -> Result<PathBuf> {
+        match std::fs::metadata(&d) {
+            Ok(m) if !m.is_dir() => Err(Error::io(&d)(std::io::Error::other(format!(
+                "{named} names a file, not the folder of history stores; name a folder (`kernelgate history import` \
+                 makes it)"
+            )))),
+            _ => Ok(d),
+        }
+    };
     match (dir, history) {
-        (Some(d), _) => Ok(d),
-        (None, History::Dir(d)) => Ok(d.clone()),
+        (Some(d), _) => folder(d, "--dir"),
+        (None, History::Dir(d)) => folder(d.clone(), "KERNELGATE_HISTORY"),
         (None, History::Default) => {
             let cwd = std::env::current_dir().map_err(Error::io("."))?;
             Ok(history::default_dir(&kernelgate::paths::project_root(&cwd)))

@@ -369,5 +369,8 @@ fn trials_count(n: usize) -> String {
 /// Prints one JSON document on stdout, pretty, with a final newline: the `--format json` output of
 /// every command (nothing else goes to stdout then).
 fn print_json(doc: &serde_json::Value) {
-    kernelgate::outln!("{}", serde_json::to_string_pretty(doc).expect("a JSON value always serializes"));
+    println!(
+        "{}",
+        kernelgate::console::json_shown(&serde_json::to_string_pretty(doc).expect("a JSON value always serializes"))
+    );
 }

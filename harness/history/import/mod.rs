@@ -20,7 +20,7 @@
 mod parse;
 
 pub(crate) use parse::HEADER_ONLY;
-pub use parse::{Kind, LEFT_OUT_SHOWN, Parsed, capped, parse_csv};
+pub use parse::{Kind, LEFT_OUT_SHOWN, Parsed, capped, parse_csv, parse_csv_bytes};
 
 use super::{HistoryStore, Run};
 use crate::error::{Error, Result};
@@ -138,23 +138,34 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
     let mut all = Vec::new();
     // Metrics CSVs without their run CSV: (file, its runs), placed once the stores are open.
     let mut alone = Vec::new();
+    // Files that could not be read as CSVs of kernelgate's, each a warning in `out`.
+    let mut skipped: Vec<Error> = Vec::new();
     for run_csv in groups.keys() {
         let metrics_csv = PathBuf::from(format!("{}-metrics.csv", run_csv.to_string_lossy().trim_end_matches(".csv")));
         let mut load = |p: &Path| -> Result<Option<(Kind, Vec<Run>)>> {
             if !p.is_file() {
                 return Ok(None);
             }
-            let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
-            if text.trim().is_empty() {
+            let bytes = std::fs::read(p).map_err(Error::io(p))?;
+            if bytes.trim_ascii().is_empty() {
                 out.warnings.push(format!(
                     "{}: {}; skipped (delete it to silence this warning)",
                     p.display(),
-                    empty_file(&text)
+                    empty_file(&String::from_utf8_lossy(&bytes))
                 ));
                 return Ok(None);
             }
+            // A file that cannot be read as a run CSV at all is skipped with one warning; the
+            // others are imported (a file named alone is an error: nothing would be imported).
+            let parsed = match parse_csv_bytes(&bytes, p) {
+                Ok(parsed) => parsed,
+                Err(e) => {
+                    out.warnings.push(format!("{e}; this file was skipped, the others are imported"));
+                    skipped.push(e);
+                    return Ok(None);
+                }
+            };
             out.files += 1;
-            let parsed = parse_csv(&text, p)?;
             out.warnings.extend(parsed.left_out);
             Ok(Some((parsed.kind, parsed.runs)))
         };
@@ -185,6 +196,12 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
             super::ceilings::attach(runs, &super::ceilings::beside(run_csv))?;
         }
         all.extend(runs.unwrap_or_default());
+    }
+    // Nothing else to import: the first file's error is the answer, not a warning.
+    if out.files == 0
+        && let Some(first) = skipped.into_iter().next()
+    {
+        return Err(first);
     }
     let mut by_key: BTreeMap<String, Vec<Run>> = BTreeMap::new();
     for run in all {
@@ -316,19 +333,23 @@ mod tests {
             .join("baselines/nvidia-h200-sm90/runs/lessons/20261201T231703Z-b1cb118-lessons.csv");
         let e = parse_csv(&std::fs::read_to_string(&lessons).unwrap(), &lessons).unwrap_err().to_string();
         assert!(e.contains("this is a lessons CSV") && e.contains("kernelgate lessons"), "{e}");
-        let e = err(&v1().replace(",0.5,s", ",fast,s"));
-        assert!(e.starts_with("runs/x.csv:2:") && e.contains("value \"fast\""), "{e}");
-        let e = err(&v1().replacen("\n1,", "\n2,", 1));
-        assert!(e.starts_with("runs/x.csv:2:") && e.contains("schema_version \"2\""), "{e}");
+        // A row that cannot be read leaves its trial out, named with its line (turn4/R33's kind).
+        let left_out = |text: &str| parse_csv(text, Path::new("runs/x.csv")).unwrap().left_out.join("\n");
+        let w = left_out(&v1().replace(",0.5,s", ",fast,s"));
+        assert!(w.starts_with("runs/x.csv:2:") && w.contains("value \"fast\""), "{w}");
+        let w = left_out(&v1().replacen("\n1,", "\n2,", 1));
+        assert!(w.starts_with("runs/x.csv:2:") && w.contains("schema_version \"2\""), "{w}");
+        let w = left_out(&v1().replace(",unknown,unknown,test-gpu", ",--markdown=x.md,unknown,test-gpu"));
+        assert!(w.contains("commit \"--markdown=x.md\" is not a commit id"), "a commit reaches git and diff: {w}");
         let e = err(&v1().replace(
             "Test GPU,9.0,1,1,d,c,n,true,1.0,7,fam/k/1,k,noise",
             "Test GPU,9.0,1,1,OTHER,c,n,true,1.0,7,fam/k/1,k,noise",
         ));
         assert!(e.starts_with("runs/x.csv:3:") && e.contains("differ"), "{e}");
-        let e = err(&format!("{}\n1,2,3\n", RUN_COLUMNS[0]));
-        assert!(e.starts_with("runs/x.csv:2:") && e.contains("malformed"), "{e}");
-        let e = err(&v1().replace(",unknown,unknown,", ",unknown,maybe,"));
-        assert!(e.contains("dirty \"maybe\""), "{e}");
+        let w = left_out(&format!("{}\n1,2,3\n", RUN_COLUMNS[0]));
+        assert!(w.starts_with("runs/x.csv:2:") && w.contains("the row has 3 fields and the header 20"), "{w}");
+        let w = left_out(&v1().replace(",unknown,unknown,", ",unknown,maybe,"));
+        assert!(w.contains("dirty \"maybe\""), "{w}");
         let m = parse_csv(&metrics("other"), Path::new("m.csv")).unwrap().runs;
         let mut runs = parse_csv(&v4("20260102T000000Z"), Path::new("r.csv")).unwrap().runs;
         let e = attach_metrics(&mut runs, m, Path::new("m.csv")).unwrap_err().to_string();
@@ -361,13 +382,26 @@ mod tests {
         let stored = store.runs(None).unwrap();
         assert_eq!(stored.iter().map(|r| r.values).collect::<Vec<_>>(), [2, 2]);
         assert_eq!(store.run("20260102T000000Z", "GPU-x").unwrap().unwrap().meta.ncu, "2025.3");
-        // A malformed file stops the import before anything is appended.
+        // A bad row leaves its trial out with a warning (turn4/R33's kind); a file that is no run
+        // CSV at all is skipped with one; the rest of the folder is imported.
         std::fs::write(runs.join("20260103T000000Z-bbbbbbb.csv"), v4("20260103T000000Z").replace(",0.25,", ",x,"))
             .unwrap();
         std::fs::write(runs.join("20260100T000000Z-ccccccc.csv"), v4("20260100T000000Z")).unwrap();
-        let e = import(std::slice::from_ref(&runs), &history, None).unwrap_err().to_string();
-        assert!(e.contains("20260103T000000Z-bbbbbbb.csv:2:"), "{e}");
-        assert_eq!(store.runs(None).unwrap().len(), 2);
+        std::fs::write(runs.join("20260104T000000Z-ddddddd.csv"), "x,y\n1,2\n").unwrap();
+        let imported = import(std::slice::from_ref(&runs), &history, None).unwrap();
+        let warnings = imported.warnings.join("\n");
+        assert!(
+            warnings.contains("20260103T000000Z-bbbbbbb.csv:2:") && warnings.contains("value \"x\" is not a number")
+        );
+        assert!(warnings.contains("20260104T000000Z-ddddddd.csv:1: the header is not that of a kernelgate run CSV"));
+        assert!(warnings.contains("this file was skipped, the others are imported"), "{warnings}");
+        assert!(
+            store.runs(None).unwrap().iter().any(|r| r.meta.run_id == "20260100T000000Z"),
+            "the good file is imported"
+        );
+        // A file named alone that is no run CSV: nothing to import, an error.
+        let alone = runs.join("20260104T000000Z-ddddddd.csv");
+        assert!(import(&[alone], &history, None).unwrap_err().to_string().contains("not that of a kernelgate run CSV"));
     }
 
     #[test]

@@ -59,6 +59,31 @@ pub enum Kind {
 /// given twice for one trial of one run (naming both lines), or rows of one run that disagree on
 /// the run's fields.
 pub fn parse_csv(text: &str, path: &Path) -> Result<Parsed> {
+    parse_text(text, path, &BTreeMap::new())
+}
+
+/// [`parse_csv`] of a file's bytes: a line holding bytes that are not UTF-8 (a Latin-1 subject)
+/// leaves its trial out with a warning naming the line and the byte, and the rest is read.
+///
+/// # Errors
+/// As [`parse_csv`].
+pub fn parse_csv_bytes(bytes: &[u8], path: &Path) -> Result<Parsed> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_csv(text, path),
+        Err(_) => {
+            let mut bad_lines = BTreeMap::new();
+            for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                if let Err(e) = std::str::from_utf8(line) {
+                    bad_lines.insert(i as u64 + 1, line[e.valid_up_to()]);
+                }
+            }
+            parse_text(&String::from_utf8_lossy(bytes), path, &bad_lines)
+        }
+    }
+}
+
+/// [`parse_csv`], with `bad_lines` (1-based line to its first byte that is not UTF-8) left out.
+fn parse_text(text: &str, path: &Path, bad_lines: &BTreeMap<u64, u8>) -> Result<Parsed> {
     let bad =
         |line: u64, message: String| Error::History { path: path.to_path_buf(), line: Some(line as usize), message };
     if text.trim().is_empty() {
@@ -69,7 +94,7 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<Parsed> {
         );
         return Err(Error::History { path: path.to_path_buf(), line: None, message });
     }
-    let mut reader = csv::ReaderBuilder::new().from_reader(text.as_bytes());
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
     let header = reader.headers().map_err(|e| bad(1, format!("not CSV: {e}")))?.iter().collect::<Vec<_>>().join(",");
     let kind = if header == METRICS_COLUMNS {
         Kind::Metrics
@@ -111,81 +136,49 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<Parsed> {
     let mut index: BTreeMap<(String, String), usize> = BTreeMap::new();
     // (run id, GPU UUID, trial, kernel, statistic, unit) -> the line and value first seen.
     let mut seen: HashMap<[String; 6], (u64, f64)> = HashMap::new();
+    let width = columns.len();
     for record in reader.records() {
         let record = record.map_err(|e| bad(e.position().map_or(0, |p| p.line()), format!("malformed row: {e}")))?;
         let line = record.position().map_or(0, |p| p.line());
-        let get = |name: &str| col(name).and_then(|i| record.get(i)).unwrap_or("");
-        let version = get("schema_version");
-        let version_ok = match kind {
-            Kind::Run(v) => version == v.to_string(),
-            Kind::Metrics => version.parse::<u32>().is_ok_and(|v| (1..=crate::record::RUN_CSV_SCHEMA).contains(&v)),
+        let get = |name: &str| -> &str { col(name).and_then(|i| record.get(i)).unwrap_or("") };
+        // A row kernelgate cannot read leaves its trial out of its run (one warning per trial,
+        // after the loop), never the file.
+        let key = (
+            get("run_id").to_string(),
+            col("gpu_uuid").map_or("unknown", |_| get("gpu_uuid")).to_string(),
+            get("trial").to_string(),
+        );
+        let mut refuse_row = |problem: String| {
+            let key = if key.2.is_empty() {
+                (key.0.clone(), key.1.clone(), format!("(the row on line {line})"))
+            } else {
+                key.clone()
+            };
+            problems.entry(key).or_default().push((line, problem));
         };
-        if !version_ok {
-            return Err(bad(line, format!("schema_version {version:?} does not match the file's header ({kind:?})")));
+        if let Some(byte) = bad_lines.get(&line) {
+            refuse_row(format!("byte 0x{byte:02x} on this line is not UTF-8 (another encoding, Latin-1 most likely)"));
+            continue;
         }
-        let number = |name: &str| -> Result<f64> {
-            get(name).parse::<f64>().map_err(|_| bad(line, format!("{name} {:?} is not a number", get(name))))
-        };
-        // `kernel` may be empty in run CSVs: kernelgate 8e50198 and before wrote it empty for a
-        // program of copies only (no kernel of its own).
-        let kernel_required = kind == Kind::Metrics;
-        let required = ["run_id", "trial", if kind == Kind::Metrics { "metric" } else { "statistic" }];
-        for required in required.into_iter().chain(kernel_required.then_some("kernel")) {
-            if get(required).is_empty() {
-                return Err(bad(line, format!("{required} is empty")));
+        if record.len() != width {
+            refuse_row(format!(
+                "the row has {} fields and the header {width} (a row cut short or joined)",
+                record.len()
+            ));
+            continue;
+        }
+        let row =
+            read_row(get, col("kernels_dirty").is_some(), col("work_scale").is_some(), col("gpu_uuid").is_some(), kind);
+        let (meta, value) = match row {
+            Ok(row) => row,
+            Err(problem) => {
+                refuse_row(problem);
+                continue;
             }
-        }
-        let meta = RunMeta {
-            run_id: get("run_id").into(),
-            commit: get("commit").into(),
-            // Schema 5 says whether the kernels differed from the commit; before it, `dirty` (any
-            // tracked file, read at run time) is the closest there is.
-            dirty: match get(if col("kernels_dirty").is_some() { "kernels_dirty" } else { "dirty" }) {
-                "true" => Some(true),
-                "false" => Some(false),
-                "unknown" | "" => None,
-                other => return Err(bad(line, format!("dirty {other:?} is not true, false or unknown"))),
-            },
-            kernels_sha256: get("kernels_sha256").into(),
-            branch: get("branch").into(),
-            commit_time: match get("commit_time") {
-                "" => None,
-                t => Some(t.parse::<i64>().map_err(|_| bad(line, format!("commit_time {t:?} is not Unix seconds")))?),
-            },
-            subject: get("subject").into(),
-            gpu_key: get("gpu_key").into(),
-            gpu_name: get("gpu_name").into(),
-            gpu_uuid: col("gpu_uuid").map_or("unknown", |_| get("gpu_uuid")).into(),
-            driver: get("driver").into(),
-            cuda: get("cuda").into(),
-            nvrtc: get("nvrtc").into(),
-            ncu: get("ncu_version").into(),
-            ab_revision: get("ab_revision").into(),
-            work_scale: if col("work_scale").is_some() { number("work_scale")? } else { 1.0 },
-        };
-        // Schema 6 gives the median's 95 % interval on every row of the trial, in seconds: it
-        // belongs to the `median` value (in seconds too), as the suite's own history rows have it.
-        let is_median = kind != Kind::Metrics && get("statistic") == "median" && get("unit") == "s";
-        let ci = |name: &str| -> Result<Option<f64>> {
-            let end = if get(name).is_empty() { None } else { Some(number(name)?) };
-            Ok(end.filter(|_| is_median))
-        };
-        let value = Value {
-            trial: get("trial").into(),
-            kernel: get("kernel").into(),
-            metric: if kind == Kind::Metrics { get("metric") } else { get("statistic") }.into(),
-            unit: get("unit").into(),
-            value: number("value")?,
-            ci_low: ci("median_ci_low_s")?,
-            ci_high: ci("median_ci_high_s")?,
-            verdict: get("verdict").into(),
-            decided_by: get("decided_by").into(),
         };
         if let Some(problem) = crate::history::value_problem(&value.metric, &value.unit, value.value) {
-            // A value no run measures leaves out its trial (of a metrics CSV, the value), never the
-            // file: one warning per trial, after the loop.
-            let key = (meta.run_id.clone(), meta.gpu_uuid.clone(), value.trial.clone());
-            problems.entry(key).or_default().push((line, format!("{} {problem}", value.metric)));
+            // A value no run measures leaves out its trial (of a metrics CSV, the value).
+            refuse_row(format!("{} {problem}", value.metric));
             continue;
         }
         if kind != Kind::Metrics {
@@ -230,8 +223,8 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<Parsed> {
         let more = match &bad[1..] {
             [] => String::new(),
             rest => format!(
-                "; its {} too (lines {})",
-                rest.iter().map(|(_, p)| p.split(' ').next().unwrap_or("")).collect::<Vec<_>>().join(", "),
+                "; and {} more of its rows (lines {})",
+                rest.len(),
                 rest.iter().map(|(l, _)| l.to_string()).collect::<Vec<_>>().join(", ")
             ),
         };
@@ -246,6 +239,92 @@ pub fn parse_csv(text: &str, path: &Path) -> Result<Parsed> {
         runs.iter_mut().for_each(|run| label_launches(&mut run.values));
     }
     Ok(Parsed { kind, runs, left_out: capped(left_out, LEFT_OUT_SHOWN) })
+}
+
+/// One row's run fields and value, read with `get` (a column's text by name; `""` where the file
+/// has no such column): `Err` says why the row cannot be used (a required field empty, a field
+/// that does not parse, a schema version other than the header's), for [`parse_csv`] to leave its
+/// trial out. A commit must be a commit id (hex) or `unknown`: a run CSV's commit reaches git and
+/// `kernelgate diff` as an argument.
+fn read_row<'r>(
+    get: impl Fn(&str) -> &'r str,
+    kernels_dirty: bool,
+    work_scale: bool,
+    has_uuid: bool,
+    kind: Kind,
+) -> std::result::Result<(RunMeta, Value), String> {
+    let version = get("schema_version");
+    let version_ok = match kind {
+        Kind::Run(v) => version == v.to_string(),
+        Kind::Metrics => version.parse::<u32>().is_ok_and(|v| (1..=crate::record::RUN_CSV_SCHEMA).contains(&v)),
+    };
+    if !version_ok {
+        return Err(format!("schema_version {version:?} does not match the file's header ({kind:?})"));
+    }
+    let number = |name: &str| -> std::result::Result<f64, String> {
+        get(name).parse::<f64>().map_err(|_| format!("{name} {:?} is not a number", get(name)))
+    };
+    // `kernel` may be empty in run CSVs: kernelgate 8e50198 and before wrote it empty for a
+    // program of copies only (no kernel of its own).
+    let kernel_required = kind == Kind::Metrics;
+    let required = ["run_id", "trial", if kind == Kind::Metrics { "metric" } else { "statistic" }];
+    for required in required.into_iter().chain(kernel_required.then_some("kernel")) {
+        if get(required).is_empty() {
+            return Err(format!("{required} is empty"));
+        }
+    }
+    let commit = get("commit");
+    let hex = (4..=64).contains(&commit.len()) && commit.bytes().all(|b| b.is_ascii_hexdigit());
+    if !(hex || matches!(commit, "" | "unknown")) {
+        return Err(format!("commit {:?} is not a commit id (hex digits) or unknown", crate::console::shown(commit)));
+    }
+    let meta = RunMeta {
+        run_id: get("run_id").into(),
+        commit: commit.into(),
+        // Schema 5 says whether the kernels differed from the commit; before it, `dirty` (any
+        // tracked file, read at run time) is the closest there is.
+        dirty: match get(if kernels_dirty { "kernels_dirty" } else { "dirty" }) {
+            "true" => Some(true),
+            "false" => Some(false),
+            "unknown" | "" => None,
+            other => return Err(format!("dirty {other:?} is not true, false or unknown")),
+        },
+        kernels_sha256: get("kernels_sha256").into(),
+        branch: get("branch").into(),
+        commit_time: match get("commit_time") {
+            "" => None,
+            t => Some(t.parse::<i64>().map_err(|_| format!("commit_time {t:?} is not Unix seconds"))?),
+        },
+        subject: get("subject").into(),
+        gpu_key: get("gpu_key").into(),
+        gpu_name: get("gpu_name").into(),
+        gpu_uuid: if has_uuid { get("gpu_uuid") } else { "unknown" }.into(),
+        driver: get("driver").into(),
+        cuda: get("cuda").into(),
+        nvrtc: get("nvrtc").into(),
+        ncu: get("ncu_version").into(),
+        ab_revision: get("ab_revision").into(),
+        work_scale: if work_scale { number("work_scale")? } else { 1.0 },
+    };
+    // Schema 6 gives the median's 95 % interval on every row of the trial, in seconds: it
+    // belongs to the `median` value (in seconds too), as the suite's own history rows have it.
+    let is_median = kind != Kind::Metrics && get("statistic") == "median" && get("unit") == "s";
+    let ci = |name: &str| -> std::result::Result<Option<f64>, String> {
+        let end = if get(name).is_empty() { None } else { Some(number(name)?) };
+        Ok(end.filter(|_| is_median))
+    };
+    let value = Value {
+        trial: get("trial").into(),
+        kernel: get("kernel").into(),
+        metric: if kind == Kind::Metrics { get("metric") } else { get("statistic") }.into(),
+        unit: get("unit").into(),
+        value: number("value")?,
+        ci_low: ci("median_ci_low_s")?,
+        ci_high: ci("median_ci_high_s")?,
+        verdict: get("verdict").into(),
+        decided_by: get("decided_by").into(),
+    };
+    Ok((meta, value))
 }
 
 /// What [`parse_csv`] read from one CSV.
@@ -448,11 +527,13 @@ pub(crate) mod tests {
         assert!(
             runs[0].values.iter().filter(|v| v.metric != "median").all(|v| v.ci_low.is_none() && v.ci_high.is_none())
         );
-        // An interval that is not a number is refused with its line.
+        // An interval that is not a number leaves its trial out, named with its line.
         let bad = text.replacen(&format!(",{},", 1e-3 * 0.99), ",low,", 1);
         assert_ne!(bad, text);
-        let e = parse_csv(&bad, &path).unwrap_err().to_string();
-        assert!(e.contains("run.csv:2:") && e.contains("median_ci_low_s \"low\" is not a number"), "{e}");
+        let parsed = parse_csv(&bad, &path).unwrap();
+        let w = parsed.left_out.join("\n");
+        assert!(w.contains("run.csv:2:") && w.contains("median_ci_low_s \"low\" is not a number"), "{w}");
+        assert!(parsed.runs.iter().all(|r| r.values.iter().all(|v| v.trial != "fam/k/1")));
     }
 
     /// Field reports turn3/12, 13 and 22, and turn4/R33: a value no run measures is left out with a
@@ -480,7 +561,7 @@ pub(crate) mod tests {
         let text = v1().replace(",noise,2.0,%", ",noise,-2.0,%").replace(",median,0.5,s", ",median,NaN,s");
         let parsed = parse_csv(&text, Path::new("runs/x.csv")).unwrap();
         let [w] = parsed.left_out.as_slice() else { panic!("one warning per trial: {:?}", parsed.left_out) };
-        assert!(w.starts_with("runs/x.csv:2:") && w.contains("; its noise too (lines 3)"), "{w}");
+        assert!(w.starts_with("runs/x.csv:2:") && w.contains("; and 1 more of its rows (lines 3)"), "{w}");
         let many = capped((0..25).map(|i| format!("w{i}")).collect(), LEFT_OUT_SHOWN);
         assert_eq!(many.len(), LEFT_OUT_SHOWN + 1);
         assert_eq!(many.last().unwrap(), "15 more trials left out as above (at most 10 are named)");
@@ -503,7 +584,7 @@ pub(crate) mod tests {
     fn a_run_csv_of_its_header_alone_holds_no_run() {
         assert_eq!(RUN_COLUMNS.last().copied(), Some(crate::record::RUN_CSV_HEADER));
         let text = format!("{}\n", crate::record::RUN_CSV_HEADER);
-        let (kind, runs) = parse_csv(&text, Path::new("runs/h.csv")).unwrap();
+        let Parsed { kind, runs, .. } = parse_csv(&text, Path::new("runs/h.csv")).unwrap();
         assert_eq!((kind, runs.len()), (Kind::Run(crate::record::RUN_CSV_SCHEMA), 0));
     }
 }

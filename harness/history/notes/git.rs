@@ -125,17 +125,18 @@ pub fn read_all(repo: &Repository) -> Result<NoteRuns> {
     for item in repo.notes(Some(NOTES_REF)).map_err(&git)? {
         let (note_id, annotated) = item.map_err(&git)?;
         let commit = annotated.to_string();
-        match blob_text(repo, note_id, &commit) {
-            Ok(text) => {
-                let read = parse(&text, &commit)?;
-                all.runs.extend(read.runs);
-                all.skipped.extend(read.skipped);
-            }
-            Err(Error::Notes { message, .. }) if message.contains("not UTF-8") => {
-                all.skipped.push(Skipped { commit, line: 1, why: format!("{message}: the whole note") });
-            }
-            Err(e) => return Err(e),
-        }
+        let blob = repo.find_blob(note_id).map_err(git_error(&commit))?;
+        // A line that is not UTF-8 is skipped alone, as any line kernelgate cannot use: the
+        // note's other lines are read.
+        let (text, not_utf8) = utf8_lines(blob.content());
+        let read = parse(&text, &commit)?;
+        all.runs.extend(read.runs);
+        all.skipped.extend(read.skipped);
+        all.skipped.extend(not_utf8.into_iter().map(|(line, byte)| Skipped {
+            commit: commit.clone(),
+            line,
+            why: format!("byte 0x{byte:02x} is not UTF-8, so this line is not one kernelgate writes"),
+        }));
     }
     all.runs.sort_by(|a, b| {
         (&a.meta.commit, &a.meta.run_id, &a.meta.gpu_uuid).cmp(&(&b.meta.commit, &b.meta.run_id, &b.meta.gpu_uuid))
@@ -154,26 +155,64 @@ pub(super) fn notes_ref_exists(repo: &Repository, notes_ref: &str) -> Result<boo
     let Ok(reference) = repo.find_reference(notes_ref) else { return Ok(false) };
     let target = reference.resolve().ok().and_then(|r| r.target());
     let kind = target.and_then(|oid| repo.find_object(oid, None).ok()).and_then(|o| o.kind());
+    let refuse = |what: String| Error::Notes {
+        commit: notes_ref.to_string(),
+        line: None,
+        message: format!(
+            "the ref points at {what}: a notes ref points at the commit of a tree of notes (git-notes(1)), so \
+             kernelgate reads and writes nothing there, and changed nothing. Fix: point it back at its last notes \
+             commit (`git reflog {notes_ref}` lists where it was, then `git update-ref {notes_ref} <commit>`), or \
+             remove it to start afresh (`git update-ref -d {notes_ref}`)"
+        ),
+    };
     match kind {
-        Some(git2::ObjectType::Commit) => Ok(true),
+        Some(git2::ObjectType::Commit) => {
+            // A tree of notes holds files and fan-out folders named by hex digits of the commits
+            // they annotate; a code commit's tree (README, src/) does not.
+            let commit = repo.find_commit(target.expect("a commit has an id")).map_err(git_error(notes_ref))?;
+            let tree = commit.tree().map_err(git_error(notes_ref))?;
+            let foreign = tree.iter().find_map(|e| {
+                let name = e.name().unwrap_or("?");
+                (!name.bytes().all(|b| b.is_ascii_hexdigit())).then(|| name.to_string())
+            });
+            match foreign {
+                Some(name) => Err(refuse(format!(
+                    "commit {} (\"{}\"), whose tree holds {name:?}: not a commit of notes",
+                    &commit.id().to_string()[..12],
+                    crate::console::shown(commit.summary().ok().flatten().unwrap_or(""))
+                ))),
+                None => Ok(true),
+            }
+        }
         other => {
             let what = match (other, target) {
                 (Some(kind), Some(oid)) => format!("a {kind} ({oid})"),
                 (None, Some(oid)) => format!("{oid}, which is not in this repository"),
                 _ => "nothing it can name".to_string(),
             };
-            Err(Error::Notes {
-                commit: notes_ref.to_string(),
-                line: None,
-                message: format!(
-                    "the ref points at {what}, not at a commit: a notes ref points at the commit of a tree of notes \
-                     (git-notes(1)), so kernelgate reads and writes nothing there, and changed nothing. Fix: point \
-                     it back at its last notes commit (`git reflog {notes_ref}` lists where it was, then `git \
-                     update-ref {notes_ref} <commit>`), or remove it to start afresh (`git update-ref -d {notes_ref}`)"
-                ),
-            })
+            Err(refuse(format!("{what}, not at a commit")))
         }
     }
+}
+
+/// `bytes` as text with every line that is not UTF-8 left empty, and those lines (1-based) with
+/// their first byte that is not (pure).
+pub(super) fn utf8_lines(bytes: &[u8]) -> (String, Vec<(usize, u8)>) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (text.to_string(), Vec::new());
+    }
+    let mut bad = Vec::new();
+    let lines: Vec<&str> = bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, line)| {
+            std::str::from_utf8(line).unwrap_or_else(|e| {
+                bad.push((i + 1, line[e.valid_up_to()]));
+                ""
+            })
+        })
+        .collect();
+    (lines.join("\n"), bad)
 }
 
 fn git_error(what: &str) -> impl Fn(git2::Error) -> Error {

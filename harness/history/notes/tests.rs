@@ -260,3 +260,32 @@ fn a_notes_ref_that_is_not_a_commit_is_named_with_the_fix() {
     repo.reference(NOTES_REF, tree, true, "a tree").unwrap();
     assert!(read_all(&repo).unwrap_err().to_string().contains("the ref points at a tree"));
 }
+
+/// A probe of turn4/R17's kind: one line of a note that is not UTF-8 is skipped alone, and the
+/// note's other lines are read.
+#[test]
+fn a_line_that_is_not_utf8_is_skipped_alone() {
+    let good = lines(&run("20260101T000000Z", "GPU-a", "c", 2)).unwrap().join("\n");
+    let bytes = [good.as_bytes(), b"\ncaf\xe9 (a Latin-1 line)\n"].concat();
+    let (text, bad) = utf8_lines(&bytes);
+    assert_eq!(bad, vec![(good.lines().count() + 1, 0xe9)]);
+    let read = parse(&text, "c").unwrap();
+    assert_eq!(read.runs.len(), 1, "the note's run is read");
+    assert!(read.skipped.is_empty(), "{:?}", read.skipped);
+}
+
+/// A probe of turn4/R19's kind: a notes ref moved to a commit of code (its tree holds files that
+/// are not notes) is named as such, not read as notes of commit 0000….
+#[test]
+fn a_notes_ref_at_a_commit_of_code_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    let sig = git2::Signature::now("t", "t@example.com").unwrap();
+    let mut tree = repo.treebuilder(None).unwrap();
+    tree.insert("README", repo.blob(b"code\n").unwrap(), 0o100644).unwrap();
+    let tree = repo.find_tree(tree.write().unwrap()).unwrap();
+    let code = repo.commit(Some("HEAD"), &sig, &sig, "a commit of code", &tree, &[]).unwrap();
+    repo.reference(NOTES_REF, code, true, "by hand").unwrap();
+    let e = read_all(&repo).unwrap_err().to_string();
+    assert!(e.contains("whose tree holds \"README\": not a commit of notes"), "{e}");
+}

@@ -11,7 +11,7 @@
 //! [`decide`], the `format_*` printers), which the tests call with synthetic data.
 
 use super::changepoint::{self, ChangePoint};
-use super::import::{Kind, attach_metrics, parse_csv};
+use super::import::{Kind, attach_metrics, parse_csv_bytes};
 use super::store::{self, AllSeries, HistoryStore, RunSummary};
 use super::{Run, RunMeta, Value};
 use crate::error::{Error, Result};

@@ -85,15 +85,15 @@ impl Spec {
 /// commit), or a run CSV, whose run id is read from it.
 ///
 /// # Errors
-/// [`Error::History`] for text that is neither, a CSV that cannot be read ([`parse_csv`]: an empty
+/// [`Error::History`] for text that is neither, a CSV that cannot be read ([`parse_csv_bytes`]: an empty
 /// file, a bad row) or that holds no run ([`crate::history::import::HEADER_ONLY`] for a run CSV of its header
 /// alone) or several run ids.
 pub fn run_id_of(text: &str) -> Result<String> {
     match Spec::parse(text)? {
         Spec::Run { run_id, .. } => Ok(run_id),
         Spec::File(path) => {
-            let csv = std::fs::read_to_string(&path).map_err(Error::io(&path))?;
-            let runs = parse_csv(&csv, &path)?.runs;
+            let csv = std::fs::read(&path).map_err(Error::io(&path))?;
+            let runs = parse_csv_bytes(&csv, &path)?.runs;
             let mut ids: Vec<&str> = runs.iter().map(|r| r.meta.run_id.as_str()).collect();
             ids.dedup();
             match ids.as_slice() {
@@ -184,7 +184,7 @@ pub fn previous(dir: &Path, run: &str, gpu: Option<&str>) -> Result<Previous> {
 /// [`Error::History`] when nothing matches (naming what was searched and listing the stored
 /// commits), when a commit prefix matches several commits or a run id several GPUs (listing
 /// them), or when the matches are in several GPU keys (pass `--gpu`); errors of opening stores and
-/// of reading a CSV ([`parse_csv`]).
+/// of reading a CSV ([`parse_csv_bytes`]).
 pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolved> {
     let spec = Spec::parse(text)?;
     if let Spec::File(path) = &spec {
@@ -470,8 +470,8 @@ pub(super) fn resolved(label: String, gpu_key: String, runs: Vec<Run>) -> Resolv
 pub(super) fn resolve_file(path: &Path) -> Result<Resolved> {
     let mut left_out = Vec::new();
     let mut read = |p: &Path| -> Result<(Kind, Vec<Run>)> {
-        let text = std::fs::read_to_string(p).map_err(Error::io(p))?;
-        let parsed = parse_csv(&text, p)?;
+        let bytes = std::fs::read(p).map_err(Error::io(p))?;
+        let parsed = parse_csv_bytes(&bytes, p)?;
         left_out.extend(parsed.left_out);
         Ok((parsed.kind, parsed.runs))
     };
