@@ -356,3 +356,26 @@ fn a_kernel_file_named_like_an_option_is_compiled_as_a_file() {
     assert!(text.contains("-Ifoo/a") && text.contains("every check passed"), "{text}");
     assert!(code == 0 || (code == 1 && text.contains("SASS gate not run")), "{text}");
 }
+
+/// A probe of R12's kind: `/dev/stdout` as an output, with stdout a log the shell opened for
+/// appending (`>> log`), appends the report to the log; what the log held stays.
+#[test]
+fn dev_stdout_as_an_output_appends_to_a_redirected_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("log.txt");
+    std::fs::write(&log, "PRECIOUS earlier lines\n").unwrap();
+    let appended = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let status = support::command(support::kernels_binary())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("zzz-selects-no-trial")
+        .env("KERNELGATE_HISTORY", "off")
+        .env("KERNELGATE_OUT_DIR", tmp.path().join("out"))
+        .env("KERNELGATE_JUNIT", "/dev/stdout")
+        .stdout(appended)
+        .status()
+        .unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{text}");
+    assert!(text.starts_with("PRECIOUS earlier lines\n"), "the log's lines stay: {text}");
+    assert!(text.contains("<testsuite") && text.contains("kernelgate: wrote to /dev/stdout"), "{text}");
+}
