@@ -289,3 +289,24 @@ fn a_notes_ref_at_a_commit_of_code_is_named() {
     let e = read_all(&repo).unwrap_err().to_string();
     assert!(e.contains("whose tree holds \"README\": not a commit of notes"), "{e}");
 }
+
+/// Field report turn4/R50: two runners without NVML (GPU UUID `unknown`) whose notes were merged
+/// with git's cat_sort_uniq: the run is left out, and the warning says why such runs collide and
+/// that new runs are keyed by the CUDA driver's UUID.
+#[test]
+fn runs_without_a_gpu_uuid_that_collide_are_named_with_the_cause() {
+    let mut a = run("20261130T135841Z", "unknown", "c", 1);
+    a.meta.driver = "580.126.09".into();
+    let mut b = a.clone();
+    b.meta.driver = "580.159.04".into();
+    let mut text: Vec<String> = lines(&a).unwrap();
+    text.extend(lines(&b).unwrap());
+    text.sort();
+    text.dedup();
+    let read = parse(&text.join("\n"), "c").unwrap();
+    assert!(read.runs.is_empty());
+    let why = &read.skipped[0].why;
+    assert!(why.contains("two copies of run 20261130T135841Z on unknown"), "{why}");
+    assert!(why.contains("runs recorded without a GPU UUID (no NVML) share this key"), "{why}");
+    assert!(why.contains("records the CUDA driver's UUID where NVML is missing"), "{why}");
+}
