@@ -158,6 +158,18 @@ pub enum Error {
     /// The shared libraries or the device that a GPU trial needs are not there.
     #[error("{0}")]
     Unavailable(String),
+    /// The project's `kernelgate.toml` ([`crate::project`]) cannot be used: TOML that does not
+    /// parse, a key kernelgate does not know, a value of the wrong type; or its kernel folders
+    /// cannot be read together (two files of one name).
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Project {
+        /// The `kernelgate.toml`, or the kernel folder.
+        path: PathBuf,
+        /// 1-based line, where known.
+        line: Option<usize>,
+        /// What is wrong, and the fix.
+        message: String,
+    },
 }
 
 impl Error {

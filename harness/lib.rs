@@ -18,8 +18,9 @@
 //! | report   | [`report`]    | stdout, files     |
 //!
 //! Under every stage: [`model`] (the plain data the stages hand each other), [`console`] (where status
-//! lines go, the heartbeat of long phases) and [`paths`] (the
-//! project root, temporary files). [`suite`] wires the stages into libtest-mimic trials.
+//! lines go, the heartbeat of long phases), [`project`] (where the project keeps its kernels,
+//! baselines, history and run files: `kernelgate.toml`, made once and handed down) and [`paths`]
+//! (temporary files). [`suite`] wires the stages into libtest-mimic trials.
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -49,6 +50,7 @@ pub mod output;
 pub mod paths;
 pub mod phases;
 pub mod program;
+pub mod project;
 pub mod recheck;
 pub mod record;
 pub mod report;

@@ -141,7 +141,7 @@ pub fn run_header() -> String {
 
 /// Runs the search of [`load`] with this process's environment and file system.
 fn search() -> std::result::Result<Nvrtc, Missing> {
-    let root = std::env::current_dir().ok().map(|d| crate::paths::project_root(&d));
+    let root = std::env::current_dir().ok().map(|d| crate::project::root_of(&d));
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let places = plan(&env, root.as_deref(), std::env::consts::ARCH, &list_dir);
     let mut searched: Vec<String> = Vec::new();

@@ -1,6 +1,6 @@
-//! The kernel sources: every `kernels/*.cu`, read from the project's `kernels/` folder when a run
-//! first needs them ([`sources`]), not built into the binary, so that an edited kernel needs no
-//! rebuild of the crate.
+//! The kernel sources: every `*.cu` of the project's kernel folders ([`Project::kernels`],
+//! default `kernels/`), read when a run starts ([`load`]), not built into the binary, so that an
+//! edited kernel needs no rebuild of the crate.
 //!
 //! The generated module [`k`] (`build.rs`) has one submodule per file and one [`Kernel`] constant
 //! per `extern "C" __global__` entry point, so the case table cannot name a kernel that does not
@@ -9,6 +9,7 @@
 //! kernel renamed or removed since the build is found at run time ([`Kernel::declared`]).
 
 use crate::error::{Error, Result};
+use crate::project::Project;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -17,9 +18,11 @@ use std::sync::OnceLock;
 /// process (they are read once).
 #[derive(Debug, Clone, Copy)]
 pub struct KernelSource {
-    /// File name inside `kernels/`, e.g. `transpose.cu`: how tables and cases name the file.
+    /// File name inside its kernel folder, e.g. `transpose.cu`: how tables and cases name the file
+    /// (one name is one file of the project, [`read_project`]).
     pub file: &'static str,
-    /// The file as messages name it: `kernels/transpose.cu` for the suite's files, the path the
+    /// The file as messages name it: relative to the project root (`kernels/transpose.cu`) for the
+    /// project's files, the path the
     /// user gave for a file `kernelgate compile` read.
     pub path: &'static str,
     /// The CUDA C++ source text.
@@ -68,20 +71,22 @@ impl KernelSource {
     }
 }
 
-/// Every `*.cu` in the folder `dir`, sorted by file name, each named `kernels/<file>` in messages.
+/// Every `*.cu` in the folder `dir`, sorted by file name, each named `<shown>/<file>` in messages
+/// (`shown`: the folder as the project names it, [`Project::shown`]).
 ///
 /// # Errors
 /// [`Error::Kernels`] when `dir` cannot be listed or holds no `.cu` file, or naming the file and
 /// line when one declares no kernel, an entry point twice, or one name as a template and an entry
 /// point ([`crate::entry_scan::declared`], the rules `build.rs` holds the files to); a file's
 /// error from [`KernelSource::read`].
-pub fn read_folder(dir: &Path) -> Result<Vec<KernelSource>> {
+pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
     let listed = std::fs::read_dir(dir).map_err(|e| Error::Kernels {
         path: dir.into(),
         message: format!(
-            "cannot read the kernels folder ({e}): kernelgate reads the kernels it tests from kernels/ when a run \
-             starts; run it in the project (a folder at or above it holding Cargo.toml and kernels/) or a copy of its \
-             tree"
+            "cannot read the kernel folder ({e}): kernelgate reads the kernels it tests when a run starts, from the \
+             folders `kernels` names in {} at the project root (default: kernels/ of the folder the run starts \
+             in); name the folder there, or run in the project or a copy of its tree",
+            crate::project::FILE
         ),
     })?;
     let mut paths: Vec<_> = listed
@@ -95,10 +100,11 @@ pub fn read_folder(dir: &Path) -> Result<Vec<KernelSource>> {
             message: "holds no .cu file; kernelgate needs at least one kernel source".into(),
         });
     }
+    let prefix = if shown.is_empty() { String::new() } else { format!("{}/", shown.trim_end_matches('/')) };
     paths
         .iter()
         .map(|p| {
-            let shown = format!("kernels/{}", p.file_name().unwrap_or_default().to_string_lossy());
+            let shown = format!("{prefix}{}", p.file_name().unwrap_or_default().to_string_lossy());
             let source = KernelSource::read(p, &shown)?;
             crate::entry_scan::declared(source.source)
                 .map_err(|message| Error::Kernels { path: shown.into(), message })?;
@@ -107,18 +113,61 @@ pub fn read_folder(dir: &Path) -> Result<Vec<KernelSource>> {
         .collect()
 }
 
-/// The suite's kernel files: every `kernels/*.cu` of the project root found from the current
-/// folder ([`crate::paths::project_root`]), read on the first call and kept for the process
-/// (its child processes, ncu's and the sanitizer's, read the same folder).
+/// Every kernel file of the project's kernel folders ([`Project::kernels`], each read with
+/// [`read_folder`]), sorted by file name: a file name names one kernel file of the project (the
+/// case table's constants and the tables' rows name files so), so two folders may not hold files
+/// of one name.
 ///
 /// # Errors
-/// [`read_folder`]'s, the same on every call.
-pub fn load() -> Result<&'static [KernelSource]> {
-    static LOADED: OnceLock<std::result::Result<Vec<KernelSource>, String>> = OnceLock::new();
-    let loaded = LOADED.get_or_init(|| {
-        let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
-        read_folder(&crate::paths::project_root(&here).join("kernels")).map_err(|e| e.to_string())
-    });
+/// [`read_folder`]'s; [`Error::Kernels`] naming both files when two folders hold one file name.
+pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
+    let mut all: Vec<KernelSource> = Vec::new();
+    for folder in &project.kernels {
+        for source in read_folder(folder, &project.shown(folder))? {
+            if let Some(first) = all.iter().find(|s| s.file == source.file) {
+                return Err(Error::Kernels {
+                    path: source.path.into(),
+                    message: format!(
+                        "has the file name of {}: kernelgate names a kernel file by its name, so the kernel folders \
+                         of one project hold each name once; rename one of them",
+                        first.path
+                    ),
+                });
+            }
+            all.push(source);
+        }
+    }
+    all.sort_by_key(|s| s.file);
+    Ok(all)
+}
+
+/// The kernel files of the run, as [`load`] read them.
+static LOADED: OnceLock<std::result::Result<Vec<KernelSource>, String>> = OnceLock::new();
+
+/// The project's kernel files ([`read_project`]), read on the first call and kept for the process
+/// (its child processes, ncu's and the sanitizer's, read the same folders): a run and a command
+/// call it once where they start, with the project they were started in.
+///
+/// # Errors
+/// [`read_project`]'s, the same on every call.
+pub fn load(project: &Project) -> Result<&'static [KernelSource]> {
+    held(LOADED.get_or_init(|| read_project(project).map_err(|e| e.to_string())))
+}
+
+/// What [`load`] read, for code that runs after it.
+///
+/// # Errors
+/// [`load`]'s; [`Error::Unavailable`] when nothing called [`load`] yet.
+pub fn loaded() -> Result<&'static [KernelSource]> {
+    match LOADED.get() {
+        Some(loaded) => held(loaded),
+        None => Err(Error::Unavailable(
+            "the kernel sources were not read yet: kernelgate::source::load(&project) comes first".into(),
+        )),
+    }
+}
+
+fn held(loaded: &'static std::result::Result<Vec<KernelSource>, String>) -> Result<&'static [KernelSource]> {
     match loaded {
         Ok(sources) => Ok(sources),
         Err(message) => Err(Error::Unavailable(message.clone())),
@@ -128,9 +177,10 @@ pub fn load() -> Result<&'static [KernelSource]> {
 /// [`load`]'s files, for code that runs after the suite or a command has loaded them.
 ///
 /// # Panics
-/// When [`load`] fails; the suite and the commands call it first and stop with its message.
+/// When [`load`] failed or was not called; the suite and the commands call it first and stop
+/// with its message.
 pub fn sources() -> &'static [KernelSource] {
-    load().unwrap_or_else(|e| panic!("the kernel sources cannot be read: {e}"))
+    loaded().unwrap_or_else(|e| panic!("the kernel sources cannot be read: {e}"))
 }
 
 /// The variable a run sets on its child processes (ncu's profiled child, the sanitizer's and the
@@ -145,7 +195,7 @@ pub const PARENT_KERNELS_ENV: &str = "KERNELGATE_PARENT_KERNELS";
 /// # Errors
 /// [`load`]'s; [`Error::Kernels`] naming `kernels/` and both hashes when they differ.
 pub fn same_as_parent(parent: &str) -> Result<()> {
-    let here = kernels_sha256(load()?);
+    let here = kernels_sha256(loaded()?);
     if here == parent {
         return Ok(());
     }
@@ -170,7 +220,7 @@ pub fn kernels_sha256(sources: &[KernelSource]) -> String {
 /// An entry point: which file, which kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernel {
-    /// File name inside `kernels/`.
+    /// File name inside its kernel folder.
     pub file: &'static str,
     /// The kernel as the suite names it: an `extern "C" __global__` function's name
     /// (`transpose_naive`), or a template instance's name expression (`block_sum<256, 8>`,
@@ -182,11 +232,11 @@ impl Kernel {
     /// This kernel's file as the run read it ([`sources`]).
     ///
     /// # Panics
-    /// When the sources cannot be read ([`sources`]), or the file is gone from `kernels/` since the
-    /// build: a trial checks [`Kernel::declared`] first.
+    /// When the sources cannot be read ([`sources`]), or the file is gone from the kernel folders
+    /// since the build: a trial checks [`Kernel::declared`] first.
     pub fn source(&self) -> &'static KernelSource {
         source_of(self.file)
-            .unwrap_or_else(|| panic!("kernels/{} is not in kernels/ (see Kernel::declared)", self.file))
+            .unwrap_or_else(|| panic!("{} is not in the kernel folders (see Kernel::declared)", self.file))
     }
 
     /// Whether this kernel's file, as the run read it, still declares it (the entry point, or for an
@@ -196,12 +246,12 @@ impl Kernel {
     /// # Errors
     /// [`Error::Kernels`] naming the file and the fix when the file or the kernel is gone.
     pub fn declared(&self) -> Result<()> {
-        let Some(source) = load()?.iter().find(|s| s.file == self.file) else {
+        let Some(source) = loaded()?.iter().find(|s| s.file == self.file) else {
             return Err(Error::Kernels {
-                path: format!("kernels/{}", self.file).into(),
+                path: self.file.into(),
                 message: format!(
-                    "is gone since the crate was built, and the case table launches `{}` from it: restore the file, \
-                     or remove its cases and rebuild",
+                    "is gone from the kernel folders since the crate was built, and the case table launches `{}` \
+                     from it: restore the file, or remove its cases and rebuild",
                     self.entry
                 ),
             });
@@ -264,7 +314,7 @@ pub fn is_name_expression(entry: &str) -> bool {
 /// block_sum(...)`), which is no entry point until a case instantiates it with [`Self::with`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelTemplate {
-    /// File name inside `kernels/`.
+    /// File name inside its kernel folder.
     pub file: &'static str,
     /// The template's name.
     pub name: &'static str,
@@ -322,6 +372,14 @@ pub fn source_of(file: &str) -> Option<&'static KernelSource> {
     sources().iter().find(|s| s.file == file)
 }
 
+/// This crate's own project (the shipped suite) read as a run reads it: for unit tests, which
+/// start no run.
+#[cfg(test)]
+pub(crate) fn for_tests() -> &'static [KernelSource] {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    load(&Project::discover(root, &crate::config::Config::default()).unwrap()).unwrap()
+}
+
 /// Generated by `build.rs`: one module per kernel file, with a [`Kernel`] or [`KernelTemplate`]
 /// constant per kernel.
 pub mod k {
@@ -331,6 +389,8 @@ pub mod k {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use super::for_tests as sources;
 
     #[test]
     fn every_file_is_read_with_its_hash_and_entries() {
@@ -353,25 +413,48 @@ mod tests {
     #[test]
     fn a_folder_is_read_as_it_is_now_and_a_bad_file_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let err = read_folder(dir.path()).unwrap_err().to_string();
+        let err = read_folder(dir.path(), "kernels").unwrap_err().to_string();
         assert!(err.contains("holds no .cu file"), "{err}");
         std::fs::write(dir.path().join("b.cu"), "extern \"C\" __global__ void b(float* x) { x[0] = 1; }\n").unwrap();
         std::fs::write(dir.path().join("a.cu"), "extern \"C\" __global__ void a(float* x) { x[0] = 1; }\n").unwrap();
-        let read = read_folder(dir.path()).unwrap();
+        let read = read_folder(dir.path(), "kernels").unwrap();
         assert_eq!(
             read.iter().map(|s| (s.file, s.entries)).collect::<Vec<_>>(),
             [("a.cu", &["a"][..]), ("b.cu", &["b"][..])]
         );
         // An edit is seen by the next read: nothing is built in.
         std::fs::write(dir.path().join("a.cu"), "extern \"C\" __global__ void a2(float* x) { x[0] = 2; }\n").unwrap();
-        let again = read_folder(dir.path()).unwrap();
+        let again = read_folder(dir.path(), "kernels").unwrap();
         assert_eq!(again[0].entries, ["a2"]);
         assert_ne!(again[0].sha256, read[0].sha256);
         std::fs::write(dir.path().join("c.cu"), "__device__ float helper(float x) { return x; }\n").unwrap();
-        let err = read_folder(dir.path()).unwrap_err().to_string();
+        let err = read_folder(dir.path(), "kernels").unwrap_err().to_string();
         assert!(err.starts_with("kernels/c.cu: declares no `extern \"C\" __global__` kernel"), "{err}");
-        let err = read_folder(&dir.path().join("missing")).unwrap_err().to_string();
-        assert!(err.contains("cannot read the kernels folder") && err.contains("Cargo.toml and kernels/"), "{err}");
+        let err = read_folder(&dir.path().join("missing"), "missing").unwrap_err().to_string();
+        assert!(
+            err.contains("cannot read the kernel folder") && err.contains("kernels` names in kernelgate.toml"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn several_folders_are_read_as_one_and_a_file_name_twice_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let kernel = |name: &str| format!("extern \"C\" __global__ void {name}(float* x) {{ x[0] = 1; }}\n");
+        for (path, name) in [("kernels/b.cu", "b"), ("src/cuda/a.cu", "a")] {
+            std::fs::create_dir_all(dir.path().join(path).parent().unwrap()).unwrap();
+            std::fs::write(dir.path().join(path), kernel(name)).unwrap();
+        }
+        let settings = crate::project::Settings::parse("kernels = [\"kernels\", \"src/cuda\"]", "t".as_ref()).unwrap();
+        let project = Project::new(dir.path(), None, settings, &crate::config::Config::default());
+        let read = read_project(&project).unwrap();
+        assert_eq!(
+            read.iter().map(|s| (s.file, s.path)).collect::<Vec<_>>(),
+            [("a.cu", "src/cuda/a.cu"), ("b.cu", "kernels/b.cu")]
+        );
+        std::fs::write(dir.path().join("src/cuda/b.cu"), kernel("b2")).unwrap();
+        let err = read_project(&project).unwrap_err().to_string();
+        assert!(err.starts_with("src/cuda/b.cu: has the file name of kernels/b.cu"), "{err}");
     }
 
     #[test]
@@ -383,6 +466,7 @@ mod tests {
 
     #[test]
     fn a_kernel_gone_since_the_build_is_named_with_the_fix() {
+        sources();
         assert!(k::transpose::transpose_naive.declared().is_ok());
         assert!(k::blocksum::block_sum.with("128, 4").declared().is_ok());
         let gone = Kernel { file: "transpose.cu", entry: "transpose_renamed" };
@@ -405,11 +489,12 @@ mod tests {
         let err = Kernel { file: "blocksum.cu", entry: "block_max<1>" }.declared().unwrap_err().to_string();
         assert!(err.contains("kernel template `block_max`"), "{err}");
         let err = Kernel { file: "gone.cu", entry: "g" }.declared().unwrap_err().to_string();
-        assert!(err.starts_with("kernels/gone.cu: is gone since the crate was built"), "{err}");
+        assert!(err.starts_with("gone.cu: is gone from the kernel folders since the crate was built"), "{err}");
     }
 
     #[test]
     fn generated_constants_point_into_their_files() {
+        sources();
         let kernel = k::transpose::transpose_shared_padded;
         assert_eq!(kernel.file, "transpose.cu");
         assert!(kernel.source().entries.contains(&"transpose_shared_padded"));

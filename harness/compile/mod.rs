@@ -38,7 +38,7 @@ pub const LOCAL_INCLUDE: &str = ".nvrtc/include";
 /// ones. Without a toolkit, `<project>/.nvrtc/include` ([`LOCAL_INCLUDE`]) and its `cccl/` where
 /// `scripts/get-nvrtc` made them (CI: PyPI's NVRTC has no headers, the `nvidia-cuda-cccl` wheel has
 /// CCCL's); else none. Pure: `env` reads a variable, `is_dir` the file system, `project` is the
-/// project root ([`crate::paths::project_root`]), if known.
+/// project root ([`crate::project::root_of`]), if known.
 pub fn include_dirs(
     env: &dyn Fn(&str) -> Option<String>,
     is_dir: &dyn Fn(&std::path::Path) -> bool,
@@ -69,7 +69,7 @@ pub fn include_dirs(
 fn include_options() -> &'static [String] {
     static FOUND: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FOUND.get_or_init(|| {
-        let project = std::env::current_dir().ok().map(|d| crate::paths::project_root(&d));
+        let project = std::env::current_dir().ok().map(|d| crate::project::root_of(&d));
         include_dirs(&|k| std::env::var(k).ok(), &|p| p.is_dir(), project.as_deref())
             .into_iter()
             .map(|d| format!("--include-path={}", d.display()))
@@ -455,6 +455,7 @@ mod tests {
 
     #[test]
     fn name_expressions_compile_to_lowered_names_nvrtc_reports() {
+        crate::source::for_tests();
         if nvrtc_available().is_err() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
             return;
@@ -509,6 +510,7 @@ mod tests {
     /// it; a compile error still carries NVRTC's log.
     #[test]
     fn the_verbose_compile_returns_the_same_ptx_and_ptxas_report() {
+        crate::source::for_tests();
         if nvrtc_available().is_err() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
             return;

@@ -142,7 +142,7 @@ pub struct Config {
     /// against the good one without rebuilding.
     pub ab_b: Option<String>,
     /// Where every run is appended to the history (`KERNELGATE_HISTORY`: a folder, or `off`;
-    /// default `<project root>/.kernelgate/history`, `crate::history::default_dir`).
+    /// default the project's, `crate::project::Project::history`).
     pub history: History,
     /// Also add the run to the git notes of its commit, `refs/notes/kernelgate`
     /// (`KERNELGATE_NOTES=1`; `crate::history::notes`), for `git push` to share.

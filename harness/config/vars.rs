@@ -81,7 +81,7 @@ pub const ALPHA: Var = Var {
 pub const BASELINES: Var = Var {
     name: "KERNELGATE_BASELINES",
     value: Value::Text("an existing folder (a bless creates it)"),
-    default: Some("`<root>/baselines`"),
+    default: Some("`baselines` in `kernelgate.toml`, else `<root>/baselines`"),
     meaning: "folder of the per-GPU baseline folders and of `<arch>/resources.csv` (the resource gate)",
     read_by: &[Reader::Suite, Reader::Cli],
 };
@@ -149,7 +149,7 @@ pub const FAIL_ON: Var = Var {
 pub const HISTORY: Var = Var {
     name: "KERNELGATE_HISTORY",
     value: Value::Text("a folder, or `off`"),
-    default: Some("`<root>/.kernelgate/history`"),
+    default: Some("`history` in `kernelgate.toml`, else `<root>/.kernelgate/history`"),
     meaning: "where each run is appended to the history, or `off` (refused by the `kernelgate` commands that need \
               a history)",
     read_by: &[Reader::Suite, Reader::Cli],
@@ -282,7 +282,7 @@ pub const NVDISASM: Var = Var {
 pub const OUT_DIR: Var = Var {
     name: "KERNELGATE_OUT_DIR",
     value: Value::Text("a folder"),
-    default: Some("`<root>/target/kernelgate`"),
+    default: Some("`out_dir` in `kernelgate.toml`, else `<root>/target/kernelgate`"),
     meaning: "where `runs/*.csv` (and the run's other files) go",
     read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: None }],
 };

@@ -9,6 +9,7 @@
 //! `regressed` verdict means the regression is in or before it. With `n` kernel commits a trial
 //! needs at most `ceil(log2(n))` steps after the first (which times BAD itself).
 
+use crate::project::Project;
 use std::path::Path;
 
 /// One commit between GOOD (excluded) and BAD (included), oldest first.
@@ -23,12 +24,15 @@ pub struct Commit {
 }
 
 /// The first-parent chain from `bad` back to `good` (excluded), oldest first, of the repository at
-/// or above `root`.
+/// or above the root of `project`, each commit marked by whether it changed the project's kernel
+/// folders ([`Project::kernels_in`]).
 ///
 /// # Errors
-/// A sentence: no repository, a revision that names no commit, or `good` not an ancestor of `bad`
-/// along first parents; in a shallow clone, that the history is cut and how to fetch it.
-pub fn commits(root: &Path, good: &str, bad: &str) -> Result<Vec<Commit>, String> {
+/// A sentence: no repository, a kernel folder outside it, a revision that names no commit, or
+/// `good` not an ancestor of `bad` along first parents; in a shallow clone, that the history is cut
+/// and how to fetch it.
+pub fn commits(project: &Project, good: &str, bad: &str) -> Result<Vec<Commit>, String> {
+    let root = project.root.as_path();
     let repo = git2::Repository::discover(root)
         .map_err(|e| format!("bisect needs a git repository at or above {}: {}", root.display(), e.message()))?;
     // A CI checkout is shallow by default (`actions/checkout`'s fetch-depth 1): older commits are
@@ -47,7 +51,19 @@ pub fn commits(root: &Path, good: &str, bad: &str) -> Result<Vec<Commit>, String
         })
     };
     let (good_c, mut at) = (commit(good)?, commit(bad)?);
-    let kernels = |c: &git2::Commit| c.tree().ok().and_then(|t| t.get_path(Path::new("kernels")).ok()).map(|e| e.id());
+    let folders = project.kernels_in(repo.workdir().unwrap_or(root))?;
+    // The tree ids of the kernel folders: equal where none of their files changed.
+    let kernels = |c: &git2::Commit| -> Vec<Option<git2::Oid>> {
+        let tree = c.tree().ok();
+        folders
+            .iter()
+            .map(|f| match &tree {
+                Some(t) if f.is_empty() => Some(t.id()),
+                Some(t) => t.get_path(Path::new(f)).ok().map(|e| e.id()),
+                None => None,
+            })
+            .collect()
+    };
     let mut out = Vec::new();
     while at.id() != good_c.id() {
         let parent = at.parent(0).map_err(|_| {
@@ -133,6 +149,11 @@ pub fn max_steps(n: usize) -> u32 {
 mod tests {
     use super::*;
 
+    /// The project at `root` with every default (kernels/).
+    fn project(root: &Path) -> Project {
+        Project::new(root, None, crate::project::Settings::default(), &crate::config::Config::default())
+    }
+
     /// 16 kernel commits, the regression at `first`: every search finds it in at most 4 steps.
     #[test]
     fn the_search_finds_the_first_bad_candidate_within_log2_steps() {
@@ -175,12 +196,12 @@ mod tests {
         commit(&repo, dir.path(), "README.md", "docs", "docs only");
         let k = commit(&repo, dir.path(), "kernels/a.cu", "v2", "kernel change");
         let bad = commit(&repo, dir.path(), "harness/x.rs", "code", "harness only");
-        let list = commits(dir.path(), &good, &bad).unwrap();
+        let list = commits(&project(dir.path()), &good, &bad).unwrap();
         let shape: Vec<(&str, bool)> = list.iter().map(|c| (c.subject.as_str(), c.kernels_changed)).collect();
         assert_eq!(shape, [("docs only", false), ("kernel change", true), ("harness only", false)]);
         let (candidates, skipped) = split(&list);
         assert_eq!((candidates.len(), skipped.len(), candidates[0].id.as_str()), (1, 2, k.as_str()));
-        let e = commits(dir.path(), &bad, &good).unwrap_err();
+        let e = commits(&project(dir.path()), &bad, &good).unwrap_err();
         assert!(e.contains("is not an ancestor"), "{e}");
         // A good commit on a merged branch is an ancestor, but not on the first-parent line.
         let g = git2::Signature::now("t", "t@example.com").unwrap();
@@ -188,7 +209,7 @@ mod tests {
         let side = repo.commit(None, &g, &g, "side", &base.tree().unwrap(), &[&base]).unwrap();
         let side = repo.find_commit(side).unwrap();
         let merge = repo.commit(Some("HEAD"), &g, &g, "merge", &base.tree().unwrap(), &[&base, &side]).unwrap();
-        let e = commits(dir.path(), &side.id().to_string(), &merge.to_string()).unwrap_err();
+        let e = commits(&project(dir.path()), &side.id().to_string(), &merge.to_string()).unwrap_err();
         assert!(e.contains("on a merged branch") && e.contains("--first-parent"), "{e}");
     }
 }

@@ -4,7 +4,7 @@
 //! and its [`Value`]s (every statistic of every trial, and every ncu counter). Runs are kept
 //!
 //! - in a local SQLite store per GPU key ([`store`]), `<dir>/<gpu_key>.sqlite`, by default under
-//!   `<project root>/.kernelgate/history/` ([`default_dir`]), which answers series queries;
+//!   `<project root>/.kernelgate/history/` (the project's, [`crate::project::Project::history`]), which answers series queries;
 //! - in git notes under `refs/notes/kernelgate` ([`notes`]), which travel between runners with
 //!   `git push` / `git fetch` and merge without losing a row, and which [`sync`] brings into the
 //!   local stores (`kernelgate history sync`);
@@ -38,7 +38,7 @@ pub use notes::{Merged, NOTES_REF, NoteRuns, merge_ref, read_all, write_run};
 pub use store::{AllSeries, HISTORY_SCHEMA, HistoryStore, Point, RunSummary, Series};
 
 use crate::error::Result;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where a run came from (one per run). Text fields are `""` when unknown unless said otherwise.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -108,11 +108,6 @@ pub struct Run {
     pub meta: RunMeta,
     /// Its values, one per (trial, kernel, metric, unit).
     pub values: Vec<Value>,
-}
-
-/// The default folder of the history stores: `<project root>/.kernelgate/history/`.
-pub fn default_dir(project_root: &Path) -> PathBuf {
-    project_root.join(".kernelgate").join("history")
 }
 
 /// The shortest time median or mean a run can measure, seconds: 1 ns, the finest step of the

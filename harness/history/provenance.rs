@@ -40,13 +40,15 @@ fn open(dir: &Path) -> Result<git2::Repository, git2::Error> {
 
 /// Reads the git state of the repository containing `dir`: HEAD, or the commit `rev` names when
 /// given (`KERNELGATE_COMMIT`: for checkouts that carry git objects but no refs). Dirty flags are
-/// computed against the commit's tree and the files on disk, so no index file is needed.
+/// computed against the commit's tree and the files on disk, so no index file is needed;
+/// `kernels_dirty` over the `*.cu` files of the folders `kernels` (the project's kernel folders,
+/// those inside the repository).
 ///
 /// # Errors
 /// Only when `rev` is given and is not a commit of the repository (libgit2's message). Without
 /// `rev`, every failure is a [`RepoState`]: [`RepoState::NoRepository`], or
 /// [`RepoState::NoRefs`] when HEAD names no commit.
-pub fn read(dir: &Path, rev: Option<&str>) -> Result<GitState, String> {
+pub fn read(dir: &Path, rev: Option<&str>, kernels: &[std::path::PathBuf]) -> Result<GitState, String> {
     let Ok(repo) = open(dir) else {
         return match rev {
             Some(rev) => Err(format!("KERNELGATE_COMMIT={rev}: no git repository at or above {}", dir.display())),
@@ -78,20 +80,34 @@ pub fn read(dir: &Path, rev: Option<&str>) -> Result<GitState, String> {
         Ok(h) if h.is_branch() => h.shorthand().unwrap_or_default().to_string(),
         _ => String::new(),
     };
-    let differs = |pathspec: Option<&str>, untracked: bool| {
+    let differs = |pathspecs: Option<&[String]>, untracked: bool| {
         let mut opts = git2::DiffOptions::new();
         opts.include_untracked(untracked).recurse_untracked_dirs(untracked).include_ignored(false);
-        if let Some(p) = pathspec {
-            opts.pathspec(p);
+        if let Some(specs) = pathspecs {
+            if specs.is_empty() {
+                return Some(false);
+            }
+            for p in specs {
+                opts.pathspec(p);
+            }
         }
         let tree = commit.tree().ok()?;
         repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts)).ok().map(|d| d.deltas().len() > 0)
     };
+    let specs: Vec<String> = repo
+        .workdir()
+        .map(|top| {
+            folders_in(top, kernels)
+                .into_iter()
+                .map(|f| if f.is_empty() { "*.cu".into() } else { format!("{f}/*.cu") })
+                .collect()
+        })
+        .unwrap_or_default();
     let workdir = repo.workdir().is_some();
     Ok(GitState {
         commit: commit.id().to_string(),
         dirty: if workdir { differs(None, false) } else { None },
-        kernels_dirty: if workdir { differs(Some("kernels/*.cu"), true) } else { None },
+        kernels_dirty: if workdir { differs(Some(&specs), true) } else { None },
         branch,
         commit_time: Some(commit.time().seconds()),
         subject: commit.summary().ok().flatten().unwrap_or_default().to_string(),
@@ -99,11 +115,26 @@ pub fn read(dir: &Path, rev: Option<&str>) -> Result<GitState, String> {
     })
 }
 
+/// The folders of `kernels` that lie in the repository whose top folder is `workdir`, as its trees
+/// name them (`/`-separated, `""` for the top folder); folders outside it are left out.
+fn folders_in(workdir: &Path, kernels: &[std::path::PathBuf]) -> Vec<String> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let top = canonical(workdir);
+    kernels
+        .iter()
+        .filter_map(|k| {
+            let full = canonical(k);
+            let relative = full.strip_prefix(&top).ok()?;
+            Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+        })
+        .collect()
+}
+
 /// What a binary is built from, relative to the project root: the files `build.rs` watches, whose
 /// edit rebuilds the crate (the vendored crates under `vendor/` aside). Not `kernels/`: a run reads
 /// the kernels when it starts (`crate::source`), and compares them with the built commit's
 /// ([`kernels_at_head`]).
-pub const BUILD_INPUTS: [&str; 4] = ["build.rs", "Cargo.lock", "Cargo.toml", "harness"];
+pub const BUILD_INPUTS: [&str; 5] = ["build.rs", "Cargo.lock", "Cargo.toml", "harness", "kernelgate.toml"];
 
 /// SHA-256 (lowercase hex) over files given as (path relative to the project root with `/`
 /// separators, content): the lines `<path> <sha256 of the content>\n`, sorted. Equal for the same
@@ -160,22 +191,37 @@ pub fn inputs_at_head(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {
     Some(out)
 }
 
-/// [`kernels_sha256`] of the `kernels/*.cu` files of HEAD's commit of the repository containing
-/// `dir` (the project root, the repository's top folder), `None` without a repository or a HEAD
-/// commit: what `build.rs` records as the built commit's kernels.
-pub fn kernels_at_head(dir: &Path) -> Option<String> {
+/// [`kernels_sha256`] of the `*.cu` files of the folders `kernels` (the project's kernel folders)
+/// in HEAD's commit of the repository containing `dir`, `None` without a repository, a HEAD
+/// commit or any of the folders in it: what `build.rs` records as the built commit's kernels.
+pub fn kernels_at_head(dir: &Path, kernels: &[std::path::PathBuf]) -> Option<String> {
     let repo = open(dir).ok()?;
     let tree = repo.head().ok()?.peel_to_commit().ok()?.tree().ok()?;
-    let folder = tree.get_path(Path::new("kernels")).ok()?.to_object(&repo).ok()?.peel_to_tree().ok()?;
     let mut files = Vec::new();
-    for entry in folder.iter() {
-        let name = entry.name().unwrap_or_default().to_string();
-        if name.ends_with(".cu")
-            && entry.kind() == Some(git2::ObjectType::Blob)
-            && let Ok(blob) = repo.find_blob(entry.id())
-        {
-            files.push((name, String::from_utf8_lossy(blob.content()).into_owned()));
+    let mut found = false;
+    for folder in folders_in(repo.workdir()?, kernels) {
+        let at = if folder.is_empty() {
+            Some(tree.clone())
+        } else {
+            tree.get_path(Path::new(&folder))
+                .ok()
+                .and_then(|e| e.to_object(&repo).ok())
+                .and_then(|o| o.peel_to_tree().ok())
+        };
+        let Some(at) = at else { continue };
+        found = true;
+        for entry in at.iter() {
+            let name = entry.name().unwrap_or_default().to_string();
+            if name.ends_with(".cu")
+                && entry.kind() == Some(git2::ObjectType::Blob)
+                && let Ok(blob) = repo.find_blob(entry.id())
+            {
+                files.push((name, String::from_utf8_lossy(blob.content()).into_owned()));
+            }
         }
+    }
+    if !found {
+        return None;
     }
     let refs: Vec<(&str, &str)> = files.iter().map(|(f, t)| (f.as_str(), t.as_str())).collect();
     Some(kernels_sha256(&refs))
@@ -210,7 +256,7 @@ mod tests {
     #[test]
     fn clean_and_dirty_trees() {
         let (dir, _repo, id) = repo_with_commit();
-        let s = read(dir.path(), None).unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("kernels")]).unwrap();
         assert_eq!(s.commit, id.to_string());
         assert_eq!((s.dirty, s.kernels_dirty), (Some(false), Some(false)));
         assert_eq!(s.state, RepoState::Branch);
@@ -218,46 +264,62 @@ mod tests {
         assert_eq!((s.commit_time, s.subject.as_str()), (Some(1_700_000_000), "first, with a comma"));
         // An edited file outside kernels/: dirty, kernels clean.
         fs::write(dir.path().join("README"), "edited").unwrap();
-        let s = read(dir.path(), None).unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("kernels")]).unwrap();
         assert_eq!((s.dirty, s.kernels_dirty), (Some(true), Some(false)));
         // An untracked kernel is embedded all the same: the kernels are dirty, the tree is not.
         fs::write(dir.path().join("README"), "r").unwrap();
         fs::write(dir.path().join("kernels/new.cu"), "two").unwrap();
-        let s = read(dir.path(), None).unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("kernels")]).unwrap();
         assert_eq!((s.dirty, s.kernels_dirty), (Some(false), Some(true)));
         // An edited kernel: both.
         fs::remove_file(dir.path().join("kernels/new.cu")).unwrap();
         fs::write(dir.path().join("kernels/a.cu"), "edited").unwrap();
-        let s = read(dir.path(), None).unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("kernels")]).unwrap();
         assert_eq!((s.dirty, s.kernels_dirty), (Some(true), Some(true)));
+        // The kernels are those of the folders named: another folder's edit is not theirs, and a
+        // folder outside the repository has no dirty flag of its own.
+        fs::create_dir(dir.path().join("cuda")).unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("cuda")]).unwrap();
+        assert_eq!((s.dirty, s.kernels_dirty), (Some(true), Some(false)));
+        fs::write(dir.path().join("cuda/b.cu"), "new").unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("cuda")]).unwrap();
+        assert_eq!(s.kernels_dirty, Some(true));
+        let outside = tempfile::tempdir().unwrap();
+        assert_eq!(read(dir.path(), None, &[outside.path().to_path_buf()]).unwrap().kernels_dirty, Some(false));
+        assert_eq!(kernels_at_head(dir.path(), &[outside.path().to_path_buf()]), None);
     }
 
     #[test]
     fn detached_shallow_no_refs_and_no_repository() {
         let (dir, repo, id) = repo_with_commit();
         repo.set_head_detached(id).unwrap();
-        let s = read(dir.path(), None).unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("kernels")]).unwrap();
         assert_eq!((s.state, s.branch.as_str(), s.commit.clone()), (RepoState::Detached, "", id.to_string()));
         // git marks a shallow clone with `.git/shallow`, listing its boundary commits.
         fs::write(repo.path().join("shallow"), format!("{id}\n")).unwrap();
-        assert_eq!(read(dir.path(), None).unwrap().state, RepoState::Shallow);
+        assert_eq!(read(dir.path(), None, &[dir.path().join("kernels")]).unwrap().state, RepoState::Shallow);
 
         // A copy with objects but no refs (the GPU runner's): HEAD names a branch that does not exist.
         let (dir, repo, id) = repo_with_commit();
         repo.set_head("refs/heads/gone").unwrap();
-        let s = read(dir.path(), None).unwrap();
+        let s = read(dir.path(), None, &[dir.path().join("kernels")]).unwrap();
         assert_eq!((s.commit.as_str(), s.state), ("unknown", RepoState::NoRefs));
         // KERNELGATE_COMMIT finds the commit by id.
-        let s = read(dir.path(), Some(&id.to_string())).unwrap();
+        let s = read(dir.path(), Some(&id.to_string()), &[dir.path().join("kernels")]).unwrap();
         assert_eq!(s.commit, id.to_string());
         assert_eq!(s.kernels_dirty, Some(false));
-        let err = read(dir.path(), Some("0123456789012345678901234567890123456789")).unwrap_err();
+        let err = read(dir.path(), Some("0123456789012345678901234567890123456789"), &[dir.path().join("kernels")])
+            .unwrap_err();
         assert!(err.contains("KERNELGATE_COMMIT=0123") && err.contains("not a commit"), "{err}");
 
         let empty = tempfile::tempdir().unwrap();
-        let s = read(empty.path(), None).unwrap();
+        let s = read(empty.path(), None, &[empty.path().join("kernels")]).unwrap();
         assert_eq!((s.commit.as_str(), s.state), ("unknown", RepoState::NoRepository));
-        assert!(read(empty.path(), Some("HEAD")).unwrap_err().contains("no git repository"));
+        assert!(
+            read(empty.path(), Some("HEAD"), &[empty.path().join("kernels")])
+                .unwrap_err()
+                .contains("no git repository")
+        );
     }
 
     #[test]
@@ -286,11 +348,15 @@ mod tests {
     fn the_kernels_at_head_are_the_committed_ones() {
         let (dir, _repo, _) = repo_with_commit();
         let committed = kernels_sha256(&[("a.cu", "one")]);
-        assert_eq!(kernels_at_head(dir.path()).as_deref(), Some(committed.as_str()));
+        assert_eq!(kernels_at_head(dir.path(), &[dir.path().join("kernels")]).as_deref(), Some(committed.as_str()));
         fs::write(dir.path().join("kernels/a.cu"), "edited").unwrap();
         fs::write(dir.path().join("kernels/b.cu"), "new").unwrap();
-        assert_eq!(kernels_at_head(dir.path()).as_deref(), Some(committed.as_str()), "the tree is not read");
-        assert_eq!(kernels_at_head(tempfile::tempdir().unwrap().path()), None, "no repository");
+        assert_eq!(
+            kernels_at_head(dir.path(), &[dir.path().join("kernels")]).as_deref(),
+            Some(committed.as_str()),
+            "the tree is not read"
+        );
+        assert_eq!(kernels_at_head(tempfile::tempdir().unwrap().path(), &[]), None, "no repository");
     }
 
     #[test]

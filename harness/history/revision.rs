@@ -1,7 +1,8 @@
-//! The kernels of another git revision, for same-run A/B (`KERNELGATE_AB=<rev>`): `kernels/*.cu`
-//! read from the repository's objects (git2; the working tree is not touched), and whether the
-//! case table (`harness/cases/`) differs there, which A/B cannot see.
+//! The kernels of another git revision, for same-run A/B (`KERNELGATE_AB=<rev>`): the `*.cu` files
+//! of the project's kernel folders read from the repository's objects (git2; the working tree is
+//! not touched), and whether the case table (`harness/cases/`) differs there, which A/B cannot see.
 
+use crate::project::Project;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -9,7 +10,7 @@ use std::path::Path;
 /// the revision (sizes, launches, references) is judged with this build's definition.
 pub const CASES_DIR: &str = "harness/cases";
 
-/// The `kernels/*.cu` files at one git revision.
+/// The kernel files of a project at one git revision.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Revision {
     /// The revision as given (`HEAD`, `main`, a commit id).
@@ -23,12 +24,15 @@ pub struct Revision {
 }
 
 impl Revision {
-    /// Reads `kernels/*.cu` at `rev` from the objects of the git repository at or above `root`.
+    /// Reads the `*.cu` files of `project`'s kernel folders at `rev` from the objects of the git
+    /// repository at or above its root.
     ///
     /// # Errors
-    /// A sentence naming the problem: no repository, a revision that names no commit, no
-    /// `kernels/` folder at that commit, a file that is not UTF-8.
-    pub fn read(root: &Path, rev: &str) -> Result<Revision, String> {
+    /// A sentence naming the problem: no repository, a kernel folder outside it
+    /// ([`Project::kernels_in`]), a revision that names no commit, none of the kernel folders at
+    /// that commit, a file that is not UTF-8.
+    pub fn read(project: &Project, rev: &str) -> Result<Revision, String> {
+        let root = project.root.as_path();
         let repo = git2::Repository::discover(root).map_err(|e| {
             format!("KERNELGATE_AB needs a git repository at or above {}: {}", root.display(), e.message())
         })?;
@@ -49,17 +53,31 @@ impl Revision {
             )
         })?;
         let tree = commit.tree().map_err(|e| e.message().to_string())?;
-        let kernels = tree
-            .get_path(Path::new("kernels"))
-            .and_then(|entry| entry.to_object(&repo))
-            .and_then(|o| o.peel_to_tree())
-            .map_err(|_| format!("commit {} ({rev}) has no kernels/ folder", commit.id()))?;
+        let workdir = repo.workdir().unwrap_or(root);
         let mut files = BTreeMap::new();
-        for entry in kernels.iter() {
-            let Some(name) = entry.name().ok().filter(|n| n.ends_with(".cu")) else { continue };
-            let blob = entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
-            let text = crate::entry_scan::utf8_text(blob.content().to_vec(), &format!("kernels/{name} at {rev}"))?;
-            files.insert(name.to_string(), text);
+        let mut found = false;
+        for folder in project.kernels_in(workdir)? {
+            let at = if folder.is_empty() {
+                Ok(tree.clone())
+            } else {
+                tree.get_path(Path::new(&folder))
+                    .and_then(|entry| entry.to_object(&repo))
+                    .and_then(|o| o.peel_to_tree())
+            };
+            let Ok(kernels) = at else { continue };
+            found = true;
+            for entry in kernels.iter() {
+                let Some(name) = entry.name().ok().filter(|n| n.ends_with(".cu")) else { continue };
+                let blob =
+                    entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
+                let shown = if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };
+                let text = crate::entry_scan::utf8_text(blob.content().to_vec(), &format!("{shown} at {rev}"))?;
+                files.insert(name.to_string(), text);
+            }
+        }
+        if !found {
+            let folders: Vec<String> = project.kernels.iter().map(|f| format!("{}/", project.shown(f))).collect();
+            return Err(format!("commit {} ({rev}) has no {} folder", commit.id(), folders.join(" or ")));
         }
         let cases_tree = tree.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());
         Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files, cases_tree })
@@ -108,6 +126,42 @@ mod tests {
 
     use crate::history::tests::commit_files as commit;
 
+    /// The project at `root` with every default (kernels/).
+    fn at(root: &Path) -> Project {
+        Project::new(root, None, crate::project::Settings::default(), &crate::config::Config::default())
+    }
+
+    /// A project in a subfolder of its repository (a monorepo) with two kernel folders: each is
+    /// read at the revision as the repository's tree names it, and a folder the commit lacks is
+    /// no error while another is there.
+    #[test]
+    fn several_kernel_folders_of_a_project_in_a_subfolder_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let id = commit(
+            &repo,
+            dir.path(),
+            &[("gpu/kernels/a.cu", "a"), ("gpu/attention/b.cu", "b"), ("kernels/c.cu", "not this project's")],
+            "one",
+        );
+        let settings = crate::project::Settings::parse(
+            "kernels = [\"kernels\", \"attention\", \"later\"]",
+            "kernelgate.toml".as_ref(),
+        )
+        .unwrap();
+        let project = Project::new(&dir.path().join("gpu"), None, settings, &crate::config::Config::default());
+        let r = Revision::read(&project, &id.to_string()).unwrap();
+        assert_eq!((r.source("a.cu"), r.source("b.cu"), r.source("c.cu")), (Some("a"), Some("b"), None));
+        let none = Project::new(
+            &dir.path().join("gpu"),
+            None,
+            crate::project::Settings::parse("kernels = \"later\"", "t".as_ref()).unwrap(),
+            &crate::config::Config::default(),
+        );
+        let e = Revision::read(&none, "HEAD").unwrap_err();
+        assert!(e.ends_with("(HEAD) has no later/ folder"), "{e}");
+    }
+
     #[test]
     fn a_revision_reads_kernels_from_git_objects() {
         let dir = tempfile::tempdir().unwrap();
@@ -120,24 +174,24 @@ mod tests {
         );
         // The working tree moves on; the revision still reads the committed text.
         std::fs::write(dir.path().join("kernels/a.cu"), "changed").unwrap();
-        let r = Revision::read(dir.path(), "HEAD").unwrap();
+        let r = Revision::read(&at(dir.path()), "HEAD").unwrap();
         assert_eq!(r.commit, id.to_string());
         assert_eq!(r.source("a.cu"), Some("extern \"C\" __global__ void k() {}\n"));
         assert_eq!(r.source("notes.txt"), None, "only .cu files");
         assert_eq!(r.source("b.cu"), None);
         assert_eq!(r.label(), format!("HEAD = {}", &id.to_string()[..12]));
         // Given as a commit id, the commit is said once.
-        let by_id = Revision::read(dir.path(), &id.to_string()).unwrap();
+        let by_id = Revision::read(&at(dir.path()), &id.to_string()).unwrap();
         assert_eq!(by_id.label(), id.to_string()[..12]);
-        let e = Revision::read(dir.path(), "nope").unwrap_err();
+        let e = Revision::read(&at(dir.path()), "nope").unwrap_err();
         assert!(e.contains("nope is not a commit"), "{e}");
         // A clone without a local branch: the remote-tracking name is suggested.
         repo.reference("refs/remotes/origin/trunk", id, true, "test").unwrap();
-        let e = Revision::read(dir.path(), "trunk").unwrap_err();
+        let e = Revision::read(&at(dir.path()), "trunk").unwrap_err();
         assert!(e.contains("but origin/trunk is: name origin/trunk"), "{e}");
-        assert!(Revision::read(dir.path(), "origin/trunk").is_ok());
+        assert!(Revision::read(&at(dir.path()), "origin/trunk").is_ok());
         let outside = tempfile::tempdir().unwrap();
-        assert!(Revision::read(outside.path(), "HEAD").unwrap_err().contains("needs a git repository"));
+        assert!(Revision::read(&at(outside.path()), "HEAD").unwrap_err().contains("needs a git repository"));
     }
 
     #[test]
@@ -147,7 +201,7 @@ mod tests {
         let first = commit(&repo, dir.path(), &[("kernels/a.cu", "k"), ("harness/cases/a.rs", "sizes 1")], "one");
         let kernels_only = commit(&repo, dir.path(), &[("kernels/a.cu", "k2")], "two");
         let cases = commit(&repo, dir.path(), &[("harness/cases/a.rs", "sizes 2")], "three");
-        let at_first = Revision::read(dir.path(), &first.to_string()).unwrap();
+        let at_first = Revision::read(&at(dir.path()), &first.to_string()).unwrap();
         assert_eq!(
             at_first.cases_differ(dir.path(), &kernels_only.to_string(), "the built commit"),
             None,

@@ -108,20 +108,19 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
 /// `KERNELGATE_DEVICES`; in a same-run A/B run (`KERNELGATE_AB`), then the revision's program on
 /// the same inputs inside the A side's ranges ([`measure::nvtx_ranges_of_a`]), where the revision
 /// has the trial's kernel files. Exit code 1 when a trial is unknown, fails its check or errs.
-pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
+pub fn child(config: &Config, project: &crate::project::Project, all: &[Case], list: &str) -> ExitCode {
     let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child", crate::compile::nvrtc_version) else {
         return ExitCode::FAILURE;
     };
-    let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-    let read = |name: &str, rev: Option<&str>| match rev.map(|rev| crate::history::revision::Revision::read(&root, rev))
-    {
-        Some(Err(e)) => {
-            crate::errln!("kernelgate (profiled child): {name}: {e}");
-            Err(ExitCode::FAILURE)
-        }
-        Some(Ok(r)) => Ok(Some(r)),
-        None => Ok(None),
-    };
+    let read =
+        |name: &str, rev: Option<&str>| match rev.map(|rev| crate::history::revision::Revision::read(project, rev)) {
+            Some(Err(e)) => {
+                crate::errln!("kernelgate (profiled child): {name}: {e}");
+                Err(ExitCode::FAILURE)
+            }
+            Some(Ok(r)) => Ok(Some(r)),
+            None => Ok(None),
+        };
     let (revision, revision_b) =
         match (read("KERNELGATE_AB", config.ab.as_deref()), read("KERNELGATE_AB_B", config.ab_b.as_deref())) {
             (Ok(a), Ok(b)) => (a, b),

@@ -412,6 +412,7 @@ mod tests {
 
     #[test]
     fn a_kernel_the_cases_launch_and_the_file_lost_is_named() {
+        crate::source::for_tests();
         let all = launches(&crate::cases::all());
         let transpose = crate::source::source_of("transpose.cu").unwrap();
         assert!(undeclared(&all, transpose).is_empty());
@@ -438,6 +439,7 @@ mod tests {
 
     #[test]
     fn a_template_the_file_lost_is_named_once_for_all_its_instances() {
+        crate::source::for_tests();
         let all = launches(&crate::cases::all());
         let blocksum = crate::source::source_of("blocksum.cu").unwrap();
         let instances = all.iter().filter(|l| l.kernel.file == "blocksum.cu" && l.kernel.is_instance()).count();
@@ -450,6 +452,7 @@ mod tests {
 
     #[test]
     fn a_launch_that_cannot_run_on_an_architecture_is_a_note() {
+        crate::source::for_tests();
         // The smem family's 200 KiB tile, as the committed sm_80 table blesses it (9 registers).
         let smem = crate::source::source_of("smem.cu").unwrap();
         let usage = Usage { regs: 9, ..Usage::default() };

@@ -273,10 +273,14 @@ fn one_process(
     use std::os::unix::process::CommandExt;
     let file = std::fs::File::create(part).map_err(Error::io(part))?;
     let err = file.try_clone().map_err(Error::io(part))?;
-    let mut child = Command::new(exe)
+    let mut command = Command::new(exe);
+    // The child checks that it reads the kernels this process read, where this process read any.
+    if let Ok(sources) = crate::source::loaded() {
+        command.env(crate::source::PARENT_KERNELS_ENV, crate::source::kernels_sha256(sources));
+    }
+    let mut child = command
         .args(tool.map(|t| args(t, program)).unwrap_or_default())
         .env(CHILD_ENV, trials.join("\n"))
-        .env(crate::source::PARENT_KERNELS_ENV, crate::source::kernels_sha256(crate::source::sources()))
         .stdout(Stdio::from(file))
         .stderr(Stdio::from(err))
         .process_group(0)

@@ -79,7 +79,7 @@ fn probe(path: &Path) -> Option<Nvdisasm> {
 pub fn load() -> Result<&'static Nvdisasm> {
     static FOUND: OnceLock<std::result::Result<Nvdisasm, (Option<String>, String)>> = OnceLock::new();
     let found = FOUND.get_or_init(|| {
-        let root = std::env::current_dir().map(|d| crate::paths::project_root(&d)).unwrap_or_default();
+        let root = std::env::current_dir().map(|d| crate::project::root_of(&d)).unwrap_or_default();
         match places(&|k| std::env::var(k).ok(), &root) {
             Err(value) => probe(Path::new(&value)).ok_or((Some(value), String::new())),
             Ok(candidates) => candidates.iter().find_map(|p| probe(p)).ok_or_else(|| {

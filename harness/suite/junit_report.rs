@@ -46,12 +46,17 @@ pub mod kind {
 /// `GITHUB_STEP_SUMMARY` ([`crate::output::check`]: not a folder, its folder exists and can be
 /// written, not a device every write to fails, a name a file system takes; a device or FIFO is
 /// accepted and written in place), and `KERNELGATE_OUT_DIR`, `KERNELGATE_HISTORY`
-/// ([`crate::output::check_folder`]: a folder, or one that can be made). A CI job that asked for a report learns at once (exit code 2)
-/// rather than after the run.
+/// ([`crate::output::check_folder`]: a folder, or one that can be made), or the `out_dir` and
+/// `history` that `kernelgate.toml` names where the variables do not. A CI job that asked for a
+/// report learns at once (exit code 2) rather than after the run.
 ///
 /// # Errors
-/// [`Error::Config`] naming the first variable that fails, its value and the fix.
-pub(super) fn check_output_paths(config: &crate::config::Config) -> crate::error::Result<()> {
+/// [`Error::Config`] naming the first variable that fails, its value and the fix;
+/// [`Error::Project`] naming `kernelgate.toml` and the key for a folder it names.
+pub(super) fn check_output_paths(
+    config: &crate::config::Config,
+    project: &crate::project::Project,
+) -> crate::error::Result<()> {
     use crate::config::{History, vars};
     let refuse = |name: &'static str, path: &Path| {
         let value = path.display().to_string();
@@ -70,6 +75,20 @@ pub(super) fn check_output_paths(config: &crate::config::Config) -> crate::error
     for (var, dir) in [(&vars::OUT_DIR, config.out_dir.as_ref()), (&vars::HISTORY, history)] {
         if let Some(dir) = dir {
             crate::output::check_folder(dir).map_err(refuse(var.name, dir))?;
+        }
+    }
+    if let Some(file) = &project.file {
+        // A variable set was checked above; the folders the file named (or the defaults) here.
+        let history = project.history.as_ref().filter(|_| matches!(config.history, History::Default));
+        let from_file = [("out_dir", config.out_dir.is_none().then_some(&project.out_dir)), ("history", history)];
+        for (key, dir) in from_file {
+            if let Some(dir) = dir {
+                crate::output::check_folder(dir).map_err(|message| Error::Project {
+                    path: file.clone(),
+                    line: None,
+                    message: format!("{key} = {:?}: {message}", dir.display().to_string()),
+                })?;
+            }
         }
     }
     // KERNELGATE_BASELINES names an existing folder; a bless makes it.

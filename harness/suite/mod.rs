@@ -45,6 +45,7 @@ use crate::gpu::Gpu;
 use crate::history::revision::Revision;
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
+use crate::project::Project;
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::TrialOutcome;
 use crate::{cases, check, config::Config, error::Error, report, resources, sass, source::sources};
@@ -102,10 +103,8 @@ pub struct Suite {
     git_warnings: Vec<String>,
     /// SHA-256 of the kernels this run read ([`crate::source::kernels_sha256`]).
     pub kernels_sha256: String,
-    /// Where run files go.
-    pub out_dir: PathBuf,
-    /// The project root.
-    pub root: PathBuf,
+    /// Where the project keeps things: kernel folders, baselines, history, run files.
+    pub project: Project,
     /// Every case of the run (at `KERNELGATE_WORK_SCALE`).
     cases: Vec<Case>,
     /// Why there is no usable GPU, found when the suite starts (before the trials are listed).
@@ -150,21 +149,19 @@ struct Collected {
 }
 
 impl Suite {
-    /// A suite with `config`, rooted at the project root found from the current directory; the
-    /// seed is `config.seed` or drawn from the clock.
-    pub fn new(config: Config) -> Suite {
+    /// A suite with `config` in `project`, whose kernels [`crate::source::load`] has read; the seed
+    /// is `config.seed` or drawn from the clock.
+    pub fn new(config: Config, project: Project) -> Suite {
         let seed = config.seed.unwrap_or_else(|| {
             let nanos =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             check::mix(nanos, u64::from(std::process::id()))
         });
-        let root = crate::paths::project_root(&std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")));
-        let (recorded, kernels_sha256) = recorded::recorded_state(&root, config.commit.as_deref(), sources());
+        let (recorded, kernels_sha256) = recorded::recorded_state(&project, config.commit.as_deref(), sources());
         Suite {
-            out_dir: config.out_dir.clone().unwrap_or_else(|| root.join("target").join("kernelgate")),
             cases: cases::for_run(&config),
             no_gpu: crate::gpu::gpu_available().err().map(|e| e.to_string()),
-            root,
+            project,
             config,
             seed,
             run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
@@ -221,14 +218,14 @@ impl Suite {
         Policy { alpha: self.config.alpha, effect_floor: self.config.effect_floor_pct() / 100.0, ..Policy::default() }
     }
 
-    /// This GPU's baseline folder: `<KERNELGATE_BASELINES or <root>/baselines>/<gpu key>`.
+    /// This GPU's baseline folder: `<the project's baselines>/<gpu key>`.
     pub fn baseline_dir(&self, gpu_key: &str) -> PathBuf {
         self.baselines().join(gpu_key)
     }
 
-    /// The folder of baseline folders: `KERNELGATE_BASELINES`, or `<root>/baselines`.
+    /// The folder of baseline folders ([`Project::baselines`]).
     pub fn baselines(&self) -> PathBuf {
-        self.config.baselines.clone().unwrap_or_else(|| self.root.join(crate::gate::baseline::BASELINES_DIR))
+        self.project.baselines.clone()
     }
 
     /// File stem of this run's outputs, claimed on first use ([`record::claim_stem`]).
@@ -239,7 +236,7 @@ impl Suite {
         if let Some(stem) = self.stem.get() {
             return Ok(stem.clone());
         }
-        let claimed = record::claim_stem(&self.out_dir, &self.run_id, &self.git)?;
+        let claimed = record::claim_stem(&self.project.out_dir, &self.run_id, &self.git)?;
         Ok(self.stem.get_or_init(|| claimed).clone())
     }
 
@@ -291,6 +288,16 @@ pub fn main() -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     };
+    // Where the project keeps things, and its kernels as they are now: read once, before any
+    // trial (a bad kernelgate.toml or kernel file stops the run here).
+    let project = match Project::current(&config) {
+        Ok(project) => project,
+        Err(e) => {
+            crate::errln!("kernelgate: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    };
+    let read = crate::source::load(&project);
     if let Ok(parent) = std::env::var(crate::source::PARENT_KERNELS_ENV)
         && let Err(e) = crate::source::same_as_parent(&parent)
     {
@@ -298,14 +305,13 @@ pub fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if let Ok(list) = std::env::var(CHILD_ENV) {
-        return select::child(&config, &cases::for_run(&config), &list);
+        return select::child(&config, &project, &cases::for_run(&config), &list);
     }
     if let Ok(list) = std::env::var(crate::sanitize::CHILD_ENV) {
         return crate::sanitize::child(&config, &cases::for_checked_child(&config), &list);
     }
     let mut args = Arguments::from_args();
-    // The kernels as they are now: read once, before any trial (a bad file stops the run here).
-    if let Err(e) = crate::source::load() {
+    if let Err(e) = read {
         crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
     }
@@ -314,7 +320,7 @@ pub fn main() -> ExitCode {
     let pretty = !args.quiet && matches!(args.format, None | Some(libtest_mimic::FormatSetting::Pretty));
     crate::console::route_status(!pretty);
     if !args.list
-        && let Err(e) = junit_report::check_output_paths(&config)
+        && let Err(e) = junit_report::check_output_paths(&config, &project)
     {
         crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
@@ -323,7 +329,7 @@ pub fn main() -> ExitCode {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
         crate::say!("{}", crate::nvrtc::run_header());
     }
-    let suite = Arc::new(Suite::new(config));
+    let suite = Arc::new(Suite::new(config, project));
     let trials = trials(&suite);
     let chosen = |t: &&Trial| !args.is_filtered_out(t) && !args.is_ignored(t);
     // The cases selected: what the checked child, the ncu session and the baseline count know.

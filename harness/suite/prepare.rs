@@ -51,10 +51,10 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         );
     }
     if let Some(rev) = &suite.config.ab {
-        let revision = Revision::read(&suite.root, rev)
+        let revision = Revision::read(&suite.project, rev)
             .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e }.to_string())?;
         let b = match &suite.config.ab_b {
-            Some(rev_b) => Some(Revision::read(&suite.root, rev_b).map_err(|e| {
+            Some(rev_b) => Some(Revision::read(&suite.project, rev_b).map_err(|e| {
                 Error::Config { name: "KERNELGATE_AB_B", value: rev_b.clone(), expected: e }.to_string()
             })?),
             None => None,
@@ -74,7 +74,7 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
             "kernelgate: A/B: each case's kernels at {at} against {}, timed in pairs over one set of buffers",
             suite.b_side()
         );
-        if let Some(warning) = revision.cases_differ(&suite.root, &b_commit, b_what) {
+        if let Some(warning) = revision.cases_differ(&suite.project.root, &b_commit, b_what) {
             crate::say!("kernelgate: warning: {warning}");
         }
         let _ = suite.ab.set(Ok(revision));

@@ -3,21 +3,21 @@
 
 use crate::history;
 use crate::source::KernelSource;
-use std::path::Path;
 
-/// The git state a run in `root` that read the kernels `sources` is recorded under:
+/// The git state a run in `project` that read the kernels `sources` is recorded under:
 /// `KERNELGATE_COMMIT`'s (`given`), HEAD's here when its commit holds the files the binary was
 /// built from, else the binary's; with warnings where the tree here differs
 /// ([`history::built::reconcile`]); and the hash of `sources` ([`crate::source::kernels_sha256`]).
 pub(super) fn recorded_state(
-    root: &Path,
+    project: &crate::project::Project,
     given: Option<&str>,
     sources: &[KernelSource],
 ) -> (history::built::Recorded, String) {
     use history::provenance;
-    let here = provenance::read(root, None).expect("read without a revision always answers");
+    let root = project.root.as_path();
+    let here = provenance::read(root, None, &project.kernels).expect("read without a revision always answers");
     let measured = crate::source::kernels_sha256(sources);
-    let given = given.map(|id| (id, provenance::read(root, Some(id))));
+    let given = given.map(|id| (id, provenance::read(root, Some(id), &project.kernels)));
     let recorded = history::built::reconcile(
         &history::built::built(),
         history::built::COMMIT_KERNELS_SHA256,

@@ -81,11 +81,8 @@ pub(super) fn write_results(suite: &Suite) -> crate::error::Result<()> {
 /// The first store that could not be appended to, when `KERNELGATE_HISTORY` names the folder (a
 /// history that was asked for); with the default folder a failure is a warning only.
 fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
-    let (dir, asked) = match &suite.config.history {
-        crate::config::History::Off => return Ok(()),
-        crate::config::History::Dir(d) => (d.clone(), true),
-        crate::config::History::Default => (history::default_dir(&suite.root), false),
-    };
+    let Some(dir) = suite.project.history.clone() else { return Ok(()) };
+    let asked = suite.project.history_named;
     let mut failed = None;
     if suite.config.work_scale != 1.0 {
         crate::say!("kernelgate: not recorded in history: a scaled-work run (KERNELGATE_WORK_SCALE)");
@@ -106,7 +103,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
     for t in timed {
         by_gpu.entry(t.gpu.facts.uuid.clone()).or_default().push(t);
     }
-    let repo = if suite.config.notes { git2::Repository::discover(&suite.root).ok() } else { None };
+    let repo = if suite.config.notes { git2::Repository::discover(&suite.project.root).ok() } else { None };
     for group in by_gpu.values() {
         let trials: Vec<Trial<'_>> =
             group.iter().map(|t| Trial { result: &t.result, median_ci: t.result.median_ci }).collect();
@@ -147,7 +144,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
                 None => {
                     crate::say!(
                         "kernelgate: warning: no git note written: no git repository at {}",
-                        suite.root.display()
+                        suite.project.root.display()
                     )
                 }
             }
@@ -218,7 +215,7 @@ fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::error:
 fn bless(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
     if let Some(Err(e)) = suite.baseline.get() {
         let message = format!("not blessed, the baseline did not load: {e}");
-        return Err(Error::Baseline { path: suite.out_dir.clone(), line: None, message });
+        return Err(Error::Baseline { path: suite.project.out_dir.clone(), line: None, message });
     }
     for (key, form) in in_baseline_form(suite, timed) {
         let dir = suite.baseline_dir(&key);
@@ -313,7 +310,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
         let config = Config { out_dir: Some(out.clone()), history: History::Off, ..Config::default() };
-        let suite = Suite::new(config);
+        crate::source::for_tests();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let project = crate::project::Project::discover(root, &config).unwrap();
+        let suite = Suite::new(config, project);
         let mut lesson = crate::lesson_record::tests::row("launch/graph_vs_one_by_one/4096x8", "holds", None);
         lesson.run_id = suite.run_id.clone();
         suite.collected.lessons.lock().unwrap().push(lesson);

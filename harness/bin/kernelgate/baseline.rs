@@ -3,8 +3,9 @@
 
 use super::trials_count;
 use clap::Subcommand;
-use kernelgate::gate::baseline::{self, BASELINE_FILE, BASELINES_DIR, Baseline, Entry};
+use kernelgate::gate::baseline::{self, BASELINE_FILE, Baseline, Entry};
 use kernelgate::gate::{Policy, RunRecord};
+use kernelgate::project::Project;
 use kernelgate::units::format_value;
 use kernelgate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -71,28 +72,21 @@ pub(super) enum BaselineCommand {
     },
 }
 
-/// Runs a `kernelgate baseline` command on `KERNELGATE_BASELINES`, or on the `baselines` folder of
-/// the project root of the current folder (as the suite does).
-pub(super) fn baseline_command(command: BaselineCommand, from_env: Option<PathBuf>) -> Result<()> {
+/// Runs a `kernelgate baseline` command on the project's baselines ([`Project::baselines`]:
+/// `KERNELGATE_BASELINES`, `baselines` in `kernelgate.toml`, or `<project root>/baselines`, as the
+/// suite does); `from_env` says whether `KERNELGATE_BASELINES` named it.
+pub(super) fn baseline_command(command: BaselineCommand, project: &Project, from_env: bool) -> Result<()> {
     // A KERNELGATE_BASELINES that names no folder is a mistake to report, not an empty baseline,
     // except for a bless, which creates it.
-    if let Some(dir) = from_env.as_ref().filter(|d| !d.is_dir())
-        && !matches!(command, BaselineCommand::Bless { .. })
-    {
+    let baselines = project.baselines.clone();
+    if from_env && !baselines.is_dir() && !matches!(command, BaselineCommand::Bless { .. }) {
         return Err(Error::Baseline {
-            path: dir.clone(),
+            path: baselines,
             line: None,
-            message: "KERNELGATE_BASELINES names no folder; check the path, or unset it for <project root>/baselines"
+            message: "KERNELGATE_BASELINES names no folder; check the path, or unset it for the project's baselines"
                 .into(),
         });
     }
-    let baselines = match from_env {
-        Some(dir) => dir,
-        None => {
-            let cwd = std::env::current_dir().map_err(Error::io("."))?;
-            kernelgate::paths::project_root(&cwd).join(BASELINES_DIR)
-        }
-    };
     match command {
         BaselineCommand::List { gpu } => {
             let keys = match gpu {

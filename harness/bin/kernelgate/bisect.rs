@@ -19,16 +19,23 @@ type Verdicts = BTreeMap<String, (String, Option<f64>)>;
 ///
 /// # Errors
 /// [`Error::Bisect`]: revisions that do not bisect, no suite binary, a step that failed.
-pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, out: Option<PathBuf>) -> Result<u8> {
-    let root = kernelgate::paths::project_root(&std::env::current_dir().map_err(Error::io("the current folder"))?);
+pub fn run(
+    project: &kernelgate::project::Project,
+    good: &str,
+    bad: &str,
+    filter: Option<&str>,
+    suite: Option<PathBuf>,
+    out: Option<PathBuf>,
+) -> Result<u8> {
+    let root = &project.root;
     let suite = match suite {
         Some(s) => s,
         None => default_suite()?,
     };
-    let commits = bisect::commits(&root, good, bad).map_err(Error::Bisect)?;
+    let commits = bisect::commits(project, good, bad).map_err(Error::Bisect)?;
     let (candidates, skipped) = bisect::split(&commits);
     let out = out.unwrap_or_else(|| {
-        root.join("target/kernelgate/bisect").join(chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string())
+        project.out_dir.join("bisect").join(chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string())
     });
     kernelgate::outln!(
         "kernelgate bisect: {good}..{bad}: {}, {} changed kernels/ (candidates), {} did not (skipped without \
@@ -46,7 +53,7 @@ pub fn run(good: &str, bad: &str, filter: Option<&str>, suite: Option<PathBuf>, 
             c.subject
         );
     }
-    if let Some(w) = Revision::read(&root, good).ok().and_then(|r| r.cases_differ(&root, bad, "BAD")) {
+    if let Some(w) = Revision::read(project, good).ok().and_then(|r| r.cases_differ(root, bad, "BAD")) {
         kernelgate::outln!("kernelgate bisect: warning: {w}");
     }
     let Some(last) = candidates.last() else {

@@ -6,17 +6,17 @@
 //! table launches from it and those given with `--instance` (a new template before its cases).
 
 use kernelgate::{Error, KernelSource, cases, compile, resources, sass};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What a file outside the suite is checked against, in messages.
-const NO_TABLE: &str = "no blessed table (not a file of the project's kernels/)";
+const NO_TABLE: &str = "no blessed table (not a file of the project's kernel folders)";
 
 /// The architectures compiled when none is given: the compile trials'.
 pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 
 /// Compiles and checks each of `files` for each of `archs` (the compile trials' when empty), with
 /// the template instances the cases launch from it and `extra` (name expressions, each file);
-/// `baselines` is the folder of the blessed tables. Prints the figures and every failure. Returns
+/// `project` names the kernel folders and the folder of the blessed tables. Prints the figures and every failure. Returns
 /// 0 when every check passed, 3 ([`kernelgate::suite::EXIT_REGRESSION`]) when the gates alone
 /// failed, 1 when a file did not compile or a lesson or entry-point check failed.
 ///
@@ -27,8 +27,9 @@ pub fn compile_command(
     files: &[PathBuf],
     archs: &[String],
     extra: &[String],
-    baselines: &Path,
+    project: &kernelgate::project::Project,
 ) -> kernelgate::Result<u8> {
+    let baselines = project.baselines.as_path();
     let archs: Vec<&str> = if archs.is_empty() { ARCHS.to_vec() } else { archs.iter().map(String::as_str).collect() };
     // The cases the compile trials gate (the suite's `plan::gated`): the planted family's too, which
     // the suite compiles and gates in every run.
@@ -36,7 +37,7 @@ pub fn compile_command(
     cases.extend(cases::planted::cases());
     let (launches, arities, declared) =
         (resources::launches(&cases), resources::arities(&cases), sass::declared(&cases));
-    let suite_files = suite_files();
+    let suite_files = suite_files(project);
     let suite_files: Vec<&str> = suite_files.iter().map(String::as_str).collect();
     let mut checked_resources = Vec::new();
     let mut checked_sass = Vec::new();
@@ -46,7 +47,7 @@ pub fn compile_command(
         let in_suite = suite_files.contains(&source.file);
         if !in_suite {
             kernelgate::errln!(
-                "kernelgate: {} is not one of the project's kernels/ files: figures only, nothing gated",
+                "kernelgate: {} is not a file of the project's kernel folders: figures only, nothing gated",
                 path.display()
             );
         }
@@ -181,13 +182,13 @@ fn no_table(note: &str) -> bool {
     note.starts_with("not gated: ") && note.contains("does not exist")
 }
 
-/// The names of the project's `kernels/*.cu` (the project root found from the current folder),
-/// listed, not read: a file being fixed may not parse yet. Empty outside a project.
-fn suite_files() -> Vec<String> {
-    let here = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    let dir = kernelgate::paths::project_root(&here).join("kernels");
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .into_iter()
+/// The names of the `*.cu` files of the project's kernel folders, listed, not read: a file being
+/// fixed may not parse yet. Empty where there are none.
+fn suite_files(project: &kernelgate::project::Project) -> Vec<String> {
+    let mut names: Vec<String> = project
+        .kernels
+        .iter()
+        .flat_map(std::fs::read_dir)
         .flatten()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())

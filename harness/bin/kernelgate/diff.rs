@@ -21,6 +21,7 @@ pub(crate) fn diff_command(
     html: Option<PathBuf>,
     dir: Option<PathBuf>,
     history: &kernelgate::config::History,
+    project: &kernelgate::project::Project,
     format: Format,
 ) -> Result<()> {
     // The reports' paths are checked before any work, as the suite checks KERNELGATE_JUNIT.
@@ -39,7 +40,7 @@ pub(crate) fn diff_command(
             let empty = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
             none.insert(empty).path().to_path_buf()
         }
-        (dir, history) => super::history::history_dir(dir, history, "diff")?,
+        (dir, history) => super::history::history_dir(dir, history, project, "diff")?,
     };
     use kernelgate::report::diff::machines::{self, Machine};
     // Two commits of which one has no run of its own (a pull request's head timed only in pairs, or

@@ -107,7 +107,8 @@ pub(crate) enum HistoryCommand {
 
 /// The folder of the history stores of `command`: `dir` (`--dir`), else `KERNELGATE_HISTORY` read
 /// as a test run reads it (`history`, from `kernelgate::Config`: a relative folder is relative to
-/// the current one, as for the suite), else `<project root>/.kernelgate/history`.
+/// the current one, as for the suite), else the project's ([`kernelgate::project::Project::history`]:
+/// `history` in `kernelgate.toml`, default `<project root>/.kernelgate/history`).
 ///
 /// # Errors
 /// [`Error::Config`] for `KERNELGATE_HISTORY=off` without `--dir`: the command needs a history,
@@ -115,6 +116,7 @@ pub(crate) enum HistoryCommand {
 pub(crate) fn history_dir(
     dir: Option<PathBuf>,
     history: &kernelgate::config::History,
+    project: &kernelgate::project::Project,
     command: &str,
 ) -> Result<PathBuf> {
     use kernelgate::config::History;
@@ -131,10 +133,11 @@ pub(crate) fn history_dir(
     match (dir, history) {
         (Some(d), _) => folder(d, "--dir"),
         (None, History::Dir(d)) => folder(d.clone(), "KERNELGATE_HISTORY"),
-        (None, History::Default) => {
-            let cwd = std::env::current_dir().map_err(Error::io("."))?;
-            Ok(history::default_dir(&kernelgate::paths::project_root(&cwd)))
-        }
+        (None, History::Default) => match &project.history {
+            Some(d) if project.history_named => folder(d.clone(), "history in kernelgate.toml"),
+            Some(d) => Ok(d.clone()),
+            None => unreachable!("a project has a history unless KERNELGATE_HISTORY=off"),
+        },
         (None, History::Off) => Err(Error::Config {
             name: "KERNELGATE_HISTORY",
             value: "off".into(),
@@ -153,9 +156,10 @@ pub(crate) fn history_command(
     command: HistoryCommand,
     dir: Option<PathBuf>,
     history: &kernelgate::config::History,
+    project: &kernelgate::project::Project,
 ) -> Result<u8> {
     let cwd = std::env::current_dir().map_err(Error::io("."))?;
-    let root = kernelgate::paths::project_root(&cwd);
+    let root = &project.root;
     let name = match &command {
         HistoryCommand::Import { .. } => "history import",
         HistoryCommand::Sync { .. } => "history sync",
@@ -165,7 +169,7 @@ pub(crate) fn history_command(
         HistoryCommand::Changes { .. } => "history changes",
         HistoryCommand::Gate { .. } => "history gate",
     };
-    let dir = history_dir(dir, history, name)?;
+    let dir = history_dir(dir, history, project, name)?;
     let warn = |warnings: &[String]| {
         for w in warnings {
             kernelgate::errln!("kernelgate: warning: {w}");
@@ -174,7 +178,7 @@ pub(crate) fn history_command(
     match command {
         HistoryCommand::Import { paths } => {
             // Commit times and subjects come from the repository, where there is one.
-            let repo = git2::Repository::discover(&root).ok();
+            let repo = git2::Repository::discover(root).ok();
             let imported = history::import(&paths, &dir, repo.as_ref())?;
             warn(&imported.warnings);
             kernelgate::outln!("imported {imported} into {}", dir.display());

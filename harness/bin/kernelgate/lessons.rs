@@ -14,13 +14,8 @@ use std::path::PathBuf;
 /// [`Error::Io`] for a path that cannot be read; [`Error::History`] for a lessons CSV that does not
 /// parse (its file, line and field); [`Error::Compare`] when no lessons CSV is found, with where
 /// they are written.
-pub fn lessons_command(paths: Vec<PathBuf>, min_runs: usize) -> Result<u8> {
-    let paths = if paths.is_empty() {
-        let root = kernelgate::paths::project_root(&std::env::current_dir().unwrap_or_default());
-        vec![root.join("target").join("kernelgate").join("runs")]
-    } else {
-        paths
-    };
+pub fn lessons_command(paths: Vec<PathBuf>, project: &kernelgate::project::Project, min_runs: usize) -> Result<u8> {
+    let paths = if paths.is_empty() { vec![project.out_dir.join("runs")] } else { paths };
     let files = lessons_csvs(&paths)?;
     if files.is_empty() {
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();

@@ -6,8 +6,8 @@
 //!
 //! `kernelgate baseline list|show|remove|calibrate|bless|reseal` reads and edits the per-GPU
 //! baselines under `<project root>/baselines/<gpu-key>/` (see `kernelgate::gate::baseline`), or
-//! `KERNELGATE_BASELINES/<gpu-key>/`; the project root is found from the current folder as the test
-//! runs find it (`kernelgate::paths::project_root`). Every change goes through the baseline
+//! `KERNELGATE_BASELINES/<gpu-key>/`; the project is found from the current folder as the test
+//! runs find it (`kernelgate::project::Project::current`). Every change goes through the baseline
 //! store: under the folder's lock, committed whole.
 //!
 //! `kernelgate compare BASE RUN` judges two records with the gate's rules.
@@ -18,7 +18,7 @@
 //! and their change points, `history gate` is the nightly gate's decision and `history previous`
 //! the commit its diff report compares with (`kernelgate::history::query`). Every history and diff
 //! command uses `--dir`, else `KERNELGATE_HISTORY` as a test run reads it, else
-//! `<project root>/.kernelgate/history`.
+//! the project's (`history` in `kernelgate.toml`, default `<project root>/.kernelgate/history`).
 //!
 //! `kernelgate diff A B` compares two commits, runs or run CSVs as a Markdown/HTML report, or as
 //! one JSON document with `--format json`; so do the history's queries.
@@ -300,18 +300,28 @@ fn main() -> ExitCode {
         }
     };
     let cli = Cli::parse();
+    // Where the project of the current folder keeps things (its kernelgate.toml, else the
+    // defaults): made once, handed to the commands.
+    let project = match kernelgate::project::Project::current(&config) {
+        Ok(p) => p,
+        Err(e) => {
+            kernelgate::errln!("kernelgate: {e}");
+            return ExitCode::from(kernelgate::suite::EXIT_CONFIG);
+        }
+    };
     let result = match cli.command {
         Command::ImportNcu { file, csv, ncu } => {
             let format = if csv { import::Format::Csv } else { import::Format::Table };
             import::run(&file, &ncu, format, &mut std::io::stdout().lock(), &mut std::io::stderr()).map(|()| 0)
         }
-        Command::Baseline { command } => baseline_command(command, config.baselines).map(|()| 0),
-        Command::History { command, dir } => history::history_command(command, dir, &config.history),
+        Command::Baseline { command } => baseline_command(command, &project, config.baselines.is_some()).map(|()| 0),
+        Command::History { command, dir } => history::history_command(command, dir, &config.history, &project),
         Command::Diff { old, new, gpu, markdown, html, dir, format } => {
-            diff::diff_command(&old, &new, gpu.as_deref(), markdown, html, dir, &config.history, format).map(|()| 0)
+            diff::diff_command(&old, &new, gpu.as_deref(), markdown, html, dir, &config.history, &project, format)
+                .map(|()| 0)
         }
         Command::Export { format, run, gpu, dir } => export::export_command(&run, format, gpu.as_deref(), || {
-            history::history_dir(dir, &config.history, "export")
+            history::history_dir(dir, &config.history, &project, "export")
         })
         .map(|()| 0),
         Command::Compile { .. } if config.bless => Err(Error::Config {
@@ -322,17 +332,15 @@ fn main() -> ExitCode {
                 kernelgate::resources::table::bless_command(Some("<file>.cu"))
             ),
         }),
-        Command::Compile { files, arch, instance } => {
-            let root = kernelgate::paths::project_root(&std::env::current_dir().unwrap_or_default());
-            let baselines = config.baselines.unwrap_or_else(|| root.join(kernelgate::gate::baseline::BASELINES_DIR));
-            compile::compile_command(&files, &arch, &instance, &baselines)
-        }
+        Command::Compile { files, arch, instance } => compile::compile_command(&files, &arch, &instance, &project),
         Command::Vars { markdown } => {
             kernelgate::out!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)
         }
-        Command::Lessons { paths, min_runs } => lessons::lessons_command(paths, min_runs),
-        Command::Bisect { good, bad, filter, suite, out } => bisect::run(&good, &bad, filter.as_deref(), suite, out),
+        Command::Lessons { paths, min_runs } => lessons::lessons_command(paths, &project, min_runs),
+        Command::Bisect { good, bad, filter, suite, out } => {
+            bisect::run(&project, &good, &bad, filter.as_deref(), suite, out)
+        }
         Command::Compare { base, run, scale, alpha, min_effect, cycles, format } => {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             // KERNELGATE_COMPARE=cycles as in a run, or --cycles.

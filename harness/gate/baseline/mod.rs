@@ -39,9 +39,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The folder under the project root that holds one folder per GPU key.
-pub const BASELINES_DIR: &str = "baselines";
-
 /// File name of the entries, in a GPU's baseline folder.
 pub const BASELINE_FILE: &str = "baseline.csv";
 
@@ -162,7 +159,7 @@ pub struct RunToRun {
 /// `samples.csv` and the run-to-run spreads of `run_to_run.csv` in folder `dir`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Baseline {
-    /// The folder, `<project root>/baselines/<gpu-key>` ([`Baseline::dir_for`]) or a run's
+    /// The folder, `<the project's baselines>/<gpu-key>` ([`crate::project::Project::baselines`]) or a run's
     /// `<stem>-baseline/`.
     pub dir: PathBuf,
     /// Every entry, sorted by (trial, metric).
@@ -213,11 +210,6 @@ impl fmt::Display for Change {
 }
 
 impl Baseline {
-    /// The folder for a GPU key under the project root: `<root>/baselines/<gpu_key>`.
-    pub fn dir_for(root: &Path, gpu_key: &str) -> PathBuf {
-        root.join(BASELINES_DIR).join(gpu_key)
-    }
-
     /// A baseline with nothing in it, for `dir`.
     pub fn empty(dir: impl Into<PathBuf>) -> Baseline {
         Baseline {

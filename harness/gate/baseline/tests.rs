@@ -79,7 +79,7 @@ fn baseline_error(result: Result<Baseline>) -> (String, Option<usize>, String) {
 #[test]
 fn round_trip_through_a_sealed_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let key_dir = Baseline::dir_for(dir.path(), "nvidia-h200-sm90");
+    let key_dir = dir.path().join("baselines").join("nvidia-h200-sm90");
     assert_eq!(key_dir, dir.path().join("baselines/nvidia-h200-sm90"));
     let base = two_trials(&key_dir);
     save(&base).unwrap();
@@ -438,10 +438,10 @@ fn missing_folder_or_files_are_an_empty_baseline() {
     std::fs::create_dir_all(missing.join("runs")).unwrap();
     std::fs::write(missing.join("README.md"), "runs\n").unwrap();
     assert_eq!(Baseline::load(&missing).unwrap(), Baseline::empty(&missing));
-    assert_eq!(gpu_keys(&dir.path().join(BASELINES_DIR)).unwrap(), Vec::<String>::new());
+    assert_eq!(gpu_keys(&dir.path().join("baselines")).unwrap(), Vec::<String>::new());
     save(&Baseline::empty(dir.path().join("baselines/b-sm80"))).unwrap();
     save(&two_trials(&dir.path().join("baselines/a-sm90"))).unwrap();
-    assert_eq!(gpu_keys(&dir.path().join(BASELINES_DIR)).unwrap(), ["a-sm90", "b-sm80"]);
+    assert_eq!(gpu_keys(&dir.path().join("baselines")).unwrap(), ["a-sm90", "b-sm80"]);
     assert_eq!(gpu_keys(&dir.path().join("nowhere")).unwrap(), Vec::<String>::new());
 }
 

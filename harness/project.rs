@@ -1,0 +1,309 @@
+//! The project: where a repository keeps its kernels, baselines, history and run files. Made once,
+//! where a run or a `kernelgate` command starts ([`Project::discover`]), and handed down; no other
+//! code searches for a root or joins a path literal onto one.
+//!
+//! A project is the folder holding `kernelgate.toml` ([`FILE`]), the nearest at or above the
+//! current folder; without one, the current folder itself (cargo runs a test binary in its
+//! package's folder). Every key of the file is optional, and no file at all means every default:
+//!
+//! ```toml
+//! # kernelgate.toml: paths relative to this file's folder
+//! kernels = ["kernels"]            # the folders of the .cu files the cases launch
+//! baselines = "baselines"          # one folder per GPU key, and <arch>/resources.csv
+//! history = ".kernelgate/history"  # the history stores each run is appended to
+//! out_dir = "target/kernelgate"    # runs/*.csv and the run's other files
+//! ```
+//!
+//! The variables override the file: `KERNELGATE_BASELINES`, `KERNELGATE_HISTORY` (a folder, or
+//! `off`) and `KERNELGATE_OUT_DIR` ([`crate::config::Config`], relative to the current folder, as
+//! a shell reads them).
+
+use crate::config::{Config, History};
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The project file's name: `kernelgate.toml`.
+pub const FILE: &str = "kernelgate.toml";
+
+/// The keys of `kernelgate.toml` as written, each optional ([`Project`] has the defaults). A key
+/// that is not one of these is an error naming its line, as a misspelt key would otherwise be
+/// ignored.
+#[derive(Debug, Default, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// `kernels`: one folder (`"kernels"`) or several (`["kernels", "src/attention"]`).
+    pub kernels: Option<Folders>,
+    /// `baselines`: the folder of the per-GPU baseline folders.
+    pub baselines: Option<PathBuf>,
+    /// `history`: the folder of the history stores.
+    pub history: Option<PathBuf>,
+    /// `out_dir`: where run files go.
+    pub out_dir: Option<PathBuf>,
+}
+
+/// `kernels = "one"` or `kernels = ["one", "two"]`.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Folders {
+    /// One folder.
+    One(PathBuf),
+    /// Several, in the order given.
+    Several(Vec<PathBuf>),
+}
+
+impl Settings {
+    /// Parses the text of a `kernelgate.toml`; `path` names it in errors. Pure.
+    ///
+    /// # Errors
+    /// [`Error::Project`] naming `path` and the line of the fault (TOML that does not parse, a key
+    /// kernelgate does not know, a value of the wrong type, an empty list of kernel folders).
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::project::Settings;
+    /// let s = Settings::parse("kernels = [\"src/cuda\"]\n", "kernelgate.toml".as_ref()).unwrap();
+    /// assert!(s.baselines.is_none());
+    /// let e = Settings::parse("kernel = \"src\"\n", "kernelgate.toml".as_ref()).unwrap_err();
+    /// assert!(e.to_string().starts_with("kernelgate.toml:1: unknown field `kernel`"));
+    /// ```
+    pub fn parse(text: &str, path: &Path) -> Result<Settings> {
+        let settings: Settings = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+            Error::Project { path: path.into(), line, message: e.message().trim_end().to_string() }
+        })?;
+        if matches!(&settings.kernels, Some(Folders::Several(list)) if list.is_empty()) {
+            let line = text.lines().position(|l| l.trim_start().starts_with("kernels")).map(|i| i + 1);
+            return Err(Error::Project {
+                path: path.into(),
+                line,
+                message: "kernels names no folder; name at least one (`kernels = [\"kernels\"]`), or leave the key \
+                          out for kernels/"
+                    .into(),
+            });
+        }
+        Ok(settings)
+    }
+}
+
+/// The root of the project of the folder `start`: the nearest folder at or above it holding
+/// [`FILE`], else `start` ([`Project::discover`]'s rule, for the tools a project keeps beside its
+/// root, `scripts/get-nvrtc`'s `.nvrtc/`).
+pub fn root_of(start: &Path) -> PathBuf {
+    start.ancestors().find(|d| d.join(FILE).is_file()).unwrap_or(start).to_path_buf()
+}
+
+/// Where one project keeps things, every path absolute or relative to the current folder as the
+/// process was started (the root joined onto the file's relative paths).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Project {
+    /// The folder holding [`FILE`], or the current folder where there is none.
+    pub root: PathBuf,
+    /// The `kernelgate.toml` read, `None` where the defaults hold.
+    pub file: Option<PathBuf>,
+    /// The kernel folders, in the order given (default `<root>/kernels`). A file name is one
+    /// kernel file of the project: two folders may not hold files of one name.
+    pub kernels: Vec<PathBuf>,
+    /// The folder of the per-GPU baseline folders (`KERNELGATE_BASELINES`, `baselines`, default
+    /// `<root>/baselines`).
+    pub baselines: PathBuf,
+    /// The folder of the history stores, `None` when `KERNELGATE_HISTORY=off`
+    /// (`KERNELGATE_HISTORY`, `history`, default `<root>/.kernelgate/history`).
+    pub history: Option<PathBuf>,
+    /// Where run files go (`KERNELGATE_OUT_DIR`, `out_dir`, default `<root>/target/kernelgate`).
+    pub out_dir: PathBuf,
+    /// Whether `history` was named (by `KERNELGATE_HISTORY` or the file) rather than defaulted:
+    /// a named folder must exist or be creatable, the default is made quietly.
+    pub history_named: bool,
+}
+
+impl Project {
+    /// The project of the folder `start` (the current folder): the nearest folder at or above it
+    /// holding [`FILE`], read with [`Settings::parse`]; without one, `start` with every default.
+    /// The variables in `config` override the file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file when it exists and cannot be read; [`Settings::parse`]'s.
+    ///
+    /// # Example
+    /// ```
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("kernelgate.toml"), "kernels = [\"cuda\", \"attention/cuda\"]\n").unwrap();
+    /// std::fs::create_dir(dir.path().join("attention")).unwrap();
+    /// let project = kernelgate::project::Project::discover(
+    ///     &dir.path().join("attention"),
+    ///     &kernelgate::config::Config::default(),
+    /// )
+    /// .unwrap();
+    /// assert_eq!(project.root, dir.path());
+    /// assert_eq!(project.kernels, [dir.path().join("cuda"), dir.path().join("attention/cuda")]);
+    /// assert_eq!(project.baselines, dir.path().join("baselines"));
+    /// ```
+    pub fn discover(start: &Path, config: &Config) -> Result<Project> {
+        let root = root_of(start);
+        let file = root.join(FILE);
+        if !file.is_file() {
+            return Ok(Project::new(&root, None, Settings::default(), config));
+        }
+        let text = std::fs::read_to_string(&file).map_err(Error::io(&file))?;
+        let settings = Settings::parse(&text, &file)?;
+        Ok(Project::new(&root, Some(file), settings, config))
+    }
+
+    /// The project rooted at `root` with `settings` read from `file` (`None`: no file) and the
+    /// variables of `config` over them. Pure.
+    pub fn new(root: &Path, file: Option<PathBuf>, settings: Settings, config: &Config) -> Project {
+        let at = |p: PathBuf| root.join(p);
+        let kernels = match settings.kernels {
+            None => vec![root.join("kernels")],
+            Some(Folders::One(one)) => vec![at(one)],
+            Some(Folders::Several(list)) => list.into_iter().map(at).collect(),
+        };
+        let (history, history_named) = match &config.history {
+            History::Off => (None, true),
+            History::Dir(dir) => (Some(dir.clone()), true),
+            History::Default => match settings.history {
+                Some(dir) => (Some(at(dir)), true),
+                None => (Some(root.join(".kernelgate").join("history")), false),
+            },
+        };
+        Project {
+            kernels,
+            baselines: config.baselines.clone().unwrap_or_else(|| at(settings.baselines.unwrap_or("baselines".into()))),
+            history,
+            history_named,
+            out_dir: config
+                .out_dir
+                .clone()
+                .unwrap_or_else(|| at(settings.out_dir.unwrap_or_else(|| PathBuf::from("target/kernelgate")))),
+            file,
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// The project of the current folder ([`Project::discover`]) with this process's variables
+    /// over it: what a `kernelgate` command and a suite run start from.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the current folder cannot be read; [`Project::discover`]'s.
+    pub fn current(config: &Config) -> Result<Project> {
+        let here = std::env::current_dir().map_err(Error::io("the current folder"))?;
+        Project::discover(&here, config)
+    }
+
+    /// `path` as messages show it: relative to the root where it lies below it (`kernels/a.cu`),
+    /// else as it is.
+    pub fn shown(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+    }
+
+    /// The kernel folders relative to the top folder `workdir` of the git repository holding them,
+    /// `/`-separated (`kernels`, `src/cuda`; `""` for the top folder itself): how a commit's tree
+    /// names them, for reading kernels at another revision.
+    ///
+    /// # Errors
+    /// A sentence naming the folder when it lies outside `workdir`: git holds no history of it.
+    pub fn kernels_in(&self, workdir: &Path) -> std::result::Result<Vec<String>, String> {
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let top = canonical(workdir);
+        self.kernels
+            .iter()
+            .map(|folder| {
+                let full = canonical(folder);
+                let relative = full.strip_prefix(&top).map_err(|_| {
+                    format!(
+                        "the kernel folder {} lies outside the git repository at {}: git holds no earlier version \
+                         of it; move it into the repository, or name folders inside it in {FILE}",
+                        folder.display(),
+                        workdir.display()
+                    )
+                })?;
+                Ok(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Settings> {
+        Settings::parse(text, Path::new("kernelgate.toml"))
+    }
+
+    #[test]
+    fn every_key_is_optional_and_one_folder_or_several_are_read() {
+        assert_eq!(parse("").unwrap(), Settings::default());
+        let s = parse("kernels = \"cuda\"\nbaselines = \"perf/baselines\"\n").unwrap();
+        assert_eq!(s.kernels, Some(Folders::One("cuda".into())));
+        assert_eq!(s.baselines, Some(PathBuf::from("perf/baselines")));
+        let s = parse("# a comment\nkernels = [\"a\", \"b/c\"]\nhistory = \"h\"\nout_dir = \"o\"\n").unwrap();
+        assert_eq!(s.kernels, Some(Folders::Several(vec!["a".into(), "b/c".into()])));
+        assert_eq!((s.history, s.out_dir), (Some("h".into()), Some("o".into())));
+    }
+
+    #[test]
+    fn a_bad_file_is_refused_naming_its_line() {
+        let e = parse("kernels = [\"a\"]\nbaseline = \"b\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("kernelgate.toml:2: unknown field `baseline`, expected one of"), "{e}");
+        let e = parse("\n\nkernels = 3\n").unwrap_err().to_string();
+        assert!(e.starts_with("kernelgate.toml:3: "), "{e}");
+        let e = parse("kernels = [\"a\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("kernelgate.toml:"), "{e}");
+        let e = parse("out_dir = \"o\"\nkernels = []\n").unwrap_err().to_string();
+        assert!(e.starts_with("kernelgate.toml:2: kernels names no folder"), "{e}");
+    }
+
+    #[test]
+    fn the_variables_override_the_file_and_the_file_the_defaults() {
+        let root = Path::new("/repo");
+        let p = Project::new(root, None, Settings::default(), &Config::default());
+        assert_eq!(p.kernels, [root.join("kernels")]);
+        assert_eq!(p.baselines, root.join("baselines"));
+        assert_eq!((p.history, p.history_named), (Some(root.join(".kernelgate/history")), false));
+        assert_eq!(p.out_dir, root.join("target/kernelgate"));
+        let settings =
+            parse("kernels = [\"cuda\", \"/abs/k\"]\nbaselines = \"b\"\nhistory = \"h\"\nout_dir = \"o\"\n").unwrap();
+        let p = Project::new(root, Some(root.join(FILE)), settings.clone(), &Config::default());
+        assert_eq!(p.kernels, [root.join("cuda"), PathBuf::from("/abs/k")]);
+        assert_eq!((p.baselines, p.history, p.out_dir), (root.join("b"), Some(root.join("h")), root.join("o")));
+        assert!(p.history_named);
+        let config = Config {
+            baselines: Some("vb".into()),
+            out_dir: Some("vo".into()),
+            history: History::Off,
+            ..Config::default()
+        };
+        let p = Project::new(root, None, settings, &config);
+        assert_eq!((p.baselines, p.history, p.out_dir), ("vb".into(), None, "vo".into()));
+    }
+
+    #[test]
+    fn the_nearest_file_above_is_the_root_and_without_one_the_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        let p = Project::discover(&deep, &Config::default()).unwrap();
+        assert_eq!((p.root.as_path(), p.file.as_ref()), (deep.as_path(), None));
+        std::fs::write(dir.path().join("a").join(FILE), "baselines = \"perf\"\n").unwrap();
+        let p = Project::discover(&deep, &Config::default()).unwrap();
+        assert_eq!(p.root, dir.path().join("a"));
+        assert_eq!(p.baselines, dir.path().join("a/perf"));
+        std::fs::write(dir.path().join("a").join(FILE), "baselines = 1\n").unwrap();
+        let e = Project::discover(&deep, &Config::default()).unwrap_err().to_string();
+        assert!(e.contains(&format!("a/{FILE}:1: ")), "{e}");
+    }
+
+    #[test]
+    fn kernel_folders_are_named_as_the_repository_names_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/cuda")).unwrap();
+        let settings = parse("kernels = [\"src/cuda\", \".\"]\n").unwrap();
+        let p = Project::new(dir.path(), None, settings, &Config::default());
+        assert_eq!(p.kernels_in(dir.path()).unwrap(), ["src/cuda", ""]);
+        let other = tempfile::tempdir().unwrap();
+        let e = p.kernels_in(other.path()).unwrap_err();
+        assert!(e.contains("lies outside the git repository"), "{e}");
+        assert_eq!(p.shown(&dir.path().join("src/cuda/a.cu")), "src/cuda/a.cu");
+    }
+}
