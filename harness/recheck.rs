@@ -152,7 +152,7 @@ mod tests {
         // reference's: such a program could not be re-checked either.
         use crate::case::Step;
         let mut all = crate::cases::all();
-        all.extend(crate::cases::planted::cases());
+        all.extend(crate::case::planted::cases());
         for c in all.iter().filter(|c| not_rechecked(c).is_none()) {
             for step in &c.steps {
                 if let Step::Copy { to, .. } = step {

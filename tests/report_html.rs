@@ -327,12 +327,15 @@ fn synthetic_diff() -> kernelgate::report::diff::Diff {
     new.push(row("transpose/tiled/4096x4096", "median", "s", 90e-6, "no-baseline", "conditions"));
     let gpu = "nvidia-h200-sm90";
     let pooled = vec!["GPU-5f1c0000".to_string(), "GPU-9a2e0000".to_string()];
-    diff(
+    let mut d = diff(
         &Side { label: "c000003 synthetic: restore".into(), gpu: gpu.into(), runs: 1, gpus: pooled[..1].to_vec() },
         &old,
         &Side { label: "c000004 synthetic: slow transpose".into(), gpu: gpu.into(), runs: 2, gpus: pooled },
         &new,
-    )
+    );
+    // The vendor references of the table the runs came from, as `kernelgate diff` adds them.
+    d.vendors = kernelgate::report::vendor::references(&kernelgate::cases::all());
+    d
 }
 
 /// Synthetic trends across 10 commits: a shift up at the fifth commit on two GPUs, a series

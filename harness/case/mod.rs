@@ -13,10 +13,14 @@ use std::sync::Arc;
 
 mod data;
 mod launch;
+pub mod lesson;
+pub mod planted;
 mod sass_expectation;
+pub mod table;
 pub use data::{HostData, HostView, Reference, Tolerance};
 pub use launch::{DEFAULT_DYNAMIC_SHARED_LIMIT, Grid, Launch};
 pub use sass_expectation::SassExpectation;
+pub use table::Table;
 
 /// How a buffer's contents are drawn before each run. Never zeros: zeros hide unwritten outputs
 /// and wrong indexing (see the device README's METHOD.md, "Correct first").

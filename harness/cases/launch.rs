@@ -4,8 +4,8 @@
 //! duration, which the graph does not change, so the lesson has no counter expectation: it is gated
 //! as a same-run ratio instead ([`lessons`], the trial `launch/graph_vs_one_by_one/<size>`).
 
-use super::time_lesson::TimeLesson;
 use super::{elements, scaled_count};
+use crate::case::lesson::TimeLesson;
 use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step};
 use crate::source::k::launch as kl;
 

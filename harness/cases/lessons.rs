@@ -1,17 +1,7 @@
-//! The time-only lessons as trials of their own: where ncu cannot see a lesson (gaps between
-//! launches, copies), a family declares it as a [`TimeLesson`], a good and a bad variant of one size
-//! and the largest ratio good / bad of their times at which the lesson holds; the suite times both
-//! programs in pairs in one trial per lesson and size ([`LessonTrial`]) and judges the ratio
-//! ([`crate::gate::lesson`]).
-//!
-//! A lesson trial is named `family/<good>_vs_<bad>/size`, `<bad>` without the `_`-separated words
-//! it shares with `<good>` at its start ([`TimeLesson::variant`]): `launch/graph_vs_one_by_one/4096x8`,
-//! `transfers/h2d_pinned_vs_pageable/16777216`, `transfers/pipeline_4_streams_vs_1_stream/16777216`.
-//! It sorts beside the two cases it pairs, `_vs_` selects every lesson trial
-//! (`cargo test --release --test kernels -- _vs_`), and no case's variant holds `_vs_`.
+//! The shipped suite's time-only lessons ([`crate::case::lesson`]): each declared beside its
+//! family's cases (`lessons()` in `launch.rs`, `transfers.rs`).
 
-pub use super::time_lesson::{TimeLesson, VS};
-use crate::case::Case;
+pub use crate::case::lesson::{LessonTrial, TimeLesson, VS, is_lesson};
 
 /// Every family's time-only lessons.
 pub fn all() -> Vec<TimeLesson> {
@@ -20,53 +10,15 @@ pub fn all() -> Vec<TimeLesson> {
     lessons
 }
 
-/// A lesson at one size: the two cases it times.
-#[derive(Debug, Clone)]
-pub struct LessonTrial {
-    /// The lesson.
-    pub lesson: TimeLesson,
-    /// The good variant's case.
-    pub good: Case,
-    /// The bad variant's case.
-    pub bad: Case,
-}
-
-impl LessonTrial {
-    /// The trial's name, `family/<good>_vs_<bad>/size`.
-    pub fn name(&self) -> String {
-        format!("{}/{}/{}", self.lesson.family, self.lesson.variant(), self.good.size)
-    }
-}
-
-/// The lesson trials of a run with `cases`: each lesson of [`all`] at every size where both its
-/// variants are among `cases`, sorted by name.
-///
-/// # Panics
-/// If a lesson names a family or variant no case of the full table has (a case-table mistake,
-/// caught by the CPU tests).
-pub fn trials(cases: &[Case]) -> Vec<LessonTrial> {
-    let mut trials = Vec::new();
-    for lesson in all() {
-        let family = lesson.family;
-        let of = |variant: &'static str| cases.iter().filter(move |c| c.family == family && c.variant == variant);
-        for good in of(lesson.good) {
-            if let Some(bad) = of(lesson.bad).find(|b| b.size == good.size) {
-                trials.push(LessonTrial { lesson: lesson.clone(), good: good.clone(), bad: bad.clone() });
-            }
-        }
-    }
-    trials.sort_by_key(LessonTrial::name);
-    trials
-}
-
-/// Whether `name` is a lesson trial's name (its variant holds [`VS`]).
-pub fn is_lesson(name: &str) -> bool {
-    name.split('/').nth(1).is_some_and(|variant| variant.contains(VS))
+/// The lesson trials of a run with `cases` ([`crate::case::lesson::trials`] of [`all`]).
+pub fn trials(cases: &[crate::case::Case]) -> Vec<LessonTrial> {
+    crate::case::lesson::trials(&all(), cases)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::case::Case;
 
     #[test]
     fn each_lesson_pairs_two_cases_of_the_table_and_names_its_trial_after_them() {

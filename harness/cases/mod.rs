@@ -16,11 +16,9 @@ pub mod layout;
 pub mod lessons;
 pub mod matmul;
 pub mod occupancy;
-pub mod planted;
 pub mod readonly;
 pub mod reduction;
 pub mod smem;
-pub mod time_lesson;
 pub mod transfers;
 pub mod transpose;
 pub mod vectorization;
@@ -96,26 +94,10 @@ pub fn with_work_scale(scale: f64) -> Vec<Case> {
     cases
 }
 
-/// The cases of a run with `config`: [`with_work_scale`] at `KERNELGATE_WORK_SCALE`, plus the
-/// [`planted`] family (never scaled) with `KERNELGATE_PLANTED=1`; sorted by name.
-pub fn for_run(config: &crate::config::Config) -> Vec<Case> {
-    let mut cases = with_work_scale(config.work_scale);
-    if config.planted {
-        cases.extend(planted::cases());
-        cases.sort_by_key(Case::name);
-    }
-    cases
-}
-
-/// The cases a checked child ([`crate::sanitize::child`]) looks its trials up in: [`for_run`], with
-/// the work further scaled by `KERNELGATE_SANITIZE_SCALE` under compute-sanitizer. An isolated
-/// child without a tool checks the cases at the size the suite times.
-pub fn for_checked_child(config: &crate::config::Config) -> Vec<Case> {
-    if config.sanitize.is_none() || config.sanitize_scale == 1.0 {
-        return for_run(config);
-    }
-    let scaled = crate::config::Config { work_scale: config.work_scale * config.sanitize_scale, ..config.clone() };
-    for_run(&scaled)
+/// The shipped suite's table, handed to the library's entry by `tests/kernels.rs`: its cases
+/// ([`with_work_scale`]) and its time-only lessons ([`lessons::all`]).
+pub fn table() -> crate::case::Table {
+    crate::case::Table { cases: with_work_scale, lessons: lessons::all }
 }
 
 /// Gives each scaled case its nominal case's size label, so that its trial name (and baseline
@@ -371,7 +353,7 @@ mod tests {
             sanitize_scale: 1.0 / 64.0,
             ..Default::default()
         };
-        let small = for_checked_child(&config);
+        let small = table().for_checked_child(&config);
         let nominal = all();
         assert_eq!(
             small.iter().map(Case::name).collect::<Vec<_>>(),
@@ -384,9 +366,9 @@ mod tests {
             assert_program_fits(s);
         }
         let smallest = crate::config::Config { work_scale: 0.5, ..config.clone() };
-        assert_references_fit(&for_checked_child(&smallest));
+        assert_references_fit(&table().for_checked_child(&smallest));
         let isolated = crate::config::Config { isolate: true, ..Default::default() };
-        assert_eq!(for_checked_child(&isolated)[0].bytes, nominal[0].bytes, "isolation checks what is timed");
+        assert_eq!(table().for_checked_child(&isolated)[0].bytes, nominal[0].bytes, "isolation checks what is timed");
     }
 
     /// Cases that share a reference (`Case::reference_shared`) share their inputs: same family,

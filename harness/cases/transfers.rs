@@ -6,8 +6,8 @@
 //! a pinned buffer (CUDA C++ Best Practices Guide, "Pinned Memory"); a pipeline on several streams
 //! overlaps the two copy directions and the kernel, one stream runs them in sequence.
 
-use super::time_lesson::TimeLesson;
 use super::{elements, scaled_count};
+use crate::case::lesson::TimeLesson;
 use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step, Tolerance};
 use crate::source::k::transfers as kx;
 

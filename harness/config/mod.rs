@@ -153,7 +153,7 @@ pub struct Config {
     /// `crate::paths::note_run_csv`), for scripts that read the run (`scripts/nightly`).
     pub run_file: Option<PathBuf>,
     /// Add the `planted/` family of deliberately buggy kernels to the run (`KERNELGATE_PLANTED=1`;
-    /// `crate::cases::planted`), to test crash isolation and the sanitizer mode.
+    /// `crate::case::planted`), to test crash isolation and the sanitizer mode.
     pub planted: bool,
     /// Run each selected trial's checked launch once under this compute-sanitizer tool, one
     /// sanitizer process for the run, and fail the trials it reports (`KERNELGATE_SANITIZE`:

@@ -96,3 +96,13 @@ pub struct Paired {
     /// What decided it.
     pub decided_by: String,
 }
+
+/// A vendor reference of a run: its trial name (`family/variant/size`) and the library it times
+/// (`"CUB"`); a case marked with `Case::vendor_reference` is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VendorReference {
+    /// The reference's trial name, `reduction/cub/67108864`.
+    pub trial: String,
+    /// The library, as the table prints it: `CUB`, `cuBLAS`.
+    pub vendor: &'static str,
+}

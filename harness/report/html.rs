@@ -74,7 +74,7 @@ pub fn render(diff: &Diff, trends: &[Trend]) -> String {
     } else {
         // The % of vendor column where a changed trial has a vendor reference.
         let vendor: Vec<Option<String>> =
-            changed.iter().map(|t| super::vendor::diff_text(diff, t, super::vendor::of_case_table())).collect();
+            changed.iter().map(|t| super::vendor::diff_text(diff, t, &diff.vendors)).collect();
         let with_vendor = vendor.iter().any(Option::is_some);
         write!(
             out,

@@ -99,7 +99,7 @@ pub fn render(diff: &Diff) -> String {
             out.push('\n');
             out.push_str(INTERVAL_NOTE);
         }
-        let vendor = |t: &&TrialDiff| super::vendor::diff_text(diff, t, super::vendor::of_case_table()).is_some();
+        let vendor = |t: &&TrialDiff| super::vendor::diff_text(diff, t, &diff.vendors).is_some();
         if changed[..kept.len()].iter().any(vendor) {
             out.push('\n');
             out.push_str(VENDOR_NOTE);
@@ -206,8 +206,7 @@ fn changed_row(diff: &Diff, t: &TrialDiff) -> String {
     let pct = format!("{pct}{}", interval_lines(t, "<br>"));
     // The speed against the vendor reference under the time: kernelgate's own text (numbers, `%`,
     // `->` and a library name of the case table), nothing to escape.
-    let vendor =
-        super::vendor::diff_text(diff, t, super::vendor::of_case_table()).map_or(String::new(), |v| format!("<br>{v}"));
+    let vendor = super::vendor::diff_text(diff, t, &diff.vendors).map_or(String::new(), |v| format!("<br>{v}"));
     format!(
         "| {} | {word}{pct} | {} -> {}{vendor} | {} |\n",
         escape(&t.trial),

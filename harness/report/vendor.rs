@@ -5,15 +5,7 @@
 
 use crate::record::CaseResult;
 
-/// A vendor reference of the run: its trial name (`family/variant/size`) and the library it times
-/// (`"CUB"`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VendorReference {
-    /// The reference's trial name, `reduction/cub/67108864`.
-    pub trial: String,
-    /// The library, as the table prints it: `CUB`, `cuBLAS`.
-    pub vendor: &'static str,
-}
+pub use crate::model::VendorReference;
 
 /// The run's vendor references: one per case of `cases` marked with
 /// [`crate::Case::vendor_reference`].
@@ -79,13 +71,6 @@ pub fn diff_text(
     })
 }
 
-/// The vendor references of this kernelgate's case table ([`references`] of
-/// `crate::cases::all`), built once.
-pub fn of_case_table() -> &'static [VendorReference] {
-    static REFERENCES: std::sync::OnceLock<Vec<VendorReference>> = std::sync::OnceLock::new();
-    REFERENCES.get_or_init(|| references(&crate::cases::all()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,7 +102,7 @@ mod tests {
         assert_eq!(text("matmul/cublas/64", &refs).as_deref(), Some("the cuBLAS reference"));
         assert_eq!(text("matmul/naive/128", &refs).as_deref(), Some("50 % of cuBLAS (new side)"), "timed on one side");
         assert_eq!(text("matmul/tiled/64", &[]), None, "no reference in the case table");
-        assert!(of_case_table().iter().any(|r| r.vendor == "cuBLAS"));
+        assert!(references(&crate::cases::all()).iter().any(|r| r.vendor == "cuBLAS"));
     }
 
     #[test]

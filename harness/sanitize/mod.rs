@@ -26,7 +26,7 @@
 //! naming the trial and the error (`crate::suite`).
 //!
 //! `KERNELGATE_SANITIZE_SCALE` shrinks the cases the sanitizer's child checks
-//! ([`crate::cases::for_checked_child`]); the suite still times them at full size.
+//! ([`crate::case::Table::for_checked_child`]); the suite still times them at full size.
 
 pub mod parse;
 

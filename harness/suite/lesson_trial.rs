@@ -13,7 +13,7 @@
 
 use super::Suite;
 use super::faults::{retire_on_fault, unfinished_in_child};
-use crate::cases::lessons::LessonTrial;
+use crate::case::lesson::LessonTrial;
 use crate::config::{Criterion, StoppingRule};
 use crate::gate::lesson::{LessonJudged, LessonNames, LessonVerdict, judge_lesson};
 use crate::lesson_record::{LESSONS_CSV_SCHEMA, LESSONS_CSV_SUFFIX, LessonRow};

@@ -48,7 +48,7 @@ use crate::ncu::{run::CHILD_ENV, select};
 use crate::project::Project;
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::TrialOutcome;
-use crate::{cases, check, config::Config, error::Error, report, resources, sass, source::sources};
+use crate::{check, config::Config, error::Error, report, resources, sass, source::sources};
 use libtest_mimic::{Arguments, Trial};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -105,8 +105,10 @@ pub struct Suite {
     pub kernels_sha256: String,
     /// Where the project keeps things: kernel folders, baselines, history, run files.
     pub project: Project,
-    /// Every case of the run (at `KERNELGATE_WORK_SCALE`).
+    /// Every case of the run (at `KERNELGATE_WORK_SCALE`), from [`Suite::table`].
     cases: Vec<Case>,
+    /// The suite's case table, as its entry handed it ([`main`]).
+    table: crate::case::Table,
     /// Why there is no usable GPU, found when the suite starts (before the trials are listed).
     no_gpu: Option<String>,
     pool: OnceLock<Result<Pool, String>>,
@@ -151,7 +153,7 @@ struct Collected {
 impl Suite {
     /// A suite with `config` in `project`, whose kernels [`crate::source::load`] has read; the seed
     /// is `config.seed` or drawn from the clock.
-    pub fn new(config: Config, project: Project) -> Suite {
+    pub fn new(config: Config, project: Project, table: crate::case::Table) -> Suite {
         let seed = config.seed.unwrap_or_else(|| {
             let nanos =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
@@ -159,7 +161,8 @@ impl Suite {
         });
         let (recorded, kernels_sha256) = recorded::recorded_state(&project, config.commit.as_deref(), sources());
         Suite {
-            cases: cases::for_run(&config),
+            cases: table.for_run(&config),
+            table,
             no_gpu: crate::gpu::gpu_available().err().map(|e| e.to_string()),
             project,
             config,
@@ -269,8 +272,16 @@ impl Suite {
     }
 }
 
-/// The `kernels` test binary's `main`: parse libtest flags, profile with ncu if asked, run the
-/// trials, print the table, write the CSVs and the JUnit report.
+/// A suite binary's `main` (a `[[test]]` with `harness = false`): the cases of `table`, the
+/// suite's own, as libtest trials. Parses libtest flags, profiles with ncu if asked, runs the
+/// trials, prints the table, writes the CSVs and the JUnit report.
+///
+/// ```no_run
+/// // tests/kernels.rs of the shipped suite
+/// fn main() -> std::process::ExitCode {
+///     kernelgate::suite::main(kernelgate::cases::table())
+/// }
+/// ```
 ///
 /// Exit codes, one meaning each: 0 every trial passed (or was ignored); [`EXIT_CONFIG`] (2) a bad
 /// option, `KERNELGATE_JUNIT` included (checked before any trial); [`EXIT_REGRESSION`] (3) every
@@ -280,7 +291,7 @@ impl Suite {
 /// expectation that could not be evaluated, the sanitizer, a harness fault in a trial); [`EXIT_HARNESS`] (1)
 /// the run's own outputs could not be written (the run CSV, the JUnit report that was asked for),
 /// whatever the trials did.
-pub fn main() -> ExitCode {
+pub fn main(table: crate::case::Table) -> ExitCode {
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
@@ -305,10 +316,10 @@ pub fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     if let Ok(list) = std::env::var(CHILD_ENV) {
-        return select::child(&config, &project, &cases::for_run(&config), &list);
+        return select::child(&config, &project, &table.for_run(&config), &list);
     }
     if let Ok(list) = std::env::var(crate::sanitize::CHILD_ENV) {
-        return crate::sanitize::child(&config, &cases::for_checked_child(&config), &list);
+        return crate::sanitize::child(&config, &table.for_checked_child(&config), &list);
     }
     let mut args = Arguments::from_args();
     if let Err(e) = read {
@@ -329,17 +340,17 @@ pub fn main() -> ExitCode {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
         crate::say!("{}", crate::nvrtc::run_header());
     }
-    let suite = Arc::new(Suite::new(config, project));
+    let suite = Arc::new(Suite::new(config, project, table));
     let trials = trials(&suite);
     let chosen = |t: &&Trial| !args.is_filtered_out(t) && !args.is_ignored(t);
     // The cases selected: what the checked child, the ncu session and the baseline count know.
     let selected: Vec<&str> = trials
         .iter()
-        .filter(|t| !t.name().starts_with("compile/") && !cases::lessons::is_lesson(t.name()))
+        .filter(|t| !t.name().starts_with("compile/") && !crate::case::lesson::is_lesson(t.name()))
         .filter(chosen)
         .map(Trial::name)
         .collect();
-    let lessons_selected = trials.iter().filter(chosen).any(|t| cases::lessons::is_lesson(t.name()));
+    let lessons_selected = trials.iter().filter(chosen).any(|t| crate::case::lesson::is_lesson(t.name()));
     if !args.list
         && let Err(e) = prepare::announce(&suite, &selected)
     {

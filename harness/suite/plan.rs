@@ -3,7 +3,7 @@
 //! run here.
 
 use super::{COMPILE_ARCHS, Suite, compile_trial, lesson_trial, progress, trial, verdict::sanitized};
-use crate::{cases, resources, sass, source::sources};
+use crate::{resources, sass, source::sources};
 use libtest_mimic::{Completion, Failed, Trial};
 use std::sync::Arc;
 
@@ -37,7 +37,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
         let body = progress::noted(suite, case.name(), move || sanitized(&s, &s.cases[i], trial::run(&s, &s.cases[i])));
         trials.push(Trial::ignorable_test(case.name(), body).with_ignored_flag(no_gpu));
     }
-    for lesson in cases::lessons::trials(&suite.cases) {
+    for lesson in suite.table.lesson_trials(&suite.cases) {
         let (s, name) = (Arc::clone(suite), lesson.name());
         let body = progress::noted(suite, name.clone(), move || lesson_trial::run(&s, &lesson));
         trials.push(Trial::ignorable_test(name, body).with_ignored_flag(no_gpu));
@@ -55,7 +55,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
 pub(super) fn gated(suite: &Suite) -> Vec<crate::case::Case> {
     let mut gated = suite.cases.clone();
     if !suite.config.planted {
-        gated.extend(cases::planted::cases());
+        gated.extend(crate::case::planted::cases());
     }
     gated
 }

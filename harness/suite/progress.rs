@@ -3,8 +3,8 @@
 //! [`crate::console`] prints them.
 
 use super::Suite;
+use crate::report;
 use crate::report::junit::{self, TrialOutcome};
-use crate::{cases, report};
 use libtest_mimic::{Completion, Failed};
 use std::sync::Arc;
 
@@ -33,7 +33,7 @@ pub(super) fn own_line(suite: &Suite, name: &str, seconds: f64) -> Option<String
     if name.starts_with("compile/") {
         return None;
     }
-    if cases::lessons::is_lesson(name) {
+    if crate::case::lesson::is_lesson(name) {
         let lessons = suite.collected.lessons.lock().unwrap_or_else(|p| p.into_inner());
         return lessons.iter().rev().find(|l| l.trial == name).map(|l| format!("{}  {seconds:.1} s", l.summary()));
     }

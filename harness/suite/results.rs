@@ -313,7 +313,7 @@ mod tests {
         crate::source::for_tests();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let project = crate::project::Project::discover(root, &config).unwrap();
-        let suite = Suite::new(config, project);
+        let suite = Suite::new(config, project, crate::cases::table());
         let mut lesson = crate::lesson_record::tests::row("launch/graph_vs_one_by_one/4096x8", "holds", None);
         lesson.run_id = suite.run_id.clone();
         suite.collected.lessons.lock().unwrap().push(lesson);

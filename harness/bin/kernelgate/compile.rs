@@ -34,7 +34,7 @@ pub fn compile_command(
     // The cases the compile trials gate (the suite's `plan::gated`): the planted family's too, which
     // the suite compiles and gates in every run.
     let mut cases = cases::all();
-    cases.extend(cases::planted::cases());
+    cases.extend(kernelgate::case::planted::cases());
     let (launches, arities, declared) =
         (resources::launches(&cases), resources::arities(&cases), sass::declared(&cases));
     let suite_files = suite_files(project);

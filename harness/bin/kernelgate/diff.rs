@@ -76,6 +76,8 @@ pub(crate) fn diff_command(
     let notes =
         machines::compare((&a.side, &old_machines, &a.rows), (&b.side, &of(&b), &b.rows)).map_err(Error::Compare)?;
     let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
+    // The shipped suite's vendor references: the runs' case table is this build's.
+    diff.vendors = kernelgate::report::vendor::references(&kernelgate::cases::all());
     match pairs {
         Some((alone, pairs)) => {
             diff.paired = pairs;

@@ -22,7 +22,7 @@ pub mod roof;
 pub use change::Change;
 pub use interval::{Interval, RunTime};
 
-pub use crate::model::{Measurement, Paired, Side, TIME_STATISTIC, Trend, TrendPoint};
+pub use crate::model::{Measurement, Paired, Side, TIME_STATISTIC, Trend, TrendPoint, VendorReference};
 
 /// The statistic the per-run bars show: effective bandwidth as % of the run's measured copy
 /// bandwidth ([`crate::record::statistics`]).
@@ -181,6 +181,10 @@ pub struct Diff {
     /// paired evidence beside the diff's comparison of medians; empty from [`diff`], added by the
     /// caller that found them in the history.
     pub paired: BTreeMap<String, Vec<Paired>>,
+    /// The vendor references of the case table the runs came from (the reports give a trial's
+    /// time as a share of its reference's, `crate::report::vendor::diff_text`); empty from
+    /// [`diff`], added by the caller that knows the table.
+    pub vendors: Vec<VendorReference>,
 }
 
 impl Diff {
@@ -345,6 +349,7 @@ pub fn diff(old: &Side, old_rows: &[Measurement], new: &Side, new_rows: &[Measur
         bars: bars(old_rows, new_rows),
         notes: Vec::new(),
         paired: BTreeMap::new(),
+        vendors: Vec::new(),
     }
 }
 

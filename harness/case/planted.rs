@@ -1,6 +1,6 @@
 //! `kernels/planted.cu`: kernels with planted bugs, kept to test kernelgate itself, not
-//! to time anything. The family joins the run only with `KERNELGATE_PLANTED=1`
-//! ([`super::for_run`]); [`super::all`] never lists it. Each case is small (4096 floats, 16 blocks
+//! to time anything: the library's own family, not a suite's. It joins the run only with
+//! `KERNELGATE_PLANTED=1` ([`super::table::Table::for_run`]); a suite's table never lists it. Each case is small (4096 floats, 16 blocks
 //! of 256 threads; `uninit_shared` [`TAIL`] fewer; `too_fast` [`TOO_FAST_N`], large enough to be
 //! bound by DRAM bandwidth) and its reference is what the kernel would compute without its bug, so
 //! that a bug that corrupts nothing passes the CPU check, as real ones do by luck:
@@ -16,7 +16,6 @@
 //! | `too_fast` | a correct copy declaring 10x the bytes it moves | the physics guard ([`crate::guard`]): `invalid` |
 //! | `wrong_later` | right on its module's first launch, +1 on every later one (a `__device__` block counter) | the re-check after timing ([`crate::recheck`]) |
 
-use super::elements;
 use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step};
 use crate::source::k::planted as kp;
 
@@ -43,7 +42,7 @@ pub fn cases() -> Vec<Case> {
 /// `too_fast` at `n` elements: `out = x`, checked against `x`, declaring [`TOO_FAST_FACTOR`] x
 /// the 8n bytes it moves.
 pub fn too_fast(n: usize) -> Case {
-    Case::program("planted", "too_fast", elements(n))
+    Case::program("planted", "too_fast", n.to_string())
         .params([Param::input(n), Param::Out { len: n }])
         .step(Step::Launch {
             kernel: kp::too_fast_copy,
@@ -93,7 +92,7 @@ pub fn shifted_quads(x: &[f32], n: usize) -> Vec<f32> {
 fn sized(n: usize) -> Vec<Case> {
     let n_i32 = i32::try_from(n).expect("n fits int");
     let launch = Launch::linear(n, BLOCK);
-    let size = elements(n);
+    let size = n.to_string();
     // x (slot 0), out (slot 1), n (slot 2): out = f(x).
     let unary = |variant: &str, kernel, f: fn(&[f32]) -> Vec<f32>| {
         Case::program("planted", variant, size.clone())
@@ -112,7 +111,7 @@ fn sized(n: usize) -> Vec<Case> {
         {
             debug_assert!(n.is_multiple_of(BLOCK as usize) && n > TAIL, "the tail falls in the last block");
             let n = n - TAIL;
-            Case::program("planted", "uninit_shared", elements(n))
+            Case::program("planted", "uninit_shared", n.to_string())
                 .params([Param::input(n), Param::Out { len: n.div_ceil(BLOCK as usize) }])
                 .step(Step::Launch {
                     kernel: kp::uninit_shared,
@@ -166,8 +165,8 @@ mod tests {
 
     #[test]
     fn references_fit_their_buffers() {
-        super::super::assert_references_fit(&sized(512));
-        super::super::assert_references_fit(&[too_fast(512)]);
+        crate::cases::assert_references_fit(&sized(512));
+        crate::cases::assert_references_fit(&[too_fast(512)]);
     }
 
     #[test]
@@ -221,8 +220,8 @@ mod tests {
         for c in &cases {
             assert_eq!(c.kernels().len(), 1, "{}", c.name());
             assert_eq!(c.kernels()[0].file, "planted.cu");
-            super::super::assert_program_fits(c);
+            crate::cases::assert_program_fits(c);
         }
-        assert!(!super::super::all().iter().any(|c| c.family == "planted"), "planted is never in all()");
+        assert!(!crate::cases::all().iter().any(|c| c.family == "planted"), "planted is never in all()");
     }
 }
