@@ -20,6 +20,17 @@ pub enum Error {
         /// What a valid value looks like.
         expected: String,
     },
+    /// A flag of the suite binary of kernelgate's own (not libtest's) holds a value that does not
+    /// parse (`--partition`).
+    #[error("{flag} {value:?} is invalid: {expected}")]
+    Flag {
+        /// The flag, `--partition`.
+        flag: &'static str,
+        /// The value found.
+        value: String,
+        /// What a valid value looks like.
+        expected: String,
+    },
     /// A `KERNELGATE_*` variable that is not one of kernelgate's options (a typo would silently
     /// leave the default on).
     #[error(

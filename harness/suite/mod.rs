@@ -26,6 +26,7 @@ mod compile_trial;
 mod faults;
 mod junit_report;
 mod lesson_trial;
+mod partition;
 mod plan;
 mod prepare;
 mod progress;
@@ -321,7 +322,16 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     if let Ok(list) = std::env::var(crate::sanitize::CHILD_ENV) {
         return crate::sanitize::child(&config, &table.for_checked_child(&config), &list);
     }
-    let mut args = Arguments::from_args();
+    // `--partition count:K/N` is kernelgate's (nextest's syntax), the rest libtest's.
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let partition = match partition::Partition::take(&mut argv) {
+        Ok(p) => p,
+        Err(e) => {
+            crate::errln!("kernelgate: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    };
+    let mut args = Arguments::from_iter(argv);
     if let Err(e) = read {
         crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
@@ -341,7 +351,28 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         crate::say!("{}", crate::nvrtc::run_header());
     }
     let suite = Arc::new(Suite::new(config, project, table));
-    let trials = trials(&suite);
+    let mut trials = trials(&suite);
+    if let Some(shard) = partition {
+        // This shard's trials among those the filters select, counted in the listed order; the
+        // others are left out of the run (nextest's count partition).
+        let selected = trials.iter().filter(|t| !args.is_filtered_out(t)).count();
+        let mut position = 0;
+        trials.retain(|t| {
+            if args.is_filtered_out(t) {
+                return false;
+            }
+            position += 1;
+            shard.holds(position - 1)
+        });
+        if !args.list {
+            crate::say!(
+                "kernelgate: --partition count:{}/{}: {} of the {selected} selected trials",
+                shard.index,
+                shard.count,
+                trials.len()
+            );
+        }
+    }
     let chosen = |t: &&Trial| !args.is_filtered_out(t) && !args.is_ignored(t);
     // The cases selected: what the checked child, the ncu session and the baseline count know.
     let selected: Vec<&str> = trials

@@ -1,0 +1,136 @@
+//! `--partition count:K/N`: one shard of the suite per job of a CI matrix, in the suite binary
+//! itself, with nextest's syntax and rule (nextest's `--partition count:K/N`: the selected tests
+//! in their listed order, the i-th of them, counting from 0, to shard `i % N + 1`), so that N jobs
+//! on N GPUs together run every selected trial once, each opening its GPU once. Pure: the flag is
+//! taken out of the arguments before libtest reads them, and the trials are chosen by name.
+
+use crate::error::{Error, Result};
+use std::ffi::OsString;
+
+/// The flag, as nextest spells it.
+pub const FLAG: &str = "--partition";
+
+/// Shard `index` (1-based) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Partition {
+    /// This shard, from 1 to `count`.
+    pub index: usize,
+    /// How many shards.
+    pub count: usize,
+}
+
+impl Partition {
+    /// Parses `count:K/N` (nextest's form); `K` from 1 to `N`.
+    ///
+    /// # Errors
+    /// [`Error::Flag`] naming `--partition`, the value and the form, for anything else (nextest's
+    /// `hash:` partitions are not offered: the trial list is the same in every job of a run, so
+    /// counting gives shards of equal size).
+    pub fn parse(value: &str) -> Result<Partition> {
+        let refuse = || Error::Flag {
+            flag: FLAG,
+            value: value.to_string(),
+            expected: "count:K/N, this job's shard K (1 to N) of N, as nextest takes it (`--partition count:2/4`)"
+                .into(),
+        };
+        let (k, n) = value.strip_prefix("count:").and_then(|kn| kn.split_once('/')).ok_or_else(refuse)?;
+        let (index, count) = (k.parse::<usize>().map_err(|_| refuse())?, n.parse::<usize>().map_err(|_| refuse())?);
+        if index == 0 || index > count {
+            return Err(refuse());
+        }
+        Ok(Partition { index, count })
+    }
+
+    /// Takes `--partition VALUE` or `--partition=VALUE` out of the command line `args` (the
+    /// program's name first), for the rest to go to libtest; `None` without it.
+    ///
+    /// # Errors
+    /// [`Partition::parse`]'s; [`Error::Flag`] when the flag has no value, a value that is not
+    /// UTF-8, or is given twice.
+    pub fn take(args: &mut Vec<OsString>) -> Result<Option<Partition>> {
+        let text = |value: OsString| {
+            value.into_string().map_err(|v| Error::Flag {
+                flag: FLAG,
+                value: v.to_string_lossy().into_owned(),
+                expected: "count:K/N (the value is not UTF-8)".into(),
+            })
+        };
+        let mut found: Option<String> = None;
+        let mut i = 1;
+        while i < args.len() {
+            let value = if args[i] == FLAG {
+                let value = args.get(i + 1).cloned();
+                args.drain(i..(i + 2).min(args.len()));
+                text(value.ok_or_else(|| Error::Flag {
+                    flag: FLAG,
+                    value: String::new(),
+                    expected: "a value, count:K/N".into(),
+                })?)?
+            } else if let Some(value) = args[i].to_str().and_then(|a| a.strip_prefix("--partition=")) {
+                let value = value.to_string();
+                args.remove(i);
+                value
+            } else {
+                i += 1;
+                continue;
+            };
+            if found.replace(value.clone()).is_some() {
+                return Err(Error::Flag { flag: FLAG, value, expected: "one --partition per run".into() });
+            }
+        }
+        found.map(|v| Partition::parse(&v)).transpose()
+    }
+
+    /// Whether the trial at `position` (0-based) of the selected trials, in their listed order,
+    /// is this shard's.
+    pub fn holds(&self, position: usize) -> bool {
+        position % self.count + 1 == self.index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<OsString> {
+        line.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn nextests_form_is_read_and_others_are_refused_by_name() {
+        assert_eq!(Partition::parse("count:2/3").unwrap(), Partition { index: 2, count: 3 });
+        for bad in ["2/3", "count:0/3", "count:4/3", "count:1/0", "hash:1/2", "count:a/2", "count:1/2/3", ""] {
+            let e = Partition::parse(bad).unwrap_err().to_string();
+            assert!(e.contains("--partition") && e.contains("count:K/N"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_flag_is_taken_out_and_libtests_arguments_are_left() {
+        let mut a = args("kernels transpose --partition count:1/2 --exact");
+        assert_eq!(Partition::take(&mut a).unwrap(), Some(Partition { index: 1, count: 2 }));
+        assert_eq!(a, args("kernels transpose --exact"));
+        let mut a = args("kernels --partition=count:2/2");
+        assert_eq!(Partition::take(&mut a).unwrap(), Some(Partition { index: 2, count: 2 }));
+        assert_eq!(a, args("kernels"));
+        let mut a = args("kernels --list");
+        assert_eq!(Partition::take(&mut a).unwrap(), None);
+        assert!(Partition::take(&mut args("kernels --partition")).unwrap_err().to_string().contains("a value"));
+        let twice = Partition::take(&mut args("kernels --partition count:1/2 --partition=count:2/2"));
+        assert!(twice.unwrap_err().to_string().contains("one --partition per run"));
+    }
+
+    /// Every position is in exactly one shard, and the shards' sizes differ by at most one.
+    #[test]
+    fn the_shards_cover_every_trial_once() {
+        for count in 1..=5 {
+            let sizes: Vec<usize> =
+                (1..=count).map(|index| (0..23).filter(|&p| Partition { index, count }.holds(p)).count()).collect();
+            assert_eq!(sizes.iter().sum::<usize>(), 23);
+            assert!(sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1, "{sizes:?}");
+            for p in 0..23 {
+                assert_eq!((1..=count).filter(|&index| Partition { index, count }.holds(p)).count(), 1);
+            }
+        }
+    }
+}
