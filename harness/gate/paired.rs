@@ -10,22 +10,13 @@
 //! estimate is less precise than the floor.
 
 use super::rank::wilcoxon_signed_rank;
+use super::robust::{MAD_TO_SIGMA, median};
 use super::timing::{Comparison, Policy, QUANTUM_TICKS, decide, quantum};
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::BTreeMap;
 
-/// `1 / Φ⁻¹(3/4)` (see [`super::timing`]).
-const MAD_TO_SIGMA: f64 = 1.4826;
 /// `√(π/2)`, the median's asymptotic standard error per σ (Serfling 1980, §2.3.3).
 const MEDIAN_SE_PER_SIGMA: f64 = 1.253_314_137_315_500_3;
-
-/// Median of a non-empty slice (mean of the two middle values for even n).
-fn median(xs: &[f64]) -> f64 {
-    let mut v = xs.to_vec();
-    v.sort_unstable_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
-}
 
 /// Half-width of the 95 % confidence interval of the median of the log ratios `d` (natural log,
 /// so about a relative change): `1.96 √(π/2) σ / √n`, σ estimated as `max(1.4826 MAD(d), r)`

@@ -7,7 +7,7 @@
 /// `1 / Φ⁻¹(3/4)`: scales the median absolute deviation to estimate the standard deviation of a
 /// normal distribution (Rousseeuw & Croux 1993, "Alternatives to the Median Absolute Deviation",
 /// JASA 88(424), eq. 1.1 and the constant b = 1.4826 there).
-const MAD_TO_SIGMA: f64 = 1.4826;
+pub(super) const MAD_TO_SIGMA: f64 = 1.4826;
 
 /// `√(π/2)`: the sample median of `n` normal samples with standard deviation σ has asymptotic
 /// standard error `√(π/2) σ / √n` (the median's asymptotic variance `1 / (4 n f(m)²)`, f the density
