@@ -348,8 +348,10 @@ impl Gpu {
             return Ok(loaded.clone());
         }
         let (ptx, sha256, lowered) = compile()?;
-        let module =
-            self.ctx.load_module(ptx).map_err(Error::driver(format!("loading the module of kernels/{file}")))?;
+        let module = self
+            .ctx
+            .load_module(ptx)
+            .map_err(Error::driver(format!("loading the module of {}", crate::source::shown(file))))?;
         let loaded = Loaded { module, sha256, lowered };
         modules.insert(key, loaded.clone());
         Ok(loaded)

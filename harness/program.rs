@@ -49,8 +49,10 @@ pub fn function_of(gpu: &Gpu, file: &str, source: &str, entry: &str) -> Result<(
         Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);
-    let func =
-        loaded.module.load_function(name).map_err(Error::driver(format!("looking up {entry} in kernels/{file}")))?;
+    let func = loaded
+        .module
+        .load_function(name)
+        .map_err(Error::driver(format!("looking up {entry} in {}", crate::source::shown(file))))?;
     Ok((func, loaded.sha256))
 }
 

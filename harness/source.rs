@@ -363,6 +363,16 @@ fn intern(name: String) -> &'static str {
     leaked
 }
 
+/// The kernel file named `file` (`transpose.cu`) as messages show it: its path relative to the
+/// project root as [`load`] read it (`kernels/transpose.cu`, `gpu/src/transpose.cu`), or `file`
+/// itself where no file of the run has that name (or nothing was read).
+pub fn shown(file: &str) -> String {
+    match loaded().ok().and_then(|all| all.iter().find(|s| s.file == file)) {
+        Some(source) => source.path.to_string(),
+        None => file.to_string(),
+    }
+}
+
 /// Looks up one of the suite's files by name (`"transpose.cu"`, [`sources`]); `None` if there is
 /// no such file.
 ///

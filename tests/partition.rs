@@ -34,6 +34,32 @@ fn the_shards_hold_every_selected_trial_once() {
     assert_eq!(listed(&["--partition=count:1/1"]), listed(&[]));
 }
 
+/// A shard's run counts the trials its filter leaves out as libtest does, and runs its share of
+/// the rest (no GPU here: the GPU trials are ignored, the compile trials run where NVRTC is).
+#[test]
+fn a_shard_counts_the_filtered_out_trials_as_the_whole_run_does() {
+    let out = tempfile::tempdir().unwrap();
+    let summary = |text: &str| text.lines().find(|l| l.starts_with("test result:")).unwrap().to_string();
+    let count = |line: &str, what: &str| -> usize {
+        let at = line.find(&format!(" {what}")).unwrap();
+        line[..at].rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let (code, whole) = support::kernels(&["transpose"], &[], out.path());
+    assert_eq!(code, 0, "{whole}");
+    let whole = summary(&whole);
+    let (mut ran, mut filtered) = (0, Vec::new());
+    for k in 1..=2 {
+        let (code, text) = support::kernels(&["transpose", "--partition", &format!("count:{k}/2")], &[], out.path());
+        assert_eq!(code, 0, "{text}");
+        assert!(text.contains(&format!("kernelgate: --partition count:{k}/2: ")), "{text}");
+        let line = summary(&text);
+        ran += count(&line, "passed") + count(&line, "ignored") + count(&line, "failed");
+        filtered.push(count(&line, "filtered out"));
+    }
+    assert_eq!(filtered, [count(&whole, "filtered out"); 2], "{whole}");
+    assert_eq!(ran, count(&whole, "passed") + count(&whole, "ignored") + count(&whole, "failed"), "{whole}");
+}
+
 #[test]
 fn a_value_outside_nextests_form_is_refused() {
     let out = tempfile::tempdir().unwrap();

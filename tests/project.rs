@@ -100,6 +100,15 @@ fn a_bad_file_or_one_file_name_in_two_folders_stops_the_run_and_the_program() {
     let (code, text) = suite(&sub, &["--list"], &[]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("more/blocksum.cu: has the file name of src/cuda/blocksum.cu"), "{text}");
+    // kernelgate compile holds the project to the same rule.
+    let o = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+        .current_dir(&sub)
+        .args(["compile", "../../more/blocksum.cu"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("src/cuda/blocksum.cu: has the file name of more/blocksum.cu"), "{text}");
     std::fs::write(&file, "kernels = []\n").unwrap();
     let (code, text) = suite(&sub, &["--list"], &[]);
     assert_eq!(code, 2, "{text}");

@@ -144,7 +144,13 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// As [`nvrtc_available`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim, and
 /// which NVRTC compiled.
 pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
-    compile_instances(source.file, source.source, arch, &[]).map(|(ptx, _)| ptx)
+    compile_instances(source.file, source.source, arch, &[]).map(|(ptx, _)| ptx).map_err(|e| match e {
+        // The file as this source names it (a file `kernelgate compile` was given, one of the run's).
+        Error::Compile { arch, status, nvrtc, log, .. } => {
+            Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log }
+        }
+        other => other,
+    })
 }
 
 /// The NVRTC option that has ptxas write its resource report (`-v`: registers, spills, stack and
@@ -255,7 +261,7 @@ fn program(
     use std::ffi::{CStr, CString};
     let used = nvrtc::load()?.to_string();
     let fail = |status: String, log: String| Error::Compile {
-        file: format!("kernels/{file}"),
+        file: crate::source::shown(file),
         arch: arch.to_string(),
         status,
         nvrtc: used.clone(),
@@ -335,7 +341,7 @@ pub fn instance_hint(log: &str, source: &str, file: &str, expressions: &[&str]) 
     for e in expressions {
         let name = e.split('<').next().unwrap_or(e).trim();
         if let Some((_, line)) = templates.iter().find(|(t, _)| t == name) {
-            let at = format!("{name} at kernels/{file}:{line}");
+            let at = format!("{name} at {}:{line}", crate::source::shown(file));
             if !declared.contains(&at) {
                 declared.push(at);
             }

@@ -99,7 +99,7 @@ pub(super) fn check_output_paths(
             let what = if dir.exists() { "it names a file, not a folder" } else { "no such folder" };
             return Err(refuse(vars::BASELINES.name, dir)(format!(
                 "{what}: name the folder of the per-GPU baselines (a run with KERNELGATE_BLESS=1 makes it), or unset \
-                 it for <project root>/baselines"
+                 it for the project's (`baselines` in kernelgate.toml, default <project root>/baselines)"
             )));
         }
     }

@@ -354,12 +354,13 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     let mut trials = trials(&suite);
     if let Some(shard) = partition {
         // This shard's trials among those the filters select, counted in the listed order; the
-        // others are left out of the run (nextest's count partition).
+        // other shards' are left out of the run (nextest's count partition), and those the
+        // filters leave out stay for libtest to count as filtered out.
         let selected = trials.iter().filter(|t| !args.is_filtered_out(t)).count();
         let mut position = 0;
         trials.retain(|t| {
             if args.is_filtered_out(t) {
-                return false;
+                return true;
             }
             position += 1;
             shard.holds(position - 1)
@@ -369,7 +370,7 @@ pub fn main(table: crate::case::Table) -> ExitCode {
                 "kernelgate: --partition count:{}/{}: {} of the {selected} selected trials",
                 shard.index,
                 shard.count,
-                trials.len()
+                trials.iter().filter(|t| !args.is_filtered_out(t)).count()
             );
         }
     }

@@ -33,8 +33,21 @@ impl Partition {
             expected: "count:K/N, this job's shard K (1 to N) of N, as nextest takes it (`--partition count:2/4`)"
                 .into(),
         };
+        if value.starts_with("hash:") {
+            return Err(Error::Flag {
+                flag: FLAG,
+                value: value.to_string(),
+                expected: "count:K/N; nextest's hash: partitions are not offered (every job of a run lists the same \
+                           trials, so counting gives shards of equal size)"
+                    .into(),
+            });
+        }
         let (k, n) = value.strip_prefix("count:").and_then(|kn| kn.split_once('/')).ok_or_else(refuse)?;
-        let (index, count) = (k.parse::<usize>().map_err(|_| refuse())?, n.parse::<usize>().map_err(|_| refuse())?);
+        let whole = |digits: &str| {
+            let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && !digits.starts_with('0');
+            plain.then(|| digits.parse::<usize>().ok()).flatten().ok_or_else(refuse)
+        };
+        let (index, count) = (whole(k)?, whole(n)?);
         if index == 0 || index > count {
             return Err(refuse());
         }
@@ -64,7 +77,7 @@ impl Partition {
                 text(value.ok_or_else(|| Error::Flag {
                     flag: FLAG,
                     value: String::new(),
-                    expected: "a value, count:K/N".into(),
+                    expected: "the flag needs a value: --partition count:K/N".into(),
                 })?)?
             } else if let Some(value) = args[i].to_str().and_then(|a| a.strip_prefix("--partition=")) {
                 let value = value.to_string();
@@ -99,7 +112,18 @@ mod tests {
     #[test]
     fn nextests_form_is_read_and_others_are_refused_by_name() {
         assert_eq!(Partition::parse("count:2/3").unwrap(), Partition { index: 2, count: 3 });
-        for bad in ["2/3", "count:0/3", "count:4/3", "count:1/0", "hash:1/2", "count:a/2", "count:1/2/3", ""] {
+        for bad in [
+            "2/3",
+            "count:0/3",
+            "count:4/3",
+            "count:1/0",
+            "hash:1/2",
+            "count:a/2",
+            "count:1/2/3",
+            "",
+            "count:+1/3",
+            "count:01/3",
+        ] {
             let e = Partition::parse(bad).unwrap_err().to_string();
             assert!(e.contains("--partition") && e.contains("count:K/N"), "{bad}: {e}");
         }
@@ -115,7 +139,8 @@ mod tests {
         assert_eq!(a, args("kernels"));
         let mut a = args("kernels --list");
         assert_eq!(Partition::take(&mut a).unwrap(), None);
-        assert!(Partition::take(&mut args("kernels --partition")).unwrap_err().to_string().contains("a value"));
+        assert!(Partition::take(&mut args("kernels --partition")).unwrap_err().to_string().contains("needs a value"));
+        assert!(Partition::parse("hash:1/2").unwrap_err().to_string().contains("hash: partitions are not offered"));
         let twice = Partition::take(&mut args("kernels --partition count:1/2 --partition=count:2/2"));
         assert!(twice.unwrap_err().to_string().contains("one --partition per run"));
     }

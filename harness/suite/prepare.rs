@@ -154,7 +154,7 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
     let loaded = match &suite.config.baselines {
         // A misspelt path would otherwise read as "no baseline" and pass every trial.
         Some(folder) if !folder.is_dir() && !suite.config.bless => Err(format!(
-            "KERNELGATE_BASELINES={} names no folder; check the path, or unset it for <project root>/baselines",
+            "KERNELGATE_BASELINES={} names no folder; check the path, or unset it for the project's (`baselines` in kernelgate.toml, default <project root>/baselines)",
             folder.display()
         )),
         _ => Baseline::load(&dir).map_err(|e| e.to_string()),

@@ -181,7 +181,7 @@ fn timing<'r>(
         Ok(Ok(Timing::NewSinceA(absent)))
     };
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
-        return alone(format!("kernels/{missing} does not exist at {}", revision.rev));
+        return alone(format!("{} does not exist at {}", crate::source::shown(missing), revision.rev));
     }
     let a = match phases::time(Phase::Compile, || program::compile_from(gpu, case, |k| revision.source(k.file))) {
         Ok(a) => a.expect("every file exists at the revision (checked above)"),
@@ -260,7 +260,8 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
                 crate::console::trial_note(format!(
-                    "kernelgate: kernels/{file}: PTX differs and the SASS could not be compared ({why}); timed"
+                    "kernelgate: {}: PTX differs and the SASS could not be compared ({why}); timed",
+                    crate::source::shown(file)
                 ));
                 return Ok(false);
             }
@@ -283,9 +284,9 @@ fn case_files(case: &Case) -> Vec<&'static str> {
     files
 }
 
-/// `kernels/a.cu, kernels/b.cu`.
+/// `kernels/a.cu, kernels/b.cu`: each as the run read it ([`crate::source::shown`]).
 fn list(files: &[&str]) -> String {
-    files.iter().map(|f| format!("kernels/{f}")).collect::<Vec<_>>().join(", ")
+    files.iter().map(|f| crate::source::shown(f)).collect::<Vec<_>>().join(", ")
 }
 
 /// The check: the revision's program (A/B) on its own fresh buffers, then this build's; returns

@@ -37,7 +37,7 @@ pub fn compile_command(
     cases.extend(kernelgate::case::planted::cases());
     let (launches, arities, declared) =
         (resources::launches(&cases), resources::arities(&cases), sass::declared(&cases));
-    let suite_files = suite_files(project);
+    let suite_files = suite_files(project)?;
     let suite_files: Vec<&str> = suite_files.iter().map(String::as_str).collect();
     let mut checked_resources = Vec::new();
     let mut checked_sass = Vec::new();
@@ -184,16 +184,30 @@ fn no_table(note: &str) -> bool {
 
 /// The names of the `*.cu` files of the project's kernel folders, listed, not read: a file being
 /// fixed may not parse yet. Empty where there are none.
-fn suite_files(project: &kernelgate::project::Project) -> Vec<String> {
-    let mut names: Vec<String> = project
+///
+/// # Errors
+/// [`Error::Kernels`] naming both files when two folders hold one file name, as the suite refuses
+/// them ([`kernelgate::source::read_project`]).
+fn suite_files(project: &kernelgate::project::Project) -> kernelgate::Result<Vec<String>> {
+    let mut found: Vec<(String, PathBuf)> = project
         .kernels
         .iter()
         .flat_map(std::fs::read_dir)
         .flatten()
         .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".cu"))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(n, _)| n.ends_with(".cu"))
         .collect();
-    names.sort();
-    names
+    found.sort();
+    if let Some(pair) = found.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(Error::Kernels {
+            path: project.shown(&pair[1].1).into(),
+            message: format!(
+                "has the file name of {}: kernelgate names a kernel file by its name, so the kernel folders of one \
+                 project hold each name once; rename one of them",
+                project.shown(&pair[0].1)
+            ),
+        });
+    }
+    Ok(found.into_iter().map(|(name, _)| name).collect())
 }

@@ -143,7 +143,8 @@ pub(crate) fn history_dir(
             value: "off".into(),
             expected: format!(
                 "`kernelgate {command}` needs a history, and off says there is none; unset it for \
-                 <project root>/.kernelgate/history, name a folder, or pass --dir"
+                 the project's (`history` in kernelgate.toml, default <project root>/.kernelgate/history), name a \
+                 folder, or pass --dir"
             ),
         }),
     }

@@ -5,7 +5,7 @@
 //! kernel, so that existing ncu captures enter kernelgate.
 //!
 //! `kernelgate baseline list|show|remove|calibrate|bless|reseal` reads and edits the per-GPU
-//! baselines under `<project root>/baselines/<gpu-key>/` (see `kernelgate::gate::baseline`), or
+//! baselines under `<the project's baselines>/<gpu-key>/` (see `kernelgate::gate::baseline`), or
 //! `KERNELGATE_BASELINES/<gpu-key>/`; the project is found from the current folder as the test
 //! runs find it (`kernelgate::project::Project::current`). Every change goes through the baseline
 //! store: under the folder's lock, committed whole.
@@ -114,7 +114,8 @@ enum Command {
         format: Format,
     },
     /// List, show, remove, calibrate, bless (from a run record) or reseal the per-GPU baselines under
-    /// `<project root>/baselines/`.
+    /// the project's baselines folder (KERNELGATE_BASELINES, else `baselines` in kernelgate.toml,
+    /// else `<project root>/baselines/`).
     Baseline {
         #[command(subcommand)]
         command: BaselineCommand,
@@ -141,8 +142,8 @@ enum Command {
         /// a warning, when the history cannot be read).
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
-        /// The folder of the history stores; default: KERNELGATE_HISTORY, else
-        /// `<project root>/.kernelgate/history`.
+        /// The folder of the history stores; default: KERNELGATE_HISTORY, else `history` in
+        /// kernelgate.toml, else `<project root>/.kernelgate/history`.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
         /// `text`: the Markdown; `json`: one JSON document on stdout instead (schema
@@ -166,7 +167,7 @@ enum Command {
         #[arg(long, value_name = "KEY")]
         gpu: Option<String>,
         /// The folder of the history stores (for a run id); default: KERNELGATE_HISTORY, else
-        /// `<project root>/.kernelgate/history`.
+        /// `history` in kernelgate.toml, else `<project root>/.kernelgate/history`.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
@@ -225,13 +226,14 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
-    /// The history of runs keyed by commit, one SQLite store per GPU key under
-    /// `<project root>/.kernelgate/history/` (or KERNELGATE_HISTORY, or --dir).
+    /// The history of runs keyed by commit, one SQLite store per GPU key under the project's
+    /// history folder (--dir, else KERNELGATE_HISTORY, else `history` in kernelgate.toml, else
+    /// `<project root>/.kernelgate/history/`).
     History {
         #[command(subcommand)]
         command: HistoryCommand,
-        /// The folder of the history stores; default: KERNELGATE_HISTORY, else
-        /// `<project root>/.kernelgate/history`.
+        /// The folder of the history stores; default: KERNELGATE_HISTORY, else `history` in
+        /// kernelgate.toml, else `<project root>/.kernelgate/history`.
         #[arg(long, global = true, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
