@@ -28,7 +28,7 @@ mod git;
 mod provenance;
 /// `provenance.rs`'s types, where it finds them in the library (`crate::model`).
 mod model {
-    pub use super::git::{GitState, RepoState, kernels_sha256};
+    pub use super::git::{GitState, RepoState, folder_in_repository, kernels_sha256};
 }
 
 use std::fmt::Write as _;

@@ -203,21 +203,17 @@ impl Project {
     /// # Errors
     /// A sentence naming the folder when it lies outside `workdir`: git holds no history of it.
     pub fn kernels_in(&self, workdir: &Path) -> std::result::Result<Vec<String>, String> {
-        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        let top = canonical(workdir);
         self.kernels
             .iter()
             .map(|folder| {
-                let full = canonical(folder);
-                let relative = full.strip_prefix(&top).map_err(|_| {
+                crate::model::folder_in_repository(workdir, folder).ok_or_else(|| {
                     format!(
                         "the kernel folder {} lies outside the git repository at {}: git holds no earlier version \
                          of it; move it into the repository, or name folders inside it in {FILE}",
                         folder.display(),
                         workdir.display()
                     )
-                })?;
-                Ok(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+                })
             })
             .collect()
     }

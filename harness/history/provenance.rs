@@ -118,16 +118,7 @@ pub fn read(dir: &Path, rev: Option<&str>, kernels: &[std::path::PathBuf]) -> Re
 /// The folders of `kernels` that lie in the repository whose top folder is `workdir`, as its trees
 /// name them (`/`-separated, `""` for the top folder); folders outside it are left out.
 fn folders_in(workdir: &Path, kernels: &[std::path::PathBuf]) -> Vec<String> {
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let top = canonical(workdir);
-    kernels
-        .iter()
-        .filter_map(|k| {
-            let full = canonical(k);
-            let relative = full.strip_prefix(&top).ok()?;
-            Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
-        })
-        .collect()
+    kernels.iter().filter_map(|k| crate::model::folder_in_repository(workdir, k)).collect()
 }
 
 /// What a binary is built from, relative to the project root: the files `build.rs` watches, whose

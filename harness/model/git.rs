@@ -104,3 +104,13 @@ mod tests {
         assert_eq!(a.len(), 64);
     }
 }
+
+/// `folder` as the trees of the git repository whose top folder is `workdir` name it: relative,
+/// `/`-separated (`kernels`, `src/cuda`; `""` for the top folder itself), both resolved through
+/// symbolic links first where they exist; `None` when it lies outside the repository.
+pub fn folder_in_repository(workdir: &std::path::Path, folder: &std::path::Path) -> Option<String> {
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let full = canonical(folder);
+    let relative = full.strip_prefix(canonical(workdir)).ok()?;
+    Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+}
