@@ -1,4 +1,4 @@
-//! The lessons CSV: one row per lesson trial of a run ([`crate::cases::lessons`]), written beside
+//! The lessons CSV: one row per lesson trial of a run ([`crate::case::lesson`]), written beside
 //! the run CSV as `<run stem>-lessons.csv` (docs/reading-results.md describes the columns).
 //!
 //! A lesson trial times two programs against each other and has no baseline of its own, so it is

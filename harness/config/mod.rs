@@ -124,7 +124,7 @@ pub struct Config {
     pub require_nvrtc: bool,
     /// Work multiplier for the gate's power benchmark (`KERNELGATE_WORK_SCALE`, default 1, from 0.5
     /// to 2): every case runs at its problem size times this factor under its nominal trial name,
-    /// so it is judged against the nominal baseline (`crate::cases::scaled`). A run with a factor
+    /// so it is judged against the nominal baseline (`crate::case::Table::cases` at the factor). A run with a factor
     /// other than 1 records it in the run CSV's `work_scale` column and cannot bless.
     pub work_scale: f64,
     /// The GPUs to run on, one trial per GPU at a time (`KERNELGATE_DEVICES`, default `0`).
@@ -161,7 +161,7 @@ pub struct Config {
     pub sanitize: Option<String>,
     /// The work of the cases the sanitizer's child checks, as a factor of the run's work
     /// (`KERNELGATE_SANITIZE_SCALE`, 1/64 to 1, default 1; only with `KERNELGATE_SANITIZE`):
-    /// `crate::cases::with_work_scale` at `KERNELGATE_WORK_SCALE` times this factor, under the
+    /// `crate::case::Table::cases` at `KERNELGATE_WORK_SCALE` times this factor, under the
     /// nominal trial names. racecheck tracks every shared-memory access: on the H200 it took 62 s
     /// over `matmul/cp_async/4000x4000x1000` (timed at 36.2 TFLOP/s, under 1 ms, without it), and
     /// the whole suite took 231 s at 1/64 (baselines/nvidia-h200-sm90/BENCHMARK.md, "Whole

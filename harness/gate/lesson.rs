@@ -1,6 +1,6 @@
 //! The time-only lessons judged as same-run ratios: a good and a bad program of one family timed in
 //! pairs in one trial ([`crate::measure::measure_pairs`]), and the per-pair ratio good / bad held
-//! against the lesson's bound (declared beside the cases, [`crate::cases::lessons`]). Pure.
+//! against the lesson's bound (declared beside the cases, [`crate::case::lesson`]). Pure.
 //!
 //! The ratio and its interval are the paired gate's ([`super::paired::compare_paired`] with the
 //! bad program as the reference A and the good one as B): the median of the per-pair log ratios

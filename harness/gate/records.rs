@@ -166,7 +166,7 @@ pub struct CompareOptions {
     pub scale: f64,
     /// Compare SM cycles (seconds x each record's median SM clock) instead of seconds.
     pub cycles: bool,
-    /// Why a trial is host-bound, by name, when it is (`crate::cases::host_bound`); `None` knows
+    /// Why a trial is host-bound, by name, when it is (the shipped suite's: `crate::cases::host_bound`); `None` knows
     /// none. A host-bound trial without a calibrated run-to-run floor in `base` gets
     /// [`super::host_bound_verdict`]: its change is shown and does not gate.
     pub host_bound: Option<fn(&str) -> Option<String>>,

@@ -30,7 +30,7 @@ pub const GREEN: &str = "#1a7f37";
 /// (one commit measured on two GPUs shares an x), y = value with a unit chosen for reading
 /// (seconds shown as ns/us/ms/s); one line and colour per GPU, a legend when there are several;
 /// each commit with a change point (of any GPU) a dashed vertical rule labelled with its commit,
-/// the labels placed by [`place_labels`] so that no two overlap: in up to [`LABEL_ROWS`] rows above
+/// the labels placed by `place_labels` so that no two overlap: in up to `LABEL_ROWS` rows above
 /// the plot (the chart grows by a row's height for each row past the first), shortened to the
 /// commit where the whole label finds no room, and those that still find none named in the note
 /// (on the legend's line, or on a line of its own below it where the two would meet).

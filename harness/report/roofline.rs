@@ -9,7 +9,7 @@
 //! beside it, y = achieved GB/s (bytes / median) under the device-memory ceilings as flat lines, in
 //! the order of the legend along x. Each case is a numbered point with a `<title>` (trial, value,
 //! % of its ceiling); the legend below maps numbers to trials. The roofs are named in a legend of
-//! their own above both panels ([`keys`]), outside the plotting areas, where no roof or point is. A point may carry where it was
+//! their own above both panels (`keys`), outside the plotting areas, where no roof or point is. A point may carry where it was
 //! before ([`Was`]: the diff report's old side), drawn as a hollow grey point with an arrow to where
 //! it is now. Written by hand, like the diff report's charts (`report::chart` says why). Used for a
 //! run's own roofline (`<stem>-roofline.svg`, [`points`]) and for the diff report's

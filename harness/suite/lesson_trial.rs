@@ -1,4 +1,4 @@
-//! One lesson trial ([`crate::cases::lessons`]): the good and the bad program of a time-only lesson,
+//! One lesson trial ([`crate::case::lesson`]): the good and the bad program of a time-only lesson,
 //! each checked on its own fresh buffers and then timed in pairs in random order, each over its own
 //! binding (they are different programs, not two versions of one), with the same-run A/B loop
 //! ([`crate::measure::measure_pairs`]: the bad program is its A, the good one its B). The ratio

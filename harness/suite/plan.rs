@@ -7,7 +7,7 @@ use crate::{resources, sass, source::sources};
 use libtest_mimic::{Completion, Failed, Trial};
 use std::sync::Arc;
 
-/// Every trial: the cases and the lesson trials ([`cases::lessons`]) sorted by name, then the
+/// Every trial: the cases and the lesson trials ([`crate::case::Table::lesson_trials`]) sorted by name, then the
 /// compile trials for each file and [`COMPILE_ARCHS`], sorted by name.
 /// Without a GPU the GPU trials are marked ignored here, at discovery, so that runners that list
 /// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.

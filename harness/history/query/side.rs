@@ -86,7 +86,7 @@ impl Spec {
 ///
 /// # Errors
 /// [`Error::History`] for text that is neither, a CSV that cannot be read ([`parse_csv_bytes`]: an empty
-/// file, a bad row) or that holds no run ([`crate::history::import::HEADER_ONLY`] for a run CSV of its header
+/// file, a bad row) or that holds no run (`history::import::HEADER_ONLY` for a run CSV of its header
 /// alone) or several run ids.
 pub fn run_id_of(text: &str) -> Result<String> {
     match Spec::parse(text)? {
