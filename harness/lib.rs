@@ -1,15 +1,55 @@
 //! kernelgate: regression testing for CUDA kernels.
 //!
-//! `cargo test --release` runs one libtest trial per [`Case`]: the kernel is compiled with NVRTC
-//! for the device's own architecture, checked against a CPU reference on fresh random inputs, and
-//! timed with CUDA events (L2 flushed before each sample) inside an NVTX range named after the
-//! trial. Results are printed as a table and written as CSV.
+//! A project's test binary hands the library its case table ([`case::Table`]); the library runs
+//! one libtest trial per [`Case`]: the kernel is compiled with NVRTC for the device's own
+//! architecture, checked against a CPU reference on fresh random inputs, and timed with CUDA events
+//! (L2 flushed before each sample) inside an NVTX range named after the trial, then judged against
+//! the baseline recorded for that GPU (or against another git revision timed in the same process),
+//! recorded in a history keyed by the project's commits, and reported (terminal table, CSV, JUnit,
+//! Markdown/HTML diffs).
 //!
-//! The stages of the data flow are one module each (see `DESIGN.md` in the steering repo):
+//! # Using it in a project
+//! `Cargo.toml`:
+//! ```toml
+//! [dev-dependencies]
+//! kernelgate = "0.1"
+//! [build-dependencies]
+//! kernelgate-build = "0.1"
+//! [[test]]
+//! name = "kernels"
+//! harness = false
+//! ```
+//! `build.rs` (names the kernels of `kernels/*.cu`, or of the folders `kernelgate.toml` names):
+//! ```no_run
+//! fn main() { kernelgate_build::Build::new().run(); }
+//! ```
+//! `tests/kernels.rs`, for a file `kernels/copy.cu` declaring `extern "C" __global__ void
+//! copy(const float* in, float* out, int n)`:
+//! ```ignore
+//! use kernelgate::{Case, Launch, Param, case::Table};
+//! kernelgate::kernels!(); // mod k { pub mod copy { pub const copy: Kernel ... } }, static BUILD
+//!
+//! fn cases(_scale: f64) -> Vec<Case> {
+//!     let n = 1 << 24;
+//!     vec![Case::new("copy", "plain", "16M", k::copy::copy)
+//!         .launch(Launch::linear(n, 256))
+//!         .param(Param::input_f32(n))
+//!         .param(Param::output_f32(n))
+//!         .param(Param::i32(n as i32))
+//!         .reference(|inputs| vec![inputs[0].clone()])
+//!         .bytes((2 * 4 * n) as u64)]
+//! }
+//! kernelgate::main!(Table::new(cases, &BUILD));
+//! ```
+//! `cargo test --release` then runs `copy/plain/16M` as one trial; the guide is
+//! `docs/adopting.md` in kernelgate's repository.
+//!
+//! # Stages
+//! The stages of the data flow are one module each:
 //!
 //! | stage    | module        | touches           |
 //! |----------|---------------|-------------------|
-//! | discover | [`cases`], [`source`] | nothing (build-time embedded sources) |
+//! | discover | [`case`] (the builder a project writes cases with), [`source`] (the kernel files, read when a run starts) | the kernel folders |
 //! | compile  | [`compile`], [`nvrtc`] (finding libnvrtc), [`resources`] (registers, spills, occupancy: the resource gate) | NVRTC, `baselines/<arch>/` |
 //! | check    | [`check`], [`program`] (running a case's program), [`shared_poison`] (shared memory filled before the check), [`sanitize`] (the checked child: compute-sanitizer, crash isolation) | GPU, child processes |
 //! | measure  | [`ceilings`] (the GPU's ceilings at its opening; the roofline), [`measure`], [`recheck`] (the outputs after timing) | GPU (loop), [`stats`] pure |
@@ -25,15 +65,15 @@
 #![warn(missing_docs)]
 
 pub mod case;
-pub mod cases;
 pub mod ceilings;
 pub mod check;
 pub mod compile;
 pub mod config;
 pub mod console;
 pub mod devices;
-/// `build.rs`'s entry-point scanner, also used by `kernelgate compile` on a file read at run time.
-pub mod entry_scan;
+/// The build helper's entry-point scanner (`kernelgate_build::entry_scan`), also used on the
+/// kernel files a run reads and on a file `kernelgate compile` is given.
+pub use kernelgate_build::entry_scan;
 mod error;
 pub mod expect;
 pub mod gate;
@@ -67,4 +107,41 @@ pub mod units;
 pub use case::{Case, Init, Launch, Param, Tolerance};
 pub use config::Config;
 pub use error::{Error, Result};
+pub use history::built::Build;
 pub use source::{Kernel, KernelSource, KernelTemplate};
+
+/// Includes what the project's build script wrote (`kernelgate_build::Build::run`): the module `k`
+/// of kernel constants (`k::<file>::<kernel>`) and the static `BUILD` ([`Build`]). Call it once, at
+/// module level of the crate or test file that writes the cases.
+///
+/// # Example
+/// ```ignore
+/// kernelgate::kernels!();
+/// let kernel: kernelgate::Kernel = k::transpose::transpose_naive;
+/// let table = kernelgate::case::Table::new(cases, &BUILD);
+/// ```
+#[macro_export]
+macro_rules! kernels {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/kernelgate.rs"));
+    };
+}
+
+/// The `main` of a project's test binary (`[[test]] harness = false`): runs the suite over the
+/// case table `$table` ([`case::Table`]) with libtest's flags and kernelgate's variables
+/// ([`suite::main`]).
+///
+/// # Example
+/// ```ignore
+/// kernelgate::kernels!();
+/// fn cases(scale: f64) -> Vec<kernelgate::Case> { /* ... */ Vec::new() }
+/// kernelgate::main!(kernelgate::case::Table::new(cases, &BUILD));
+/// ```
+#[macro_export]
+macro_rules! main {
+    ($table:expr) => {
+        fn main() -> ::std::process::ExitCode {
+            $crate::suite::main($table)
+        }
+    };
+}

@@ -204,7 +204,7 @@ fn not_found_message(searched: &[String], rejected: &[String]) -> String {
         message.push_str(&format!(" Rejected: {}.", rejected.join("; ")));
     }
     message.push_str(&format!(
-        " Fix: run `scripts/get-nvrtc` in the project root (NVRTC {PINNED_WHEEL} from PyPI into {LOCAL_DIR}/, \
+        " Fix: run kernelgate's `scripts/get-nvrtc <project root>` (NVRTC {PINNED_WHEEL} from PyPI into {LOCAL_DIR}/, \
          what CI uses; needs curl), install a CUDA {NVRTC_MAJOR} toolkit, or set {ENV_VAR} to a {LIBRARY} or \
          its folder"
     ));

@@ -2,11 +2,15 @@
 //! default `kernels/`), read when a run starts ([`load`]), not built into the binary, so that an
 //! edited kernel needs no rebuild of the crate.
 //!
-//! The generated module [`k`] (`build.rs`) has one submodule per file and one [`Kernel`] constant
-//! per `extern "C" __global__` entry point, so the case table cannot name a kernel that does not
-//! exist: `k::transpose::transpose_naiv` fails to compile with "cannot find value ... in module
-//! `k::transpose`". `build.rs` re-runs when the crate's code changes, not on a kernel edit: a
-//! kernel renamed or removed since the build is found at run time ([`Kernel::declared`]).
+//! The project's build script (`kernelgate_build::Build::run`, included with [`crate::kernels!`])
+//! writes a module `k` with one submodule per file and one [`Kernel`] constant per
+//! `extern "C" __global__` entry point, so the case table cannot name a kernel that does not exist:
+//! `k::transpose::transpose_naiv` fails to compile with "cannot find value ... in module
+//! `k::transpose`". The build script re-runs when the project's code changes, not on a kernel edit:
+//! a kernel renamed or removed since the build is found at run time ([`Kernel::declared`]).
+//!
+//! The library's own kernels (the ceiling probes, the planted self-test family) are built into it
+//! ([`own`]) and read with the project's, under names no project file may take.
 
 use crate::error::{Error, Result};
 use crate::project::Project;
@@ -47,27 +51,39 @@ impl KernelSource {
     /// [`Error::Io`] when the file cannot be read; [`Error::Kernels`] naming line and column when it
     /// is not UTF-8 ([`crate::entry_scan::utf8_text`]).
     pub fn read(path: &Path, shown: &str) -> Result<KernelSource> {
-        use sha2::{Digest, Sha256};
         let bytes = std::fs::read(path).map_err(Error::io(path))?;
         let text = crate::entry_scan::utf8_text(bytes, shown).map_err(|message| match message.split_once(": ") {
             // `<file>:<line>:<column>` is the place the message names.
             Some((at, rest)) => Error::Kernels { path: at.into(), message: rest.to_string() },
             None => Error::Kernels { path: path.into(), message },
         })?;
+        let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok(KernelSource::of_text(&file, shown, &text))
+    }
+
+    /// The kernel file `file` with the text `text`, named `shown` in messages, with its kernels
+    /// found as [`KernelSource::read`] finds them. Leaked like it.
+    pub fn of_text(file: &str, shown: &str, text: &str) -> KernelSource {
+        use sha2::{Digest, Sha256};
         let names = |found: Vec<(String, usize)>| -> &'static [&'static str] {
             found.into_iter().map(|(name, _)| &*name.leak()).collect::<Vec<_>>().leak()
         };
         let sha256: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
         let (entries, templates) =
-            (names(crate::entry_scan::entry_points(&text)), names(crate::entry_scan::template_kernels(&text)));
-        Ok(KernelSource {
-            file: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().leak(),
+            (names(crate::entry_scan::entry_points(text)), names(crate::entry_scan::template_kernels(text)));
+        KernelSource {
+            file: file.to_string().leak(),
             path: shown.to_string().leak(),
-            source: text.leak(),
+            source: text.to_string().leak(),
             sha256: sha256.leak(),
             entries,
             templates,
-        })
+        }
+    }
+
+    /// Whether this is one of the library's own files ([`own`]), not the project's.
+    pub fn is_own(&self) -> bool {
+        self.path.starts_with(OWN_PREFIX)
     }
 }
 
@@ -114,17 +130,27 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
 }
 
 /// Every kernel file of the project's kernel folders ([`Project::kernels`], each read with
-/// [`read_folder`]), sorted by file name: a file name names one kernel file of the project (the
+/// [`read_folder`]) and the library's own ([`own`]), sorted by file name: a file name names one kernel file of the project (the
 /// case table's constants and the tables' rows name files so), so two folders may not hold files
 /// of one name.
 ///
 /// # Errors
-/// [`read_folder`]'s; [`Error::Kernels`] naming both files when two folders hold one file name.
+/// [`read_folder`]'s; [`Error::Kernels`] naming both files when two folders hold one file name, or
+/// naming the file when it has the name of one of the library's own.
 pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
-    let mut all: Vec<KernelSource> = Vec::new();
+    let mut all: Vec<KernelSource> = own().to_vec();
     for folder in &project.kernels {
         for source in read_folder(folder, &project.shown(folder))? {
             if let Some(first) = all.iter().find(|s| s.file == source.file) {
+                if first.is_own() {
+                    return Err(Error::Kernels {
+                        path: source.path.into(),
+                        message: format!(
+                            "has the name of one of kernelgate's own kernel files ({}): rename it",
+                            OWN.iter().map(|(file, _)| *file).collect::<Vec<_>>().join(", ")
+                        ),
+                    });
+                }
                 return Err(Error::Kernels {
                     path: source.path.into(),
                     message: format!(
@@ -139,6 +165,72 @@ pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
     }
     all.sort_by_key(|s| s.file);
     Ok(all)
+}
+
+
+/// The library's own kernel files (file name, text): the ceiling probes ([`crate::ceilings`]) and
+/// the planted self-test family ([`crate::case::planted`]).
+const OWN: [(&str, &str); 2] =
+    [("ceilings.cu", include_str!("kernels/ceilings.cu")), ("planted.cu", include_str!("kernels/planted.cu"))];
+
+/// How messages name the library's own files: `<kernelgate>/planted.cu`.
+const OWN_PREFIX: &str = "<kernelgate>/";
+
+/// The library's own kernel files, read once per process; every run reads them with the
+/// project's ([`read_project`]).
+pub fn own() -> &'static [KernelSource] {
+    static OWN_SOURCES: OnceLock<Vec<KernelSource>> = OnceLock::new();
+    OWN_SOURCES.get_or_init(|| OWN.iter().map(|(file, text)| KernelSource::of_text(file, &format!("{OWN_PREFIX}{file}"), text)).collect())
+}
+
+
+/// Constants for the kernels of the library's own files ([`own`]), as the build helper writes a
+/// project's `k` (a unit test holds them to the files).
+#[allow(non_upper_case_globals)]
+pub(crate) mod own_k {
+    use crate::Kernel;
+    const fn planted(entry: &'static str) -> Kernel {
+        Kernel { file: "planted.cu", entry }
+    }
+    const fn ceilings(entry: &'static str) -> Kernel {
+        Kernel { file: "ceilings.cu", entry }
+    }
+    /// `planted.cu`: the planted self-test family ([`crate::case::planted`]).
+    pub mod planted {
+        use super::{Kernel, planted as at};
+        pub const oob_write: Kernel = at("oob_write");
+        pub const reverse_no_sync: Kernel = at("reverse_no_sync");
+        pub const uninit_shared: Kernel = at("uninit_shared");
+        pub const misaligned_float4: Kernel = at("misaligned_float4");
+        pub const illegal_address: Kernel = at("illegal_address");
+        pub const spin_forever: Kernel = at("spin_forever");
+        pub const too_fast_copy: Kernel = at("too_fast_copy");
+        pub const wrong_later: Kernel = at("wrong_later");
+        /// Every constant above, for the test that holds them to the file.
+        #[cfg(test)]
+        pub const ALL: [Kernel; 8] = [
+            oob_write,
+            reverse_no_sync,
+            uninit_shared,
+            misaligned_float4,
+            illegal_address,
+            spin_forever,
+            too_fast_copy,
+            wrong_later,
+        ];
+    }
+    /// `ceilings.cu`: the ceiling probes ([`crate::ceilings`]).
+    pub mod ceilings {
+        use super::{Kernel, ceilings as at};
+        pub const ceiling_read: Kernel = at("ceiling_read");
+        pub const ceiling_write: Kernel = at("ceiling_write");
+        pub const ceiling_fma: Kernel = at("ceiling_fma");
+        pub const ceiling_shared: Kernel = at("ceiling_shared");
+        pub const ceiling_empty: Kernel = at("ceiling_empty");
+        /// Every constant above, for the test that holds them to the file.
+        #[cfg(test)]
+        pub const ALL: [Kernel; 5] = [ceiling_read, ceiling_write, ceiling_fma, ceiling_shared, ceiling_empty];
+    }
 }
 
 /// The kernel files of the run, as [`load`] read them.
@@ -211,10 +303,18 @@ pub fn same_as_parent(parent: &str) -> Result<()> {
 }
 
 /// [`crate::model::kernels_sha256`] of `sources`: one hash over the kernels a run
-/// reads, recorded with its rows.
+/// reads.
 pub fn kernels_sha256(sources: &[KernelSource]) -> String {
     let files: Vec<(&str, &str)> = sources.iter().map(|s| (s.file, s.source)).collect();
     crate::model::kernels_sha256(&files)
+}
+
+/// [`kernels_sha256`] of the project's files of `sources` (the library's own left out): the hash
+/// recorded with a run's rows, compared with the kernels of the commit the binary was built from
+/// (`kernelgate_build::provenance::kernels_at_head`).
+pub fn project_kernels_sha256(sources: &[KernelSource]) -> String {
+    let project: Vec<KernelSource> = sources.iter().filter(|s| !s.is_own()).copied().collect();
+    kernels_sha256(&project)
 }
 
 /// An entry point: which file, which kernel.
@@ -278,8 +378,8 @@ impl Kernel {
             message: format!(
                 "no longer declares the {what} `{name}`, which the case table launches as `k::{module}::{name}` (it \
                  was there when the crate was built; kernels are read when a run starts): restore it, or rename \
-                 `k::{module}::{name}` in the case table too (`grep -rnw {name} harness/cases/` finds it), then bless \
-                 the new name: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/{}/ (the file \
+                 `k::{module}::{name}` in the case table too (`grep -rnw {name}` over its files finds it), then \
+                 bless the new name: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/{}/ (the file \
                  declares {})",
                 source.file,
                 if source.entries.is_empty() && source.templates.is_empty() {
@@ -382,18 +482,45 @@ pub fn source_of(file: &str) -> Option<&'static KernelSource> {
     sources().iter().find(|s| s.file == file)
 }
 
-/// This crate's own project (the shipped suite) read as a run reads it: for unit tests, which
-/// start no run.
+/// The fixture project of the library's unit tests, read as a run reads it: the repository's
+/// shipped lesson suite (`kernels/` above this crate), whose kernels the tests name by hand
+/// ([`k`]).
 #[cfg(test)]
 pub(crate) fn for_tests() -> &'static [KernelSource] {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    load(&Project::discover(root, &crate::config::Config::default()).unwrap()).unwrap()
+    load(&Project::discover(repository_for_tests(), &crate::config::Config::default()).unwrap()).unwrap()
 }
 
-/// Generated by `build.rs`: one module per kernel file, with a [`Kernel`] or [`KernelTemplate`]
-/// constant per kernel.
-pub mod k {
-    include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+/// The repository the library's unit tests read their fixtures from (`tests/fixtures/`,
+/// `baselines/`, the shipped suite's `kernels/`): the folder above this crate.
+#[cfg(test)]
+pub(crate) fn repository_for_tests() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ lies in the repository")
+}
+
+/// The fixture kernels the library's unit tests launch ([`for_tests`]'s files), written as the
+/// build helper writes a project's.
+#[cfg(test)]
+#[allow(non_upper_case_globals)]
+pub(crate) mod k {
+    pub mod coalescing {
+        pub const copy_coalesced: crate::Kernel = crate::Kernel { file: "coalescing.cu", entry: "copy_coalesced" };
+    }
+    pub mod transpose {
+        pub const transpose_naive: crate::Kernel = crate::Kernel { file: "transpose.cu", entry: "transpose_naive" };
+        pub const transpose_shared: crate::Kernel =
+            crate::Kernel { file: "transpose.cu", entry: "transpose_shared" };
+        pub const transpose_shared_padded: crate::Kernel =
+            crate::Kernel { file: "transpose.cu", entry: "transpose_shared_padded" };
+    }
+    pub mod vectorization {
+        pub const saxpy_vec4: crate::Kernel = crate::Kernel { file: "vectorization.cu", entry: "saxpy_vec4" };
+    }
+    pub mod smem {
+        pub const stage_reversed: crate::Kernel = crate::Kernel { file: "smem.cu", entry: "stage_reversed" };
+    }
+    pub mod blocksum {
+        pub const block_sum: crate::KernelTemplate = crate::KernelTemplate { file: "blocksum.cu", name: "block_sum" };
+    }
 }
 
 #[cfg(test)]
@@ -408,7 +535,8 @@ mod tests {
         assert!(sources.len() >= 4, "kernels/ holds the four memory-access families");
         for s in sources {
             assert_eq!(s.sha256.len(), 64, "{}", s.file);
-            assert_eq!(s.path, format!("kernels/{}", s.file));
+            let folder = if s.is_own() { "<kernelgate>" } else { "kernels" };
+            assert_eq!(s.path, format!("{folder}/{}", s.file));
             assert!(!s.entries.is_empty() || !s.templates.is_empty(), "{}", s.file);
             for e in s.entries.iter().chain(s.templates) {
                 assert!(s.source.contains(&format!(" {e}(")), "{} lists {e}", s.file);
@@ -418,6 +546,17 @@ mod tests {
         let mut sorted = files.clone();
         sorted.sort();
         assert_eq!(files, sorted);
+    }
+
+    #[test]
+    fn the_own_constants_are_the_own_files_entries() {
+        for (all, file) in [(&own_k::planted::ALL[..], "planted.cu"), (&own_k::ceilings::ALL[..], "ceilings.cu")] {
+            let source = own().iter().find(|s| s.file == file).unwrap();
+            assert!(source.is_own() && source.path == format!("<kernelgate>/{file}"));
+            let named: Vec<&str> = all.iter().map(|k| k.entry).collect();
+            assert_eq!(named, source.entries, "{file}");
+            assert!(all.iter().all(|k| k.declared_in(source).is_ok()));
+        }
     }
 
     #[test]
@@ -460,11 +599,24 @@ mod tests {
         let read = read_project(&project).unwrap();
         assert_eq!(
             read.iter().map(|s| (s.file, s.path)).collect::<Vec<_>>(),
-            [("a.cu", "src/cuda/a.cu"), ("b.cu", "kernels/b.cu")]
+            [
+                ("a.cu", "src/cuda/a.cu"),
+                ("b.cu", "kernels/b.cu"),
+                ("ceilings.cu", "<kernelgate>/ceilings.cu"),
+                ("planted.cu", "<kernelgate>/planted.cu")
+            ]
         );
+        assert_eq!(project_kernels_sha256(&read), kernels_sha256(&read[..2]), "the library's own are not the project's");
         std::fs::write(dir.path().join("src/cuda/b.cu"), kernel("b2")).unwrap();
         let err = read_project(&project).unwrap_err().to_string();
         assert!(err.starts_with("src/cuda/b.cu: has the file name of kernels/b.cu"), "{err}");
+        std::fs::remove_file(dir.path().join("src/cuda/b.cu")).unwrap();
+        std::fs::write(dir.path().join("src/cuda/planted.cu"), kernel("p")).unwrap();
+        let err = read_project(&project).unwrap_err().to_string();
+        assert!(
+            err.starts_with("src/cuda/planted.cu: has the name of one of kernelgate's own kernel files"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -490,8 +642,8 @@ mod tests {
         assert!(err.contains("`transpose_naive`"), "what the file declares: {err}");
         assert!(
             err.contains(
-                "rename `k::transpose::transpose_renamed` in the case table too (`grep -rnw transpose_renamed \
-                 harness/cases/` finds it), then bless the new name: KERNELGATE_BLESS=1 cargo test --release --test \
+                "rename `k::transpose::transpose_renamed` in the case table too (`grep -rnw transpose_renamed` \
+                 over its files finds it), then bless the new name: KERNELGATE_BLESS=1 cargo test --release --test \
                  kernels -- compile/transpose.cu/"
             ),
             "the constant to rename and the bless: {err}"

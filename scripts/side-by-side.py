@@ -82,7 +82,7 @@ def saxpy_vec4_case():
     return launch, check
 
 
-# kernelgate trial name -> case (launch configuration as in harness/cases/).
+# kernelgate trial name -> case (launch configuration as in cases/).
 CASES = {
     "coalescing/copy/67108864": copy_case,
     "coalescing/read_strided_s1/16777216": strided_s1_case,

@@ -93,7 +93,7 @@ fn edit(dir: &Path, file: &str, kind: &str, a: &str, b: &str) {
 }
 
 fn kernelgate(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(support::kernelgate_binary());
     cmd.args(args).env_remove("KERNELGATE_MIN_EFFECT").env_remove("KERNELGATE_ALPHA");
     for (k, v) in env {
         cmd.env(k, v);

@@ -25,7 +25,7 @@ fn without_a_gpu_bisect_lists_the_commits_and_says_its_steps_need_one() {
     let good = commit(&repo, dir.path(), "kernels/a.cu", "v1", "good");
     commit(&repo, dir.path(), "README.md", "docs", "docs only");
     let bad = commit(&repo, dir.path(), "kernels/a.cu", "v2", "kernel change");
-    let o = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+    let o = support::command(support::kernelgate_binary())
         .current_dir(dir.path())
         .args(["bisect", &good, &bad, "--suite", "/bin/true"])
         .env_remove("KERNELGATE_AB")

@@ -10,10 +10,11 @@ use std::process::Command;
 
 /// Exit code and stdout of `kernelgate compile <args>` run in the project root.
 fn compile(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kernelgate"))
+    let out = Command::new(support::kernelgate_binary())
         .arg("compile")
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("KERNELGATE_OUT_DIR", support::case_facts_dir())
         .output()
         .unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
@@ -39,7 +40,7 @@ fn the_planted_file_is_gated_with_its_cases_as_the_compile_trials_gate_it() {
         return;
     }
     // Its cases join a run only with KERNELGATE_PLANTED=1, but the compile trials always gate it.
-    let (code, out) = compile(&["kernels/planted.cu", "--arch", "sm_90"]);
+    let (code, out) = compile(&["harness/kernels/planted.cu", "--arch", "sm_90"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.ends_with("kernelgate: compile: 1 file(s) for sm_90: every check passed\n"), "{out}");
 }
@@ -59,7 +60,7 @@ fn a_kernel_renamed_under_the_cases_is_named_not_offered_for_bless() {
     );
     assert!(
         out.contains(
-            "rename `k::transpose::transpose_naive` in the case table too (`grep -rnw transpose_naive harness/cases/` \
+            "rename `k::transpose::transpose_naive` in the case table too (`grep -rnw transpose_naive` over its files \
              finds it), then bless the new name"
         ),
         "{out}"
@@ -166,7 +167,7 @@ fn wrappers_a_macro_makes_are_named_as_the_cause_with_the_fix() {
 fn an_architecture_without_tables_is_refused_up_front_with_the_ones_there_are() {
     // No NVRTC needed: the option is checked before anything compiles.
     for arch in ["sm_89", "90"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_kernelgate"))
+        let out = Command::new(support::kernelgate_binary())
             .args(["compile", "kernels/cub.cu", "--arch", arch])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()

@@ -15,7 +15,7 @@ fn fixture(path: &str) -> PathBuf {
 
 /// Runs `kernelgate args` in `dir`; returns the exit code, stdout and stderr.
 fn kernelgate_in(dir: &Path, args: &[&str], file_size_limit: Option<u64>) -> (i32, String, String) {
-    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(support::kernelgate_binary());
     cmd.current_dir(dir).args(args).env_remove("KERNELGATE_HISTORY");
     if let Some(bytes) = file_size_limit {
         // SAFETY: between fork and exec; setrlimit and signal are async-signal-safe (POSIX), and

@@ -150,7 +150,12 @@ const RULES: &[(&str, Rule)] = &[
     ("cargo test --release --lib", skip(Why::Slow, "the library's unit tests: `cargo test --release` runs them")),
     ("cargo test", skip(Why::Pattern, "named: the suite's one process against nextest's many")),
     ("cargo build --release", skip(Why::Slow, "builds the crate again without its dev-dependencies")),
-    ("cargo doc --no-deps --lib --open", skip(Why::Slow, "builds the docs and opens a browser")),
+    ("cargo doc --no-deps -p kernelgate --open", skip(Why::Slow, "builds the library's docs and opens a browser")),
+    ("cargo doc -p kernelgate --open", skip(Why::Slow, "builds the library's docs and opens a browser")),
+    ("cargo install --locked --path <kernelgate>/harness", skip(Why::Slow, "installs the kernelgate program")),
+    ("cargo run --release --manifest-path <kernelgate>/harness/Cargo.toml *", skip(Why::Yours, "in the user's project")),
+    ("<kernelgate>/scripts/get-nvrtc *", skip(Why::Network, "downloads NVRTC into the user's project")),
+    ("kernelgate = { git = *", skip(Why::Pattern, "a line of the user's Cargo.toml")),
     ("cargo install cargo-nextest --locked", skip(Why::Network, "downloads and builds cargo-nextest")),
     ("cargo nextest run --release*", skip(Why::Gpu, "the suite under cargo-nextest (not in CI's image)")),
     (".gpu/bin/kernels*", skip(Why::Gpu, "the staged suite on a GPU runner")),
@@ -768,7 +773,7 @@ fn command_tree() -> Vec<Vec<String>> {
 
 /// The built `kernelgate` with `path` and `args`, in the project root.
 fn kernelgate(path: &[String], args: &[&str]) -> Output {
-    support::command(env!("CARGO_BIN_EXE_kernelgate"))
+    support::command(support::kernelgate_binary())
         .current_dir(markdown::root())
         .args(path)
         .args(args)
@@ -885,6 +890,8 @@ fn workspace() -> Workspace {
     assert!(tar.status.success(), "tar: {}", text(&tar));
     let runs = ws.join("target/kernelgate/runs");
     std::fs::create_dir_all(&runs).unwrap();
+    // The case facts a run of the suite binary leaves there, which the kernelgate program reads.
+    support::write_case_facts(&ws.join("target/kernelgate"));
     for aa in std::fs::read_dir(ws.join("tmp/b2/aa")).unwrap() {
         let aa = aa.unwrap().path().join("runs");
         if aa.is_dir() {
@@ -913,8 +920,8 @@ fn workspace() -> Workspace {
         std::os::unix::fs::symlink(root.join(".nvrtc"), ws.join(".nvrtc")).unwrap();
     }
     std::fs::create_dir_all(ws.join(".bin")).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kernelgate"), ws.join(".bin/kernelgate")).unwrap();
-    let import = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+    std::os::unix::fs::symlink(support::kernelgate_binary(), ws.join(".bin/kernelgate")).unwrap();
+    let import = support::command(support::kernelgate_binary())
         .args(["history", "import", "baselines/nvidia-h200-sm90/runs"])
         .current_dir(&ws)
         .env_remove("KERNELGATE_HISTORY")

@@ -22,7 +22,7 @@ const RUN_3FA6BF8: &str = "tests/fixtures/export/run-3fa6bf8-excerpt.csv";
 
 /// Runs `kernelgate args` in the project root; returns the exit code, stdout and stderr.
 fn kernelgate(args: &[&str]) -> (i32, String, String) {
-    let out = support::command(env!("CARGO_BIN_EXE_kernelgate")).current_dir(root()).args(args).output().unwrap();
+    let out = support::command(support::kernelgate_binary()).current_dir(root()).args(args).output().unwrap();
     let text = |b: &[u8]| String::from_utf8(b.to_vec()).expect("output is UTF-8");
     (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
 }

@@ -11,7 +11,7 @@ fn fixture(path: &str) -> PathBuf {
 
 /// Runs `kernelgate args` in `dir`; returns the exit code and stdout + stderr.
 fn kernelgate(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> (i32, String) {
-    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(support::kernelgate_binary());
     cmd.current_dir(dir).args(args).env_remove("KERNELGATE_MIN_EFFECT").env_remove("KERNELGATE_ALPHA");
     for (k, v) in env {
         cmd.env(k, v);
@@ -42,7 +42,7 @@ fn report_07_another_model_is_refused_another_clock_is_named_and_cycles_compare_
 #[test]
 fn compare_prints_one_json_document_for_scripts_with_the_same_verdicts_and_exit_code() {
     let dir = fixture("07-other-gpu-or-clock");
-    let out = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+    let out = support::command(support::kernelgate_binary())
         .current_dir(&dir)
         .args(["compare", "--format", "json", "base_h200", "run_h200_base_clock"])
         .output()

@@ -39,7 +39,7 @@ fn committed_runs() -> PathBuf {
 /// `kernelgate args` in `dir` with `env` added (and no KERNELGATE_* variable of the caller's);
 /// the exit code, stdout and stderr.
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(support::kernelgate_binary());
     cmd.current_dir(dir).args(args);
     for (k, _) in std::env::vars() {
         if k.starts_with("KERNELGATE_") {
@@ -191,7 +191,7 @@ fn report_07_a_store_the_user_may_only_read_is_listed_gated_and_diffed() {
     perms(tmp.path(), 0o755);
     // What the reader reads, besides the store: the program and a run CSV to import.
     let program = tmp.path().join("kernelgate");
-    std::fs::copy(env!("CARGO_BIN_EXE_kernelgate"), &program).unwrap();
+    std::fs::copy(support::kernelgate_binary(), &program).unwrap();
     perms(&program, 0o755);
     let one = tmp.path().join("20261130T135841Z-72a91c3.csv");
     std::fs::copy(committed_runs().join("20261130T135841Z-72a91c3.csv"), &one).unwrap();
@@ -393,7 +393,7 @@ fn hold(lock: &Path, signature: &str) -> std::fs::File {
 
 /// Starts `kernelgate args` and returns it with its first stderr line that contains `waiting`.
 fn first_wait(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (std::process::Child, String) {
-    let mut cmd = support::command(env!("CARGO_BIN_EXE_kernelgate"));
+    let mut cmd = support::command(support::kernelgate_binary());
     cmd.current_dir(dir).args(args).stdout(Stdio::null()).stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
@@ -466,7 +466,9 @@ fn report_53_a_metrics_csv_alone_joins_its_run_whichever_comes_first() {
         let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "h", "runs"], &[]);
         assert!(code == 0 && text.contains("nvidia-h200-sm90: 1 run\n"), "{text}");
         assert!(text.contains("20261130T135841Z     GPU-1c2e7f54     112 rows") && !text.contains("unknown"), "{text}");
-        let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "h", "gate"], &[]);
+        // The case facts a suite run leaves (the host-bound trials the gate reads).
+        let facts = [("KERNELGATE_OUT_DIR", support::case_facts_dir().to_str().unwrap())];
+        let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "h", "gate"], &facts);
         assert!(code == 0 && text.lines().count() == 1, "one run gated: {text}");
         let (code, text) = kernelgate(tmp.path(), &["diff", "--dir", "h", "20261130T135841Z", "72a91c3"], &[]);
         assert!(code == 0 && text.starts_with("### kernelgate diff"), "{text}");
@@ -719,7 +721,7 @@ fn the_nightly_on_a_fresh_clone_rebuilds_the_history_from_notes_and_reports() {
     assert_eq!(git(&fresh, &["rev-parse", "HEAD"]).trim(), c[2].0);
     let bin = fresh.join(".gpu/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kernelgate"), bin.join("kernelgate")).unwrap();
+    std::os::unix::fs::symlink(support::kernelgate_binary(), bin.join("kernelgate")).unwrap();
     let template = std::fs::read_to_string(fixture("25-previous-commit/20261203T000000Z-3333333.csv")).unwrap();
     let csv =
         template.replace("3333333333333333333333333333333333333333", &c[2].0).replace(",,synthetic,", ",,change 3,");

@@ -107,7 +107,7 @@ fn the_nightly_takes_its_documented_forms_and_refuses_an_option_for_a_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let bin = tmp.path().join(".gpu/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kernelgate"), bin.join("kernelgate")).unwrap();
+    std::os::unix::fs::symlink(support::kernelgate_binary(), bin.join("kernelgate")).unwrap();
     // A stand-in suite that says what it was given and records no run.
     std::fs::write(
         bin.join("kernels"),
@@ -198,7 +198,7 @@ fn a_set_variable_is_read_or_refused_by_name_whatever_its_bytes_and_counts_are_b
     // The program: a baseline folder named in Latin-1 is refused, and the project's is untouched.
     let project = tmp.path().join("project");
     std::fs::create_dir_all(project.join("baselines/sm_90")).unwrap();
-    let o = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+    let o = support::command(support::kernelgate_binary())
         .current_dir(&project)
         .args(["baseline", "reseal", "baselines/sm_90"])
         .env("KERNELGATE_BASELINES", latin1)
@@ -233,7 +233,7 @@ fn have_git() -> bool {
 
 /// `kernelgate` in `dir` with `args`; exit code and output.
 fn kernelgate(dir: &Path, args: &[&str]) -> (i32, String) {
-    let o = support::command(env!("CARGO_BIN_EXE_kernelgate")).current_dir(dir).args(args).output().unwrap();
+    let o = support::command(support::kernelgate_binary()).current_dir(dir).args(args).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)),

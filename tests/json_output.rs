@@ -22,7 +22,7 @@ const RUN_ID: &str = "20261201T165209Z";
 /// Runs `kernelgate args` in the project root with the history `KERNELGATE_HISTORY` unset;
 /// returns the exit code, stdout and stderr.
 fn kernelgate(args: &[&str]) -> (i32, String, String) {
-    let out = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+    let out = support::command(support::kernelgate_binary())
         .current_dir(root())
         .args(args)
         .env_remove("KERNELGATE_HISTORY")

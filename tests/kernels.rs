@@ -1,7 +1,5 @@
-//! `cargo test --release --test kernels`: every case of the shipped suite's table as a libtest
-//! trial. See harness/suite/mod.rs; flags are libtest's, options are `KERNELGATE_*` variables
-//! (docs/options.md).
+//! The GPU suite: the shipped lessons' case table handed to the library's entry, one libtest trial
+//! per case (`cargo test --release --test kernels`), exactly as a project that adopts kernelgate
+//! writes its own.
 
-fn main() -> std::process::ExitCode {
-    kernelgate::suite::main(kernelgate::cases::table())
-}
+kernelgate::main!(kernelgate_lessons::table());

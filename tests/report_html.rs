@@ -334,7 +334,7 @@ fn synthetic_diff() -> kernelgate::report::diff::Diff {
         &new,
     );
     // The vendor references of the table the runs came from, as `kernelgate diff` adds them.
-    d.vendors = kernelgate::report::vendor::references(&kernelgate::cases::all());
+    d.vendors = kernelgate::report::vendor::references(&kernelgate_lessons::all());
     d
 }
 

@@ -93,7 +93,7 @@ fn remove_remove_calibrate_and_bless_at_once_lose_nothing() {
         .collect();
     let blessed_from = runs.join("20261130T100000Z-2ecd649-baseline");
     write_record(&blessed_from, 1.5);
-    let bin = env!("CARGO_BIN_EXE_kernelgate");
+    let bin = support::kernelgate_binary();
     let baselines = tmp.path().join("baselines");
     let dir = baselines.join("nvidia-h200-sm90");
     for round in 0..100 {

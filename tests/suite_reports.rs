@@ -285,7 +285,7 @@ fn with_nvrtc(dir: &Path, field: &str) {
 }
 
 fn reseal(dir: &Path) -> (i32, String) {
-    let o = support::command(env!("CARGO_BIN_EXE_kernelgate"))
+    let o = support::command(support::kernelgate_binary())
         .current_dir(dir)
         .args(["baseline", "reseal", "b/sm_90"])
         .env_remove("KERNELGATE_BASELINES")

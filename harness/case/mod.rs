@@ -12,15 +12,18 @@ use crate::source::Kernel;
 use std::sync::Arc;
 
 mod data;
+pub mod facts;
 mod launch;
 pub mod lesson;
 pub mod planted;
 mod sass_expectation;
 pub mod table;
+mod table_checks;
 pub use data::{HostData, HostView, Reference, Tolerance};
 pub use launch::{DEFAULT_DYNAMIC_SHARED_LIMIT, Grid, Launch};
 pub use sass_expectation::SassExpectation;
 pub use table::Table;
+pub use table_checks::{assert_program_fits, assert_references_fit};
 
 /// How a buffer's contents are drawn before each run. Never zeros: zeros hide unwritten outputs
 /// and wrong indexing (see the device README's METHOD.md, "Correct first").

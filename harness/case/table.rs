@@ -1,13 +1,14 @@
-//! The case table as a value: what a suite hands the library's entry ([`crate::suite::main`]),
-//! so that no stage of the library names a family. The shipped suite's is
-//! `kernelgate::cases::table()`; the library adds its own self-test family
-//! ([`super::planted`]) where `KERNELGATE_PLANTED=1` asks for it.
+//! The case table as a value: what a project's test binary hands the library's entry
+//! ([`crate::main!`], [`crate::suite::main`]), so that no stage of the library names a family. The
+//! shipped lesson suite's is `kernelgate_lessons::table()`; the library adds its own self-test
+//! family ([`super::planted`]) where `KERNELGATE_PLANTED=1` asks for it.
 
 use super::Case;
 use super::lesson::{LessonTrial, TimeLesson};
 use crate::config::Config;
+use crate::history::built::Build;
 
-/// A suite's cases and time-only lessons.
+/// A suite's cases and time-only lessons, and where its binary was built from.
 ///
 /// # Example
 /// ```
@@ -15,20 +16,44 @@ use crate::config::Config;
 /// fn cases(_scale: f64) -> Vec<kernelgate::Case> {
 ///     Vec::new() // Case::new(...) for each kernel, at `scale` times its work
 /// }
-/// let table = Table { cases, lessons: Vec::new };
+/// // In a project: `kernelgate::kernels!();` and `Table::new(cases, &BUILD)`.
+/// let table = Table::new(cases, &kernelgate::Build::UNKNOWN);
 /// assert!(table.all().is_empty());
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Table {
     /// Every case doing `scale` times its nominal work (`1.0`: nominal) under its nominal name
     /// (`KERNELGATE_WORK_SCALE`, the power benchmark's planted slowdowns), sorted by name. The
-    /// shipped suite's: `kernelgate::cases::with_work_scale`.
+    /// shipped suite's: `kernelgate_lessons::with_work_scale`.
     pub cases: fn(f64) -> Vec<Case>,
     /// The time-only lessons over those cases ([`super::lesson`]); `Vec::new` for none.
     pub lessons: fn() -> Vec<TimeLesson>,
+    /// Where the test binary was built from (the static `BUILD` of [`crate::kernels!`]): a run is
+    /// keyed to this commit of the project unless HEAD holds the same files.
+    pub build: &'static Build,
+    /// Whether the library's own kernel files (the ceiling probes and the planted family,
+    /// [`crate::source::own`]) get compile trials in this suite's runs, gated by its resource and
+    /// SASS tables: kernelgate's own suite sets it ([`Table::with_self_test`]); a project's table
+    /// leaves it off, so its tables hold its kernels alone.
+    pub self_test: bool,
 }
 
 impl Table {
+    /// A table of `cases` without lessons, built as `build`.
+    pub const fn new(cases: fn(f64) -> Vec<Case>, build: &'static Build) -> Table {
+        Table { cases, lessons: Vec::new, build, self_test: false }
+    }
+
+    /// This table with the library's own kernel files compiled and gated too ([`Table::self_test`]).
+    pub const fn with_self_test(self) -> Table {
+        Table { self_test: true, ..self }
+    }
+
+    /// This table with the time-only lessons `lessons` ([`super::lesson`]).
+    pub const fn with_lessons(self, lessons: fn() -> Vec<TimeLesson>) -> Table {
+        Table { lessons, ..self }
+    }
+
     /// Every case at its nominal work.
     pub fn all(&self) -> Vec<Case> {
         (self.cases)(1.0)

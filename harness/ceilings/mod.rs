@@ -4,7 +4,7 @@
 //! | part | what | touches |
 //! |---|---|---|
 //! | this file | a ceiling from its samples, arithmetic intensity, the ridge point, the bound of a trial, % of it | nothing (pure) |
-//! | [`probe`] | the measurements: `kernels/ceilings.cu` and the copy, timed with CUDA events | GPU |
+//! | [`probe`] | the measurements: `ceilings.cu` (the library's own, built in) and the copy, timed with CUDA events | GPU |
 //! | [`file`](mod@file) | the run's `<run>-ceilings.csv` | files |
 //!
 //! The classification is the roofline model's (Williams, Waterman & Patterson 2009, "Roofline: an
@@ -158,35 +158,6 @@ pub(crate) mod tests {
         let fma = bound(Some(Ceiling::Fma), 1, 60_000_000_000, &c).unwrap();
         assert!((pct_of(&fma, 1, 60_000_000_000, 2e-3).unwrap() - 50.0).abs() < 1e-9);
         assert_eq!(achieved(Ceiling::Launch, 1, 1, 1.0), None);
-    }
-
-    /// A declared ceiling is used as declared, and the reduction, histogram and matmul families
-    /// declare theirs; every other case is derived: with the fixture's ridge (14.2 FLOP/byte) the
-    /// divergence (64 FLOP/byte) and occupancy (27 and 31) families are FMA-bound, and every other
-    /// case memory-bound.
-    #[test]
-    fn the_case_table_declares_read_only_and_compute_bound_families() {
-        let c = fixture();
-        for case in crate::cases::all() {
-            let b = bound(case.bound, case.bytes, case.flops, &c).map(|b| b.ceiling);
-            if let Some(declared) = case.bound {
-                assert_eq!(b, Some(declared), "{}", case.name());
-            }
-            let expected = match case.family {
-                "reduction" | "histogram" => Some(Ceiling::DramRead),
-                "matmul" => Some(Ceiling::Fma),
-                _ if case.bound.is_some() => case.bound,
-                "divergence" | "occupancy" => Some(Ceiling::Fma),
-                _ if case.bytes == 0 => None,
-                _ => Some(Ceiling::Copy),
-            };
-            assert_eq!(b, expected, "{}", case.name());
-            assert!(
-                case.bound.is_some() || !matches!(case.family, "reduction" | "histogram" | "matmul"),
-                "{}",
-                case.name()
-            );
-        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //!
 //! The stage is short by its sizes (23 samples each of a 1 GiB read, a 1 GiB write and a 2 x 1 GiB
 //! copy, about 100 GiB of traffic; 46 samples of FMAs and shared loads sized for about 1 ms each;
-//! the NVRTC compile of `kernels/ceilings.cu`), and [`Ceilings::wall_s`] records what it took, so
+//! the NVRTC compile of the library's `ceilings.cu`), and [`Ceilings::wall_s`] records what it took, so
 //! it runs every time a GPU is opened rather than being cached: a cache would have to be keyed by
 //! the physical GPU, driver and clocks, and would miss what a run's own state (clocks, power,
 //! another tenant) does to the figures.
@@ -14,7 +14,7 @@
 use super::measured;
 use crate::gpu::Gpu;
 use crate::model::{Ceiling, Ceilings, Measured};
-use crate::source::k::ceilings as kc;
+use crate::source::own_k::ceilings as kc;
 use crate::{
     error::{Error, Result},
     source::Kernel,
@@ -56,7 +56,7 @@ pub fn dram_bytes(l2_bytes: u64) -> u64 {
 /// Measures every ceiling on `gpu`, in [`Ceiling::ALL`] order.
 ///
 /// # Errors
-/// [`Error::Compile`] if `kernels/ceilings.cu` does not compile; [`Error::Driver`] for an
+/// [`Error::Compile`] if the library's `ceilings.cu` does not compile; [`Error::Driver`] for an
 /// allocation, launch or event, each naming the ceiling.
 pub fn measure(gpu: &Gpu) -> Result<Ceilings> {
     let begun = std::time::Instant::now();
@@ -188,7 +188,7 @@ fn samples(
     Ok(seconds)
 }
 
-/// `kernel` of `kernels/ceilings.cu`, compiled for `gpu` (once per process).
+/// `kernel` of the library's `ceilings.cu`, compiled for `gpu` (once per process).
 fn function(gpu: &Gpu, kernel: Kernel) -> Result<CudaFunction> {
     let source = kernel.source();
     crate::program::function_of(gpu, source.file, source.source, kernel.entry).map(|(f, _)| f)

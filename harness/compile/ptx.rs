@@ -151,7 +151,7 @@ mod tests {
         // kernels/blocksum.cu's `block_sum<128, 4>` compiled by NVRTC 13.0 in two processes.
         let fixture = |n: u32| {
             let path =
-                format!("{}/tests/fixtures/ptx/blocksum-128x4-nvrtc13.0-process{n}.ptx", env!("CARGO_MANIFEST_DIR"));
+                format!("{}/../tests/fixtures/ptx/blocksum-128x4-nvrtc13.0-process{n}.ptx", env!("CARGO_MANIFEST_DIR"));
             std::fs::read_to_string(path).unwrap()
         };
         let (one, two) = (fixture(1), fixture(2));

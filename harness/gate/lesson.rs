@@ -76,7 +76,7 @@ pub const MIN_RUNS_FOR_A_BOUND: usize = 10;
 /// over its runs: halfway between it and 1.0, rounded up to the next hundredth (0.658 gives 0.83).
 /// kernelgate's choice: a ratio of 1.0 is no lesson at all, and halfway leaves as much room for
 /// the ratio to drift as the lesson's own effect, so a bound trips only when half the lesson is
-/// lost. The bounds in `harness/cases/launch.rs` and `transfers.rs` follow it.
+/// lost. The shipped suite's bounds (its `cases/launch.rs` and `transfers.rs`) follow it.
 pub fn margin_bound(worst: f64) -> f64 {
     // A hair under the hundredth first, so that a halfway point on a hundredth (0.75) is not
     // pushed up by its binary representation.

@@ -158,18 +158,30 @@ fn identity(e: &Entry) -> String {
 }
 
 /// How `kernelgate compare` judges two records.
-#[derive(Debug, Clone, Copy)]
-pub struct CompareOptions {
+#[derive(Clone, Copy)]
+pub struct CompareOptions<'a> {
     /// The gate's policy.
     pub policy: Policy,
     /// Multiply the run's samples by this (power estimates; 1.0 compares as measured).
     pub scale: f64,
     /// Compare SM cycles (seconds x each record's median SM clock) instead of seconds.
     pub cycles: bool,
-    /// Why a trial is host-bound, by name, when it is (the shipped suite's: `crate::cases::host_bound`); `None` knows
-    /// none. A host-bound trial without a calibrated run-to-run floor in `base` gets
-    /// [`super::host_bound_verdict`]: its change is shown and does not gate.
-    pub host_bound: Option<fn(&str) -> Option<String>>,
+    /// Why a trial is host-bound, by name, when it is (the project's case facts:
+    /// [`crate::case::facts::Facts::host_bound`]); `None` knows none. A host-bound trial without a
+    /// calibrated run-to-run floor in `base` gets [`super::host_bound_verdict`]: its change is shown
+    /// and does not gate.
+    pub host_bound: Option<&'a dyn Fn(&str) -> Option<String>>,
+}
+
+impl std::fmt::Debug for CompareOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompareOptions")
+            .field("policy", &self.policy)
+            .field("scale", &self.scale)
+            .field("cycles", &self.cycles)
+            .field("host_bound", &self.host_bound.map(|_| "Fn(&str) -> Option<String>"))
+            .finish()
+    }
 }
 
 /// What [`compare_records`] found.
@@ -356,7 +368,7 @@ mod tests {
         RunRecord::load(dir).unwrap()
     }
 
-    fn options(scale: f64) -> CompareOptions {
+    fn options(scale: f64) -> CompareOptions<'static> {
         CompareOptions { policy: Policy::default(), scale, cycles: false, host_bound: None }
     }
 
@@ -388,7 +400,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let base = record(&tmp.path().join("a"), &["t/pageable/1", "t/pinned/1"], |_| {});
         let run = record(&tmp.path().join("b"), &["t/pageable/1", "t/pinned/1"], |_| {});
-        let slower = CompareOptions { host_bound: Some(host_bound), ..options(1.08) };
+        let slower = CompareOptions { host_bound: Some(&host_bound), ..options(1.08) };
         let rows = compare_records(&base, &run, &slower).unwrap().rows;
         assert_eq!((rows[0].0.as_str(), rows[0].1.verdict), ("t/pageable/1", Verdict::Ambiguous));
         assert!(rows[0].1.reason.starts_with("regressed (") && rows[0].1.reason.contains("does not gate"));

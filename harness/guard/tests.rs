@@ -156,17 +156,6 @@ fn numbers_read_as_people_write_them() {
 }
 
 #[test]
-fn a_case_that_copies_host_memory_claims_so() {
-    let transfers = crate::cases::all();
-    let h2d = transfers.iter().find(|c| c.name() == "transfers/h2d_pinned/16777216").unwrap();
-    assert!(Claim::of(h2d, 1e-3, None).host_memory);
-    let copy = transfers.iter().find(|c| c.name() == "coalescing/copy/67108864").unwrap();
-    let claimed = Claim::of(copy, 2e-4, Some(0.01));
-    assert!(!claimed.host_memory);
-    assert_eq!((claimed.bytes, claimed.flops), (536_870_912, 0));
-}
-
-#[test]
 fn a_pair_is_invalid_when_either_side_is_impossible_and_names_the_side() {
     // The planted too_fast copy's declared 1.34 GB at the median call 1 of session 12 measured
     // (55.9 us, benchmark/b39.txz), against the copy of the committed run: impossible.

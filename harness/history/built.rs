@@ -1,29 +1,89 @@
-//! The git state built into this binary, and the state a run is recorded under.
+//! The git state built into the project's test binary, and the state a run is recorded under.
 //!
-//! `build.rs` reads the git state of the tree it builds from ([`super::provenance::read`]) and
-//! writes it into the binary ([`built`]), with the hash of that commit's kernels
-//! ([`COMMIT_KERNELS_SHA256`]). The kernels themselves are read from `kernels/` when a run starts
-//! (`crate::source`). At run time [`reconcile`] decides what the run is keyed to: HEAD here when
-//! its commit holds the binary's code; else the built commit; `KERNELGATE_COMMIT` when set (an
-//! override for binaries built outside a repository); and it says, as warnings, where the tree
-//! it runs in differs.
+//! The project's build script (`kernelgate_build::Build::run`) reads the git state of the tree it
+//! builds from ([`super::provenance::read`]) and writes it into the binary as a [`Build`], which
+//! the test binary hands the library with its case table ([`crate::case::Table::build`]). The
+//! kernels themselves are read from the kernel folders when a run starts (`crate::source`). At
+//! run time [`reconcile`] decides what the run is keyed to: HEAD here when its commit holds the
+//! binary's code; else the built commit; `KERNELGATE_COMMIT` when set (an override for binaries
+//! built outside a repository); and it says, as warnings, where the tree it runs in differs.
 
 use crate::model::{GitState, RepoState};
 
-mod generated {
-    use super::{GitState, RepoState};
-    include!(concat!(env!("OUT_DIR"), "/built.rs"));
+/// Where a test binary's code came from, as its build script saw it (written by
+/// `kernelgate_build::Build::run` into `$OUT_DIR/kernelgate.rs` as the static `BUILD`, included
+/// with [`crate::kernels!`]). Plain `'static` data so that a build script can write it as a
+/// constant.
+///
+/// # Example
+/// ```
+/// let build = kernelgate::Build::UNKNOWN;
+/// assert_eq!(build.git().commit, "unknown");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Build {
+    /// Full hex id of the commit built from, or `unknown` ([`GitState::commit`]).
+    pub commit: &'static str,
+    /// A tracked file differed from the commit ([`GitState::dirty`]).
+    pub dirty: Option<bool>,
+    /// A kernel file differed from the commit's ([`GitState::kernels_dirty`]).
+    pub kernels_dirty: Option<bool>,
+    /// The branch HEAD named; empty when detached or unknown.
+    pub branch: &'static str,
+    /// The commit's committer time, Unix seconds.
+    pub commit_time: Option<i64>,
+    /// The first line of the commit's message.
+    pub subject: &'static str,
+    /// [`RepoState::as_str`] of the repository built in.
+    pub state: &'static str,
+    /// [`super::provenance::kernels_sha256`] of the built commit's kernels
+    /// ([`super::provenance::kernels_at_head`]); `None` without a commit.
+    pub commit_kernels_sha256: Option<&'static str>,
+    /// The files and folders the binary was built from, relative to the project root
+    /// (`kernelgate_build::Build::inputs`).
+    pub inputs: &'static [&'static str],
+    /// [`super::provenance::files_sha256`] of [`Build::inputs`] as they were on disk.
+    pub inputs_sha256: &'static str,
 }
 
-/// [`super::provenance::kernels_sha256`] of the kernels of the commit this binary was built from
-/// ([`super::provenance::kernels_at_head`] when `build.rs` ran); `None` when it was built outside
-/// a commit. [`BUILT_INPUTS_SHA256`]: the files it was built from ([`super::provenance::files_sha256`]
-/// of [`super::provenance::BUILD_INPUTS`]).
-pub use generated::{BUILT_INPUTS_SHA256, COMMIT_KERNELS_SHA256};
+impl Build {
+    /// A binary built outside any repository: every run is keyed to commit `unknown` unless
+    /// `KERNELGATE_COMMIT` names one.
+    pub const UNKNOWN: Build = Build {
+        commit: "unknown",
+        dirty: None,
+        kernels_dirty: None,
+        branch: "",
+        commit_time: None,
+        subject: "",
+        state: "no repository",
+        commit_kernels_sha256: None,
+        inputs: &[],
+        inputs_sha256: "",
+    };
 
-/// The git state of the tree this binary was built from, read by `build.rs`.
-pub fn built() -> GitState {
-    generated::built()
+    /// The built state as a [`GitState`] (an unknown state name reads as no repository).
+    pub fn git(&self) -> GitState {
+        GitState {
+            commit: self.commit.into(),
+            dirty: self.dirty,
+            kernels_dirty: self.kernels_dirty,
+            branch: self.branch.into(),
+            commit_time: self.commit_time,
+            subject: self.subject.into(),
+            state: RepoState::parse(self.state).unwrap_or(RepoState::NoRepository),
+        }
+    }
+
+    /// Whether HEAD's commit of the repository at `root` (the project root) holds exactly the files
+    /// this binary was built from ([`super::provenance::inputs_at_head`] of [`Build::inputs`]
+    /// against [`Build::inputs_sha256`]): [`reconcile`]'s `head_holds_inputs`. `false` without a
+    /// repository or inputs.
+    pub fn head_holds_inputs(&self, root: &std::path::Path) -> bool {
+        !self.inputs.is_empty()
+            && super::provenance::inputs_at_head(root, self.inputs)
+                .is_some_and(|files| super::provenance::files_sha256(&files) == self.inputs_sha256)
+    }
 }
 
 /// What a run is recorded under, and what the reader should be told.
@@ -37,14 +97,14 @@ pub struct Recorded {
 
 /// Decides the state a run is recorded under (pure).
 ///
-/// - `built`: the binary's state ([`built`]); `commit_kernels`: the hash of its commit's kernels
-///   ([`COMMIT_KERNELS_SHA256`]); `measured`: the hash of the kernels this run reads (`kernels/`
+/// - `built`: the binary's state ([`Build::git`]); `commit_kernels`: the hash of its commit's
+///   kernels ([`Build::commit_kernels_sha256`]); `measured`: the hash of the kernels this run reads (`kernels/`
 ///   here, [`super::provenance::kernels_sha256`]).
 /// - `here`: the working tree the run starts in ([`super::provenance::read`] of the project root),
 ///   whose dirty flags compare that tree (the measured kernels included) with HEAD.
 /// - `head_holds_inputs`: HEAD's commit here holds exactly the files the binary was built from
-///   ([`super::provenance::BUILD_INPUTS`], compared by [`super::provenance::files_sha256`] with
-///   [`BUILT_INPUTS_SHA256`]): its code is that commit's, whatever commit `build.rs` saw.
+///   ([`Build::head_holds_inputs`]): its code is that commit's, whatever commit the build script
+///   saw.
 /// - `given`: the state of `KERNELGATE_COMMIT`'s commit when set (its dirty flags compare this
 ///   tree with it), `Err` with libgit2's reason when it could not be looked up (the id is then
 ///   recorded as given, dirty unknown).
@@ -137,14 +197,6 @@ fn shallow_warning(git: &GitState) -> Option<String> {
             git.short()
         )
     })
-}
-
-/// Whether HEAD's commit of the repository at `root` holds exactly the files this binary was
-/// built from ([`super::provenance::inputs_at_head`] against [`BUILT_INPUTS_SHA256`]):
-/// [`reconcile`]'s `head_holds_inputs`. `false` without a repository.
-pub fn head_holds_build_inputs(root: &std::path::Path) -> bool {
-    super::provenance::inputs_at_head(root)
-        .is_some_and(|files| super::provenance::files_sha256(&files) == BUILT_INPUTS_SHA256)
 }
 
 #[cfg(test)]

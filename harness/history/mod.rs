@@ -17,8 +17,8 @@
 //! series, the change points of every series ([`changepoint`], per physical GPU), the nightly gate.
 //!
 //! Where a run's code came from is decided by [`provenance`] (the git state of a tree, read by
-//! `build.rs` and at run time) and [`built`] (the state built into this binary, and the one a run
-//! is recorded under).
+//! the project's build script and at run time) and [`built`] (the state built into the project's
+//! test binary, and the one a run is recorded under).
 
 pub mod bisect;
 pub mod built;
@@ -27,7 +27,9 @@ pub mod changepoint;
 pub mod import;
 pub mod notes;
 pub mod of_run;
-pub mod provenance;
+/// The git state of a tree, read by the project's build script and at run time (the build
+/// helper's, `kernelgate_build::provenance`).
+pub use kernelgate_build::provenance;
 pub mod query;
 pub mod revision;
 pub mod store;

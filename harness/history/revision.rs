@@ -1,14 +1,11 @@
 //! The kernels of another git revision, for same-run A/B (`KERNELGATE_AB=<rev>`): the `*.cu` files
 //! of the project's kernel folders read from the repository's objects (git2; the working tree is
-//! not touched), and whether the case table (`harness/cases/`) differs there, which A/B cannot see.
+//! not touched), and whether the files the test binary is built from (its case table among them,
+//! [`crate::Build::inputs`]) differ there, which A/B cannot see.
 
 use crate::project::Project;
 use std::collections::BTreeMap;
 use std::path::Path;
-
-/// The folder of the case table: A/B swaps kernel sources only, so a case defined otherwise at
-/// the revision (sizes, launches, references) is judged with this build's definition.
-pub const CASES_DIR: &str = "harness/cases";
 
 /// The kernel files of a project at one git revision.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,8 +16,6 @@ pub struct Revision {
     pub commit: String,
     /// File name (`transpose.cu`) to its text at that commit.
     files: BTreeMap<String, String>,
-    /// The git tree id of [`CASES_DIR`] at that commit (`None` where it has none).
-    cases_tree: Option<String>,
 }
 
 impl Revision {
@@ -79,8 +74,7 @@ impl Revision {
             let folders: Vec<String> = project.kernels.iter().map(|f| format!("{}/", project.shown(f))).collect();
             return Err(format!("commit {} ({rev}) has no {} folder", commit.id(), folders.join(" or ")));
         }
-        let cases_tree = tree.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());
-        Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files, cases_tree })
+        Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files })
     }
 
     /// The text of `file` at this revision, if it existed there.
@@ -99,20 +93,31 @@ impl Revision {
         }
     }
 
-    /// A warning when [`CASES_DIR`] differs between this revision and `other` (a full or
-    /// abbreviated commit id: the commit the binary's case table was built from, or another
-    /// revision), which the warning calls `what` (`the built commit`, `B at`): the run then judges
-    /// both versions with this build's case definitions. `None` when they are the same, or `other`
-    /// cannot be read (a warning elsewhere says so).
-    pub fn cases_differ(&self, root: &Path, other: &str, what: &str) -> Option<String> {
+    /// A warning when any of `inputs` (the files and folders the test binary is built from,
+    /// relative to the project root at `root`: [`crate::Build::inputs`], the case table among them)
+    /// differs between this revision and `other` (a full or abbreviated commit id: the commit the
+    /// binary was built from, or another revision), which the warning calls `what` (`the built
+    /// commit`, `B at`): the run then judges both versions with this build's code and case
+    /// definitions. `None` when they are the same, or `other` cannot be read (a warning elsewhere
+    /// says so).
+    pub fn cases_differ(&self, root: &Path, other: &str, what: &str, inputs: &[&str]) -> Option<String> {
         let repo = git2::Repository::discover(root).ok()?;
+        let at = crate::model::folder_in_repository(repo.workdir()?, root)?;
+        let mine = repo.find_commit(git2::Oid::from_str(&self.commit).ok()?).ok()?.tree().ok()?;
         let here = repo.revparse_single(other).ok()?.peel_to_commit().ok()?;
-        let here_tree = here.tree().ok()?.get_path(Path::new(CASES_DIR)).ok().map(|e| e.id().to_string());
-        (here_tree != self.cases_tree).then(|| {
+        let theirs = here.tree().ok()?;
+        let id = |tree: &git2::Tree, input: &str| {
+            let path = if at.is_empty() { input.to_string() } else { format!("{at}/{input}") };
+            tree.get_path(Path::new(&path)).ok().map(|e| e.id())
+        };
+        let differ: Vec<&str> = inputs.iter().copied().filter(|i| id(&mine, i) != id(&theirs, i)).collect();
+        (!differ.is_empty()).then(|| {
             format!(
-                "{CASES_DIR}/ differs between {} and {what} {}: A/B swaps kernels/*.cu only, so both versions run \
-                 with this build's case definitions (sizes, launches, references); a change there is outside what \
-                 A/B can see",
+                "{} differ{} between {} and {what} {}: A/B swaps the kernel files only, so both versions run with \
+                 this build's code and case definitions (sizes, launches, references); a change there is outside \
+                 what A/B can see",
+                differ.join(", "),
+                if differ.len() == 1 { "s" } else { "" },
                 self.label(),
                 &here.id().to_string()[..12]
             )
@@ -198,17 +203,18 @@ mod tests {
     fn a_changed_case_table_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let repo = git2::Repository::init(dir.path()).unwrap();
-        let first = commit(&repo, dir.path(), &[("kernels/a.cu", "k"), ("harness/cases/a.rs", "sizes 1")], "one");
+        let first = commit(&repo, dir.path(), &[("kernels/a.cu", "k"), ("tests/kernels.rs", "sizes 1")], "one");
         let kernels_only = commit(&repo, dir.path(), &[("kernels/a.cu", "k2")], "two");
-        let cases = commit(&repo, dir.path(), &[("harness/cases/a.rs", "sizes 2")], "three");
+        let cases = commit(&repo, dir.path(), &[("tests/kernels.rs", "sizes 2")], "three");
         let at_first = Revision::read(&at(dir.path()), &first.to_string()).unwrap();
+        let inputs = ["build.rs", "src", "tests"];
         assert_eq!(
-            at_first.cases_differ(dir.path(), &kernels_only.to_string(), "the built commit"),
+            at_first.cases_differ(dir.path(), &kernels_only.to_string(), "the built commit", &inputs),
             None,
             "kernels alone changed"
         );
-        let warning = at_first.cases_differ(dir.path(), &cases.to_string(), "the built commit").unwrap();
-        assert!(warning.starts_with("harness/cases/ differs between"), "{warning}");
+        let warning = at_first.cases_differ(dir.path(), &cases.to_string(), "the built commit", &inputs).unwrap();
+        assert!(warning.starts_with("tests differs between"), "{warning}");
         assert!(warning.contains("outside what A/B can see"), "{warning}");
     }
 }

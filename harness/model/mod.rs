@@ -11,12 +11,11 @@
 
 mod ceiling;
 mod device;
-mod git;
 mod measurement;
 mod result;
 
 pub use ceiling::{Bound, Ceiling, Ceilings, Measured};
 pub use device::{DeviceFacts, fp32_lanes_per_sm, gpu_key};
-pub use git::{GitState, RepoState, folder_in_repository, kernels_sha256};
+pub use kernelgate_build::git::{GitState, RepoState, folder_in_repository, kernels_sha256};
 pub use measurement::{Measurement, Paired, Side, TIME_STATISTIC, Trend, TrendPoint, VendorReference};
 pub use result::{LaunchResources, MAX_THROTTLED_FRACTION, StopReason};

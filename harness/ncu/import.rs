@@ -369,7 +369,7 @@ pub fn to_csv(report: &Report) -> String {
 mod tests {
     use super::*;
 
-    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ncu");
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/ncu");
     const TILE: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
 
     /// What [`run`] prints for `fixture` (under `tests/fixtures/ncu/`): (stdout, stderr).

@@ -24,7 +24,7 @@ pub fn lessons(rows: &[LessonRow]) -> String {
         })
         .collect();
     let mut out =
-        "lessons (same-run ratio good / bad, median of the pairs, 95 % CI; bounds in harness/cases/<family>.rs):\n"
+        "lessons (same-run ratio good / bad, median of the pairs, 95 % CI; bounds in the case table's lessons):\n"
             .to_string();
     for line in crate::units::aligned(&table, 2) {
         out += &line;
@@ -70,7 +70,7 @@ pub fn series(series: &[crate::lesson_record::LessonSeries], min_runs: usize) ->
     let mut out: String = crate::units::aligned(&table, 1).into_iter().map(|l| l + "\n").collect();
     out += &format!(
         "ratios good / bad, one per run; margin rule: halfway between the largest ratio and 1.0, rounded up to the \
-         next hundredth, from at least {min_runs} judged runs (replace the bound in harness/cases/<family>.rs with it, \
+         next hundredth, from at least {min_runs} judged runs (replace the bound in the case table's lesson with it, \
          these figures in its comment)\n"
     );
     out
@@ -109,7 +109,7 @@ mod tests {
             row("transfers/h2d_pinned_vs_pageable/16777216", "invalid", None),
         ];
         let expected = "\
-lessons (same-run ratio good / bad, median of the pairs, 95 % CI; bounds in harness/cases/<family>.rs):
+lessons (same-run ratio good / bad, median of the pairs, 95 % CI; bounds in the case table's lessons):
   holds    launch/graph_vs_one_by_one/4096x8                  0.658  [0.651, 0.665]  <= 0.83  812 pairs
   BROKEN   transfers/pipeline_4_streams_vs_1_stream/16777216  0.910  [0.900, 0.920]   <= 0.8     1 pair
   INVALID  transfers/h2d_pinned_vs_pageable/16777216              -               -  <= 0.83  812 pairs

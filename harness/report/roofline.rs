@@ -437,7 +437,7 @@ mod tests {
     #[test]
     fn the_roofline_of_a_committed_run() {
         const RUN: &str = "baselines/nvidia-h200-sm90/runs/20261201T165209Z-8c8c911.csv";
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(RUN);
+        let path = crate::source::repository_for_tests().join(RUN);
         let mut reader = csv::Reader::from_path(&path).unwrap();
         let headers = reader.headers().unwrap().clone();
         let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
@@ -460,13 +460,18 @@ mod tests {
         assert_eq!((by_trial.len(), copy_gbps), (77, 4223.206434886277));
         let m = |ceiling, value| crate::model::Measured { ceiling, value, spread: 0.0, samples: 20, work: 1.0 };
         let ceilings = Ceilings { measured: vec![m(Ceiling::Copy, copy_gbps), m(Ceiling::Fma, 60000.0)], wall_s: 0.0 };
-        let declared: std::collections::BTreeMap<String, Option<Ceiling>> =
-            crate::cases::all().into_iter().map(|c| (c.name(), c.bound)).collect();
+        // The bounds the shipped suite's table declares (its table test checks them): the read-only
+        // families are DRAM-read-bound, matmul FMA-bound; every other case is derived.
+        let declared = |trial: &str| match trial.split('/').next() {
+            Some("reduction" | "histogram") => Some(Ceiling::DramRead),
+            Some("matmul") => Some(Ceiling::Fma),
+            _ => None,
+        };
         let results: Vec<CaseResult> = by_trial
             .iter()
             .map(|(t, &(median, bytes, flops))| {
                 let mut r = result(t, median, bytes, flops);
-                r.bound = crate::ceilings::bound(declared.get(t).copied().flatten(), bytes, flops, &ceilings);
+                r.bound = crate::ceilings::bound(declared(t), bytes, flops, &ceilings);
                 r
             })
             .collect();

@@ -160,7 +160,7 @@ impl Suite {
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             check::mix(nanos, u64::from(std::process::id()))
         });
-        let (recorded, kernels_sha256) = recorded::recorded_state(&project, config.commit.as_deref(), sources());
+        let (recorded, kernels_sha256) = recorded::recorded_state(&project, table.build, config.commit.as_deref(), sources());
         Suite {
             cases: table.for_run(&config),
             table,
@@ -277,10 +277,12 @@ impl Suite {
 /// suite's own, as libtest trials. Parses libtest flags, profiles with ncu if asked, runs the
 /// trials, prints the table, writes the CSVs and the JUnit report.
 ///
-/// ```no_run
-/// // tests/kernels.rs of the shipped suite
+/// ```ignore
+/// // tests/kernels.rs of a project (`kernelgate::main!` writes the same)
+/// kernelgate::kernels!();
+/// fn cases(_scale: f64) -> Vec<kernelgate::Case> { Vec::new() }
 /// fn main() -> std::process::ExitCode {
-///     kernelgate::suite::main(kernelgate::cases::table())
+///     kernelgate::suite::main(kernelgate::case::Table::new(cases, &BUILD))
 /// }
 /// ```
 ///
@@ -335,6 +337,14 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     if let Err(e) = read {
         crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
+    }
+    // What the `kernelgate` program's commands need of the case table ([`crate::case::facts`]),
+    // written by every run, `--list` included; a folder that cannot take it costs those commands
+    // their host-bound reasons, vendor references and launches, not this run.
+    let mut every = table.all();
+    every.extend(crate::case::planted::cases());
+    if let Err(e) = crate::case::facts::Facts::of(&every, table.build.inputs).write(&project.out_dir) {
+        crate::errln!("kernelgate: warning: the case facts for the kernelgate program were not written: {e}");
     }
     // libtest's own output alone on stdout where a program reads it (JSON) or a line would break
     // its dots (terse).

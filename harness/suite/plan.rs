@@ -8,7 +8,8 @@ use libtest_mimic::{Completion, Failed, Trial};
 use std::sync::Arc;
 
 /// Every trial: the cases and the lesson trials ([`crate::case::Table::lesson_trials`]) sorted by name, then the
-/// compile trials for each file and [`COMPILE_ARCHS`], sorted by name.
+/// compile trials for each file and [`COMPILE_ARCHS`] (the library's own files only for a
+/// [`crate::case::Table::self_test`] table), sorted by name.
 /// Without a GPU the GPU trials are marked ignored here, at discovery, so that runners that list
 /// ignored tests first (nextest) report them as skipped, not passed; the run prints the reason.
 pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
@@ -17,7 +18,7 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let launches = Arc::new(resources::launches(&gated));
     let arities = Arc::new(resources::arities(&gated));
     let declared = Arc::new(sass::declared(&gated));
-    for source in sources() {
+    for source in sources().iter().filter(|s| suite.table.self_test || !s.is_own()) {
         for arch in COMPILE_ARCHS {
             let name = format!("compile/{}/{arch}", source.file);
             let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));

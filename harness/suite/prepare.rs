@@ -74,7 +74,7 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
             "kernelgate: A/B: each case's kernels at {at} against {}, timed in pairs over one set of buffers",
             suite.b_side()
         );
-        if let Some(warning) = revision.cases_differ(&suite.project.root, &b_commit, b_what) {
+        if let Some(warning) = revision.cases_differ(&suite.project.root, &b_commit, b_what, suite.table.build.inputs) {
             crate::say!("kernelgate: warning: {warning}");
         }
         let _ = suite.ab.set(Ok(revision));

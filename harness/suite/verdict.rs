@@ -215,15 +215,6 @@ mod tests {
         let j = new_since_a(judged(Verdict::Invalid, "too noisy"), absent);
         assert_eq!((j.verdict, j.reason.as_str()), (Verdict::Invalid, "too noisy"));
     }
-
-    #[test]
-    fn pageable_copies_are_host_bound_and_nothing_else_in_the_suite_is() {
-        let bound: Vec<String> =
-            crate::cases::all().iter().filter(|c| c.host_bound().is_some()).map(Case::name).collect();
-        assert_eq!(bound, ["transfers/d2h_pageable/16777216", "transfers/h2d_pageable/16777216"]);
-        let why = crate::cases::all().iter().find_map(Case::host_bound).unwrap();
-        assert!(why.contains("pageable host memory") && why.contains("the host's"), "{why}");
-    }
 }
 
 /// A no-baseline verdict's reason, naming the folder looked in.

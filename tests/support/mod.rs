@@ -48,6 +48,12 @@ pub fn kernels_binary() -> PathBuf {
                 let name = e.file_name().to_string_lossy().into_owned();
                 name.starts_with(prefix) && name.ends_with(suffix) && (suffix.contains('.') || !name.contains('.'))
             })
+            // examples/adopter's suite binary, built into this target folder by .ci/run, has the
+            // same name: its dep-info names the example's build output.
+            .filter(|e| {
+                let info = e.path().with_extension("d");
+                !std::fs::read_to_string(info).is_ok_and(|d| d.contains("kernelgate-example-adopter"))
+            })
             .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
             .max()
     };
@@ -63,6 +69,49 @@ pub fn kernels_binary() -> PathBuf {
         eprintln!("note: {} is older than the newest kernelgate library; if it is stale: {build}", kernels.display());
     }
     kernels
+}
+
+/// The `kernelgate` program (the library package's binary, `target/<profile>/kernelgate`, which a
+/// `cargo test` of the workspace builds), as a path for [`command`].
+///
+/// # Panics
+/// When it is not built: the message names the command that builds it.
+pub fn kernelgate_binary() -> &'static str {
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let me = std::env::current_exe().unwrap();
+        let profile = me.parent().and_then(Path::parent).unwrap();
+        let program = profile.join("kernelgate");
+        assert!(
+            program.is_file(),
+            "no kernelgate program at {}; `cargo build --release -p kernelgate --bin kernelgate` builds it (a whole \
+             `cargo test --release` builds it too)",
+            program.display()
+        );
+        program.display().to_string()
+    })
+}
+
+/// A folder holding the shipped suite's case facts (`kernelgate::case::facts`), as a run of the
+/// suite binary writes them into its output folder: the `kernelgate` program's `compile`,
+/// `compare`, `diff`, `bisect` and `history gate` read them from `KERNELGATE_OUT_DIR`. Written once
+/// per test process.
+pub fn case_facts_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        write_case_facts(dir.path());
+        dir
+    })
+    .path()
+}
+
+/// Writes the shipped suite's case facts into the output folder `out_dir`, as a run of the suite
+/// binary there would.
+pub fn write_case_facts(out_dir: &Path) {
+    let mut every = kernelgate_lessons::all();
+    every.extend(kernelgate::case::planted::cases());
+    kernelgate::case::facts::Facts::of(&every, kernelgate_lessons::BUILD.inputs).write(out_dir).unwrap();
 }
 
 /// The suite binary run from the project root with `args` and `env`, without history or notes,

@@ -53,7 +53,11 @@ pub fn run(
             c.subject
         );
     }
-    if let Some(w) = Revision::read(project, good).ok().and_then(|r| r.cases_differ(root, bad, "BAD")) {
+    let inputs = crate::case_facts(project, "a change of the case table between GOOD and BAD is not looked for")?
+        .map(|f| f.inputs)
+        .unwrap_or_default();
+    let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    if let Some(w) = Revision::read(project, good).ok().and_then(|r| r.cases_differ(root, bad, "BAD", &inputs)) {
         kernelgate::outln!("kernelgate bisect: warning: {w}");
     }
     let Some(last) = candidates.last() else {

@@ -5,7 +5,7 @@
 //! name) has no blessed rows and no cases: its figures are printed and nothing is gated. A file's kernel templates are compiled as the instances the case
 //! table launches from it and those given with `--instance` (a new template before its cases).
 
-use kernelgate::{Error, KernelSource, cases, compile, resources, sass};
+use kernelgate::{Error, KernelSource, compile, resources, sass};
 use std::path::PathBuf;
 
 /// What a file outside the suite is checked against, in messages.
@@ -31,12 +31,15 @@ pub fn compile_command(
 ) -> kernelgate::Result<u8> {
     let baselines = project.baselines.as_path();
     let archs: Vec<&str> = if archs.is_empty() { ARCHS.to_vec() } else { archs.iter().map(String::as_str).collect() };
-    // The cases the compile trials gate (the suite's `plan::gated`): the planted family's too, which
-    // the suite compiles and gates in every run.
-    let mut cases = cases::all();
-    cases.extend(kernelgate::case::planted::cases());
-    let (launches, arities, declared) =
-        (resources::launches(&cases), resources::arities(&cases), sass::declared(&cases));
+    // The cases the compile trials gate (the suite's `plan::gated`), as the project's test binary
+    // last wrote them; without them, the library's planted family alone, which the suite compiles
+    // and gates in every run.
+    let facts = crate::case_facts(
+        project,
+        "template instances come from --instance alone, and launches and SASS expectations are not checked",
+    )?
+    .unwrap_or_else(|| kernelgate::case::facts::Facts::of(&kernelgate::case::planted::cases(), &[]));
+    let (launches, arities, declared) = (facts.launches(), facts.arities(), facts.declared());
     let suite_files = suite_files(project)?;
     let suite_files: Vec<&str> = suite_files.iter().map(String::as_str).collect();
     let mut checked_resources = Vec::new();
@@ -174,7 +177,7 @@ fn tally(failure: Option<String>, failures: &[String], gate_failed: &mut bool, o
 /// Whether `failure` is one a file outside the suite cannot help: a gate's judgement of rows no
 /// table holds (the table's absence included). Its lessons and entry points are still checked.
 fn ungated(failure: &str) -> bool {
-    resources::gate::is_gate_failure(failure) || failure.contains("does not exist: bless it")
+    resources::gate::is_gate_failure(failure)
 }
 
 /// Whether `note` says a table does not exist, which a file outside the suite never has.

@@ -76,8 +76,9 @@ pub(crate) fn diff_command(
     let notes =
         machines::compare((&a.side, &old_machines, &a.rows), (&b.side, &of(&b), &b.rows)).map_err(Error::Compare)?;
     let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
-    // The shipped suite's vendor references: the runs' case table is this build's.
-    diff.vendors = kernelgate::report::vendor::references(&kernelgate::cases::all());
+    // The vendor references of the project's cases, as its test binary last wrote them; without
+    // them (a machine that only reads the history) the report has no percentages of a vendor's.
+    diff.vendors = kernelgate::case::facts::Facts::read(&project.out_dir)?.map(|f| f.vendors()).unwrap_or_default();
     match pairs {
         Some((alone, pairs)) => {
             diff.paired = pairs;

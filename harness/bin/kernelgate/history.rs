@@ -256,7 +256,9 @@ pub(crate) fn history_command(
         }
         HistoryCommand::Gate { gpu, run, suite_exit, format } => {
             let run = run.as_deref().map(history::query::run_id_of).transpose()?;
-            let gated = history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), kernelgate::cases::host_bound)?;
+            let facts = crate::case_facts(project, "host-bound trials gate as the others")?;
+            let host_bound = |trial: &str| facts.as_ref().and_then(|f| f.host_bound(trial));
+            let gated = history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), &host_bound)?;
             let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), history::query::worst(&gated));
             match format {
                 Format::Json => print_json(&history::query::gate_json(&gated, suite_exit, code, why.as_deref())),

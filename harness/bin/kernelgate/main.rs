@@ -284,6 +284,27 @@ fn number(text: &str) -> Option<f64> {
     text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
+
+/// The case facts the last run of the project's test binary wrote ([`kernelgate::case::facts`]),
+/// or `None`, saying on stderr what the command does without them (`without`).
+///
+/// # Errors
+/// A facts file that cannot be read or is not this kernelgate's.
+pub(crate) fn case_facts(
+    project: &kernelgate::project::Project,
+    without: &str,
+) -> kernelgate::Result<Option<kernelgate::case::facts::Facts>> {
+    let facts = kernelgate::case::facts::Facts::read(&project.out_dir)?;
+    if facts.is_none() {
+        kernelgate::errln!(
+            "kernelgate: no case facts at {} (every run of the project's test binary writes them; \
+             `cargo test --release --test kernels -- --list` is enough): {without}",
+            kernelgate::case::facts::Facts::path(&project.out_dir).display()
+        );
+    }
+    Ok(facts)
+}
+
 fn main() -> ExitCode {
     // Like other Unix tools, end quietly when the reader of stdout goes away (`kernelgate … | head`):
     // Rust ignores SIGPIPE, and println! then panics. Every change kernelgate makes is committed
@@ -347,13 +368,12 @@ fn main() -> ExitCode {
             let policy = Policy { alpha, effect_floor: min_effect / 100.0, ..Policy::default() };
             // KERNELGATE_COMPARE=cycles as in a run, or --cycles.
             let cycles = cycles || config.compare_cycles;
-            compare_command(
-                &base,
-                &run,
-                &CompareOptions { policy, scale, cycles, host_bound: Some(kernelgate::cases::host_bound) },
-                format,
-            )
-            .map(|regressed| if regressed { kernelgate::suite::EXIT_REGRESSION } else { 0 })
+            case_facts(&project, "host-bound trials are judged as the others").and_then(|facts| {
+                let host_bound = |trial: &str| facts.as_ref().and_then(|f| f.host_bound(trial));
+                let options = CompareOptions { policy, scale, cycles, host_bound: Some(&host_bound) };
+                compare_command(&base, &run, &options, format)
+                    .map(|regressed| if regressed { kernelgate::suite::EXIT_REGRESSION } else { 0 })
+            })
         }
     };
     match result {

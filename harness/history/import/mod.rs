@@ -324,12 +324,12 @@ mod tests {
         assert!(e.starts_with("runs/x.csv:1:") && e.contains("newer kernelgate"), "{e}");
         // The committed baseline's own files are named as such.
         for name in ["baseline.csv", "samples.csv"] {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/nvidia-h200-sm90").join(name);
+            let path = crate::source::repository_for_tests().join("baselines/nvidia-h200-sm90").join(name);
             let e = parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap_err().to_string();
             assert!(e.contains("this is a baseline file") && e.contains("kernelgate compare"), "{e}");
         }
         // So is a committed lessons CSV.
-        let lessons = Path::new(env!("CARGO_MANIFEST_DIR"))
+        let lessons = crate::source::repository_for_tests()
             .join("baselines/nvidia-h200-sm90/runs/lessons/20261201T231703Z-b1cb118-lessons.csv");
         let e = parse_csv(&std::fs::read_to_string(&lessons).unwrap(), &lessons).unwrap_err().to_string();
         assert!(e.contains("this is a lessons CSV") && e.contains("kernelgate lessons"), "{e}");
@@ -406,7 +406,7 @@ mod tests {
 
     #[test]
     fn the_committed_run_csvs_import() {
-        let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/nvidia-h200-sm90/runs");
+        let runs = crate::source::repository_for_tests().join("baselines/nvidia-h200-sm90/runs");
         if !runs.is_dir() {
             println!("skipped: no {}", runs.display());
             return;

@@ -98,10 +98,11 @@ pub struct Reason {
     pub text: String,
 }
 
-/// Why a trial's time is not the kernel's, if it is not (the suite's [`crate::case::Case::host_bound`],
-/// by trial name; the caller passes `kernelgate::cases::host_bound`): its change points and
-/// `invalid` verdicts are listed and do not gate.
-pub type HostBound = fn(&str) -> Option<String>;
+/// Why a trial's time is not the kernel's, if it is not (the project's
+/// [`crate::case::Case::host_bound`], by trial name; `kernelgate history gate` passes
+/// [`crate::case::facts::Facts::host_bound`]): its change points and `invalid` verdicts are listed
+/// and do not gate.
+pub type HostBound<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 /// The gate's decision for `run` (pure): [`Outcome::Regressed`] if a trial's verdict is `regressed`
 /// or one of `changes` (a trial's time change points, per physical GPU: trial, the run of the
@@ -111,7 +112,7 @@ pub type HostBound = fn(&str) -> Option<String>;
 /// floor: its median ranged from 5.05 to 10.01 ms over ten held-out runs of one binary on one H200
 /// (`transfers/h2d_pageable`, BENCHMARK.md, "Ten held-out runs on the blessing GPU"), so its change points and its `invalid` runs say nothing of the code;
 /// they are listed as `not gating`.
-pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound: HostBound) -> Decision {
+pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound: HostBound<'_>) -> Decision {
     let mut regressed = Vec::new();
     let mut invalid = Vec::new();
     let mut not_gating = Vec::new();
@@ -196,7 +197,7 @@ pub fn worst(gated: &[Gated]) -> Outcome {
 ///
 /// # Errors
 /// Those of [`gate_runs`].
-pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound) -> Result<(String, Outcome)> {
+pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound<'_>) -> Result<(String, Outcome)> {
     let gated = gate_runs(dir, gpu, run_id, host_bound)?;
     Ok((format_gate(&gated), worst(&gated)))
 }
@@ -226,7 +227,7 @@ pub fn format_gate(gated: &[Gated]) -> String {
 /// # Errors
 /// [`Error::History`] when there is no store, `run_id` is in no store (or is a same-run A/B run,
 /// which the suite's exit code gated), or a store cannot be read.
-pub fn gate_runs(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound) -> Result<Vec<Gated>> {
+pub fn gate_runs(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound<'_>) -> Result<Vec<Gated>> {
     let mut gated = Vec::new();
     for key in keys(dir, gpu)? {
         let store = HistoryStore::open_read(dir, &key)?;

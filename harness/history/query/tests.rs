@@ -244,7 +244,7 @@ fn changes_are_newest_first_and_since_filters() {
 
 #[test]
 fn the_gate_decides_on_verdicts_and_change_points() {
-    let none: HostBound = |_| None;
+    let none: HostBound = &|_| None;
     let texts = |d: &Decision| d.reasons.iter().map(|r| r.text.clone()).collect::<Vec<_>>();
     let base = run("20261201T000000Z", "GPU-a", &commit(5), "s", 1e-4);
     assert_eq!(decide(&base, &[], none).outcome, Outcome::Pass);
@@ -282,7 +282,7 @@ fn the_gate_decides_on_verdicts_and_change_points() {
 
     // A host-bound trial: its invalid runs and change points are listed and do not gate; its own
     // regressed verdict (past a calibrated floor) still does.
-    let pageable: HostBound = |t| (t == "fam/k/2" || t == "fam/k/1").then(|| "host-bound: pageable copies".to_string());
+    let pageable: HostBound = &|t: &str| (t == "fam/k/2" || t == "fam/k/1").then(|| "host-bound: pageable copies".to_string());
     let d = decide(&invalid, &[], pageable);
     assert_eq!(d.outcome, Outcome::Pass, "{:?}", d.reasons);
     assert_eq!(texts(&d), ["not gating: invalid: fam/k/2 (decided by time); host-bound: pageable copies"]);
@@ -312,17 +312,17 @@ fn append_many_is_all_or_nothing() {
 #[test]
 fn the_gate_reads_the_latest_run() {
     let dir = tempfile::tempdir().unwrap();
-    let err = gate(dir.path(), None, None, |_| None).unwrap_err().to_string();
+    let err = gate(dir.path(), None, None, &|_| None).unwrap_err().to_string();
     assert!(err.contains("no history here"), "{err}");
     store_with_step(dir.path());
-    let (text, outcome) = gate(dir.path(), None, None, |_| None).unwrap();
+    let (text, outcome) = gate(dir.path(), None, None, &|_| None).unwrap();
     assert_eq!(outcome, Outcome::Pass, "{text}");
     assert_eq!(text.lines().count(), 2, "both GPUs of the latest run id: {text}");
     // The runs of the step's commit: its change point is an increase there.
-    let (text, outcome) = gate(dir.path(), Some(KEY), Some("20261121T000000Z"), |_| None).unwrap();
+    let (text, outcome) = gate(dir.path(), Some(KEY), Some("20261121T000000Z"), &|_| None).unwrap();
     assert_eq!(outcome, Outcome::Regressed, "{text}");
     assert!(text.contains("REGRESSED\n  change point: fam/k/1 at "), "{text}");
-    let err = gate(dir.path(), None, Some("20991231T000000Z"), |_| None).unwrap_err().to_string();
+    let err = gate(dir.path(), None, Some("20991231T000000Z"), &|_| None).unwrap_err().to_string();
     assert!(err.contains("no run \"20991231T000000Z\""), "{err}");
 }
 

@@ -1,0 +1,296 @@
+//! kernelgate's build helper: one call in the `build.rs` of a crate that gates CUDA kernels with
+//! [kernelgate](https://docs.rs/kernelgate).
+//!
+//! [`Build::run`] reads the project's kernel folders (`kernels` in its `kernelgate.toml`, default
+//! `kernels/`), finds each `*.cu` file's `extern "C" __global__` entry points and kernel templates
+//! ([`entry_scan`]), reads the git state of the tree being built ([`provenance`]), and writes
+//! `$OUT_DIR/kernelgate.rs`, which the crate includes with `kernelgate::kernels!()`:
+//! - a module `k` with one submodule per kernel file (`kernels/transpose.cu` -> `k::transpose`) and
+//!   one `kernelgate::Kernel` constant per entry point and `kernelgate::KernelTemplate` constant per
+//!   template, so a case that names a kernel its file lacks fails to compile, naming the module;
+//! - a static `BUILD: kernelgate::Build`: the commit the binary's code came from, the hash of that
+//!   commit's kernels and of the files it was built from, which the test binary hands the library
+//!   so that a run is keyed to the user's commit, not kernelgate's.
+//!
+//! The kernels' text is not built in: the library reads the kernel folders when a run starts, so
+//! an edited kernel needs no rebuild. A `.cu` file with neither an entry point nor a kernel
+//! template, two files that map to one module name, or a repeated entry name stops the build with a
+//! message naming the file.
+//!
+//! # Example
+//! `build.rs` of a crate whose kernels are in `kernels/` (or in the folders its `kernelgate.toml`
+//! names):
+//! ```no_run
+//! fn main() {
+//!     kernelgate_build::Build::new().run();
+//! }
+//! ```
+//! and in the crate (its library, or `tests/kernels.rs`):
+//! ```ignore
+//! kernelgate::kernels!(); // mod k { ... }, static BUILD
+//! ```
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod entry_scan;
+pub mod git;
+pub mod provenance;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The name of the file [`Build::run`] writes into `$OUT_DIR`, which `kernelgate::kernels!()`
+/// includes.
+pub const OUT_FILE: &str = "kernelgate.rs";
+
+/// The project file (`kernelgate.toml`) whose `kernels` key names the kernel folders; the library
+/// reads the rest of it at run time.
+pub const PROJECT_FILE: &str = "kernelgate.toml";
+
+/// What a build script asks of the helper: the project root and the files the binary is built from.
+///
+/// # Example
+/// A crate whose cases live in `harness/` and `cases/` rather than `src/` and `tests/`:
+/// ```no_run
+/// kernelgate_build::Build::new()
+///     .inputs(["build.rs", "Cargo.lock", "Cargo.toml", "kernelgate.toml", "harness", "cases"])
+///     .run();
+/// ```
+#[derive(Debug, Clone)]
+pub struct Build {
+    root: PathBuf,
+    inputs: Vec<String>,
+}
+
+impl Default for Build {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Build {
+    /// The package being built (`CARGO_MANIFEST_DIR`) as the project root, with the default
+    /// inputs ([`provenance::BUILD_INPUTS`]).
+    ///
+    /// # Panics
+    /// Outside a build script (cargo sets `CARGO_MANIFEST_DIR` for it).
+    pub fn new() -> Build {
+        let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for a build script");
+        Build { root: PathBuf::from(root), inputs: provenance::BUILD_INPUTS.iter().map(|s| s.to_string()).collect() }
+    }
+
+    /// The files and folders (relative to the project root) the binary is built from: hashed into
+    /// `BUILD` (a run whose HEAD holds the same files is keyed to HEAD) and watched
+    /// (`cargo:rerun-if-changed`). Paths that do not exist are skipped. Default:
+    /// [`provenance::BUILD_INPUTS`].
+    pub fn inputs<I: IntoIterator<Item = S>, S: Into<String>>(mut self, inputs: I) -> Build {
+        self.inputs = inputs.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Writes `$OUT_DIR/kernelgate.rs` ([`OUT_FILE`]).
+    ///
+    /// # Panics
+    /// With a message naming the file (and printing it as `error:` for cargo) when a kernel folder
+    /// cannot be read or holds no `.cu` file, a file is not UTF-8, declares no kernel or one name
+    /// twice, two files map to one module, or `kernelgate.toml`'s `kernels` is malformed: the build
+    /// stops there.
+    pub fn run(self) {
+        let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for a build script"));
+        let text = self.generate().unwrap_or_else(|(path, message)| fail(&path, &message));
+        for input in &self.inputs {
+            if self.root.join(input).exists() {
+                println!("cargo:rerun-if-changed={input}");
+            }
+        }
+        let out = out_dir.join(OUT_FILE);
+        std::fs::write(&out, text).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
+    }
+
+    /// The text of [`OUT_FILE`] for this project, without writing it.
+    ///
+    /// # Errors
+    /// The file and the message [`Build::run`] stops with.
+    pub fn generate(&self) -> Result<String, (PathBuf, String)> {
+        let folders = kernel_folders(&self.root)?;
+        let mut text = kernel_constants(&self.root, &folders)?;
+        let inputs: Vec<&str> = self.inputs.iter().map(String::as_str).collect();
+        text.push_str(&build_static(&self.root, &folders, &inputs));
+        Ok(text)
+    }
+}
+
+/// The kernel folders of the project at `root`: `kernels` in its `kernelgate.toml` (a folder or a
+/// list of folders, relative to `root`), else `<root>/kernels`, as the library reads them at run
+/// time (which also refuses the keys it does not know; this reads `kernels` alone).
+///
+/// # Errors
+/// The project file and what is wrong with its `kernels`.
+pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, (PathBuf, String)> {
+    let file = root.join(PROJECT_FILE);
+    let Ok(text) = std::fs::read_to_string(&file) else { return Ok(vec![root.join("kernels")]) };
+    let table = text.parse::<toml::Table>().map_err(|e| (file.clone(), e.to_string()))?;
+    let folder = |v: &toml::Value| {
+        v.as_str().map(|f| root.join(f)).ok_or_else(|| (file.clone(), "kernels: give a folder or a list of folders".into()))
+    };
+    match table.get("kernels") {
+        None => Ok(vec![root.join("kernels")]),
+        Some(toml::Value::Array(list)) if !list.is_empty() => list.iter().map(folder).collect(),
+        Some(toml::Value::Array(_)) => Err((file.clone(), "kernels names no folder; name at least one".into())),
+        Some(one) => Ok(vec![folder(one)?]),
+    }
+}
+
+/// The module `k`: one submodule per `*.cu` file of `folders`, one constant per kernel.
+fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf, String)> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in folders {
+        let listed = std::fs::read_dir(dir).map_err(|e| (dir.clone(), format!("cannot read the kernel folder: {e}")))?;
+        files.extend(
+            listed.filter_map(|entry| entry.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cu")),
+        );
+    }
+    files.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
+    if files.is_empty() {
+        return Err((folders[0].clone(), "no .cu files found; kernelgate needs at least one kernel source".into()));
+    }
+
+    let mut modules = String::from(
+        "/// The project's kernels: one module per kernel file, one constant per kernel (kernelgate_build).\n\
+         #[allow(non_upper_case_globals, dead_code)]\npub mod k {\n",
+    );
+    let mut seen_modules: Vec<String> = Vec::new();
+    for path in &files {
+        let bytes = std::fs::read(path).map_err(|e| (path.clone(), format!("cannot read: {e}")))?;
+        let text = entry_scan::utf8_text(bytes, &path.display().to_string()).map_err(|m| (path.clone(), m))?;
+        let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
+        let module = entry_scan::module_name(&file);
+        if seen_modules.contains(&module) {
+            return Err((path.clone(), format!("maps to module `{module}`, like another file; rename one of them")));
+        }
+        seen_modules.push(module.clone());
+        let declared = entry_scan::declared(&text).map_err(|m| (path.clone(), m))?;
+
+        writeln!(modules, "    /// Entry points of `{shown}`.").unwrap();
+        writeln!(modules, "    pub mod {module} {{").unwrap();
+        for (name, line) in &declared.entries {
+            writeln!(modules, "        /// `{name}`, declared at `{shown}:{line}`.").unwrap();
+            writeln!(
+                modules,
+                "        pub const {name}: ::kernelgate::Kernel = ::kernelgate::Kernel {{ file: {file:?}, entry: {name:?} }};"
+            )
+            .unwrap();
+        }
+        for (name, line) in &declared.templates {
+            writeln!(
+                modules,
+                "        /// The kernel template `{name}`, declared at `{shown}:{line}`: a case launches \
+                 `{name}.with(\"<template arguments>\")`."
+            )
+            .unwrap();
+            writeln!(
+                modules,
+                "        pub const {name}: ::kernelgate::KernelTemplate = ::kernelgate::KernelTemplate {{ file: {file:?}, name: {name:?} }};"
+            )
+            .unwrap();
+        }
+        writeln!(modules, "    }}").unwrap();
+    }
+    modules.push_str("}\n");
+    Ok(modules)
+}
+
+/// The static `BUILD`: the git state of the tree being built ([`provenance::read`]), the hash of
+/// that commit's kernels ([`provenance::kernels_at_head`]) and of the files it was built from
+/// ([`provenance::files_sha256`] of `inputs`). Not re-read on a commit or checkout: watching git's
+/// HEAD and refs would rebuild the crate after every `git commit`; a run whose HEAD holds the files
+/// this binary was built from is keyed to HEAD at run time instead.
+fn build_static(root: &Path, kernels: &[PathBuf], inputs: &[&str]) -> String {
+    let git = provenance::read(root, None, kernels).expect("read without a revision always answers");
+    let opt = |o: Option<bool>| o.map_or("None".to_string(), |b| format!("Some({b})"));
+    format!(
+        "/// Where this binary's code came from (kernelgate_build): handed to the library with the case table.\n\
+         #[allow(dead_code)]\n\
+         pub static BUILD: ::kernelgate::Build = ::kernelgate::Build {{\n    \
+         commit: {:?},\n    dirty: {},\n    kernels_dirty: {},\n    branch: {:?},\n    commit_time: {:?},\n    \
+         subject: {:?},\n    state: {:?},\n    commit_kernels_sha256: {:?},\n    inputs: &{:?},\n    \
+         inputs_sha256: {:?},\n}};\n",
+        git.commit,
+        opt(git.dirty),
+        opt(git.kernels_dirty),
+        git.branch,
+        git.commit_time,
+        git.subject,
+        git.state.as_str(),
+        provenance::kernels_at_head(root, kernels),
+        inputs,
+        provenance::files_sha256(&provenance::inputs_on_disk(root, inputs)),
+    )
+}
+
+/// Stops the build with a message that names the file.
+fn fail(path: &Path, message: &str) -> ! {
+    eprintln!("error: {}: {message}", path.display());
+    panic!("kernelgate build failed: {}: {message}", path.display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn generate(dir: &Path) -> Result<String, (PathBuf, String)> {
+        Build { root: dir.to_path_buf(), inputs: vec!["build.rs".into()] }.generate()
+    }
+
+    #[test]
+    fn each_file_is_a_module_of_constants_and_the_build_state_follows() {
+        let dir = project(&[
+            ("kernels/copy.cu", "extern \"C\" __global__ void copy(float* a) { }\n"),
+            ("gpu/sum.cu", "template <int B> __global__ void block_sum(float* a) { }\n"),
+            ("kernelgate.toml", "kernels = [\"kernels\", \"gpu\"]\n"),
+            ("build.rs", "fn main() {}\n"),
+        ]);
+        let text = generate(dir.path()).unwrap();
+        assert!(text.contains("pub mod copy {"), "{text}");
+        assert!(text.contains("pub const copy: ::kernelgate::Kernel = ::kernelgate::Kernel { file: \"copy.cu\", entry: \"copy\" };"));
+        assert!(text.contains("pub const block_sum: ::kernelgate::KernelTemplate"), "{text}");
+        assert!(text.contains("declared at `gpu/sum.cu:1`"), "{text}");
+        assert!(text.contains("state: \"no repository\""), "{text}");
+        assert!(text.contains("inputs: &[\"build.rs\"]"), "{text}");
+    }
+
+    #[test]
+    fn a_bad_kernel_file_or_project_file_stops_the_build_naming_it() {
+        let empty = project(&[("kernels/none.cu", "// nothing here\n")]);
+        let (path, message) = generate(empty.path()).unwrap_err();
+        assert!(path.ends_with("kernels/none.cu"), "{}", path.display());
+        assert!(!message.is_empty());
+
+        let twice = project(&[
+            ("a/x.cu", "extern \"C\" __global__ void one() { }\n"),
+            ("b/x.cu", "extern \"C\" __global__ void two() { }\n"),
+            ("kernelgate.toml", "kernels = [\"a\", \"b\"]\n"),
+        ]);
+        let (path, message) = generate(twice.path()).unwrap_err();
+        assert!(path.ends_with("b/x.cu") && message.contains("module `x`"), "{}: {message}", path.display());
+
+        let malformed = project(&[("kernelgate.toml", "kernels = 3\n")]);
+        let (path, message) = generate(malformed.path()).unwrap_err();
+        assert!(path.ends_with("kernelgate.toml") && message.contains("folder"), "{message}");
+
+        let none = project(&[("kernelgate.toml", "kernels = []\n")]);
+        assert!(generate(none.path()).unwrap_err().1.contains("no folder"));
+    }
+}
