@@ -6,14 +6,12 @@
 # whole-suite A/A through the paired path twice (KERNELGATE_AB=HEAD KERNELGATE_AB_IDENTICAL=time).
 set -uo pipefail
 mkdir -p .gpu/bin .gpu/oldbin
-for b in kernels kernelgate; do
-  xz -dc .gpu/xz/$b.xz > .gpu/bin/$b || exit 9
-  xz -dc .gpu/old/$b.xz > .gpu/oldbin/$b || exit 9
-done
+xz -dc .gpu/xz/kernels.xz > .gpu/bin/kernels || exit 9
+xz -dc .gpu/old/kernels.xz > .gpu/oldbin/kernels || exit 9
 chmod +x .gpu/bin/* .gpu/oldbin/*
 T0=${EPOCHREALTIME%.*}; W=/tmp/w; rm -rf $W /tmp/oldtree; mkdir -p $W /tmp/oldtree
 t() { echo "[t=$(( ${EPOCHREALTIME%.*} - T0 )) s] $*"; }
-pack() { find $W -name samples.csv -delete; tar cJf $OUT/w.txz -C /tmp w 2>/dev/null; }
+pack() { tar cJf $OUT/w.txz -C /tmp w 2>/dev/null; }
 nvidia-smi --query-gpu=uuid,name,driver_version --format=csv,noheader | tee $W/gpu.txt
 tar xf .gpu/old/tree.tar -C /tmp/oldtree || exit 9
 export KERNELGATE_REQUIRE_GPU=1 KERNELGATE_HISTORY=off
@@ -26,15 +24,8 @@ for i in 1 2; do
   t new$i
 done
 ls $W/new1/cases.json && head -c 300 $W/new1/cases.json; echo
-run() { ls -d $1/runs/*-baseline | head -1; }
-for pair in "old new1" "new1 new2" "old new2"; do
-  set -- $pair
-  # KERNELGATE_OUT_DIR: where the new run wrote its case facts (the host-bound trials).
-  KERNELGATE_OUT_DIR=$W/new1 .gpu/bin/kernelgate compare $(run $W/$1) $(run $W/$2) > $W/compare-$1-$2.txt 2>&1
-  echo "compare $1 -> $2: exit $?; $(tail -1 $W/compare-$1-$2.txt | cut -c1-200)"
-  grep -hE " (regressed|improved|ambiguous|invalid) " $W/compare-$1-$2.txt | cut -c1-160 | head -6
-done
-t compare; pack
+pack
+
 for i in 1 2; do
   KERNELGATE_AB=HEAD KERNELGATE_AB_IDENTICAL=time KERNELGATE_OUT_DIR=$W/aa$i .gpu/bin/kernels --skip compile/ > $W/aa$i.log 2>&1
   echo "aa$i: exit $?; $(grep -h 'test result' $W/aa$i.log | tail -1 | cut -c1-150)"
