@@ -5,19 +5,14 @@
 # twice with the new, compared record to record with `kernelgate compare`; then the new binary's
 # whole-suite A/A through the paired path twice (KERNELGATE_AB=HEAD KERNELGATE_AB_IDENTICAL=time).
 set -uo pipefail
-mkdir -p .gpu/bin .gpu/oldbin
+mkdir -p .gpu/bin
 xz -dc .gpu/xz/kernels.xz > .gpu/bin/kernels || exit 9
-xz -dc .gpu/old/kernels.xz > .gpu/oldbin/kernels || exit 9
-chmod +x .gpu/bin/* .gpu/oldbin/*
-T0=${EPOCHREALTIME%.*}; W=/tmp/w; rm -rf $W /tmp/oldtree; mkdir -p $W /tmp/oldtree
+chmod +x .gpu/bin/*
+T0=${EPOCHREALTIME%.*}; W=/tmp/w; rm -rf $W; mkdir -p $W
 t() { echo "[t=$(( ${EPOCHREALTIME%.*} - T0 )) s] $*"; }
 pack() { tar cJf $OUT/w.txz -C /tmp w 2>/dev/null; }
 nvidia-smi --query-gpu=uuid,name,driver_version --format=csv,noheader | tee $W/gpu.txt
-tar xf .gpu/old/tree.tar -C /tmp/oldtree || exit 9
 export KERNELGATE_REQUIRE_GPU=1 KERNELGATE_HISTORY=off
-ROOT=$PWD
-( cd /tmp/oldtree && KERNELGATE_BASELINES=/tmp/none KERNELGATE_OUT_DIR=$W/old $ROOT/.gpu/oldbin/kernels --skip compile/ > $W/old.log 2>&1; echo "old: exit $?" )
-grep -h "test result" $W/old.log | tail -1 | cut -c1-150; t old
 for i in 1 2; do
   KERNELGATE_BASELINES=/tmp/none KERNELGATE_OUT_DIR=$W/new$i .gpu/bin/kernels --skip compile/ > $W/new$i.log 2>&1
   echo "new$i: exit $?; $(grep -h 'test result' $W/new$i.log | tail -1 | cut -c1-150)"
