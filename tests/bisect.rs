@@ -32,7 +32,7 @@ fn without_a_gpu_bisect_lists_the_commits_and_says_its_steps_need_one() {
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
-    assert!(text.contains("2 commits, 1 changed kernels/ (candidates), 1 did not"), "{text}");
+    assert!(text.contains("2 commits, 1 changed a kernel folder (candidates), 1 did not"), "{text}");
     assert!(text.contains(&format!("candidate {} kernel change", &bad[..12])), "{text}");
     assert!(text.contains("skipped") && text.contains("docs only"), "{text}");
     if text.contains("the steps time kernels on a GPU, and there is none here") {

@@ -38,7 +38,7 @@ pub fn run(
         project.out_dir.join("bisect").join(chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string())
     });
     kernelgate::outln!(
-        "kernelgate bisect: {good}..{bad}: {}, {} changed kernels/ (candidates), {} did not (skipped without \
+        "kernelgate bisect: {good}..{bad}: {}, {} changed a kernel folder (candidates), {} did not (skipped without \
          timing); suite {}",
         kernelgate::units::count(commits.len(), "commit"),
         candidates.len(),
@@ -62,7 +62,7 @@ pub fn run(
     }
     let Some(last) = candidates.last() else {
         kernelgate::outln!(
-            "kernelgate bisect: no commit in {good}..{bad} changed kernels/: nothing A/B can tell apart"
+            "kernelgate bisect: no commit in {good}..{bad} changed a kernel folder: nothing A/B can tell apart"
         );
         return Ok(0);
     };

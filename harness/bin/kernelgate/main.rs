@@ -184,7 +184,7 @@ enum Command {
         min_runs: usize,
     },
     /// For each trial that regressed between GOOD and BAD, the first commit where it did: the
-    /// commits between them that changed kernels/ are timed against GOOD in same-run A/B steps of
+    /// commits between them that changed a kernel folder are timed against GOOD in same-run A/B steps of
     /// the suite binary (a binary search per trial); the others are skipped without timing. Exits
     /// 3 when a first bad commit was found, 0 when nothing regressed, 1 on error. Needs a GPU.
     Bisect {

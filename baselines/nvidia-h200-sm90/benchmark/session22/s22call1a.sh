@@ -6,7 +6,7 @@
 # machine.
 set -uo pipefail
 mkdir -p .gpu/oldbin && xz -dc .gpu/old/kernels.xz > .gpu/oldbin/kernels && chmod +x .gpu/oldbin/kernels || exit 9
-W=/tmp/w; rm -rf $W /tmp/oldtree; mkdir -p $W /tmp/oldtree
+W=/tmp/w; rm -rf $W /tmp/oldtree /tmp/none; mkdir -p $W /tmp/oldtree /tmp/none
 nvidia-smi --query-gpu=uuid,name,driver_version --format=csv,noheader | tee $W/gpu-a.txt
 tar xf .gpu/old/tree.tar -C /tmp/oldtree || exit 9
 export KERNELGATE_REQUIRE_GPU=1 KERNELGATE_HISTORY=off

@@ -8,7 +8,7 @@ set -uo pipefail
 mkdir -p .gpu/bin
 xz -dc .gpu/xz/kernels.xz > .gpu/bin/kernels || exit 9
 chmod +x .gpu/bin/*
-T0=${EPOCHREALTIME%.*}; W=/tmp/w; rm -rf $W; mkdir -p $W
+T0=${EPOCHREALTIME%.*}; W=/tmp/w; rm -rf $W /tmp/none; mkdir -p $W /tmp/none
 t() { echo "[t=$(( ${EPOCHREALTIME%.*} - T0 )) s] $*"; }
 pack() { tar cJf $OUT/w.txz -C /tmp w 2>/dev/null; }
 nvidia-smi --query-gpu=uuid,name,driver_version --format=csv,noheader | tee $W/gpu.txt

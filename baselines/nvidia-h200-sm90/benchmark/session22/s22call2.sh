@@ -4,11 +4,14 @@
 # permutation (correct, uncoalesced), c4 a README). Its staged test binary (.gpu/xz/example.xz,
 # built from examples/adopter with kernelgate as a path dependency) and the kernelgate program:
 # bless at c1, gate at c1 twice, gate at c4, same-run A/B of c4 against c1, bisect c1..c4,
-# ncu mode, and the history and diff of its runs, keyed by its own commits.
+# ncu mode, and the history and diff of its runs, keyed by its own commits. The kernelgate program
+# was unpacked into .gpu/keep/ by the call just before on the same warm machine (a call carries one
+# binary with this tree).
 set -uo pipefail
 ROOT=$PWD
 mkdir -p .gpu/bin
-for b in kernelgate example; do xz -dc .gpu/xz/$b.xz > .gpu/bin/$b || exit 9; done
+xz -dc .gpu/xz/example.xz > .gpu/bin/example || exit 9
+cp .gpu/keep/kernelgate .gpu/bin/kernelgate || { echo "no .gpu/keep/kernelgate: not the warm machine"; exit 9; }
 chmod +x .gpu/bin/*
 T0=${EPOCHREALTIME%.*}; W=/tmp/w; E=/tmp/ex; rm -rf $W $E; mkdir -p $W
 t() { echo "[t=$(( ${EPOCHREALTIME%.*} - T0 )) s] $*"; }
