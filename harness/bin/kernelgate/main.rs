@@ -29,6 +29,8 @@
 //! `kernelgate lessons [PATHS...]` prints the lesson trials' ratios over runs from their lessons
 //! CSVs, with the bound the margin rule gives (`kernelgate::gate::lesson`).
 //!
+//! `kernelgate init [DIR]` scaffolds a project that gates its kernels with kernelgate.
+//!
 //! `kernelgate vars [--markdown]` prints every `KERNELGATE_*` variable from the one table of them
 //! (`kernelgate::config::vars`); `--markdown` is the table of `docs/options.md`.
 
@@ -39,6 +41,7 @@ mod compile;
 mod diff;
 mod export;
 mod history;
+mod init;
 mod lessons;
 
 use baseline::{BaselineCommand, baseline_command};
@@ -220,6 +223,25 @@ enum Command {
         #[arg(long, value_name = "EXPR")]
         instance: Vec<String>,
     },
+    /// Scaffold a project that gates its kernels with kernelgate (docs/adopting.md): kernelgate.toml,
+    /// build.rs, tests/kernels.rs, an example kernel and case (unless --kernels names existing
+    /// folders), baselines/ and a GitHub Actions workflow for a GPU runner; in a folder without a
+    /// Cargo.toml (a CUDA C++ repository's subfolder) a small crate's Cargo.toml too, in a Rust
+    /// crate the lines to add to its Cargo.toml. Never replaces a file: exits 1 naming those that
+    /// exist, writing nothing
+    Init {
+        /// The crate's folder (created when missing).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// An existing kernel folder, relative to DIR (`../src/kernels`); repeat for several.
+        /// Default: `kernels/` with an example kernel.
+        #[arg(long)]
+        kernels: Vec<String>,
+        /// The kernelgate checkout the project depends on by path; default: the one this program
+        /// was built from.
+        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/.."))]
+        kernelgate: PathBuf,
+    },
     /// Print every KERNELGATE_* variable: name, values, default, meaning and who reads it.
     Vars {
         /// Print the Markdown table of docs/options.md instead.
@@ -356,6 +378,7 @@ fn main() -> ExitCode {
             ),
         }),
         Command::Compile { files, arch, instance } => compile::compile_command(&files, &arch, &instance, &project),
+        Command::Init { dir, kernels, kernelgate } => init::init_command(&init::Init { dir, kernels, kernelgate }),
         Command::Vars { markdown } => {
             kernelgate::out!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)

@@ -1,0 +1,327 @@
+//! `kernelgate init [DIR]`: scaffolds what a project needs to gate its kernels with kernelgate
+//! (docs/adopting.md): `kernelgate.toml`, `build.rs`, `tests/kernels.rs`, an example kernel and
+//! its case (unless `--kernels` names existing kernel folders), `baselines/`, and a GitHub Actions
+//! workflow for a GPU runner. In a Rust crate (DIR holds a `Cargo.toml`) it prints the lines to add
+//! to that `Cargo.toml`; elsewhere (a CUDA C++ repository, a new folder) it writes a small crate's
+//! `Cargo.toml` too. It never replaces a file: when one of them exists, it names every such file
+//! and writes nothing.
+
+use kernelgate::Error;
+use std::path::{Path, PathBuf};
+
+/// What `kernelgate init` was asked.
+#[derive(Debug, Clone)]
+pub struct Init {
+    /// The crate's folder (created when missing).
+    pub dir: PathBuf,
+    /// Existing kernel folders, relative to `dir` (`../src/kernels`); empty: `kernels/` with an
+    /// example kernel.
+    pub kernels: Vec<String>,
+    /// The kernelgate checkout the crate depends on by path (until the crates are on crates.io).
+    pub kernelgate: PathBuf,
+}
+
+/// One file to write: its path under the crate and its text.
+type File = (PathBuf, String);
+
+/// Writes the scaffold and prints what was written and what is left to do. Returns 0.
+///
+/// # Errors
+/// [`Error::Config`] naming every file that exists already (nothing is written then), a kernel
+/// folder that does not exist, or a kernelgate checkout without `harness/Cargo.toml`;
+/// [`Error::Io`] when a file cannot be written.
+pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
+    let checkout = std::fs::canonicalize(&init.kernelgate).unwrap_or_else(|_| init.kernelgate.clone());
+    if !checkout.join("harness/Cargo.toml").is_file() {
+        return Err(Error::Flag {
+            flag: "--kernelgate",
+            value: init.kernelgate.display().to_string(),
+            expected: "a kernelgate checkout (no harness/Cargo.toml there): name the folder of your clone of \
+                       kernelgate, whose crates the project depends on by path"
+                .into(),
+        });
+    }
+    for folder in &init.kernels {
+        if !init.dir.join(folder).is_dir() {
+            return Err(Error::Flag {
+                flag: "--kernels",
+                value: folder.clone(),
+                expected: format!(
+                    "a folder under {} (it is not one): name the kernel folders relative to the crate's folder, \
+                     e.g. ../src/kernels",
+                    init.dir.display()
+                ),
+            });
+        }
+    }
+    let rust_crate = init.dir.join("Cargo.toml").is_file();
+    let files = scaffold(init, &checkout, rust_crate);
+    let existing: Vec<String> =
+        files.iter().filter(|(path, _)| init.dir.join(path).exists()).map(|(path, _)| path.display().to_string()).collect();
+    if !existing.is_empty() {
+        return Err(Error::Project {
+            path: init.dir.clone(),
+            line: None,
+            message: format!(
+                "{} already exist{} here: kernelgate init never replaces a file; move {} aside, or add what \
+                 docs/adopting.md shows by hand (nothing was written)",
+                existing.join(", "),
+                if existing.len() == 1 { "s" } else { "" },
+                if existing.len() == 1 { "it" } else { "them" }
+            ),
+        });
+    }
+    for (path, text) in &files {
+        let path = init.dir.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+        }
+        std::fs::write(&path, text).map_err(Error::io(&path))?;
+        kernelgate::outln!("kernelgate init: wrote {}", path.display());
+    }
+    if rust_crate {
+        kernelgate::outln!(
+            "kernelgate init: add to {} (init does not edit it):\n{}",
+            init.dir.join("Cargo.toml").display(),
+            manifest_sections(&checkout)
+        );
+    }
+    kernelgate::outln!(
+        "kernelgate init: next, in {}: {}/scripts/get-nvrtc . (once: NVRTC for the compile trials), then \
+         cargo test --release --test kernels; KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/ \
+         blesses the kernels' resource and SASS tables (docs/adopting.md)",
+        init.dir.display(),
+        checkout.display()
+    );
+    Ok(0)
+}
+
+/// The files of the scaffold, paths relative to the crate.
+fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
+    let mut files: Vec<File> = Vec::new();
+    if !rust_crate {
+        let name = init
+            .dir
+            .canonicalize()
+            .ok()
+            .or_else(|| Some(init.dir.clone()))
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .map(|n| n.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect())
+            .filter(|n: &String| !n.is_empty() && !n.starts_with('-'))
+            .unwrap_or_else(|| "kernel-tests".into());
+        files.push((
+            "Cargo.toml".into(),
+            format!(
+                "# The kernel tests of this repository (kernelgate init): `cargo test --release --test kernels`.\n\
+                 [package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+                 # Its own workspace, whatever surrounds it.\n[workspace]\n\n{}",
+                manifest_sections(checkout)
+            ),
+        ));
+        files.push(("src/lib.rs".into(), "//! The kernel tests live in tests/kernels.rs.\n".into()));
+    }
+    let kernels = if init.kernels.is_empty() {
+        files.push(("kernels/scale.cu".into(), EXAMPLE_KERNEL.into()));
+        "kernels = \"kernels\"".to_string()
+    } else {
+        format!("kernels = [{}]", init.kernels.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", "))
+    };
+    files.push((
+        "kernelgate.toml".into(),
+        format!(
+            "# Where this project keeps its kernels, baselines, history and run files (docs/running.md, \
+             \"The project:\n# kernelgate.toml\"); every key is optional.\n{kernels}\n# baselines = \"baselines\"\n\
+             # history = \".kernelgate/history\"\n# out_dir = \"target/kernelgate\"\n"
+        ),
+    ));
+    files.push((
+        "build.rs".into(),
+        "//! Names the kernels of the folders kernelgate.toml lists, for tests/kernels.rs.\nfn main() {\n    \
+         kernelgate_build::Build::new().run();\n}\n"
+            .into(),
+    ));
+    files.push(("tests/kernels.rs".into(), if init.kernels.is_empty() { EXAMPLE_CASES } else { EMPTY_CASES }.into()));
+    files.push(("baselines/.gitkeep".into(), String::new()));
+    let (top, inside) = repository_top(&init.dir);
+    let workflow = if inside.is_empty() {
+        WORKFLOW.to_string()
+    } else {
+        WORKFLOW.replace("    runs-on: [self-hosted, gpu]\n", &format!("    runs-on: [self-hosted, gpu]\n    defaults:\n      run:\n        working-directory: {inside}\n"))
+    };
+    files.push((top.join(".github/workflows/kernelgate.yml"), workflow));
+    files
+}
+
+/// Where GitHub reads workflows for a crate in `dir`: the path from `dir` to the top folder of the
+/// git repository holding it (`../..`; empty outside a repository or at its top), and `dir` as the
+/// repository names it (`tests/gpu`; empty at the top). `dir` may not exist yet: its nearest
+/// existing folder is asked.
+fn repository_top(dir: &Path) -> (PathBuf, String) {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let Some(existing) = absolute.ancestors().find(|a| a.is_dir()) else { return (PathBuf::new(), String::new()) };
+    let Ok(repo) = git2::Repository::discover(existing) else { return (PathBuf::new(), String::new()) };
+    let Some(top) = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()) else {
+        return (PathBuf::new(), String::new());
+    };
+    // The missing tail of `dir` below its nearest existing folder, kept as given.
+    let tail = absolute.strip_prefix(existing).unwrap_or(Path::new(""));
+    let here = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf()).join(tail);
+    let Ok(inside) = here.strip_prefix(&top) else { return (PathBuf::new(), String::new()) };
+    let depth = inside.components().count();
+    let up: PathBuf = std::iter::repeat_n("..", depth).collect();
+    (up, inside.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+}
+
+/// The `Cargo.toml` sections a crate needs: the two crates by path in `checkout`, the test binary,
+/// and nvtx-sys with checked-in bindings (no libclang; docs/adopting.md, "Building without
+/// libclang").
+fn manifest_sections(checkout: &Path) -> String {
+    let at = checkout.display();
+    format!(
+        "[dev-dependencies]\nkernelgate = {{ path = \"{at}/harness\" }}\n\n\
+         [build-dependencies]\nkernelgate-build = {{ path = \"{at}/harness/build\" }}\n\n\
+         [[test]]\nname = \"kernels\"\npath = \"tests/kernels.rs\"\nharness = false\n\n\
+         [profile.release]\ndebug = \"line-tables-only\"\n\n\
+         [patch.crates-io]\nnvtx-sys = {{ path = \"{at}/vendor/nvtx-sys\" }}\n"
+    )
+}
+
+/// The example kernel: `x[i] *= a`, one thread per element.
+const EXAMPLE_KERNEL: &str = r#"// An example kernel (kernelgate init): replace it with your own.
+extern "C" __global__ void scale(const float* x, float* out, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = a * x[i];
+    }
+}
+"#;
+
+/// The example kernel's case.
+const EXAMPLE_CASES: &str = r#"//! This project's kernel trials (kernelgate init): `cargo test --release --test kernels` compiles
+//! every kernel file, and on a GPU checks, times and gates every case (docs/adopting.md).
+
+use kernelgate::case::{Case, Launch, Param, Table};
+
+kernelgate::kernels!(); // mod k: one module per kernel file, one constant per kernel; static BUILD
+
+/// Every case; `_scale` is `KERNELGATE_WORK_SCALE` (1.0 unless a power benchmark asks for more work).
+fn cases(_scale: f64) -> Vec<Case> {
+    let n = 1 << 24;
+    vec![
+        Case::new("scale", "plain", "16M", k::scale::scale)
+            .launch(Launch::linear(n, 256))
+            .params([Param::input(n), Param::output(n), Param::F32(2.0), Param::I32(n as i32)])
+            .reference(|inputs| vec![inputs[0].f32().iter().map(|x| 2.0 * x).collect()])
+            .bytes(8 * n as u64),
+    ]
+}
+
+kernelgate::main!(Table::new(cases, &BUILD));
+"#;
+
+/// The case table for existing kernel folders: none yet; the compile trials gate every file.
+const EMPTY_CASES: &str = r#"//! This project's kernel trials (kernelgate init): `cargo test --release --test kernels` compiles
+//! every file of the kernel folders kernelgate.toml names (the compile trials), and on a GPU checks,
+//! times and gates every case below (docs/adopting.md, docs/adding-kernels.md).
+
+use kernelgate::case::{Case, Table};
+
+kernelgate::kernels!(); // mod k: one module per kernel file, one constant per kernel; static BUILD
+
+/// Every case: `Case::new(family, variant, size, k::<file>::<kernel>)` with its launch, parameters,
+/// CPU reference and bytes (docs/adding-kernels.md). None yet: the compile trials run alone.
+fn cases(_scale: f64) -> Vec<Case> {
+    Vec::new()
+}
+
+kernelgate::main!(Table::new(cases, &BUILD));
+"#;
+
+/// A GitHub Actions workflow for a self-hosted GPU runner (docs/ci.md, docs/pull-requests.md).
+const WORKFLOW: &str = r#"# kernelgate (kernelgate init): the kernel trials on a self-hosted GPU runner with Rust and a CUDA
+# toolkit (NVRTC is found there); a runner labelled `gpu`. Pull requests: docs/pull-requests.md
+# has the same-run A/B recipe; nightlies and history: docs/ci.md.
+name: kernelgate
+on: [push, pull_request]
+jobs:
+  kernels:
+    runs-on: [self-hosted, gpu]
+    steps:
+      - uses: actions/checkout@v4
+      - run: cargo test --release --test kernels
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checkout() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("harness")).unwrap();
+        std::fs::write(dir.path().join("harness/Cargo.toml"), "").unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_new_folder_gets_a_crate_and_an_example_and_nothing_is_replaced() {
+        let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
+        let at = dir.path().join("gpu-tests");
+        let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: kg.path().into() };
+        assert_eq!(init_command(&init).unwrap(), 0);
+        for f in ["Cargo.toml", "src/lib.rs", "kernelgate.toml", "build.rs", "tests/kernels.rs", "kernels/scale.cu"] {
+            assert!(at.join(f).is_file(), "{f}");
+        }
+        let manifest = std::fs::read_to_string(at.join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("name = \"gpu-tests\"") && manifest.contains("harness = false"), "{manifest}");
+        assert!(manifest.contains(&format!("{}/harness", kg.path().canonicalize().unwrap().display())), "{manifest}");
+        let cases = std::fs::read_to_string(at.join("tests/kernels.rs")).unwrap();
+        assert!(cases.contains("k::scale::scale") && cases.contains("kernelgate::main!"), "{cases}");
+        // A second init (now in a crate) names what exists and writes nothing.
+        std::fs::remove_file(at.join("build.rs")).unwrap();
+        let err = init_command(&init).unwrap_err().to_string();
+        for f in ["kernels/scale.cu", "kernelgate.toml", "tests/kernels.rs", ".github/workflows/kernelgate.yml"] {
+            assert!(err.contains(f), "{f}: {err}");
+        }
+        assert!(!err.contains("build.rs"), "{err}");
+        assert!(err.contains("never replaces a file") && err.contains("nothing was written"), "{err}");
+        assert!(!at.join("build.rs").exists(), "nothing written");
+    }
+
+    #[test]
+    fn a_rust_crate_with_kernel_folders_gets_no_manifest_and_no_example() {
+        let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"mine\"\n").unwrap();
+        std::fs::create_dir_all(dir.path().join("src/cuda")).unwrap();
+        let init = Init { dir: dir.path().into(), kernels: vec!["src/cuda".into()], kernelgate: kg.path().into() };
+        init_command(&init).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap(), "[package]\nname = \"mine\"\n");
+        assert!(!dir.path().join("kernels").exists() && !dir.path().join("src/lib.rs").exists());
+        let toml = std::fs::read_to_string(dir.path().join("kernelgate.toml")).unwrap();
+        assert!(toml.contains("kernels = [\"src/cuda\"]"), "{toml}");
+        assert!(std::fs::read_to_string(dir.path().join("tests/kernels.rs")).unwrap().contains("Vec::new()"));
+    }
+
+    #[test]
+    fn in_a_repository_the_workflow_goes_to_its_top_and_runs_in_the_crate() {
+        let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
+        git2::Repository::init(dir.path()).unwrap();
+        let at = dir.path().join("tests/gpu");
+        let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: kg.path().into() };
+        init_command(&init).unwrap();
+        let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/kernelgate.yml")).unwrap();
+        assert!(workflow.contains("working-directory: tests/gpu"), "{workflow}");
+        assert!(!at.join(".github").exists());
+    }
+
+    #[test]
+    fn a_missing_kernel_folder_or_checkout_is_refused_by_name() {
+        let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
+        let init = Init { dir: dir.path().into(), kernels: vec!["../nowhere".into()], kernelgate: kg.path().into() };
+        let err = init_command(&init).unwrap_err().to_string();
+        assert!(err.contains("--kernels \"../nowhere\" is invalid: a folder under"), "{err}");
+        let init = Init { dir: dir.path().into(), kernels: Vec::new(), kernelgate: dir.path().join("x") };
+        let err = init_command(&init).unwrap_err().to_string();
+        assert!(err.contains("--kernelgate") && err.contains("a kernelgate checkout (no harness/Cargo.toml there)"), "{err}");
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
+    }
+}
