@@ -174,7 +174,7 @@ impl Facts {
     /// The facts in `out_dir`, `None` when no suite run wrote them there.
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be read; [`Error::Parse`]-like [`Error::Project`] naming
+    /// [`Error::Io`] when the file cannot be read; [`Error::Project`] naming
     /// the file, line and fix when it is not the facts of this kernelgate ([`SCHEMA`]).
     pub fn read(out_dir: &Path) -> Result<Option<Facts>> {
         let path = Self::path(out_dir);
