@@ -12,9 +12,9 @@
 //! `Cargo.toml`:
 //! ```toml
 //! [dev-dependencies]
-//! kernelgate = "0.1"
+//! kernelgate = { path = "<kernelgate>/harness" } # not on crates.io yet
 //! [build-dependencies]
-//! kernelgate-build = "0.1"
+//! kernelgate-build = { path = "<kernelgate>/harness/build" }
 //! [[test]]
 //! name = "kernels"
 //! harness = false
@@ -33,10 +33,8 @@
 //!     let n = 1 << 24;
 //!     vec![Case::new("copy", "plain", "16M", k::copy::copy)
 //!         .launch(Launch::linear(n, 256))
-//!         .param(Param::input_f32(n))
-//!         .param(Param::output_f32(n))
-//!         .param(Param::i32(n as i32))
-//!         .reference(|inputs| vec![inputs[0].clone()])
+//!         .params([Param::input(n), Param::output(n), Param::I32(n as i32)])
+//!         .reference(|inputs| vec![inputs[0].f32().to_vec()])
 //!         .bytes((2 * 4 * n) as u64)]
 //! }
 //! kernelgate::main!(Table::new(cases, &BUILD));

@@ -95,7 +95,8 @@ pub(super) fn baseline_command(command: BaselineCommand, project: &Project, from
             };
             if keys.is_empty() {
                 kernelgate::outln!(
-                    "no baselines under {} (a run with KERNELGATE_BLESS=1 writes one)",
+                    "no per-GPU timing baselines under {} (a GPU run with KERNELGATE_BLESS=1 writes one; the compile trials' \
+                     resource and SASS tables under <arch>/ are not listed here)",
                     baselines.display()
                 );
             }

@@ -1,7 +1,7 @@
 //! `kernelgate init [DIR]`: scaffolds what a project needs to gate its kernels with kernelgate
 //! (docs/adopting.md): `kernelgate.toml`, `build.rs`, `tests/kernels.rs`, an example kernel and
-//! its case (unless `--kernels` names existing kernel folders), `baselines/`, and a GitHub Actions
-//! workflow for a GPU runner. In a Rust crate (DIR holds a `Cargo.toml`) it prints the lines to add
+//! its case (unless `--kernels` names existing kernel folders), `baselines/`, a `.gitignore` of what
+//! runs leave (where there is none), and a GitHub Actions workflow for a GPU runner. In a Rust crate (DIR holds a `Cargo.toml`) it prints the lines to add
 //! to that `Cargo.toml`; elsewhere (a CUDA C++ repository, a new folder) it writes a small crate's
 //! `Cargo.toml` too. It never replaces a file: when one of them exists, it names every such file
 //! and writes nothing.
@@ -79,6 +79,12 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
         std::fs::write(&path, text).map_err(Error::io(&path))?;
         kernelgate::outln!("kernelgate init: wrote {}", path.display());
     }
+    if !files.iter().any(|(p, _)| p.as_path() == Path::new(".gitignore")) {
+        kernelgate::outln!(
+            "kernelgate init: add to {} (init does not edit it):\n{GITIGNORE}",
+            init.dir.join(".gitignore").display()
+        );
+    }
     if rust_crate {
         kernelgate::outln!(
             "kernelgate init: add to {} (init does not edit it):\n{}",
@@ -142,6 +148,9 @@ fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
     ));
     files.push(("tests/kernels.rs".into(), if init.kernels.is_empty() { EXAMPLE_CASES } else { EMPTY_CASES }.into()));
     files.push(("baselines/.gitkeep".into(), String::new()));
+    if !init.dir.join(".gitignore").exists() {
+        files.push((".gitignore".into(), GITIGNORE.into()));
+    }
     let (top, inside) = repository_top(&init.dir);
     let workflow = if inside.is_empty() {
         WORKFLOW.to_string()
@@ -185,6 +194,10 @@ fn manifest_sections(checkout: &Path) -> String {
          [patch.crates-io]\nnvtx-sys = {{ path = \"{at}/vendor/nvtx-sys\" }}\n"
     )
 }
+
+/// What runs leave that is not the project's to commit: NVRTC and nvdisasm (`scripts/get-nvrtc`),
+/// the history stores, the baseline folders' lock files, the run files.
+const GITIGNORE: &str = ".nvrtc/\n.kernelgate/\n.kernelgate.lock\ntarget/\n";
 
 /// The example kernel: `x[i] *= a`, one thread per element.
 const EXAMPLE_KERNEL: &str = r#"// An example kernel (kernelgate init): replace it with your own.
@@ -268,7 +281,7 @@ mod tests {
         let at = dir.path().join("gpu-tests");
         let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: kg.path().into() };
         assert_eq!(init_command(&init).unwrap(), 0);
-        for f in ["Cargo.toml", "src/lib.rs", "kernelgate.toml", "build.rs", "tests/kernels.rs", "kernels/scale.cu"] {
+        for f in ["Cargo.toml", "src/lib.rs", "kernelgate.toml", "build.rs", "tests/kernels.rs", "kernels/scale.cu", ".gitignore"] {
             assert!(at.join(f).is_file(), "{f}");
         }
         let manifest = std::fs::read_to_string(at.join("Cargo.toml")).unwrap();
