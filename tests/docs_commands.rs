@@ -140,6 +140,7 @@ const RULES: &[(&str, Rule)] = &[
     ("kernelgate compile * --instance *", run_needing(Needs::CompileTools, 3, "block_sum<64, 2>: not in")),
     ("kernelgate compile *", run_needing(Needs::CompileTools, 0, "")),
     ("kernelgate bisect *", skip(Why::Gpu, "times commits in same-run A/B steps of the suite")),
+    ("kernelgate init", skip(Why::Yours, "writes a scaffold into the user's project (tested in init.rs)")),
     ("kernelgate init *", skip(Why::Yours, "writes a scaffold into the user's project (tested in init.rs)")),
     ("kernelgate …", skip(Why::Pattern, "any kernelgate command")),
     ("tar xzf baselines/nvidia-h200-sm90/benchmark/b2.tgz -C /tmp", run(0)),
