@@ -51,21 +51,10 @@ pub fn validate(samples: &[f64]) -> crate::error::Result<()> {
     }
 }
 
-/// Median of `xs` (mean of the two middle values for even n, as [`crate::stats::median`]);
-/// NaN for an empty slice. O(n) selection on a copy.
+/// [`crate::stats::median`] of `xs`, NaN for an empty slice (the gate's statistics of no samples
+/// are NaN, which every comparison refuses).
 pub(super) fn median(xs: &[f64]) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    let mut v = xs.to_vec();
-    let k = v.len() / 2;
-    let (lower, &mut upper_mid, _) = v.select_nth_unstable_by(k, f64::total_cmp);
-    if xs.len() % 2 == 1 {
-        upper_mid
-    } else {
-        let lower_mid = lower.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (lower_mid + upper_mid) / 2.0
-    }
+    if xs.is_empty() { f64::NAN } else { crate::stats::median(xs) }
 }
 
 /// Robust relative spread of `samples`: `1.4826 * MAD / median`, where MAD is the median of

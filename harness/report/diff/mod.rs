@@ -361,7 +361,7 @@ pub fn bars(old_rows: &[Measurement], new_rows: &[Measurement]) -> Vec<Bar> {
         for r in rows.iter().filter(|r| r.metric == BANDWIDTH_METRIC) {
             values.entry(r.trial.clone()).or_default().push(r.value);
         }
-        values.into_iter().map(|(t, v)| (t, median(v))).collect()
+        values.into_iter().map(|(t, v)| (t, crate::stats::median(&v))).collect()
     };
     let (old, new) = (pick(old_rows), pick(new_rows));
     let trials: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
@@ -476,12 +476,6 @@ fn relative_change(old: Option<f64>, new: Option<f64>) -> Option<f64> {
     (old != 0.0).then(|| new / old - 1.0)
 }
 
-/// The median of `v` (not empty); NaNs sort last.
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
-}
 
 /// One side's rows of one trial: values per (kernel, metric) with their unit; verdicts seen.
 #[derive(Default)]
@@ -552,7 +546,7 @@ fn trial_diff(name: &str, old: Option<&TrialRows<'_>>, new: Option<&TrialRows<'_
     let (verdict, decided_by) = new.or(old).map(verdict_of).unwrap_or_default();
     let keys: BTreeSet<(&str, &str)> = old.into_iter().chain(new).flat_map(|t| t.values.keys().copied()).collect();
     let value =
-        |side: Option<&TrialRows<'_>>, key| side.and_then(|t| t.values.get(&key)).map(|(_, v)| median(v.clone()));
+        |side: Option<&TrialRows<'_>>, key| side.and_then(|t| t.values.get(&key)).map(|(_, v)| crate::stats::median(v));
     let unit = |side: Option<&TrialRows<'_>>, key| side.and_then(|t| t.values.get(&key)).map(|(u, _)| u.to_string());
     let (mut old_s, mut new_s) = (None, None);
     let (mut old_runs, mut new_runs) = (Vec::new(), Vec::new());

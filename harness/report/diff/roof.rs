@@ -70,7 +70,7 @@ pub fn roof(diff: &Diff) -> Roof {
     }
     let measured = values
         .into_iter()
-        .map(|(ceiling, v)| Measured { ceiling, value: super::median(v), spread: 0.0, samples: 0, work: 0.0 })
+        .map(|(ceiling, v)| Measured { ceiling, value: crate::stats::median(&v), spread: 0.0, samples: 0, work: 0.0 })
         .collect();
     Roof { ceilings: Ceilings { measured, wall_s: 0.0 }, points, notes }
 }
