@@ -69,3 +69,13 @@ fn a_value_outside_nextests_form_is_refused() {
         assert!(text.contains(&format!("kernelgate: --partition {bad:?} is invalid: count:K/N")), "{text}");
     }
 }
+
+#[test]
+fn the_help_names_the_flag_before_libtests_own() {
+    let out = tempfile::tempdir().unwrap();
+    let (code, text) = support::kernels(&["--help"], &[], out.path());
+    assert_eq!(code, 0, "{text}");
+    let ours = text.find("--partition count:K/N").expect("the flag is in --help");
+    let libtest = text.find("--list").expect("libtest's own help follows");
+    assert!(ours < libtest && text.contains("kernelgate vars"), "{text}");
+}

@@ -326,6 +326,10 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     }
     // `--partition count:K/N` is kernelgate's (nextest's syntax), the rest libtest's.
     let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.iter().skip(1).any(|a| a == "--help" || a == "-h") {
+        // libtest's help follows (it exits there); kernelgate's own flag and options first.
+        crate::outln!("{}", partition::HELP);
+    }
     let partition = match partition::Partition::take(&mut argv) {
         Ok(p) => p,
         Err(e) => {

@@ -7,6 +7,12 @@
 use crate::error::{Error, Result};
 use std::ffi::OsString;
 
+/// What the suite binary's `--help` prints before libtest's own help: kernelgate's flag, and where
+/// its options are.
+pub const HELP: &str = "kernelgate's suite binary: libtest's flags (below), and\n    \
+    --partition count:K/N   run the K-th of N shards of the selected trials (nextest's syntax; docs/running.md)\n\
+Options of kernelgate's own are KERNELGATE_* variables: `kernelgate vars` lists them (docs/options.md).\n";
+
 /// The flag, as nextest spells it.
 pub const FLAG: &str = "--partition";
 
