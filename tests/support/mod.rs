@@ -82,12 +82,24 @@ pub fn kernelgate_binary() -> &'static str {
         let me = std::env::current_exe().unwrap();
         let profile = me.parent().and_then(Path::parent).unwrap();
         let program = profile.join("kernelgate");
-        assert!(
-            program.is_file(),
-            "no kernelgate program at {}; `cargo build --release -p kernelgate --bin kernelgate` builds it (a whole \
-             `cargo test --release` builds it too)",
-            program.display()
-        );
+        let build = "`cargo build --release -p kernelgate --bin kernelgate` builds it (a whole `cargo test --release` \
+                     builds it too; `cargo test --test <one>` of this package does not)";
+        assert!(program.is_file(), "no kernelgate program at {}; {build}", program.display());
+        // A warning, as for the suite binary: a program older than the library it was built from
+        // runs yesterday's code.
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let newest_lib = std::fs::read_dir(profile.join("deps"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("libkernelgate-"))
+            .filter_map(|e| modified(&e.path()))
+            .max();
+        if let (Some(program_time), Some(lib_time)) = (modified(&program), newest_lib)
+            && program_time < lib_time
+        {
+            eprintln!("note: {} is older than the newest kernelgate library; if it is stale: {build}", program.display());
+        }
         program.display().to_string()
     })
 }

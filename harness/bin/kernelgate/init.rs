@@ -21,6 +21,32 @@ pub struct Init {
     pub kernelgate: PathBuf,
 }
 
+/// The kernelgate checkout `given`, else the one this program runs from: the folder three above
+/// `<checkout>/target/<profile>/kernelgate` that holds `harness/Cargo.toml`.
+///
+/// # Errors
+/// [`Error::Flag`] when none is given and the program does not run from a checkout (an installed
+/// or staged copy), naming `--kernelgate`.
+pub fn checkout(given: Option<PathBuf>) -> kernelgate::Result<PathBuf> {
+    if let Some(given) = given {
+        return Ok(given);
+    }
+    let exe = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+    exe.as_deref()
+        .and_then(|e| e.ancestors().nth(3))
+        .filter(|c| c.join("harness/Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| Error::Flag {
+            flag: "--kernelgate",
+            value: "(not given)".into(),
+            expected: format!(
+                "the folder of your kernelgate clone: this program ({}) does not run from one's target/ folder, so \
+                 name it",
+                exe.map_or_else(|| "unknown".to_string(), |e| e.display().to_string())
+            ),
+        })
+}
+
 /// One file to write: its path under the crate and its text.
 type File = (PathBuf, String);
 

@@ -238,9 +238,9 @@ enum Command {
         #[arg(long)]
         kernels: Vec<String>,
         /// The kernelgate checkout the project depends on by path; default: the one this program
-        /// was built from.
-        #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/.."))]
-        kernelgate: PathBuf,
+        /// runs from (`<checkout>/target/<profile>/kernelgate`).
+        #[arg(long)]
+        kernelgate: Option<PathBuf>,
     },
     /// Print every KERNELGATE_* variable: name, values, default, meaning and who reads it.
     Vars {
@@ -378,7 +378,8 @@ fn main() -> ExitCode {
             ),
         }),
         Command::Compile { files, arch, instance } => compile::compile_command(&files, &arch, &instance, &project),
-        Command::Init { dir, kernels, kernelgate } => init::init_command(&init::Init { dir, kernels, kernelgate }),
+        Command::Init { dir, kernels, kernelgate } => init::checkout(kernelgate)
+            .and_then(|kernelgate| init::init_command(&init::Init { dir, kernels, kernelgate })),
         Command::Vars { markdown } => {
             kernelgate::out!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)
