@@ -4,9 +4,9 @@
 //! Each block sums its tile of `BLOCK_THREADS * ITEMS_PER_THREAD` floats into one partial.
 
 use super::{elements, reduction::sum, scaled_count};
+use crate::k::blocksum as kb;
 use kernelgate::case::{Case, Grid, Init, Launch, Param, Tolerance};
 use kernelgate::model::Ceiling;
-use crate::k::blocksum as kb;
 
 /// Elements: 2^24 floats, 64 MiB.
 pub const N: usize = 1 << 24;

@@ -1,9 +1,9 @@
 //! `kernels/coalescing.cu`: coalesced copy, strided reads, random gather, misaligned base.
 
 use super::{elements, scaled_count};
+use crate::k::coalescing as kc;
 use kernelgate::case::{Case, Init, Launch, Param};
 use kernelgate::expect::Expectation as E;
-use crate::k::coalescing as kc;
 
 /// Elements of the copies: 2^26 floats, 256 MiB per buffer (five times the H200's 50 MiB L2).
 pub const N: usize = 1 << 26;

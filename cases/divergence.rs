@@ -2,10 +2,10 @@
 //! diverges and runs both formulas) or by warp parity (no warp diverges).
 
 use super::{elements, par_map, scaled_count};
+use crate::k::divergence as kd;
 use kernelgate::case::{Case, Launch, Param};
 use kernelgate::expect::Expectation as E;
 use kernelgate::source::Kernel;
-use crate::k::divergence as kd;
 
 /// Elements: 2^22, one thread each.
 pub const N: usize = 1 << 22;

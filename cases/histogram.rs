@@ -7,12 +7,12 @@
 //! block. Exact check.
 
 use super::scaled_count;
+use crate::k::cub as kc;
+use crate::k::histogram as kh;
 use kernelgate::case::{Case, HostData, Init, Launch, Param};
 use kernelgate::expect::Expectation as E;
 use kernelgate::model::Ceiling;
 use kernelgate::sass::SassExpectation as S;
-use crate::k::cub as kc;
-use crate::k::histogram as kh;
 
 /// Bytes: 2^28 (2^26 words).
 pub const BYTES: usize = 1 << 28;

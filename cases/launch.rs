@@ -5,9 +5,9 @@
 //! as a same-run ratio instead ([`lessons`], the trial `launch/graph_vs_one_by_one/<size>`).
 
 use super::{elements, scaled_count};
+use crate::k::launch as kl;
 use kernelgate::case::lesson::TimeLesson;
 use kernelgate::case::{Arg, Case, HostData, Init, Launch, Param, Step};
-use crate::k::launch as kl;
 
 /// Elements: 4096 floats, 16 KiB: each kernel is a few microseconds at most.
 pub const N: usize = 4096;

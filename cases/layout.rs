@@ -2,9 +2,9 @@
 //! traversal of a row-major matrix.
 
 use super::scaled_count;
+use crate::k::layout as kl;
 use kernelgate::case::{Case, Launch, Param, Tolerance};
 use kernelgate::expect::Expectation as E;
-use crate::k::layout as kl;
 
 /// Particles: 2^24, 16 bytes each, 256 MiB per array of structures.
 pub const PARTICLES: usize = 1 << 24;

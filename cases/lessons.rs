@@ -74,7 +74,12 @@ mod tests {
                 series.iter().find(|s| s.trial.starts_with(&prefix)).unwrap_or_else(|| panic!("{prefix} not recorded"));
             assert_eq!(s.runs, 10, "{}", s.trial);
             let [_, _, largest] = s.ratios.expect("judged runs");
-            assert_eq!(l.bound, kernelgate::gate::lesson::margin_bound(largest), "{}: largest ratio {largest}", s.trial);
+            assert_eq!(
+                l.bound,
+                kernelgate::gate::lesson::margin_bound(largest),
+                "{}: largest ratio {largest}",
+                s.trial
+            );
         }
     }
 }

@@ -4,11 +4,11 @@
 //! multiple of the 128-wide tile). Inputs are uniform in [0, 1) so every product is non-negative
 //! and the check's bound is relative: [`Tolerance::summation`] of K against a float64 product.
 
+use crate::k::matmul as km;
 use kernelgate::case::{Case, HostData, Init, Launch, Param, Reference, Step, Tolerance};
 use kernelgate::expect::Expectation as E;
 use kernelgate::model::Ceiling;
 use kernelgate::sass::SassExpectation as S;
-use crate::k::matmul as km;
 use std::sync::Arc;
 
 /// Shapes, M x N x K.

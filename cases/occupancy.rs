@@ -3,11 +3,11 @@
 //! and the spills a bound can cost.
 
 use super::{par_map, scaled_count};
+use crate::k::occupancy as ko;
 use kernelgate::case::{Case, HostData, Launch, Param};
 use kernelgate::expect::Expectation as E;
 use kernelgate::sass::SassExpectation as S;
 use kernelgate::source::Kernel;
-use crate::k::occupancy as ko;
 
 /// Threads (outputs): 2^20.
 pub const N: usize = 1 << 20;

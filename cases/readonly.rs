@@ -7,11 +7,11 @@
 //! instruction counts, hit rates and times agree.
 
 use super::{elements, scaled_count};
+use crate::k::readonly as kr;
 use kernelgate::case::{Case, Init, Launch, Param};
 use kernelgate::expect::Expectation as E;
 use kernelgate::sass::SassExpectation as S;
 use kernelgate::source::Kernel;
-use crate::k::readonly as kr;
 
 /// Elements gathered: 2^24 (64 MiB of input, more than the H200's 60 MiB L2).
 pub const N: usize = 1 << 24;

@@ -7,12 +7,12 @@
 //! relative ([`Tolerance::summation`]).
 
 use super::{elements, scaled_count};
+use crate::k::cub as kc;
+use crate::k::reduction as kr;
 use kernelgate::case::{Case, Elem, Grid, HostData, Init, Launch, Param, Reference, Tolerance};
 use kernelgate::expect::Expectation as E;
 use kernelgate::model::Ceiling;
 use kernelgate::sass::SassExpectation as S;
-use crate::k::cub as kc;
-use crate::k::reduction as kr;
 use std::sync::Arc;
 
 /// Elements: 2^26 floats, 256 MiB.

@@ -3,9 +3,9 @@
 //! ([`Case::carveout`]), and the resident blocks that shared memory per block allows.
 
 use super::{elements, scaled_count};
+use crate::k::smem as ks;
 use kernelgate::case::{Case, Grid, Launch, Param};
 use kernelgate::expect::Expectation as E;
-use crate::k::smem as ks;
 
 /// Elements: 2^24 floats, 64 MiB per buffer.
 pub const N: usize = 1 << 24;

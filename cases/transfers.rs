@@ -7,9 +7,9 @@
 //! overlaps the two copy directions and the kernel, one stream runs them in sequence.
 
 use super::{elements, scaled_count};
+use crate::k::transfers as kx;
 use kernelgate::case::lesson::TimeLesson;
 use kernelgate::case::{Arg, Case, HostData, Init, Launch, Param, Step, Tolerance};
-use crate::k::transfers as kx;
 
 /// Elements per copy: 2^24 floats, 64 MiB (tens of milliseconds over PCIe from pageable memory).
 pub const N: usize = 1 << 24;

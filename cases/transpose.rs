@@ -3,10 +3,10 @@
 //! and sizes that are not multiples of 32.
 
 use super::scaled_count;
+use crate::k::transpose as kt;
 use kernelgate::case::{Case, HostData, Launch, Param, Reference};
 use kernelgate::expect::Expectation as E;
 use kernelgate::source::Kernel;
-use crate::k::transpose as kt;
 use std::sync::Arc;
 
 /// Input shapes, rows x cols: square, non-square, and neither dimension a multiple of 32.

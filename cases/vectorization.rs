@@ -2,10 +2,10 @@
 //! and the scalar-head variant for a base that is not 16-byte aligned.
 
 use super::{elements, scaled_count};
+use crate::k::vectorization as kv;
 use kernelgate::case::{Case, HostData, Init, Launch, Param, Tolerance};
 use kernelgate::expect::Expectation as E;
 use kernelgate::sass::SassExpectation as S;
-use crate::k::vectorization as kv;
 
 /// Elements: 2^26 floats, 256 MiB per buffer.
 pub const N: usize = 1 << 26;

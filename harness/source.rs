@@ -167,7 +167,6 @@ pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
     Ok(all)
 }
 
-
 /// The library's own kernel files (file name, text): the ceiling probes ([`crate::ceilings`]) and
 /// the planted self-test family ([`crate::case::planted`]).
 const OWN: [(&str, &str); 2] =
@@ -180,9 +179,10 @@ const OWN_PREFIX: &str = "<kernelgate>/";
 /// project's ([`read_project`]).
 pub fn own() -> &'static [KernelSource] {
     static OWN_SOURCES: OnceLock<Vec<KernelSource>> = OnceLock::new();
-    OWN_SOURCES.get_or_init(|| OWN.iter().map(|(file, text)| KernelSource::of_text(file, &format!("{OWN_PREFIX}{file}"), text)).collect())
+    OWN_SOURCES.get_or_init(|| {
+        OWN.iter().map(|(file, text)| KernelSource::of_text(file, &format!("{OWN_PREFIX}{file}"), text)).collect()
+    })
 }
-
 
 /// Constants for the kernels of the library's own files ([`own`]), as the build helper writes a
 /// project's `k` (a unit test holds them to the files).
@@ -507,8 +507,7 @@ pub(crate) mod k {
     }
     pub mod transpose {
         pub const transpose_naive: crate::Kernel = crate::Kernel { file: "transpose.cu", entry: "transpose_naive" };
-        pub const transpose_shared: crate::Kernel =
-            crate::Kernel { file: "transpose.cu", entry: "transpose_shared" };
+        pub const transpose_shared: crate::Kernel = crate::Kernel { file: "transpose.cu", entry: "transpose_shared" };
         pub const transpose_shared_padded: crate::Kernel =
             crate::Kernel { file: "transpose.cu", entry: "transpose_shared_padded" };
     }
@@ -606,17 +605,18 @@ mod tests {
                 ("planted.cu", "<kernelgate>/planted.cu")
             ]
         );
-        assert_eq!(project_kernels_sha256(&read), kernels_sha256(&read[..2]), "the library's own are not the project's");
+        assert_eq!(
+            project_kernels_sha256(&read),
+            kernels_sha256(&read[..2]),
+            "the library's own are not the project's"
+        );
         std::fs::write(dir.path().join("src/cuda/b.cu"), kernel("b2")).unwrap();
         let err = read_project(&project).unwrap_err().to_string();
         assert!(err.starts_with("src/cuda/b.cu: has the file name of kernels/b.cu"), "{err}");
         std::fs::remove_file(dir.path().join("src/cuda/b.cu")).unwrap();
         std::fs::write(dir.path().join("src/cuda/planted.cu"), kernel("p")).unwrap();
         let err = read_project(&project).unwrap_err().to_string();
-        assert!(
-            err.starts_with("src/cuda/planted.cu: has the name of one of kernelgate's own kernel files"),
-            "{err}"
-        );
+        assert!(err.starts_with("src/cuda/planted.cu: has the name of one of kernelgate's own kernel files"), "{err}");
     }
 
     #[test]

@@ -153,10 +153,16 @@ const RULES: &[(&str, Rule)] = &[
     ("cargo test", skip(Why::Pattern, "named: the suite's one process against nextest's many")),
     ("cargo build --release", skip(Why::Slow, "builds the crate again without its dev-dependencies")),
     ("cargo doc --no-deps -p kernelgate --open", skip(Why::Slow, "builds the library's docs and opens a browser")),
-    ("cargo doc --manifest-path <kernelgate>/harness/Cargo.toml --no-deps --open", skip(Why::Slow, "builds the library's docs and opens a browser")),
+    (
+        "cargo doc --manifest-path <kernelgate>/harness/Cargo.toml --no-deps --open",
+        skip(Why::Slow, "builds the library's docs and opens a browser"),
+    ),
     ("cargo doc -p kernelgate", skip(Why::Pattern, "named: what fails in an adopter's crate")),
     ("cargo install --locked --path <kernelgate>/harness", skip(Why::Slow, "installs the kernelgate program")),
-    ("cargo run --release --manifest-path <kernelgate>/harness/Cargo.toml *", skip(Why::Yours, "in the user's project")),
+    (
+        "cargo run --release --manifest-path <kernelgate>/harness/Cargo.toml *",
+        skip(Why::Yours, "in the user's project"),
+    ),
     ("<kernelgate>/scripts/get-nvrtc *", skip(Why::Network, "downloads NVRTC into the user's project")),
     ("kernelgate = { git = *", skip(Why::Pattern, "a line of the user's Cargo.toml")),
     ("cargo install cargo-nextest --locked", skip(Why::Network, "downloads and builds cargo-nextest")),
@@ -776,12 +782,7 @@ fn command_tree() -> Vec<Vec<String>> {
 
 /// The built `kernelgate` with `path` and `args`, in the project root.
 fn kernelgate(path: &[String], args: &[&str]) -> Output {
-    support::command(support::kernelgate_binary())
-        .current_dir(markdown::root())
-        .args(path)
-        .args(args)
-        .output()
-        .unwrap()
+    support::command(support::kernelgate_binary()).current_dir(markdown::root()).args(path).args(args).output().unwrap()
 }
 
 fn text(o: &Output) -> String {

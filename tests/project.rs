@@ -86,11 +86,8 @@ fn a_bad_file_or_one_file_name_in_two_folders_stops_the_run_and_the_program() {
     let (code, text) = suite(&sub, &["--list"], &[]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains(&says), "{text}");
-    let o = support::command(support::kernelgate_binary())
-        .current_dir(&sub)
-        .args(["baseline", "list"])
-        .output()
-        .unwrap();
+    let o =
+        support::command(support::kernelgate_binary()).current_dir(&sub).args(["baseline", "list"]).output().unwrap();
     let text = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{text}");
     assert!(text.contains(&says), "{text}");

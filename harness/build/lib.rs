@@ -132,7 +132,9 @@ pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, (PathBuf, String)> {
     let Ok(text) = std::fs::read_to_string(&file) else { return Ok(vec![root.join("kernels")]) };
     let table = text.parse::<toml::Table>().map_err(|e| (file.clone(), e.to_string()))?;
     let folder = |v: &toml::Value| {
-        v.as_str().map(|f| root.join(f)).ok_or_else(|| (file.clone(), "kernels: give a folder or a list of folders".into()))
+        v.as_str()
+            .map(|f| root.join(f))
+            .ok_or_else(|| (file.clone(), "kernels: give a folder or a list of folders".into()))
     };
     match table.get("kernels") {
         None => Ok(vec![root.join("kernels")]),
@@ -146,9 +148,12 @@ pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, (PathBuf, String)> {
 fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf, String)> {
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in folders {
-        let listed = std::fs::read_dir(dir).map_err(|e| (dir.clone(), format!("cannot read the kernel folder: {e}")))?;
+        let listed =
+            std::fs::read_dir(dir).map_err(|e| (dir.clone(), format!("cannot read the kernel folder: {e}")))?;
         files.extend(
-            listed.filter_map(|entry| entry.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "cu")),
+            listed
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "cu")),
         );
     }
     files.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
@@ -264,7 +269,9 @@ mod tests {
         ]);
         let text = generate(dir.path()).unwrap();
         assert!(text.contains("pub mod copy {"), "{text}");
-        assert!(text.contains("pub const copy: ::kernelgate::Kernel = ::kernelgate::Kernel { file: \"copy.cu\", entry: \"copy\" };"));
+        assert!(text.contains(
+            "pub const copy: ::kernelgate::Kernel = ::kernelgate::Kernel { file: \"copy.cu\", entry: \"copy\" };"
+        ));
         assert!(text.contains("pub const block_sum: ::kernelgate::KernelTemplate"), "{text}");
         assert!(text.contains("declared at `gpu/sum.cu:1`"), "{text}");
         assert!(text.contains("state: \"no repository\""), "{text}");

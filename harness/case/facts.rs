@@ -133,7 +133,12 @@ impl Facts {
             .collect();
         let arities = crate::resources::arities(cases)
             .into_iter()
-            .map(|a| ArityFact { file: a.kernel.file.into(), entry: a.kernel.entry.into(), args: a.args, trial: a.trial })
+            .map(|a| ArityFact {
+                file: a.kernel.file.into(),
+                entry: a.kernel.entry.into(),
+                args: a.args,
+                trial: a.trial,
+            })
             .collect();
         let sass = crate::sass::declared(cases)
             .into_iter()
@@ -147,7 +152,14 @@ impl Facts {
                 trial: d.trial,
             })
             .collect();
-        Facts { schema: SCHEMA, trials, launches, arities, sass, inputs: inputs.iter().map(|i| i.to_string()).collect() }
+        Facts {
+            schema: SCHEMA,
+            trials,
+            launches,
+            arities,
+            sass,
+            inputs: inputs.iter().map(|i| i.to_string()).collect(),
+        }
     }
 
     /// Where the facts of the project whose output folder is `out_dir` are.
@@ -191,8 +203,8 @@ impl Facts {
                  (`cargo test --release --test kernels -- --list` is enough)"
             ),
         };
-        let facts: Facts =
-            serde_json::from_str(&text).map_err(|e| refuse(Some(e.line()), format!("is not kernelgate's case facts ({e})")))?;
+        let facts: Facts = serde_json::from_str(&text)
+            .map_err(|e| refuse(Some(e.line()), format!("is not kernelgate's case facts ({e})")))?;
         if facts.schema != SCHEMA {
             return Err(refuse(None, format!("has schema {}, this kernelgate reads {SCHEMA}", facts.schema)));
         }
@@ -216,13 +228,20 @@ impl Facts {
     pub fn launches(&self) -> Vec<LaunchShape> {
         self.launches
             .iter()
-            .map(|l| LaunchShape { kernel: kernel(&l.file, &l.entry), block: l.block, shared_dynamic: l.shared_dynamic })
+            .map(|l| LaunchShape {
+                kernel: kernel(&l.file, &l.entry),
+                block: l.block,
+                shared_dynamic: l.shared_dynamic,
+            })
             .collect()
     }
 
     /// The launch steps' arguments ([`crate::resources::arities`]'s, from the facts).
     pub fn arities(&self) -> Vec<Arity> {
-        self.arities.iter().map(|a| Arity { kernel: kernel(&a.file, &a.entry), args: a.args, trial: a.trial.clone() }).collect()
+        self.arities
+            .iter()
+            .map(|a| Arity { kernel: kernel(&a.file, &a.entry), args: a.args, trial: a.trial.clone() })
+            .collect()
     }
 
     /// The SASS expectations ([`crate::sass::declared`]'s, from the facts).
@@ -253,7 +272,10 @@ mod tests {
             .sass([SassExpectation::class("global_load").present()])
             .vendor_reference("CUB");
         let pageable = Case::program("t", "pageable", "1024")
-            .params([Param::Host { init: Some(Init::Uniform { lo: -1.0, hi: 1.0 }), len: n, pinned: false }, Param::output(n)])
+            .params([
+                Param::Host { init: Some(Init::Uniform { lo: -1.0, hi: 1.0 }), len: n, pinned: false },
+                Param::output(n),
+            ])
             .step(Step::Copy { from: 0, from_offset: 0, to: 1, to_offset: 0, elems: n, stream: 0 });
         vec![timed, pageable]
     }
@@ -282,7 +304,11 @@ mod tests {
     #[test]
     fn a_file_of_another_kind_or_version_is_refused_with_the_fix() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE), "{\"schema\": 99, \"trials\": [], \"launches\": [], \"arities\": [], \"sass\": []}").unwrap();
+        std::fs::write(
+            dir.path().join(FILE),
+            "{\"schema\": 99, \"trials\": [], \"launches\": [], \"arities\": [], \"sass\": []}",
+        )
+        .unwrap();
         let err = Facts::read(dir.path()).unwrap_err().to_string();
         assert!(err.contains("cases.json") && err.contains("schema 99") && err.contains("run it again"), "{err}");
         std::fs::write(dir.path().join(FILE), "[\n1]").unwrap();

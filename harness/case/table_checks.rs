@@ -90,7 +90,6 @@ pub fn assert_program_fits(c: &Case) {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +119,4 @@ mod tests {
         let msg = err.downcast_ref::<String>().unwrap();
         assert!(msg.contains("beta = 0.5 is not 0") && msg.contains("make it a Param::InOut"), "{msg}");
     }
-
 }

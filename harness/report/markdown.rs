@@ -350,7 +350,8 @@ mod tests {
         let expected = include_str!("../../tests/fixtures/report/synthetic.md");
         let got = render(&synthetic());
         if got != expected && std::env::var_os("KERNELGATE_BLESS_GOLDEN").is_some() {
-            std::fs::write(crate::source::repository_for_tests().join("tests/fixtures/report/synthetic.md"), &got).unwrap();
+            std::fs::write(crate::source::repository_for_tests().join("tests/fixtures/report/synthetic.md"), &got)
+                .unwrap();
         }
         assert_eq!(got, expected, "rendered Markdown differs from tests/fixtures/report/synthetic.md");
     }

@@ -633,8 +633,19 @@ mod tests {
             arities: &[],
         };
         let first = check_file(&trial(false)).unwrap();
-        assert!(first.failure().unwrap().contains("does not exist; new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1"), "{:?}", first.failure());
-        assert!(first.failures.iter().all(|f| gate::is_gate_failure(f)), "a first bless is the gate's: {:?}", first.failures);
+        assert!(
+            first
+                .failure()
+                .unwrap()
+                .contains("does not exist; new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1"),
+            "{:?}",
+            first.failure()
+        );
+        assert!(
+            first.failures.iter().all(|f| gate::is_gate_failure(f)),
+            "a first bless is the gate's: {:?}",
+            first.failures
+        );
         let blessed = check_file(&trial(true)).unwrap();
         assert_eq!(blessed.blessed.as_ref().map(Vec::len), Some(1), "{blessed:?}");
         let again = check_file(&trial(false)).unwrap();

@@ -160,7 +160,8 @@ impl Suite {
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             check::mix(nanos, u64::from(std::process::id()))
         });
-        let (recorded, kernels_sha256) = recorded::recorded_state(&project, table.build, config.commit.as_deref(), sources());
+        let (recorded, kernels_sha256) =
+            recorded::recorded_state(&project, table.build, config.commit.as_deref(), sources());
         Suite {
             cases: table.for_run(&config),
             table,

@@ -37,7 +37,11 @@ fn compile(dir: &Path) -> (Option<i32>, String, String) {
         cmd.env("KERNELGATE_NVDISASM", ours.join("bin/nvdisasm"));
     }
     let out = cmd.output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Whether NVRTC answered; under `KERNELGATE_REQUIRE_NVRTC=1` (CI) its absence fails the test.

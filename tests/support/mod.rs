@@ -40,23 +40,7 @@ pub fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
 pub fn kernels_binary() -> PathBuf {
     let me = std::env::current_exe().unwrap();
     let deps = me.parent().unwrap();
-    let newest = |prefix: &str, suffix: &str| -> Option<(std::time::SystemTime, PathBuf)> {
-        std::fs::read_dir(deps)
-            .unwrap()
-            .filter_map(|e| e.ok())
-            .filter(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                name.starts_with(prefix) && name.ends_with(suffix) && (suffix.contains('.') || !name.contains('.'))
-            })
-            // examples/adopter's suite binary, built into this target folder by .ci/run, has the
-            // same name: its dep-info names the example's build output.
-            .filter(|e| {
-                let info = e.path().with_extension("d");
-                !std::fs::read_to_string(info).is_ok_and(|d| d.contains("kernelgate-example-adopter"))
-            })
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .max()
-    };
+    let newest = |prefix: &str, suffix: &str| newest_in(deps, prefix, suffix);
     let build = "cargo test --release --test kernels --no-run (a whole `cargo test --release` builds it too)";
     let (built, kernels) =
         newest("kernels-", "").unwrap_or_else(|| panic!("no suite binary in {}; {build}", deps.display()));
@@ -69,6 +53,25 @@ pub fn kernels_binary() -> PathBuf {
         eprintln!("note: {} is older than the newest kernelgate library; if it is stale: {build}", kernels.display());
     }
     kernels
+}
+
+/// The newest file of `deps` named `<prefix>...<suffix>` (without a `.` when `suffix` has none), and
+/// when it was written; examples/adopter's suite binary, which .ci/run builds into this target
+/// folder under the same name, is left out (its dep-info names the example's build output).
+fn newest_in(deps: &Path, prefix: &str, suffix: &str) -> Option<(std::time::SystemTime, PathBuf)> {
+    std::fs::read_dir(deps)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with(prefix) && name.ends_with(suffix) && (suffix.contains('.') || !name.contains('.'))
+        })
+        .filter(|e| {
+            let info = e.path().with_extension("d");
+            !std::fs::read_to_string(info).is_ok_and(|d| d.contains("kernelgate-example-adopter"))
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
 }
 
 /// The `kernelgate` program (the library package's binary, `target/<profile>/kernelgate`, which a
@@ -87,18 +90,15 @@ pub fn kernelgate_binary() -> &'static str {
         assert!(program.is_file(), "no kernelgate program at {}; {build}", program.display());
         // A warning, as for the suite binary: a program older than the library it was built from
         // runs yesterday's code.
-        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        let newest_lib = std::fs::read_dir(profile.join("deps"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().starts_with("libkernelgate-"))
-            .filter_map(|e| modified(&e.path()))
-            .max();
-        if let (Some(program_time), Some(lib_time)) = (modified(&program), newest_lib)
+        let written = std::fs::metadata(&program).and_then(|m| m.modified()).ok();
+        if let (Some(program_time), Some((lib_time, _))) =
+            (written, newest_in(&profile.join("deps"), "libkernelgate-", ".rlib"))
             && program_time < lib_time
         {
-            eprintln!("note: {} is older than the newest kernelgate library; if it is stale: {build}", program.display());
+            eprintln!(
+                "note: {} is older than the newest kernelgate library; if it is stale: {build}",
+                program.display()
+            );
         }
         program.display().to_string()
     })

@@ -82,8 +82,11 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
     }
     let rust_crate = init.dir.join("Cargo.toml").is_file();
     let files = scaffold(init, &checkout, rust_crate);
-    let existing: Vec<String> =
-        files.iter().filter(|(path, _)| init.dir.join(path).exists()).map(|(path, _)| path.display().to_string()).collect();
+    let existing: Vec<String> = files
+        .iter()
+        .filter(|(path, _)| init.dir.join(path).exists())
+        .map(|(path, _)| path.display().to_string())
+        .collect();
     if !existing.is_empty() {
         return Err(Error::Project {
             path: init.dir.clone(),
@@ -181,7 +184,12 @@ fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
     let workflow = if inside.is_empty() {
         WORKFLOW.to_string()
     } else {
-        WORKFLOW.replace("    runs-on: [self-hosted, gpu]\n", &format!("    runs-on: [self-hosted, gpu]\n    defaults:\n      run:\n        working-directory: {inside}\n"))
+        WORKFLOW.replace(
+            "    runs-on: [self-hosted, gpu]\n",
+            &format!(
+                "    runs-on: [self-hosted, gpu]\n    defaults:\n      run:\n        working-directory: {inside}\n"
+            ),
+        )
     };
     files.push((top.join(".github/workflows/kernelgate.yml"), workflow));
     files
@@ -307,7 +315,15 @@ mod tests {
         let at = dir.path().join("gpu-tests");
         let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: kg.path().into() };
         assert_eq!(init_command(&init).unwrap(), 0);
-        for f in ["Cargo.toml", "src/lib.rs", "kernelgate.toml", "build.rs", "tests/kernels.rs", "kernels/scale.cu", ".gitignore"] {
+        for f in [
+            "Cargo.toml",
+            "src/lib.rs",
+            "kernelgate.toml",
+            "build.rs",
+            "tests/kernels.rs",
+            "kernels/scale.cu",
+            ".gitignore",
+        ] {
             assert!(at.join(f).is_file(), "{f}");
         }
         let manifest = std::fs::read_to_string(at.join("Cargo.toml")).unwrap();
@@ -360,7 +376,10 @@ mod tests {
         assert!(err.contains("--kernels \"../nowhere\" is invalid: a folder under"), "{err}");
         let init = Init { dir: dir.path().into(), kernels: Vec::new(), kernelgate: dir.path().join("x") };
         let err = init_command(&init).unwrap_err().to_string();
-        assert!(err.contains("--kernelgate") && err.contains("a kernelgate checkout (no harness/Cargo.toml there)"), "{err}");
+        assert!(
+            err.contains("--kernelgate") && err.contains("a kernelgate checkout (no harness/Cargo.toml there)"),
+            "{err}"
+        );
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
     }
 }

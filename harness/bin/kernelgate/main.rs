@@ -306,7 +306,6 @@ fn number(text: &str) -> Option<f64> {
     text.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-
 /// The case facts the last run of the project's test binary wrote ([`kernelgate::case::facts`]),
 /// or `None`, saying on stderr what the command does without them (`without`).
 ///

@@ -197,7 +197,12 @@ pub fn worst(gated: &[Gated]) -> Outcome {
 ///
 /// # Errors
 /// Those of [`gate_runs`].
-pub fn gate(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound<'_>) -> Result<(String, Outcome)> {
+pub fn gate(
+    dir: &Path,
+    gpu: Option<&str>,
+    run_id: Option<&str>,
+    host_bound: HostBound<'_>,
+) -> Result<(String, Outcome)> {
     let gated = gate_runs(dir, gpu, run_id, host_bound)?;
     Ok((format_gate(&gated), worst(&gated)))
 }

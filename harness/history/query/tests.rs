@@ -282,7 +282,8 @@ fn the_gate_decides_on_verdicts_and_change_points() {
 
     // A host-bound trial: its invalid runs and change points are listed and do not gate; its own
     // regressed verdict (past a calibrated floor) still does.
-    let pageable: HostBound = &|t: &str| (t == "fam/k/2" || t == "fam/k/1").then(|| "host-bound: pageable copies".to_string());
+    let pageable: HostBound =
+        &|t: &str| (t == "fam/k/2" || t == "fam/k/1").then(|| "host-bound: pageable copies".to_string());
     let d = decide(&invalid, &[], pageable);
     assert_eq!(d.outcome, Outcome::Pass, "{:?}", d.reasons);
     assert_eq!(texts(&d), ["not gating: invalid: fam/k/2 (decided by time); host-bound: pageable copies"]);

@@ -476,7 +476,6 @@ fn relative_change(old: Option<f64>, new: Option<f64>) -> Option<f64> {
     (old != 0.0).then(|| new / old - 1.0)
 }
 
-
 /// One side's rows of one trial: values per (kernel, metric) with their unit; verdicts seen.
 #[derive(Default)]
 struct TrialRows<'a> {
