@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 22, call 5: the final binary (3252fe6: stats::median is the one median, measure.rs's
+# Session 22, call 5: the final binary (02732ac, staged as 3252fe6 before the history was rewritten to drop two archived binaries: stats::median is the one median, measure.rs's
 # and the gate's included) as a whole-suite A/A through the paired path, twice
 # (KERNELGATE_AB=HEAD KERNELGATE_AB_IDENTICAL=time --skip compile/).
 set -uo pipefail
