@@ -5,7 +5,7 @@
 
 use super::{elements, reduction::sum, scaled_count};
 use crate::k::blocksum as kb;
-use kernelgate::case::{Case, Grid, Init, Launch, Param, Tolerance};
+use kernelgate::case::{Case, Elem, Grid, Init, Launch, Param, Tolerance};
 use kernelgate::model::Ceiling;
 
 /// Elements: 2^24 floats, 64 MiB.
@@ -40,7 +40,7 @@ fn chain(items: u32) -> usize {
 
 fn sized(n: usize) -> Vec<Case> {
     let n_i32 = i32::try_from(n).expect("n fits int");
-    let input = Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, len: n, offset: 0 };
+    let input = Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, elem: Elem::F32, len: n, offset: 0 };
     VARIANTS
         .iter()
         .map(|&(variant, threads, items)| {

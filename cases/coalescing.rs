@@ -2,7 +2,7 @@
 
 use super::{elements, scaled_count};
 use crate::k::coalescing as kc;
-use kernelgate::case::{Case, Init, Launch, Param};
+use kernelgate::case::{Case, Elem, Init, Launch, Param};
 use kernelgate::expect::Expectation as E;
 
 /// Elements of the copies: 2^26 floats, 256 MiB per buffer (five times the H200's 50 MiB L2).
@@ -65,7 +65,7 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
         Case::new("coalescing", "copy_misaligned", elements(n), kc::copy_coalesced)
             .launch(Launch::linear(n, BLOCK))
             .params([
-                Param::In { init: Init::Uniform { lo: -1.0, hi: 1.0 }, len: n + 1, offset: 1 },
+                Param::In { init: Init::Uniform { lo: -1.0, hi: 1.0 }, elem: Elem::F32, len: n + 1, offset: 1 },
                 Param::output(n),
                 Param::I32(n_i32),
             ])
@@ -101,7 +101,7 @@ fn sized(n: usize, n_strided: usize) -> Vec<Case> {
             .launch(Launch::linear(m, BLOCK))
             .params([
                 Param::input(m),
-                Param::In { init: Init::Permutation, len: m, offset: 0 },
+                Param::In { init: Init::Permutation, elem: Elem::U32, len: m, offset: 0 },
                 Param::output(m),
                 Param::I32(m_i32),
             ])

@@ -9,7 +9,7 @@
 use super::scaled_count;
 use crate::k::cub as kc;
 use crate::k::histogram as kh;
-use kernelgate::case::{Case, HostData, Init, Launch, Param};
+use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param};
 use kernelgate::expect::Expectation as E;
 use kernelgate::model::Ceiling;
 use kernelgate::sass::SassExpectation as S;
@@ -92,7 +92,7 @@ fn sized(words: usize) -> Vec<Case> {
             cases.push(
                 case.launch(launch)
                     .params([
-                        Param::In { init: Init::Bytes { hot }, len: words, offset: 0 },
+                        Param::In { init: Init::Bytes { hot }, elem: Elem::U32, len: words, offset: 0 },
                         Param::counts(BINS),
                         Param::I32(n_i32),
                     ])

@@ -7,7 +7,7 @@
 use super::{elements, scaled_count};
 use crate::k::launch as kl;
 use kernelgate::case::lesson::TimeLesson;
-use kernelgate::case::{Arg, Case, HostData, Init, Launch, Param, Step};
+use kernelgate::case::{Arg, Case, Elem, HostData, Init, Launch, Param, Step};
 
 /// Elements: 4096 floats, 16 KiB: each kernel is a few microseconds at most.
 pub const N: usize = 4096;
@@ -74,6 +74,7 @@ fn sized(n: usize) -> Vec<Case> {
     let program = |variant: &str| {
         let mut c = Case::program("launch", variant, format!("{}x{STEPS}", elements(n))).params([Param::InOut {
             init: Init::Uniform { lo: -1.0, hi: 1.0 },
+            elem: Elem::F32,
             len: n,
             offset: 0,
         }]);

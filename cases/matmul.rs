@@ -5,7 +5,7 @@
 //! and the check's bound is relative: [`Tolerance::summation`] of K against a float64 product.
 
 use crate::k::matmul as km;
-use kernelgate::case::{Case, HostData, Init, Launch, Param, Reference, Step, Tolerance};
+use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param, Reference, Step, Tolerance};
 use kernelgate::expect::Expectation as E;
 use kernelgate::model::Ceiling;
 use kernelgate::sass::SassExpectation as S;
@@ -107,8 +107,8 @@ fn sized(shapes: &[(usize, usize, usize)]) -> Vec<Case> {
         let int = |v: usize| Param::I32(i32::try_from(v).expect("dimension fits int"));
         let unit = Init::Uniform { lo: 0.0, hi: 1.0 };
         let params = [
-            Param::In { init: unit, len: m * k, offset: 0 },
-            Param::In { init: unit, len: k * n, offset: 0 },
+            Param::In { init: unit, elem: Elem::F32, len: m * k, offset: 0 },
+            Param::In { init: unit, elem: Elem::F32, len: k * n, offset: 0 },
             Param::output(m * n),
             int(m),
             int(n),

@@ -8,7 +8,7 @@
 
 use super::{elements, scaled_count};
 use crate::k::readonly as kr;
-use kernelgate::case::{Case, Init, Launch, Param};
+use kernelgate::case::{Case, Elem, Init, Launch, Param};
 use kernelgate::expect::Expectation as E;
 use kernelgate::sass::SassExpectation as S;
 use kernelgate::source::Kernel;
@@ -98,7 +98,7 @@ fn sized(n: usize) -> Vec<Case> {
                     .launch(Launch::linear(n, BLOCK))
                     .params([
                         Param::input(n),
-                        Param::In { init: Init::Permutation, len: n, offset: 0 },
+                        Param::In { init: Init::Permutation, elem: Elem::U32, len: n, offset: 0 },
                         Param::output(n),
                         Param::I32(n_i32),
                         // all ones is -1 as a C int

@@ -119,7 +119,7 @@ fn lessons(variant: &str) -> Vec<E> {
 
 fn sized(n: usize) -> Vec<Case> {
     let n_i32 = i32::try_from(n).expect("n fits int");
-    let input = Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, len: n, offset: 0 };
+    let input = Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, elem: Elem::F32, len: n, offset: 0 };
     let total = Param::Zeroed { len: 1, elem: Elem::F32 };
     // The one-launch variants take the same buffers and share one float64 sum; two_pass has
     // buffers of its own and its own reference.
@@ -141,7 +141,7 @@ fn sized(n: usize) -> Vec<Case> {
     let two_pass = Case::program("reduction", "two_pass", elements(n))
         .params([
             input.clone(),
-            Param::Scratch { len: TWO_PASS_BLOCKS },
+            Param::Scratch { elem: Elem::F32, len: TWO_PASS_BLOCKS },
             Param::output(1),
             Param::I32(n_i32),
             Param::I32(TWO_PASS_BLOCKS as i32),
@@ -219,6 +219,6 @@ mod tests {
     fn the_two_pass_program_feeds_its_partials_to_the_final_pass() {
         let c = sized(1000).into_iter().find(|c| c.variant == "two_pass").unwrap();
         assert_eq!(c.kernel_names(), "reduce_partials+reduce_final");
-        assert!(c.params[1] == Param::Scratch { len: TWO_PASS_BLOCKS } && !c.params[1].is_compared());
+        assert!(c.params[1] == Param::Scratch { elem: Elem::F32, len: TWO_PASS_BLOCKS } && !c.params[1].is_compared());
     }
 }

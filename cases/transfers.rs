@@ -9,7 +9,7 @@
 use super::{elements, scaled_count};
 use crate::k::transfers as kx;
 use kernelgate::case::lesson::TimeLesson;
-use kernelgate::case::{Arg, Case, HostData, Init, Launch, Param, Step, Tolerance};
+use kernelgate::case::{Arg, Case, Elem, HostData, Init, Launch, Param, Step, Tolerance};
 
 /// Elements per copy: 2^24 floats, 64 MiB (tens of milliseconds over PCIe from pageable memory).
 pub const N: usize = 1 << 24;
@@ -102,10 +102,10 @@ fn pipeline(n: usize, streams: usize) -> Case {
         elements(n),
     )
     .params([
-        Param::Host { init: Some(uniform()), len: n, pinned: true },
-        Param::Scratch { len: n },
-        Param::Scratch { len: n },
-        Param::Host { init: None, len: n, pinned: true },
+        Param::Host { init: Some(uniform()), elem: Elem::F32, len: n, pinned: true },
+        Param::Scratch { elem: Elem::F32, len: n },
+        Param::Scratch { elem: Elem::F32, len: n },
+        Param::Host { init: None, elem: Elem::F32, len: n, pinned: true },
     ]);
     for i in 0..CHUNKS {
         let (at, stream) = (i * chunk, i % streams);
@@ -131,9 +131,9 @@ fn pipeline(n: usize, streams: usize) -> Case {
 }
 
 fn sized(n: usize) -> Vec<Case> {
-    let host = |pinned| Param::Host { init: Some(uniform()), len: n, pinned };
-    let back = |pinned| Param::Host { init: None, len: n, pinned };
-    let device_in = Param::In { init: uniform(), len: n, offset: 0 };
+    let host = |pinned| Param::Host { init: Some(uniform()), elem: Elem::F32, len: n, pinned };
+    let back = |pinned| Param::Host { init: None, elem: Elem::F32, len: n, pinned };
+    let device_in = Param::In { init: uniform(), elem: Elem::F32, len: n, offset: 0 };
     vec![
         copy("d2h_pageable", n, device_in.clone(), back(false)),
         copy("d2h_pinned", n, device_in, back(true)),

@@ -3,7 +3,7 @@
 
 use super::{elements, scaled_count};
 use crate::k::vectorization as kv;
-use kernelgate::case::{Case, HostData, Init, Launch, Param, Tolerance};
+use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param, Tolerance};
 use kernelgate::expect::Expectation as E;
 use kernelgate::sass::SassExpectation as S;
 
@@ -50,8 +50,8 @@ fn saxpy_case(variant: &str, n: usize, offset: usize, launch: Launch) -> Case {
         .params([
             Param::I32(i32::try_from(n).expect("n fits int")),
             Param::F32(A),
-            Param::In { init: uniform, len: n + offset, offset },
-            Param::InOut { init: uniform, len: n + offset, offset },
+            Param::In { init: uniform, elem: Elem::F32, len: n + offset, offset },
+            Param::InOut { init: uniform, elem: Elem::F32, len: n + offset, offset },
         ])
         .reference(move |b| saxpy_ref(b, offset))
         .tolerance(Tolerance::FMA)

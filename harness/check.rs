@@ -4,7 +4,7 @@
 //! comparison and that diagnosis are pure and tested on the CPU; [`check_case`] is the part that
 //! runs on the GPU.
 
-use crate::case::{Case, HostData, HostView, Tolerance};
+use crate::case::{Case, Elem, Element, HostData, HostView, Tolerance};
 use crate::gpu::Gpu;
 pub use crate::inputs::{draw, mix, trial_seed};
 use crate::phases::{self, Phase};
@@ -15,55 +15,84 @@ use crate::program::{self, Bound, Compiled};
 pub struct Mismatch {
     /// Index of the first bad element.
     pub index: usize,
-    /// Reference value there (an `f32` or a `u32`, exactly).
+    /// Reference value there (exact: every element type's values are `f64` values).
     pub expected: f64,
     /// GPU value there.
     pub got: f64,
+    /// The element type of the GPU's buffer, in whose values [`describe`] shows them.
+    pub elem: Elem,
     /// Number of bad elements in the buffer.
     pub count: usize,
     /// Buffer length.
     pub len: usize,
 }
 
-/// Compares every element: ok when `|got - want| <= abs + rel * |want|`; NaN or a length
-/// difference is always a mismatch (a length difference reports index `min(len)`).
+/// Compares every element of two `f32` buffers: ok when `|got - want| <= abs + rel * |want| +
+/// ulps * ulp(want)` ([`Tolerance::admits`]); NaN or a length difference is always a mismatch (a
+/// length difference reports index `min(len)`).
 pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
-    // Written as a negated `<=` on purpose: any comparison with NaN is false, so NaN counts as bad.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let bad = |g: &f32, w: &f32| !((g - w).abs() <= tol.abs + tol.rel * w.abs());
-    mismatch(got, want, bad, f64::from)
+    compare_as(got, want, Elem::F32, tol)
 }
 
-/// As [`compare`] for any buffer: `f32` within `tol`, `u32` exactly; a type difference is a
-/// mismatch at element 0.
+/// As [`compare`] for elements of any type, `got` holding `elem`.
+fn compare_as<G: Element, W: Element>(got: &[G], want: &[W], elem: Elem, tol: Tolerance) -> Option<Mismatch> {
+    let bad = |g: &G, w: &W| !tol.admits(elem, g.value(), w.value());
+    mismatch(got, want, bad, elem)
+}
+
+/// As [`compare`] for any buffer: `got` against `want` within `tol` counted in `got`'s type. A
+/// floating-point buffer may be expected in its own type, `f32` or `f64` ([`crate::case::Reference`]);
+/// an integer buffer in its own type. Any other pair is a mismatch at element 0 (both values NaN),
+/// which [`describe`] names as a type mismatch.
 pub fn compare_data(got: HostView<'_>, want: &HostData, tol: Tolerance) -> Option<Mismatch> {
-    match (got, want) {
-        (HostView::F32(g), HostData::F32(w)) => compare(g, w, tol),
-        (HostView::U32(g), HostData::U32(w)) => mismatch(g, w, |g, w| g != w, f64::from),
-        _ => Some(Mismatch {
-            index: 0,
-            expected: f64::NAN,
-            got: f64::NAN,
-            count: want.bytes() / 4,
-            len: want.bytes() / 4,
-        }),
+    let elem = got.elem;
+    macro_rules! against {
+        ($g:ty) => {{
+            let g = got.typed::<$g>();
+            match want {
+                HostData::F32(w) if elem.is_float() => compare_as(&g, w, elem, tol),
+                HostData::F64(w) if elem.is_float() => compare_as(&g, w, elem, tol),
+                w if w.elem() == elem => compare_as(&g, &w.view().typed::<$g>(), elem, tol),
+                w => Some(Mismatch {
+                    index: 0,
+                    expected: f64::NAN,
+                    got: f64::NAN,
+                    elem,
+                    count: w.len().max(got.len()),
+                    len: w.len(),
+                }),
+            }
+        }};
+    }
+    match elem {
+        Elem::F16 => against!(crate::case::elem::f16),
+        Elem::BF16 => against!(crate::case::elem::bf16),
+        Elem::F32 => against!(f32),
+        Elem::F64 => against!(f64),
+        Elem::I8 => against!(i8),
+        Elem::U8 => against!(u8),
+        Elem::I32 => against!(i32),
+        Elem::U32 => against!(u32),
+        Elem::E4M3 => against!(crate::case::elem::F8E4M3),
+        Elem::E5M2 => against!(crate::case::elem::F8E5M2),
     }
 }
 
 /// The first element `bad` flags and how many it flags, elements past the shorter buffer counted
 /// bad (the first of them reported at index `min(len)`, a missing value as NaN).
-fn mismatch<T: Copy + Sync>(
-    got: &[T],
-    want: &[T],
-    bad: impl Fn(&T, &T) -> bool + Sync,
-    value: impl Fn(T) -> f64,
+fn mismatch<G: Element, W: Element>(
+    got: &[G],
+    want: &[W],
+    bad: impl Fn(&G, &W) -> bool + Sync,
+    elem: Elem,
 ) -> Option<Mismatch> {
     let short = got.len().min(want.len());
     let (first, mut count) = scan(&got[..short], &want[..short], bad);
     count += got.len().max(want.len()) - short;
     let index = first.or((count > 0).then_some(short))?;
-    let at = |v: &[T]| v.get(index).map_or(f64::NAN, |&x| value(x));
-    Some(Mismatch { index, expected: at(want), got: at(got), count, len: want.len() })
+    let (expected, got) =
+        (want.get(index).map_or(f64::NAN, |x| x.value()), got.get(index).map_or(f64::NAN, |x| x.value()));
+    Some(Mismatch { index, expected, got, elem, count, len: want.len() })
 }
 
 /// Elements compared per thread at least: below this a buffer is scanned on one thread.
@@ -72,8 +101,8 @@ const SCAN_CHUNK: usize = 1 << 20;
 /// The first index where `bad(got[i], want[i])` and how many there are, for buffers of one
 /// length, in contiguous chunks on [`crate::inputs::threads`] threads (a 2^28-element histogram
 /// took about 0.2 s on one core).
-fn scan<T: Sync>(got: &[T], want: &[T], bad: impl Fn(&T, &T) -> bool + Sync) -> (Option<usize>, usize) {
-    let serial = |g: &[T], w: &[T], offset: usize| {
+fn scan<G: Sync, W: Sync>(got: &[G], want: &[W], bad: impl Fn(&G, &W) -> bool + Sync) -> (Option<usize>, usize) {
+    let serial = |g: &[G], w: &[W], offset: usize| {
         let mut first = None;
         let mut count = 0;
         for (i, (g, w)) in g.iter().zip(w).enumerate() {
@@ -102,23 +131,56 @@ fn scan<T: Sync>(got: &[T], want: &[T], bad: impl Fn(&T, &T) -> bool + Sync) -> 
     })
 }
 
-/// Describes a mismatch for the trial's failure message.
+/// Describes a mismatch for the trial's failure message: the buffer, its element type, the
+/// element, both values in the buffer's type (an 8- or 16-bit float with its bits, `0x7e00`), how
+/// many differ beyond the buffer's tolerance ([`Case::tolerance_for`]), and the seed to replay.
 pub fn describe(case: &Case, param_index: usize, m: &Mismatch, seed: u64) -> String {
-    // f32 values print as f32 (shortest round trip), u32 counts as integers.
-    let show = |v: f64| if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v}") } else { format!("{:?}", v as f32) };
+    let elem = m.elem;
+    let head = format!("{}: output parameter #{param_index} ({elem}) of {}", case.name(), case.kernel_names());
+    if m.expected.is_nan() && m.got.is_nan() && m.index == 0 && m.count >= m.len {
+        let want = case.params.get(param_index).and_then(crate::case::Param::elem);
+        return format!(
+            "{head}: the reference returned a buffer of another type or length than the parameter ({} elements \
+             expected, parameter of {}); return the parameter's own type (f32 or f64 for a floating-point \
+             buffer) and length",
+            m.len,
+            want.map_or("?", |e| e.name())
+        );
+    }
+    let tol = case.tolerance_for(param_index);
+    let ulps = if tol.ulps > 0 { format!(" + {} ulp of {elem}", tol.ulps) } else { String::new() };
     format!(
-        "{}: output parameter #{param_index} of {}, element {}: expected {}, got {} \
-         ({} of {} elements differ beyond abs {:e} + rel {:e}); replay with KERNELGATE_SEED={seed}",
-        case.name(),
-        case.kernel_names(),
+        "{head}, element {}: expected {}, got {} ({} of {} elements differ beyond abs {:e} + rel {:e}{ulps}); replay \
+         with KERNELGATE_SEED={seed}",
         m.index,
-        show(m.expected),
-        show(m.got),
+        shown(m.expected, elem, false),
+        shown(m.got, elem, true),
         m.count,
         m.len,
-        case.tolerance.abs,
-        case.tolerance.rel,
+        tol.abs,
+        tol.rel,
     )
+}
+
+/// `v` as messages show an element of `elem`: an integer as one; an `f32` (or a reference value
+/// of a narrower float) as the shortest `f32` that round-trips; an `f64` as itself; with `bits`, a
+/// 16- or 8-bit float's value followed by its bit pattern, so that NaN payloads and the poison
+/// (0xFF bytes) are told apart. Pure.
+pub fn shown(v: f64, elem: Elem, bits: bool) -> String {
+    use crate::case::elem::{F8E4M3, F8E5M2, bf16, f16};
+    if !elem.is_float() {
+        return format!("{v}");
+    }
+    let pattern = match elem {
+        Elem::F16 => format!("0x{:04x}", f16::from_f64(v).to_bits()),
+        Elem::BF16 => format!("0x{:04x}", bf16::from_f64(v).to_bits()),
+        Elem::E4M3 => format!("0x{:02x}", F8E4M3::from_f64(v).to_bits()),
+        Elem::E5M2 => format!("0x{:02x}", F8E5M2::from_f64(v).to_bits()),
+        Elem::F64 => return format!("{v:?}"),
+        _ => String::new(),
+    };
+    let value = if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v}") } else { format!("{:?}", v as f32) };
+    if bits && !pattern.is_empty() && !v.is_nan() { format!("{value} ({elem} {pattern})") } else { value }
 }
 
 /// What shared memory holds when a checked run starts.
@@ -242,13 +304,15 @@ pub fn first_mismatch(
     let mut want = want.iter();
     bound.find_compared(gpu, case, |param_index, got| {
         let want = want.next().expect("one reference per compared parameter, asserted above");
-        phases::time(Phase::Compare, || compare_data(got, want, case.tolerance)).map(|m| (param_index, m))
+        phases::time(Phase::Compare, || compare_data(got, want, case.tolerance_for(param_index)))
+            .map(|m| (param_index, m))
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::case::Param;
 
     #[test]
     fn a_wrong_result_is_blamed_on_shared_memory_only_when_the_fill_decides_it() {
@@ -259,12 +323,57 @@ mod tests {
     }
 
     #[test]
-    fn u32_buffers_compare_exactly() {
+    fn u32_buffers_compare_exactly_unless_given_a_tolerance_of_their_own() {
         let (a, b) = (HostData::U32(vec![1, 2, 3]), HostData::U32(vec![1, 5, 3]));
-        assert_eq!(compare_data(a.view(), &a, Tolerance { abs: 10.0, rel: 1.0 }), None);
-        let m = compare_data(b.view(), &a, Tolerance { abs: 10.0, rel: 1.0 }).unwrap();
-        assert_eq!((m.index, m.expected, m.got, m.count), (1, 2.0, 5.0, 1));
-        assert!(compare_data(HostView::F32(&[1.0]), &HostData::U32(vec![1]), Tolerance::EXACT).is_some());
+        let case = Case::new("t", "bins", "3", crate::source::k::coalescing::copy_coalesced)
+            .params([Param::input(3), Param::output(3), Param::counts(3)])
+            .tolerance(Tolerance::abs_rel(10.0, 1.0));
+        assert_eq!((case.tolerance_for(1), case.tolerance_for(2)), (Tolerance::abs_rel(10.0, 1.0), Tolerance::EXACT));
+        assert_eq!(compare_data(a.view(), &a, case.tolerance_for(2)), None);
+        let m = compare_data(b.view(), &a, case.tolerance_for(2)).unwrap();
+        assert_eq!((m.index, m.expected, m.got, m.count, m.elem), (1, 2.0, 5.0, 1, Elem::U32));
+        let loose = case.tolerance_of(2, Tolerance::ulps(3));
+        assert_eq!(compare_data(b.view(), &a, loose.tolerance_for(2)), None, "3 ulps of an integer: 3");
+        // An f64 buffer against a u32 reference: a type mismatch, named as one.
+        let m = compare_data(HostView::of(&[1.0]), &HostData::U32(vec![1]), Tolerance::EXACT).unwrap();
+        let text = describe(&loose, 2, &m, 7);
+        assert!(
+            text.contains("the reference returned a buffer of another type or length than the parameter"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn narrow_floats_compare_in_their_own_ulps_against_wider_references() {
+        use crate::case::elem::{F8E4M3, bf16};
+        // A bf16 output: 1.0 and its neighbour 1.0078125 against an f64 reference of 1.003.
+        let got = [bf16::from_f32(1.0), bf16::from_f32(1.0078125)];
+        let want = HostData::F64(vec![1.003, 1.003]);
+        assert!(compare_data(HostView::of(&got), &want, Tolerance::ulps(1)).is_none(), "within 1 ulp = 2^-7");
+        let m = compare_data(HostView::of(&got), &want, Tolerance::EXACT).unwrap();
+        assert_eq!((m.index, m.count, m.elem), (0, 2, Elem::BF16));
+        // The message shows bf16 values with their bits.
+        let case = Case::new("t", "cast", "2", crate::source::k::coalescing::copy_coalesced)
+            .params([Param::input(2), Param::output(2).of(Elem::BF16)]);
+        let text = describe(&case, 1, &m, 3);
+        assert!(
+            text.contains(
+                "output parameter #1 (bf16) of copy_coalesced, element 0: expected 1.003, got 1 (bf16 0x3f80)"
+            ),
+            "{text}"
+        );
+        // An FP8 output bit-exact in its own type; the poison (0xFF, NaN) never passes.
+        let q = HostData::rounded(Elem::E4M3, [0.3, -2.0, 448.0]);
+        assert_eq!(compare_data(q.view(), &q, Tolerance::EXACT), None);
+        let poisoned = HostData::poisoned(Elem::E4M3, 3);
+        assert!(poisoned.e4m3().iter().all(|x| x.is_nan()));
+        let m = compare_data(poisoned.view(), &q, Tolerance::ulps(100)).unwrap();
+        assert_eq!(m.count, 3);
+        assert_eq!(shown(0.3125, Elem::E4M3, true), "0.3125 (e4m3 0x2a)");
+        assert_eq!(F8E4M3::from_f64(0.3125).to_bits(), 0x2a);
+        // Infinities equal to their reference pass an exact check.
+        let inf = HostData::F32(vec![f32::INFINITY]);
+        assert_eq!(compare_data(inf.view(), &inf, Tolerance::EXACT), None);
     }
 
     #[test]
@@ -277,10 +386,10 @@ mod tests {
 
     #[test]
     fn nan_never_passes_and_tolerance_applies() {
-        let loose = Tolerance { abs: 1.0, rel: 1.0 };
+        let loose = Tolerance::abs_rel(1.0, 1.0);
         assert!(compare(&[f32::NAN], &[1.0], loose).is_some());
         assert!(compare(&[1.0], &[f32::NAN], loose).is_some());
-        let tol = Tolerance { abs: 0.0, rel: 1e-6 };
+        let tol = Tolerance::abs_rel(0.0, 1e-6);
         assert_eq!(compare(&[1.000_000_5], &[1.0], tol), None);
         assert!(compare(&[1.000_01], &[1.0], tol).is_some());
     }
@@ -295,7 +404,7 @@ mod tests {
         let m = compare(&got, &want, Tolerance::EXACT).unwrap();
         assert_eq!((m.index, m.count, m.got, m.expected), (SCAN_CHUNK + 1, 3, 2.0, 1.0));
         let (g, w): (Vec<u32>, Vec<u32>) = (got.iter().map(|x| *x as u32).collect(), vec![1; want.len()]);
-        let m = compare_data(HostView::U32(&g), &HostData::U32(w), Tolerance::EXACT).unwrap();
+        let m = compare_data(HostView::of(&g), &HostData::U32(w), Tolerance::EXACT).unwrap();
         assert_eq!((m.index, m.count), (SCAN_CHUNK + 1, 3));
     }
 

@@ -6,7 +6,7 @@
 //! relies on.
 #![allow(unsafe_code)]
 
-use crate::case::{HostData, HostView};
+use crate::case::{Elem, HostData, HostView};
 use crate::error::{Error, Result};
 use crate::model::{Ceilings, DeviceFacts, gpu_key};
 use crate::phases::{self, Phase};
@@ -51,22 +51,22 @@ pub fn gpu_available() -> Result<()> {
     }
 }
 
-/// A buffer on the device.
+/// A buffer on the device: its bytes, and the element type they hold.
 #[derive(Debug)]
-pub enum DeviceData {
-    /// `float` elements.
-    F32(CudaSlice<f32>),
-    /// `unsigned int` elements.
-    U32(CudaSlice<u32>),
+pub struct DeviceData {
+    elem: Elem,
+    bytes: CudaSlice<u8>,
 }
 
 impl DeviceData {
     /// The device address and size in bytes (event tracking is off: [`Gpu::open`]).
     pub fn raw(&self, stream: &CudaStream) -> (cudarc::driver::sys::CUdeviceptr, usize) {
-        match self {
-            DeviceData::F32(s) => (s.device_ptr(stream).0, s.len() * 4),
-            DeviceData::U32(s) => (s.device_ptr(stream).0, s.len() * 4),
-        }
+        (self.bytes.device_ptr(stream).0, self.bytes.len())
+    }
+
+    /// The element type held.
+    pub fn elem(&self) -> Elem {
+        self.elem
     }
 }
 
@@ -109,7 +109,7 @@ pub struct Gpu {
 }
 
 /// Page-locked host memory that compared buffers are downloaded into ([`Gpu::with_download`]) and
-/// inputs uploaded from ([`Gpu::upload`]), one allocation per element type, reused by every trial
+/// inputs uploaded from ([`Gpu::upload`]), one allocation of bytes, reused by every trial
 /// and replaced by a larger one when a buffer does not fit. A copy into pageable memory goes
 /// through the driver's own pinned buffers and the CPU (CUDA C++ Best Practices Guide, "Pinned
 /// Memory"): on the H200 a 64 MiB device-to-host copy took 7.5 ms into pageable and 1.24 ms into
@@ -119,8 +119,7 @@ pub struct Gpu {
 /// each of its pages.
 #[derive(Default)]
 struct Staging {
-    f32: Option<PinnedHostSlice<f32>>,
-    u32: Option<PinnedHostSlice<u32>>,
+    bytes: Option<PinnedHostSlice<u8>>,
 }
 
 /// Copies `from` into `to` (of one length) in contiguous chunks on [`crate::inputs::threads`]
@@ -386,31 +385,22 @@ impl Gpu {
     /// # Errors
     /// [`Error::Driver`].
     pub fn upload(&self, data: &HostData) -> Result<DeviceData> {
+        let elem = data.elem();
         let Some(staging) = &self.staging else {
             let doing = "uploading an input buffer";
-            return Ok(match data {
-                HostData::F32(v) => DeviceData::F32(self.stream.clone_htod(v).map_err(Error::driver(doing))?),
-                HostData::U32(v) => DeviceData::U32(self.stream.clone_htod(v).map_err(Error::driver(doing))?),
-            });
+            let bytes = self.stream.clone_htod(data.as_bytes()).map_err(Error::driver(doing))?;
+            return Ok(DeviceData { elem, bytes });
         };
         let mut staging = staging.lock().unwrap_or_else(PoisonError::into_inner);
-        let Staging { f32, u32 } = &mut *staging;
-        Ok(match data {
-            HostData::F32(v) => DeviceData::F32(self.upload_staged(f32, v)?),
-            HostData::U32(v) => DeviceData::U32(self.upload_staged(u32, v)?),
-        })
+        Ok(DeviceData { elem, bytes: self.upload_staged(&mut staging.bytes, data.as_bytes())? })
     }
 
-    fn upload_staged<T: DeviceRepr + ValidAsZeroBits + Copy + Send + Sync>(
-        &self,
-        slot: &mut Option<PinnedHostSlice<T>>,
-        values: &[T],
-    ) -> Result<CudaSlice<T>> {
+    fn upload_staged(&self, slot: &mut Option<PinnedHostSlice<u8>>, values: &[u8]) -> Result<CudaSlice<u8>> {
         let doing = "uploading an input buffer";
         let host = staged(&self.ctx, slot, values.len())?;
         copy_in_parallel(values, host);
-        // SAFETY: every element is written by the copy right below, on the same stream, before any use.
-        let mut device = unsafe { self.stream.alloc::<T>(values.len()) }.map_err(Error::driver(doing))?;
+        // SAFETY: every byte is written by the copy right below, on the same stream, before any use.
+        let mut device = unsafe { self.stream.alloc::<u8>(values.len()) }.map_err(Error::driver(doing))?;
         self.stream.memcpy_htod(&*host, &mut device).map_err(Error::driver(doing))?;
         self.synchronize()?;
         Ok(device)
@@ -425,12 +415,8 @@ impl Gpu {
         let doing = "allocating an output buffer";
         // SAFETY: the buffer is filled with 0xFF bytes right below, on the same stream, before any
         // use; nothing reads it uninitialized.
-        let mut data = unsafe {
-            match like {
-                HostData::F32(v) => DeviceData::F32(self.stream.alloc::<f32>(v.len()).map_err(Error::driver(doing))?),
-                HostData::U32(v) => DeviceData::U32(self.stream.alloc::<u32>(v.len()).map_err(Error::driver(doing))?),
-            }
-        };
+        let bytes = unsafe { self.stream.alloc::<u8>(like.bytes()) }.map_err(Error::driver(doing))?;
+        let mut data = DeviceData { elem: like.elem(), bytes };
         self.poison(&mut data)?;
         Ok(data)
     }
@@ -440,11 +426,8 @@ impl Gpu {
     /// # Errors
     /// [`Error::Driver`].
     pub fn download_data(&self, data: &DeviceData) -> Result<HostData> {
-        let doing = "downloading an output buffer";
-        Ok(match data {
-            DeviceData::F32(s) => HostData::F32(self.stream.clone_dtoh(s).map_err(Error::driver(doing))?),
-            DeviceData::U32(s) => HostData::U32(self.stream.clone_dtoh(s).map_err(Error::driver(doing))?),
-        })
+        let bytes = self.stream.clone_dtoh(&data.bytes).map_err(Error::driver("downloading an output buffer"))?;
+        Ok(HostData::from_bytes(data.elem, &bytes))
     }
 
     /// Copies a device buffer to the host and passes `visit` a view of it; with
@@ -461,23 +444,19 @@ impl Gpu {
             return Ok(visit(data.view()));
         };
         let mut staging = staging.lock().unwrap_or_else(PoisonError::into_inner);
-        let Staging { f32, u32 } = &mut *staging;
         let view = phases::time(Phase::Check, || -> Result<HostView<'_>> {
-            Ok(match data {
-                DeviceData::F32(s) => HostView::F32(self.download_staged(f32, s)?),
-                DeviceData::U32(s) => HostView::U32(self.download_staged(u32, s)?),
-            })
+            Ok(HostView { elem: data.elem, bytes: self.download_staged(&mut staging.bytes, &data.bytes)? })
         })?;
         Ok(visit(view))
     }
 
     /// Copies `device` into the first elements of `slot`'s pinned allocation (grown to fit) and
     /// waits for the copy: those elements.
-    fn download_staged<'s, T: DeviceRepr + ValidAsZeroBits>(
+    fn download_staged<'s>(
         &self,
-        slot: &'s mut Option<PinnedHostSlice<T>>,
-        device: &CudaSlice<T>,
-    ) -> Result<&'s [T]> {
+        slot: &'s mut Option<PinnedHostSlice<u8>>,
+        device: &CudaSlice<u8>,
+    ) -> Result<&'s [u8]> {
         let host = staged(&self.ctx, slot, device.len())?;
         self.stream.memcpy_dtoh(device, host).map_err(Error::driver("downloading an output buffer"))?;
         self.synchronize()?;
@@ -501,8 +480,8 @@ impl Gpu {
         &self.ctx
     }
 
-    /// Fills a device buffer with 0xFF bytes (NaN as `f32`), so an element the kernel fails to write
-    /// cannot match its reference.
+    /// Fills a device buffer with 0xFF bytes ([`HostData::poisoned`]: NaN in every floating-point
+    /// type), so an element the kernel fails to write cannot match its reference.
     ///
     /// # Errors
     /// [`Error::Driver`].

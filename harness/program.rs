@@ -11,7 +11,7 @@
 //! relies on.
 #![allow(unsafe_code)]
 
-use crate::case::{Arg, Case, DEFAULT_DYNAMIC_SHARED_LIMIT, HostData, HostView, Launch, Param, Step};
+use crate::case::{Arg, Case, DEFAULT_DYNAMIC_SHARED_LIMIT, Elem, HostData, HostView, Launch, Param, Step};
 use crate::gpu::{DeviceData, Gpu};
 use crate::model::LaunchResources;
 use crate::phases::{self, Phase};
@@ -164,8 +164,8 @@ pub fn resources(gpu: &Gpu, case: &Case, compiled: &Compiled) -> Option<LaunchRe
 /// One parameter's storage for the runs of a program.
 enum Slot {
     Device(DeviceData),
-    Pageable(Vec<f32>),
-    Pinned(PinnedHostSlice<f32>),
+    Pageable(HostData),
+    Pinned(PinnedHostSlice<u8>, Elem),
     Scalar,
 }
 
@@ -266,18 +266,18 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
     let mut slots = Vec::with_capacity(case.params.len());
     for p in &case.params {
         let slot = match p {
-            Param::I32(_) | Param::F32(_) => Slot::Scalar,
+            Param::I32(_) | Param::F32(_) | Param::U64(_) => Slot::Scalar,
             Param::Host { pinned, .. } => {
-                let values = data.next().expect("one host copy per buffer").f32().to_vec();
+                let values = data.next().expect("one host copy per buffer");
                 if *pinned {
                     let doing = "allocating pinned host memory";
                     // SAFETY: the contents are written right below, before any use.
-                    let mut pinned = unsafe { gpu.context().alloc_pinned_with_flags::<f32>(values.len(), 0) }
+                    let mut pinned = unsafe { gpu.context().alloc_pinned_with_flags::<u8>(values.bytes(), 0) }
                         .map_err(Error::driver(doing))?;
-                    pinned.as_mut_slice().map_err(Error::driver(doing))?.copy_from_slice(&values);
-                    Slot::Pinned(pinned)
+                    pinned.as_mut_slice().map_err(Error::driver(doing))?.copy_from_slice(values.as_bytes());
+                    Slot::Pinned(pinned, values.elem())
                 } else {
-                    Slot::Pageable(values)
+                    Slot::Pageable(values.clone())
                 }
             }
             _ => {
@@ -335,10 +335,11 @@ impl Bound {
         for (i, (p, slot)) in case.params.iter().zip(&self.slots).enumerate().filter(|(_, (p, _))| p.is_compared()) {
             let found = match slot {
                 Slot::Device(d) => gpu.with_download(d, |view| visit(i, view))?,
-                Slot::Pageable(v) => visit(i, HostView::F32(v)),
-                Slot::Pinned(v) => {
-                    visit(i, HostView::F32(v.as_slice().map_err(Error::driver("reading pinned host memory"))?))
-                }
+                Slot::Pageable(v) => visit(i, v.view()),
+                Slot::Pinned(v, elem) => visit(
+                    i,
+                    HostView { elem: *elem, bytes: v.as_slice().map_err(Error::driver("reading pinned host memory"))? },
+                ),
                 Slot::Scalar => unreachable!("{}: parameter {i} ({p:?}) is compared but scalar", case.name()),
             };
             if found.is_some() {
@@ -446,6 +447,7 @@ enum Value {
     Ptr(CUdeviceptr),
     I32(i32),
     F32(f32),
+    U64(u64),
 }
 
 fn launch_one(
@@ -458,7 +460,7 @@ fn launch_one(
     bound: &Bound,
 ) -> std::result::Result<(), cudarc::driver::DriverError> {
     let pointer = |slot: usize, offset: usize| match &bound.slots[slot] {
-        Slot::Device(d) => Value::Ptr(d.raw(stream).0 + 4 * offset as u64),
+        Slot::Device(d) => Value::Ptr(d.raw(stream).0 + (d.elem().size() * offset) as u64),
         _ => panic!("{}: argument slot {slot} is not a device buffer", case.name()),
     };
     let values: Vec<Value> = args
@@ -467,11 +469,13 @@ fn launch_one(
             Arg::Slot(i) => match case.params[i] {
                 Param::I32(v) => Value::I32(v),
                 Param::F32(v) => Value::F32(v),
+                Param::U64(v) => Value::U64(v),
                 ref p => pointer(i, p.offset()),
             },
             Arg::At { slot, offset } => pointer(slot, offset),
             Arg::I32(v) => Value::I32(v),
             Arg::F32(v) => Value::F32(v),
+            Arg::U64(v) => Value::U64(v),
         })
         .collect();
     let mut builder = stream.launch_builder(func);
@@ -480,6 +484,7 @@ fn launch_one(
             Value::Ptr(p) => builder.arg(p),
             Value::I32(v) => builder.arg(v),
             Value::F32(v) => builder.arg(v),
+            Value::U64(v) => builder.arg(v),
         };
     }
     let grid = launch.grid_for(gpu.facts.sm_count);
@@ -489,7 +494,8 @@ fn launch_one(
         shared_mem_bytes: launch.shared_bytes,
     };
     // SAFETY: the case table declares each launch's arguments in the parameter order and types of
-    // its kernel's `extern "C"` signature (a pointer for each buffer, `int`, `float`); buffers
+    // its kernel's `extern "C"` signature (a pointer for each buffer, `int`, `float`, `unsigned
+    // long long`; the compile trials hold each launch's argument count and sizes to the PTX); buffers
     // hold the elements the reference describes, which the check verifies on every run; `values`
     // outlives the launch.
     unsafe { builder.launch(cfg) }.map(|_| ())
@@ -531,7 +537,8 @@ fn sgemm(
     }
 }
 
-/// One [`Step::Copy`]: host to device, device to host or device to device, as the slots are.
+/// One [`Step::Copy`]: host to device, device to host or device to device, as the slots are;
+/// `elems` elements of the slots' type (the case table's CPU tests hold both slots to one type).
 fn copy(
     stream: &Arc<CudaStream>,
     from: &Slot,
@@ -541,30 +548,36 @@ fn copy(
     elems: usize,
 ) -> std::result::Result<(), cudarc::driver::DriverError> {
     use cudarc::driver::result::{memcpy_dtod_async, memcpy_dtoh_async, memcpy_htod_async};
-    let host = |s: &Slot| -> std::result::Result<*mut f32, cudarc::driver::DriverError> {
+    let size = match from {
+        Slot::Device(d) => d.elem().size(),
+        Slot::Pageable(v) => v.elem().size(),
+        Slot::Pinned(_, elem) => elem.size(),
+        Slot::Scalar => 1,
+    };
+    let host = |s: &Slot| -> std::result::Result<*mut u8, cudarc::driver::DriverError> {
         Ok(match s {
-            Slot::Pageable(v) => v.as_ptr().cast_mut(),
-            Slot::Pinned(p) => p.as_ptr()?.cast_mut(),
+            Slot::Pageable(v) => v.as_bytes().as_ptr().cast_mut(),
+            Slot::Pinned(p, _) => p.as_ptr()?.cast_mut(),
             _ => std::ptr::null_mut(),
         })
     };
     let device = |s: &Slot, offset: usize| match s {
-        Slot::Device(d) => Some(d.raw(stream).0 + 4 * offset as u64),
+        Slot::Device(d) => Some(d.raw(stream).0 + (size * offset) as u64),
         _ => None,
     };
-    let cu = stream.cu_stream();
+    let (bytes, cu) = (size * elems, stream.cu_stream());
     // SAFETY: the case table keeps every copy inside both buffers (`offset + elems <= len`, checked
     // by the CPU tests of each family); host buffers live in `Bound` until after the wait that
     // follows the program, and nothing else touches them while it runs.
     unsafe {
         match (device(from, from_offset), device(to, to_offset)) {
-            (Some(src), Some(dst)) => memcpy_dtod_async(dst, src, 4 * elems, cu),
+            (Some(src), Some(dst)) => memcpy_dtod_async(dst, src, bytes, cu),
             (None, Some(dst)) => {
-                let src = std::slice::from_raw_parts(host(from)?.add(from_offset), elems);
+                let src = std::slice::from_raw_parts(host(from)?.add(size * from_offset), bytes);
                 memcpy_htod_async(dst, src, cu)
             }
             (Some(src), None) => {
-                let dst = std::slice::from_raw_parts_mut(host(to)?.add(to_offset), elems);
+                let dst = std::slice::from_raw_parts_mut(host(to)?.add(size * to_offset), bytes);
                 memcpy_dtoh_async(dst, src, cu)
             }
             (None, None) => panic!("a copy between two host buffers is not a GPU step"),

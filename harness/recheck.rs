@@ -92,8 +92,10 @@ mod tests {
         seed: u64,
     ) -> Option<String> {
         assert_eq!(got.len(), want.len());
-        let (param_index, m) =
-            got.iter().zip(want).find_map(|((i, got), want)| Some((*i, compare_data(*got, want, case.tolerance)?)))?;
+        let (param_index, m) = got
+            .iter()
+            .zip(want)
+            .find_map(|((i, got), want)| Some((*i, compare_data(*got, want, case.tolerance_for(*i))?)))?;
         Some(message(case, param_index, &m, launches, seed))
     }
 
@@ -111,11 +113,11 @@ mod tests {
         let right = vec![(1, want[0].view())];
         assert_eq!(compare_after(&case, &right, &want, &launches, 7), None);
         // What a launch counter in device memory makes of later launches: every element off by one.
-        let later = vec![(1, HostView::F32(&[2.0, 3.0, 4.0, 5.0]))];
+        let later = vec![(1, HostView::of(&[2.0f32, 3.0, 4.0, 5.0]))];
         let why = compare_after(&case, &later, &want, &launches, 7).unwrap();
         assert!(
             why.starts_with(
-                "t/copy/4: output parameter #1 of copy_coalesced, element 0: expected 1, got 2 (4 of 4 elements differ"
+                "t/copy/4: output parameter #1 (f32) of copy_coalesced, element 0: expected 1, got 2 (4 of 4 elements differ"
             ),
             "{why}"
         );
@@ -129,21 +131,21 @@ mod tests {
         let case = copy_case();
         let want = vec![HostData::F32(vec![1.0; 4])];
         let launches = Launches { warmup: 20, timed: 600, last: Some("A (kernels/coalescing.cu at main)".into()) };
-        let why = compare_after(&case, &[(1, HostView::F32(&[1.0, 1.0, 1.0, 0.5]))], &want, &launches, 1).unwrap();
+        let why = compare_after(&case, &[(1, HostView::of(&[1.0f32, 1.0, 1.0, 0.5]))], &want, &launches, 1).unwrap();
         assert!(why.contains("element 3: expected 1, got 0.5 (1 of 4 elements differ"), "{why}");
         assert!(why.contains("(20 warm-up launches before them; the last was A (kernels/coalescing.cu at main)'s)"));
     }
 
     #[test]
     fn the_case_tolerance_applies_and_u32_counts_compare_exactly() {
-        let case = copy_case().tolerance(Tolerance { abs: 0.0, rel: 1e-3 });
+        let case = copy_case().tolerance(Tolerance::abs_rel(0.0, 1e-3));
         let want = vec![HostData::F32(vec![1000.0; 4])];
         let launches = Launches { warmup: 1, timed: 1, last: None };
-        assert_eq!(compare_after(&case, &[(1, HostView::F32(&[1000.5; 4]))], &want, &launches, 1), None);
-        let why = compare_after(&case, &[(1, HostView::F32(&[1001.5; 4]))], &want, &launches, 1).unwrap();
+        assert_eq!(compare_after(&case, &[(1, HostView::of(&[1000.5f32; 4]))], &want, &launches, 1), None);
+        let why = compare_after(&case, &[(1, HostView::of(&[1001.5f32; 4]))], &want, &launches, 1).unwrap();
         assert!(why.contains("the last of 1 timed launches (1 warm-up launch before them)"), "{why}");
         let bins = vec![HostData::U32(vec![3, 4])];
-        assert!(compare_after(&case, &[(1, HostView::U32(&[3, 5]))], &bins, &launches, 1).is_some());
+        assert!(compare_after(&case, &[(1, HostView::of(&[3u32, 5]))], &bins, &launches, 1).is_some());
     }
 
     #[test]
@@ -152,7 +154,12 @@ mod tests {
         // A case with a `Param::InOut` is exempt (the shipped suite's table test checks that only
         // those are).
         let in_place = Case::new("t", "scale", "4", crate::source::k::coalescing::copy_coalesced).params([
-            Param::InOut { init: crate::case::Init::Uniform { lo: -1.0, hi: 1.0 }, len: 4, offset: 0 },
+            Param::InOut {
+                init: crate::case::Init::Uniform { lo: -1.0, hi: 1.0 },
+                elem: crate::case::Elem::F32,
+                len: 4,
+                offset: 0,
+            },
             Param::output(4),
         ]);
         let why = not_rechecked(&in_place).unwrap();

@@ -100,10 +100,7 @@ fn filler(gpu: &Gpu) -> Result<&Filler> {
     // SAFETY: kernelgate_read_unwritten_shared(unsigned int* out) writes out[0..256) with 256
     // threads; `out` is a live device buffer of 256 u32 owned by this function until the download.
     unsafe { builder.launch(cfg) }.map_err(Error::driver("testing the shared-memory fill"))?;
-    let held = match gpu.download_data(&out)? {
-        HostData::U32(v) => v.iter().filter(|w| **w == u32::MAX).count(),
-        HostData::F32(_) => unreachable!("uploaded as u32"),
-    };
+    let held = gpu.download_data(&out)?.u32().iter().filter(|w| **w == u32::MAX).count();
     let works = held == 256;
     if !works {
         crate::errln!(

@@ -273,7 +273,12 @@ mod tests {
             .vendor_reference("CUB");
         let pageable = Case::program("t", "pageable", "1024")
             .params([
-                Param::Host { init: Some(Init::Uniform { lo: -1.0, hi: 1.0 }), len: n, pinned: false },
+                Param::Host {
+                    init: Some(Init::Uniform { lo: -1.0, hi: 1.0 }),
+                    elem: crate::case::Elem::F32,
+                    len: n,
+                    pinned: false,
+                },
                 Param::output(n),
             ])
             .step(Step::Copy { from: 0, from_offset: 0, to: 1, to_offset: 0, elems: n, stream: 0 });

@@ -12,6 +12,7 @@ use crate::source::Kernel;
 use std::sync::Arc;
 
 mod data;
+pub mod elem;
 pub mod facts;
 mod launch;
 pub mod lesson;
@@ -19,28 +20,32 @@ pub mod planted;
 mod sass_expectation;
 pub mod table;
 mod table_checks;
-pub use data::{HostData, HostView, Reference, Tolerance};
+pub use data::{Element, HostData, HostView, Reference, Tolerance};
+pub use elem::Elem;
 pub use launch::{DEFAULT_DYNAMIC_SHARED_LIMIT, Grid, Launch};
 pub use sass_expectation::SassExpectation;
 pub use table::Table;
 pub use table_checks::{assert_program_fits, assert_references_fit};
 
-/// How a buffer's contents are drawn before each run. Never zeros: zeros hide unwritten outputs
-/// and wrong indexing (see the device README's METHOD.md, "Correct first").
+/// How a buffer's contents are drawn before each run, in the buffer's element type
+/// ([`Param::elem`]). Never zeros: zeros hide unwritten outputs and wrong indexing (see the device
+/// README's METHOD.md, "Correct first").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Init {
-    /// `f32` uniform in `[lo, hi)`.
+    /// Uniform in `[lo, hi)`: drawn as `f32` (`f64` for an `f64` buffer) and rounded to the
+    /// buffer's floating-point type ([`HostData::rounded`]); for an integer type, the integers
+    /// of `[ceil(lo), hi)` (at least `ceil(lo)`), clamped to the type's range.
     Uniform {
         /// Lower bound, inclusive.
         lo: f32,
         /// Upper bound, exclusive.
         hi: f32,
     },
-    /// `u32` random permutation of `0..len`.
+    /// A random permutation of `0..len`, in an `i32` or `u32` buffer.
     Permutation,
-    /// `u32` words of 4 random bytes each (a byte stream of `4 x len` bytes): each byte is
-    /// [`HOT_BYTE`] with probability `hot`, otherwise uniform over 0..=255 (`hot: 0.0` gives
-    /// uniform bytes; the histogram family's skewed data uses 0.9).
+    /// A byte stream: in a `u32` buffer, words of 4 random bytes each (`4 x len` bytes), in a `u8`
+    /// buffer one byte each. Each byte is [`HOT_BYTE`] with probability `hot`, otherwise uniform
+    /// over 0..=255 (`hot: 0.0` gives uniform bytes; the histogram family's skewed data uses 0.9).
     Bytes {
         /// Probability that a byte is [`HOT_BYTE`], in [0, 1].
         hot: f32,
@@ -50,65 +55,67 @@ pub enum Init {
 /// The byte value that [`Init::Bytes`] over-represents.
 pub const HOT_BYTE: u8 = 42;
 
-/// Element type of a buffer that is zeroed rather than drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Elem {
-    /// `float`.
-    F32,
-    /// `unsigned int`.
-    U32,
-}
-
 /// One kernel parameter, in the kernel's parameter order.
 ///
-/// Buffers hold `len` elements; the kernel receives the address of element `offset` (so
-/// `offset: 1` passes a base that is 4 bytes past a 256-byte-aligned allocation). The CPU reference
-/// sees and returns whole buffers, offset elements included.
+/// Buffers hold `len` elements of their element type `elem` ([`Elem`]); the kernel receives the
+/// address of element `offset` (so `offset: 1` of an `f32` buffer passes a base that is 4 bytes
+/// past a 256-byte-aligned allocation). The CPU reference sees and returns whole buffers, offset
+/// elements included. Outputs start as 0xFF bytes ([`HostData::poisoned`]: NaN in every
+/// floating-point type, -1 or the maximum in an integer type).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
     /// Read-only input, freshly drawn for every run.
     In {
         /// How its contents are drawn.
         init: Init,
+        /// Element type.
+        elem: Elem,
         /// Elements allocated.
         len: usize,
         /// Elements skipped before the pointer the kernel gets.
         offset: usize,
     },
-    /// Output, `f32`, poisoned with NaN (bytes 0xFF) before the checked launch and compared whole.
+    /// Output, poisoned before the checked launch and compared whole.
     Out {
+        /// Element type.
+        elem: Elem,
         /// Elements allocated.
         len: usize,
     },
-    /// Input that the kernel updates in place (`y` of SAXPY), `f32`; compared whole afterwards.
+    /// Input that the kernel updates in place (`y` of SAXPY); compared whole afterwards.
     InOut {
         /// How its initial contents are drawn.
         init: Init,
+        /// Element type.
+        elem: Elem,
         /// Elements allocated.
         len: usize,
         /// Elements skipped before the pointer the kernel gets.
         offset: usize,
     },
     /// Output zeroed before every run of the program, inside the timed region (histogram bins,
-    /// an `atomicAdd` accumulator: clearing them is part of the work); compared whole, `u32`
-    /// exactly.
+    /// an `atomicAdd` accumulator: clearing them is part of the work); compared whole.
     Zeroed {
         /// Elements allocated.
         len: usize,
         /// Element type.
         elem: Elem,
     },
-    /// Device scratch (`f32`): poisoned once, never compared (a two-pass reduction's partials).
+    /// Device scratch: poisoned once, never compared (a two-pass reduction's partials).
     Scratch {
+        /// Element type.
+        elem: Elem,
         /// Elements allocated.
         len: usize,
     },
-    /// A host buffer of `f32`, pageable (`Vec`) or pinned (`cuMemHostAlloc`): a source drawn from
-    /// `init`, or with `init: None` a destination poisoned with NaN and compared whole. Only
+    /// A host buffer, pageable (`Vec`) or pinned (`cuMemHostAlloc`): a source drawn from
+    /// `init`, or with `init: None` a destination poisoned and compared whole. Only
     /// [`Step::Copy`] touches it; a kernel cannot take it as an argument.
     Host {
         /// How a source is drawn; `None` for a destination.
         init: Option<Init>,
+        /// Element type.
+        elem: Elem,
         /// Elements.
         len: usize,
         /// Page-locked memory (`true`) or an ordinary `Vec` (`false`).
@@ -118,22 +125,59 @@ pub enum Param {
     I32(i32),
     /// A `float` by value.
     F32(f32),
+    /// An `unsigned long long` (or `size_t`, 64-bit on every CUDA platform) by value.
+    U64(u64),
 }
 
 impl Param {
-    /// A read-only `f32` input of `len` elements, uniform in [-1, 1).
+    /// A read-only `f32` input of `len` elements, uniform in [-1, 1) ([`Param::of`] gives it
+    /// another type).
     pub fn input(len: usize) -> Param {
-        Param::In { init: Init::Uniform { lo: -1.0, hi: 1.0 }, len, offset: 0 }
+        Param::In { init: Init::Uniform { lo: -1.0, hi: 1.0 }, elem: Elem::F32, len, offset: 0 }
     }
 
-    /// A poisoned `f32` output of `len` elements.
+    /// A poisoned `f32` output of `len` elements ([`Param::of`] gives it another type).
     pub fn output(len: usize) -> Param {
-        Param::Out { len }
+        Param::Out { elem: Elem::F32, len }
     }
 
     /// A `u32` output of `len` elements zeroed before every run (histogram bins).
     pub fn counts(len: usize) -> Param {
         Param::Zeroed { len, elem: Elem::U32 }
+    }
+
+    /// This buffer with element type `elem`; a scalar unchanged.
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::case::{Elem, Param};
+    /// let out = Param::output(1024).of(Elem::F16);
+    /// assert_eq!(out, Param::Out { elem: Elem::F16, len: 1024 });
+    /// ```
+    pub fn of(mut self, elem: Elem) -> Param {
+        match &mut self {
+            Param::In { elem: e, .. }
+            | Param::Out { elem: e, .. }
+            | Param::InOut { elem: e, .. }
+            | Param::Zeroed { elem: e, .. }
+            | Param::Scratch { elem: e, .. }
+            | Param::Host { elem: e, .. } => *e = elem,
+            Param::I32(_) | Param::F32(_) | Param::U64(_) => {}
+        }
+        self
+    }
+
+    /// The element type of a buffer; `None` for a scalar.
+    pub fn elem(&self) -> Option<Elem> {
+        match *self {
+            Param::In { elem, .. }
+            | Param::Out { elem, .. }
+            | Param::InOut { elem, .. }
+            | Param::Zeroed { elem, .. }
+            | Param::Scratch { elem, .. }
+            | Param::Host { elem, .. } => Some(elem),
+            Param::I32(_) | Param::F32(_) | Param::U64(_) => None,
+        }
     }
 
     /// True for the buffers that the check compares (outputs, in-place buffers, zeroed outputs and
@@ -144,20 +188,25 @@ impl Param {
 
     /// True for buffer parameters (anything with host data: device buffers and host buffers).
     pub fn is_buffer(&self) -> bool {
-        !matches!(self, Param::I32(_) | Param::F32(_))
+        self.elem().is_some()
     }
 
     /// Elements of a buffer parameter; 0 for a scalar.
     pub fn elements(&self) -> usize {
         match *self {
             Param::In { len, .. }
-            | Param::Out { len }
+            | Param::Out { len, .. }
             | Param::InOut { len, .. }
             | Param::Zeroed { len, .. }
-            | Param::Scratch { len }
+            | Param::Scratch { len, .. }
             | Param::Host { len, .. } => len,
-            Param::I32(_) | Param::F32(_) => 0,
+            Param::I32(_) | Param::F32(_) | Param::U64(_) => 0,
         }
+    }
+
+    /// Bytes of a buffer parameter (elements x [`Elem::size`]); 0 for a scalar.
+    pub fn bytes(&self) -> usize {
+        self.elem().map_or(0, |e| e.size() * self.elements())
     }
 
     /// Elements skipped before the pointer a kernel gets when the parameter is passed whole.
@@ -185,6 +234,8 @@ pub enum Arg {
     I32(i32),
     /// A `float` by value.
     F32(f32),
+    /// An `unsigned long long` (`size_t`) by value.
+    U64(u64),
 }
 
 /// One step of a case's program, enqueued in order; steps on different streams overlap unless
@@ -280,8 +331,12 @@ pub struct Case {
     /// ([`Case::reference_shared`]): their inputs are then drawn from a seed of the family and size,
     /// so the reference is computed once for all of them ([`crate::inputs`]).
     pub shares_inputs: bool,
-    /// Allowed difference from the reference.
+    /// Allowed difference from the reference, for every compared buffer without one of its own.
     pub tolerance: Tolerance,
+    /// Tolerances of single buffers, by parameter index ([`Case::tolerance_of`]): a case whose
+    /// outputs have different scales or types (a layer norm's output, mean and reciprocal
+    /// standard deviation) gives each its own.
+    pub tolerances: Vec<(usize, Tolerance)>,
     /// Fewest bytes the kernel must move through device memory: each input read once and each
     /// output written once (METHOD.md, "Two numbers first"). Effective bandwidth = bytes / time.
     pub bytes: u64,
@@ -348,6 +403,7 @@ impl Case {
             reference: Arc::new(|_| Vec::new()),
             shares_inputs: false,
             tolerance: Tolerance::EXACT,
+            tolerances: Vec::new(),
             bytes: 0,
             flops: 0,
             bound: None,
@@ -414,7 +470,8 @@ impl Case {
         self
     }
 
-    /// Sets the CPU reference of `f32` outputs: one `Vec<f32>` per compared buffer.
+    /// Sets the CPU reference of `f32` outputs: one `Vec<f32>` per compared buffer (an output of a
+    /// floating-point type other than `f32` is compared with these values too, [`Reference`]).
     pub fn reference(self, f: impl Fn(&[HostData]) -> Vec<Vec<f32>> + Send + Sync + 'static) -> Case {
         self.reference_data(move |b| f(b).into_iter().map(HostData::F32).collect())
     }
@@ -519,10 +576,52 @@ impl Case {
         self.steps.iter().map(Step::stream).max().map_or(1, |s| s + 1)
     }
 
-    /// Sets the tolerance.
+    /// Sets the tolerance of every compared floating-point buffer that has none of its own
+    /// (integer buffers compare exactly unless given one: [`Case::tolerance_for`]).
     pub fn tolerance(mut self, tolerance: Tolerance) -> Case {
         self.tolerance = tolerance;
         self
+    }
+
+    /// Sets the tolerance of the compared buffer at parameter index `slot` alone (a later call
+    /// for the same slot replaces the earlier).
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::case::{Case, Elem, Param, Tolerance};
+    /// # const K: kernelgate::Kernel = kernelgate::Kernel { file: "norm.cu", entry: "layernorm" };
+    /// // out (bf16, one rounding), mean and rstd (f32, a sum of 768 terms).
+    /// let case = Case::new("norm", "plain", "768", K)
+    ///     .params([Param::input(768).of(Elem::BF16), Param::output(768).of(Elem::BF16), Param::output(1), Param::output(1)])
+    ///     .tolerance(Tolerance::summation(768))
+    ///     .tolerance_of(1, Tolerance::ulps(2));
+    /// assert_eq!(case.tolerance_for(1), Tolerance::ulps(2));
+    /// assert_eq!(case.tolerance_for(2), Tolerance::summation(768));
+    /// ```
+    ///
+    /// # Panics
+    /// When `slot` is not a compared buffer of the case (set the parameters first).
+    pub fn tolerance_of(mut self, slot: usize, tolerance: Tolerance) -> Case {
+        assert!(
+            self.params.get(slot).is_some_and(Param::is_compared),
+            "{}: tolerance_of({slot}): parameter {slot} is not a compared buffer (set .params(..) first)",
+            self.name()
+        );
+        self.tolerances.retain(|(s, _)| *s != slot);
+        self.tolerances.push((slot, tolerance));
+        self
+    }
+
+    /// The tolerance of the compared buffer at parameter index `slot`: its own
+    /// ([`Case::tolerance_of`]); else [`Tolerance::EXACT`] for an integer buffer (counts, indices,
+    /// quantized values are exact unless a buffer says otherwise) and the case's for a
+    /// floating-point one.
+    pub fn tolerance_for(&self, slot: usize) -> Tolerance {
+        match self.tolerances.iter().find(|(s, _)| *s == slot) {
+            Some((_, own)) => *own,
+            None if self.params.get(slot).and_then(Param::elem).is_some_and(|e| !e.is_float()) => Tolerance::EXACT,
+            None => self.tolerance,
+        }
     }
 
     /// Sets the bytes the kernel must move.

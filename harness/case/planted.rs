@@ -16,7 +16,7 @@
 //! | `too_fast` | a correct copy declaring 10x the bytes it moves | the physics guard ([`crate::guard`]): `invalid` |
 //! | `wrong_later` | right on its module's first launch, +1 on every later one (a `__device__` block counter) | the re-check after timing ([`crate::recheck`]) |
 
-use crate::case::{Arg, Case, HostData, Init, Launch, Param, Step};
+use crate::case::{Arg, Case, HostData, Launch, Param, Step};
 use crate::source::own_k::planted as kp;
 
 /// Elements of each case's output: 4096 floats, 16 blocks of [`BLOCK`].
@@ -43,7 +43,7 @@ pub fn cases() -> Vec<Case> {
 /// the 8n bytes it moves.
 pub fn too_fast(n: usize) -> Case {
     Case::program("planted", "too_fast", n.to_string())
-        .params([Param::input(n), Param::Out { len: n }])
+        .params([Param::input(n), Param::output(n)])
         .step(Step::Launch {
             kernel: kp::too_fast_copy,
             launch: Launch::linear(n, BLOCK),
@@ -96,7 +96,7 @@ fn sized(n: usize) -> Vec<Case> {
     // x (slot 0), out (slot 1), n (slot 2): out = f(x).
     let unary = |variant: &str, kernel, f: fn(&[f32]) -> Vec<f32>| {
         Case::program("planted", variant, size.clone())
-            .params([Param::input(n), Param::Out { len: n }])
+            .params([Param::input(n), Param::output(n)])
             .step(Step::Launch { kernel, launch, args: vec![Arg::Slot(0), Arg::Slot(1), Arg::I32(n_i32)], stream: 0 })
             .reference(move |b: &[HostData]| vec![f(b[0].f32())])
             .bytes((8 * n) as u64)
@@ -112,7 +112,7 @@ fn sized(n: usize) -> Vec<Case> {
             debug_assert!(n.is_multiple_of(BLOCK as usize) && n > TAIL, "the tail falls in the last block");
             let n = n - TAIL;
             Case::program("planted", "uninit_shared", n.to_string())
-                .params([Param::input(n), Param::Out { len: n.div_ceil(BLOCK as usize) }])
+                .params([Param::input(n), Param::output(n.div_ceil(BLOCK as usize))])
                 .step(Step::Launch {
                     kernel: kp::uninit_shared,
                     launch: Launch::linear(n, BLOCK),
@@ -123,7 +123,7 @@ fn sized(n: usize) -> Vec<Case> {
                 .bytes((4 * n + 4 * n.div_ceil(BLOCK as usize)) as u64)
         },
         Case::program("planted", "misaligned_load", size.clone())
-            .params([Param::input(4 * n + 4), Param::Out { len: n }])
+            .params([Param::input(4 * n + 4), Param::output(n)])
             .step(Step::Launch {
                 kernel: kp::misaligned_float4,
                 launch,
@@ -133,7 +133,7 @@ fn sized(n: usize) -> Vec<Case> {
             .reference(move |b: &[HostData]| vec![shifted_quads(b[0].f32(), n)])
             .bytes((20 * n) as u64),
         Case::program("planted", "illegal_address", size.clone())
-            .params([Param::input(n), Param::Out { len: n }])
+            .params([Param::input(n), Param::output(n)])
             .step(Step::Launch {
                 kernel: kp::illegal_address,
                 launch,
@@ -143,11 +143,7 @@ fn sized(n: usize) -> Vec<Case> {
             .reference(|b: &[HostData]| vec![b[0].f32().to_vec()])
             .bytes((8 * n) as u64),
         Case::program("planted", "hang", size)
-            .params([
-                Param::In { init: Init::Uniform { lo: -1.0, hi: 1.0 }, len: 1, offset: 0 },
-                Param::input(n),
-                Param::Out { len: n },
-            ])
+            .params([Param::input(1), Param::input(n), Param::output(n)])
             .step(Step::Launch {
                 kernel: kp::spin_forever,
                 launch,

@@ -43,6 +43,15 @@ pub fn assert_program_fits(c: &Case) {
     use crate::case::{Arg, Param, Step};
     let name = c.name();
     let device = |i: usize| matches!(c.params.get(i), Some(p) if p.is_buffer() && !matches!(p, Param::Host { .. }));
+    for (i, p) in c.params.iter().enumerate() {
+        if let Param::In { init, elem, .. }
+        | Param::InOut { init, elem, .. }
+        | Param::Host { init: Some(init), elem, .. } = *p
+            && let Some(why) = crate::inputs::unfit(init, elem)
+        {
+            panic!("{name}: parameter {i}: {why}");
+        }
+    }
     for step in &c.steps {
         match step {
             Step::Launch { args, kernel, .. } => {
@@ -60,7 +69,7 @@ pub fn assert_program_fits(c: &Case) {
                         Arg::At { slot, offset } => {
                             assert!(device(slot) && offset < c.params[slot].elements(), "{name}: argument {a:?}")
                         }
-                        Arg::I32(_) | Arg::F32(_) => {}
+                        Arg::I32(_) | Arg::F32(_) | Arg::U64(_) => {}
                     }
                 }
             }
@@ -71,12 +80,25 @@ pub fn assert_program_fits(c: &Case) {
                 }
                 let host = |i: &usize| matches!(c.params[*i], Param::Host { .. });
                 assert!(!(host(from) && host(to)), "{name}: host-to-host copy");
+                let (a, b) = (c.params[*from].elem(), c.params[*to].elem());
+                assert!(
+                    a == b,
+                    "{name}: copy {step:?} from a buffer of {} to one of {}: a copy moves bytes, so both slots hold one \
+                     element type; convert in a kernel",
+                    a.map_or("?", |e| e.name()),
+                    b.map_or("?", |e| e.name())
+                );
                 let pageable = |i: &usize| matches!(c.params[*i], Param::Host { pinned: false, .. });
                 assert!(!(c.graph && (pageable(from) || pageable(to))), "{name}: a graph copies pageable memory");
             }
             Step::Sgemm { a, b, c: out, m, n, k, alpha, beta } => {
                 for (slot, len) in [(a, m * k), (b, k * n), (out, m * n)] {
                     assert!(device(*slot) && c.params[*slot].elements() >= len, "{name}: cuBLAS operand {slot}");
+                    assert!(
+                        c.params[*slot].elem() == Some(crate::case::Elem::F32),
+                        "{name}: cuBLAS operand {slot} of cublasSgemm holds {:?}; SGEMM multiplies f32 buffers",
+                        c.params[*slot].elem()
+                    );
                 }
                 assert!(alpha.is_finite() && beta.is_finite(), "{name}: cuBLAS alpha {alpha}, beta {beta}: not finite");
                 assert!(
@@ -111,8 +133,31 @@ mod tests {
     }
 
     #[test]
+    fn a_draw_or_a_copy_that_does_not_fit_the_element_type_is_named() {
+        use crate::case::{Elem, Init, Step};
+        let panics = |c: Case| {
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_program_fits(&c))).unwrap_err();
+            err.downcast_ref::<String>().cloned().unwrap()
+        };
+        let perm = Param::In { init: Init::Permutation, elem: Elem::F16, len: 4, offset: 0 };
+        let msg = panics(
+            Case::new("t", "p", "4", crate::source::k::coalescing::copy_coalesced).params([perm, Param::output(4)]),
+        );
+        assert!(msg.starts_with("t/p/4: parameter 0: Permutation cannot fill a buffer of f16"), "{msg}");
+        let copy = Step::Copy { from: 0, from_offset: 0, to: 1, to_offset: 0, elems: 4, stream: 0 };
+        let msg =
+            panics(Case::program("t", "c", "4").params([Param::input(4), Param::output(4).of(Elem::BF16)]).step(copy));
+        assert!(msg.contains("from a buffer of f32 to one of bf16"), "{msg}");
+    }
+
+    #[test]
     fn a_cublas_step_that_reads_c_needs_an_in_place_c() {
-        let in_place = Param::InOut { init: crate::case::Init::Uniform { lo: -1.0, hi: 1.0 }, len: 4, offset: 0 };
+        let in_place = Param::InOut {
+            init: crate::case::Init::Uniform { lo: -1.0, hi: 1.0 },
+            elem: crate::case::Elem::F32,
+            len: 4,
+            offset: 0,
+        };
         assert_program_fits(&sgemm_case(in_place, 0.5));
         assert_program_fits(&sgemm_case(Param::output(4), 0.0));
         let err = std::panic::catch_unwind(|| assert_program_fits(&sgemm_case(Param::output(4), 0.5))).unwrap_err();

@@ -35,34 +35,77 @@ pub fn threads() -> usize {
 /// and not on how many threads drew it.
 const CHUNK: usize = 1 << 20;
 
-/// Draws a buffer's initial contents. Outputs, scratch and host destinations come back poisoned
-/// (NaN; `u32` all ones), as the GPU copy will be.
+/// Draws a buffer's initial contents, in its element type. Outputs, scratch and host destinations
+/// come back poisoned ([`HostData::poisoned`]: NaN in a floating-point type, all ones in an
+/// integer type), as the GPU copy will be.
 ///
 /// Deterministic in `seed`; different seeds give different data. Uniform inputs are drawn in
 /// parallel chunks ([`threads`]; a 2 GiB input takes well under a second on the runner's 16 cores).
+///
+/// # Panics
+/// When `init` cannot fill the buffer's type (a permutation in a float buffer, bytes in an `i32`
+/// buffer): [`crate::case::assert_program_fits`] names the case first.
 pub fn draw(param: &Param, seed: u64) -> Option<HostData> {
     match *param {
-        Param::Out { len } | Param::Scratch { len } | Param::Host { init: None, len, .. } => {
-            Some(HostData::F32(vec![f32::NAN; len]))
-        }
-        Param::Zeroed { len, elem: Elem::F32 } => Some(HostData::F32(vec![f32::NAN; len])),
-        Param::Zeroed { len, elem: Elem::U32 } => Some(HostData::U32(vec![u32::MAX; len])),
-        Param::In { init, len, .. } | Param::InOut { init, len, .. } | Param::Host { init: Some(init), len, .. } => {
-            Some(drawn(init, len, seed))
-        }
-        Param::I32(_) | Param::F32(_) => None,
+        Param::Out { elem, len }
+        | Param::Scratch { elem, len }
+        | Param::Zeroed { elem, len }
+        | Param::Host { init: None, elem, len, .. } => Some(HostData::poisoned(elem, len)),
+        Param::In { init, elem, len, .. }
+        | Param::InOut { init, elem, len, .. }
+        | Param::Host { init: Some(init), elem, len, .. } => Some(drawn(init, elem, len, seed)),
+        Param::I32(_) | Param::F32(_) | Param::U64(_) => None,
     }
 }
 
-fn drawn(init: Init, len: usize, seed: u64) -> HostData {
+/// Why `init` cannot fill a buffer of `elem`, when it cannot. Pure.
+pub fn unfit(init: Init, elem: Elem) -> Option<String> {
+    let fits = match init {
+        Init::Uniform { .. } => true,
+        Init::Permutation => matches!(elem, Elem::I32 | Elem::U32),
+        Init::Bytes { .. } => matches!(elem, Elem::U32 | Elem::U8),
+    };
+    (!fits).then(|| {
+        format!(
+            "{init:?} cannot fill a buffer of {elem}: a permutation needs an i32 or u32 buffer, a byte stream a u32 \
+             or u8 buffer; draw a {elem} buffer with Init::Uniform"
+        )
+    })
+}
+
+fn drawn(init: Init, elem: Elem, len: usize, seed: u64) -> HostData {
+    if let Some(why) = unfit(init, elem) {
+        panic!("{why}");
+    }
     match init {
-        Init::Uniform { lo, hi } => HostData::F32(uniform(len, lo, hi, seed)),
+        Init::Uniform { lo, hi } => match elem {
+            Elem::F32 => HostData::F32(uniform(len, lo, hi, seed)),
+            Elem::F64 => HostData::F64(uniform(len, f64::from(lo), f64::from(hi), seed)),
+            float if float.is_float() => {
+                HostData::rounded(float, uniform(len, lo, hi, seed).into_iter().map(f64::from))
+            }
+            // The integers of [ceil(lo), hi): floor of a uniform real in [ceil(lo), hi), kept at
+            // least ceil(lo).
+            int => {
+                let first = f64::from(lo).ceil();
+                let values = uniform(len, first, f64::from(hi).max(first + 1.0), seed);
+                HostData::rounded(int, values.into_iter().map(|x| x.floor().max(first)))
+            }
+        },
         Init::Permutation => {
             let mut v: Vec<u32> = (0..u32::try_from(len).expect("permutation fits u32")).collect();
             v.shuffle(&mut SmallRng::seed_from_u64(seed));
-            HostData::U32(v)
+            match elem {
+                Elem::I32 => HostData::I32(v.into_iter().map(|x| x as i32).collect()),
+                _ => HostData::U32(v),
+            }
         }
-        Init::Bytes { hot } => HostData::U32(bytes(len, hot, seed)),
+        Init::Bytes { hot } => match elem {
+            Elem::U8 => {
+                HostData::U8(bytes(len.div_ceil(4), hot, seed).iter().flat_map(|w| w.to_le_bytes()).take(len).collect())
+            }
+            _ => HostData::U32(bytes(len, hot, seed)),
+        },
     }
 }
 
@@ -89,15 +132,18 @@ fn bytes(len: usize, hot: f32, seed: u64) -> Vec<u32> {
     v
 }
 
-fn uniform(len: usize, lo: f32, hi: f32, seed: u64) -> Vec<f32> {
-    let mut v = vec![0.0f32; len];
-    let chunks: Vec<(usize, &mut [f32])> = v.chunks_mut(CHUNK).enumerate().collect();
+fn uniform<T>(len: usize, lo: T, hi: T, seed: u64) -> Vec<T>
+where
+    T: Copy + Default + Send + Sync + rand::distr::uniform::SampleUniform + PartialOrd,
+{
+    let mut v = vec![T::default(); len];
+    let chunks: Vec<(usize, &mut [T])> = v.chunks_mut(CHUNK).enumerate().collect();
     let per_thread = chunks.len().div_ceil(threads()).max(1);
     let mut chunks = chunks;
     std::thread::scope(|scope| {
         while !chunks.is_empty() {
             let take = per_thread.min(chunks.len());
-            let mine: Vec<(usize, &mut [f32])> = chunks.drain(..take).collect();
+            let mine: Vec<(usize, &mut [T])> = chunks.drain(..take).collect();
             scope.spawn(move || {
                 for (index, chunk) in mine {
                     let mut rng = SmallRng::seed_from_u64(mix(seed, index as u64));
@@ -139,6 +185,50 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_element_type_is_drawn_in_its_range_and_poisoned_with_its_nan_or_sentinel() {
+        let wide = Init::Uniform { lo: -2.0, hi: 3.0 };
+        for elem in Elem::ALL {
+            let p = Param::In { init: wide, elem, len: 4096, offset: 0 };
+            let v = draw(&p, 5).unwrap();
+            assert_eq!((v.elem(), v.len(), v.bytes()), (elem, 4096, 4096 * elem.size()), "{elem}");
+            let values = v.to_f64();
+            let (lo, hi) = if elem.is_float() {
+                (-2.0, 3.0)
+            } else if matches!(elem, Elem::U8 | Elem::U32) {
+                (0.0, 2.0)
+            } else {
+                (-2.0, 2.0)
+            };
+            assert!(values.iter().all(|x| (lo..=hi).contains(x)), "{elem}: {:?}", &values[..8]);
+            assert!(values.iter().any(|x| *x != values[0]), "{elem} varies");
+            assert_eq!(draw(&p, 5).unwrap(), v, "{elem}: deterministic in the seed");
+            let out = draw(&Param::output(3).of(elem), 5).unwrap();
+            assert!(out.as_bytes().iter().all(|b| *b == 0xFF), "{elem}");
+            let poison = out.to_f64();
+            if elem.is_float() {
+                assert!(poison.iter().all(|x| x.is_nan()), "{elem}: {poison:?}");
+            } else {
+                let sentinel = match elem {
+                    Elem::I8 | Elem::I32 => -1.0,
+                    Elem::U8 => 255.0,
+                    _ => f64::from(u32::MAX),
+                };
+                assert_eq!(poison, [sentinel; 3], "{elem}");
+            }
+        }
+        // f32 draws are those of before element types: the shipped suite's inputs are unchanged.
+        let f32s = draw(&Param::input(1000), 9).unwrap();
+        assert_eq!(f32s, HostData::F32(uniform(1000, -1.0f32, 1.0, 9)));
+        let bytes = draw(&Param::In { init: Init::Bytes { hot: 0.5 }, elem: Elem::U8, len: 10, offset: 0 }, 1).unwrap();
+        let words = draw(&Param::In { init: Init::Bytes { hot: 0.5 }, elem: Elem::U32, len: 3, offset: 0 }, 1).unwrap();
+        assert_eq!(bytes.u8(), &words.as_bytes()[..10], "one byte stream either way");
+        let perm = draw(&Param::In { init: Init::Permutation, elem: Elem::I32, len: 100, offset: 0 }, 1).unwrap();
+        let mut sorted = perm.i32().to_vec();
+        sorted.sort();
+        assert_eq!(sorted, (0..100).collect::<Vec<i32>>());
+    }
+
+    #[test]
     fn draws_are_fresh_nonzero_and_seeded() {
         let p = Param::input(3 * CHUNK + 17);
         let a = draw(&p, 1).unwrap();
@@ -155,7 +245,7 @@ mod tests {
 
     #[test]
     fn permutation_holds_every_index_once() {
-        let p = Param::In { init: Init::Permutation, len: 1000, offset: 0 };
+        let p = Param::In { init: Init::Permutation, elem: Elem::U32, len: 1000, offset: 0 };
         let mut v = draw(&p, 7).unwrap().u32().to_vec();
         assert_ne!(v, (0..1000).collect::<Vec<u32>>(), "shuffled");
         v.sort_unstable();
@@ -165,7 +255,8 @@ mod tests {
     #[test]
     fn byte_words_are_skewed_as_asked() {
         let count_hot = |hot: f32| {
-            let v = draw(&Param::In { init: Init::Bytes { hot }, len: 1 << 16, offset: 0 }, 3).unwrap();
+            let v =
+                draw(&Param::In { init: Init::Bytes { hot }, elem: Elem::U32, len: 1 << 16, offset: 0 }, 3).unwrap();
             let hits: usize = v.u32().iter().map(|w| w.to_le_bytes().iter().filter(|&&b| b == HOT_BYTE).count()).sum();
             hits as f64 / f64::from(1u32 << 18)
         };

@@ -113,7 +113,7 @@ pub fn output_elements(case: &Case) -> u64 {
     case.params
         .iter()
         .map(|p| match p {
-            Param::Out { len } | Param::Zeroed { len, .. } | Param::Host { init: None, len, .. } => *len as u64,
+            Param::Out { len, .. } | Param::Zeroed { len, .. } | Param::Host { init: None, len, .. } => *len as u64,
             Param::InOut { len, offset, .. } => (len - offset) as u64,
             _ => 0,
         })

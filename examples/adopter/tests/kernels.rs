@@ -1,7 +1,7 @@
 //! This project's kernel trials: `cargo test --release --test kernels` checks, times and gates
 //! every case on a GPU (and compiles every kernel file without one).
 
-use kernelgate::case::{Case, Launch, Param, Table, Tolerance};
+use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param, Table, Tolerance};
 
 kernelgate::kernels!(); // mod k (one module per file of gpu/), static BUILD
 
@@ -51,12 +51,73 @@ fn cases(_scale: f64) -> Vec<Case> {
             Case::new("rowmax", format!("b{block}"), format!("{ROWS}x{COLS}"), kernel)
                 .launch(Launch::grid2d([ROWS as u32, 1], [block, 1]))
                 .params([Param::input(ROWS * COLS), Param::output(ROWS), Param::I32(COLS as i32)])
-                .reference(|d| vec![d[0].f32().chunks(COLS).map(|r| r.iter().copied().fold(f32::NEG_INFINITY, f32::max)).collect()])
+                .reference(|d| {
+                    vec![d[0].f32().chunks(COLS).map(|r| r.iter().copied().fold(f32::NEG_INFINITY, f32::max)).collect()]
+                })
                 .tolerance(Tolerance::EXACT)
                 .bytes(4 * (ROWS * COLS + ROWS) as u64),
         );
     }
+    cases.extend(narrow_types());
     cases
+}
+
+/// The kernels of gpu/precision.cu: bfloat16, half and FP8 E4M3 buffers, references in f64.
+fn narrow_types() -> Vec<Case> {
+    const ROWS: usize = 4096;
+    const COLS: usize = 4096;
+    const EPS: f32 = 1e-6;
+    // Each row's 1 / rms and the normalized row, exactly (f64), from the bf16 inputs.
+    let rmsnorm = |d: &[HostData]| {
+        let (x, w) = (d[0].to_f64(), d[1].to_f64());
+        let mut y = Vec::with_capacity(ROWS * COLS);
+        let mut rstd = Vec::with_capacity(ROWS);
+        for row in x.chunks(COLS) {
+            let r = 1.0 / (row.iter().map(|v| v * v).sum::<f64>() / COLS as f64 + f64::from(EPS)).sqrt();
+            y.extend(row.iter().zip(&w).map(|(v, w)| v * r * w));
+            rstd.push(r);
+        }
+        vec![HostData::F64(y), HostData::F64(rstd)]
+    };
+    let silu = |d: &[HostData]| vec![HostData::F64(d[0].to_f64().iter().map(|x| x / (1.0 + (-x).exp())).collect())];
+    const SCALE: f32 = 600.0;
+    // The kernel's own product in f32, then FP8 with saturation: bit for bit what cvt does.
+    let quantize =
+        |d: &[HostData]| vec![HostData::rounded(Elem::E4M3, d[0].f32().iter().map(|x| f64::from(x * SCALE)))];
+    vec![
+        Case::new("precision", "rmsnorm_bf16", format!("{ROWS}x{COLS}"), k::precision::rmsnorm_bf16)
+            .launch(Launch::grid2d([ROWS as u32, 1], [256, 1]))
+            .params([
+                Param::input(ROWS * COLS).of(Elem::BF16),
+                Param::input(COLS).of(Elem::BF16),
+                Param::output(ROWS * COLS).of(Elem::BF16),
+                Param::output(ROWS),
+                Param::I32(COLS as i32),
+                Param::F32(EPS),
+            ])
+            .reference_data(rmsnorm)
+            // rstd: rsqrtf (2 ulp) of a float sum of 4096 squares; y: one rounding to bf16.
+            .tolerance(Tolerance::abs_rel(0.0, 1e-5))
+            .tolerance_of(2, Tolerance::ulps(1))
+            .bytes((2 * ROWS * COLS * 2 + 2 * COLS + 4 * ROWS) as u64)
+            .flops((4 * ROWS * COLS) as u64),
+        Case::new("precision", "silu_f16", "16M", k::precision::silu_f16)
+            .launch(Launch::linear(N, 256))
+            .params([
+                Param::In { init: Init::Uniform { lo: -8.0, hi: 8.0 }, elem: Elem::F16, len: N, offset: 0 },
+                Param::output(N).of(Elem::F16),
+                Param::I32(N as i32),
+            ])
+            .reference_data(silu)
+            .tolerance(Tolerance::ulps(1)) // computed in float, rounded once to half
+            .bytes(4 * N as u64),
+        Case::new("precision", "quantize_e4m3", "16M", k::precision::quantize_e4m3)
+            .launch(Launch::linear(N, 256))
+            .params([Param::input(N), Param::output(N).of(Elem::E4M3), Param::F32(SCALE), Param::I32(N as i32)])
+            .reference_data(quantize)
+            .tolerance(Tolerance::EXACT) // bit for bit
+            .bytes(5 * N as u64),
+    ]
 }
 
 kernelgate::main!(Table::new(cases, &BUILD));
