@@ -341,6 +341,11 @@ impl Gpu {
             hash.update(b"\0");
             hash.update(instance.as_bytes());
         }
+        // The file's NVRTC options make another module of the same text.
+        for option in crate::source::options_of(file) {
+            hash.update(b"\x01");
+            hash.update(option.as_bytes());
+        }
         let key: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
         let mut modules = self.modules.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(loaded) = modules.get(&key) {

@@ -45,7 +45,7 @@ pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
 pub fn function_of(gpu: &Gpu, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
     let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
     let loaded = gpu.module(file, source, instances, || {
-        let made = crate::compile::module_ptx(file, source, &gpu.arch, instances)?;
+        let made = crate::compile::module_ptx(file, source, &gpu.arch, instances, crate::source::options_of(file))?;
         Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);

@@ -12,6 +12,13 @@
 //! baselines = "baselines"          # one folder per GPU key, and <arch>/resources.csv
 //! history = ".kernelgate/history"  # the history stores each run is appended to
 //! out_dir = "target/kernelgate"    # runs/*.csv and the run's other files
+//!
+//! [nvrtc]                          # NVRTC options after kernelgate's, for every kernel file
+//! options = ["--use_fast_math"]    # one argument each: "-DNAME=VALUE", "--std=c++20", ...
+//! include = ["third_party/include"]  # --include-path folders, relative to this file's folder
+//!
+//! [nvrtc.files."layernorm.cu"]     # one kernel file (by name), after the options above
+//! options = ["-DBLOCK=256"]
 //! ```
 //!
 //! The variables override the file: `KERNELGATE_BASELINES`, `KERNELGATE_HISTORY` (a folder, or
@@ -39,6 +46,37 @@ pub struct Settings {
     pub history: Option<PathBuf>,
     /// `out_dir`: where run files go.
     pub out_dir: Option<PathBuf>,
+    /// `[nvrtc]`: the project's NVRTC options.
+    pub nvrtc: Option<Nvrtc>,
+}
+
+/// `[nvrtc]` of `kernelgate.toml`: NVRTC options for every kernel file, and per file.
+#[derive(Debug, Default, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nvrtc {
+    /// `options`: NVRTC options, one argument each ([`crate::compile::refused_option`] says which
+    /// are refused).
+    #[serde(default)]
+    pub options: Vec<String>,
+    /// `include`: header folders, relative to the project root (`--include-path`), searched before
+    /// the toolkit's ([`crate::compile::include_dirs`]).
+    #[serde(default)]
+    pub include: Vec<PathBuf>,
+    /// `[nvrtc.files."name.cu"]`: options and folders for one kernel file, after those above.
+    #[serde(default)]
+    pub files: std::collections::BTreeMap<String, NvrtcFile>,
+}
+
+/// `[nvrtc.files."name.cu"]`: one kernel file's own options and header folders.
+#[derive(Debug, Default, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NvrtcFile {
+    /// `options`, as [`Nvrtc::options`].
+    #[serde(default)]
+    pub options: Vec<String>,
+    /// `include`, as [`Nvrtc::include`].
+    #[serde(default)]
+    pub include: Vec<PathBuf>,
 }
 
 /// `kernels = "one"` or `kernels = ["one", "two"]`.
@@ -71,6 +109,17 @@ impl Settings {
             let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
             Error::Project { path: path.into(), line, message: e.message().trim_end().to_string() }
         })?;
+        if let Some(nvrtc) = &settings.nvrtc {
+            let named = nvrtc.options.iter().chain(nvrtc.files.values().flat_map(|f| &f.options));
+            for option in named {
+                if let Some(why) = crate::compile::refused_option(option) {
+                    // The line that names the option, for the message.
+                    let quoted = format!("{option:?}");
+                    let line = text.lines().position(|l| l.contains(&quoted)).map(|i| i + 1);
+                    return Err(Error::Project { path: path.into(), line, message: format!("[nvrtc] option {why}") });
+                }
+            }
+        }
         if matches!(&settings.kernels, Some(Folders::Several(list)) if list.is_empty()) {
             let line = text.lines().position(|l| l.trim_start().starts_with("kernels")).map(|i| i + 1);
             return Err(Error::Project {
@@ -114,6 +163,8 @@ pub struct Project {
     /// Whether `history` was named (by `KERNELGATE_HISTORY` or the file) rather than defaulted:
     /// a named folder must exist or be creatable, the default is made quietly.
     pub history_named: bool,
+    /// `[nvrtc]` as written (empty without one): [`Project::nvrtc_options`] gives a file's.
+    pub nvrtc: Nvrtc,
 }
 
 impl Project {
@@ -175,9 +226,58 @@ impl Project {
                 .out_dir
                 .clone()
                 .unwrap_or_else(|| at(settings.out_dir.unwrap_or_else(|| PathBuf::from("target/kernelgate")))),
+            nvrtc: settings.nvrtc.unwrap_or_default(),
             file,
             root: root.to_path_buf(),
         }
+    }
+
+    /// The NVRTC options of the kernel file named `file` (`layernorm.cu`), after kernelgate's own
+    /// ([`crate::compile::options_for`]): `[nvrtc]`'s `options`, then its `include` folders as
+    /// `--include-path=<root>/<folder>`, then the same of `[nvrtc.files."<file>"]`. Empty without
+    /// `[nvrtc]`.
+    ///
+    /// # Errors
+    /// [`Error::Project`] naming `kernelgate.toml` and the folder when an include folder is not a
+    /// folder.
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::project::{Project, Settings};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir(dir.path().join("include")).unwrap();
+    /// let text = "[nvrtc]\noptions = [\"--use_fast_math\"]\n[nvrtc.files.\"norm.cu\"]\noptions = [\"-DBLOCK=256\"]\ninclude = [\"include\"]\n";
+    /// let settings = Settings::parse(text, "kernelgate.toml".as_ref()).unwrap();
+    /// let project = Project::new(dir.path(), None, settings, &kernelgate::config::Config::default());
+    /// let include = format!("--include-path={}", dir.path().join("include").display());
+    /// assert_eq!(project.nvrtc_options("norm.cu").unwrap(), ["--use_fast_math", "-DBLOCK=256", include.as_str()]);
+    /// assert_eq!(project.nvrtc_options("other.cu").unwrap(), ["--use_fast_math"]);
+    /// ```
+    pub fn nvrtc_options(&self, file: &str) -> Result<Vec<String>> {
+        let own = self.nvrtc.files.get(file);
+        let mut options = Vec::new();
+        for (list, folders) in
+            [(&self.nvrtc.options, &self.nvrtc.include)].into_iter().chain(own.map(|f| (&f.options, &f.include)))
+        {
+            options.extend(list.iter().cloned());
+            for folder in folders {
+                let at = self.root.join(folder);
+                if !at.is_dir() {
+                    return Err(Error::Project {
+                        path: self.file.clone().unwrap_or_else(|| self.root.join(FILE)),
+                        line: None,
+                        message: format!(
+                            "[nvrtc] include names {}, which is not a folder ({}); name a folder of header files, \
+                             relative to the project root",
+                            folder.display(),
+                            at.display()
+                        ),
+                    });
+                }
+                options.push(format!("--include-path={}", at.display()));
+            }
+        }
+        Ok(options)
     }
 
     /// The project of the current folder ([`Project::discover`]) with this process's variables
@@ -248,6 +348,39 @@ mod tests {
         assert!(e.starts_with("kernelgate.toml:"), "{e}");
         let e = parse("out_dir = \"o\"\nkernels = []\n").unwrap_err().to_string();
         assert!(e.starts_with("kernelgate.toml:2: kernels names no folder"), "{e}");
+    }
+
+    #[test]
+    fn nvrtc_options_are_read_per_project_and_file_and_a_bad_one_is_named_with_its_line() {
+        let s = parse("[nvrtc]\noptions = [\"--use_fast_math\"]\n\n[nvrtc.files.\"a.cu\"]\noptions = [\"-DB=2\"]\n")
+            .unwrap();
+        let nvrtc = s.nvrtc.clone().unwrap();
+        assert_eq!(
+            (nvrtc.options.as_slice(), nvrtc.files["a.cu"].options.as_slice()),
+            (&["--use_fast_math".to_string()][..], &["-DB=2".to_string()][..])
+        );
+        let p = Project::new(Path::new("/repo"), None, s, &Config::default());
+        assert_eq!(p.nvrtc_options("a.cu").unwrap(), ["--use_fast_math", "-DB=2"]);
+        assert_eq!(p.nvrtc_options("b.cu").unwrap(), ["--use_fast_math"]);
+        assert!(
+            Project::new(Path::new("/repo"), None, Settings::default(), &Config::default())
+                .nvrtc_options("a.cu")
+                .unwrap()
+                .is_empty()
+        );
+        let e = parse("kernels = \"k\"\n[nvrtc]\noptions = [\"--use_fast_math\",\n  \"-D BLOCK=256\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("kernelgate.toml:4: [nvrtc] option \"-D BLOCK=256\" holds white space"), "{e}");
+        let e = parse("[nvrtc.files.\"a.cu\"]\noptions = [\"-arch=sm_90a\"]\n").unwrap_err().to_string();
+        assert!(e.starts_with("kernelgate.toml:2: [nvrtc] option \"-arch=sm_90a\" sets the architecture"), "{e}");
+        let e = parse("[nvrtc]\nflags = []\n").unwrap_err().to_string();
+        assert!(e.starts_with("kernelgate.toml:2: unknown field `flags`"), "{e}");
+        let s = parse("[nvrtc]\ninclude = [\"missing\"]\n").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let p = Project::new(dir.path(), Some(dir.path().join(FILE)), s, &Config::default());
+        let e = p.nvrtc_options("a.cu").unwrap_err().to_string();
+        assert!(e.contains("kernelgate.toml: [nvrtc] include names missing, which is not a folder"), "{e}");
     }
 
     #[test]

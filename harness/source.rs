@@ -38,6 +38,11 @@ pub struct KernelSource {
     /// The kernel templates at global scope ([`crate::entry_scan::template_kernels`]), in source
     /// order: compiled only as the instances the cases name ([`KernelTemplate::with`]).
     pub templates: &'static [&'static str],
+    /// The project's own NVRTC options for this file, after kernelgate's
+    /// ([`crate::project::Project::nvrtc_options`]: `[nvrtc]` of `kernelgate.toml`, include
+    /// folders as `--include-path=<absolute folder>`); empty for the library's own files and a file
+    /// `kernelgate compile` read outside a project.
+    pub options: &'static [&'static str],
 }
 
 impl KernelSource {
@@ -78,7 +83,14 @@ impl KernelSource {
             sha256: sha256.leak(),
             entries,
             templates,
+            options: &[],
         }
+    }
+
+    /// This file with the NVRTC options `options` of its own (leaked, as the rest).
+    pub fn with_options(mut self, options: Vec<String>) -> KernelSource {
+        self.options = options.into_iter().map(|o| &*o.leak()).collect::<Vec<_>>().leak();
+        self
     }
 
     /// Whether this is one of the library's own files ([`own`]), not the project's.
@@ -130,17 +142,19 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
 }
 
 /// Every kernel file of the project's kernel folders ([`Project::kernels`], each read with
-/// [`read_folder`]) and the library's own ([`own`]), sorted by file name: a file name names one kernel file of the project (the
-/// case table's constants and the tables' rows name files so), so two folders may not hold files
-/// of one name.
+/// [`read_folder`], each with its NVRTC options, [`Project::nvrtc_options`]) and the library's own
+/// ([`own`]), sorted by file name: a file name names one kernel file of the project (the case
+/// table's constants and the tables' rows name files so), so two folders may not hold files of one
+/// name.
 ///
 /// # Errors
-/// [`read_folder`]'s; [`Error::Kernels`] naming both files when two folders hold one file name, or
-/// naming the file when it has the name of one of the library's own.
+/// [`read_folder`]'s; [`Project::nvrtc_options`]'s; [`Error::Kernels`] naming both files when two
+/// folders hold one file name, or naming the file when it has the name of one of the library's own.
 pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
     let mut all: Vec<KernelSource> = own().to_vec();
     for folder in &project.kernels {
         for source in read_folder(folder, &project.shown(folder))? {
+            let source = source.with_options(project.nvrtc_options(source.file)?);
             if let Some(first) = all.iter().find(|s| s.file == source.file) {
                 if first.is_own() {
                     return Err(Error::Kernels {
@@ -162,6 +176,17 @@ pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
             }
             all.push(source);
         }
+    }
+    if let Some(unknown) = project.nvrtc.files.keys().find(|f| !all.iter().any(|s| s.file == f.as_str() && !s.is_own()))
+    {
+        return Err(Error::Project {
+            path: project.file.clone().unwrap_or_else(|| project.root.join(crate::project::FILE)),
+            line: None,
+            message: format!(
+                "[nvrtc.files.\"{unknown}\"] names no kernel file of the kernel folders; name a file as its folder \
+                 holds it (\"layernorm.cu\"), or remove the table"
+            ),
+        });
     }
     all.sort_by_key(|s| s.file);
     Ok(all)
@@ -473,6 +498,14 @@ pub fn shown(file: &str) -> String {
     }
 }
 
+/// The NVRTC options of the project's file named `file` as the run read it
+/// ([`KernelSource::options`]); none where no file of the run has that name or nothing was read.
+/// A same-run A/B compiles the other revision's text of the file with these too: the working
+/// tree's `kernelgate.toml`, not the revision's.
+pub fn options_of(file: &str) -> &'static [&'static str] {
+    loaded().ok().and_then(|all| all.iter().find(|s| s.file == file)).map_or(&[], |s| s.options)
+}
+
 /// Looks up one of the suite's files by name (`"transpose.cu"`, [`sources`]); `None` if there is
 /// no such file.
 ///
@@ -617,6 +650,31 @@ mod tests {
         std::fs::write(dir.path().join("src/cuda/planted.cu"), kernel("p")).unwrap();
         let err = read_project(&project).unwrap_err().to_string();
         assert!(err.starts_with("src/cuda/planted.cu: has the name of one of kernelgate's own kernel files"), "{err}");
+    }
+
+    #[test]
+    fn a_file_carries_the_projects_nvrtc_options_and_an_unknown_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
+        std::fs::create_dir_all(dir.path().join("third_party")).unwrap();
+        for name in ["a", "b"] {
+            let text = format!("extern \"C\" __global__ void {name}(float* x) {{ x[0] = 1; }}\n");
+            std::fs::write(dir.path().join(format!("kernels/{name}.cu")), text).unwrap();
+        }
+        let text = "[nvrtc]\noptions = [\"--use_fast_math\"]\n[nvrtc.files.\"b.cu\"]\noptions = [\"-DB=1\"]\ninclude = [\"third_party\"]\n";
+        let settings = crate::project::Settings::parse(text, "t".as_ref()).unwrap();
+        let project = Project::new(dir.path(), None, settings, &crate::config::Config::default());
+        let read = read_project(&project).unwrap();
+        let options = |file: &str| read.iter().find(|s| s.file == file).unwrap().options.to_vec();
+        assert_eq!(options("a.cu"), ["--use_fast_math"]);
+        let include = format!("--include-path={}", dir.path().join("third_party").display());
+        assert_eq!(options("b.cu"), ["--use_fast_math", "-DB=1", include.as_str()]);
+        assert!(options("planted.cu").is_empty(), "the library's own files keep kernelgate's options");
+        let text = "[nvrtc.files.\"c.cu\"]\noptions = [\"-DC=1\"]\n";
+        let settings = crate::project::Settings::parse(text, "t".as_ref()).unwrap();
+        let project = Project::new(dir.path(), None, settings, &crate::config::Config::default());
+        let err = read_project(&project).unwrap_err().to_string();
+        assert!(err.contains("[nvrtc.files.\"c.cu\"] names no kernel file of the kernel folders"), "{err}");
     }
 
     #[test]

@@ -175,7 +175,13 @@ const RULES: &[(&str, Rule)] = &[
     ("compute-sanitizer *", skip(Why::Gpu, "the sanitizer's child on the GPU")),
     ("nvidia-smi *", skip(Why::Gpu, "locks a GPU's clocks")),
     // Scripts.
-    ("scripts/get-nvrtc", skip(Why::Network, "downloads NVRTC, nvdisasm and CCCL from PyPI; .ci/run runs it first")),
+    (
+        "scripts/get-nvrtc",
+        skip(
+            Why::Network,
+            "downloads NVRTC, nvdisasm, the toolkit's headers and CCCL from PyPI; .ci/run runs it first",
+        ),
+    ),
     ("scripts/stage", skip(Why::Slow, "builds the suite and the CLI in release and copies them into .gpu/bin")),
     ("scripts/nightly*", skip(Why::Gpu, "the nightly gate on a GPU runner")),
     ("scripts/gpu-suite *", skip(Why::Gpu, "runs the staged suite on a runner")),

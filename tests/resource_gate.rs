@@ -39,6 +39,7 @@ fn source(n: u32, bounds: &str) -> KernelSource {
         sha256: "",
         entries: &["accumulate"],
         templates: &[],
+        options: &[],
     }
 }
 

@@ -24,12 +24,20 @@ fn source(vectorized: bool) -> KernelSource {
          { int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
            if (i < n4) { for (int j = 0; j < 4; ++j) out[4 * i + j] = in[4 * i + j]; } }\n"
     };
-    KernelSource { file: FILE, path: "kernels/copy.cu", source: text, sha256: "", entries: &["copy"], templates: &[] }
+    KernelSource {
+        file: FILE,
+        path: "kernels/copy.cu",
+        source: text,
+        sha256: "",
+        entries: &["copy"],
+        templates: &[],
+        options: &[],
+    }
 }
 
 fn check(source: &KernelSource, baselines: &Path, bless: bool, declared: &[Declared]) -> Checked {
     let compiled =
-        compile::compile_with_log(source.file, source.source, "sm_90", &[]).expect("NVRTC compiles the file");
+        compile::compile_with_log(source.file, source.source, "sm_90", &[], &[]).expect("NVRTC compiles the file");
     let (major, minor) = compile::nvrtc_version().unwrap();
     let trial =
         FileTrial { source, arch: "sm_90", baselines, bless, files: &[FILE], declared, lowered: &compiled.lowered };
@@ -95,7 +103,7 @@ fn a_comment_moves_the_ptx_and_not_the_sass() {
     // of the PTX moves, no instruction does, so same-run A/B has nothing to time.
     let a = include_str!("../kernels/coalescing.cu");
     let b = format!("// a comment that moves every line below it\n{a}");
-    let ptx = |text: &str| compile::compile_with_log("coalescing.cu", text, "sm_90", &[]).unwrap().ptx;
+    let ptx = |text: &str| compile::compile_with_log("coalescing.cu", text, "sm_90", &[], &[]).unwrap().ptx;
     assert_ne!(ptx(a), ptx(&b), "the PTX differs");
     assert_eq!(compare("coalescing.cu", a, &b, "sm_90", &[]).unwrap(), Code::Same);
     // Lost vectorization is other code, in the one function it touched.

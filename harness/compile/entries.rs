@@ -93,6 +93,7 @@ mod tests {
             sha256: "",
             entries: &["ok"],
             templates: &[],
+            options: &[],
         };
         let ptx = ".visible .entry _Z6squarePfi(\n.visible .entry ok(\n";
         let message = check_entries(&source, "sm_90", ptx, &[]).unwrap_err();
@@ -113,6 +114,7 @@ mod tests {
             sha256: "",
             entries: &["ok"],
             templates: &["scale"],
+            options: &[],
         };
         // An instance's entry is `.weak` (PTX ISA, "Linking Directives"), an extern "C" kernel's `.visible`.
         let ptx = ".weak .entry _Z5scaleILi4EEvPf(\n.visible .entry ok(\n";
@@ -134,6 +136,7 @@ mod tests {
             sha256: "",
             entries: &["plain"],
             templates: &[],
+            options: &[],
         };
         let ptx = ".visible .entry scan_128(\n.visible .entry plain(\n";
         let message = check_entries(&source, "sm_90", ptx, &[]).unwrap_err();
@@ -163,6 +166,7 @@ mod tests {
             sha256: "",
             entries: &["a", "b"],
             templates: &[],
+            options: &[],
         };
         let message = check_compiles(&source, "sm_80").unwrap().unwrap_err();
         assert!(message.contains("[\"a\", \"b\"]") && message.contains("[\"a\"]"), "{message}");

@@ -15,30 +15,51 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub struct ModulePtx {
     /// The PTX, for the driver to load.
     pub ptx: Ptx,
-    /// Its identity ([`ptx_sha256`]): the run CSV's `module_sha256`.
+    /// Its identity ([`module_identity`]): the run CSV's `module_sha256`.
     pub sha256: String,
     /// The lowered (mangled) name of each instance asked for, in order; empty for an `extern "C"`
     /// file's module.
     pub lowered: Vec<String>,
 }
 
+/// The identity of a module: [`ptx_sha256`] of its PTX, and where the file has options of its own
+/// (`options`, [`crate::source::KernelSource::options`]) the SHA-256 of that hash and the options,
+/// so that two builds of one text with other options (`--use_fast_math`, a `-D` that changes no
+/// instruction) are two modules to the history and the gate. A module compiled with kernelgate's
+/// options alone keeps the identity it had before projects could add options. Pure.
+pub fn module_identity(ptx: &str, options: &[&str]) -> String {
+    use sha2::{Digest, Sha256};
+    let code = ptx_sha256(ptx);
+    if options.is_empty() {
+        return code;
+    }
+    let mut hash = Sha256::new();
+    hash.update(code.as_bytes());
+    for option in options {
+        hash.update(b"\0");
+        hash.update(option.as_bytes());
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Compiles the kernel file `file` with text `source` for `arch` ([`compile_instances`]): its
 /// `extern "C"` kernels, and the template instances `instances` (name expressions; empty for a
-/// file without templates). Made once per process and (file, text, arch, instances);
-/// a caller asking while another thread makes it waits for that compile. A failed compile is not
-/// kept: the next caller compiles again and gets NVRTC's error itself.
+/// file without templates), with the file's own NVRTC `options` after kernelgate's. Made once per
+/// process and (file, text, arch, instances, options); a caller asking while another thread makes
+/// it waits for that compile. A failed compile is not kept: the next caller compiles again and gets
+/// NVRTC's error itself.
 ///
 /// # Errors
 /// [`crate::Error::Compile`] with NVRTC's log; [`crate::Error::Unavailable`] without NVRTC.
-pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str]) -> Result<ModulePtx> {
+pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str], options: &[&str]) -> Result<ModulePtx> {
     type Cell = Arc<OnceLock<Option<ModulePtx>>>;
     static MADE: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
-    let key = key(file, source, arch, instances);
+    let key = key(file, source, arch, instances, options);
     let cell: Cell = Arc::clone(
         MADE.get_or_init(Mutex::default).lock().unwrap_or_else(|p| p.into_inner()).entry(key.clone()).or_default(),
     );
     let mut failed = None;
-    let made = cell.get_or_init(|| match compile(file, source, arch, instances) {
+    let made = cell.get_or_init(|| match compile(file, source, arch, instances, options) {
         Ok(made) => Some(made),
         Err(e) => {
             failed = Some(e);
@@ -52,23 +73,25 @@ pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str]) -> R
             Err(e)
         }
         // Another thread's compile failed: compile here for the error.
-        (None, None) => compile(file, source, arch, instances),
+        (None, None) => compile(file, source, arch, instances, options),
     }
 }
 
 /// The compile itself, unkept.
-fn compile(file: &str, source: &str, arch: &str, instances: &[&str]) -> Result<ModulePtx> {
-    let (ptx, lowered) = compile_instances(file, source, arch, instances)?;
+fn compile(file: &str, source: &str, arch: &str, instances: &[&str], options: &[&str]) -> Result<ModulePtx> {
+    let (ptx, lowered) = compile_instances(file, source, arch, instances, options)?;
     let lowered = lowered.into_iter().map(|l| l.lowered).collect();
-    let sha256 = ptx_sha256(&ptx.to_src());
+    let sha256 = module_identity(&ptx.to_src(), options);
     Ok(ModulePtx { ptx, sha256, lowered })
 }
 
-/// What tells two compiles apart: the file's name, its text, the architecture and the instances.
-fn key(file: &str, source: &str, arch: &str, instances: &[&str]) -> String {
+/// What tells two compiles apart: the file's name, its text, the architecture, the instances and
+/// the options (instances and options told apart by a marker).
+fn key(file: &str, source: &str, arch: &str, instances: &[&str], options: &[&str]) -> String {
     use sha2::{Digest, Sha256};
     let mut hash = Sha256::new();
-    for part in [file, source, arch].into_iter().chain(instances.iter().copied()) {
+    let parts = [file, source, arch].into_iter().chain(instances.iter().copied()).chain(["\x01options"]);
+    for part in parts.chain(options.iter().copied()) {
         hash.update(part.as_bytes());
         hash.update(b"\0");
     }
@@ -86,24 +109,37 @@ mod tests {
             return;
         }
         let text = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n";
-        let a = module_ptx("memo.cu", text, "sm_90", &[]).unwrap();
-        let b = module_ptx("memo.cu", text, "sm_90", &[]).unwrap();
+        let a = module_ptx("memo.cu", text, "sm_90", &[], &[]).unwrap();
+        let b = module_ptx("memo.cu", text, "sm_90", &[], &[]).unwrap();
         assert_eq!(a.sha256, b.sha256);
         assert!(a.lowered.is_empty());
         // Kept: the same Ptx text, not a second compile's (equal anyway); another arch is another module.
         assert_eq!(a.ptx.to_src(), b.ptx.to_src());
-        assert_ne!(module_ptx("memo.cu", text, "sm_80", &[]).unwrap().ptx.to_src(), a.ptx.to_src());
+        assert_ne!(module_ptx("memo.cu", text, "sm_80", &[], &[]).unwrap().ptx.to_src(), a.ptx.to_src());
+        // Options are part of the module: fast math makes other code, and another identity.
+        let fast = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = expf(x[threadIdx.x]); }\n";
+        let (plain, quick) = (
+            module_ptx("fast.cu", fast, "sm_90", &[], &[]).unwrap(),
+            module_ptx("fast.cu", fast, "sm_90", &[], &["--use_fast_math"]).unwrap(),
+        );
+        assert_ne!(plain.ptx.to_src(), quick.ptx.to_src());
+        assert_eq!(plain.sha256, ptx_sha256(&plain.ptx.to_src()), "no options: the PTX's hash as before");
+        assert_eq!(quick.sha256, module_identity(&quick.ptx.to_src(), &["--use_fast_math"]));
+        let defined = module_ptx("memo.cu", text, "sm_90", &[], &["-DUNUSED=1"]).unwrap();
+        assert_eq!(defined.ptx.to_src(), a.ptx.to_src(), "a define the text does not use changes no code");
+        assert_ne!(defined.sha256, a.sha256, "but it is another module");
         let bad = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = undeclared; }\n";
         for _ in 0..2 {
-            let err = module_ptx("memo_bad.cu", bad, "sm_90", &[]).unwrap_err().to_string();
+            let err = module_ptx("memo_bad.cu", bad, "sm_90", &[], &[]).unwrap_err().to_string();
             assert!(err.contains("undeclared"), "NVRTC's log, each time: {err}");
         }
     }
 
     #[test]
     fn the_key_separates_every_part() {
-        assert_ne!(key("a.cu", "x", "sm_90", &[]), key("a.cu", "x", "sm_80", &[]));
-        assert_ne!(key("a.cu", "x", "sm_90", &["f<1>"]), key("a.cu", "x", "sm_90", &[]));
-        assert_ne!(key("a.cu", "xy", "sm_90", &[]), key("a.cux", "y", "sm_90", &[]));
+        assert_ne!(key("a.cu", "x", "sm_90", &[], &[]), key("a.cu", "x", "sm_80", &[], &[]));
+        assert_ne!(key("a.cu", "x", "sm_90", &["f<1>"], &[]), key("a.cu", "x", "sm_90", &[], &[]));
+        assert_ne!(key("a.cu", "xy", "sm_90", &[], &[]), key("a.cux", "y", "sm_90", &[], &[]));
+        assert_ne!(key("a.cu", "x", "sm_90", &["-DA"], &[]), key("a.cu", "x", "sm_90", &[], &["-DA"]));
     }
 }

@@ -17,12 +17,69 @@ mod for_gpu;
 mod ptx;
 
 pub use entries::{check_entries, unseen_cause};
-pub use for_gpu::{ModulePtx, module_ptx};
+pub use for_gpu::{ModulePtx, module_identity, module_ptx};
 pub use ptx::{itanium_name, ptx_entries, ptx_param_counts, ptx_sha256};
 
 /// NVRTC options used for every kernel besides the architecture: C++17 and line info (so that
-/// Nsight Compute can correlate SASS with source lines).
+/// Nsight Compute can correlate SASS with source lines). A project's own options for a file
+/// ([`crate::project::Project::nvrtc_options`], `[nvrtc]` of `kernelgate.toml`) come after them;
+/// a `--std` of its own replaces this one.
 pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17", "-lineinfo"];
+
+/// Why NVRTC option `option`, as a project names it in `kernelgate.toml`, is refused; `None` when
+/// it is taken. An option is one argument: it starts with `-` and holds no white space (`-D NAME`
+/// with a space would reach NVRTC as one argument it cannot read: write `-DNAME=VALUE`). The
+/// options kernelgate sets itself are refused: the architecture (each GPU's and each compile
+/// trial's, `--gpu-architecture`, `-arch`), the include path (`include = [...]` names folders
+/// relative to the project), ptxas's report and the cache (the resource gate needs them). Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::compile::refused_option;
+/// assert_eq!(refused_option("--use_fast_math"), None);
+/// assert_eq!(refused_option("-DBLOCK=256"), None);
+/// assert!(refused_option("-D BLOCK=256").unwrap().contains("-DBLOCK=256"));
+/// assert!(refused_option("-arch=sm_90a").unwrap().contains("architecture"));
+/// ```
+pub fn refused_option(option: &str) -> Option<String> {
+    if option.chars().any(char::is_whitespace) {
+        let joined: String = option.split_whitespace().collect();
+        return Some(format!(
+            "{option:?} holds white space: NVRTC takes each option as one argument; write it without the space \
+             ({joined:?})"
+        ));
+    }
+    if !option.starts_with('-') || option.len() < 2 {
+        return Some(format!(
+            "{option:?} is not an NVRTC option (options start with `-`: \"--use_fast_math\", \"-DNAME=VALUE\")"
+        ));
+    }
+    let name = option.split('=').next().unwrap_or(option);
+    let kernelgate_sets = [
+        ("--gpu-architecture", "the architecture: kernelgate compiles for each GPU's and each compile trial's"),
+        ("-arch", "the architecture: kernelgate compiles for each GPU's and each compile trial's"),
+        ("--include-path", "the include path: name folders with `include = [...]`, relative to the project root"),
+        ("-I", "the include path: name folders with `include = [...]`, relative to the project root"),
+        ("--ptxas-options", "ptxas's options: the resource gate reads ptxas's report (`-v`)"),
+        ("-Xptxas", "ptxas's options: the resource gate reads ptxas's report (`-v`)"),
+        ("--no-cache", "the compile cache: kernelgate turns it off where ptxas's report is read"),
+    ];
+    kernelgate_sets
+        .iter()
+        .find(|(set, _)| name == *set || (set.len() == 2 && option.starts_with(set)))
+        .map(|(_, what)| format!("{option:?} sets {what}; leave it out"))
+}
+
+/// Every option of a compile for `arch`: [`NVRTC_OPTIONS`] (less its `--std` where `extra` has
+/// one), `--gpu-architecture=<arch>`, then `extra` (a project's options for the file). Pure.
+pub fn options_for(arch: &str, extra: &[&str]) -> Vec<String> {
+    let own_std = extra.iter().any(|o| o.starts_with("--std") || o.starts_with("-std"));
+    let mut options: Vec<String> =
+        NVRTC_OPTIONS.iter().filter(|o| !(own_std && o.starts_with("--std"))).map(|s| s.to_string()).collect();
+    options.push(format!("--gpu-architecture={arch}"));
+    options.extend(extra.iter().map(|s| s.to_string()));
+    options
+}
 
 /// Where `scripts/get-nvrtc` puts CCCL's headers (CUB, libcu++, Thrust: the `include/cccl` folder
 /// of the pinned `nvidia-cuda-cccl` wheel), relative to the project root (git-ignored): this folder
@@ -102,9 +159,12 @@ pub fn header_hint(log: &str, includes: &[String]) -> Option<String> {
              CUDA_HOME"
         )
     } else {
-        "a toolkit header needs a CUDA toolkit there (or CUDA_HOME naming one); otherwise paste what the kernel \
-         needs into its file"
-            .to_string()
+        format!(
+            "the toolkit's own headers (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, cooperative_groups.h, ...) are put \
+             into {LOCAL_INCLUDE} by scripts/get-nvrtc, or come with a CUDA toolkit (CUDA_HOME naming one); the C \
+             and C++ libraries' headers (assert.h, float.h, cstdint) are in neither: paste what the kernel needs \
+             into its file"
+        )
     };
     Some(format!("kernelgate: NVRTC found no {header:?} ({searched}); {fix} (docs/adding-kernels.md, \"Headers\")"))
 }
@@ -136,7 +196,8 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 }
 
 /// Compiles one kernel file to PTX for `arch` (e.g. `"sm_90"`): its `extern "C"` kernels, with
-/// the options the GPU trials compile with ([`compile_instances`] without instances).
+/// the options the GPU trials compile with (its own, [`KernelSource::options`], included;
+/// [`compile_instances`] without instances).
 ///
 /// The program is named after the file, so NVRTC's log reads `transpose.cu(12): error: ...`.
 ///
@@ -144,7 +205,7 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// As [`nvrtc_available`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim, and
 /// which NVRTC compiled.
 pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
-    compile_instances(source.file, source.source, arch, &[]).map(|(ptx, _)| ptx).map_err(|e| match e {
+    compile_instances(source.file, source.source, arch, &[], source.options).map(|(ptx, _)| ptx).map_err(|e| match e {
         // The file as this source names it (a file `kernelgate compile` was given, one of the run's).
         Error::Compile { arch, status, nvrtc, log, .. } => {
             Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log }
@@ -171,12 +232,11 @@ pub const NO_CACHE: &str = "--no-cache";
 /// The first NVRTC release with a compile cache and [`NO_CACHE`]: 12.9.
 pub const NO_CACHE_SINCE: (i32, i32) = (12, 9);
 
-/// Every option of a compile whose log must hold ptxas's report: [`NVRTC_OPTIONS`], the
-/// architecture, [`PTXAS_VERBOSE`], and [`NO_CACHE`] for an NVRTC `version` (major, minor) that
-/// has a cache. Pure: the one place these options are assembled.
-pub fn verbose_options(arch: &str, version: (i32, i32)) -> Vec<String> {
-    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
-    options.push(format!("--gpu-architecture={arch}"));
+/// Every option of a compile whose log must hold ptxas's report: [`options_for`] `arch` and
+/// `extra`, [`PTXAS_VERBOSE`], and [`NO_CACHE`] for an NVRTC `version` (major, minor) that has a
+/// cache. Pure.
+pub fn verbose_options(arch: &str, version: (i32, i32), extra: &[&str]) -> Vec<String> {
+    let mut options = options_for(arch, extra);
     options.push(PTXAS_VERBOSE.to_string());
     if version >= NO_CACHE_SINCE {
         options.push(NO_CACHE.to_string());
@@ -215,30 +275,42 @@ pub fn suite_name<'a>(lowered: &'a [Lowered], name: &'a str) -> &'a str {
 }
 
 /// Compiles the text `source` of kernel file `file` for `arch` with [`verbose_options`] (the options
-/// of [`compile`], [`PTXAS_VERBOSE`] and, where NVRTC has a cache, [`NO_CACHE`]), instantiating the
-/// template instances `expressions` (`block_sum<256, 8>`); returns the PTX, NVRTC's program log,
-/// which holds ptxas's report, the cubin and each instance's lowered name. `arch` must be a real
-/// architecture (`sm_90`): NVRTC then runs ptxas to make the cubin.
+/// of [`compile`], the file's own `extra` ones, [`PTXAS_VERBOSE`] and, where NVRTC has a cache,
+/// [`NO_CACHE`]), instantiating the template instances `expressions` (`block_sum<256, 8>`);
+/// returns the PTX, NVRTC's program log, which holds ptxas's report, the cubin and each instance's
+/// lowered name. `arch` must be a real architecture (`sm_90`): NVRTC then runs ptxas to make the
+/// cubin.
 ///
 /// # Errors
 /// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture), or
 /// an expression names no instance the file can make (NVRTC's log names it).
-pub fn compile_with_log(file: &str, source: &str, arch: &str, expressions: &[&str]) -> Result<Compiled> {
+pub fn compile_with_log(
+    file: &str,
+    source: &str,
+    arch: &str,
+    expressions: &[&str],
+    extra: &[&str],
+) -> Result<Compiled> {
     let nvrtc = nvrtc::load()?;
-    let mut options = verbose_options(arch, nvrtc.version);
+    let mut options = verbose_options(arch, nvrtc.version, extra);
     options.extend(include_options().iter().cloned());
     program(file, source, arch, &options, expressions, true)
 }
 
-/// Compiles the text `source` of kernel file `file` for `arch` with [`compile`]'s options,
-/// instantiating the template instances `expressions`: the PTX to load and each instance's
-/// lowered name, the function to look up in it.
+/// Compiles the text `source` of kernel file `file` for `arch` with [`compile`]'s options and the
+/// file's own `extra` ones, instantiating the template instances `expressions`: the PTX to load
+/// and each instance's lowered name, the function to look up in it.
 ///
 /// # Errors
 /// As [`compile_with_log`].
-pub fn compile_instances(file: &str, source: &str, arch: &str, expressions: &[&str]) -> Result<(Ptx, Vec<Lowered>)> {
-    let mut options: Vec<String> = NVRTC_OPTIONS.iter().map(|s| s.to_string()).collect();
-    options.push(format!("--gpu-architecture={arch}"));
+pub fn compile_instances(
+    file: &str,
+    source: &str,
+    arch: &str,
+    expressions: &[&str],
+    extra: &[&str],
+) -> Result<(Ptx, Vec<Lowered>)> {
+    let mut options = options_for(arch, extra);
     options.extend(include_options().iter().cloned());
     let compiled = program(file, source, arch, &options, expressions, false)?;
     Ok((Ptx::from_src(compiled.ptx), compiled.lowered))
@@ -395,10 +467,52 @@ mod tests {
 
     #[test]
     fn the_verbose_compile_bypasses_the_cache_of_nvrtc_12_9_and_later() {
-        let with = verbose_options("sm_90", (13, 0));
+        let with = verbose_options("sm_90", (13, 0), &[]);
         assert_eq!(with, ["--std=c++17", "-lineinfo", "--gpu-architecture=sm_90", "--ptxas-options=-v", "--no-cache"]);
-        assert!(verbose_options("sm_80", (12, 9)).contains(&NO_CACHE.to_string()));
-        assert!(!verbose_options("sm_80", (12, 8)).contains(&NO_CACHE.to_string()), "12.8 has no such option");
+        assert!(verbose_options("sm_80", (12, 9), &[]).contains(&NO_CACHE.to_string()));
+        assert!(!verbose_options("sm_80", (12, 8), &[]).contains(&NO_CACHE.to_string()), "12.8 has no such option");
+        // A project's options come after kernelgate's; its own --std replaces kernelgate's.
+        assert_eq!(
+            verbose_options("sm_90", (13, 0), &["--use_fast_math", "--std=c++20"]),
+            [
+                "-lineinfo",
+                "--gpu-architecture=sm_90",
+                "--use_fast_math",
+                "--std=c++20",
+                "--ptxas-options=-v",
+                "--no-cache"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_option_kernelgate_sets_or_one_with_a_space_is_refused_with_the_fix() {
+        for taken in [
+            "--use_fast_math",
+            "-DBLOCK=256",
+            "-DNAME",
+            "--fmad=false",
+            "--std=c++20",
+            "-dopt=on",
+            "--extra-device-vectorization",
+        ] {
+            assert_eq!(refused_option(taken), None, "{taken}");
+        }
+        let why = refused_option("-D BLOCK=256").unwrap();
+        assert!(why.contains("holds white space") && why.contains("\"-DBLOCK=256\""), "{why}");
+        assert!(refused_option("BLOCK=256").unwrap().contains("is not an NVRTC option"));
+        for set in [
+            "--gpu-architecture=sm_90a",
+            "-arch=sm_90a",
+            "-arch",
+            "-I/usr/include",
+            "--include-path=x",
+            "--ptxas-options=-O0",
+            "-Xptxas",
+            "--no-cache",
+        ] {
+            assert!(refused_option(set).unwrap().ends_with("; leave it out"), "{set}");
+        }
     }
 
     #[test]
@@ -456,7 +570,11 @@ mod tests {
         let hint = header_hint(log, &[]).unwrap();
         assert!(hint.contains("run scripts/get-nvrtc in the project root"), "{hint}");
         assert!(hint.contains(".nvrtc/include/cccl"), "{hint}");
-        assert!(!header_hint(log.replace("cub/", "mine/").as_str(), &[]).unwrap().contains("get-nvrtc"));
+        let other = header_hint(log.replace("cub/", "mine/").as_str(), &[]).unwrap();
+        assert!(
+            !other.contains("run scripts/get-nvrtc in the project root")
+                && other.contains("paste what the kernel needs")
+        );
     }
 
     #[test]
@@ -467,12 +585,13 @@ mod tests {
             return;
         }
         let source = crate::source::k::blocksum::block_sum.with("128, 4").source();
-        let compiled = compile_with_log(source.file, source.source, "sm_90", &["block_sum<128, 4>"]).unwrap();
+        let compiled = compile_with_log(source.file, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
         assert_eq!(compiled.lowered.len(), 1);
         let mangled = compiled.lowered[0].lowered.as_str();
         assert_eq!(itanium_name(mangled), Some("block_sum"), "{mangled}");
         assert_eq!(ptx_entries(&compiled.ptx), [mangled]);
-        let (ptx, lowered) = compile_instances(source.file, source.source, "sm_90", &["block_sum<128, 4>"]).unwrap();
+        let (ptx, lowered) =
+            compile_instances(source.file, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
         assert_eq!(lowered, compiled.lowered, "the GPU's compile");
         assert_eq!(ptx_sha256(&ptx.to_src()), ptx_sha256(&compiled.ptx), "one identity for one code");
         assert!(
@@ -481,8 +600,9 @@ mod tests {
             compiled.log
         );
         // No instance asked for: the template makes no code.
-        assert!(ptx_entries(&compile_with_log(source.file, source.source, "sm_90", &[]).unwrap().ptx).is_empty());
-        let err = compile_with_log(source.file, source.source, "sm_90", &["block_sum<128>"]).unwrap_err().to_string();
+        assert!(ptx_entries(&compile_with_log(source.file, source.source, "sm_90", &[], &[]).unwrap().ptx).is_empty());
+        let err =
+            compile_with_log(source.file, source.source, "sm_90", &["block_sum<128>"], &[]).unwrap_err().to_string();
         assert!(err.contains("block_sum<128>") && err.contains("blocksum.cu"), "{err}");
         let line = crate::entry_scan::template_kernels(source.source)[0].1;
         assert!(err.contains(&format!("the template declares (block_sum at kernels/blocksum.cu:{line})")), "{err}");
@@ -504,12 +624,42 @@ mod tests {
             sha256: "",
             entries: &["k"],
             templates: &[],
+            options: &[],
         };
         let err = compile(&broken, "sm_90").unwrap_err().to_string();
         assert!(err.starts_with("NVRTC failed to compile kernels/broken.cu for sm_90"), "{err}");
         assert!(err.contains("broken.cu(3): error: identifier \"y\" is undefined"), "{err}");
         assert!(err.contains(&nvrtc::load().unwrap().path.display().to_string()), "names the NVRTC used: {err}");
         assert!(check_compiles(&broken, "sm_90").is_err());
+    }
+
+    /// The toolkit's headers that `scripts/get-nvrtc` installs (or a toolkit's) compile: half,
+    /// bfloat16, FP8 and cooperative groups in one kernel.
+    #[test]
+    fn the_toolkits_type_and_cooperative_groups_headers_compile() {
+        if nvrtc_available().is_err() || include_options().is_empty() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "get-nvrtc puts the headers beside NVRTC");
+            return;
+        }
+        let source = r#"
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_storage_t* q) {
+    cg::thread_block block = cg::this_thread_block();
+    float v = __bfloat162float(x[block.thread_rank()]);
+    block.sync();
+    h[block.thread_rank()] = __float2half(v);
+    q[block.thread_rank()] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
+}
+"#;
+        for arch in ["sm_80", "sm_90"] {
+            let compiled = compile_with_log("mixed.cu", source, arch, &[], &[]);
+            assert!(compiled.is_ok(), "{arch}: {}", compiled.unwrap_err());
+            assert_eq!(ptx_entries(&compiled.unwrap().ptx), ["mixed"]);
+        }
     }
 
     /// `--ptxas-options=-v` adds ptxas's report to the log and leaves the PTX as [`compile`] makes
@@ -522,12 +672,13 @@ mod tests {
             return;
         }
         let source = crate::source::k::transpose::transpose_shared.source();
-        let compiled = compile_with_log(source.file, source.source, "sm_90", &[]).unwrap();
+        let compiled = compile_with_log(source.file, source.source, "sm_90", &[], &[]).unwrap();
         let log = &compiled.log;
         assert_eq!(compiled.ptx, compile(source, "sm_90").unwrap().to_src());
         assert_eq!(&compiled.cubin[..4], b"\x7fELF", "the cubin is an ELF image");
         assert!(log.contains("ptxas info    : Compiling entry function 'transpose_shared' for 'sm_90'"), "{log}");
-        let err = compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80", &[]).unwrap_err().to_string();
+        let err =
+            compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80", &[], &[]).unwrap_err().to_string();
         assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");
     }
 }

@@ -308,7 +308,13 @@ impl Checked {
 /// ([`table::load`], [`table::update`]) when it cannot be read or written.
 pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
     let instances = instances(trial.launches, trial.source.file);
-    let compiled = compile::compile_with_log(trial.source.file, trial.source.source, trial.arch, &instances)?;
+    let compiled = compile::compile_with_log(
+        trial.source.file,
+        trial.source.source,
+        trial.arch,
+        &instances,
+        trial.source.options,
+    )?;
     check_compiled(trial, &compiled)
 }
 
@@ -487,6 +493,7 @@ mod tests {
             sha256: "",
             entries: &["a", "lone"],
             templates: &[],
+            options: &[],
         }
     }
 
@@ -579,6 +586,7 @@ mod tests {
             sha256: "",
             entries: &["one"],
             templates: &[],
+            options: &[],
         };
         let kernel = Kernel { file: "one.cu", entry: "one" };
         let tmp = tempfile::tempdir().unwrap();
@@ -620,6 +628,7 @@ mod tests {
             sha256: "",
             entries: &["one"],
             templates: &[],
+            options: &[],
         };
         let launches = [LaunchShape { kernel: Kernel { file: "one.cu", entry: "one" }, block: 256, shared_dynamic: 0 }];
         let tmp = tempfile::tempdir().unwrap();

@@ -54,7 +54,8 @@ fn compare_now(file: &str, a: &str, b: &str, arch: &str, expressions: &[&str]) -
         Ok(tool) => tool,
         Err(e) => return Ok(Code::Unknown(e.to_string())),
     };
-    let compiled = |text| crate::compile::compile_with_log(file, text, arch, expressions);
+    let options = crate::source::options_of(file);
+    let compiled = |text| crate::compile::compile_with_log(file, text, arch, expressions, options);
     let (a, b) = (compiled(a)?, compiled(b)?);
     match (nvdisasm::disassemble(tool, &a.cubin), nvdisasm::disassemble(tool, &b.cubin)) {
         (Ok(a), Ok(b)) if a == b => Ok(Code::Same),

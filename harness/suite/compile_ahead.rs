@@ -54,7 +54,7 @@ pub(super) struct Ahead {
 /// Compiles `source` for `arch` with the template instances `instances` and disassembles the
 /// cubin: one compile trial's work.
 pub(super) fn make(source: &KernelSource, arch: &str, instances: &[&str]) -> Made {
-    let compiled = compile::compile_with_log(source.file, source.source, arch, instances);
+    let compiled = compile::compile_with_log(source.file, source.source, arch, instances, source.options);
     let listing =
         compiled.as_ref().ok().map(|c| nvdisasm::load().and_then(|tool| nvdisasm::disassemble(tool, &c.cubin)));
     (compiled, listing)
@@ -90,7 +90,8 @@ impl Ahead {
                     crate::inputs::prefetch::lower_priority(10);
                     in_parallel(&modules, |((file, source, instances), arch)| {
                         // A failure is not kept: the trial compiles again and reports NVRTC's error.
-                        let _ = crate::compile::module_ptx(file, source, arch, instances);
+                        let options = crate::source::options_of(file);
+                        let _ = crate::compile::module_ptx(file, source, arch, instances, options);
                     });
                     // The compile trials run last and can wait.
                     crate::inputs::prefetch::lower_priority(19);

@@ -136,6 +136,14 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
         }
     }
     crate::say!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
+    // The project's own NVRTC options, where it has any: part of each module's identity.
+    for source in crate::source::loaded().unwrap_or(&[]).iter().filter(|s| !s.options.is_empty()) {
+        crate::say!(
+            "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
+            source.path,
+            source.options.join(" ")
+        );
+    }
     if suite.config.work_scale != 1.0 {
         crate::say!(
             "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \

@@ -48,6 +48,8 @@ pub fn compile_command(
     for path in files {
         let source = KernelSource::read(path, &path.display().to_string())?;
         let in_suite = suite_files.contains(&source.file);
+        // A file of the project compiles with the project's options for it, as the suite's trials.
+        let source = if in_suite { source.with_options(project.nvrtc_options(source.file)?) } else { source };
         if !in_suite {
             kernelgate::errln!(
                 "kernelgate: {} is not a file of the project's kernel folders: figures only, nothing gated",
@@ -77,7 +79,8 @@ pub fn compile_command(
             );
         }
         for arch in &archs {
-            let compiled = match compile::compile_with_log(source.file, source.source, arch, &instances) {
+            let compiled = match compile::compile_with_log(source.file, source.source, arch, &instances, source.options)
+            {
                 Ok(c) => c,
                 Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
                     // Named by the path given, not `kernels/<name>`: the file may lie anywhere.

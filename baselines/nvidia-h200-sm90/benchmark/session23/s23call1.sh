@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Session 23, call 1: the element-type change (c1cd7a8: device buffers held as bytes with an element
+# type, the launch's pointer offset scaled by the element size, one pinned staging allocation of
+# bytes, the check comparing in f64) over the whole shipped suite, as an A/A through the paired path,
+# twice (KERNELGATE_AB=HEAD KERNELGATE_AB_IDENTICAL=time --skip compile/), then one plain run against
+# the committed baseline.
+set -uo pipefail
+mkdir -p .gpu/bin && xz -dc .gpu/xz/kernels.xz > .gpu/bin/kernels && chmod +x .gpu/bin/kernels || exit 9
+T0=${EPOCHREALTIME%.*}; W=/tmp/w; rm -rf $W; mkdir -p $W
+nvidia-smi --query-gpu=uuid,name,driver_version --format=csv,noheader | tee $W/gpu.txt
+export KERNELGATE_REQUIRE_GPU=1 KERNELGATE_HISTORY=off
+for i in 1 2; do
+  KERNELGATE_AB=HEAD KERNELGATE_AB_IDENTICAL=time KERNELGATE_OUT_DIR=$W/aa$i .gpu/bin/kernels --skip compile/ > $W/aa$i.log 2>&1
+  echo "aa$i: exit $?; $(grep -h 'test result' $W/aa$i.log | tail -1 | cut -c1-150) [t=$(( ${EPOCHREALTIME%.*} - T0 )) s]"
+  grep -h "timed trials:" $W/aa$i.log | cut -c1-200 | head -2
+  grep -hE "\.\.\. .*(regressed|improved|ambiguous|invalid|FAILED)" $W/aa$i.log | cut -c1-200 | head -8
+  echo "max |delta| among unchanged: $(grep -hE '^test .* unchanged' $W/aa$i.log | grep -oE '[+-][0-9]+\.[0-9]+%' | sed 's/[-+%]//g' | sort -g | tail -1) %"
+done
+KERNELGATE_OUT_DIR=$W/plain .gpu/bin/kernels > $W/plain.log 2>&1
+echo "plain: exit $?; $(grep -h 'test result' $W/plain.log | tail -1 | cut -c1-150) [t=$(( ${EPOCHREALTIME%.*} - T0 )) s]"
+grep -h "timed trials:" $W/plain.log | cut -c1-200 | head -2
+grep -hE "\.\.\. .*(regressed|improved|ambiguous|invalid|FAILED)" $W/plain.log | cut -c1-200 | head -30
+find $W -name samples.csv -delete; tar cJf $OUT/w.txz -C /tmp w
