@@ -19,6 +19,9 @@ pub struct Mismatch {
     pub expected: f64,
     /// GPU value there.
     pub got: f64,
+    /// The GPU element's bits there (little-endian, zero-extended): a NaN's payload, which `got`
+    /// cannot hold; 0 past the end of the buffer.
+    pub got_bits: u64,
     /// The element type of the GPU's buffer, in whose values [`describe`] shows them.
     pub elem: Elem,
     /// Number of bad elements in the buffer.
@@ -57,6 +60,7 @@ pub fn compare_data(got: HostView<'_>, want: &HostData, tol: Tolerance) -> Optio
                     index: 0,
                     expected: f64::NAN,
                     got: f64::NAN,
+                    got_bits: 0,
                     elem,
                     count: w.len().max(got.len()),
                     len: w.len(),
@@ -90,9 +94,10 @@ fn mismatch<G: Element, W: Element>(
     let (first, mut count) = scan(&got[..short], &want[..short], bad);
     count += got.len().max(want.len()) - short;
     let index = first.or((count > 0).then_some(short))?;
-    let (expected, got) =
-        (want.get(index).map_or(f64::NAN, |x| x.value()), got.get(index).map_or(f64::NAN, |x| x.value()));
-    Some(Mismatch { index, expected, got, elem, count, len: want.len() })
+    let bits = |x: &G| bytemuck::bytes_of(x).iter().rev().fold(0u64, |acc, b| acc << 8 | u64::from(*b));
+    let (expected, got_bits) = (want.get(index).map_or(f64::NAN, |x| x.value()), got.get(index).map_or(0, bits));
+    let got = got.get(index).map_or(f64::NAN, |x| x.value());
+    Some(Mismatch { index, expected, got, got_bits, elem, count, len: want.len() })
 }
 
 /// Elements compared per thread at least: below this a buffer is scanned on one thread.
@@ -153,8 +158,8 @@ pub fn describe(case: &Case, param_index: usize, m: &Mismatch, seed: u64) -> Str
         "{head}, element {}: expected {}, got {} ({} of {} elements differ beyond abs {:e} + rel {:e}{ulps}); replay \
          with KERNELGATE_SEED={seed}",
         m.index,
-        shown(m.expected, elem, false),
-        shown(m.got, elem, true),
+        shown(m.expected, elem, None),
+        shown(m.got, elem, Some(m.got_bits)),
         m.count,
         m.len,
         tol.abs,
@@ -163,24 +168,27 @@ pub fn describe(case: &Case, param_index: usize, m: &Mismatch, seed: u64) -> Str
 }
 
 /// `v` as messages show an element of `elem`: an integer as one; an `f32` (or a reference value
-/// of a narrower float) as the shortest `f32` that round-trips; an `f64` as itself; with `bits`, a
-/// 16- or 8-bit float's value followed by its bit pattern, so that NaN payloads and the poison
-/// (0xFF bytes) are told apart. Pure.
-pub fn shown(v: f64, elem: Elem, bits: bool) -> String {
-    use crate::case::elem::{F8E4M3, F8E5M2, bf16, f16};
+/// of a narrower float) as the shortest `f32` that round-trips; an `f64` as itself; with the
+/// element's `bits` (a GPU value), a 16- or 8-bit float's value followed by its bit pattern, and a
+/// NaN of any float type with its bits, so that NaN payloads and the poison (0xFF bytes) are told
+/// apart. Pure.
+pub fn shown(v: f64, elem: Elem, bits: Option<u64>) -> String {
     if !elem.is_float() {
         return format!("{v}");
     }
-    let pattern = match elem {
-        Elem::F16 => format!("0x{:04x}", f16::from_f64(v).to_bits()),
-        Elem::BF16 => format!("0x{:04x}", bf16::from_f64(v).to_bits()),
-        Elem::E4M3 => format!("0x{:02x}", F8E4M3::from_f64(v).to_bits()),
-        Elem::E5M2 => format!("0x{:02x}", F8E5M2::from_f64(v).to_bits()),
-        Elem::F64 => return format!("{v:?}"),
-        _ => String::new(),
+    let digits = 2 * elem.size();
+    let pattern = bits.filter(|_| elem.size() <= 2 || v.is_nan()).map(|b| format!("0x{b:0digits$x}"));
+    let value = if elem == Elem::F64 && !v.is_nan() {
+        format!("{v:?}")
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v}")
+    } else {
+        format!("{:?}", v as f32)
     };
-    let value = if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v}") } else { format!("{:?}", v as f32) };
-    if bits && !pattern.is_empty() && !v.is_nan() { format!("{value} ({elem} {pattern})") } else { value }
+    match pattern {
+        Some(pattern) => format!("{value} ({elem} {pattern})"),
+        None => value,
+    }
 }
 
 /// What shared memory holds when a checked run starts.
@@ -369,7 +377,11 @@ mod tests {
         assert!(poisoned.e4m3().iter().all(|x| x.is_nan()));
         let m = compare_data(poisoned.view(), &q, Tolerance::ulps(100)).unwrap();
         assert_eq!(m.count, 3);
-        assert_eq!(shown(0.3125, Elem::E4M3, true), "0.3125 (e4m3 0x2a)");
+        assert_eq!(shown(0.3125, Elem::E4M3, Some(0x2a)), "0.3125 (e4m3 0x2a)");
+        assert_eq!(shown(f64::NAN, Elem::E4M3, Some(0xff)), "NaN (e4m3 0xff)", "the poison, told by its bits");
+        assert_eq!(shown(f64::NAN, Elem::F32, Some(0x7fc0_0000)), "NaN (f32 0x7fc00000)");
+        assert_eq!(shown(1.5, Elem::F32, Some(0x3fc0_0000)), "1.5", "a wide float's value says it all");
+        assert_eq!(m.got_bits, 0xff, "the poison's bits");
         assert_eq!(F8E4M3::from_f64(0.3125).to_bits(), 0x2a);
         // Infinities equal to their reference pass an exact check.
         let inf = HostData::F32(vec![f32::INFINITY]);

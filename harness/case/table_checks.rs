@@ -5,7 +5,9 @@ use super::Case;
 
 /// For a project's unit tests of its case table: runs every case's reference on freshly drawn
 /// inputs (seed 1) and checks it returns one buffer per compared parameter, each as long as that
-/// parameter's buffer, then [`assert_program_fits`]. Needs no GPU.
+/// parameter's buffer and of a type the check compares it in (the parameter's own, or `f32` or
+/// `f64` for a floating-point one: [`crate::case::Reference`]), then [`assert_program_fits`].
+/// Needs no GPU.
 ///
 /// # Panics
 /// Naming the case and the fix, at the first case that does not fit.
@@ -20,7 +22,7 @@ pub fn assert_references_fit(cases: &[Case]) {
         let inputs: Vec<HostData> = c.params.iter().filter_map(|p| crate::check::draw(p, 1)).collect();
         let out = (c.reference)(&inputs);
         let lens: Vec<usize> = c.params.iter().filter(|p| p.is_compared()).map(Param::elements).collect();
-        let got: Vec<usize> = out.iter().map(|d| d.bytes() / 4).collect();
+        let got: Vec<usize> = out.iter().map(HostData::len).collect();
         assert_eq!(
             got,
             lens,
@@ -29,6 +31,18 @@ pub fn assert_references_fit(cases: &[Case]) {
              parameter, in parameter order",
             c.name()
         );
+        let compared = c.params.iter().enumerate().filter(|(_, p)| p.is_compared());
+        for ((slot, p), want) in compared.zip(&out) {
+            let (param, returned) = (p.elem().expect("a compared parameter is a buffer"), want.elem());
+            let fits = returned == param
+                || (param.is_float() && matches!(returned, crate::case::Elem::F32 | crate::case::Elem::F64));
+            assert!(
+                fits,
+                "{}: the reference returned {returned} for parameter {slot}, a buffer of {param}; return {param}{}",
+                c.name(),
+                if param.is_float() { " (or f32 or f64: compared unrounded within its ulps)" } else { "" }
+            );
+        }
         assert_program_fits(c);
     }
 }
@@ -130,6 +144,30 @@ mod tests {
             alpha: 2.0,
             beta,
         })
+    }
+
+    #[test]
+    fn references_in_f64_fit_narrow_outputs_and_another_type_is_named() {
+        use crate::case::{Elem, HostData};
+        let k = crate::source::k::coalescing::copy_coalesced;
+        let case = |out: Elem| {
+            Case::new("t", "cast", "8", k).params([Param::input(8).of(Elem::BF16), Param::output(8).of(out)])
+        };
+        for (out, returned) in
+            [(Elem::BF16, Elem::F64), (Elem::BF16, Elem::F32), (Elem::F16, Elem::F16), (Elem::U8, Elem::U8)]
+        {
+            assert_references_fit(&[
+                case(out).reference_data(move |b| vec![HostData::rounded(returned, b[0].to_f64())])
+            ]);
+        }
+        let wrong = case(Elem::F16).reference_data(|b| vec![HostData::rounded(Elem::I32, b[0].to_f64())]);
+        let err =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_references_fit(&[wrong]))).unwrap_err();
+        let msg = err.downcast_ref::<String>().cloned().unwrap();
+        assert!(
+            msg.starts_with("t/cast/8: the reference returned i32 for parameter 1, a buffer of f16; return f16"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -364,6 +364,14 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     if !args.list {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
         crate::say!("{}", crate::nvrtc::run_header());
+        // The project's own NVRTC options, where it has any: part of each module's identity.
+        for source in crate::source::loaded().unwrap_or(&[]).iter().filter(|s| !s.options.is_empty()) {
+            crate::say!(
+                "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
+                source.path,
+                source.options.join(" ")
+            );
+        }
     }
     let suite = Arc::new(Suite::new(config, project, table));
     let mut trials = trials(&suite);

@@ -50,6 +50,18 @@ pub fn compile_command(
         let in_suite = suite_files.contains(&source.file);
         // A file of the project compiles with the project's options for it, as the suite's trials.
         let source = if in_suite { source.with_options(project.nvrtc_options(source.file)?) } else { source };
+        if !source.options.is_empty() {
+            kernelgate::outln!(
+                "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
+                path.display(),
+                source.options.join(" ")
+            );
+        } else if !in_suite && !project.nvrtc.options.is_empty() {
+            kernelgate::outln!(
+                "kernelgate: {} is compiled with kernelgate's options alone (kernelgate.toml's [nvrtc] applies to the kernel folders' files)",
+                path.display()
+            );
+        }
         if !in_suite {
             kernelgate::errln!(
                 "kernelgate: {} is not a file of the project's kernel folders: figures only, nothing gated",
