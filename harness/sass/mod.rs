@@ -294,12 +294,14 @@ pub struct Column {
 }
 
 /// The columns of [`render`]'s table, in order.
-pub const COLUMNS: [Column; 17] = {
+pub const COLUMNS: [Column; 19] = {
     const fn col(class: &'static str, short: &'static str, always: bool) -> Column {
         Column { class, short, always }
     }
     [
         col("instructions", "instr", true),
+        col("global_ld.8", "ld.8", false),
+        col("global_ld.16", "ld.16", false),
         col("global_ld.32", "ld.32", true),
         col("global_ld.64", "ld.64", true),
         col("global_ld.128", "ld.128", true),
@@ -400,5 +402,21 @@ mod tests {
             ]
         );
         assert_eq!(lines[2], ["sm_90", "r/sum", "9", "1", "0", "0", "0", "0", "0", "0", "0", "5", "0", "3"]);
+        // A bf16 kernel's 16-bit loads get their column (LDG.E.U16), the 32-bit column stays.
+        let opcodes = BTreeMap::from([("LDG.E.U16".to_string(), 2), ("STG.E.U16".to_string(), 1)]);
+        let checked = Checked {
+            file: "h.cu".into(),
+            path: "kernels/h.cu".into(),
+            arch: "sm_90".into(),
+            table: PathBuf::from("/x/baselines/sm_90/sass/opcodes.csv"),
+            nvdisasm: "nvdisasm 13.5.37".into(),
+            classes: BTreeMap::from([("cast".to_string(), class::count(&opcodes))]),
+            failures: vec![],
+            notes: vec![],
+            blessed: None,
+        };
+        let text = render(&[checked]);
+        let header: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().take(5).collect();
+        assert_eq!(header, ["arch", "function", "instr", "ld.16", "ld.32"], "{text}");
     }
 }
