@@ -352,10 +352,20 @@ impl Gpu {
             return Ok(loaded.clone());
         }
         let (ptx, sha256, lowered) = compile()?;
-        let module = self
-            .ctx
-            .load_module(ptx)
-            .map_err(Error::driver(format!("loading the module of {}", crate::source::shown(file))))?;
+        let prebuilt = crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx);
+        let module = self.ctx.load_module(ptx).map_err(|e| match prebuilt {
+            // A prebuilt PTX module (its text is `source`): name its PTX ISA and the driver's release.
+            true => Error::Driver {
+                doing: crate::compile::prebuilt::load_context(
+                    &crate::source::shown(file),
+                    source,
+                    &self.facts.cuda_driver_version,
+                    e.0,
+                ),
+                source: e,
+            },
+            false => Error::driver(format!("loading the module of {}", crate::source::shown(file)))(e),
+        })?;
         let loaded = Loaded { module, sha256, lowered };
         modules.insert(key, loaded.clone());
         Ok(loaded)

@@ -72,6 +72,9 @@ pub mod devices;
 /// The build helper's entry-point scanner (`kernelgate_build::entry_scan`), also used on the
 /// kernel files a run reads and on a file `kernelgate compile` is given.
 pub use kernelgate_build::entry_scan;
+/// The kinds of kernel file (`.cu` sources, prebuilt `.ptx` modules) and what a PTX module
+/// declares (`kernelgate_build::kernel_file`).
+pub use kernelgate_build::kernel_file;
 mod error;
 pub mod expect;
 pub mod gate;
@@ -100,6 +103,7 @@ pub mod source;
 pub mod stats;
 pub mod store;
 pub mod suite;
+pub mod toolkit;
 pub mod units;
 
 pub use case::{Case, Init, Launch, Param, Tolerance};

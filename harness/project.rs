@@ -235,11 +235,13 @@ impl Project {
     /// The NVRTC options of the kernel file named `file` (`layernorm.cu`), after kernelgate's own
     /// ([`crate::compile::options_for`]): `[nvrtc]`'s `options`, then its `include` folders as
     /// `--include-path=<root>/<folder>`, then the same of `[nvrtc.files."<file>"]`. Empty without
-    /// `[nvrtc]`.
+    /// `[nvrtc]`, and for a prebuilt PTX module (`softmax.ptx`, [`crate::kernel_file`]), which NVRTC
+    /// does not compile.
     ///
     /// # Errors
     /// [`Error::Project`] naming `kernelgate.toml` and the folder when an include folder is not a
-    /// folder.
+    /// folder, or naming the table when `[nvrtc.files."<file>"]` gives options to a PTX module (its
+    /// options are those of the compiler that built it).
     ///
     /// # Example
     /// ```
@@ -255,6 +257,20 @@ impl Project {
     /// ```
     pub fn nvrtc_options(&self, file: &str) -> Result<Vec<String>> {
         let own = self.nvrtc.files.get(file);
+        if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx) {
+            return match own {
+                None => Ok(Vec::new()),
+                Some(_) => Err(Error::Project {
+                    path: self.file.clone().unwrap_or_else(|| self.root.join(FILE)),
+                    line: None,
+                    message: format!(
+                        "[nvrtc.files.\"{file}\"] gives NVRTC options to a PTX module, which kernelgate loads as it \
+                         is, without NVRTC: give the options to the compiler that builds it (`nvcc -ptx \
+                         --use_fast_math -DBLOCK=256 ...`), and remove the table"
+                    ),
+                }),
+            };
+        }
         let mut options = Vec::new();
         for (list, folders) in
             [(&self.nvrtc.options, &self.nvrtc.include)].into_iter().chain(own.map(|f| (&f.options, &f.include)))
@@ -362,6 +378,15 @@ mod tests {
         let p = Project::new(Path::new("/repo"), None, s, &Config::default());
         assert_eq!(p.nvrtc_options("a.cu").unwrap(), ["--use_fast_math", "-DB=2"]);
         assert_eq!(p.nvrtc_options("b.cu").unwrap(), ["--use_fast_math"]);
+        // A prebuilt PTX module is not compiled by NVRTC: no options, and a table of its own is refused.
+        assert!(p.nvrtc_options("softmax.ptx").unwrap().is_empty());
+        let ptx = parse("[nvrtc.files.\"softmax.ptx\"]\noptions = [\"--use_fast_math\"]\n").unwrap();
+        let e = Project::new(Path::new("/repo"), None, ptx, &Config::default()).nvrtc_options("softmax.ptx");
+        let e = e.unwrap_err().to_string();
+        assert!(
+            e.contains("[nvrtc.files.\"softmax.ptx\"] gives NVRTC options to a PTX module") && e.contains("nvcc -ptx"),
+            "{e}"
+        );
         assert!(
             Project::new(Path::new("/repo"), None, Settings::default(), &Config::default())
                 .nvrtc_options("a.cu")

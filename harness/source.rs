@@ -74,8 +74,13 @@ impl KernelSource {
             found.into_iter().map(|(name, _)| &*name.leak()).collect::<Vec<_>>().leak()
         };
         let sha256: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-        let (entries, templates) =
-            (names(crate::entry_scan::entry_points(text)), names(crate::entry_scan::template_kernels(text)));
+        let (entries, templates) = match crate::kernel_file::kind_of(file) {
+            Some(crate::kernel_file::Kind::Ptx) => (
+                names(crate::kernel_file::ptx_entries(text).into_iter().map(|e| (e.name, e.line)).collect()),
+                names(Vec::new()),
+            ),
+            _ => (names(crate::entry_scan::entry_points(text)), names(crate::entry_scan::template_kernels(text))),
+        };
         KernelSource {
             file: file.to_string().leak(),
             path: shown.to_string().leak(),
@@ -91,6 +96,12 @@ impl KernelSource {
     pub fn with_options(mut self, options: Vec<String>) -> KernelSource {
         self.options = options.into_iter().map(|o| &*o.leak()).collect::<Vec<_>>().leak();
         self
+    }
+
+    /// Whether this is a prebuilt PTX module (`*.ptx`, [`crate::kernel_file`]), loaded as it is,
+    /// rather than a CUDA source kernelgate compiles with NVRTC.
+    pub fn is_ptx(&self) -> bool {
+        crate::kernel_file::kind_of(self.file) == Some(crate::kernel_file::Kind::Ptx)
     }
 
     /// Whether this is one of the library's own files ([`own`]), not the project's.
@@ -119,13 +130,13 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
     })?;
     let mut paths: Vec<_> = listed
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .filter(|p| crate::kernel_file::kind_of(&p.to_string_lossy()).is_some())
         .collect();
     paths.sort();
     if paths.is_empty() {
         return Err(Error::Kernels {
             path: dir.into(),
-            message: "holds no .cu file; kernelgate needs at least one kernel source".into(),
+            message: "holds no .cu or .ptx file; kernelgate needs at least one kernel source or PTX module".into(),
         });
     }
     let prefix = if shown.is_empty() { String::new() } else { format!("{}/", shown.trim_end_matches('/')) };
@@ -134,7 +145,7 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
         .map(|p| {
             let shown = format!("{prefix}{}", p.file_name().unwrap_or_default().to_string_lossy());
             let source = KernelSource::read(p, &shown)?;
-            crate::entry_scan::declared(source.source)
+            crate::kernel_file::declared(source.file, source.source)
                 .map_err(|message| Error::Kernels { path: shown.into(), message })?;
             Ok(source)
         })
@@ -595,7 +606,7 @@ mod tests {
     fn a_folder_is_read_as_it_is_now_and_a_bad_file_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let err = read_folder(dir.path(), "kernels").unwrap_err().to_string();
-        assert!(err.contains("holds no .cu file"), "{err}");
+        assert!(err.contains("holds no .cu or .ptx file"), "{err}");
         std::fs::write(dir.path().join("b.cu"), "extern \"C\" __global__ void b(float* x) { x[0] = 1; }\n").unwrap();
         std::fs::write(dir.path().join("a.cu"), "extern \"C\" __global__ void a(float* x) { x[0] = 1; }\n").unwrap();
         let read = read_folder(dir.path(), "kernels").unwrap();
@@ -616,6 +627,27 @@ mod tests {
             err.contains("cannot read the kernel folder") && err.contains("kernels` names in kernelgate.toml"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_prebuilt_ptx_module_is_read_with_its_entries_and_a_file_without_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let ptx =
+            ".version 9.0\n.target sm_80\n.address_size 64\n.visible .entry rows(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n";
+        std::fs::write(dir.path().join("softmax.ptx"), ptx).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a kernel file").unwrap();
+        let read = read_folder(dir.path(), "build/ptx").unwrap();
+        assert_eq!(read.len(), 1);
+        let s = read[0];
+        assert_eq!(
+            (s.file, s.path, s.entries, s.templates.is_empty()),
+            ("softmax.ptx", "build/ptx/softmax.ptx", &["rows"][..], true)
+        );
+        assert!(s.is_ptx() && !s.is_own());
+        assert!(Kernel { file: "softmax.ptx", entry: "rows" }.declared_in(&s).is_ok());
+        std::fs::write(dir.path().join("softmax.ptx"), ".version 9.0\n.target sm_80\n.func f()\n{\n}\n").unwrap();
+        let err = read_folder(dir.path(), "build/ptx").unwrap_err().to_string();
+        assert!(err.starts_with("build/ptx/softmax.ptx: declares no `.entry`"), "{err}");
     }
 
     #[test]

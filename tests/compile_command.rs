@@ -27,7 +27,7 @@ fn a_suite_file_as_blessed_passes_and_prints_its_figures() {
     }
     let (code, out) = compile(&["kernels/vectorization.cu"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("kernelgate: kernel resources from NVRTC's ptxas"), "{out}");
+    assert!(out.contains("kernelgate: kernel resources from ptxas 1"), "{out}");
     assert!(out.contains("kernelgate: SASS from nvdisasm"), "{out}");
     for arch in ["sm_80", "sm_90"] {
         assert!(out.contains(&format!("{arch}  vectorization/copy_vec4")), "{out}");

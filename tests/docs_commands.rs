@@ -171,6 +171,10 @@ const RULES: &[(&str, Rule)] = &[
     (".gpu/bin/", skip(Why::Pattern, "the staged binaries' folder (scripts/stage)")),
     ("ncu --nvtx *", skip(Why::Gpu, "profiles a trial with Nsight Compute")),
     ("ncu --import *", skip(Why::Tool, "Nsight Compute's ncu, which CI does not have")),
+    (
+        "examples/adopter/scripts/build-ptx*",
+        skip(Why::Tool, "nvcc, which CI does not have (scripts/get-nvrtc unpacks NVRTC and ptxas, not nvcc)"),
+    ),
     ("ncu --csv *", skip(Why::Tool, "Nsight Compute's ncu, which CI does not have")),
     ("compute-sanitizer *", skip(Why::Gpu, "the sanitizer's child on the GPU")),
     ("nvidia-smi *", skip(Why::Gpu, "locks a GPU's clocks")),

@@ -347,8 +347,5 @@ fn report_50_an_nvrtc_value_that_is_not_a_version_is_refused_and_a_patch_level_i
     assert_eq!(reseal(tmp.path()).0, 0);
     let (code, text) = suite(&b);
     assert_eq!(code, 0, "{text}");
-    assert!(
-        text.contains("not gated: the row was blessed with NVRTC 12.9, this run compiles with NVRTC 13.5"),
-        "{text}"
-    );
+    assert!(text.contains("not gated: the row was blessed with ptxas 12.9, this run's ptxas is 13.5"), "{text}");
 }

@@ -48,10 +48,10 @@ pub fn utf8_text(bytes: Vec<u8>, shown: &str) -> Result<String, String> {
 }
 
 /// The module of the case table's constants (`k::<module>::<kernel>`) that `build.rs` writes
-/// for kernel file `file`: `transpose.cu` -> `transpose`; characters that cannot start or continue
+/// for kernel file `file`: `transpose.cu` -> `transpose`, `softmax.ptx` -> `softmax`; characters that cannot start or continue
 /// an identifier become `_`. Pure.
 pub fn module_name(file: &str) -> String {
-    let stem = file.trim_end_matches(".cu");
+    let stem = crate::kernel_file::stem(file);
     let mut name: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert(0, '_');

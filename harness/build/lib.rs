@@ -3,8 +3,8 @@
 //!
 //! [`Build::run`] reads the project's kernel folders (`kernels` in its `kernelgate.toml`, default
 //! `kernels/`), finds each `*.cu` file's `extern "C" __global__` entry points and kernel templates
-//! ([`entry_scan`]), reads the git state of the tree being built ([`provenance`]), and writes
-//! `$OUT_DIR/kernelgate.rs`, which the crate includes with `kernelgate::kernels!()`:
+//! ([`entry_scan`]) and each prebuilt `*.ptx` module's `.entry` kernels ([`kernel_file`]), reads
+//! the git state of the tree being built ([`provenance`]), and writes `$OUT_DIR/kernelgate.rs`, which the crate includes with `kernelgate::kernels!()`:
 //! - a module `k` with one submodule per kernel file (`kernels/transpose.cu` -> `k::transpose`) and
 //!   one `kernelgate::Kernel` constant per entry point and `kernelgate::KernelTemplate` constant per
 //!   template, so a case that names a kernel its file lacks fails to compile, naming the module;
@@ -35,6 +35,7 @@
 
 pub mod entry_scan;
 pub mod git;
+pub mod kernel_file;
 pub mod provenance;
 
 use std::fmt::Write as _;
@@ -144,7 +145,8 @@ pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, (PathBuf, String)> {
     }
 }
 
-/// The module `k`: one submodule per `*.cu` file of `folders`, one constant per kernel.
+/// The module `k`: one submodule per kernel file (`*.cu`, `*.ptx`) of `folders`, one constant per
+/// kernel.
 fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf, String)> {
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in folders {
@@ -153,12 +155,15 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
         files.extend(
             listed
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "cu")),
+                .filter(|p| kernel_file::kind_of(&p.to_string_lossy()).is_some()),
         );
     }
     files.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
     if files.is_empty() {
-        return Err((folders[0].clone(), "no .cu files found; kernelgate needs at least one kernel source".into()));
+        return Err((
+            folders[0].clone(),
+            "no .cu or .ptx files found; kernelgate needs at least one kernel source or PTX module".into(),
+        ));
     }
 
     let mut modules = String::from(
@@ -176,7 +181,7 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
             return Err((path.clone(), format!("maps to module `{module}`, like another file; rename one of them")));
         }
         seen_modules.push(module.clone());
-        let declared = entry_scan::declared(&text).map_err(|m| (path.clone(), m))?;
+        let declared = kernel_file::declared(&file, &text).map_err(|m| (path.clone(), m))?;
 
         writeln!(modules, "    /// Entry points of `{shown}`.").unwrap();
         writeln!(modules, "    pub mod {module} {{").unwrap();
@@ -276,6 +281,31 @@ mod tests {
         assert!(text.contains("declared at `gpu/sum.cu:1`"), "{text}");
         assert!(text.contains("state: \"no repository\""), "{text}");
         assert!(text.contains("inputs: &[\"build.rs\"]"), "{text}");
+    }
+
+    #[test]
+    fn a_prebuilt_ptx_module_is_a_module_of_its_entries_and_a_bad_one_stops_the_build() {
+        let ptx = ".version 9.0\n.target sm_80\n.address_size 64\n\n.visible .entry softmax_warp(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n";
+        let dir = project(&[
+            ("kernels/copy.cu", "extern \"C\" __global__ void copy(float* a) { }\n"),
+            ("kernels/softmax.ptx", ptx),
+        ]);
+        let text = generate(dir.path()).unwrap();
+        assert!(text.contains("pub mod softmax {"), "{text}");
+        assert!(text.contains(
+            "pub const softmax_warp: ::kernelgate::Kernel = ::kernelgate::Kernel { file: \"softmax.ptx\", entry: \"softmax_warp\" };"
+        ), "{text}");
+        assert!(text.contains("declared at `kernels/softmax.ptx:5`"), "{text}");
+        // A .ptx and a .cu of one stem would be one module.
+        let both = project(&[
+            ("kernels/softmax.cu", "extern \"C\" __global__ void s(float* a) { }\n"),
+            ("kernels/softmax.ptx", ptx),
+        ]);
+        let (path, message) = generate(both.path()).unwrap_err();
+        assert!(path.ends_with("kernels/softmax.ptx") && message.contains("module `softmax`"), "{message}");
+        let not_ptx = project(&[("kernels/notes.ptx", "extern \"C\" __global__ void s(float* a) { }\n")]);
+        let (path, message) = generate(not_ptx.path()).unwrap_err();
+        assert!(path.ends_with("kernels/notes.ptx") && message.contains("is not a PTX module"), "{message}");
     }
 
     #[test]

@@ -101,7 +101,11 @@ pub fn read(dir: &Path, rev: Option<&str>, kernels: &[std::path::PathBuf]) -> Re
         .map(|top| {
             folders_in(top, kernels)
                 .into_iter()
-                .map(|f| if f.is_empty() { "*.cu".into() } else { format!("{f}/*.cu") })
+                .flat_map(|f| {
+                    crate::kernel_file::EXTENSIONS
+                        .iter()
+                        .map(move |(e, _)| if f.is_empty() { format!("*.{e}") } else { format!("{f}/*.{e}") })
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -211,7 +215,7 @@ pub fn kernels_at_head(dir: &Path, kernels: &[std::path::PathBuf]) -> Option<Str
         found = true;
         for entry in at.iter() {
             let name = entry.name().unwrap_or_default().to_string();
-            if name.ends_with(".cu")
+            if crate::kernel_file::kind_of(&name).is_some()
                 && entry.kind() == Some(git2::ObjectType::Blob)
                 && let Ok(blob) = repo.find_blob(entry.id())
             {

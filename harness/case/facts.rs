@@ -80,6 +80,10 @@ pub struct ArityFact {
     pub entry: String,
     /// Arguments passed.
     pub args: usize,
+    /// The bytes each argument passes ([`Arity::sizes`]); empty in a file written before they
+    /// were recorded (then only the count is checked).
+    #[serde(default)]
+    pub sizes: Vec<u32>,
     /// The trial that launches it.
     pub trial: String,
 }
@@ -137,6 +141,7 @@ impl Facts {
                 file: a.kernel.file.into(),
                 entry: a.kernel.entry.into(),
                 args: a.args,
+                sizes: a.sizes,
                 trial: a.trial,
             })
             .collect();
@@ -240,7 +245,12 @@ impl Facts {
     pub fn arities(&self) -> Vec<Arity> {
         self.arities
             .iter()
-            .map(|a| Arity { kernel: kernel(&a.file, &a.entry), args: a.args, trial: a.trial.clone() })
+            .map(|a| Arity {
+                kernel: kernel(&a.file, &a.entry),
+                args: a.args,
+                sizes: a.sizes.clone(),
+                trial: a.trial.clone(),
+            })
             .collect()
     }
 

@@ -209,6 +209,16 @@ impl Param {
         self.elem().map_or(0, |e| e.size() * self.elements())
     }
 
+    /// The bytes this parameter passes to a kernel: a pointer (8) for a buffer, 4 for an `int` or
+    /// `float`, 8 for an `unsigned long long`.
+    pub fn arg_bytes(&self) -> u32 {
+        match self {
+            Param::I32(_) | Param::F32(_) => 4,
+            Param::U64(_) => 8,
+            _ => 8,
+        }
+    }
+
     /// Elements skipped before the pointer a kernel gets when the parameter is passed whole.
     pub fn offset(&self) -> usize {
         match *self {
@@ -236,6 +246,19 @@ pub enum Arg {
     F32(f32),
     /// An `unsigned long long` (`size_t`) by value.
     U64(u64),
+}
+
+impl Arg {
+    /// The bytes this argument passes to a kernel, with the parameters `params` it may name
+    /// ([`Param::arg_bytes`]); a slot out of range counts as a pointer (the case's own check names
+    /// it).
+    pub fn bytes(&self, params: &[Param]) -> u32 {
+        match self {
+            Arg::Slot(slot) => params.get(*slot).map_or(8, Param::arg_bytes),
+            Arg::At { .. } | Arg::U64(_) => 8,
+            Arg::I32(_) | Arg::F32(_) => 4,
+        }
+    }
 }
 
 /// One step of a case's program, enqueued in order; steps on different streams overlap unless

@@ -14,6 +14,7 @@ use cudarc::nvrtc::Ptx;
 
 mod entries;
 mod for_gpu;
+pub mod prebuilt;
 mod ptx;
 
 pub use entries::{check_entries, unseen_cause};
@@ -255,6 +256,9 @@ pub struct Compiled {
     pub cubin: Vec<u8>,
     /// The template instances compiled, each with the name NVRTC gave its function.
     pub lowered: Vec<Lowered>,
+    /// The release of the ptxas that made the cubin and its report, `major.minor` (`13.5`): NVRTC's
+    /// own, or for a prebuilt PTX module the standalone ptxas's ([`prebuilt::assembled`]).
+    pub compiler: String,
 }
 
 /// A template instance's name expression and the name of the function NVRTC made of it
@@ -279,7 +283,8 @@ pub fn suite_name<'a>(lowered: &'a [Lowered], name: &'a str) -> &'a str {
 /// [`NO_CACHE`]), instantiating the template instances `expressions` (`block_sum<256, 8>`);
 /// returns the PTX, NVRTC's program log, which holds ptxas's report, the cubin and each instance's
 /// lowered name. `arch` must be a real architecture (`sm_90`): NVRTC then runs ptxas to make the
-/// cubin.
+/// cubin. A prebuilt PTX module (`file` ending in `.ptx`) is assembled by ptxas instead
+/// ([`prebuilt::assembled`]).
 ///
 /// # Errors
 /// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture), or
@@ -291,6 +296,9 @@ pub fn compile_with_log(
     expressions: &[&str],
     extra: &[&str],
 ) -> Result<Compiled> {
+    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx) {
+        return prebuilt::assembled(file, source, arch);
+    }
     let nvrtc = nvrtc::load()?;
     let mut options = verbose_options(arch, nvrtc.version, extra);
     options.extend(include_options().iter().cloned());
@@ -299,7 +307,8 @@ pub fn compile_with_log(
 
 /// Compiles the text `source` of kernel file `file` for `arch` with [`compile`]'s options and the
 /// file's own `extra` ones, instantiating the template instances `expressions`: the PTX to load
-/// and each instance's lowered name, the function to look up in it.
+/// and each instance's lowered name, the function to look up in it. A prebuilt PTX module (`file`
+/// ending in `.ptx`) is its own text ([`prebuilt::module`]).
 ///
 /// # Errors
 /// As [`compile_with_log`].
@@ -310,6 +319,9 @@ pub fn compile_instances(
     expressions: &[&str],
     extra: &[&str],
 ) -> Result<(Ptx, Vec<Lowered>)> {
+    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx) {
+        return prebuilt::module(file, source, arch);
+    }
     let mut options = options_for(arch, extra);
     options.extend(include_options().iter().cloned());
     let compiled = program(file, source, arch, &options, expressions, false)?;
@@ -331,7 +343,8 @@ fn program(
 ) -> Result<Compiled> {
     use cudarc::nvrtc::{result, sys};
     use std::ffi::{CStr, CString};
-    let used = nvrtc::load()?.to_string();
+    let loaded = nvrtc::load()?;
+    let (used, compiler) = (loaded.to_string(), format!("{}.{}", loaded.version.0, loaded.version.1));
     let fail = |status: String, log: String| Error::Compile {
         file: crate::source::shown(file),
         arch: arch.to_string(),
@@ -398,7 +411,7 @@ fn program(
     // SAFETY: as above; NVRTC allocates nothing here, it copies into the vector it is handed.
     let cubin =
         if cubin { unsafe { cubin_of(program.0) }.map_err(|status| fail(status, log.clone()))? } else { Vec::new() };
-    Ok(Compiled { ptx, log, cubin, lowered })
+    Ok(Compiled { ptx, log, cubin, lowered, compiler })
 }
 
 /// The fix for a compile that failed on a name expression (NVRTC's log then names its pseudo-file

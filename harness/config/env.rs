@@ -237,8 +237,9 @@ impl Config {
         // Read by `crate::nvrtc` (before any option is parsed, for the compile trials); an empty
         // value is refused here like every other.
         get(&NVRTC)?;
-        // Read by `crate::sass::nvdisasm` the same way.
+        // Read by `crate::sass::nvdisasm` and `crate::compile::prebuilt` the same way.
         get(&NVDISASM)?;
+        get(&PTXAS)?;
         let conflict = |name: &'static str, value: String, why: &str| {
             Err(Error::Config { name, value, expected: why.to_string() })
         };

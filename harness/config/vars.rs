@@ -278,6 +278,15 @@ pub const NVDISASM: Var = Var {
               searched ([the search](resource-gate.md#the-sass-gate))",
     read_by: &[Reader::Suite],
 };
+/// `KERNELGATE_PTXAS`.
+pub const PTXAS: Var = Var {
+    name: "KERNELGATE_PTXAS",
+    value: Value::Text("a `ptxas` executable"),
+    default: Some("searched"),
+    meaning: "the ptxas that assembles prebuilt PTX modules for their compile trials (the resource and SASS \
+              gates); when set, nothing else is searched ([prebuilt modules](adding-kernels.md#prebuilt-ptx-modules))",
+    read_by: &[Reader::Suite],
+};
 /// `KERNELGATE_OUT_DIR`.
 pub const OUT_DIR: Var = Var {
     name: "KERNELGATE_OUT_DIR",
@@ -507,6 +516,7 @@ pub const VARS: &[Var] = &[
     PLANTED,
     PRECISION,
     PROFILE_TRIALS,
+    PTXAS,
     REQUIRE_CHROMIUM,
     REQUIRE_GPU,
     REQUIRE_NVRTC,

@@ -62,7 +62,9 @@ impl Revision {
             let Ok(kernels) = at else { continue };
             found = true;
             for entry in kernels.iter() {
-                let Some(name) = entry.name().ok().filter(|n| n.ends_with(".cu")) else { continue };
+                let Some(name) = entry.name().ok().filter(|n| crate::kernel_file::kind_of(n).is_some()) else {
+                    continue;
+                };
                 let blob =
                     entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
                 let shown = if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };

@@ -163,9 +163,9 @@ fn judge(old: &Row, new: &Row, judgement: &mut Judgement) {
     let more_spills = new.spill_store_bytes > old.spill_store_bytes || new.spill_load_bytes > old.spill_load_bytes;
     if super::table::nvrtc_version(&old.nvrtc) != super::table::nvrtc_version(&new.nvrtc) {
         judgement.notes.push(format!(
-            "{what}: not gated: the row was blessed with NVRTC {}, this run compiles with NVRTC {}, and another \
-             compiler moves registers by itself; compile with the NVRTC CI pins (scripts/get-nvrtc), or bless \
-             with this one",
+            "{what}: not gated: the row was blessed with ptxas {}, this run's ptxas is {} (NVRTC's own, or the \
+             toolkit's for a PTX module), and another compiler moves registers by itself; compile with the releases \
+             CI pins (scripts/get-nvrtc), or bless with this one",
             old.nvrtc, new.nvrtc
         ));
     } else if fewer_warps || more_spills {
@@ -313,8 +313,8 @@ mod tests {
         assert!(j.failures.is_empty(), "{:?}", j.failures);
         assert!(
             j.notes[0].starts_with(
-                "k: registers 32 → 40, occupancy 100 % → 75 % at block 256: not gated: the row was blessed with NVRTC \
-                 13.5, this run compiles with NVRTC 13.6"
+                "k: registers 32 → 40, occupancy 100 % → 75 % at block 256: not gated: the row was blessed with ptxas \
+                 13.5, this run's ptxas is 13.6"
             ),
             "{:?}",
             j.notes

@@ -32,7 +32,7 @@ pub use ptxas::Usage;
 pub use report::render;
 pub use table::{RESOURCES_FILE, Row};
 
-use crate::{case::Case, compile, error::Result, nvrtc, source::Kernel, source::KernelSource};
+use crate::{case::Case, compile, error::Result, source::Kernel, source::KernelSource};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -227,6 +227,8 @@ pub struct Arity {
     pub kernel: Kernel,
     /// Arguments passed.
     pub args: usize,
+    /// The bytes each argument passes, in order ([`crate::case::Arg::bytes`]).
+    pub sizes: Vec<u32>,
     /// The case's trial name.
     pub trial: String,
 }
@@ -237,11 +239,34 @@ pub fn arities(cases: &[Case]) -> Vec<Arity> {
     for c in cases {
         for step in &c.steps {
             if let crate::case::Step::Launch { kernel, args, .. } = step {
-                out.push(Arity { kernel: *kernel, args: args.len(), trial: c.name() });
+                let sizes = args.iter().map(|a| a.bytes(&c.params)).collect();
+                out.push(Arity { kernel: *kernel, args: args.len(), sizes, trial: c.name() });
             }
         }
     }
     out
+}
+
+/// The first argument whose size (`passed`, bytes) differs from its parameter's (`declared`, as
+/// the PTX declares it, [`crate::kernel_file::PtxEntry::params`]), as a phrase naming its position
+/// and both sizes; `None` when they agree or either list is of another length (the count check
+/// covers that). A 4-byte argument for a parameter of 1 or 2 bytes (`bool`, `char`, `short`,
+/// `__half`) agrees: the driver copies the declared bytes, the low ones on every CUDA platform
+/// (little-endian). Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::resources::size_mismatch;
+/// assert_eq!(size_mismatch(&[8, 8, 4], &[8, 8, 4]), None);
+/// assert_eq!(size_mismatch(&[8, 4], &[8, 8]).unwrap(), "argument 2 of 4 bytes where the kernel declares 8");
+/// assert_eq!(size_mismatch(&[4], &[1]), None);
+/// ```
+pub fn size_mismatch(passed: &[u32], declared: &[u32]) -> Option<String> {
+    if passed.len() != declared.len() {
+        return None;
+    }
+    let (i, (p, d)) = passed.iter().zip(declared).enumerate().find(|(_, (p, d))| p != d && !(**p == 4 && **d < 4))?;
+    Some(format!("argument {} of {p} bytes where the kernel declares {d}", i + 1))
 }
 
 /// What one compile trial found.
@@ -347,6 +372,10 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         .into_iter()
         .map(|(name, n)| (compile::suite_name(lowered, &name).to_string(), n))
         .collect();
+    let sizes: BTreeMap<String, Vec<u32>> = crate::kernel_file::ptx_entries(ptx)
+        .into_iter()
+        .map(|e| (compile::suite_name(lowered, &e.name).to_string(), e.params))
+        .collect();
     for a in trial.arities.iter().filter(|a| a.kernel.file == source.file) {
         if let Some(&n) = declared.get(a.kernel.entry)
             && n != a.args
@@ -355,6 +384,12 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
                 "{}: launches {} with {} argument(s), but {} declares {n} parameter(s); \
                  list one Arg (or, in Case::new, one Param) per kernel parameter, in order",
                 a.trial, a.kernel.entry, a.args, source.path
+            ));
+        } else if let Some(wrong) = sizes.get(a.kernel.entry).and_then(|declared| size_mismatch(&a.sizes, declared)) {
+            checked.failures.push(format!(
+                "{}: launches {} with {wrong} ({}); pass each parameter as its declared type: a pointer is a buffer \
+                 Param, `int` Param::I32, `float` Param::F32, `size_t` or `unsigned long long` Param::U64",
+                a.trial, a.kernel.entry, source.path
             ));
         }
     }
@@ -366,12 +401,14 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         checked.failures.push(format!("no occupancy limits for {} in harness/resources/occupancy.rs", trial.arch));
         return Ok(checked);
     };
-    let version = nvrtc::load()?.version;
     let mut entries: Vec<&str> = source.entries.to_vec();
     entries.extend(lowered.iter().map(|l| l.expression.as_str()));
-    let figures = ptxas::parse(log, trial.arch).and_then(|usage| {
+    // ptxas reports for the architecture it assembled: a PTX module's own `sm_90a` for an sm_90 trial.
+    let target = if source.is_ptx() { crate::kernel_file::ptx_target(ptx) } else { None };
+    let reported = target.as_deref().map_or(trial.arch, |t| compile::prebuilt::ptxas_arch(t, trial.arch));
+    let figures = ptxas::parse(log, reported).and_then(|usage| {
         let usage = usage.into_iter().map(|(name, u)| (compile::suite_name(lowered, &name).to_string(), u)).collect();
-        rows(source, &entries, &usage, trial.launches, limits, &format!("{}.{}", version.0, version.1))
+        rows(source, &entries, &usage, trial.launches, limits, &compiled.compiler)
     });
     checked.rows = match figures {
         Ok(rows) => rows,
@@ -561,15 +598,13 @@ mod tests {
         (mismatch.file, mismatch.rows, mismatch.entries_match) = ("a.cu".into(), vec![], false);
         let text = render(&[mismatch, compiled.clone()]);
         let nvrtc = &compiled.rows[0].nvrtc;
-        assert!(
-            text.starts_with(&format!("kernelgate: kernel resources from NVRTC's ptxas (NVRTC {nvrtc});")),
-            "{text}"
-        );
+        assert!(text.starts_with(&format!("kernelgate: kernel resources from ptxas {nvrtc} (NVRTC's own;")), "{text}");
         assert!(!text.contains("NVRTC ?"), "{text}");
     }
 
     /// Where NVRTC is found, a launch with fewer arguments than the kernel's parameters fails the
-    /// compile trial with the trial, the kernel and both counts.
+    /// compile trial with the trial, the kernel and both counts; one with an argument of another
+    /// size (a `size_t` passed as an `int`) names the argument and both sizes.
     #[test]
     fn a_launch_with_the_wrong_argument_count_fails() {
         if let Err(e) = compile::nvrtc_available() {
@@ -590,7 +625,7 @@ mod tests {
         };
         let kernel = Kernel { file: "one.cu", entry: "one" };
         let tmp = tempfile::tempdir().unwrap();
-        let arities = [Arity { kernel, args: 2, trial: "one/short/1".into() }];
+        let arities = [Arity { kernel, args: 2, sizes: vec![8, 8], trial: "one/short/1".into() }];
         let trial = FileTrial {
             source: &source,
             arch: "sm_90",
@@ -606,6 +641,47 @@ mod tests {
                 .contains("one/short/1: launches one with 2 argument(s), but kernels/one.cu declares 3 parameter(s)"),
             "{failure}"
         );
+        let arities = [Arity { kernel, args: 3, sizes: vec![8, 8, 8], trial: "one/wide/1".into() }];
+        let failure = check_file(&FileTrial { arities: &arities, ..trial }).unwrap().failure().unwrap();
+        assert!(
+            failure.contains(
+                "one/wide/1: launches one with argument 3 of 8 bytes where the kernel declares 4 (kernels/one.cu)"
+            ),
+            "{failure}"
+        );
+    }
+
+    /// Where ptxas is found, a prebuilt PTX module for the architecture-specific `sm_90a` is
+    /// assembled for it in the sm_90 trial, and its figures are read from ptxas's report (which
+    /// names `sm_90a`, not the trial's `sm_90`).
+    #[test]
+    fn an_architecture_specific_ptx_module_has_its_figures_read() {
+        if compile::prebuilt::ptxas().is_err() {
+            eprintln!("skipped: no ptxas here (scripts/get-nvrtc)");
+            return;
+        }
+        let ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n\n.visible .entry fill(\n\t.param .u64 fill_param_0\n)\n{\n\
+                   \t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [fill_param_0];\n\
+                   \tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
+                   \tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n";
+        let source = KernelSource::of_text("fill.ptx", "gpu/fill.ptx", ptx);
+        let kernel = Kernel { file: "fill.ptx", entry: "fill" };
+        let tmp = tempfile::tempdir().unwrap();
+        let launches = [LaunchShape { kernel, block: 256, shared_dynamic: 0 }];
+        let arities = [Arity { kernel, args: 1, sizes: vec![8], trial: "fill/a/1".into() }];
+        let trial = FileTrial {
+            source: &source,
+            arch: "sm_90",
+            launches: &launches,
+            baselines: tmp.path(),
+            bless: true,
+            files: &["fill.ptx"],
+            arities: &arities,
+        };
+        let checked = check_file(&trial).unwrap();
+        assert!(checked.failures.is_empty(), "{:?}", checked.failures);
+        assert_eq!(checked.rows.len(), 1, "{checked:?}");
+        assert_eq!((checked.rows[0].kernel.as_str(), checked.rows[0].block), ("fill", Some(256)));
     }
 
     /// Where NVRTC is found (CI: KERNELGATE_REQUIRE_NVRTC=1), a kernel with an unrolled accumulator

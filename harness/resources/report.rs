@@ -13,8 +13,8 @@ pub fn render(checked: &[Checked]) -> String {
     // No table when no file compiled to figures (its entry points did not match): only its notes.
     if let Some(nvrtc) = all.iter().flat_map(|c| &c.rows).map(|r| r.nvrtc.as_str()).next() {
         lines.push(format!(
-            "kernelgate: kernel resources from NVRTC's ptxas (NVRTC {nvrtc}); occupancy is theoretical, at the cases' \
-             block"
+            "kernelgate: kernel resources from ptxas {nvrtc} (NVRTC's own; a PTX module's, the toolkit's); occupancy is \
+             theoretical, at the cases' block"
         ));
         lines.extend(crate::units::aligned(&figures(&all), 2));
     }
@@ -40,7 +40,7 @@ fn figures(all: &[&Checked]) -> Vec<[String; 8]> {
         for r in &c.rows {
             table.push([
                 c.arch.clone(),
-                format!("{}/{}", r.file.trim_end_matches(".cu"), r.kernel),
+                format!("{}/{}", crate::kernel_file::stem(&r.file), r.kernel),
                 match (r.block, r.shared_dynamic_bytes) {
                     (None, _) => "-".into(),
                     (Some(b), 0) => b.to_string(),

@@ -160,7 +160,7 @@ pub fn compare(blessed: &[Row], build: &Build<'_>, table: &str) -> Judgement {
     if let Some((_, blessed_with)) = other_compiler.first() {
         let names: Vec<&str> = other_compiler.iter().map(|(n, _)| *n).collect();
         judgement.notes.push(format!(
-            "not gated: blessed with NVRTC {blessed_with}, this run compiles with NVRTC {} ({})",
+            "not gated: blessed with ptxas {blessed_with}, this run's ptxas is {} ({})",
             build.nvrtc,
             names.join(", ")
         ));
@@ -253,7 +253,7 @@ mod tests {
         let other = Build { nvrtc: "13.0", ..build(&barrier_added) };
         let j = compare(&blessed, &other, "opcodes.csv");
         assert!(j.failures.is_empty(), "{j:?}");
-        assert_eq!(j.notes, ["not gated: blessed with NVRTC 13.5, this run compiles with NVRTC 13.0 (copy)"]);
+        assert_eq!(j.notes, ["not gated: blessed with ptxas 13.5, this run's ptxas is 13.0 (copy)"]);
     }
 
     #[test]

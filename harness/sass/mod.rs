@@ -249,7 +249,7 @@ pub fn render(checked: &[Checked]) -> String {
     table.push(header);
     for c in &all {
         for (function, counts) in &c.classes {
-            let mut row = vec![c.arch.clone(), format!("{}/{function}", c.file.trim_end_matches(".cu"))];
+            let mut row = vec![c.arch.clone(), format!("{}/{function}", crate::kernel_file::stem(&c.file))];
             row.extend(shown.iter().map(|col| counts.get(col.class).copied().unwrap_or(0).to_string()));
             table.push(row);
         }

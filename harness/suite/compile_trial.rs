@@ -33,6 +33,13 @@ pub(super) fn run(
     if !undeclared.is_empty() {
         return Err(undeclared.join("\n").into());
     }
+    // A prebuilt PTX module built for a later architecture (or an architecture-specific one) has no
+    // code for this one: nothing to gate here.
+    if source.is_ptx()
+        && let Some(why) = compile::prebuilt::unfit(source.path, source.source, arch)
+    {
+        return cannot_run(why);
+    }
     let files: Vec<&str> = sources().iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
     let instances = resources::instances(launches, source.file);
@@ -55,7 +62,7 @@ pub(super) fn run(
     let mut failures: Vec<String> = checked.failure().into_iter().collect();
     let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
     suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
-    let nvrtc = compile::nvrtc_version().map(|(major, minor)| format!("{major}.{minor}")).unwrap_or_default();
+    let nvrtc = compiled.compiler.clone();
     let sass_trial = sass::FileTrial {
         source,
         arch,

@@ -1,9 +1,11 @@
 //! `kernelgate compile FILE...`: the compile trials of kernel files, without the GPU trials. It
 //! compiles each file as it is, for each architecture, and runs what the compile trials run: the
 //! entry points, the resource gate and the SASS gate against the blessed tables, with the same
-//! messages. A file that is not one of the project's `kernels/*.cu` (one outside it, or a new
-//! name) has no blessed rows and no cases: its figures are printed and nothing is gated. A file's kernel templates are compiled as the instances the case
-//! table launches from it and those given with `--instance` (a new template before its cases).
+//! messages. A file that is not one of the project's kernel files (one outside it, or a new name)
+//! has no blessed rows and no cases: its figures are printed and nothing is gated. A file's kernel
+//! templates are compiled as the instances the case table launches from it and those given with
+//! `--instance` (a new template before its cases). A prebuilt PTX module (`*.ptx`) is assembled by
+//! ptxas for each architecture its `.target` runs on; the others are skipped, saying why.
 
 use kernelgate::{Error, KernelSource, compile, resources, sass};
 use std::path::PathBuf;
@@ -91,9 +93,22 @@ pub fn compile_command(
             );
         }
         for arch in &archs {
+            // A PTX module built for a later (or another) architecture has no code for this one.
+            if source.is_ptx()
+                && let Some(why) = compile::prebuilt::unfit(source.path, source.source, arch)
+            {
+                kernelgate::outln!("kernelgate: {arch} skipped: {why}");
+                continue;
+            }
             let compiled = match compile::compile_with_log(source.file, source.source, arch, &instances, source.options)
             {
                 Ok(c) => c,
+                // ptxas refused a PTX module: its output names the line.
+                Err(e @ Error::Kernels { .. }) if source.is_ptx() => {
+                    kernelgate::outln!("{e}");
+                    other_failed = true;
+                    continue;
+                }
                 Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
                     // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
                     kernelgate::outln!(
@@ -214,7 +229,7 @@ fn suite_files(project: &kernelgate::project::Project) -> kernelgate::Result<Vec
         .flatten()
         .flatten()
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(n, _)| n.ends_with(".cu"))
+        .filter(|(n, _)| kernelgate::kernel_file::kind_of(n).is_some())
         .collect();
     found.sort();
     if let Some(pair) = found.windows(2).find(|w| w[0].0 == w[1].0) {

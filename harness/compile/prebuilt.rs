@@ -1,0 +1,228 @@
+//! Prebuilt PTX modules (`*.ptx` in a kernel folder, [`crate::kernel_file`]): built by the
+//! project's own compiler (`nvcc -ptx`, CMake, Triton), loaded by the driver as they are, never
+//! compiled by NVRTC. What stands in for NVRTC's work:
+//! - **for a GPU**, the module is its own text, once its `.target` fits the GPU ([`target_fits`]);
+//!   the driver's JIT compiles it for the GPU when it loads it, as it does NVRTC's PTX;
+//! - **for a compile trial**, ptxas assembles it for the trial's architecture with its resource
+//!   report (`ptxas -v`, the report NVRTC's ptxas writes into its log), giving the cubin that
+//!   nvdisasm reads for the SASS gate. ptxas is found as nvdisasm is ([`crate::toolkit`]);
+//!   `scripts/get-nvrtc` unpacks it from the PyPI wheel `nvidia-cuda-nvcc`.
+//!
+//! Rules for `.target` (CUDA C++ Programming Guide, "Binary Compatibility" and "PTX
+//! Compatibility"; PTX ISA, "Target ISA notes"): PTX for `sm_XY` runs on compute capability X.Y
+//! and later; PTX for an architecture-specific target (`sm_90a`) only on that one; for a family
+//! target (`sm_100f`) on the same major family, X.Y and later.
+
+use super::{Compiled, Lowered};
+use crate::error::{Error, Result};
+use crate::kernel_file::{ptx_target, ptx_version};
+use crate::toolkit::{self, Spec};
+use cudarc::nvrtc::Ptx;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// ptxas as [`toolkit`] searches for it (`KERNELGATE_PTXAS` first).
+pub const PTXAS: Spec = Spec {
+    name: "ptxas",
+    env_var: "KERNELGATE_PTXAS",
+    needed_by: "the compile trials of prebuilt PTX modules (their resource and SASS gates)",
+    wheel: "nvidia-cuda-nvcc",
+};
+
+/// The ptxas of this process: searched for on the first call, the same answer afterwards.
+///
+/// # Errors
+/// [`toolkit::found`]'s: [`Error::Config`] naming `KERNELGATE_PTXAS`, or [`Error::Unavailable`]
+/// with the places searched and the fix.
+pub fn ptxas() -> Result<&'static toolkit::Tool> {
+    static FOUND: OnceLock<toolkit::Found> = OnceLock::new();
+    toolkit::found(&PTXAS, FOUND.get_or_init(|| toolkit::search(&PTXAS)))
+}
+
+/// A `.target` or architecture name split into its number and suffix: `sm_90a` -> `(90, "a")`,
+/// `sm_80` -> `(80, "")`; `None` for anything else. Pure.
+fn arch_number(arch: &str) -> Option<(u32, &str)> {
+    let rest = arch.strip_prefix("sm_")?;
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    Some((rest[..digits].parse().ok()?, &rest[digits..]))
+}
+
+/// Whether PTX built for `.target` `target` runs on, and assembles for, a GPU of architecture
+/// `arch` (`sm_90`), by the rules in the module's documentation. Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::compile::prebuilt::target_fits;
+/// assert!(target_fits("sm_80", "sm_90"));
+/// assert!(!target_fits("sm_90", "sm_80"));
+/// assert!(target_fits("sm_90a", "sm_90") && !target_fits("sm_90a", "sm_100"));
+/// assert!(target_fits("sm_100f", "sm_103") && !target_fits("sm_100f", "sm_120"));
+/// ```
+pub fn target_fits(target: &str, arch: &str) -> bool {
+    let (Some((t, suffix)), Some((a, _))) = (arch_number(target), arch_number(arch)) else {
+        return false;
+    };
+    match suffix {
+        "a" => a == t,
+        "f" => a / 10 == t / 10 && a >= t,
+        _ => a >= t,
+    }
+}
+
+/// The architecture ptxas is asked to assemble a module of `.target` `target` for, for a trial
+/// of `arch`: the target itself where it is architecture- or family-specific (`-arch=sm_90a`,
+/// which ptxas requires of `sm_90a` PTX), else `arch`. Pure.
+pub fn ptxas_arch<'a>(target: &'a str, arch: &'a str) -> &'a str {
+    match arch_number(target) {
+        Some((t, suffix)) if !suffix.is_empty() && arch_number(arch).is_some_and(|(a, _)| a == t) => target,
+        _ => arch,
+    }
+}
+
+/// Why the PTX module `ptx` of file `shown` cannot run on `arch`; `None` when it can. The message
+/// names both architectures and the fix. Pure.
+pub fn unfit(shown: &str, ptx: &str, arch: &str) -> Option<String> {
+    let target = ptx_target(ptx).unwrap_or_default();
+    if target_fits(&target, arch) {
+        return None;
+    }
+    let built = match arch_number(&target) {
+        Some((_, "a")) => format!("{target} (architecture-specific: it runs on {target} alone)"),
+        Some((_, "f")) => format!("{target} (a family target: it runs on that family alone)"),
+        Some(_) => format!("{target} (it runs on {target} and later architectures)"),
+        None => format!("{target:?}, which is no architecture kernelgate knows"),
+    };
+    Some(format!(
+        "{shown} is PTX built for {built}, so it cannot run on {arch}: build it for {arch} or an older architecture \
+         (`nvcc -ptx -arch={arch}`; PTX for sm_80 runs on every later GPU), or keep one file per architecture"
+    ))
+}
+
+/// The module to load for `arch` of the PTX file `file` (its text `ptx`): the text itself, and no
+/// lowered names (a PTX module's entries are named as it holds them).
+///
+/// # Errors
+/// [`Error::Kernels`] naming the file, both architectures and the fix when its `.target` does not
+/// fit `arch` ([`unfit`]).
+pub fn module(file: &str, ptx: &str, arch: &str) -> Result<(Ptx, Vec<Lowered>)> {
+    let shown = crate::source::shown(file);
+    if let Some(why) = unfit(&shown, ptx, arch) {
+        let message = why.replacen(&format!("{shown} is"), "is", 1);
+        return Err(Error::Kernels { path: shown.into(), message });
+    }
+    Ok((Ptx::from_src(ptx.to_string()), Vec::new()))
+}
+
+/// What to say when the driver refused to load the PTX module `ptx` of file `shown` with
+/// `status`, on a driver that supports CUDA `cuda` (`13.0`, `cuDriverGetVersion`): for
+/// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` the module's PTX ISA, the driver's release and the fix
+/// (the driver loads the PTX of its own CUDA release and older: CUDA C++ Programming Guide,
+/// "PTX Compatibility"); for another status, the module's ISA and target alone. Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::compile::prebuilt::load_context;
+/// use cudarc::driver::sys::CUresult;
+/// let ptx = ".version 9.2\n.target sm_90\n.visible .entry k()\n{\n}\n";
+/// let said = load_context("gpu/k.ptx", ptx, "13.0", CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+/// assert!(said.contains("PTX ISA 9.2, newer than this driver (CUDA 13.0) can load"));
+/// ```
+pub fn load_context(shown: &str, ptx: &str, cuda: &str, status: cudarc::driver::sys::CUresult) -> String {
+    use cudarc::driver::sys::CUresult;
+    let isa =
+        ptx_version(ptx).map_or_else(|| "no .version".to_string(), |(major, minor)| format!("PTX ISA {major}.{minor}"));
+    let target = ptx_target(ptx).unwrap_or_default();
+    match status {
+        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => format!(
+            "loading the PTX module {shown}: it is {isa}, newer than this driver (CUDA {cuda}) can load; build it \
+             with a CUDA toolkit no newer than CUDA {cuda} (the nvcc of the GPU runner, or the PyPI wheel \
+             nvidia-cuda-nvcc of that release), or update the driver"
+        ),
+        _ => format!("loading the PTX module {shown} ({isa}, .target {target}; the driver supports CUDA {cuda})"),
+    }
+}
+
+/// What [`super::compile_with_log`] makes of a PTX file for a compile trial of `arch`: ptxas
+/// (`-arch=<arch> -v`, [`ptxas_arch`]) assembles the text `ptx` of `file` into a cubin; its report
+/// is the log, the PTX is the file's text, and no names are lowered.
+///
+/// # Errors
+/// As [`module`] for a target that does not fit; [`ptxas`]'s when none is found; [`Error::Io`] when
+/// the temporary files cannot be written or ptxas cannot start; [`Error::Kernels`] naming the file
+/// with ptxas's output when it refuses the module.
+pub fn assembled(file: &str, ptx: &str, arch: &str) -> Result<Compiled> {
+    module(file, ptx, arch)?;
+    let tool = ptxas()?;
+    let target = ptx_target(ptx).unwrap_or_default();
+    let dir = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
+    // Named as the project names it, so that ptxas's messages read `softmax.ptx, line 12`.
+    let input = dir.path().join(std::path::Path::new(file).file_name().unwrap_or("module.ptx".as_ref()));
+    let output = dir.path().join("module.cubin");
+    std::fs::write(&input, ptx).map_err(Error::io(&input))?;
+    let out = Command::new(&tool.path)
+        .arg(format!("-arch={}", ptxas_arch(&target, arch)))
+        .arg("-v")
+        .arg("-o")
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .map_err(Error::io(&tool.path))?;
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let log = log.replace(&*dir.path().to_string_lossy(), ".");
+    if !out.status.success() {
+        let isa = ptx_version(ptx).map(|(major, minor)| format!("PTX ISA {major}.{minor}")).unwrap_or_default();
+        return Err(Error::Kernels {
+            path: crate::source::shown(file).into(),
+            message: format!(
+                "{tool} refused this PTX module ({isa}, .target {target}) for {arch} ({}); its output follows:\n{log}",
+                out.status
+            ),
+        });
+    }
+    let cubin = std::fs::read(&output).map_err(Error::io(&output))?;
+    // `major.minor`, as NVRTC's version is written (`13.5`).
+    let compiler = tool.version.split('.').take(2).collect::<Vec<_>>().join(".");
+    Ok(Compiled { ptx: ptx.to_string(), log, cubin, lowered: Vec::new(), compiler })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_newer_than_the_gpu_or_for_another_is_named_with_the_fix() {
+        let ptx = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+        assert_eq!(unfit("gpu/k.ptx", ptx, "sm_90"), None);
+        let why = unfit("gpu/k.ptx", ptx, "sm_80").unwrap();
+        assert!(why.starts_with("gpu/k.ptx is PTX built for sm_90a (architecture-specific"), "{why}");
+        assert!(why.contains("cannot run on sm_80") && why.contains("nvcc -ptx -arch=sm_80"), "{why}");
+        let e = module("k.ptx", &ptx.replace("sm_90a", "sm_100"), "sm_90").unwrap_err().to_string();
+        assert!(e.contains("k.ptx: is PTX built for sm_100 (it runs on sm_100 and later"), "{e}");
+        assert!(module("k.ptx", &ptx.replace("sm_90a", "sm_80"), "sm_90").is_ok());
+        assert_eq!((ptxas_arch("sm_90a", "sm_90"), ptxas_arch("sm_80", "sm_90")), ("sm_90a", "sm_90"));
+        assert!(!target_fits("", "sm_90") && !target_fits("sm_90", "compute_90"));
+    }
+
+    #[test]
+    fn ptxas_assembles_a_module_with_its_report_and_names_a_bad_one() {
+        if ptxas().is_err() {
+            eprintln!("skipped: no ptxas here (scripts/get-nvrtc)");
+            return;
+        }
+        let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry fill(\n\t.param .u64 fill_param_0\n)\n{\n\
+                   \t.reg .b32 %r<3>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [fill_param_0];\n\
+                   \tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
+                   \tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n";
+        let made = assembled("fill.ptx", ptx, "sm_90").unwrap();
+        assert!(made.log.contains("Compiling entry function 'fill' for 'sm_90'"), "{}", made.log);
+        assert!(made.cubin.starts_with(b"\x7fELF"));
+        assert_eq!(made.ptx, ptx);
+        let bad = ptx.replace("st.global.u32", "st.global.u33");
+        let e = assembled("fill.ptx", &bad, "sm_90").unwrap_err().to_string();
+        assert!(
+            e.starts_with("fill.ptx: ptxas") && e.contains("refused this PTX module (PTX ISA 8.0, .target sm_80)"),
+            "{e}"
+        );
+        assert!(e.contains("fill.ptx, line"), "{e}");
+    }
+}
