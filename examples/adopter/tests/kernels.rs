@@ -59,7 +59,48 @@ fn cases(_scale: f64) -> Vec<Case> {
         );
     }
     cases.extend(narrow_types());
+    cases.extend(prebuilt());
     cases
+}
+
+/// The kernels of gpu/softmax.ptx, a module nvcc built (scripts/build-ptx from nvcc/softmax.cu):
+/// row softmax of a bf16 matrix, a warp per row and a block per row, against a reference in f64.
+fn prebuilt() -> Vec<Case> {
+    const ROWS: usize = 16384;
+    const COLS: usize = 1024;
+    let softmax = |d: &[HostData]| {
+        let mut y = Vec::with_capacity(ROWS * COLS);
+        for row in d[0].to_f64().chunks(COLS) {
+            let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let sum: f64 = row.iter().map(|v| (v - max).exp()).sum();
+            y.extend(row.iter().map(|v| (v - max).exp() / sum));
+        }
+        vec![HostData::F64(y)]
+    };
+    let params = || {
+        [
+            Param::input(ROWS * COLS).of(Elem::BF16),
+            Param::output(ROWS * COLS).of(Elem::BF16),
+            Param::I32(ROWS as i32),
+            Param::I32(COLS as i32),
+        ]
+    };
+    let bytes = (2 * 2 * ROWS * COLS) as u64;
+    vec![
+        Case::new("softmax", "warp", format!("{ROWS}x{COLS}"), k::softmax::softmax_warp_1024)
+            .launch(Launch::grid2d([(ROWS / 4) as u32, 1], [128, 1]))
+            .params(params())
+            .reference_data(softmax)
+            // __expf and a float sum (fast math), then one rounding to bf16.
+            .tolerance(Tolerance::ulps(1))
+            .bytes(bytes),
+        Case::new("softmax", "block", format!("{ROWS}x{COLS}"), k::softmax::softmax_block_256)
+            .launch(Launch::grid2d([ROWS as u32, 1], [256, 1]))
+            .params(params())
+            .reference_data(softmax)
+            .tolerance(Tolerance::ulps(1))
+            .bytes(bytes),
+    ]
 }
 
 /// The kernels of gpu/precision.cu: bfloat16, half and FP8 E4M3 buffers, references in f64.
