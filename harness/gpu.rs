@@ -321,8 +321,9 @@ impl Gpu {
     }
 
     /// The module compiled from the text `source` of kernel file `file` with the template
-    /// instances `instances` (name expressions, none for a file's `extern "C"` kernels), loaded
-    /// once per run, text and instances: `compile` is called, and the PTX it returns loaded, only
+    /// instances `instances` (name expressions, none for a file's `extern "C"` kernels) and the
+    /// NVRTC `options` of the file, loaded once per run, text, instances and options: `compile` is
+    /// called, and the PTX it returns loaded, only
     /// the first time they are asked for. `compile` returns the PTX, its identity (the hash the run
     /// records) and the lowered name of each instance, in order (the functions to look up).
     ///
@@ -333,6 +334,7 @@ impl Gpu {
         file: &str,
         source: &str,
         instances: &[&str],
+        options: &[&str],
         compile: impl FnOnce() -> Result<(Ptx, String, Vec<String>)>,
     ) -> Result<Loaded> {
         let mut hash = Sha256::new();
@@ -342,7 +344,7 @@ impl Gpu {
             hash.update(instance.as_bytes());
         }
         // The file's NVRTC options make another module of the same text.
-        for option in crate::source::options_of(file) {
+        for option in options {
             hash.update(b"\x01");
             hash.update(option.as_bytes());
         }

@@ -31,21 +31,29 @@ use std::sync::Arc;
 /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
 pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
     kernel.declared()?;
-    function_of(gpu, kernel.file, kernel.source().source, kernel.entry)
+    let source = kernel.source();
+    function_of(gpu, kernel.file, source.source, source.options, kernel.entry)
 }
 
-/// As [`function`], for the text `source` of kernel file `file` (as at another git revision) and
-/// its kernel `entry`: compiled once per run and text, with the same options. A template
+/// As [`function`], for the text `source` of kernel file `file` (as at another git revision), its
+/// NVRTC `options` (the project's for the file at that revision, [`crate::source::KernelSource::options`])
+/// and its kernel `entry`: compiled once per run, text and options. A template
 /// instance's name expression ([`crate::source::is_name_expression`]) is compiled as such and
 /// looked up by the name NVRTC lowered it to ([`crate::compile::compile_instances`]), in a module
 /// of its own.
 ///
 /// # Errors
 /// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
-pub fn function_of(gpu: &Gpu, file: &str, source: &str, entry: &str) -> Result<(CudaFunction, String)> {
+pub fn function_of(
+    gpu: &Gpu,
+    file: &str,
+    source: &str,
+    options: &[&str],
+    entry: &str,
+) -> Result<(CudaFunction, String)> {
     let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
-    let loaded = gpu.module(file, source, instances, || {
-        let made = crate::compile::module_ptx(file, source, &gpu.arch, instances, crate::source::options_of(file))?;
+    let loaded = gpu.module(file, source, instances, options, || {
+        let made = crate::compile::module_ptx(file, source, &gpu.arch, instances, options)?;
         Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);
@@ -84,24 +92,26 @@ pub fn compile(gpu: &Gpu, case: &Case) -> Result<Compiled> {
     for (kernel, _) in case.launches() {
         kernel.declared()?;
     }
-    compile_from(gpu, case, |k| Some(k.source().source)).map(|c| c.expect("every kernel file is declared"))
+    compile_from(gpu, case, |k| Some((k.source().source, k.source().options)))
+        .map(|c| c.expect("every kernel file is declared"))
 }
 
-/// As [`compile`], with each kernel file's text from `source_of` (another git revision's, for
-/// A/B). `Ok(None)` when `source_of` has no text for a file the program needs.
+/// As [`compile`], with each kernel file's text and NVRTC options from `source_of` (another git
+/// revision's, for A/B: [`crate::history::Revision::kernel`]). `Ok(None)` when `source_of` has no
+/// text for a file the program needs.
 ///
 /// # Errors
 /// As [`compile`].
 pub fn compile_from<'a>(
     gpu: &Gpu,
     case: &Case,
-    source_of: impl Fn(&Kernel) -> Option<&'a str>,
+    source_of: impl Fn(&Kernel) -> Option<(&'a str, &'a [&'a str])>,
 ) -> Result<Option<Compiled>> {
     let mut funcs = Vec::new();
     let mut modules: Vec<String> = Vec::new();
     for (kernel, _) in case.launches() {
-        let Some(source) = source_of(&kernel) else { return Ok(None) };
-        let (func, sha) = function_of(gpu, kernel.file, source, kernel.entry)?;
+        let Some((source, options)) = source_of(&kernel) else { return Ok(None) };
+        let (func, sha) = function_of(gpu, kernel.file, source, options, kernel.entry)?;
         set_attributes(case, &kernel, &func)?;
         if !modules.contains(&sha) {
             modules.push(sha);

@@ -105,11 +105,17 @@ fn a_comment_moves_the_ptx_and_not_the_sass() {
     let b = format!("// a comment that moves every line below it\n{a}");
     let ptx = |text: &str| compile::compile_with_log("coalescing.cu", text, "sm_90", &[], &[]).unwrap().ptx;
     assert_ne!(ptx(a), ptx(&b), "the PTX differs");
-    assert_eq!(compare("coalescing.cu", a, &b, "sm_90", &[]).unwrap(), Code::Same);
+    assert_eq!(compare("coalescing.cu", (a, &[]), (&b, &[]), "sm_90", &[]).unwrap(), Code::Same);
     // Lost vectorization is other code, in the one function it touched.
     let (vec4, scalar) = (source(true), source(false));
     assert_eq!(
-        compare(FILE, vec4.source, scalar.source, "sm_90", &[]).unwrap(),
+        compare(FILE, (vec4.source, &[]), (scalar.source, &[]), "sm_90", &[]).unwrap(),
         Code::Differs(vec!["copy".to_string()])
+    );
+    // One text with other options (a revision's kernelgate.toml without fast math) is other code.
+    let text = "extern \"C\" __global__ void e(float* x) { x[threadIdx.x] = expf(x[threadIdx.x]); }\n";
+    assert_eq!(
+        compare("e.cu", (text, &[]), (text, &["--use_fast_math"]), "sm_90", &[]).unwrap(),
+        Code::Differs(vec!["e".to_string()])
     );
 }

@@ -1,6 +1,7 @@
-//! The kernels of another git revision, for same-run A/B (`KERNELGATE_AB=<rev>`): the `*.cu` files
-//! of the project's kernel folders read from the repository's objects (git2; the working tree is
-//! not touched), and whether the files the test binary is built from (its case table among them,
+//! The kernels of another git revision, for same-run A/B (`KERNELGATE_AB=<rev>`): the kernel files
+//! (`*.cu`, `*.ptx`) of the project's kernel folders and the NVRTC options its `kernelgate.toml`
+//! gives them there, read from the repository's objects (git2; the working tree is not touched),
+//! and whether the files the test binary is built from (its case table among them,
 //! [`crate::Build::inputs`]) differ there, which A/B cannot see.
 
 use crate::project::Project;
@@ -16,16 +17,21 @@ pub struct Revision {
     pub commit: String,
     /// File name (`transpose.cu`) to its text at that commit.
     files: BTreeMap<String, String>,
+    /// File name to the project's NVRTC options for it at that commit: its `kernelgate.toml`'s
+    /// `[nvrtc]` ([`Project::nvrtc_options`]), leaked as [`crate::source::KernelSource::options`]
+    /// are (a process reads a revision once). No entry for a file without options.
+    options: BTreeMap<String, &'static [&'static str]>,
 }
 
 impl Revision {
-    /// Reads the `*.cu` files of `project`'s kernel folders at `rev` from the objects of the git
-    /// repository at or above its root.
+    /// Reads the kernel files of `project`'s kernel folders at `rev` from the objects of the git
+    /// repository at or above its root, with the NVRTC options of the project's `kernelgate.toml`
+    /// at `rev` ([`Revision::options`]).
     ///
     /// # Errors
     /// A sentence naming the problem: no repository, a kernel folder outside it
     /// ([`Project::kernels_in`]), a revision that names no commit, none of the kernel folders at
-    /// that commit, a file that is not UTF-8.
+    /// that commit, a file that is not UTF-8, a `kernelgate.toml` there that does not parse.
     pub fn read(project: &Project, rev: &str) -> Result<Revision, String> {
         let root = project.root.as_path();
         let repo = git2::Repository::discover(root).map_err(|e| {
@@ -76,12 +82,25 @@ impl Revision {
             let folders: Vec<String> = project.kernels.iter().map(|f| format!("{}/", project.shown(f))).collect();
             return Err(format!("commit {} ({rev}) has no {} folder", commit.id(), folders.join(" or ")));
         }
-        Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files })
+        let options = options_at(project, &repo, &tree, workdir, rev, files.keys())?;
+        Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files, options })
     }
 
     /// The text of `file` at this revision, if it existed there.
     pub fn source(&self, file: &str) -> Option<&str> {
         self.files.get(file).map(String::as_str)
+    }
+
+    /// The project's NVRTC options for `file` at this revision (its `kernelgate.toml` there; none
+    /// where the revision has no such file or no `[nvrtc]`).
+    pub fn options(&self, file: &str) -> &'static [&'static str] {
+        self.options.get(file).copied().unwrap_or(&[])
+    }
+
+    /// The text of `file` at this revision and its NVRTC options there, as
+    /// [`crate::program::compile_from`] takes them; `None` if the file did not exist there.
+    pub fn kernel(&self, file: &str) -> Option<(&str, &'static [&'static str])> {
+        Some((self.source(file)?, self.options(file)))
     }
 
     /// `main = 0123456789ab`: the revision as given and its commit, for messages; the commit alone
@@ -115,7 +134,7 @@ impl Revision {
         let differ: Vec<&str> = inputs.iter().copied().filter(|i| id(&mine, i) != id(&theirs, i)).collect();
         (!differ.is_empty()).then(|| {
             format!(
-                "{} differ{} between {} and {what} {}: A/B swaps the kernel files only, so both versions run with \
+                "{} differ{} between {} and {what} {}: A/B swaps the kernel files (with their [nvrtc] options) only, so both versions run with \
                  this build's code and case definitions (sizes, launches, references); a change there is outside \
                  what A/B can see",
                 differ.join(", "),
@@ -125,6 +144,41 @@ impl Revision {
             )
         })
     }
+}
+
+/// The NVRTC options of each of `files` as the project's `kernelgate.toml` at `tree` (the revision
+/// `rev`'s root tree of `repo`, whose working tree is `workdir`) gives them: its `[nvrtc]` read
+/// with [`crate::project::Settings::parse`], include folders resolved in the project's root (the
+/// headers are the working tree's, as for every A/B side). Without a `kernelgate.toml` there, no
+/// options.
+///
+/// # Errors
+/// A sentence naming `kernelgate.toml at <rev>` when it is not UTF-8, does not parse, or names an
+/// include folder the project does not have.
+fn options_at<'a>(
+    project: &Project,
+    repo: &git2::Repository,
+    tree: &git2::Tree,
+    workdir: &Path,
+    rev: &str,
+    files: impl Iterator<Item = &'a String>,
+) -> Result<BTreeMap<String, &'static [&'static str]>, String> {
+    let at = crate::model::folder_in_repository(workdir, &project.root).unwrap_or_default();
+    let path = if at.is_empty() { crate::project::FILE.to_string() } else { format!("{at}/{}", crate::project::FILE) };
+    let Ok(entry) = tree.get_path(Path::new(&path)) else { return Ok(BTreeMap::new()) };
+    let shown = format!("{path} at {rev}");
+    let blob = entry.to_object(repo).and_then(|o| o.peel_to_blob()).map_err(|e| format!("{shown}: {}", e.message()))?;
+    let text = crate::entry_scan::utf8_text(blob.content().to_vec(), &shown)?;
+    let settings = crate::project::Settings::parse(&text, Path::new(&shown)).map_err(|e| e.to_string())?;
+    let there = Project::new(&project.root, None, settings, &crate::config::Config::default());
+    let mut out = BTreeMap::new();
+    for file in files {
+        let options = there.nvrtc_options(file).map_err(|e| format!("{shown}: {e}"))?;
+        if !options.is_empty() {
+            out.insert(file.clone(), &*options.into_iter().map(|o| &*o.leak()).collect::<Vec<_>>().leak());
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -167,6 +221,34 @@ mod tests {
         );
         let e = Revision::read(&none, "HEAD").unwrap_err();
         assert!(e.ends_with("(HEAD) has no later/ folder"), "{e}");
+    }
+
+    /// Each revision's kernel files are compiled with that revision's `kernelgate.toml` options: a
+    /// commit that turns fast math off is another module on the A side, not the tree's options on
+    /// both; a revision without the file has none; a malformed one is named with the revision.
+    #[test]
+    fn a_revision_has_the_nvrtc_options_of_its_own_project_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let bare = commit(&repo, dir.path(), &[("kernels/a.cu", "a"), ("kernels/b.cu", "b")], "no project file");
+        let toml = "[nvrtc]\noptions = [\"--use_fast_math\"]\n[nvrtc.files.\"a.cu\"]\noptions = [\"-DBLOCK=256\"]\n";
+        let fast = commit(&repo, dir.path(), &[("kernelgate.toml", toml)], "fast math");
+        let broken = commit(&repo, dir.path(), &[("kernelgate.toml", "[nvrtc]\noptions = [\"-D X\"]\n")], "broken");
+        // The working tree's file (the last commit's) is not what a revision reads.
+        let project = at(dir.path());
+        let r = Revision::read(&project, &fast.to_string()).unwrap();
+        assert_eq!(
+            (r.options("a.cu"), r.options("b.cu")),
+            (&["--use_fast_math", "-DBLOCK=256"][..], &["--use_fast_math"][..])
+        );
+        assert_eq!(r.kernel("b.cu"), Some(("b", &["--use_fast_math"][..])));
+        let r = Revision::read(&project, &bare.to_string()).unwrap();
+        assert!(r.options("a.cu").is_empty() && r.kernel("c.cu").is_none());
+        let e = Revision::read(&project, &broken.to_string()).unwrap_err();
+        assert!(
+            e.starts_with(&format!("kernelgate.toml at {broken}:2: [nvrtc] option \"-D X\" holds white space")),
+            "{e}"
+        );
     }
 
     #[test]

@@ -140,7 +140,7 @@ pub fn child(config: &Config, project: &crate::project::Project, all: &[Case], l
         let _ranges = measure::nvtx_ranges(case);
         // B: this build's kernels, or with KERNELGATE_AB_B a revision's (none there: not profiled).
         let compiled = match &revision_b {
-            Some(b) => crate::program::compile_from(&gpu, case, |k| b.source(k.file)),
+            Some(b) => crate::program::compile_from(&gpu, case, |k| b.kernel(k.file)),
             None => crate::program::compile(&gpu, case).map(Some),
         };
         let checked = match compiled {
@@ -151,7 +151,7 @@ pub fn child(config: &Config, project: &crate::project::Project, all: &[Case], l
         };
         drop(_ranges);
         let a_side = revision.as_ref().filter(|_| !case.kernels().is_empty()).and_then(|revision| {
-            let compiled = crate::program::compile_from(&gpu, case, |k| revision.source(k.file)).transpose()?;
+            let compiled = crate::program::compile_from(&gpu, case, |k| revision.kernel(k.file)).transpose()?;
             let _ranges = measure::nvtx_ranges_of_a(case);
             Some(compiled.and_then(|a| {
                 check::check_case(&gpu, case, &a, PROFILE_SEED, check::SharedStart::AsLeft).map(|r| r.map(|_| ()))

@@ -23,23 +23,28 @@ pub enum Code {
     Unknown(String),
 }
 
-/// Compiles `a` and `b` (two texts of kernel file `file`, with the template instances
-/// `expressions`) for the real architecture `arch`
+/// One version of a kernel file: its text and its NVRTC options (the project's for it, at that
+/// version: [`crate::history::Revision::kernel`]).
+pub type Version<'a> = (&'a str, &'a [&'a str]);
+
+/// Compiles `a` and `b` (two versions of kernel file `file`, each with its own options, with the
+/// template instances `expressions`) for the real architecture `arch`
 /// (`sm_90`) with NVRTC ([`crate::compile::compile_with_log`]), disassembles both cubins
 /// ([`nvdisasm::disassemble`]) and compares the listings.
 ///
-/// Answered once per process for each (file, texts, architecture): every case of a file asks the
+/// Answered once per process for each (file, versions, architecture): every case of a file asks the
 /// same question (the 8 coalescing cases of an A/B run compiled the two texts 8 times each).
 ///
 /// # Errors
 /// A compile error of either text ([`crate::Error::Compile`]); a missing or failing nvdisasm is
 /// not an error but [`Code::Unknown`].
-pub fn compare(file: &str, a: &str, b: &str, arch: &str, expressions: &[&str]) -> Result<Code> {
-    type Key = (String, String, String, String, Vec<String>);
+pub fn compare(file: &str, a: Version<'_>, b: Version<'_>, arch: &str, expressions: &[&str]) -> Result<Code> {
+    type Key = (String, String, (String, Vec<String>), (String, Vec<String>), Vec<String>);
     static ANSWERED: std::sync::Mutex<std::collections::BTreeMap<Key, Code>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
     let names = expressions.iter().map(|e| e.to_string()).collect();
-    let key = (file.to_string(), arch.to_string(), a.to_string(), b.to_string(), names);
+    let owned = |(text, options): Version<'_>| (text.to_string(), options.iter().map(|o| o.to_string()).collect());
+    let key = (file.to_string(), arch.to_string(), owned(a), owned(b), names);
     if let Some(code) = ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(code.clone());
     }
@@ -49,13 +54,13 @@ pub fn compare(file: &str, a: &str, b: &str, arch: &str, expressions: &[&str]) -
 }
 
 /// [`compare`] without the memo.
-fn compare_now(file: &str, a: &str, b: &str, arch: &str, expressions: &[&str]) -> Result<Code> {
+fn compare_now(file: &str, a: Version<'_>, b: Version<'_>, arch: &str, expressions: &[&str]) -> Result<Code> {
     let tool = match nvdisasm::load() {
         Ok(tool) => tool,
         Err(e) => return Ok(Code::Unknown(e.to_string())),
     };
-    let options = crate::source::options_of(file);
-    let compiled = |text| crate::compile::compile_with_log(file, text, arch, expressions, options);
+    let compiled =
+        |(text, options): Version<'_>| crate::compile::compile_with_log(file, text, arch, expressions, options);
     let (a, b) = (compiled(a)?, compiled(b)?);
     match (nvdisasm::disassemble(tool, &a.cubin), nvdisasm::disassemble(tool, &b.cubin)) {
         (Ok(a), Ok(b)) if a == b => Ok(Code::Same),

@@ -155,7 +155,7 @@ pub(super) fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s
 /// A compile or driver error.
 fn compile_b(suite: &Suite, case: &Case, gpu: &Gpu) -> crate::error::Result<Result<Compiled, String>> {
     let Some(b) = suite.ab_b.get() else { return program::compile(gpu, case).map(Ok) };
-    Ok(program::compile_from(gpu, case, |k| b.source(k.file))?.ok_or_else(|| {
+    Ok(program::compile_from(gpu, case, |k| b.kernel(k.file))?.ok_or_else(|| {
         format!("{} does not exist at {} (KERNELGATE_AB_B): not timed", list(&case_files(case)), b.label())
     }))
 }
@@ -183,7 +183,7 @@ fn timing<'r>(
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
         return alone(format!("{} does not exist at {}", crate::source::shown(missing), revision.rev));
     }
-    let a = match phases::time(Phase::Compile, || program::compile_from(gpu, case, |k| revision.source(k.file))) {
+    let a = match phases::time(Phase::Compile, || program::compile_from(gpu, case, |k| revision.kernel(k.file))) {
         Ok(a) => a.expect("every file exists at the revision (checked above)"),
         Err(Error::Driver { .. }) => {
             return alone(format!(
@@ -247,10 +247,10 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
     for file in &case_files(case) {
         let instances: Vec<&str> =
             case.kernels().iter().filter(|k| k.file == *file && k.is_instance()).map(|k| k.entry).collect();
-        let a = revision.source(file).unwrap_or_default();
+        let a = revision.kernel(file).unwrap_or_default();
         let b = match suite.ab_b.get() {
-            Some(b) => b.source(file).unwrap_or_default(),
-            None => crate::source::source_of(file).map_or("", |s| s.source),
+            Some(b) => b.kernel(file).unwrap_or_default(),
+            None => crate::source::source_of(file).map_or(("", &[][..]), |s| (s.source, s.options)),
         };
         if a == b {
             continue;
