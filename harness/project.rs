@@ -110,6 +110,15 @@ impl Settings {
             Error::Project { path: path.into(), line, message: e.message().trim_end().to_string() }
         })?;
         if let Some(nvrtc) = &settings.nvrtc {
+            // A prebuilt PTX module is not compiled by NVRTC: a table of options for one is refused
+            // here, naming its line, as Project::nvrtc_options refuses it.
+            if let Some(ptx) =
+                nvrtc.files.keys().find(|f| crate::kernel_file::kind_of(f) == Some(crate::kernel_file::Kind::Ptx))
+            {
+                let line =
+                    text.lines().position(|l| l.contains("[nvrtc.files.") && l.contains(ptx.as_str())).map(|i| i + 1);
+                return Err(Error::Project { path: path.into(), line, message: ptx_table(ptx) });
+            }
             let named = nvrtc.options.iter().chain(nvrtc.files.values().flat_map(|f| &f.options));
             for option in named {
                 if let Some(why) = crate::compile::refused_option(option) {
@@ -132,6 +141,15 @@ impl Settings {
         }
         Ok(settings)
     }
+}
+
+/// Why a table `[nvrtc.files."<file>"]` for the PTX module `file` is refused, with the fix.
+fn ptx_table(file: &str) -> String {
+    format!(
+        "[nvrtc.files.\"{file}\"] gives NVRTC options to a PTX module, which kernelgate loads as it is, without \
+         NVRTC: give the options to the compiler that builds it (`nvcc -ptx --use_fast_math -DBLOCK=256 ...`), and \
+         remove the table"
+    )
 }
 
 /// The root of the project of the folder `start`: the nearest folder at or above it holding
@@ -263,11 +281,7 @@ impl Project {
                 Some(_) => Err(Error::Project {
                     path: self.file.clone().unwrap_or_else(|| self.root.join(FILE)),
                     line: None,
-                    message: format!(
-                        "[nvrtc.files.\"{file}\"] gives NVRTC options to a PTX module, which kernelgate loads as it \
-                         is, without NVRTC: give the options to the compiler that builds it (`nvcc -ptx \
-                         --use_fast_math -DBLOCK=256 ...`), and remove the table"
-                    ),
+                    message: ptx_table(file),
                 }),
             };
         }
@@ -380,13 +394,14 @@ mod tests {
         assert_eq!(p.nvrtc_options("b.cu").unwrap(), ["--use_fast_math"]);
         // A prebuilt PTX module is not compiled by NVRTC: no options, and a table of its own is refused.
         assert!(p.nvrtc_options("softmax.ptx").unwrap().is_empty());
-        let ptx = parse("[nvrtc.files.\"softmax.ptx\"]\noptions = [\"--use_fast_math\"]\n").unwrap();
-        let e = Project::new(Path::new("/repo"), None, ptx, &Config::default()).nvrtc_options("softmax.ptx");
-        let e = e.unwrap_err().to_string();
+        let e =
+            parse("kernels = \"gpu\"\n\n[nvrtc.files.\"softmax.ptx\"]\noptions = [\"--use_fast_math\"]\n").unwrap_err();
+        let e = e.to_string();
         assert!(
-            e.contains("[nvrtc.files.\"softmax.ptx\"] gives NVRTC options to a PTX module") && e.contains("nvcc -ptx"),
+            e.starts_with("kernelgate.toml:3: [nvrtc.files.\"softmax.ptx\"] gives NVRTC options to a PTX module"),
             "{e}"
         );
+        assert!(e.contains("nvcc -ptx"), "{e}");
         assert!(
             Project::new(Path::new("/repo"), None, Settings::default(), &Config::default())
                 .nvrtc_options("a.cu")

@@ -81,7 +81,7 @@ pub fn declared(source: &str) -> Result<Declared, String> {
     let templates = template_kernels(source);
     if entries.is_empty() && templates.is_empty() {
         return Err("declares no `extern \"C\" __global__` kernel and no kernel template at global scope; every \
-                    kernels/*.cu needs at least one"
+                    kernel file (.cu) of the kernel folders needs at least one"
             .to_string());
     }
     if let Some((name, line)) = templates.iter().find(|(t, _)| entries.iter().any(|(e, _)| e == t)) {

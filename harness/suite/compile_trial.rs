@@ -34,10 +34,20 @@ pub(super) fn run(
         return Err(undeclared.join("\n").into());
     }
     // A prebuilt PTX module built for a later architecture (or an architecture-specific one) has no
-    // code for this one: nothing to gate here.
+    // code for this one: nothing to gate here. One that fits none of the gated architectures would
+    // pass no gate at all: with KERNELGATE_REQUIRE_NVRTC=1 (CI) that fails.
     if source.is_ptx()
         && let Some(why) = compile::prebuilt::unfit(source.path, source.source, arch)
     {
+        let fits_none = super::COMPILE_ARCHS.iter().all(|a| compile::prebuilt::unfit("", source.source, a).is_some());
+        if fits_none && suite.config.require_nvrtc {
+            return Err(format!(
+                "{why}; it fits none of the architectures the compile trials gate ({}), so no resource or SASS \
+                 gate checks it (KERNELGATE_REQUIRE_NVRTC=1)",
+                super::COMPILE_ARCHS.join(", ")
+            )
+            .into());
+        }
         return cannot_run(why);
     }
     let files: Vec<&str> = sources().iter().map(|s| s.file).collect();
@@ -59,6 +69,13 @@ pub(super) fn run(
         arities,
     };
     let checked = resources::check_compiled(&trial, &compiled).map_err(|e| Failed::from(e.to_string()))?;
+    // Entry points that are not the ones the cases name: nothing is gated, the SASS gate included
+    // (it would ask to bless the mangled names).
+    if !checked.entries_match {
+        let failure = checked.failure().unwrap_or_default();
+        suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
+        return Err(failure.into());
+    }
     let mut failures: Vec<String> = checked.failure().into_iter().collect();
     let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
     suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);

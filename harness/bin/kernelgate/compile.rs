@@ -92,12 +92,14 @@ pub fn compile_command(
                 source.templates
             );
         }
+        let mut skipped = 0;
         for arch in &archs {
             // A PTX module built for a later (or another) architecture has no code for this one.
             if source.is_ptx()
                 && let Some(why) = compile::prebuilt::unfit(source.path, source.source, arch)
             {
                 kernelgate::outln!("kernelgate: {arch} skipped: {why}");
+                skipped += 1;
                 continue;
             }
             let compiled = match compile::compile_with_log(source.file, source.source, arch, &instances, source.options)
@@ -143,8 +145,13 @@ pub fn compile_command(
                 found.table = PathBuf::from(NO_TABLE);
             }
             tally(found.failure(), &found.failures, &mut gate_failed, &mut other_failed);
+            let entries_match = found.entries_match;
             checked_resources.push(found);
-            let nvrtc = compile::nvrtc_version().map(|(a, b)| format!("{a}.{b}"))?;
+            // Entry points or arguments that are not the cases': nothing is gated, SASS included.
+            if !entries_match {
+                continue;
+            }
+            let nvrtc = compiled.compiler.clone();
             let trial = sass::FileTrial {
                 source: &source,
                 arch,
@@ -167,6 +174,15 @@ pub fn compile_command(
                 Err(Error::Unavailable(why)) => kernelgate::errln!("kernelgate: SASS gate not run: {why}"),
                 Err(e) => return Err(e),
             }
+        }
+        if skipped == archs.len() {
+            kernelgate::outln!(
+                "kernelgate: {}: no architecture checked: the PTX module fits none of {} (above); nothing of it \
+                 was gated",
+                path.display(),
+                archs.join(", ")
+            );
+            other_failed = true;
         }
     }
     for report in [resources::render(&checked_resources), sass::render(&checked_sass)] {
