@@ -320,6 +320,25 @@ impl Project {
         Project::discover(&here, config)
     }
 
+    /// The kernel folders as messages name them, each with a trailing `/`, joined by `, `:
+    /// `kernels/` by default, `gpu/` or `kernels/, src/cuda/` as `kernels` names them; `./` for
+    /// the root itself. How A/B names a side's kernels (`gpu/ here`, `gpu/ at main = 0123abcd`).
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::project::{Project, Settings};
+    /// let settings = Settings::parse("kernels = [\"gpu\", \"src/cuda\"]", "kernelgate.toml".as_ref()).unwrap();
+    /// let project = Project::new("/repo".as_ref(), None, settings, &kernelgate::config::Config::default());
+    /// assert_eq!(project.kernels_label(), "gpu/, src/cuda/");
+    /// ```
+    pub fn kernels_label(&self) -> String {
+        let shown = |folder: &PathBuf| match self.shown(folder) {
+            s if s.is_empty() => "./".to_string(),
+            s => format!("{}/", s.trim_end_matches('/')),
+        };
+        self.kernels.iter().map(shown).collect::<Vec<_>>().join(", ")
+    }
+
     /// `path` as messages show it: relative to the root where it lies below it (`kernels/a.cu`),
     /// else as it is.
     pub fn shown(&self, path: &Path) -> String {

@@ -54,7 +54,7 @@ pub const AB: Var = Var {
 pub const AB_B: Var = Var {
     name: "KERNELGATE_AB_B",
     value: Value::Text("a git revision"),
-    default: Some("kernels/ here"),
+    default: Some("the kernel folders here"),
     meaning: "the B side's kernels from another revision (what `kernelgate bisect` sets); only with `KERNELGATE_AB`",
     read_by: &[Reader::Suite],
 };

@@ -53,7 +53,10 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
     Some(AbReport {
         schema_version: SCHEMA_VERSION,
         run_id: suite.run_id.clone(),
-        a: Side { label: format!("kernels/ at {}", revision.label()), commit: revision.commit.clone() },
+        a: Side {
+            label: format!("{} at {}", suite.project.kernels_label(), revision.label()),
+            commit: revision.commit.clone(),
+        },
         b,
         gpu: GpuIdentity {
             name: facts.name.clone(),

@@ -262,10 +262,11 @@ impl Suite {
         }
     }
 
-    /// What the B side of an A/B run is: `kernels/ here` (the tree's, as the run read them), or
-    /// `kernels/ at <rev> = <commit>` with `KERNELGATE_AB_B`.
+    /// What the B side of an A/B run is: `kernels/ here` (the tree's kernel folders, as the run read
+    /// them, [`Project::kernels_label`]), or `kernels/ at <rev> = <commit>` with `KERNELGATE_AB_B`.
     pub fn b_side(&self) -> String {
-        self.ab_b.get().map_or_else(|| "kernels/ here".to_string(), |b| format!("kernels/ at {}", b.label()))
+        let folders = self.project.kernels_label();
+        self.ab_b.get().map_or_else(|| format!("{folders} here"), |b| format!("{folders} at {}", b.label()))
     }
 
     /// The number of trials compared in this run (at least 1).

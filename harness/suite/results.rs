@@ -90,7 +90,8 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
     }
     if let Some(b) = &suite.config.ab_b {
         crate::say!(
-            "kernelgate: not recorded in history: B is kernels/ at {b} (KERNELGATE_AB_B), not the built commit's"
+            "kernelgate: not recorded in history: B is {} at {b} (KERNELGATE_AB_B), not the built commit's",
+            suite.project.kernels_label()
         );
         return Ok(());
     }

@@ -203,14 +203,15 @@ fn timing<'r>(
         "launches no kernel of its own (cuBLAS or copies only), so A and B are the same program".to_string()
     } else if same_sass {
         format!(
-            "{} at {} compiles to other PTX but the same SASS for {} as kernels/ here (nvdisasm: the \
+            "{} at {} compiles to other PTX but the same SASS for {} as {} (nvdisasm: the \
              instructions are equal, function by function; the PTX differs in line numbers or names only)",
             list(&files),
             revision.label(),
-            gpu.arch
+            gpu.arch,
+            suite.b_side()
         )
     } else {
-        format!("{} at {} compiles to the same PTX as kernels/ here", list(&files), revision.label())
+        format!("{} at {} compiles to the same PTX as {}", list(&files), revision.label(), suite.b_side())
     };
     if identical && !suite.config.ab_time_identical {
         return Ok(Err(format!("{what}: not timed (KERNELGATE_AB_IDENTICAL=time times it)")));
