@@ -247,6 +247,27 @@ pub fn arities(cases: &[Case]) -> Vec<Arity> {
     out
 }
 
+/// A note for each entry of the PTX module `source` whose name is a mangled C++ name (a kernel
+/// built without `extern "C"`): the case table launches it by that name (`k::<file>::_Z...`),
+/// and its rows and the bless command carry it; an `extern "C"` wrapper gives it its plain name.
+/// Pure.
+pub fn mangled_entries(source: &KernelSource) -> Vec<String> {
+    source
+        .entries
+        .iter()
+        .filter_map(|entry| {
+            compile::itanium_name(entry).map(|name| {
+                format!(
+                    "{}: `{entry}` is the mangled C++ name of `{name}` (built without `extern \"C\"`): the case table \
+                     and the tables name it so; build it behind an `extern \"C\" __global__` wrapper for a plain name \
+                     (docs/adding-kernels.md, \"Prebuilt PTX modules\")",
+                    source.path
+                )
+            })
+        })
+        .collect()
+}
+
 /// The first argument whose size (`passed`, bytes) differs from its parameter's (`declared`, as
 /// the PTX declares it, [`crate::kernel_file::PtxEntry::params`]), as a phrase naming its position
 /// and both sizes; `None` when they agree or either list is of another length (the count check
@@ -418,6 +439,9 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         }
     };
     checked.notes.extend(unlaunchable(&checked.rows, limits));
+    if source.is_ptx() {
+        checked.notes.extend(mangled_entries(source));
+    }
     let first = trial.files.iter().min().is_some_and(|f| *f == source.file);
     let in_scope = |r: &Row| r.file == source.file || (first && !trial.files.contains(&r.file.as_str()));
     let table_name = shown(&checked.table);
@@ -649,6 +673,21 @@ mod tests {
             ),
             "{failure}"
         );
+    }
+
+    /// A PTX module's mangled entry (a kernel built without `extern "C"`) is named with its C++
+    /// name and the fix; a plain one is not.
+    #[test]
+    fn a_mangled_ptx_entry_is_named_with_the_wrapper_fix() {
+        let ptx = ".version 9.0\n.target sm_80\n.visible .entry _Z8relu_f16Pfi(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n\
+                   .visible .entry plain(\n\t.param .u64 p0\n)\n{\n\tret;\n}\n";
+        let notes = mangled_entries(&KernelSource::of_text("relu.ptx", "gpu/relu.ptx", ptx));
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("gpu/relu.ptx: `_Z8relu_f16Pfi` is the mangled C++ name of `relu_f16`"),
+            "{notes:?}"
+        );
+        assert!(notes[0].contains("`extern \"C\" __global__` wrapper"), "{notes:?}");
     }
 
     /// Where ptxas is found, a prebuilt PTX module for the architecture-specific `sm_90a` is
