@@ -54,7 +54,7 @@ pub struct Settings {
 #[derive(Debug, Default, Clone, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Nvrtc {
-    /// `options`: NVRTC options, one argument each ([`crate::compile::refused_option`] says which
+    /// `options`: NVRTC options, one argument each ([`refused_option`] says which
     /// are refused).
     #[serde(default)]
     pub options: Vec<String>,
@@ -121,7 +121,7 @@ impl Settings {
             }
             let named = nvrtc.options.iter().chain(nvrtc.files.values().flat_map(|f| &f.options));
             for option in named {
-                if let Some(why) = crate::compile::refused_option(option) {
+                if let Some(why) = refused_option(option) {
                     // The line that names the option, for the message.
                     let quoted = format!("{option:?}");
                     let line = text.lines().position(|l| l.contains(&quoted)).map(|i| i + 1);
@@ -141,6 +141,50 @@ impl Settings {
         }
         Ok(settings)
     }
+}
+
+/// Why NVRTC option `option`, as a project names it in `kernelgate.toml`, is refused; `None` when
+/// it is taken. An option is one argument: it starts with `-` and holds no white space (`-D NAME`
+/// with a space would reach NVRTC as one argument it cannot read: write `-DNAME=VALUE`). The
+/// options kernelgate sets itself are refused: the architecture (each GPU's and each compile
+/// trial's, `--gpu-architecture`, `-arch`), the include path (`include = [...]` names folders
+/// relative to the project), ptxas's report and the cache (the resource gate needs them). Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::project::refused_option;
+/// assert_eq!(refused_option("--use_fast_math"), None);
+/// assert_eq!(refused_option("-DBLOCK=256"), None);
+/// assert!(refused_option("-D BLOCK=256").unwrap().contains("-DBLOCK=256"));
+/// assert!(refused_option("-arch=sm_90a").unwrap().contains("architecture"));
+/// ```
+pub fn refused_option(option: &str) -> Option<String> {
+    if option.chars().any(char::is_whitespace) {
+        let joined: String = option.split_whitespace().collect();
+        return Some(format!(
+            "{option:?} holds white space: NVRTC takes each option as one argument; write it without the space \
+             ({joined:?})"
+        ));
+    }
+    if !option.starts_with('-') || option.len() < 2 {
+        return Some(format!(
+            "{option:?} is not an NVRTC option (options start with `-`: \"--use_fast_math\", \"-DNAME=VALUE\")"
+        ));
+    }
+    let name = option.split('=').next().unwrap_or(option);
+    let kernelgate_sets = [
+        ("--gpu-architecture", "the architecture: kernelgate compiles for each GPU's and each compile trial's"),
+        ("-arch", "the architecture: kernelgate compiles for each GPU's and each compile trial's"),
+        ("--include-path", "the include path: name folders with `include = [...]`, relative to the project root"),
+        ("-I", "the include path: name folders with `include = [...]`, relative to the project root"),
+        ("--ptxas-options", "ptxas's options: the resource gate reads ptxas's report (`-v`)"),
+        ("-Xptxas", "ptxas's options: the resource gate reads ptxas's report (`-v`)"),
+        ("--no-cache", "the compile cache: kernelgate turns it off where ptxas's report is read"),
+    ];
+    kernelgate_sets
+        .iter()
+        .find(|(set, _)| name == *set || (set.len() == 2 && option.starts_with(set)))
+        .map(|(_, what)| format!("{option:?} sets {what}; leave it out"))
 }
 
 /// Why a table `[nvrtc.files."<file>"]` for the PTX module `file` is refused, with the fix.

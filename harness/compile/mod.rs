@@ -27,49 +27,9 @@ pub use ptx::{itanium_name, ptx_entries, ptx_param_counts, ptx_sha256};
 /// a `--std` of its own replaces this one.
 pub const NVRTC_OPTIONS: &[&str] = &["--std=c++17", "-lineinfo"];
 
-/// Why NVRTC option `option`, as a project names it in `kernelgate.toml`, is refused; `None` when
-/// it is taken. An option is one argument: it starts with `-` and holds no white space (`-D NAME`
-/// with a space would reach NVRTC as one argument it cannot read: write `-DNAME=VALUE`). The
-/// options kernelgate sets itself are refused: the architecture (each GPU's and each compile
-/// trial's, `--gpu-architecture`, `-arch`), the include path (`include = [...]` names folders
-/// relative to the project), ptxas's report and the cache (the resource gate needs them). Pure.
-///
-/// # Example
-/// ```
-/// use kernelgate::compile::refused_option;
-/// assert_eq!(refused_option("--use_fast_math"), None);
-/// assert_eq!(refused_option("-DBLOCK=256"), None);
-/// assert!(refused_option("-D BLOCK=256").unwrap().contains("-DBLOCK=256"));
-/// assert!(refused_option("-arch=sm_90a").unwrap().contains("architecture"));
-/// ```
-pub fn refused_option(option: &str) -> Option<String> {
-    if option.chars().any(char::is_whitespace) {
-        let joined: String = option.split_whitespace().collect();
-        return Some(format!(
-            "{option:?} holds white space: NVRTC takes each option as one argument; write it without the space \
-             ({joined:?})"
-        ));
-    }
-    if !option.starts_with('-') || option.len() < 2 {
-        return Some(format!(
-            "{option:?} is not an NVRTC option (options start with `-`: \"--use_fast_math\", \"-DNAME=VALUE\")"
-        ));
-    }
-    let name = option.split('=').next().unwrap_or(option);
-    let kernelgate_sets = [
-        ("--gpu-architecture", "the architecture: kernelgate compiles for each GPU's and each compile trial's"),
-        ("-arch", "the architecture: kernelgate compiles for each GPU's and each compile trial's"),
-        ("--include-path", "the include path: name folders with `include = [...]`, relative to the project root"),
-        ("-I", "the include path: name folders with `include = [...]`, relative to the project root"),
-        ("--ptxas-options", "ptxas's options: the resource gate reads ptxas's report (`-v`)"),
-        ("-Xptxas", "ptxas's options: the resource gate reads ptxas's report (`-v`)"),
-        ("--no-cache", "the compile cache: kernelgate turns it off where ptxas's report is read"),
-    ];
-    kernelgate_sets
-        .iter()
-        .find(|(set, _)| name == *set || (set.len() == 2 && option.starts_with(set)))
-        .map(|(_, what)| format!("{option:?} sets {what}; leave it out"))
-}
+/// Why a project's NVRTC option is refused ([`crate::project::refused_option`], where
+/// `kernelgate.toml` is read); here too, beside the options kernelgate sets.
+pub use crate::project::refused_option;
 
 /// Every option of a compile for `arch`: [`NVRTC_OPTIONS`] (less its `--std` where `extra` has
 /// one), `--gpu-architecture=<arch>`, then `extra` (a project's options for the file). Pure.
