@@ -106,22 +106,12 @@ pub fn ptx_entries(ptx: &str) -> Vec<&str> {
 }
 
 /// Parameters of each entry point in `ptx`, by name: the `.param` declarations between `.entry
-/// name(` and the closing `)` (PTX ISA, "Kernel Function Parameters"). A kernel launched with
-/// another number of arguments reads garbage or faults; the compile trials check every case's
-/// launches against these counts without a GPU.
+/// name(` and the closing `)` ([`crate::kernel_file::ptx_entries`], which reads their sizes too;
+/// PTX ISA, "Kernel Function Parameters"). A kernel launched with another number of arguments
+/// reads garbage or faults; the compile trials check every case's launches against these counts
+/// without a GPU.
 pub fn ptx_param_counts(ptx: &str) -> std::collections::BTreeMap<String, usize> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut rest = ptx;
-    while let Some(at) = rest.find(".entry ") {
-        let after = &rest[at + ".entry ".len()..];
-        let name: String = after.chars().take_while(|c| !matches!(c, '(' | ' ' | '\n' | '\r' | '\t')).collect();
-        let Some(open) = after.find('(') else { break };
-        let Some(close) = after[open..].find(')') else { break };
-        let list = &after[open + 1..open + close];
-        out.insert(name, list.matches(".param").count());
-        rest = &after[open + close..];
-    }
-    out
+    crate::kernel_file::ptx_entries(ptx).into_iter().map(|e| (e.name, e.params.len())).collect()
 }
 
 #[cfg(test)]
