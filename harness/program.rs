@@ -23,7 +23,7 @@ use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCapture
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 
-/// Compiles (once per run and file) and loads `kernel`'s module for `gpu`'s arch; returns the
+/// Compiles (once per run, file and definitions, [`Kernel::options`]) and loads `kernel`'s module for `gpu`'s arch; returns the
 /// function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
 ///
 /// # Errors
@@ -32,7 +32,7 @@ use std::sync::Arc;
 pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
     kernel.declared()?;
     let source = kernel.source();
-    function_of(gpu, kernel.file, source.source, source.options, kernel.entry)
+    function_of(gpu, kernel.file, source.source, &kernel.options(source.options), kernel.entry)
 }
 
 /// As [`function`], for the text `source` of kernel file `file` (as at another git revision), its
@@ -97,7 +97,8 @@ pub fn compile(gpu: &Gpu, case: &Case) -> Result<Compiled> {
 }
 
 /// As [`compile`], with each kernel file's text and NVRTC options from `source_of` (another git
-/// revision's, for A/B: [`crate::history::Revision::kernel`]). `Ok(None)` when `source_of` has no
+/// revision's, for A/B: [`crate::history::Revision::kernel`]); each kernel's definitions
+/// ([`Kernel::defines`]) follow its file's options. `Ok(None)` when `source_of` has no
 /// text for a file the program needs.
 ///
 /// # Errors
@@ -111,7 +112,7 @@ pub fn compile_from<'a>(
     let mut modules: Vec<String> = Vec::new();
     for (kernel, _) in case.launches() {
         let Some((source, options)) = source_of(&kernel) else { return Ok(None) };
-        let (func, sha) = function_of(gpu, kernel.file, source, options, kernel.entry)?;
+        let (func, sha) = function_of(gpu, kernel.file, source, &kernel.options(options), kernel.entry)?;
         set_attributes(case, &kernel, &func)?;
         if !modules.contains(&sha) {
             modules.push(sha);
@@ -137,7 +138,7 @@ pub fn compile_from<'a>(
 /// block, for example), naming the case, the kernel and the value.
 fn set_attributes(case: &Case, kernel: &Kernel, func: &CudaFunction) -> Result<()> {
     use cudarc::driver::sys::CUfunction_attribute as A;
-    let refused = |what: String| Error::driver(format!("{}: setting {what} of {}", case.name(), kernel.entry));
+    let refused = |what: String| Error::driver(format!("{}: setting {what} of {}", case.name(), kernel.name()));
     let shared = case.launches().filter(|(k, _)| k == kernel).map(|(_, l)| l.shared_bytes).max().unwrap_or(0);
     if shared > DEFAULT_DYNAMIC_SHARED_LIMIT {
         let bytes = i32::try_from(shared).unwrap_or(i32::MAX);
@@ -416,7 +417,7 @@ fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Ar
             Step::Launch { kernel, launch, args, .. } => {
                 let func = funcs.next().expect("one function per launch");
                 launch_one(gpu, stream, func, launch, args, case, bound)
-                    .map_err(failed(case, || format!("launching {} (step {index})", kernel.entry)))?;
+                    .map_err(failed(case, || format!("launching {} (step {index})", kernel.name())))?;
             }
             Step::Copy { from, from_offset, to, to_offset, elems, .. } => {
                 copy(stream, &bound.slots[*from], *from_offset, &bound.slots[*to], *to_offset, *elems)

@@ -226,10 +226,10 @@ pub fn own() -> &'static [KernelSource] {
 pub(crate) mod own_k {
     use crate::Kernel;
     const fn planted(entry: &'static str) -> Kernel {
-        Kernel { file: "planted.cu", entry }
+        Kernel::new("planted.cu", entry)
     }
     const fn ceilings(entry: &'static str) -> Kernel {
-        Kernel { file: "ceilings.cu", entry }
+        Kernel::new("ceilings.cu", entry)
     }
     /// `planted.cu`: the planted self-test family ([`crate::case::planted`]).
     pub mod planted {
@@ -353,7 +353,7 @@ pub fn project_kernels_sha256(sources: &[KernelSource]) -> String {
     kernels_sha256(&project)
 }
 
-/// An entry point: which file, which kernel.
+/// An entry point: which file, which kernel, and the preprocessor definitions it is compiled with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Kernel {
     /// File name inside its kernel folder.
@@ -362,9 +362,89 @@ pub struct Kernel {
     /// (`transpose_naive`), or a template instance's name expression (`block_sum<256, 8>`,
     /// [`KernelTemplate::with`]), which NVRTC lowers to the mangled name the module holds.
     pub entry: &'static str,
+    /// Preprocessor definitions of this kernel's build, each one NVRTC option `-DNAME=VALUE`,
+    /// sorted by name, given after the file's own options ([`KernelSource::options`]): set with
+    /// [`Kernel::define`]. Empty for the build helper's constants: the file as it is.
+    pub defines: &'static [&'static str],
 }
 
 impl Kernel {
+    /// The kernel `entry` of file `file` (`"transpose.cu"`), compiled as the file is: what the build
+    /// helper writes for each entry point of a project's kernel files.
+    ///
+    /// # Example
+    /// ```
+    /// const COPY: kernelgate::Kernel = kernelgate::Kernel::new("copy.cu", "copy");
+    /// assert!(COPY.defines.is_empty());
+    /// ```
+    pub const fn new(file: &'static str, entry: &'static str) -> Kernel {
+        Kernel { file, entry, defines: &[] }
+    }
+
+    /// This kernel built with the preprocessor definition `-D<name>=<value>` as well: one source
+    /// gives several variants, as KernelTuner builds each configuration (`-Dblock_size_x=256`;
+    /// KernelTuner documentation, "Tunable parameters"). Each set of definitions is a module of its
+    /// own (compiled once per run, its identity the hash of its PTX with the options), its
+    /// own rows in the resource and SASS tables (named as [`Kernel::name`] writes it), and the
+    /// A side of an A/B is compiled with the same definitions. Definitions are kept sorted by
+    /// name, so the order they are given in does not make another kernel.
+    ///
+    /// # Example
+    /// ```
+    /// const REDUCE: kernelgate::Kernel = kernelgate::Kernel::new("reduce.cu", "reduce");
+    /// let wide = REDUCE.define("ITEMS", 8).define("BLOCK", 512);
+    /// assert_eq!(wide.defines, ["-DBLOCK=512", "-DITEMS=8"]);
+    /// assert_eq!(wide.name(), "reduce -DBLOCK=512 -DITEMS=8");
+    /// ```
+    ///
+    /// # Panics
+    /// A typo in the case table, with the fix: `name` not a C identifier, an empty `value` or one
+    /// holding whitespace (one NVRTC argument each, as `kernelgate.toml`'s options), `name` defined
+    /// twice, or a prebuilt PTX module (its compiler's definitions are in it already).
+    pub fn define(self, name: &str, value: impl std::fmt::Display) -> Kernel {
+        let value = value.to_string();
+        let at = format!("{}::{}.define({name:?}, {value:?})", crate::entry_scan::module_name(self.file), self.entry);
+        let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        assert!(identifier, "{at}: a macro name is a C identifier (letters, digits, _), e.g. BLOCK");
+        assert!(
+            !value.is_empty() && !value.chars().any(char::is_whitespace),
+            "{at}: the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without              spaces)"
+        );
+        assert!(
+            crate::kernel_file::kind_of(self.file) != Some(crate::kernel_file::Kind::Ptx),
+            "{at}: {} is a prebuilt PTX module, compiled already; build one module per definition with its own              compiler (nvcc -ptx -D{name}={value}) and name each file",
+            self.file
+        );
+        let prefix = format!("-D{name}=");
+        assert!(
+            !self.defines.iter().any(|d| d.starts_with(&prefix)),
+            "{at}: {name} is defined already ({}); define each name once",
+            self.defines.join(" ")
+        );
+        let mut defines: Vec<String> = self.defines.iter().map(|d| d.to_string()).collect();
+        defines.push(format!("{prefix}{value}"));
+        defines.sort_by(|a, b| define_name(a).cmp(define_name(b)));
+        Kernel { defines: intern_list(defines), ..self }
+    }
+
+    /// How tables and messages name this kernel: [`Kernel::entry`], followed by its definitions
+    /// when it has any (`reduce -DBLOCK=512 -DITEMS=8`), so that each build of a file has rows of
+    /// its own in the resource and SASS tables.
+    pub fn name(&self) -> &'static str {
+        if self.defines.is_empty() {
+            return self.entry;
+        }
+        intern(format!("{} {}", self.entry, self.defines.join(" ")))
+    }
+
+    /// The NVRTC options of this kernel's build: `file_options` (its file's,
+    /// [`KernelSource::options`], or those of another revision's `kernelgate.toml`), then
+    /// [`Kernel::defines`].
+    pub fn options<'a>(&self, file_options: &[&'a str]) -> Vec<&'a str> {
+        file_options.iter().copied().chain(self.defines.iter().copied()).collect()
+    }
+
     /// This kernel's file as the run read it ([`sources`]).
     ///
     /// # Panics
@@ -481,8 +561,27 @@ impl KernelTemplate {
             self.file.trim_end_matches(".cu"),
             self.name
         );
-        Kernel { file: self.file, entry: intern(format!("{}<{args}>", self.name)) }
+        Kernel::new(self.file, intern(format!("{}<{args}>", self.name)))
     }
+}
+
+/// The macro name of a `-DNAME=VALUE` option. Pure.
+fn define_name(define: &str) -> &str {
+    let name = define.trim_start_matches("-D");
+    name.split_once('=').map_or(name, |(n, _)| n)
+}
+
+/// `list` as a `&'static` slice, allocated once per distinct list in the process, as [`intern`]
+/// does for names.
+fn intern_list(list: Vec<String>) -> &'static [&'static str] {
+    static LISTS: std::sync::Mutex<Vec<&'static [&'static str]>> = std::sync::Mutex::new(Vec::new());
+    let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(known) = lists.iter().find(|l| l.iter().eq(list.iter())) {
+        return known;
+    }
+    let leaked: &'static [&'static str] = list.into_iter().map(intern).collect::<Vec<_>>().leak();
+    lists.push(leaked);
+    leaked
 }
 
 /// `name` as a `&'static str`, allocated once per distinct name in the process: the case table is
@@ -547,19 +646,19 @@ pub(crate) fn repository_for_tests() -> &'static Path {
 #[allow(non_upper_case_globals)]
 pub(crate) mod k {
     pub mod coalescing {
-        pub const copy_coalesced: crate::Kernel = crate::Kernel { file: "coalescing.cu", entry: "copy_coalesced" };
+        pub const copy_coalesced: crate::Kernel = crate::Kernel::new("coalescing.cu", "copy_coalesced");
     }
     pub mod transpose {
-        pub const transpose_naive: crate::Kernel = crate::Kernel { file: "transpose.cu", entry: "transpose_naive" };
-        pub const transpose_shared: crate::Kernel = crate::Kernel { file: "transpose.cu", entry: "transpose_shared" };
+        pub const transpose_naive: crate::Kernel = crate::Kernel::new("transpose.cu", "transpose_naive");
+        pub const transpose_shared: crate::Kernel = crate::Kernel::new("transpose.cu", "transpose_shared");
         pub const transpose_shared_padded: crate::Kernel =
-            crate::Kernel { file: "transpose.cu", entry: "transpose_shared_padded" };
+            crate::Kernel::new("transpose.cu", "transpose_shared_padded");
     }
     pub mod vectorization {
-        pub const saxpy_vec4: crate::Kernel = crate::Kernel { file: "vectorization.cu", entry: "saxpy_vec4" };
+        pub const saxpy_vec4: crate::Kernel = crate::Kernel::new("vectorization.cu", "saxpy_vec4");
     }
     pub mod smem {
-        pub const stage_reversed: crate::Kernel = crate::Kernel { file: "smem.cu", entry: "stage_reversed" };
+        pub const stage_reversed: crate::Kernel = crate::Kernel::new("smem.cu", "stage_reversed");
     }
     pub mod blocksum {
         pub const block_sum: crate::KernelTemplate = crate::KernelTemplate { file: "blocksum.cu", name: "block_sum" };
@@ -589,6 +688,45 @@ mod tests {
         let mut sorted = files.clone();
         sorted.sort();
         assert_eq!(files, sorted);
+    }
+
+    #[test]
+    fn definitions_make_another_kernel_named_by_them_in_one_order() {
+        let reduce = Kernel::new("reduce.cu", "reduce");
+        let a = reduce.define("ITEMS", 4).define("BLOCK", 256);
+        let b = reduce.define("BLOCK", 256).define("ITEMS", 4);
+        assert_eq!(a, b, "the order of the definitions makes no other kernel");
+        assert!(std::ptr::eq(a.defines, b.defines), "interned");
+        assert_eq!(a.defines, ["-DBLOCK=256", "-DITEMS=4"]);
+        assert_ne!(a, reduce.define("BLOCK", 128).define("ITEMS", 4));
+        assert_eq!(a.name(), "reduce -DBLOCK=256 -DITEMS=4");
+        assert_eq!(reduce.name(), "reduce");
+        assert_eq!(a.options(&["--use_fast_math"]), ["--use_fast_math", "-DBLOCK=256", "-DITEMS=4"]);
+        let instance = k::blocksum::block_sum.with("128, 4").define("WIDE", 1);
+        assert_eq!(instance.name(), "block_sum<128, 4> -DWIDE=1");
+        assert!(instance.is_instance());
+    }
+
+    #[test]
+    fn a_definition_that_is_not_one_nvrtc_argument_is_refused_with_the_fix() {
+        let reduce = Kernel::new("reduce.cu", "reduce");
+        let refused = |f: fn(Kernel) -> Kernel| {
+            let e = std::panic::catch_unwind(|| f(reduce)).unwrap_err();
+            e.downcast_ref::<String>().cloned().unwrap_or_default()
+        };
+        let spaced = refused(|k| k.define("BLOCK", "2 * 128"));
+        assert!(
+            spaced.starts_with("reduce::reduce.define(\"BLOCK\", \"2 * 128\"): the value is one NVRTC argument"),
+            "{spaced}"
+        );
+        assert!(refused(|k| k.define("BLOCK", "")).contains("without spaces"));
+        assert!(refused(|k| k.define("2BLOCK", 1)).contains("a macro name is a C identifier"));
+        assert!(refused(|k| k.define("BLOCK SIZE", 1)).contains("a macro name is a C identifier"));
+        let twice = refused(|k| k.define("BLOCK", 1).define("BLOCK", 2));
+        assert!(twice.contains("BLOCK is defined already (-DBLOCK=1); define each name once"), "{twice}");
+        let ptx = std::panic::catch_unwind(|| Kernel::new("softmax.ptx", "rows").define("BLOCK", 1)).unwrap_err();
+        let ptx = ptx.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(ptx.contains("softmax.ptx is a prebuilt PTX module") && ptx.contains("nvcc -ptx -DBLOCK=1"), "{ptx}");
     }
 
     #[test]
@@ -644,7 +782,7 @@ mod tests {
             ("softmax.ptx", "build/ptx/softmax.ptx", &["rows"][..], true)
         );
         assert!(s.is_ptx() && !s.is_own());
-        assert!(Kernel { file: "softmax.ptx", entry: "rows" }.declared_in(&s).is_ok());
+        assert!(Kernel::new("softmax.ptx", "rows").declared_in(&s).is_ok());
         std::fs::write(dir.path().join("softmax.ptx"), ".version 9.0\n.target sm_80\n.func f()\n{\n}\n").unwrap();
         let err = read_folder(dir.path(), "build/ptx").unwrap_err().to_string();
         assert!(err.starts_with("build/ptx/softmax.ptx: declares no `.entry`"), "{err}");
@@ -721,7 +859,7 @@ mod tests {
         sources();
         assert!(k::transpose::transpose_naive.declared().is_ok());
         assert!(k::blocksum::block_sum.with("128, 4").declared().is_ok());
-        let gone = Kernel { file: "transpose.cu", entry: "transpose_renamed" };
+        let gone = Kernel::new("transpose.cu", "transpose_renamed");
         let err = gone.declared().unwrap_err().to_string();
         assert!(
             err.starts_with(
@@ -738,9 +876,9 @@ mod tests {
             ),
             "the constant to rename and the bless: {err}"
         );
-        let err = Kernel { file: "blocksum.cu", entry: "block_max<1>" }.declared().unwrap_err().to_string();
+        let err = Kernel::new("blocksum.cu", "block_max<1>").declared().unwrap_err().to_string();
         assert!(err.contains("kernel template `block_max`"), "{err}");
-        let err = Kernel { file: "gone.cu", entry: "g" }.declared().unwrap_err().to_string();
+        let err = Kernel::new("gone.cu", "g").declared().unwrap_err().to_string();
         assert!(err.starts_with("gone.cu: is gone from the kernel folders since the crate was built"), "{err}");
     }
 
@@ -757,7 +895,7 @@ mod tests {
     #[test]
     fn a_template_instance_is_named_by_its_name_expression_once() {
         let a = k::blocksum::block_sum.with(" 256, 8 ");
-        assert_eq!(a, Kernel { file: "blocksum.cu", entry: "block_sum<256, 8>" });
+        assert_eq!(a, Kernel::new("blocksum.cu", "block_sum<256, 8>"));
         assert!(a.is_instance() && !k::smem::stage_reversed.is_instance());
         assert!(std::ptr::eq(a.entry, k::blocksum::block_sum.with("256, 8").entry), "interned");
         assert_eq!(a.source().templates, ["block_sum"]);

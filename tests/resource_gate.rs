@@ -44,8 +44,7 @@ fn source(n: u32, bounds: &str) -> KernelSource {
 }
 
 fn check(source: &KernelSource, baselines: &Path, bless: bool) -> Checked {
-    let launches =
-        [LaunchShape { kernel: Kernel { file: FILE, entry: "accumulate" }, block: BLOCK, shared_dynamic: 0 }];
+    let launches = [LaunchShape { kernel: Kernel::new(FILE, "accumulate"), block: BLOCK, shared_dynamic: 0 }];
     let trial =
         FileTrial { source, arch: "sm_90", launches: &launches, baselines, bless, files: &[FILE], arities: &[] };
     resources::check_file(&trial).expect("NVRTC compiles the file")
@@ -110,4 +109,37 @@ fn a_new_spill_fails_the_gate() {
     let line = message.lines().nth(1).unwrap();
     assert!(line.contains("spill stores 0 → ") && line.ends_with("re-bless with KERNELGATE_BLESS=1"), "{line}");
     assert!(capped.rows[0].spill_store_bytes > 0 && capped.rows[0].regs <= 32, "{:?}", capped.rows);
+}
+
+#[test]
+fn each_set_of_definitions_is_a_build_with_rows_of_its_own() {
+    if nvrtc_missing() {
+        return;
+    }
+    // A file written for -DN=... alone, as a KernelTuner kernel is: the file as it is does not
+    // compile, and no case launches it so, so the trial compiles only the two definitions.
+    let text = source(4, "").source.replacen("#define N 4\n", "#ifndef N\n#error define N\n#endif\n", 1);
+    let file = KernelSource { source: text.leak(), ..source(4, "") };
+    let accumulate = Kernel::new(FILE, "accumulate");
+    let launches = [4, 64].map(|n| LaunchShape { kernel: accumulate.define("N", n), block: BLOCK, shared_dynamic: 0 });
+    let check = |baselines: &Path, bless: bool| {
+        let trial = FileTrial {
+            source: &file,
+            arch: "sm_90",
+            launches: &launches,
+            baselines,
+            bless,
+            files: &[FILE],
+            arities: &[],
+        };
+        resources::check_file(&trial).expect("NVRTC compiles each build")
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let blessed = check(tmp.path(), true);
+    let names: Vec<&str> = blessed.rows.iter().map(|r| r.kernel.as_str()).collect();
+    assert_eq!(names, ["accumulate -DN=4", "accumulate -DN=64"], "{:?}", blessed.rows);
+    assert!(blessed.rows[1].regs > blessed.rows[0].regs + 32, "{:?}", blessed.rows);
+    assert_eq!(check(tmp.path(), false).failure(), None, "both builds pass against their own rows");
+    let table = std::fs::read_to_string(tmp.path().join("sm_90").join(resources::RESOURCES_FILE)).unwrap();
+    assert!(table.contains("accumulate -DN=4") && table.contains("accumulate -DN=64"), "{table}");
 }

@@ -39,9 +39,9 @@ fn check(source: &KernelSource, baselines: &Path, bless: bool, declared: &[Decla
     let compiled =
         compile::compile_with_log(source.file, source.source, "sm_90", &[], &[]).expect("NVRTC compiles the file");
     let (major, minor) = compile::nvrtc_version().unwrap();
-    let trial =
-        FileTrial { source, arch: "sm_90", baselines, bless, files: &[FILE], declared, lowered: &compiled.lowered };
-    sass::check(&trial, &compiled.cubin, &format!("{major}.{minor}")).expect("nvdisasm reads the cubin")
+    let trial = FileTrial { source, arch: "sm_90", baselines, bless, files: &[FILE], declared, launches: &[] };
+    sass::check(&trial, &compiled.cubin, &compiled.lowered, &format!("{major}.{minor}"))
+        .expect("nvdisasm reads the cubin")
 }
 
 #[test]

@@ -189,7 +189,7 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
             writeln!(modules, "        /// `{name}`, declared at `{shown}:{line}`.").unwrap();
             writeln!(
                 modules,
-                "        pub const {name}: ::kernelgate::Kernel = ::kernelgate::Kernel {{ file: {file:?}, entry: {name:?} }};"
+                "        pub const {name}: ::kernelgate::Kernel = ::kernelgate::Kernel::new({file:?}, {name:?});"
             )
             .unwrap();
         }
@@ -274,9 +274,9 @@ mod tests {
         ]);
         let text = generate(dir.path()).unwrap();
         assert!(text.contains("pub mod copy {"), "{text}");
-        assert!(text.contains(
-            "pub const copy: ::kernelgate::Kernel = ::kernelgate::Kernel { file: \"copy.cu\", entry: \"copy\" };"
-        ));
+        assert!(
+            text.contains("pub const copy: ::kernelgate::Kernel = ::kernelgate::Kernel::new(\"copy.cu\", \"copy\");")
+        );
         assert!(text.contains("pub const block_sum: ::kernelgate::KernelTemplate"), "{text}");
         assert!(text.contains("declared at `gpu/sum.cu:1`"), "{text}");
         assert!(text.contains("state: \"no repository\""), "{text}");
@@ -293,7 +293,7 @@ mod tests {
         let text = generate(dir.path()).unwrap();
         assert!(text.contains("pub mod softmax {"), "{text}");
         assert!(text.contains(
-            "pub const softmax_warp: ::kernelgate::Kernel = ::kernelgate::Kernel { file: \"softmax.ptx\", entry: \"softmax_warp\" };"
+            "pub const softmax_warp: ::kernelgate::Kernel = ::kernelgate::Kernel::new(\"softmax.ptx\", \"softmax_warp\");"
         ), "{text}");
         assert!(text.contains("declared at `kernels/softmax.ptx:5`"), "{text}");
         // A .ptx and a .cu of one stem would be one module.

@@ -65,6 +65,10 @@ pub struct LaunchFact {
     pub file: String,
     /// Entry point or template instance (`block_sum<256, 8>`).
     pub entry: String,
+    /// Preprocessor definitions of the kernel's build ([`Kernel::defines`]); none for the file as it
+    /// is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defines: Vec<String>,
     /// Threads per block.
     pub block: u32,
     /// Dynamic shared memory per block, bytes.
@@ -78,6 +82,10 @@ pub struct ArityFact {
     pub file: String,
     /// Entry point or template instance.
     pub entry: String,
+    /// Preprocessor definitions of the kernel's build ([`Kernel::defines`]); none for the file as it
+    /// is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub defines: Vec<String>,
     /// Arguments passed.
     pub args: usize,
     /// The bytes each argument passes ([`Arity::sizes`]); empty in a file written before they
@@ -93,7 +101,8 @@ pub struct ArityFact {
 pub struct SassFact {
     /// Kernel file name.
     pub file: String,
-    /// Entry point or template instance.
+    /// The kernel as the SASS table names it ([`Kernel::name`]: entry point or template instance,
+    /// and its definitions).
     pub entry: String,
     /// Instruction class ([`crate::sass::CLASSES`]).
     pub class: String,
@@ -113,8 +122,14 @@ fn leak(text: &str) -> &'static str {
     text.to_string().leak()
 }
 
-fn kernel(file: &str, entry: &str) -> Kernel {
-    Kernel { file: leak(file), entry: leak(entry) }
+fn kernel(file: &str, entry: &str, defines: &[String]) -> Kernel {
+    let kernel = Kernel::new(leak(file), leak(entry));
+    Kernel { defines: defines.iter().map(|d| leak(d)).collect::<Vec<_>>().leak(), ..kernel }
+}
+
+/// The definitions of `kernel`, as the facts keep them.
+fn defines(kernel: &Kernel) -> Vec<String> {
+    kernel.defines.iter().map(|d| d.to_string()).collect()
 }
 
 impl Facts {
@@ -131,6 +146,7 @@ impl Facts {
             .map(|l| LaunchFact {
                 file: l.kernel.file.into(),
                 entry: l.kernel.entry.into(),
+                defines: defines(&l.kernel),
                 block: l.block,
                 shared_dynamic: l.shared_dynamic,
             })
@@ -140,6 +156,7 @@ impl Facts {
             .map(|a| ArityFact {
                 file: a.kernel.file.into(),
                 entry: a.kernel.entry.into(),
+                defines: defines(&a.kernel),
                 args: a.args,
                 sizes: a.sizes,
                 trial: a.trial,
@@ -234,7 +251,7 @@ impl Facts {
         self.launches
             .iter()
             .map(|l| LaunchShape {
-                kernel: kernel(&l.file, &l.entry),
+                kernel: kernel(&l.file, &l.entry, &l.defines),
                 block: l.block,
                 shared_dynamic: l.shared_dynamic,
             })
@@ -246,7 +263,7 @@ impl Facts {
         self.arities
             .iter()
             .map(|a| Arity {
-                kernel: kernel(&a.file, &a.entry),
+                kernel: kernel(&a.file, &a.entry, &a.defines),
                 args: a.args,
                 sizes: a.sizes.clone(),
                 trial: a.trial.clone(),

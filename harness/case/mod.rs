@@ -544,12 +544,13 @@ impl Case {
         out
     }
 
-    /// The kernel column of the run CSV: the distinct entry points joined by `+`
-    /// (`reduce_partials+reduce_final`), `cublasSgemm` for a cuBLAS step; for a program of copies
+    /// The kernel column of the run CSV: the distinct kernels joined by `+`, each as
+    /// [`Kernel::name`](crate::Kernel::name) writes it (`reduce_partials+reduce_final`, `row_sum
+    /// -DBLOCK=256`), `cublasSgemm` for a cuBLAS step; for a program of copies
     /// only, the driver calls it makes (`cuMemcpyHtoDAsync`, `cuMemcpyDtoHAsync`,
     /// `cuMemcpyDtoDAsync`).
     pub fn kernel_names(&self) -> String {
-        let mut names: Vec<&str> = self.kernels().iter().map(|k| k.entry).collect();
+        let mut names: Vec<&str> = self.kernels().iter().map(|k| k.name()).collect();
         if self.uses_cublas() {
             names.push("cublasSgemm");
         }
@@ -612,7 +613,7 @@ impl Case {
     /// # Example
     /// ```
     /// use kernelgate::case::{Case, Elem, Param, Tolerance};
-    /// # const K: kernelgate::Kernel = kernelgate::Kernel { file: "norm.cu", entry: "layernorm" };
+    /// # const K: kernelgate::Kernel = kernelgate::Kernel::new("norm.cu", "layernorm");
     /// // out (bf16, one rounding), mean and rstd (f32, a sum of 768 terms).
     /// let case = Case::new("norm", "plain", "768", K)
     ///     .params([Param::input(768).of(Elem::BF16), Param::output(768).of(Elem::BF16), Param::output(1), Param::output(1)])

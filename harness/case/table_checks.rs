@@ -69,14 +69,14 @@ pub fn assert_program_fits(c: &Case) {
     for step in &c.steps {
         match step {
             Step::Launch { args, kernel, .. } => {
-                assert!(!args.is_empty(), "{name}: {} has no arguments", kernel.entry);
+                assert!(!args.is_empty(), "{name}: {} has no arguments", kernel.name());
                 for a in args {
                     match *a {
                         Arg::Slot(i) => assert!(
                             i < c.params.len() && !matches!(c.params[i], Param::Host { .. }),
                             "{name}: {} (a launch in its program) takes Arg::Slot({i}), but the case has {} \
                              slots (0..{}) and a kernel cannot take a host buffer; name a slot of .params([...])",
-                            kernel.entry,
+                            kernel.name(),
                             c.params.len(),
                             c.params.len()
                         ),

@@ -61,14 +61,56 @@ pub fn launches_of(case: &Case) -> Vec<LaunchShape> {
         .collect()
 }
 
-/// The template instances (name expressions, [`Kernel::is_instance`]) that `launches` launch from
-/// kernel file `file`, sorted, each once: what its compile must instantiate.
-pub fn instances(launches: &[LaunchShape], file: &str) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> =
-        launches.iter().map(|l| l.kernel).filter(|k| k.file == file && k.is_instance()).map(|k| k.entry).collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+/// One build of a kernel file that a compile trial compiles: the file's options and
+/// `defines`, with the template instances (name expressions, [`Kernel::is_instance`]) that
+/// `launches` launch from it with those definitions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileBuild {
+    /// The definitions of this build ([`Kernel::defines`]); empty for the file as it is.
+    pub defines: &'static [&'static str],
+    /// The template instances to instantiate, sorted, each once.
+    pub instances: Vec<&'static str>,
+}
+
+impl FileBuild {
+    /// The NVRTC options of this build: `file_options` (the file's, [`KernelSource::options`]), then
+    /// its definitions, as [`Kernel::options`] gives them for each of its kernels.
+    pub fn options<'a>(&self, file_options: &[&'a str]) -> Vec<&'a str> {
+        file_options.iter().copied().chain(self.defines.iter().copied()).collect()
+    }
+}
+
+/// The builds of kernel file `file` that `launches` need ([`FileBuild`]): the file as it is
+/// (every `extern "C"` kernel, and the instances launched without definitions), unless every
+/// launch from it has definitions (a file written for `-DBLOCK=...` alone may not compile
+/// without them); then one build per distinct set of definitions, in sorted order.
+///
+/// # Example
+/// ```
+/// use kernelgate::{Kernel, resources::{builds, FileBuild, LaunchShape}};
+/// let reduce = Kernel::new("reduce.cu", "reduce");
+/// let shape = |kernel| LaunchShape { kernel, block: 256, shared_dynamic: 0 };
+/// let launches = [shape(reduce.define("BLOCK", 128)), shape(reduce.define("BLOCK", 256))];
+/// let found: Vec<_> = builds(&launches, "reduce.cu").into_iter().map(|b| b.defines).collect();
+/// assert_eq!(found, [&["-DBLOCK=128"][..], &["-DBLOCK=256"][..]]);
+/// ```
+pub fn builds(launches: &[LaunchShape], file: &str) -> Vec<FileBuild> {
+    let mine: Vec<Kernel> = launches.iter().map(|l| l.kernel).filter(|k| k.file == file).collect();
+    let mut sets: Vec<&'static [&'static str]> = mine.iter().map(|k| k.defines).collect();
+    if mine.is_empty() || mine.iter().any(|k| k.defines.is_empty()) {
+        sets.push(&[]);
+    }
+    sets.sort_unstable();
+    sets.dedup();
+    sets.into_iter()
+        .map(|defines| {
+            let mut instances: Vec<&'static str> =
+                mine.iter().filter(|k| k.defines == defines && k.is_instance()).map(|k| k.entry).collect();
+            instances.sort_unstable();
+            instances.dedup();
+            FileBuild { defines, instances }
+        })
+        .collect()
 }
 
 /// What `source` lacks of the kernels `launches` launch from it, one message per missing kernel
@@ -91,13 +133,14 @@ pub fn undeclared(launches: &[LaunchShape], source: &crate::source::KernelSource
 /// Every distinct launch of `cases`, sorted.
 pub fn launches(cases: &[Case]) -> Vec<LaunchShape> {
     let mut all: Vec<LaunchShape> = cases.iter().flat_map(launches_of).collect();
-    all.sort_by_key(|l| (l.kernel.file, l.kernel.entry, l.block, l.shared_dynamic));
+    all.sort_by_key(|l| (l.kernel.file, l.kernel.entry, l.kernel.defines, l.block, l.shared_dynamic));
     all.dedup();
     all
 }
 
-/// The rows of one kernel file on one architecture: one per entry point (`entries`: the file's
-/// `extern "C"` kernels and the template instances compiled) and distinct launch of it in
+/// The rows of one build of a kernel file on one architecture: one per entry point (`entries`,
+/// by [`Kernel::name`]: the file's `extern "C"` kernels and the template instances compiled, with
+/// the build's definitions) and distinct launch of it in
 /// `launches` (an entry no launch uses gets one row without a block), from ptxas's `usage` of each
 /// entry (keyed by the suite's names, [`compile::suite_name`]); `nvrtc` is the compiler's
 /// `major.minor`.
@@ -151,7 +194,7 @@ pub fn rows(
             nvrtc: nvrtc.to_string(),
         };
         let mine: Vec<&LaunchShape> =
-            launches.iter().filter(|l| l.kernel.file == source.file && l.kernel.entry == *entry).collect();
+            launches.iter().filter(|l| l.kernel.file == source.file && l.kernel.name() == *entry).collect();
         if mine.is_empty() {
             out.push(base);
             continue;
@@ -277,33 +320,42 @@ impl Checked {
     }
 }
 
-/// A compile trial: compiles `trial.source` for `trial.arch` with ptxas's report, checks its entry
-/// points, and gates (or, with `bless`, writes) its rows.
+/// A compile trial: compiles each build of `trial.source` ([`builds`]) for `trial.arch` with
+/// ptxas's report, checks its entry points, and gates (or, with `bless`, writes) its rows.
 ///
 /// # Errors
 /// [`crate::Error::Unavailable`] when there is no NVRTC (the trial is then ignored, or fails with
 /// `KERNELGATE_REQUIRE_NVRTC=1`); [`crate::Error::Compile`] with NVRTC's log; the table's errors
 /// ([`table::load`], [`table::update`]) when it cannot be read or written.
 pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
-    let instances = instances(trial.launches, trial.source.file);
-    let compiled = compile::compile_with_log(
-        trial.source.file,
-        trial.source.source,
-        trial.arch,
-        &instances,
-        trial.source.options,
-    )?;
-    check_compiled(trial, &compiled)
+    let mut made = Vec::new();
+    for build in builds(trial.launches, trial.source.file) {
+        let options = build.options(trial.source.options);
+        let compiled =
+            compile::compile_with_log(trial.source.file, trial.source.source, trial.arch, &build.instances, &options)?;
+        made.push((build.defines, compiled));
+    }
+    let built: Vec<Built<'_>> = made.iter().map(|(defines, compiled)| Built { defines, compiled }).collect();
+    check_compiled(trial, &built)
 }
 
-/// [`check_file`] of a file already compiled by [`compile::compile_with_log`] (the compile trial
-/// compiles once for this gate and the SASS gate).
+/// One build of a kernel file as NVRTC made it ([`FileBuild`], [`compile::compile_with_log`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Built<'a> {
+    /// The build's definitions ([`FileBuild::defines`]).
+    pub defines: &'static [&'static str],
+    /// What NVRTC made of it.
+    pub compiled: &'a compile::Compiled,
+}
+
+/// [`check_file`] of the builds of a file already compiled by [`compile::compile_with_log`] (the
+/// compile trial compiles once for this gate and the SASS gate): each build's entry points and
+/// arguments checked, its rows made (named by [`Kernel::name`]), then all of them gated at once.
 ///
 /// # Errors
 /// As [`check_file`], but for the compile.
-pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Result<Checked> {
+pub fn check_compiled(trial: &FileTrial<'_>, built: &[Built<'_>]) -> Result<Checked> {
     let source = trial.source;
-    let (ptx, log) = (compiled.ptx.as_str(), compiled.log.as_str());
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: source.file.to_string(),
@@ -316,35 +368,8 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         notes: Vec::new(),
         blessed: None,
     };
-    let lowered = &compiled.lowered;
-    if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx, lowered) {
-        checked.failures.push(mismatch);
-        return Ok(checked);
-    }
-    let declared: BTreeMap<String, usize> = compile::ptx_param_counts(ptx)
-        .into_iter()
-        .map(|(name, n)| (compile::suite_name(lowered, &name).to_string(), n))
-        .collect();
-    let sizes: BTreeMap<String, Vec<u32>> = crate::kernel_file::ptx_entries(ptx)
-        .into_iter()
-        .map(|e| (compile::suite_name(lowered, &e.name).to_string(), e.params))
-        .collect();
-    for a in trial.arities.iter().filter(|a| a.kernel.file == source.file) {
-        if let Some(&n) = declared.get(a.kernel.entry)
-            && n != a.args
-        {
-            checked.failures.push(format!(
-                "{}: launches {} with {} argument(s), but {} declares {n} parameter(s); \
-                 list one Arg (or, in Case::new, one Param) per kernel parameter, in order",
-                a.trial, a.kernel.entry, a.args, source.path
-            ));
-        } else if let Some(wrong) = sizes.get(a.kernel.entry).and_then(|declared| size_mismatch(&a.sizes, declared)) {
-            checked.failures.push(format!(
-                "{}: launches {} with {wrong} ({}); pass each parameter as its declared type: a pointer is a buffer \
-                 Param, `int` Param::I32, `float` Param::F32, `size_t` or `unsigned long long` Param::U64",
-                a.trial, a.kernel.entry, source.path
-            ));
-        }
+    for build in built {
+        check_arguments(trial, build, &mut checked.failures);
     }
     if !checked.failures.is_empty() {
         return Ok(checked);
@@ -354,22 +379,16 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
         checked.failures.push(format!("no occupancy limits for {} in harness/resources/occupancy.rs", trial.arch));
         return Ok(checked);
     };
-    let mut entries: Vec<&str> = source.entries.to_vec();
-    entries.extend(lowered.iter().map(|l| l.expression.as_str()));
-    // ptxas reports for the architecture it assembled: a PTX module's own `sm_90a` for an sm_90 trial.
-    let target = if source.is_ptx() { crate::kernel_file::ptx_target(ptx) } else { None };
-    let reported = target.as_deref().map_or(trial.arch, |t| compile::prebuilt::ptxas_arch(t, trial.arch));
-    let figures = ptxas::parse(log, reported).and_then(|usage| {
-        let usage = usage.into_iter().map(|(name, u)| (compile::suite_name(lowered, &name).to_string(), u)).collect();
-        rows(source, &entries, &usage, trial.launches, limits, &compiled.compiler)
-    });
-    checked.rows = match figures {
-        Ok(rows) => rows,
-        Err(why) => {
-            checked.failures.push(format!("{why}; NVRTC's log:\n{log}"));
-            return Ok(checked);
+    for build in built {
+        match build_rows(trial, build, limits) {
+            Ok(rows) => checked.rows.extend(rows),
+            Err(why) => {
+                checked.failures.push(why);
+                return Ok(checked);
+            }
         }
-    };
+    }
+    checked.rows.sort_by_key(Row::key);
     checked.notes.extend(unlaunchable(&checked.rows, limits));
     if source.is_ptx() {
         checked.notes.extend(mangled_entries(source));
@@ -403,6 +422,91 @@ pub fn check_compiled(trial: &FileTrial<'_>, compiled: &compile::Compiled) -> Re
     Ok(checked)
 }
 
+/// The kernels of `build` that get rows, as (the row's name, [`Kernel::name`]; the kernel's name in
+/// the build, [`compile::suite_name`]): for the file as it is, its entry points and the build's
+/// instances; for a build with definitions, only the kernels launched with them (its other entry
+/// points are no kernel of the suite).
+fn build_kernels(trial: &FileTrial<'_>, build: &Built<'_>) -> Vec<(String, String)> {
+    if build.defines.is_empty() {
+        let entries = trial.source.entries.iter().map(|e| e.to_string());
+        let instances = build.compiled.lowered.iter().map(|l| l.expression.clone());
+        return entries.chain(instances).map(|name| (name.clone(), name)).collect();
+    }
+    let mut out: Vec<(String, String)> = trial
+        .launches
+        .iter()
+        .map(|l| l.kernel)
+        .filter(|k| k.file == trial.source.file && k.defines == build.defines)
+        .map(|k| (k.name().to_string(), k.entry.to_string()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Checks that `build`'s PTX declares the entry points the file lists ([`compile::check_entries`]) and
+/// the parameters the cases launch them with ([`FileTrial::arities`], count and sizes), one line
+/// per mismatch into `failures`.
+fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<String>) {
+    let source = trial.source;
+    let (ptx, lowered) = (build.compiled.ptx.as_str(), &build.compiled.lowered);
+    if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx, lowered) {
+        failures.push(mismatch);
+        return;
+    }
+    let declared: BTreeMap<String, usize> = compile::ptx_param_counts(ptx)
+        .into_iter()
+        .map(|(name, n)| (compile::suite_name(lowered, &name).to_string(), n))
+        .collect();
+    let sizes: BTreeMap<String, Vec<u32>> = crate::kernel_file::ptx_entries(ptx)
+        .into_iter()
+        .map(|e| (compile::suite_name(lowered, &e.name).to_string(), e.params))
+        .collect();
+    for a in trial.arities.iter().filter(|a| a.kernel.file == source.file && a.kernel.defines == build.defines) {
+        if let Some(&n) = declared.get(a.kernel.entry)
+            && n != a.args
+        {
+            failures.push(format!(
+                "{}: launches {} with {} argument(s), but {} declares {n} parameter(s); \
+                 list one Arg (or, in Case::new, one Param) per kernel parameter, in order",
+                a.trial,
+                a.kernel.name(),
+                a.args,
+                source.path
+            ));
+        } else if let Some(wrong) = sizes.get(a.kernel.entry).and_then(|declared| size_mismatch(&a.sizes, declared)) {
+            failures.push(format!(
+                "{}: launches {} with {wrong} ({}); pass each parameter as its declared type: a pointer is a buffer \
+                 Param, `int` Param::I32, `float` Param::F32, `size_t` or `unsigned long long` Param::U64",
+                a.trial,
+                a.kernel.name(),
+                source.path
+            ));
+        }
+    }
+}
+
+/// The rows of `build` ([`rows`] of its kernels, [`build_kernels`], from ptxas's report in its log).
+///
+/// # Errors
+/// [`rows`]'s sentence, or the report's, followed by NVRTC's log.
+fn build_rows(trial: &FileTrial<'_>, build: &Built<'_>, limits: &ArchLimits) -> std::result::Result<Vec<Row>, String> {
+    let (source, compiled) = (trial.source, build.compiled);
+    let kernels = build_kernels(trial, build);
+    // ptxas reports for the architecture it assembled: a PTX module's own `sm_90a` for an sm_90 trial.
+    let target = if source.is_ptx() { crate::kernel_file::ptx_target(&compiled.ptx) } else { None };
+    let reported = target.as_deref().map_or(trial.arch, |t| compile::prebuilt::ptxas_arch(t, trial.arch));
+    let figures = ptxas::parse(&compiled.log, reported).and_then(|usage| {
+        let usage: BTreeMap<String, Usage> =
+            usage.into_iter().map(|(name, u)| (compile::suite_name(&compiled.lowered, &name).to_string(), u)).collect();
+        let by_row: BTreeMap<String, Usage> =
+            kernels.iter().filter_map(|(row, name)| Some((row.clone(), *usage.get(name)?))).collect();
+        let names: Vec<&str> = kernels.iter().map(|(row, _)| row.as_str()).collect();
+        rows(source, &names, &by_row, trial.launches, limits, &compiled.compiler)
+    });
+    figures.map_err(|why| format!("{why}; NVRTC's log:\n{}", compiled.log))
+}
+
 /// `path` relative to the current directory when it lies below it.
 pub(crate) fn shown(path: &Path) -> String {
     let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
@@ -413,6 +517,33 @@ pub(crate) fn shown(path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::source::k;
+
+    #[test]
+    fn a_file_is_built_as_it_is_and_once_per_set_of_definitions() {
+        let (plain, sum) = (Kernel::new("t.cu", "plain"), crate::KernelTemplate { file: "t.cu", name: "sum" });
+        let shape = |kernel| LaunchShape { kernel, block: 128, shared_dynamic: 0 };
+        let launches = [
+            shape(plain),
+            shape(sum.with("4")),
+            shape(plain.define("BLOCK", 64)),
+            shape(sum.with("4").define("BLOCK", 64)),
+            shape(sum.with("8").define("BLOCK", 64)),
+            shape(Kernel::new("other.cu", "o").define("BLOCK", 32)),
+        ];
+        let found = builds(&launches, "t.cu");
+        assert_eq!(
+            found,
+            [
+                FileBuild { defines: &[], instances: vec!["sum<4>"] },
+                FileBuild { defines: plain.define("BLOCK", 64).defines, instances: vec!["sum<4>", "sum<8>"] },
+            ]
+        );
+        assert_eq!(found[1].options(&["-lineinfo"]), ["-lineinfo", "-DBLOCK=64"]);
+        // Every launch defines: the file as it is is not built (it may not compile without them).
+        assert_eq!(builds(&launches, "other.cu").len(), 1);
+        // No launch: the file as it is, for its entry points' rows.
+        assert_eq!(builds(&launches, "none.cu"), [FileBuild { defines: &[], instances: vec![] }]);
+    }
 
     #[test]
     fn a_kernel_the_cases_launch_and_the_file_lost_is_named() {
@@ -492,11 +623,11 @@ mod tests {
 
     #[test]
     fn one_row_per_launch_and_one_for_a_kernel_no_case_launches() {
-        let a = Kernel { file: "t.cu", entry: "a" };
+        let a = Kernel::new("t.cu", "a");
         let launches = [
             LaunchShape { kernel: a, block: 256, shared_dynamic: 0 },
             LaunchShape { kernel: a, block: 1024, shared_dynamic: 0 },
-            LaunchShape { kernel: Kernel { file: "other.cu", entry: "lone" }, block: 64, shared_dynamic: 0 },
+            LaunchShape { kernel: Kernel::new("other.cu", "lone"), block: 64, shared_dynamic: 0 },
         ];
         let usage = BTreeMap::from([
             ("a".to_string(), Usage { regs: 72, ..Usage::default() }),
@@ -519,7 +650,7 @@ mod tests {
     /// program log is empty. That is named as a cache hit with its fix, not as a format change.
     #[test]
     fn an_empty_ptxas_report_is_named_as_a_cache_hit() {
-        let launches = [LaunchShape { kernel: Kernel { file: "t.cu", entry: "a" }, block: 256, shared_dynamic: 0 }];
+        let launches = [LaunchShape { kernel: Kernel::new("t.cu", "a"), block: 256, shared_dynamic: 0 }];
         let usage = ptxas::parse("", "sm_90").unwrap();
         let why = rows(&source(), source().entries, &usage, &launches, &occupancy::SM_90, "13.0").unwrap_err();
         assert!(why.starts_with("kernels/t.cu: NVRTC 13.0 returned no ptxas report for sm_90"), "{why}");
@@ -579,7 +710,7 @@ mod tests {
             templates: &[],
             options: &[],
         };
-        let kernel = Kernel { file: "one.cu", entry: "one" };
+        let kernel = Kernel::new("one.cu", "one");
         let tmp = tempfile::tempdir().unwrap();
         let arities = [Arity { kernel, args: 2, sizes: vec![8, 8], trial: "one/short/1".into() }];
         let trial = FileTrial {
@@ -621,7 +752,7 @@ mod tests {
                    \tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
                    \tadd.s64 %rd2, %rd2, %rd3;\n\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n";
         let source = KernelSource::of_text("fill.ptx", "gpu/fill.ptx", ptx);
-        let kernel = Kernel { file: "fill.ptx", entry: "fill" };
+        let kernel = Kernel::new("fill.ptx", "fill");
         let tmp = tempfile::tempdir().unwrap();
         let launches = [LaunchShape { kernel, block: 256, shared_dynamic: 0 }];
         let arities = [Arity { kernel, args: 1, sizes: vec![8], trial: "fill/a/1".into() }];
@@ -662,7 +793,7 @@ mod tests {
             templates: &[],
             options: &[],
         };
-        let launches = [LaunchShape { kernel: Kernel { file: "one.cu", entry: "one" }, block: 256, shared_dynamic: 0 }];
+        let launches = [LaunchShape { kernel: Kernel::new("one.cu", "one"), block: 256, shared_dynamic: 0 }];
         let tmp = tempfile::tempdir().unwrap();
         let trial = |bless| FileTrial {
             source: &source,

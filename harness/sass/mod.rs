@@ -42,7 +42,7 @@ pub fn declared(cases: &[crate::case::Case]) -> Vec<Declared> {
             for expectation in &case.sass {
                 out.push(Declared {
                     file: kernel.file,
-                    function: kernel.entry,
+                    function: kernel.name(),
                     expectation: *expectation,
                     trial: case.name(),
                 });
@@ -68,10 +68,22 @@ pub struct FileTrial<'a> {
     pub files: &'a [&'a str],
     /// Every case's declared expectations.
     pub declared: &'a [Declared],
+    /// Every launch of the cases ([`crate::resources::launches`]): the kernels a build with
+    /// definitions ([`crate::Kernel::define`]) is gated for.
+    pub launches: &'a [crate::resources::LaunchShape],
+}
+
+/// One build of the file as nvdisasm listed it ([`crate::resources::FileBuild`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Listing<'a> {
+    /// The build's definitions; empty for the file as it is.
+    pub defines: &'static [&'static str],
     /// The template instances the compile made, with their lowered names
     /// ([`crate::compile::Compiled::lowered`]): the listing names their functions by lowered name,
     /// the tables and expectations by name expression.
     pub lowered: &'a [crate::compile::Lowered],
+    /// `nvdisasm --print-code` of the build's cubin ([`nvdisasm::disassemble`]).
+    pub text: &'a str,
 }
 
 /// What one SASS check found.
@@ -118,27 +130,34 @@ impl Checked {
     }
 }
 
-/// Disassembles `cubin` (kernel file `trial.source` compiled for `trial.arch` by NVRTC `nvrtc`,
-/// `major.minor`), checks the cases' declared expectations, and gates (or, with `bless`, writes)
-/// its rows.
+/// Disassembles `cubin` (kernel file `trial.source` as it is, compiled for `trial.arch` with the
+/// template instances `lowered` by NVRTC `nvrtc`, `major.minor`), checks the cases' declared
+/// expectations, and gates (or, with `bless`, writes) its rows: [`check_listings`] of one build.
 ///
 /// # Errors
 /// [`crate::Error::Unavailable`] when there is no nvdisasm (the SASS gate is then skipped, or
 /// fails with `KERNELGATE_REQUIRE_NVRTC=1`); [`crate::Error::Config`] for a bad
 /// `KERNELGATE_NVDISASM`; [`crate::Error::Io`] when nvdisasm fails; the table's errors
 /// ([`table::load`], [`table::update`]).
-pub fn check(trial: &FileTrial<'_>, cubin: &[u8], nvrtc: &str) -> Result<Checked> {
+pub fn check(trial: &FileTrial<'_>, cubin: &[u8], lowered: &[crate::compile::Lowered], nvrtc: &str) -> Result<Checked> {
     let tool = nvdisasm::load()?;
-    check_listing(trial, tool, &nvdisasm::disassemble(tool, cubin)?, nvrtc)
+    let text = nvdisasm::disassemble(tool, cubin)?;
+    check_listings(trial, tool, &[Listing { defines: &[], lowered, text: &text }], nvrtc)
 }
 
-/// [`check`] of a listing `tool` already printed (`nvdisasm --print-code` of the cubin, as
-/// [`nvdisasm::disassemble`] returns it): how the compile trials use the listings they made ahead,
-/// in parallel.
+/// [`check`] of the listings `tool` already printed of each build of the file (`nvdisasm
+/// --print-code` of its cubin, as [`nvdisasm::disassemble`] returns it): how the compile trials
+/// use the listings they made ahead, in parallel. A build with definitions counts the kernels
+/// launched with them, named as [`crate::Kernel::name`] writes them (`reduce -DBLOCK=256`).
 ///
 /// # Errors
 /// The table's errors ([`table::load`], [`table::update`]).
-pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: &str, nvrtc: &str) -> Result<Checked> {
+pub fn check_listings(
+    trial: &FileTrial<'_>,
+    tool: &nvdisasm::Nvdisasm,
+    listings: &[Listing<'_>],
+    nvrtc: &str,
+) -> Result<Checked> {
     let dir = table::dir_for(trial.baselines, trial.arch);
     let mut checked = Checked {
         file: trial.source.file.to_string(),
@@ -151,7 +170,7 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
         notes: Vec::new(),
         blessed: None,
     };
-    if trial.source.entries.is_empty() && trial.lowered.is_empty() {
+    if trial.source.entries.is_empty() && listings.iter().all(|l| l.lowered.is_empty() && l.defines.is_empty()) {
         // Only templates, and no case instantiates one: the cubin holds no code to count.
         checked.notes.push(format!(
             "no code: the kernel templates {:?} are instantiated by no case (launch one with \
@@ -160,15 +179,16 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
         ));
         return Ok(checked);
     }
-    let functions: BTreeMap<String, parse::Function> = match parse::parse(listing) {
-        Ok(f) => {
-            f.into_iter().map(|(name, f)| (crate::compile::suite_name(trial.lowered, &name).to_string(), f)).collect()
+    let mut functions: BTreeMap<String, parse::Function> = BTreeMap::new();
+    for listing in listings {
+        match parse::parse(listing.text) {
+            Ok(found) => functions.extend(build_functions(trial, listing, found)),
+            Err(why) => {
+                checked.failures.push(format!("{tool} printed a listing this gate cannot read: {why}"));
+                return Ok(checked);
+            }
         }
-        Err(why) => {
-            checked.failures.push(format!("{tool} printed a listing this gate cannot read: {why}"));
-            return Ok(checked);
-        }
-    };
+    }
     checked.classes = functions.iter().map(|(name, f)| (name.clone(), class::count(&f.opcodes))).collect();
     let build = gate::Build { file: trial.source.file, functions: &functions, nvrtc, nvdisasm: &tool.version };
     checked.failures.extend(gate::check_declared(&build, trial.declared));
@@ -204,6 +224,28 @@ pub fn check_listing(trial: &FileTrial<'_>, tool: &nvdisasm::Nvdisasm, listing: 
     checked.failures.extend(judgement.failures);
     checked.notes = judgement.notes;
     Ok(checked)
+}
+
+/// The functions of one build's listing (`found`, by the names the cubin gives them) by the names
+/// the tables give them: a template instance by its name expression ([`crate::compile::suite_name`]);
+/// in a build with definitions only the kernels launched with them, each named as
+/// [`crate::Kernel::name`] writes it.
+fn build_functions(
+    trial: &FileTrial<'_>,
+    listing: &Listing<'_>,
+    found: BTreeMap<String, parse::Function>,
+) -> Vec<(String, parse::Function)> {
+    let named = found.into_iter().map(|(name, f)| (crate::compile::suite_name(listing.lowered, &name).to_string(), f));
+    if listing.defines.is_empty() {
+        return named.collect();
+    }
+    let launched: Vec<crate::Kernel> = trial
+        .launches
+        .iter()
+        .map(|l| l.kernel)
+        .filter(|k| k.file == trial.source.file && k.defines == listing.defines)
+        .collect();
+    named.filter_map(|(name, f)| Some((launched.iter().find(|k| k.entry == name)?.name().to_string(), f))).collect()
 }
 
 /// One line per function whose rows differ between `old` and `new`.

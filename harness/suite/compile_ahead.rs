@@ -14,6 +14,7 @@
 //! independent: made on every core, they take the time of the slowest few.
 
 use crate::compile::{self, Compiled};
+use crate::resources::FileBuild;
 use crate::sass::nvdisasm;
 use crate::{error::Result, source::KernelSource};
 use std::collections::BTreeMap;
@@ -23,13 +24,19 @@ use std::sync::{Condvar, Mutex, Once, OnceLock};
 /// cubin (or why there is none).
 pub(super) type Made = (Result<Compiled>, Option<Result<String>>);
 
-/// One compile trial's job: the file, the architecture, and the template instances (name
-/// expressions) the cases launch from the file.
-pub(super) type Job = (&'static KernelSource, &'static str, Vec<&'static str>);
+/// One compile trial's job: the file, the architecture, and one build of the file (its
+/// definitions and the template instances the cases launch with them, [`FileBuild`]); a trial
+/// has one job per build.
+pub(super) type Job = (&'static KernelSource, &'static str, FileBuild);
 
-/// One GPU module's job: the file, its text, and the template instances of the module (empty for
-/// an `extern "C"` file's module), as [`crate::program::function_of`] compiles it.
-pub(super) type ModuleJob = (&'static str, &'static str, Vec<&'static str>);
+/// One GPU module's job: the file, its text, the template instances of the module (empty for an
+/// `extern "C"` file's module) and its definitions ([`crate::Kernel::defines`]), as
+/// [`crate::program::function_of`] compiles it.
+pub(super) type ModuleJob = (&'static str, &'static str, Vec<&'static str>, &'static [&'static str]);
+
+/// What tells the jobs of one compile trial apart: the file, the architecture and the build's
+/// definitions.
+type JobKey = (&'static str, &'static str, &'static [&'static str]);
 
 /// The process's NVRTC work made ahead ([`Ahead`]): one suite runs per test process.
 pub(super) static AHEAD: Ahead = Ahead {
@@ -47,14 +54,15 @@ pub(super) struct Ahead {
     /// The compile trials this run selected.
     selected: OnceLock<Vec<Job>>,
     started: Once,
-    made: Mutex<BTreeMap<(&'static str, &'static str), Made>>,
+    made: Mutex<BTreeMap<JobKey, Made>>,
     ready: Condvar,
 }
 
-/// Compiles `source` for `arch` with the template instances `instances` and disassembles the
-/// cubin: one compile trial's work.
-pub(super) fn make(source: &KernelSource, arch: &str, instances: &[&str]) -> Made {
-    let compiled = compile::compile_with_log(source.file, source.source, arch, instances, source.options);
+/// Compiles `build` of `source` for `arch` (its definitions and template instances) and
+/// disassembles the cubin: one compile trial's work for one build.
+pub(super) fn make(source: &KernelSource, arch: &str, build: &FileBuild) -> Made {
+    let options = build.options(source.options);
+    let compiled = compile::compile_with_log(source.file, source.source, arch, &build.instances, &options);
     let listing =
         compiled.as_ref().ok().map(|c| nvdisasm::load().and_then(|tool| nvdisasm::disassemble(tool, &c.cubin)));
     (compiled, listing)
@@ -88,10 +96,11 @@ impl Ahead {
                     // The modules with the inputs made ahead (nice 10), below the trials' timing
                     // thread: a trial waits for its module.
                     crate::inputs::prefetch::lower_priority(10);
-                    in_parallel(&modules, |((file, source, instances), arch)| {
+                    in_parallel(&modules, |((file, source, instances, defines), arch)| {
                         // A failure is not kept: the trial compiles again and reports NVRTC's error.
-                        let options = crate::source::options_of(file);
-                        let _ = crate::compile::module_ptx(file, source, arch, instances, options);
+                        let options: Vec<&str> =
+                            crate::source::options_of(file).iter().chain(defines.iter()).copied().collect();
+                        let _ = crate::compile::module_ptx(file, source, arch, instances, &options);
                     });
                     // The compile trials run last and can wait.
                     crate::inputs::prefetch::lower_priority(19);
@@ -101,15 +110,15 @@ impl Ahead {
         }
     }
 
-    /// This trial's work: made ahead when selected (starting the workers if no GPU trial has, and
-    /// waiting for its job), else here and now.
-    pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str, instances: &[&str]) -> Made {
+    /// This trial's work for `build`: made ahead when selected (starting the workers if no GPU
+    /// trial has, and waiting for its job), else here and now.
+    pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str, build: &FileBuild) -> Made {
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
-        if !selected.iter().any(|(s, a, i)| s.file == source.file && *a == arch && i == instances) {
-            return make(source, arch, instances);
+        if !selected.iter().any(|(s, a, b)| s.file == source.file && *a == arch && b == build) {
+            return make(source, arch, build);
         }
         self.start(None);
-        let key = (source.file, arch);
+        let key = (source.file, arch, build.defines);
         let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(done) = made.remove(&key) {
@@ -122,9 +131,9 @@ impl Ahead {
     /// Makes every selected compile trial's job, in the trials' order ([`in_parallel`]), each
     /// result handed over as soon as it is made.
     fn work(&self, jobs: &'static [Job]) {
-        in_parallel(jobs, |(source, arch, instances)| {
-            let done = make(source, arch, instances);
-            self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch), done);
+        in_parallel(jobs, |(source, arch, build)| {
+            let done = make(source, arch, build);
+            self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch, build.defines), done);
             self.ready.notify_all();
         });
     }
@@ -147,7 +156,8 @@ fn in_parallel<T: Sync>(items: &[T], each: impl Fn(&T) + Sync) {
 }
 
 /// The modules `cases` load, in their order, each once, as [`crate::program::function_of`]
-/// compiles them: a file's `extern "C"` kernels as one module, each template instance as its own.
+/// compiles them: a file's `extern "C"` kernels as one module per set of definitions, each
+/// template instance as its own.
 pub(super) fn modules<'c>(cases: impl Iterator<Item = &'c crate::case::Case>) -> Vec<ModuleJob> {
     let mut jobs: Vec<ModuleJob> = Vec::new();
     for case in cases {
@@ -155,7 +165,7 @@ pub(super) fn modules<'c>(cases: impl Iterator<Item = &'c crate::case::Case>) ->
             // A file gone since the build: its trial says so.
             let Some(source) = crate::source::source_of(kernel.file) else { continue };
             let instances = if kernel.is_instance() { vec![kernel.entry] } else { Vec::new() };
-            let job = (kernel.file, source.source, instances);
+            let job = (kernel.file, source.source, instances, kernel.defines);
             if !jobs.contains(&job) {
                 jobs.push(job);
             }
@@ -182,7 +192,7 @@ mod tests {
         ];
         let of = |family: &'static str| cases.iter().filter(move |c| c.family == family);
         let jobs = modules(of("blocksum").chain(of("transpose")).chain(of("blocksum")));
-        let names: Vec<(&str, Vec<&str>)> = jobs.iter().map(|(f, _, i)| (*f, i.clone())).collect();
+        let names: Vec<(&str, Vec<&str>)> = jobs.iter().map(|(f, _, i, _)| (*f, i.clone())).collect();
         assert_eq!(
             names,
             [
@@ -192,6 +202,6 @@ mod tests {
                 ("transpose.cu", vec![]),
             ]
         );
-        assert!(jobs.iter().all(|(f, text, _)| crate::source::source_of(f).unwrap().source == *text));
+        assert!(jobs.iter().all(|(f, text, _, _)| crate::source::source_of(f).unwrap().source == *text));
     }
 }

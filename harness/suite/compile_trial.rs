@@ -1,5 +1,6 @@
-//! The compile trials (`compile/<file>/<arch>`): one NVRTC compile of a kernel file, then the
-//! resource gate and the SASS gate on what it made. No GPU.
+//! The compile trials (`compile/<file>/<arch>`): one NVRTC compile of each build of a kernel file
+//! (the file as it is, and each set of definitions its cases launch it with), then the resource
+//! gate and the SASS gate on what they made. No GPU.
 
 use super::{Suite, cannot_run};
 use crate::{
@@ -12,7 +13,7 @@ use libtest_mimic::{Completion, Failed};
 use std::sync::atomic::Ordering;
 
 /// A compile trial: the file must still declare every kernel the cases launch from it
-/// ([`resources::undeclared`]), NVRTC compiles it for `arch` (once), the PTX must declare the entry
+/// ([`resources::undeclared`]), NVRTC compiles each build of it for `arch` (once, [`resources::builds`]), the PTX must declare the entry
 /// points the scan lists, the kernels' resources at the cases' `launches` pass their gate
 /// ([`resources::check_compiled`]), and their SASS passes its gate and the cases' declared
 /// expectations ([`sass::check`]); with `KERNELGATE_BLESS=1` both tables are written instead.
@@ -52,13 +53,19 @@ pub(super) fn run(
     }
     let files: Vec<&str> = sources().iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
-    let instances = resources::instances(launches, source.file);
-    let (compiled, listing) = super::compile_ahead::AHEAD.take(source, arch, &instances);
-    let compiled = match compiled {
-        Ok(compiled) => compiled,
-        Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
-        Err(e) => return Err(e.to_string().into()),
-    };
+    // One NVRTC compile per build of the file: the file as it is, and each set of definitions
+    // the cases launch its kernels with (Kernel::define).
+    let (mut made, mut listings) = (Vec::new(), Vec::new());
+    for build in resources::builds(launches, source.file) {
+        let (compiled, listing) = super::compile_ahead::AHEAD.take(source, arch, &build);
+        let compiled = match compiled {
+            Ok(compiled) => compiled,
+            Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
+            Err(e) => return Err(e.to_string().into()),
+        };
+        made.push((build.defines, compiled));
+        listings.push(listing.expect("a listing is made of every compiled cubin"));
+    }
     let trial = resources::FileTrial {
         source,
         arch,
@@ -68,7 +75,9 @@ pub(super) fn run(
         files: &files,
         arities,
     };
-    let checked = resources::check_compiled(&trial, &compiled).map_err(|e| Failed::from(e.to_string()))?;
+    let built: Vec<resources::Built<'_>> =
+        made.iter().map(|(defines, compiled)| resources::Built { defines, compiled }).collect();
+    let checked = resources::check_compiled(&trial, &built).map_err(|e| Failed::from(e.to_string()))?;
     // Entry points that are not the ones the cases name: nothing is gated, the SASS gate included
     // (it would ask to bless the mangled names).
     if !checked.entries_match {
@@ -79,7 +88,7 @@ pub(super) fn run(
     let mut failures: Vec<String> = checked.failure().into_iter().collect();
     let mut gate_only = checked.failures.iter().all(|f| resources::gate::is_gate_failure(f));
     suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner()).push(checked);
-    let nvrtc = compiled.compiler.clone();
+    let nvrtc = made[0].1.compiler.clone();
     let sass_trial = sass::FileTrial {
         source,
         arch,
@@ -87,11 +96,16 @@ pub(super) fn run(
         bless: suite.config.bless,
         files: &files,
         declared,
-        lowered: &compiled.lowered,
+        launches,
     };
-    let checked = listing
-        .expect("a listing is made of every compiled cubin")
-        .and_then(|listing| sass::check_listing(&sass_trial, sass::nvdisasm::load()?, &listing, &nvrtc));
+    let checked = listings.into_iter().collect::<crate::error::Result<Vec<String>>>().and_then(|texts| {
+        let listings: Vec<sass::Listing<'_>> = made
+            .iter()
+            .zip(&texts)
+            .map(|((defines, compiled), text)| sass::Listing { defines, lowered: &compiled.lowered, text })
+            .collect();
+        sass::check_listings(&sass_trial, sass::nvdisasm::load()?, &listings, &nvrtc)
+    });
     match checked {
         Ok(found) => {
             if let Some(failure) = found.failure() {

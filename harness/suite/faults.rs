@@ -44,7 +44,7 @@ pub(super) fn not_run(suite: &Suite, case: &Case, lost: &str) -> Failed {
 /// stopped on a CUDA error): the child's finding, the kernels and their launch configurations.
 pub(super) fn unfinished_in_child(suite: &Suite, case: &Case) -> Failed {
     let found = sanitize_failure(suite, case).unwrap_or_default();
-    let launches: Vec<String> = case.launches().map(|(k, l)| format!("{} {l}", k.entry)).collect();
+    let launches: Vec<String> = case.launches().map(|(k, l)| format!("{} {l}", k.name())).collect();
     format!(
         "{found}\n  kernel(s): {}; launch configuration: {}\n  (not timed: its checked run did not finish in the child)",
         case.kernel_names(),

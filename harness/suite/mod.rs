@@ -435,10 +435,12 @@ pub fn main(table: crate::case::Table) -> ExitCode {
                 t.name() == format!("compile/{}/{a}", s.file) && !args.is_filtered_out(t) && !args.is_ignored(t)
             })
         };
-        let pairs = compiles.filter(chosen).map(|(s, a)| (s, a, crate::resources::instances(&launches, s.file)));
+        let jobs = compiles
+            .filter(chosen)
+            .flat_map(|(s, a)| crate::resources::builds(&launches, s.file).into_iter().map(move |b| (s, a, b)));
         let modules =
             compile_ahead::modules(selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)));
-        compile_ahead::AHEAD.select(modules, pairs.collect());
+        compile_ahead::AHEAD.select(modules, jobs.collect());
     }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     if !args.list

@@ -245,14 +245,22 @@ fn timing<'r>(
 /// A compile error of either text.
 fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str) -> crate::error::Result<bool> {
     use crate::sass::same::{Code, compare};
-    for file in &case_files(case) {
-        let instances: Vec<&str> =
-            case.kernels().iter().filter(|k| k.file == *file && k.is_instance()).map(|k| k.entry).collect();
-        let a = revision.kernel(file).unwrap_or_default();
-        let b = match suite.ab_b.get() {
+    for (file, defines) in &case_builds(case) {
+        let instances: Vec<&str> = case
+            .kernels()
+            .iter()
+            .filter(|k| k.file == *file && k.defines == *defines && k.is_instance())
+            .map(|k| k.entry)
+            .collect();
+        let (a_text, a_options) = revision.kernel(file).unwrap_or_default();
+        let (b_text, b_options) = match suite.ab_b.get() {
             Some(b) => b.kernel(file).unwrap_or_default(),
             None => crate::source::source_of(file).map_or(("", &[][..]), |s| (s.source, s.options)),
         };
+        let with_defines =
+            |options: &[&'static str]| -> Vec<&'static str> { options.iter().chain(*defines).copied().collect() };
+        let (a_options, b_options) = (with_defines(a_options), with_defines(b_options));
+        let (a, b) = ((a_text, a_options.as_slice()), (b_text, b_options.as_slice()));
         if a == b {
             continue;
         }
@@ -275,6 +283,16 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
 /// modules are cut the same way).
 fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
+}
+
+/// The builds of kernel files `case` launches from (each file with the definitions of its kernels,
+/// [`crate::Kernel::defines`]), sorted, each once.
+fn case_builds(case: &Case) -> Vec<(&'static str, &'static [&'static str])> {
+    let mut builds: Vec<(&'static str, &'static [&'static str])> =
+        case.kernels().iter().map(|k| (k.file, k.defines)).collect();
+    builds.sort_unstable();
+    builds.dedup();
+    builds
 }
 
 /// The kernel files `case` launches from, sorted, each once.

@@ -78,13 +78,19 @@ pub fn compile_command(
                 continue;
             }
         }
-        let mut instances: Vec<&str> = resources::instances(&launches, source.file);
+        // One compile per build: the file as it is (with --instance's instances too), and each set of
+        // definitions the cases launch it with.
+        let mut builds = resources::builds(&launches, source.file);
+        if !extra.is_empty() && builds.first().is_none_or(|b| !b.defines.is_empty()) {
+            builds.insert(0, resources::FileBuild { defines: &[], instances: Vec::new() });
+        }
         for e in extra {
-            if !instances.contains(&e.as_str()) {
-                instances.push(e);
+            let extra: &'static str = e.clone().leak();
+            if !builds[0].instances.contains(&extra) {
+                builds[0].instances.push(extra);
             }
         }
-        if instances.is_empty() && !source.templates.is_empty() {
+        if builds.iter().all(|b| b.instances.is_empty()) && !source.templates.is_empty() {
             kernelgate::errln!(
                 "kernelgate: {}: the kernel templates {:?} are compiled only as instances: name one with \
                  --instance 'NAME<ARGS>', or launch one from the case table",
@@ -102,26 +108,34 @@ pub fn compile_command(
                 skipped += 1;
                 continue;
             }
-            let compiled = match compile::compile_with_log(source.file, source.source, arch, &instances, source.options)
-            {
-                Ok(c) => c,
-                // ptxas refused a PTX module: its output names the line.
-                Err(e @ Error::Kernels { .. }) if source.is_ptx() => {
-                    kernelgate::outln!("{e}");
-                    other_failed = true;
-                    continue;
+            let mut made = Vec::new();
+            for build in &builds {
+                let options = build.options(source.options);
+                match compile::compile_with_log(source.file, source.source, arch, &build.instances, &options) {
+                    Ok(c) => made.push((build.defines, c)),
+                    // ptxas refused a PTX module: its output names the line.
+                    Err(e @ Error::Kernels { .. }) if source.is_ptx() => {
+                        kernelgate::outln!("{e}");
+                        other_failed = true;
+                    }
+                    Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
+                        // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
+                        let file = format!(
+                            "{}{}",
+                            source.path,
+                            build.defines.iter().map(|d| format!(" {d}")).collect::<String>()
+                        );
+                        kernelgate::outln!("{}", Error::Compile { file, arch, status, nvrtc, log });
+                        other_failed = true;
+                    }
+                    Err(e) => return Err(e),
                 }
-                Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
-                    // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
-                    kernelgate::outln!(
-                        "{}",
-                        Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log }
-                    );
-                    other_failed = true;
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
+            }
+            if made.len() < builds.len() {
+                continue;
+            }
+            let built: Vec<resources::Built<'_>> =
+                made.iter().map(|(defines, compiled)| resources::Built { defines, compiled }).collect();
             let tmp;
             let tables = if in_suite {
                 baselines
@@ -139,7 +153,7 @@ pub fn compile_command(
                 files: &suite_files,
                 arities: &arities,
             };
-            let mut found = resources::check_compiled(&trial, &compiled)?;
+            let mut found = resources::check_compiled(&trial, &built)?;
             if !in_suite {
                 found.failures.retain(|f| !ungated(f));
                 found.table = PathBuf::from(NO_TABLE);
@@ -151,7 +165,7 @@ pub fn compile_command(
             if !entries_match {
                 continue;
             }
-            let nvrtc = compiled.compiler.clone();
+            let nvrtc = made[0].1.compiler.clone();
             let trial = sass::FileTrial {
                 source: &source,
                 arch,
@@ -159,9 +173,21 @@ pub fn compile_command(
                 bless: false,
                 files: &suite_files,
                 declared: &declared,
-                lowered: &compiled.lowered,
+                launches: &launches,
             };
-            match sass::check(&trial, &compiled.cubin, &nvrtc) {
+            let listed = sass::nvdisasm::load().and_then(|tool| {
+                let texts = made
+                    .iter()
+                    .map(|(_, compiled)| sass::nvdisasm::disassemble(tool, &compiled.cubin))
+                    .collect::<kernelgate::Result<Vec<String>>>()?;
+                let listings: Vec<sass::Listing<'_>> = made
+                    .iter()
+                    .zip(&texts)
+                    .map(|((defines, compiled), text)| sass::Listing { defines, lowered: &compiled.lowered, text })
+                    .collect();
+                sass::check_listings(&trial, tool, &listings, &nvrtc)
+            });
+            match listed {
                 Ok(mut found) => {
                     if !in_suite {
                         found.failures.retain(|f| !ungated(f));
