@@ -1,7 +1,7 @@
 //! This project's kernel trials: `cargo test --release --test kernels` checks, times and gates
 //! every case on a GPU (and compiles every kernel file without one).
 
-use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param, Table, Tolerance};
+use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param, Table, Tolerance, lesson::TimeLesson};
 
 kernelgate::kernels!(); // mod k (one module per file of gpu/), static BUILD
 
@@ -60,7 +60,60 @@ fn cases(_scale: f64) -> Vec<Case> {
     }
     cases.extend(narrow_types());
     cases.extend(prebuilt());
+    cases.extend(row_sums());
     cases
+}
+
+/// Threads per block of the row-sum variants: one source (gpu/rowsum.cu) built three times with
+/// `-DBLOCK=<threads>`.
+const ROW_SUM_BLOCKS: [u32; 3] = [32, 256, 1024];
+
+/// The kernel of gpu/rowsum.cu at `block` threads per block, a variant `b<block>` each.
+fn row_sums() -> Vec<Case> {
+    const ROWS: usize = 16384;
+    const COLS: usize = 4096;
+    let sums = |d: &[HostData]| vec![HostData::F64(d[0].to_f64().chunks(COLS).map(|r| r.iter().sum()).collect())];
+    let reference: kernelgate::case::Reference = std::sync::Arc::new(sums);
+    ROW_SUM_BLOCKS
+        .iter()
+        .map(|&block| {
+            // The longest chain of additions: COLS / block in a thread, then log2(block) in the tree.
+            let chain = COLS / block as usize + block.trailing_zeros() as usize;
+            Case::new(
+                "rowsum",
+                format!("b{block}"),
+                format!("{ROWS}x{COLS}"),
+                k::rowsum::row_sum.define("BLOCK", block),
+            )
+            .launch(Launch::grid2d([ROWS as u32, 1], [block, 1]))
+            .params([
+                Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, elem: Elem::F32, len: ROWS * COLS, offset: 0 },
+                Param::output(ROWS),
+                Param::I32(COLS as i32),
+            ])
+            .reference_shared(&reference)
+            .tolerance(Tolerance::summation(chain))
+            .bytes(4 * (ROWS * COLS + ROWS) as u64)
+            .flops((ROWS * COLS) as u64)
+        })
+        .collect()
+}
+
+/// The row-sum family's lesson, timed in pairs in one trial (`rowsum/b256_vs_b1024/16384x4096`):
+/// a block as wide as a quarter of the row gives each thread 4 loads and then 10 barrier-separated
+/// steps of the tree, and 2 such blocks fill an SM, so it waits in the tree instead of loading;
+/// 8 blocks of 256 threads overlap one block's tree with the others' loads.
+fn lessons() -> Vec<TimeLesson> {
+    vec![TimeLesson {
+        family: "rowsum",
+        good: "b256",
+        bad: "b1024",
+        per: "time per launch",
+        // docs/lessons.md's rule (halfway from the worst of 10 H200 runs to 1, rounded up) on
+        // 0.548-0.550 (BENCHMARK.md, b80).
+        bound: 0.78,
+        why: "blocks of 1024 threads on rows of 4096 floats spend their time in the tree's barriers, not loading",
+    }]
 }
 
 /// The kernels of gpu/softmax.ptx, a module nvcc built (scripts/build-ptx from nvcc/softmax.cu):
@@ -161,4 +214,4 @@ fn narrow_types() -> Vec<Case> {
     ]
 }
 
-kernelgate::main!(Table::new(cases, &BUILD));
+kernelgate::main!(Table::new(cases, &BUILD).with_lessons(lessons));
