@@ -166,6 +166,10 @@ pub enum Error {
     /// Timing samples a statistic cannot use (empty, NaN, infinite, not positive).
     #[error("invalid samples: {0}")]
     Samples(String),
+    /// A host call of a program ([`crate::case::HostCall`]) returned an error: the case, the call,
+    /// the step and the call's own sentence.
+    #[error("{0}")]
+    Host(String),
     /// The shared libraries or the device that a GPU trial needs are not there.
     #[error("{0}")]
     Unavailable(String),

@@ -11,7 +11,9 @@
 //! relies on.
 #![allow(unsafe_code)]
 
-use crate::case::{Arg, Case, DEFAULT_DYNAMIC_SHARED_LIMIT, Elem, HostData, HostView, Launch, Param, Step};
+use crate::case::{
+    Arg, Case, DEFAULT_DYNAMIC_SHARED_LIMIT, Elem, HostArgs, HostCall, HostData, HostView, Launch, Param, Step,
+};
 use crate::gpu::{DeviceData, Gpu};
 use crate::model::LaunchResources;
 use crate::phases::{self, Phase};
@@ -250,9 +252,12 @@ impl Drop for Blas {
     }
 }
 
-/// Why `case` cannot run on this machine, when it cannot: its program calls cuBLAS and no
-/// libcublas is found on the loader path (cudarc's names: `libcublas.so`, `libcublas.so.13`, ...).
+/// Why `case` cannot run on this machine, when it cannot: a host call's needs are not met
+/// ([`HostCall::needs`]), or its program calls cuBLAS and no libcublas is found on the loader path (cudarc's names: `libcublas.so`, `libcublas.so.13`, ...).
 pub fn unavailable(case: &Case) -> Option<String> {
+    if let Some(why) = case.host_calls().find_map(|c| c.unavailable().map(|why| format!("{}: {why}", c.name))) {
+        return Some(format!("{} cannot run here: its host call {why}", case.name()));
+    }
     // SAFETY: only tries to open the library by its candidate names.
     let present = !case.uses_cublas() || unsafe { cudarc::cublas::sys::is_culib_present() };
     (!present).then(|| {
@@ -433,6 +438,8 @@ fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Ar
                     Error::Unavailable(format!("{}: cublasSgemm (step {index}) failed: {e:?}", case.name()))
                 })?;
             }
+            Step::Host(call) => host_call(case, call, stream, bound)
+                .map_err(|why| Error::Host(format!("{}: {} (step {index}) failed: {why}", case.name(), call.name)))?,
         }
     }
     if let Some((_, joins)) = &bound.events {
@@ -442,6 +449,21 @@ fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Ar
         }
     }
     Ok(())
+}
+
+/// Calls `call` with the device buffers of its slots (at their declared offsets) and `stream`.
+fn host_call(case: &Case, call: &HostCall, stream: &CudaStream, bound: &Bound) -> std::result::Result<(), String> {
+    let mut pointers = Vec::with_capacity(call.slots.len());
+    let mut elements = Vec::with_capacity(call.slots.len());
+    for &slot in &call.slots {
+        let Slot::Device(d) = &bound.slots[slot] else {
+            panic!("{}: host call slot {slot} is not a device buffer (the case table's checks say so)", case.name())
+        };
+        let offset = case.params[slot].offset();
+        pointers.push(d.raw(stream).0 + (d.elem().size() * offset) as u64);
+        elements.push(case.params[slot].elements() - offset);
+    }
+    (call.call)(HostArgs { stream: stream.cu_stream(), pointers: &pointers, elements: &elements })
 }
 
 /// The error of a failed driver call of `case`'s program; `doing` runs only on failure, so the

@@ -14,6 +14,7 @@ use std::sync::Arc;
 mod data;
 pub mod elem;
 pub mod facts;
+pub mod host;
 mod launch;
 pub mod lesson;
 pub mod planted;
@@ -22,6 +23,7 @@ pub mod table;
 mod table_checks;
 pub use data::{Element, HostData, HostView, Reference, Tolerance};
 pub use elem::Elem;
+pub use host::{HostArgs, HostCall};
 pub use launch::{DEFAULT_DYNAMIC_SHARED_LIMIT, Grid, Launch};
 pub use sass_expectation::SassExpectation;
 pub use table::Table;
@@ -317,6 +319,9 @@ pub enum Step {
         /// The scale of the C read (0 for `C = A B`: C is then not read).
         beta: f32,
     },
+    /// A call of the project's own host code ([`HostCall`]): a launcher, a vendor library's host
+    /// API, a function of a shared library, handed its slots' device buffers and the stream.
+    Host(HostCall),
 }
 
 impl Step {
@@ -324,6 +329,7 @@ impl Step {
     pub fn stream(&self) -> usize {
         match self {
             Step::Launch { stream, .. } | Step::Copy { stream, .. } => *stream,
+            Step::Host(call) => call.stream,
             Step::Sgemm { .. } => 0,
         }
     }
@@ -521,7 +527,7 @@ impl Case {
     pub fn launches(&self) -> impl Iterator<Item = (Kernel, &Launch)> {
         self.steps.iter().filter_map(|s| match s {
             Step::Launch { kernel, launch, .. } => Some((*kernel, launch)),
-            Step::Copy { .. } | Step::Sgemm { .. } => None,
+            Step::Copy { .. } | Step::Sgemm { .. } | Step::Host(_) => None,
         })
     }
 
@@ -546,7 +552,7 @@ impl Case {
 
     /// The kernel column of the run CSV: the distinct kernels joined by `+`, each as
     /// [`Kernel::name`](crate::Kernel::name) writes it (`reduce_partials+reduce_final`, `row_sum
-    /// -DBLOCK=256`), `cublasSgemm` for a cuBLAS step; for a program of copies
+    /// -DBLOCK=256`), `cublasSgemm` for a cuBLAS step, a host call by its name ([`HostCall::name`]); for a program of copies
     /// only, the driver calls it makes (`cuMemcpyHtoDAsync`, `cuMemcpyDtoHAsync`,
     /// `cuMemcpyDtoDAsync`).
     pub fn kernel_names(&self) -> String {
@@ -554,6 +560,7 @@ impl Case {
         if self.uses_cublas() {
             names.push("cublasSgemm");
         }
+        names.extend(self.host_calls().map(|c| c.name));
         if names.is_empty() {
             let host = |slot: usize| matches!(self.params.get(slot), Some(Param::Host { .. }));
             for step in &self.steps {
@@ -593,6 +600,20 @@ impl Case {
     /// Whether the program calls cuBLAS ([`Step::Sgemm`]).
     pub fn uses_cublas(&self) -> bool {
         self.steps.iter().any(|s| matches!(s, Step::Sgemm { .. }))
+    }
+
+    /// The program's host calls ([`Step::Host`]), in step order.
+    pub fn host_calls(&self) -> impl Iterator<Item = &HostCall> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Host(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// Whether the program calls library code that launches kernels of its own choosing (cuBLAS,
+    /// a host call): ncu then profiles kernels the case does not name.
+    pub fn calls_libraries(&self) -> bool {
+        self.uses_cublas() || self.host_calls().next().is_some()
     }
 
     /// Streams the program uses (1 + the highest stream index).

@@ -122,6 +122,17 @@ pub fn assert_program_fits(c: &Case) {
                     c.params[*out]
                 );
             }
+            Step::Host(call) => {
+                for slot in &call.slots {
+                    assert!(
+                        device(*slot),
+                        "{name}: the host call {} takes slot {slot}, which is not a device buffer (the case has {} \
+                         slots; a host call is handed device buffers, as a kernel is)",
+                        call.name,
+                        c.params.len()
+                    );
+                }
+            }
         }
     }
 }
