@@ -1,7 +1,9 @@
 //! This project's kernel trials: `cargo test --release --test kernels` checks, times and gates
 //! every case on a GPU (and compiles every kernel file without one).
 
-use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param, Table, Tolerance, lesson::TimeLesson};
+use kernelgate::case::{
+    Case, Elem, HostCall, HostData, Init, Launch, Param, Step, Table, Tolerance, lesson::TimeLesson,
+};
 
 kernelgate::kernels!(); // mod k (one module per file of gpu/), static BUILD
 
@@ -61,7 +63,73 @@ fn cases(_scale: f64) -> Vec<Case> {
     cases.extend(narrow_types());
     cases.extend(prebuilt());
     cases.extend(row_sums());
+    cases.extend(sums());
     cases
+}
+
+/// The sum of 2^24 floats in [0, 1): gpu/reduce.cu's own kernel, and CUB's device-wide sum, the
+/// family's vendor reference (its table shows `sum/atomic` as a % of CUB), called from the host
+/// library host/cub_sum.cu in a host step.
+fn sums() -> Vec<Case> {
+    const N: usize = 1 << 24;
+    const BLOCKS: usize = 1024;
+    const THREADS: usize = 256;
+    let sum = |d: &[HostData]| vec![HostData::F64(vec![d[0].to_f64().iter().sum()])];
+    let input = || Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, elem: Elem::F32, len: N, offset: 0 };
+    let cub = HostCall::new("cub::DeviceReduce::Sum", [0, 1], |args| {
+        let sum = cub_sum()?;
+        let n = i32::try_from(args.elements[0]).map_err(|e| e.to_string())?;
+        // SAFETY: host/cub_sum.cu's signature; the pointers are the slots' live device buffers (n
+        // floats in, one out) and the stream is the program's.
+        let status =
+            unsafe { sum(args.pointers[0] as *const f32, args.pointers[1] as *mut f32, n, args.stream.cast()) };
+        if status == 0 { Ok(()) } else { Err(format!("cub_sum returned cudaError_t {status}")) }
+    })
+    .needs(|| cub_sum().map(|_| ()));
+    vec![
+        Case::new("sum", "atomic", "16M", k::reduce::sum_atomic)
+            .launch(Launch::grid2d([BLOCKS as u32, 1], [THREADS as u32, 1]))
+            .params([input(), Param::Zeroed { len: 1, elem: Elem::F32 }, Param::I32(N as i32)])
+            .reference_data(sum)
+            // The longest chain of additions: N / (BLOCKS x THREADS) in a thread, 5 + 5 shuffles, one
+            // atomicAdd per block.
+            .tolerance(Tolerance::summation(N / (BLOCKS * THREADS) + 10 + BLOCKS))
+            .bytes(4 * N as u64)
+            .flops(N as u64),
+        Case::program("sum", "cub", "16M")
+            .params([input(), Param::output(1)])
+            .step(Step::Host(cub))
+            .reference_data(sum)
+            // CUB's chain is its own: a bound for chains up to 4096 additions (2^24 elements over at
+            // least 4096 threads, fewer than any DeviceReduce grid on these GPUs runs).
+            .tolerance(Tolerance::summation(4096))
+            .bytes(4 * N as u64)
+            .flops(N as u64)
+            .vendor_reference("CUB"),
+    ]
+}
+
+/// `cub_sum` of host/cub_sum.cu: `(in, out, n, stream) -> cudaError_t`.
+type CubSum = unsafe extern "C" fn(*const f32, *mut f32, i32, *mut std::ffi::c_void) -> i32;
+
+/// The host library's `cub_sum`, from `target/host/libcubsum.so` (scripts/build-host) or the file
+/// `ADOPTER_CUB_LIB` names, loaded once.
+fn cub_sum() -> Result<CubSum, String> {
+    static LIB: std::sync::OnceLock<Result<libloading::Library, String>> = std::sync::OnceLock::new();
+    let lib = LIB.get_or_init(|| {
+        let path = std::env::var_os("ADOPTER_CUB_LIB").unwrap_or_else(|| "target/host/libcubsum.so".into());
+        // SAFETY: runs the library's initializers (the CUDA runtime's), which touch no state of ours.
+        unsafe { libloading::Library::new(&path) }.map_err(|e| {
+            format!(
+                "cannot load {} ({e}): build it with scripts/build-host (nvcc), with the CUDA runtime \
+                 (libcudart.so.13) on the loader path",
+                std::path::Path::new(&path).display()
+            )
+        })
+    });
+    let lib = lib.as_ref().map_err(Clone::clone)?;
+    // SAFETY: host/cub_sum.cu defines `cub_sum` extern "C" with the signature of `CubSum`.
+    unsafe { lib.get::<CubSum>(b"cub_sum") }.map(|f| *f).map_err(|e| format!("no cub_sum in the host library: {e}"))
 }
 
 /// Threads per block of the row-sum variants: one source (gpu/rowsum.cu) built three times with
