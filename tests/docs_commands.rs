@@ -175,10 +175,6 @@ const RULES: &[(&str, Rule)] = &[
         "examples/adopter/scripts/build-ptx*",
         skip(Why::Tool, "nvcc, which CI does not have (scripts/get-nvrtc unpacks NVRTC and ptxas, not nvcc)"),
     ),
-    (
-        "examples/adopter/scripts/build-host*",
-        skip(Why::Tool, "nvcc and the CUDA runtime's library, which CI does not have"),
-    ),
     ("ncu --csv *", skip(Why::Tool, "Nsight Compute's ncu, which CI does not have")),
     ("compute-sanitizer *", skip(Why::Gpu, "the sanitizer's child on the GPU")),
     ("nvidia-smi *", skip(Why::Gpu, "locks a GPU's clocks")),
