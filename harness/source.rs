@@ -401,6 +401,7 @@ impl Kernel {
     /// A typo in the case table, with the fix: `name` not a C identifier, an empty `value` or one
     /// holding whitespace (one NVRTC argument each, as `kernelgate.toml`'s options), `name` defined
     /// twice, or a prebuilt PTX module (its compiler's definitions are in it already).
+    #[track_caller]
     pub fn define(self, name: &str, value: impl std::fmt::Display) -> Kernel {
         let value = value.to_string();
         let at = format!("{}::{}.define({name:?}, {value:?})", crate::entry_scan::module_name(self.file), self.entry);
@@ -409,11 +410,13 @@ impl Kernel {
         assert!(identifier, "{at}: a macro name is a C identifier (letters, digits, _), e.g. BLOCK");
         assert!(
             !value.is_empty() && !value.chars().any(char::is_whitespace),
-            "{at}: the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without              spaces)"
+            "{at}: the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without \
+             spaces)"
         );
         assert!(
             crate::kernel_file::kind_of(self.file) != Some(crate::kernel_file::Kind::Ptx),
-            "{at}: {} is a prebuilt PTX module, compiled already; build one module per definition with its own              compiler (nvcc -ptx -D{name}={value}) and name each file",
+            "{at}: {} is a prebuilt PTX module, compiled already; build one module per definition with its own \
+             compiler (nvcc -ptx -D{name}={value}) and name each file",
             self.file
         );
         let prefix = format!("-D{name}=");
@@ -547,6 +550,7 @@ impl KernelTemplate {
     ///
     /// # Panics
     /// When `args` is empty or holds an unbalanced `<`/`>`: a typo in the case table.
+    #[track_caller]
     pub fn with(self, args: &str) -> Kernel {
         let args = args.trim();
         let depth = args.chars().try_fold(0i32, |d, c| match c {

@@ -143,3 +143,27 @@ fn each_set_of_definitions_is_a_build_with_rows_of_its_own() {
     let table = std::fs::read_to_string(tmp.path().join("sm_90").join(resources::RESOURCES_FILE)).unwrap();
     assert!(table.contains("accumulate -DN=4") && table.contains("accumulate -DN=64"), "{table}");
 }
+
+#[test]
+fn a_build_that_does_not_compile_is_named_with_its_definitions() {
+    if nvrtc_missing() {
+        return;
+    }
+    let text = source(4, "").source.replacen("#define N 4\n", "#ifndef N\n#error define N\n#endif\n", 1);
+    let file = KernelSource { source: text.leak(), ..source(4, "") };
+    let launches =
+        [LaunchShape { kernel: Kernel::new(FILE, "accumulate").define("N", "x"), block: BLOCK, shared_dynamic: 0 }];
+    let tmp = tempfile::tempdir().unwrap();
+    let trial = FileTrial {
+        source: &file,
+        arch: "sm_90",
+        launches: &launches,
+        baselines: tmp.path(),
+        bless: false,
+        files: &[FILE],
+        arities: &[],
+    };
+    let message = resources::check_file(&trial).unwrap_err().to_string();
+    // Named as the run names the file (its path where a run read it), then the definitions.
+    assert!(message.starts_with("NVRTC failed to compile accumulate.cu with -DN=x for sm_90"), "{message}");
+}

@@ -305,8 +305,12 @@ fn program(
     use std::ffi::{CStr, CString};
     let loaded = nvrtc::load()?;
     let (used, compiler) = (loaded.to_string(), format!("{}.{}", loaded.version.0, loaded.version.1));
+    // A build with definitions (kernelgate.toml's `-D`, a case's Kernel::define) is named with them:
+    // one file may be built several ways in one run.
+    let defines: Vec<&str> = options.iter().map(String::as_str).filter(|o| o.starts_with("-D")).collect();
+    let with = if defines.is_empty() { String::new() } else { format!(" with {}", defines.join(" ")) };
     let fail = |status: String, log: String| Error::Compile {
-        file: crate::source::shown(file),
+        file: format!("{}{with}", crate::source::shown(file)),
         arch: arch.to_string(),
         status,
         nvrtc: used.clone(),

@@ -61,7 +61,7 @@ pub(super) fn run(
         let compiled = match compiled {
             Ok(compiled) => compiled,
             Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),
-            Err(e) => return Err(e.to_string().into()),
+            Err(e) => return Err(format!("{e}{}", bare_hint(arities, source, &build)).into()),
         };
         made.push((build.defines, compiled));
         listings.push(listing.expect("a listing is made of every compiled cubin"));
@@ -130,4 +130,55 @@ pub(super) fn run(
         suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);
     }
     Err(failures.join("\n").into())
+}
+
+/// When the build of `source` as it is (no definitions) failed while other cases launch its
+/// kernels with definitions: the file likely needs them (an `#error` without `-DBLOCK`), so the
+/// cases that launch its kernels without them ([`resources::Arity::trial`]), and the fix. Empty
+/// otherwise.
+fn bare_hint(arities: &[resources::Arity], source: &KernelSource, build: &resources::FileBuild) -> String {
+    let mine = || arities.iter().filter(|a| a.kernel.file == source.file);
+    if !build.defines.is_empty() || mine().all(|a| a.kernel.defines.is_empty()) {
+        return String::new();
+    }
+    let mut bare: Vec<String> =
+        mine().filter(|a| a.kernel.defines.is_empty()).map(|a| format!("{} ({})", a.trial, a.kernel.entry)).collect();
+    bare.sort_unstable();
+    bare.dedup();
+    let module = crate::entry_scan::module_name(source.file);
+    format!(
+        "\nkernelgate: this is the build of {} without definitions, made because {} launch(es) its kernels \
+         without .define(...) while other cases define them; if the file needs definitions, give those cases \
+         theirs (k::{module}::<kernel>.define(\"NAME\", value))",
+        source.path,
+        bare.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Kernel, resources::Arity};
+
+    #[test]
+    fn a_bare_build_of_a_file_its_other_cases_define_names_those_cases_and_the_fix() {
+        let source = KernelSource::of_text("rowsum.cu", "gpu/rowsum.cu", "extern \"C\" __global__ void row_sum() {}\n");
+        let row_sum = Kernel::new("rowsum.cu", "row_sum");
+        let arity = |kernel, trial: &str| Arity { kernel, args: 0, sizes: Vec::new(), trial: trial.into() };
+        let arities = [arity(row_sum.define("BLOCK", 256), "rowsum/b256/1"), arity(row_sum, "rowsum/bare/1")];
+        let bare = resources::FileBuild { defines: &[], instances: Vec::new() };
+        let hint = bare_hint(&arities, &source, &bare);
+        assert!(
+            hint.starts_with(
+                "\nkernelgate: this is the build of gpu/rowsum.cu without definitions, made because rowsum/bare/1 \
+                 (row_sum) launch(es) its kernels without .define(...)"
+            ),
+            "{hint}"
+        );
+        assert!(hint.ends_with("(k::rowsum::<kernel>.define(\"NAME\", value))"), "{hint}");
+        // No case defines anything, or this is a build with definitions: nothing to add.
+        assert_eq!(bare_hint(&arities[1..], &source, &bare), "");
+        let defined = resources::FileBuild { defines: row_sum.define("BLOCK", 256).defines, instances: Vec::new() };
+        assert_eq!(bare_hint(&arities, &source, &defined), "");
+    }
 }

@@ -288,6 +288,25 @@ impl Suite {
 /// }
 /// ```
 ///
+/// [`crate::case::assert_program_fits`] of every case of `cases`, its panic as an error: the
+/// sentence naming the case and the fix.
+fn programs_fit(cases: &[crate::case::Case]) -> Result<(), String> {
+    let hook = std::panic::take_hook();
+    // The sentence is returned, not printed by the default hook with a place inside the library.
+    std::panic::set_hook(Box::new(|_| {}));
+    let fits = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        cases.iter().for_each(crate::case::assert_program_fits);
+    }));
+    std::panic::set_hook(hook);
+    fits.map_err(|panic| {
+        panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a case does not fit its program".into())
+    })
+}
+
 /// Exit codes, one meaning each: 0 every trial passed (or was ignored); [`EXIT_CONFIG`] (2) a bad
 /// option, `KERNELGATE_JUNIT` included (checked before any trial); [`EXIT_REGRESSION`] (3) every
 /// failed trial failed its gate only: a performance verdict listed in `KERNELGATE_FAIL_ON`, a
@@ -348,6 +367,12 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     // written by every run, `--list` included; a folder that cannot take it costs those commands
     // their host-bound reasons, vendor references and launches, not this run.
     let mut every = table.all();
+    // Every program against its slots, as a project's CPU tests of its table check them: a step
+    // that names a slot it cannot take stops the run here, not in the middle of a GPU trial.
+    if let Err(why) = programs_fit(&every) {
+        crate::errln!("kernelgate: the case table: {why}");
+        return ExitCode::from(EXIT_CONFIG);
+    }
     every.extend(crate::case::planted::cases());
     if let Err(e) = crate::case::facts::Facts::of(&every, table.build.inputs).write(&project.out_dir) {
         crate::errln!("kernelgate: warning: the case facts for the kernelgate program were not written: {e}");
@@ -511,4 +536,21 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         return ExitCode::from(EXIT_REGRESSION);
     }
     conclusion.exit_code()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::case::{Case, HostCall, Param, Step};
+
+    #[test]
+    fn a_program_that_does_not_fit_its_slots_stops_the_run_with_the_case_named() {
+        let call = HostCall::new("scalar_call", [1], |_| Ok(()));
+        let bad = Case::program("sum", "scalar", "8").params([Param::input(8), Param::I32(8)]).step(Step::Host(call));
+        let why = super::programs_fit(&[bad]).unwrap_err();
+        assert!(
+            why.starts_with("sum/scalar/8: the host call scalar_call takes slot 1, which is not a device buffer"),
+            "{why}"
+        );
+        assert_eq!(super::programs_fit(&crate::case::planted::cases()), Ok(()));
+    }
 }

@@ -118,13 +118,11 @@ pub fn compile_command(
                         kernelgate::outln!("{e}");
                         other_failed = true;
                     }
-                    Err(Error::Compile { arch, status, nvrtc, log, .. }) => {
-                        // Named by the path given, not `kernels/<name>`: the file may lie anywhere.
-                        let file = format!(
-                            "{}{}",
-                            source.path,
-                            build.defines.iter().map(|d| format!(" {d}")).collect::<String>()
-                        );
+                    Err(Error::Compile { file, arch, status, nvrtc, log }) => {
+                        // Named by the path given, not `kernels/<name>`: the file may lie anywhere
+                        // (the definitions NVRTC's error names the build with follow the name).
+                        let with = file.split_once(" with ").map(|(_, d)| format!(" with {d}")).unwrap_or_default();
+                        let file = format!("{}{with}", source.path);
                         kernelgate::outln!("{}", Error::Compile { file, arch, status, nvrtc, log });
                         other_failed = true;
                     }
