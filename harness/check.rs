@@ -39,7 +39,10 @@ pub fn compare(got: &[f32], want: &[f32], tol: Tolerance) -> Option<Mismatch> {
 
 /// As [`compare`] for elements of any type, `got` holding `elem`.
 fn compare_as<G: Element, W: Element>(got: &[G], want: &[W], elem: Elem, tol: Tolerance) -> Option<Mismatch> {
-    let bad = |g: &G, w: &W| !tol.admits(elem, g.value(), w.value());
+    // The poison (0xFF bytes, NaN in every float type) is an output left unwritten, never a NaN
+    // the kernel computed, even where the reference expects one.
+    let poison = |g: &G| elem.is_float() && bytemuck::bytes_of(g).iter().all(|b| *b == 0xFF);
+    let bad = |g: &G, w: &W| poison(g) || !tol.admits(elem, g.value(), w.value());
     mismatch(got, want, bad, elem)
 }
 
@@ -320,6 +323,23 @@ pub fn first_mismatch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nan_expected_admits_a_nan_computed_but_never_the_poison() {
+        let computed = f32::from_bits(0x7fc0_0000);
+        let poison = f32::from_bits(0xffff_ffff);
+        assert!(computed.is_nan() && poison.is_nan());
+        let tol = Tolerance::EXACT;
+        assert_eq!(compare(&[computed, f32::INFINITY, -0.0], &[f32::NAN, f32::INFINITY, 0.0], tol), None);
+        let m = compare(&[poison], &[f32::NAN], tol).expect("an output left unwritten");
+        assert_eq!((m.index, m.got_bits), (0, 0xffff_ffff));
+        assert!(compare(&[1.0], &[f32::NAN], tol).is_some(), "a number where NaN is expected");
+        assert!(compare(&[computed], &[1.0], Tolerance::abs_rel(1.0, 1.0)).is_some(), "NaN where a number is");
+        let bf = HostData::rounded(Elem::BF16, [f64::NAN]);
+        assert_eq!(compare_data(bf.view(), &HostData::F64(vec![f64::NAN]), tol), None, "bf16 NaN computed");
+        let poisoned = HostData::poisoned(Elem::BF16, 1);
+        assert!(compare_data(poisoned.view(), &HostData::F64(vec![f64::NAN]), tol).is_some(), "bf16 poison");
+    }
     use crate::case::Param;
 
     #[test]

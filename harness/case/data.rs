@@ -339,14 +339,20 @@ impl Tolerance {
         Tolerance { abs, rel, ulps: 0 }
     }
 
-    /// Whether `got` is within this tolerance of `want` for a buffer of `elem`. NaN never is.
+    /// Whether `got` is within this tolerance of `want` for a buffer of `elem`. A NaN expected
+    /// admits a NaN computed (as `equal_nan` of NumPy's `allclose`), any other value never a NaN;
+    /// the check tells a computed NaN from the outputs' NaN poison by its bits first
+    /// (`crate::check::compare_data`).
     pub fn admits(&self, elem: Elem, got: f64, want: f64) -> bool {
+        if want.is_nan() {
+            return got.is_nan();
+        }
         let mut allowed = f64::from(self.abs) + f64::from(self.rel) * want.abs();
         if self.ulps > 0 {
             allowed += f64::from(self.ulps) * elem.ulp(want);
         }
-        // Written as `<=`: any comparison with NaN is false, so NaN never passes; equal infinities
-        // pass by the first test.
+        // Written as `<=`: any comparison with NaN is false, so a NaN computed never passes here;
+        // equal infinities pass by the first test.
         got == want || (got - want).abs() <= allowed
     }
 

@@ -112,6 +112,53 @@ impl Elem {
         }
     }
 
+    /// The largest finite value of this type: `(2 - 2^-p) 2^e_max` of a floating-point format (E4M3
+    /// has no infinity and spends its top mantissa code on NaN: 448), the maximum of an integer type.
+    pub fn max_finite(self) -> f64 {
+        match self {
+            Elem::F16 => 65504.0,
+            Elem::BF16 => f64::from(f32::from_bits(0x7f7f_0000)),
+            Elem::F32 => f64::from(f32::MAX),
+            Elem::F64 => f64::MAX,
+            Elem::E4M3 => 448.0,
+            Elem::E5M2 => 57344.0,
+            Elem::I8 => f64::from(i8::MAX),
+            Elem::U8 => f64::from(u8::MAX),
+            Elem::I32 => f64::from(i32::MAX),
+            Elem::U32 => f64::from(u32::MAX),
+        }
+    }
+
+    /// The values [`crate::case::Init::Specials`] mixes into a buffer of this type, each exactly
+    /// representable in it: for a floating-point format NaN, the infinities where it has them (not
+    /// E4M3: OCP 8-bit Floating Point Specification, 2023, table 1), `-0`, the largest finite
+    /// value of either sign, the least normal and the least subnormal positive value; for an
+    /// integer type its minimum, maximum, 0 and, if signed, -1.
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::case::Elem;
+    /// assert!(Elem::E4M3.specials().iter().all(|x| !x.is_infinite()));
+    /// assert!(Elem::BF16.specials().contains(&f64::INFINITY));
+    /// assert_eq!(Elem::U8.specials(), [0.0, 255.0]);
+    /// ```
+    pub fn specials(self) -> Vec<f64> {
+        let Some((fraction, least)) = self.format() else {
+            let max = self.max_finite();
+            return match self {
+                Elem::I8 => vec![f64::from(i8::MIN), max, 0.0, -1.0],
+                Elem::I32 => vec![f64::from(i32::MIN), max, 0.0, -1.0],
+                _ => vec![0.0, max],
+            };
+        };
+        let max = self.max_finite();
+        let mut out = vec![f64::NAN, -0.0, max, -max, 2f64.powi(least), 2f64.powi(least - fraction)];
+        if self != Elem::E4M3 {
+            out.extend([f64::INFINITY, f64::NEG_INFINITY]);
+        }
+        out
+    }
+
     /// The unit in the last place at `x`: the distance between the two representable numbers of
     /// this format around `|x|`, `2^(max(e, e_min) - p)` for `|x|` in `[2^e, 2^(e+1))`, `p` the
     /// fraction bits and `e_min` the least normal exponent (subnormals have the spacing of the

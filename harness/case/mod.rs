@@ -43,6 +43,19 @@ pub enum Init {
         /// Upper bound, exclusive.
         hi: f32,
     },
+    /// As [`Init::Uniform`], with each element replaced, with probability `share`, by one of the
+    /// type's special values drawn uniformly ([`Elem::specials`]: NaN, the infinities, `-0`, the
+    /// largest finite values, the least normal and subnormal; an integer type's extremes): a
+    /// kernel's handling of them is checked against the reference's (a NaN expected admits a NaN
+    /// computed, [`Tolerance::admits`]).
+    Specials {
+        /// Lower bound of the ordinary values, inclusive.
+        lo: f32,
+        /// Upper bound of the ordinary values, exclusive.
+        hi: f32,
+        /// Probability that an element is a special value, in [0, 1].
+        share: f32,
+    },
     /// A random permutation of `0..len`, in an `i32` or `u32` buffer.
     Permutation,
     /// A byte stream: in a `u32` buffer, words of 4 random bytes each (`4 x len` bytes), in a `u8`

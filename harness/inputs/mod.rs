@@ -16,6 +16,7 @@ pub mod prefetch;
 pub use cache::{BUDGET_BYTES, Prepared, Taken};
 pub use prefetch::prepared;
 
+use crate::case::elem::F8E5M2;
 use crate::case::{Case, Elem, HOT_BYTE, HostData, Init, Param};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -60,8 +61,13 @@ pub fn draw(param: &Param, seed: u64) -> Option<HostData> {
 
 /// Why `init` cannot fill a buffer of `elem`, when it cannot. Pure.
 pub fn unfit(init: Init, elem: Elem) -> Option<String> {
+    if let Init::Specials { share, .. } = init
+        && !(0.0..=1.0).contains(&share)
+    {
+        return Some(format!("{init:?}: share is the probability of a special value, in [0, 1]"));
+    }
     let fits = match init {
-        Init::Uniform { .. } => true,
+        Init::Uniform { .. } | Init::Specials { .. } => true,
         Init::Permutation => matches!(elem, Elem::I32 | Elem::U32),
         Init::Bytes { .. } => matches!(elem, Elem::U32 | Elem::U8),
     };
@@ -92,6 +98,25 @@ fn drawn(init: Init, elem: Elem, len: usize, seed: u64) -> HostData {
                 HostData::rounded(int, values.into_iter().map(|x| x.floor().max(first)))
             }
         },
+        Init::Specials { lo, hi, share } => {
+            let specials = elem.specials();
+            let mut rng = SmallRng::seed_from_u64(mix(seed, SPECIALS_STREAM));
+            let values: Vec<f64> = drawn(Init::Uniform { lo, hi }, elem, len, seed)
+                .to_f64()
+                .into_iter()
+                .map(|x| if rng.random::<f32>() < share { specials[rng.random_range(0..specials.len())] } else { x })
+                .collect();
+            let mut data = HostData::rounded(elem, values.iter().copied());
+            // `rounded` saturates as `cvt.satfinite` does; E5M2's infinities are set by their bits,
+            // 0x7c and 0xfc (OCP 8-bit Floating Point Specification, 2023, table 1; float8 0.7's
+            // `F8E5M2::INFINITY` is the largest finite value, 0x7b).
+            if let HostData::E5M2(v) = &mut data {
+                for (x, want) in v.iter_mut().zip(&values).filter(|(_, w)| w.is_infinite()) {
+                    *x = F8E5M2::from_bits(if *want > 0.0 { 0x7c } else { 0xfc });
+                }
+            }
+            data
+        }
         Init::Permutation => {
             let mut v: Vec<u32> = (0..u32::try_from(len).expect("permutation fits u32")).collect();
             v.shuffle(&mut SmallRng::seed_from_u64(seed));
@@ -108,6 +133,10 @@ fn drawn(init: Init, elem: Elem, len: usize, seed: u64) -> HostData {
         },
     }
 }
+
+/// The stream of [`Init::Specials`]' choices, apart from the ordinary values' chunks (any constant
+/// other than a chunk index does).
+const SPECIALS_STREAM: u64 = 0x5bec_1a15;
 
 /// `len` words of 4 bytes each, each byte [`HOT_BYTE`] with probability `hot`, else uniform;
 /// drawn in independently seeded chunks like [`uniform`].
@@ -183,6 +212,46 @@ pub fn inputs_seed(case: &Case, run_seed: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn special_values_are_mixed_in_at_their_share_and_every_one_of_the_type_appears() {
+        for elem in Elem::ALL {
+            let init = Init::Specials { lo: -1.0, hi: 1.0, share: 0.1 };
+            let p = Param::In { init, elem, len: 20_000, offset: 0 };
+            let values = draw(&p, 3).unwrap().to_f64();
+            assert_eq!(
+                draw(&p, 3).unwrap().to_f64().iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                values.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                "{elem}: one seed, one buffer"
+            );
+            let specials = elem.specials();
+            let is_special = |x: f64| specials.iter().any(|s| s.to_bits() == x.to_bits() || (s.is_nan() && x.is_nan()));
+            let (lo, hi) = if elem.is_float() {
+                (-1.0, 1.0)
+            } else {
+                (if matches!(elem, Elem::U8 | Elem::U32) { 0.0 } else { -1.0 }, 1.0)
+            };
+            // Rounded to a narrow type, an ordinary value may reach `hi`.
+            let odd: Vec<f64> = values.iter().copied().filter(|&x| !is_special(x) && !(lo..=hi).contains(&x)).collect();
+            assert!(odd.is_empty(), "{elem}: neither ordinary nor special: {:?}", &odd[..odd.len().min(4)]);
+            for s in &specials {
+                let n = values.iter().filter(|x| x.to_bits() == s.to_bits() || (s.is_nan() && x.is_nan())).count();
+                assert!(n > 0, "{elem}: {s} never drawn");
+            }
+            if elem.is_float() {
+                // Ordinary values never are special here (no NaN, infinity or extreme in [-1, 1)),
+                // except -0, 0 and an ordinary value equal to a least normal or subnormal value.
+                let drawn = values.iter().filter(|x| !x.is_finite() || x.abs() > 1.0).count() as f64;
+                let large = specials.iter().filter(|s| !s.is_finite() || s.abs() > 1.0).count();
+                let expected = 0.1 * 20_000.0 * large as f64 / specials.len() as f64;
+                assert!(
+                    (drawn - expected).abs() < 0.25 * expected,
+                    "{elem}: {drawn} non-finite or large of ~{expected}"
+                );
+            }
+        }
+        assert!(unfit(Init::Specials { lo: 0.0, hi: 1.0, share: 1.5 }, Elem::F32).unwrap().contains("in [0, 1]"));
+    }
 
     #[test]
     fn every_element_type_is_drawn_in_its_range_and_poisoned_with_its_nan_or_sentinel() {

@@ -60,6 +60,24 @@ fn cases(_scale: f64) -> Vec<Case> {
                 .bytes(4 * (ROWS * COLS + ROWS) as u64),
         );
     }
+    // The same kernel on rows holding NaN, infinities, -0, the largest floats and subnormals (one
+    // element in a thousand): fmaxf, as f32::max, returns the other operand of a NaN.
+    let specials = Param::In {
+        init: Init::Specials { lo: -1.0, hi: 1.0, share: 0.001 },
+        elem: Elem::F32,
+        len: ROWS * COLS,
+        offset: 0,
+    };
+    cases.push(
+        Case::new("rowmax", "b128_specials", format!("{ROWS}x{COLS}"), k::rowmax::row_max.with("128"))
+            .launch(Launch::grid2d([ROWS as u32, 1], [128, 1]))
+            .params([specials, Param::output(ROWS), Param::I32(COLS as i32)])
+            .reference(|d| {
+                vec![d[0].f32().chunks(COLS).map(|r| r.iter().copied().fold(f32::NEG_INFINITY, f32::max)).collect()]
+            })
+            .tolerance(Tolerance::EXACT)
+            .bytes(4 * (ROWS * COLS + ROWS) as u64),
+    );
     cases.extend(narrow_types());
     cases.extend(prebuilt());
     cases.extend(row_sums());
