@@ -256,6 +256,16 @@ pub(super) fn other_gpu_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<St
     })
 }
 
+/// When the baseline entry of `case` was measured under another driver than `gpu`'s, a sentence
+/// naming both ([`crate::gate::baseline::Entry::other_driver`]): said first in a failing trial's
+/// message, since the environment moved as well as the code.
+pub(super) fn other_driver_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<String> {
+    let Some(Ok(base)) = suite.baseline.get() else { return None };
+    let entry = base.time(&case.name())?;
+    let changed = entry.other_driver(&gpu.facts.driver_version, &gpu.facts.cuda_driver_version)?;
+    Some(format!("{changed}: re-bless after a driver change, or gate with KERNELGATE_AB=<rev>"))
+}
+
 /// What checking a case's counter expectations found ([`check_counters`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum CounterCheck {

@@ -128,6 +128,20 @@ impl Entry {
     pub fn is_time(&self) -> bool {
         self.metric == TIME_METRIC
     }
+
+    /// When this entry was measured under another driver than `driver` (NVML's version) with CUDA
+    /// `cuda` (the driver's `major.minor`), a phrase naming both: a new driver brings its own PTX
+    /// compiler and scheduling, so a time judged across it moves with the environment as well as
+    /// with the code. `None` when both are the same, or the entry did not record them.
+    pub fn other_driver(&self, driver: &str, cuda: &str) -> Option<String> {
+        let unrecorded = self.driver.is_empty() && self.cuda.is_empty();
+        (!unrecorded && (self.driver != driver || self.cuda != cuda)).then(|| {
+            format!(
+                "the baseline was measured with driver {} (CUDA {}), this run with {driver} (CUDA {cuda})",
+                self.driver, self.cuda
+            )
+        })
+    }
 }
 
 /// The current time, UTC, in the RFC 3339 form [`Entry::date`] holds (`2026-11-30T03:22:13Z`).

@@ -530,3 +530,16 @@ fn reseal_seals_a_record_from_before_run_to_run_csv_with_all_three_files() {
     assert_eq!(Baseline::reseal(dir.path()).unwrap(), 2);
     Baseline::update(dir.path(), |b| Ok(Some(b.remove(&[B.to_string()])))).unwrap();
 }
+
+#[test]
+fn a_baseline_of_another_driver_is_named_with_both() {
+    let e = entry(A, TIME_METRIC, 1e-3);
+    assert_eq!(e.other_driver("580.159.04", "13.0"), None);
+    assert_eq!(
+        e.other_driver("590.48.01", "13.1").as_deref(),
+        Some("the baseline was measured with driver 580.159.04 (CUDA 13.0), this run with 590.48.01 (CUDA 13.1)")
+    );
+    assert!(e.other_driver("580.159.04", "13.1").is_some(), "the same driver version, another CUDA");
+    let unrecorded = Entry { driver: String::new(), cuda: String::new(), ..e };
+    assert_eq!(unrecorded.other_driver("590.48.01", "13.1"), None);
+}
