@@ -405,14 +405,9 @@ impl Kernel {
     pub fn define(self, name: &str, value: impl std::fmt::Display) -> Kernel {
         let value = value.to_string();
         let at = format!("{}::{}.define({name:?}, {value:?})", crate::entry_scan::module_name(self.file), self.entry);
-        let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        assert!(identifier, "{at}: a macro name is a C identifier (letters, digits, _), e.g. BLOCK");
-        assert!(
-            !value.is_empty() && !value.chars().any(char::is_whitespace),
-            "{at}: the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without \
-             spaces)"
-        );
+        if let Err(why) = define_option(name, &value) {
+            panic!("{at}: {why}");
+        }
         assert!(
             crate::kernel_file::kind_of(self.file) != Some(crate::kernel_file::Kind::Ptx),
             "{at}: {} is a prebuilt PTX module, compiled already; build one module per definition with its own \
@@ -427,8 +422,7 @@ impl Kernel {
         );
         let mut defines: Vec<String> = self.defines.iter().map(|d| d.to_string()).collect();
         defines.push(format!("{prefix}{value}"));
-        defines.sort_by(|a, b| define_name(a).cmp(define_name(b)));
-        Kernel { defines: intern_list(defines), ..self }
+        Kernel { defines: defines_list(defines), ..self }
     }
 
     /// How tables and messages name this kernel: [`Kernel::entry`], followed by its definitions
@@ -567,6 +561,33 @@ impl KernelTemplate {
         );
         Kernel::new(self.file, intern(format!("{}<{args}>", self.name)))
     }
+}
+
+/// The NVRTC option `-D<name>=<value>` of one preprocessor definition ([`Kernel::define`],
+/// `kernelgate compile --define`). Pure.
+///
+/// # Errors
+/// The reason and the fix: `name` not a C identifier, or `value` empty or holding whitespace (one
+/// NVRTC argument each, as `kernelgate.toml`'s options).
+pub fn define_option(name: &str, value: &str) -> std::result::Result<String, String> {
+    let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !identifier {
+        return Err("a macro name is a C identifier (letters, digits, _), e.g. BLOCK".into());
+    }
+    if value.is_empty() || value.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without spaces)"
+        ));
+    }
+    Ok(format!("-D{name}={value}"))
+}
+
+/// `defines` (`-DNAME=VALUE` options, [`define_option`]) sorted by name, as a [`Kernel::defines`]
+/// list, allocated once per distinct list in the process.
+pub fn defines_list(mut defines: Vec<String>) -> &'static [&'static str] {
+    defines.sort_by(|a, b| define_name(a).cmp(define_name(b)));
+    intern_list(defines)
 }
 
 /// The macro name of a `-DNAME=VALUE` option. Pure.

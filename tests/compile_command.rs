@@ -178,3 +178,30 @@ fn an_architecture_without_tables_is_refused_up_front_with_the_ones_there_are() 
         assert!(err.contains("[possible values: sm_80, sm_90]"), "{err}");
     }
 }
+
+#[test]
+fn a_file_written_for_definitions_is_built_with_define_and_its_figures_are_printed_ungated() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    // A tuner's file that does not compile without its definitions, outside the kernel folders.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tiled.cu");
+    std::fs::write(
+        &file,
+        "#ifndef TILE\n#error define TILE\n#endif\nextern \"C\" __global__ void tiled(float* x) { __shared__ float t[TILE]; \
+         t[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = t[TILE - 1 - threadIdx.x]; }\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let (code, out) = compile(&[path, "--arch", "sm_90", "--define", "TILE=128"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("sm_90  tiled/tiled -DTILE=128"), "{out}");
+    let (code, out) = compile(&[path, "--arch", "sm_90"]);
+    assert_eq!(code, 1, "without it, the #error: {out}");
+    assert!(out.contains("#error directive: define TILE"), "{out}");
+    // A file of the project built with --define is figures only: its cases' rows are not gated.
+    let (code, out) = compile(&["kernels/vectorization.cu", "--arch", "sm_90", "--define", "UNUSED=1"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("sm_90  vectorization/copy_vec4 -DUNUSED=1"), "{out}");
+}

@@ -137,6 +137,7 @@ const RULES: &[(&str, Rule)] = &[
         ),
     ),
     // An instance no case launches has no blessed rows: the gates fail it (exit 3), by its name.
+    ("kernelgate compile draft/*", skip(Why::Yours, "a draft kernel of the user's (tested in compile_command.rs)")),
     ("kernelgate compile * --instance *", run_needing(Needs::CompileTools, 3, "block_sum<64, 2>: not in")),
     ("kernelgate compile *", run_needing(Needs::CompileTools, 0, "")),
     ("kernelgate bisect *", skip(Why::Gpu, "times commits in same-run A/B steps of the suite")),

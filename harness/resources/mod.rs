@@ -425,12 +425,16 @@ pub fn check_compiled(trial: &FileTrial<'_>, built: &[Built<'_>]) -> Result<Chec
 /// The kernels of `build` that get rows, as (the row's name, [`Kernel::name`]; the kernel's name in
 /// the build, [`compile::suite_name`]): for the file as it is, its entry points and the build's
 /// instances; for a build with definitions, only the kernels launched with them (its other entry
-/// points are no kernel of the suite).
+/// points are no kernel of the suite), or, where no case launches it (`kernelgate compile
+/// --define`), every entry point and instance, named with the definitions.
 fn build_kernels(trial: &FileTrial<'_>, build: &Built<'_>) -> Vec<(String, String)> {
-    if build.defines.is_empty() {
+    let launched =
+        trial.launches.iter().any(|l| l.kernel.file == trial.source.file && l.kernel.defines == build.defines);
+    if build.defines.is_empty() || !launched {
         let entries = trial.source.entries.iter().map(|e| e.to_string());
         let instances = build.compiled.lowered.iter().map(|l| l.expression.clone());
-        return entries.chain(instances).map(|name| (name.clone(), name)).collect();
+        let with = build.defines.iter().map(|d| format!(" {d}")).collect::<String>();
+        return entries.chain(instances).map(|name| (format!("{name}{with}"), name)).collect();
     }
     let mut out: Vec<(String, String)> = trial
         .launches

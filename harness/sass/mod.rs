@@ -229,7 +229,7 @@ pub fn check_listings(
 /// The functions of one build's listing (`found`, by the names the cubin gives them) by the names
 /// the tables give them: a template instance by its name expression ([`crate::compile::suite_name`]);
 /// in a build with definitions only the kernels launched with them, each named as
-/// [`crate::Kernel::name`] writes it.
+/// [`crate::Kernel::name`] writes it (every function, where no case launches the build).
 fn build_functions(
     trial: &FileTrial<'_>,
     listing: &Listing<'_>,
@@ -245,6 +245,11 @@ fn build_functions(
         .map(|l| l.kernel)
         .filter(|k| k.file == trial.source.file && k.defines == listing.defines)
         .collect();
+    if launched.is_empty() {
+        // A build no case launches (`kernelgate compile --define`): every function, with its definitions.
+        let with = listing.defines.iter().map(|d| format!(" {d}")).collect::<String>();
+        return named.map(|(name, f)| (format!("{name}{with}"), f)).collect();
+    }
     named.filter_map(|(name, f)| Some((launched.iter().find(|k| k.entry == name)?.name().to_string(), f))).collect()
 }
 

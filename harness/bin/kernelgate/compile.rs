@@ -4,7 +4,9 @@
 //! messages. A file that is not one of the project's kernel files (one outside it, or a new name)
 //! has no blessed rows and no cases: its figures are printed and nothing is gated. A file's kernel
 //! templates are compiled as the instances the case table launches from it and those given with
-//! `--instance` (a new template before its cases). A prebuilt PTX module (`*.ptx`) is assembled by
+//! `--instance` (a new template before its cases). A file is built as the cases build it (as it is,
+//! and with each set of definitions they give its kernels); `--define NAME=VALUE` builds it once
+//! with those definitions instead, figures only. A prebuilt PTX module (`*.ptx`) is assembled by
 //! ptxas for each architecture its `.target` runs on; the others are skipped, saying why.
 
 use kernelgate::{Error, KernelSource, compile, resources, sass};
@@ -29,8 +31,22 @@ pub fn compile_command(
     files: &[PathBuf],
     archs: &[String],
     extra: &[String],
+    define: &[String],
     project: &kernelgate::project::Project,
 ) -> kernelgate::Result<u8> {
+    // `--define NAME=VALUE`: one build of each file with all of them, figures only.
+    let mut options = Vec::new();
+    for d in define {
+        let (name, value) = d.split_once('=').unwrap_or((d, ""));
+        let refused = |expected: String| Error::Flag { flag: "--define", value: d.clone(), expected };
+        let option = kernelgate::source::define_option(name, value)
+            .map_err(|why| refused(format!("{why}; write --define NAME=VALUE, once per name")))?;
+        if options.iter().any(|o: &String| o.starts_with(&format!("-D{name}="))) {
+            return Err(refused(format!("{name} is defined already; define each name once")));
+        }
+        options.push(option);
+    }
+    let defined: &'static [&'static str] = kernelgate::source::defines_list(options);
     let baselines = project.baselines.as_path();
     let archs: Vec<&str> = if archs.is_empty() { ARCHS.to_vec() } else { archs.iter().map(String::as_str).collect() };
     // The cases the compile trials gate (the suite's `plan::gated`), as the project's test binary
@@ -49,22 +65,40 @@ pub fn compile_command(
     let (mut gate_failed, mut other_failed) = (false, false);
     for path in files {
         let source = KernelSource::read(path, &path.display().to_string())?;
-        let in_suite = suite_files.contains(&source.file);
+        let of_project = suite_files.contains(&source.file);
         // A file of the project compiles with the project's options for it, as the suite's trials.
-        let source = if in_suite { source.with_options(project.nvrtc_options(source.file)?) } else { source };
+        let source = if of_project { source.with_options(project.nvrtc_options(source.file)?) } else { source };
+        if source.is_ptx() && !defined.is_empty() {
+            kernelgate::outln!(
+                "kernelgate: {}: a prebuilt PTX module takes no --define (its compiler's definitions are built in): \
+                 build one module per definition with nvcc -ptx -DNAME=VALUE",
+                path.display()
+            );
+            other_failed = true;
+            continue;
+        }
+        // Gated as the compile trials gate it, unless --define builds it as no case does.
+        let in_suite = of_project && defined.is_empty();
+        if of_project && !defined.is_empty() {
+            kernelgate::errln!(
+                "kernelgate: {} with {}: a build no case launches: figures only, nothing gated",
+                path.display(),
+                defined.join(" ")
+            );
+        }
         if !source.options.is_empty() {
             kernelgate::outln!(
                 "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
                 path.display(),
                 source.options.join(" ")
             );
-        } else if !in_suite && !project.nvrtc.options.is_empty() {
+        } else if !of_project && !project.nvrtc.options.is_empty() {
             kernelgate::outln!(
                 "kernelgate: {} is compiled with kernelgate's options alone (kernelgate.toml's [nvrtc] applies to the kernel folders' files)",
                 path.display()
             );
         }
-        if !in_suite {
+        if !of_project {
             kernelgate::errln!(
                 "kernelgate: {} is not a file of the project's kernel folders: figures only, nothing gated",
                 path.display()
@@ -80,7 +114,18 @@ pub fn compile_command(
         }
         // One compile per build: the file as it is (with --instance's instances too), and each set of
         // definitions the cases launch it with.
-        let mut builds = resources::builds(&launches, source.file);
+        let mut builds = if defined.is_empty() {
+            resources::builds(&launches, source.file)
+        } else {
+            vec![resources::FileBuild {
+                defines: defined,
+                instances: resources::builds(&launches, source.file)
+                    .into_iter()
+                    .filter(|b| b.defines.is_empty())
+                    .flat_map(|b| b.instances)
+                    .collect(),
+            }]
+        };
         if !extra.is_empty() && builds.first().is_none_or(|b| !b.defines.is_empty()) {
             builds.insert(0, resources::FileBuild { defines: &[], instances: Vec::new() });
         }
@@ -170,7 +215,8 @@ pub fn compile_command(
                 baselines: tables,
                 bless: false,
                 files: &suite_files,
-                declared: &declared,
+                // The cases' SASS lessons are of their own builds, not of a --define build.
+                declared: if defined.is_empty() { &declared } else { &[] },
                 launches: &launches,
             };
             let listed = sass::nvdisasm::load().and_then(|tool| {

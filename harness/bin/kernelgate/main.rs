@@ -222,6 +222,11 @@ enum Command {
         /// added to the instances the case table launches from the file
         #[arg(long, value_name = "EXPR")]
         instance: Vec<String>,
+        /// A preprocessor definition, NAME=VALUE, repeatable: each file is compiled once with
+        /// all of them (as a case's Kernel::define builds it) instead of as the cases build it,
+        /// and its figures are printed for every kernel, gated against nothing
+        #[arg(long, value_name = "NAME=VALUE")]
+        define: Vec<String>,
     },
     /// Scaffold a project that gates its kernels with kernelgate (docs/adopting.md): kernelgate.toml,
     /// build.rs, tests/kernels.rs, an example kernel and case (unless --kernels names existing
@@ -376,7 +381,9 @@ fn main() -> ExitCode {
                 kernelgate::resources::table::bless_command(Some("<file>.cu"))
             ),
         }),
-        Command::Compile { files, arch, instance } => compile::compile_command(&files, &arch, &instance, &project),
+        Command::Compile { files, arch, instance, define } => {
+            compile::compile_command(&files, &arch, &instance, &define, &project)
+        }
         Command::Init { dir, kernels, kernelgate } => init::checkout(kernelgate)
             .and_then(|kernelgate| init::init_command(&init::Init { dir, kernels, kernelgate })),
         Command::Vars { markdown } => {
