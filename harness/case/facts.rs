@@ -43,6 +43,10 @@ pub struct Facts {
     /// ([`crate::Build::inputs`]).
     #[serde(default)]
     pub inputs: Vec<String>,
+    /// The hash of those files as the binary was built from them ([`crate::Build::inputs_sha256`]);
+    /// empty in a file written before it was recorded. [`Facts::stale`] compares it with the tree.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub inputs_sha256: String,
 }
 
 /// One trial's facts.
@@ -181,7 +185,36 @@ impl Facts {
             arities,
             sass,
             inputs: inputs.iter().map(|i| i.to_string()).collect(),
+            inputs_sha256: String::new(),
         }
+    }
+
+    /// These facts with the hash of the files their test binary was built from (`BUILD`'s
+    /// [`crate::Build::inputs_sha256`]), for [`Facts::stale`].
+    pub fn built_from(mut self, inputs_sha256: &str) -> Facts {
+        self.inputs_sha256 = inputs_sha256.to_string();
+        self
+    }
+
+    /// Why these facts may not be the project's cases any more, when they may not: the files their
+    /// test binary was built from ([`Facts::inputs`]) differ now, under the project root `root`,
+    /// from what they were at its build (a case table edited since, not rebuilt), so the cases,
+    /// launches and definitions read here are the old binary's. `None` when they are the same, or
+    /// the facts do not record the hash.
+    pub fn stale(&self, root: &Path) -> Option<String> {
+        use crate::history::provenance::{files_sha256, inputs_on_disk};
+        if self.inputs_sha256.is_empty() {
+            return None;
+        }
+        let inputs: Vec<&str> = self.inputs.iter().map(String::as_str).collect();
+        (files_sha256(&inputs_on_disk(root, &inputs)) != self.inputs_sha256).then(|| {
+            format!(
+                "were written by a test binary built from other files than the tree's now (what is under {} \
+                 changed since its build): the cases, launches and definitions read here are that binary's; rebuild \
+                 and list them (`cargo test --release --test kernels -- --list`)",
+                self.inputs.join(", ")
+            )
+        })
     }
 
     /// Where the facts of the project whose output folder is `out_dir` are.
@@ -289,6 +322,28 @@ impl Facts {
 mod tests {
     use super::*;
     use crate::case::{Init, Launch, Param, Step};
+
+    #[test]
+    fn facts_of_a_binary_built_from_other_files_than_the_trees_say_so() {
+        use crate::history::provenance::{files_sha256, inputs_on_disk};
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/kernels.rs"), "fn cases() {}\n").unwrap();
+        let built = files_sha256(&inputs_on_disk(dir.path(), &["tests", "build.rs"]));
+        let facts = Facts::of(&[], &["tests", "build.rs"]).built_from(&built);
+        assert_eq!(facts.stale(dir.path()), None);
+        std::fs::write(dir.path().join("tests/kernels.rs"), "fn cases() { /* a new case */ }\n").unwrap();
+        let why = facts.stale(dir.path()).expect("the case table changed since the build");
+        assert!(
+            why.starts_with(
+                "were written by a test binary built from other files than the tree's now (what is under tests, build.rs changed"
+            ),
+            "{why}"
+        );
+        assert!(why.ends_with("(`cargo test --release --test kernels -- --list`)"), "{why}");
+        // A file of an older kernelgate records no hash: nothing to compare.
+        assert_eq!(Facts::of(&[], &["tests"]).stale(dir.path()), None);
+    }
 
     fn cases() -> Vec<Case> {
         crate::source::for_tests();

@@ -374,7 +374,8 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         return ExitCode::from(EXIT_CONFIG);
     }
     every.extend(crate::case::planted::cases());
-    if let Err(e) = crate::case::facts::Facts::of(&every, table.build.inputs).write(&project.out_dir) {
+    let facts = crate::case::facts::Facts::of(&every, table.build.inputs).built_from(table.build.inputs_sha256);
+    if let Err(e) = facts.write(&project.out_dir) {
         crate::errln!("kernelgate: warning: the case facts for the kernelgate program were not written: {e}");
     }
     // libtest's own output alone on stdout where a program reads it (JSON) or a line would break

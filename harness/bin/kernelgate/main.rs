@@ -321,6 +321,12 @@ pub(crate) fn case_facts(
     without: &str,
 ) -> kernelgate::Result<Option<kernelgate::case::facts::Facts>> {
     let facts = kernelgate::case::facts::Facts::read(&project.out_dir)?;
+    if let Some(why) = facts.as_ref().and_then(|f| f.stale(&project.root)) {
+        kernelgate::errln!(
+            "kernelgate: warning: the case facts at {} {why}",
+            kernelgate::case::facts::Facts::path(&project.out_dir).display()
+        );
+    }
     if facts.is_none() {
         kernelgate::errln!(
             "kernelgate: no case facts at {} (every run of the project's test binary writes them; \
