@@ -99,7 +99,7 @@ pub fn compile(gpu: &Gpu, case: &Case) -> Result<Compiled> {
 }
 
 /// As [`compile`], with each kernel file's text and NVRTC options from `source_of` (another git
-/// revision's, for A/B: [`crate::history::Revision::kernel`]); each kernel's definitions
+/// revision's, for A/B: [`crate::history::revision::Revision::kernel`]); each kernel's definitions
 /// ([`Kernel::defines`]) follow its file's options. `Ok(None)` when `source_of` has no
 /// text for a file the program needs.
 ///

@@ -247,8 +247,7 @@ fn build_functions(
         .collect();
     if launched.is_empty() {
         // A build no case launches (`kernelgate compile --define`): every function, with its definitions.
-        let with = listing.defines.iter().map(|d| format!(" {d}")).collect::<String>();
-        return named.map(|(name, f)| (format!("{name}{with}"), f)).collect();
+        return named.map(|(name, f)| (crate::source::build_name(&name, listing.defines), f)).collect();
     }
     named.filter_map(|(name, f)| Some((launched.iter().find(|k| k.entry == name)?.name().to_string(), f))).collect()
 }

@@ -24,7 +24,7 @@ pub enum Code {
 }
 
 /// One version of a kernel file: its text and its NVRTC options (the project's for it, at that
-/// version: [`crate::history::Revision::kernel`]).
+/// version: [`crate::history::revision::Revision::kernel`]).
 pub type Version<'a> = (&'a str, &'a [&'a str]);
 
 /// Compiles `a` and `b` (two versions of kernel file `file`, each with its own options, with the

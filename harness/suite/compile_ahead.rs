@@ -98,8 +98,7 @@ impl Ahead {
                     crate::inputs::prefetch::lower_priority(10);
                     in_parallel(&modules, |((file, source, instances, defines), arch)| {
                         // A failure is not kept: the trial compiles again and reports NVRTC's error.
-                        let options: Vec<&str> =
-                            crate::source::options_of(file).iter().chain(defines.iter()).copied().collect();
+                        let options = crate::source::build_options(crate::source::options_of(file), defines);
                         let _ = crate::compile::module_ptx(file, source, arch, instances, &options);
                     });
                     // The compile trials run last and can wait.

@@ -257,9 +257,8 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
             Some(b) => b.kernel(file).unwrap_or_default(),
             None => crate::source::source_of(file).map_or(("", &[][..]), |s| (s.source, s.options)),
         };
-        let with_defines =
-            |options: &[&'static str]| -> Vec<&'static str> { options.iter().chain(*defines).copied().collect() };
-        let (a_options, b_options) = (with_defines(a_options), with_defines(b_options));
+        let (a_options, b_options) =
+            (crate::source::build_options(a_options, defines), crate::source::build_options(b_options, defines));
         let (a, b) = ((a_text, a_options.as_slice()), (b_text, b_options.as_slice()));
         if a == b {
             continue;
