@@ -243,6 +243,38 @@ pub fn host_bound_verdict(mut j: Judged, why: &str) -> Judged {
     j
 }
 
+/// The verdict of a trial whose counters the tool could not measure (pure): `invalid` is the
+/// sentence naming the tool and the metrics it printed as `nan`
+/// ([`crate::ncu::profile::Profiled::tool_invalid`]). A `regressed` verdict, or an `invalid` or
+/// `no baseline` one, stands (the time, or a counter that was measured, decided it), with the
+/// sentence added; any other becomes `invalid`, since the counter half of the gate did not run and
+/// a verdict of `unchanged` would say it had. Never a regression: a NaN counter says nothing about
+/// the kernel (issue 41, item 5).
+///
+/// ```
+/// use kernelgate::gate::{Decided, Judged, Verdict, tool_invalid_verdict};
+/// let unchanged = Judged {
+///     verdict: Verdict::Unchanged,
+///     decided: Decided::Time,
+///     comparison: None,
+///     moved: Vec::new(),
+///     reason: "median 10 us vs baseline 10 us (+0.01%)".into(),
+/// };
+/// let j = tool_invalid_verdict(unchanged, "invalid (tool: ncu 2026.2.0): ncu printed `nan` for dram__bytes.sum");
+/// assert_eq!(j.verdict, Verdict::Invalid);
+/// assert!(j.reason.starts_with("invalid (tool: ncu 2026.2.0)") && j.reason.ends_with("time alone: unchanged (median 10 us vs baseline 10 us (+0.01%))"));
+/// ```
+pub fn tool_invalid_verdict(mut j: Judged, invalid: &str) -> Judged {
+    if matches!(j.verdict, Verdict::Regressed | Verdict::Invalid | Verdict::NoBaseline) {
+        j.reason = format!("{}; counters: {invalid}", j.reason);
+        return j;
+    }
+    j.reason = format!("{invalid}; time alone: {} ({})", j.verdict.as_str(), j.reason);
+    j.verdict = Verdict::Invalid;
+    j.decided = Decided::Conditions;
+    j
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,6 +296,30 @@ mod tests {
         let mut sorted = samples.to_vec();
         sorted.sort_by(f64::total_cmp);
         Base { samples, median: sorted[sorted.len() / 2], ..Base::default() }
+    }
+
+    /// A NaN counter never reads as a change: an unchanged or improved trial becomes invalid, naming
+    /// the tool; a regression by time stands, with the tool named.
+    #[test]
+    fn a_tool_that_printed_nan_makes_the_trial_invalid_never_regressed() {
+        let tool = "invalid (tool: ncu 2026.2.0): ncu printed `nan` for dram__bytes_read.sum";
+        let plain = |verdict| Judged {
+            verdict,
+            decided: Decided::Time,
+            comparison: None,
+            moved: Vec::new(),
+            reason: "median 2 us vs baseline 2 us".into(),
+        };
+        for v in [Verdict::Unchanged, Verdict::Improved, Verdict::Ambiguous] {
+            let j = tool_invalid_verdict(plain(v), tool);
+            assert_eq!((j.verdict, &j.decided), (Verdict::Invalid, &Decided::Conditions), "{v:?}");
+            assert_eq!(j.reason, format!("{tool}; time alone: {} (median 2 us vs baseline 2 us)", v.as_str()));
+        }
+        for v in [Verdict::Regressed, Verdict::Invalid, Verdict::NoBaseline] {
+            let j = tool_invalid_verdict(plain(v), tool);
+            assert_eq!((j.verdict, &j.decided), (v, &Decided::Time), "{v:?} stands");
+            assert_eq!(j.reason, format!("median 2 us vs baseline 2 us; counters: {tool}"));
+        }
     }
 
     #[test]

@@ -31,7 +31,7 @@ pub mod verdict;
 
 pub use baseline::Baseline;
 pub use counters::{CounterBase, CounterClass, Moved, compare_counter, counter_class, counter_moves, distinct_kernels};
-pub use judge::{Base, Decided, Judged, Now, TimeUnit, host_bound_verdict, judge};
+pub use judge::{Base, Decided, Judged, Now, TimeUnit, host_bound_verdict, judge, tool_invalid_verdict};
 pub use rank::{benjamini_hochberg, holm, mann_whitney_greater, mann_whitney_less, wilcoxon_signed_rank};
 pub use records::{CompareOptions, Compared, RunRecord, compare_records};
 pub use timing::{Comparison, Known, Policy, Verdict, compare, compare_with, median_ci_half_width, quantum};

@@ -228,7 +228,7 @@ pub fn write_table(out: &mut dyn Write, k: &KernelRecord) -> std::io::Result<()>
         value.clear();
         match &m.value {
             MetricValue::Number(n) => push_number(&mut value, *n),
-            MetricValue::Text(t) => value.push_str(t),
+            MetricValue::Text(t) | MetricValue::NotFinite(t) => value.push_str(t),
             MetricValue::NotAvailable => value.push_str("n/a"),
         }
         line.clear();
@@ -266,7 +266,7 @@ pub fn write_csv(out: &mut dyn Write, k: &KernelRecord) -> std::io::Result<()> {
         row.push(',');
         match &m.value {
             MetricValue::Number(n) => push_number(&mut row, *n),
-            MetricValue::Text(t) => push_field(&mut row, t),
+            MetricValue::Text(t) | MetricValue::NotFinite(t) => push_field(&mut row, t),
             MetricValue::NotAvailable => row.push_str("n/a"),
         }
         row.push(',');

@@ -16,6 +16,11 @@ pub enum MetricValue {
     Text(String),
     /// ncu printed `n/a`: the metric exists but has no value for this kernel.
     NotAvailable,
+    /// ncu printed a value that is not a finite number (`nan`, `-nan`, `inf`, `-inf`, any case),
+    /// kept as printed: the tool collected the metric but its result is invalid, as ncu 2026.2 did on
+    /// B200 for every counter of a capture (gpu-mode's kernelbot). Neither a number to compare nor a
+    /// misspelled request: the run names the tool and its version ([`is_not_finite`](super::parse::is_not_finite)).
+    NotFinite(String),
 }
 
 /// One metric of one kernel.

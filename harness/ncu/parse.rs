@@ -131,6 +131,10 @@ pub(super) fn collect<'a>(input: impl Read + 'a, origin: &Path) -> Result<Report
 /// ncu silently leaves out metric names that are not valid on the chip (and exits 0), so a missing
 /// metric is most often a misspelled name or one from another architecture.
 ///
+/// A value ncu printed as not finite (`nan`, [`MetricValue::NotFinite`]) is not an error here: the
+/// metric was collected and its name is right; the run names the tool as invalid for that trial
+/// ([`super::profile::Profiled::tool_invalid`]).
+///
 /// # Errors
 /// [`Error::Ncu`] listing each requested metric that is missing, or text, for some kernel: it names
 /// the metric and the (first) kernel, and says to check the name with
@@ -182,16 +186,34 @@ pub fn require_metrics(report: &Report, requested: &[&str], origin: &Path) -> Re
 ///   decimal-comma locale (`0,5`, `1.234,5`). A value that reads either way (`65,536`: one
 ///   separator before exactly three digits) is read with a decimal point, as ncu prints in the `C`
 ///   and English locales; within a capture, [`read`] reads it by the table's convention instead.
-/// - Anything else (`0x3`, `No-CC`, `(32, 8, 1)`, `nan`, empty) is [`MetricValue::Text`], trimmed.
+/// - `nan`, `inf` and their signed spellings ([`is_not_finite`]) are [`MetricValue::NotFinite`].
+/// - Anything else (`0x3`, `No-CC`, `(32, 8, 1)`, empty) is [`MetricValue::Text`], trimmed.
 pub fn parse_value(text: &str) -> MetricValue {
     let t = text.trim();
     if t.eq_ignore_ascii_case("n/a") {
         return MetricValue::NotAvailable;
     }
+    if is_not_finite(t) {
+        return MetricValue::NotFinite(t.to_string());
+    }
     match read_number(t) {
         Some(n) => MetricValue::Number(n.value(Decimal::Point)),
         None => MetricValue::Text(t.to_string()),
     }
+}
+
+/// Whether a trimmed cell is how C's `printf` (which ncu's CSV uses) spells a value that is not a
+/// finite number: `nan`, `inf` or `infinity`, with an optional sign, in any case (`-nan`, `NaN`,
+/// `-INF`). Such a value is [`MetricValue::NotFinite`].
+///
+/// ```
+/// use kernelgate::ncu::parse::is_not_finite;
+/// assert!(is_not_finite("-nan") && is_not_finite("INF") && is_not_finite("+Infinity"));
+/// assert!(!is_not_finite("n/a") && !is_not_finite("0") && !is_not_finite("nano"));
+/// ```
+pub fn is_not_finite(t: &str) -> bool {
+    let unsigned = t.strip_prefix(['-', '+']).unwrap_or(t);
+    ["nan", "inf", "infinity"].iter().any(|w| unsigned.eq_ignore_ascii_case(w))
 }
 
 /// `" and N other kernel(s)"` for a count of `n` kernels including the one named.
@@ -511,8 +533,11 @@ mod tests {
         for na in ["n/a", "N/A", " n/a "] {
             assert_eq!(parse_value(na), MetricValue::NotAvailable);
         }
-        for t in ["0x3", "No-CC", "(32, 8, 1)", "PolicySpread", "all", "", "nan", "1,23.4", "1,2,3", "12-3"] {
+        for t in ["0x3", "No-CC", "(32, 8, 1)", "PolicySpread", "all", "", "nano", "1,23.4", "1,2,3", "12-3"] {
             assert_eq!(parse_value(t), MetricValue::Text(t.trim().to_string()), "{t}");
+        }
+        for t in ["nan", "-nan", " NaN ", "inf", "-inf", "+Infinity"] {
+            assert_eq!(parse_value(t), MetricValue::NotFinite(t.trim().to_string()), "{t}");
         }
     }
 

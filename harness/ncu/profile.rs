@@ -27,6 +27,10 @@ pub struct Profiled {
     pub per_kernel: BTreeMap<String, Vec<(String, Values)>>,
     /// Unit of every metric name seen (derived ones included); `""` for counts.
     pub units: BTreeMap<String, String>,
+    /// The requested metrics ncu printed as not finite ([`MetricValue::NotFinite`]: `nan`, `inf`)
+    /// in a trial's launches (either side of an A/B trial), by trial name, each with the value as
+    /// printed: left out of [`Profiled::values`], and named by [`Profiled::tool_invalid`].
+    pub not_finite: BTreeMap<String, BTreeMap<String, String>>,
     /// ncu version (`2025.3.1.0`).
     pub ncu_version: String,
     /// `--clock-control` used.
@@ -61,6 +65,7 @@ pub fn collect(
         kernels: BTreeMap::new(),
         per_kernel: BTreeMap::new(),
         units: BTreeMap::new(),
+        not_finite: BTreeMap::new(),
         ncu_version: ncu_version.to_string(),
         clock_control: clock_control.to_string(),
         chip: chip(report),
@@ -82,9 +87,15 @@ pub fn collect(
         }
         let mut values = Values::new();
         for (name, metric) in record.metrics.iter().filter(|(n, _)| requested.contains(&n.as_str())) {
-            if let MetricValue::Number(v) = metric.value {
-                values.insert(name.clone(), v);
-                p.units.insert(name.clone(), metric.unit.clone());
+            match &metric.value {
+                MetricValue::Number(v) => {
+                    values.insert(name.clone(), *v);
+                    p.units.insert(name.clone(), metric.unit.clone());
+                }
+                MetricValue::NotFinite(t) => {
+                    p.not_finite.entry(named.to_string()).or_default().insert(name.clone(), t.clone());
+                }
+                MetricValue::Text(_) | MetricValue::NotAvailable => {}
             }
         }
         launches.entry(trial).or_default().push((record.kernel.clone(), values));
@@ -137,6 +148,26 @@ pub fn collect(
         }
     }
     Ok(p)
+}
+
+impl Profiled {
+    /// When ncu printed a requested metric of `trial` as not finite, the sentence that makes the
+    /// trial's counters invalid and names the tool, e.g. ``invalid (tool: ncu 2026.2.0): ncu printed
+    /// `nan` for dram__bytes_read.sum, l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``; `None` when
+    /// every requested value of the trial is a number. A NaN counter says nothing about the kernel:
+    /// it is never read as a change (issue 41, item 5).
+    pub fn tool_invalid(&self, trial: &str) -> Option<String> {
+        let bad = self.not_finite.get(trial).filter(|m| !m.is_empty())?;
+        let printed: std::collections::BTreeSet<&str> = bad.values().map(String::as_str).collect();
+        let printed = printed.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(" or ");
+        let names = bad.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
+        Some(format!(
+            "invalid (tool: ncu {}): ncu printed {printed} for {names}; the tool's counters, not the kernel, \
+             are in question (profile again with another ncu, or see the report {})",
+            self.ncu_version,
+            self.report.display()
+        ))
+    }
 }
 
 /// One value per metric for a program's launches (kernel name, raw values), in launch order: a
@@ -351,5 +382,29 @@ mod tests {
     fn without_durations_the_mean_is_plain() {
         let c = combine(&[("a".into(), values(&[("x.ratio", 1.0)])), ("b".into(), values(&[("x.ratio", 3.0)]))]);
         assert_eq!(c["x.ratio"], 2.0);
+    }
+
+    /// A capture whose counters ncu printed as `nan` (tests/fixtures/ncu/not-finite/) is read, its
+    /// metric names accepted, and the trial named invalid with the tool's version; no value is
+    /// kept to compare.
+    #[test]
+    fn counters_printed_as_nan_make_the_trial_tool_invalid() {
+        let file = crate::source::repository_for_tests().join("tests/fixtures/ncu/not-finite/b200-all-nan-raw.csv");
+        let report = super::super::parse::parse_file(&file).unwrap();
+        let requested = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"];
+        super::super::parse::require_metrics(&report, &requested, &file).expect("a nan is not a misspelled name");
+        let case = crate::case::planted::too_fast(crate::case::planted::TOO_FAST_N);
+        let p = collect(&report, &[&case], &requested, &file, "2026.2.0.0", "base", Path::new("s.ncu-rep")).unwrap();
+        let trial = case.name();
+        assert_eq!(trial, "planted/too_fast/16777216");
+        let values = &p.values[&trial];
+        assert!(requested.iter().all(|m| !values.contains_key(*m)), "no nan is kept as a value: {values:?}");
+        assert_eq!(
+            p.tool_invalid(&trial).unwrap(),
+            "invalid (tool: ncu 2026.2.0.0): ncu printed `-nan` or `nan` for dram__bytes_read.sum, \
+             dram__bytes_write.sum, gpu__time_duration.sum; the tool's counters, not the kernel, are in question \
+             (profile again with another ncu, or see the report s.ncu-rep)"
+        );
+        assert_eq!(p.tool_invalid("planted/too_fast/1"), None);
     }
 }

@@ -119,6 +119,12 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     phases::time(Phase::Verdict, || {
         let physics = impossible(case, &gpu, &timing, &measured);
         let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
+        // A counter ncu printed as `nan` is the tool's failure, never the kernel's change.
+        let profiled = suite.profiled.get().and_then(|p| p.as_ref().ok());
+        let judged = match profiled.and_then(|p| p.tool_invalid(&case.name())) {
+            Some(why) => crate::gate::tool_invalid_verdict(judged, &why),
+            None => judged,
+        };
         let (result, kept) = result(suite, case, &gpu, &b, &timing, &measured, &judged, physics);
         finish(suite, case, &gpu, result, &judged, kept)
     })

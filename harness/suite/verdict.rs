@@ -155,7 +155,7 @@ pub(super) fn fold_failures(
     gate: Option<String>,
 ) -> (Result<Completion, Failed>, bool) {
     let (counters, counters_are_verdict) = match counters {
-        CounterCheck::Met => (None, true),
+        CounterCheck::Met | CounterCheck::ToolInvalid(_) => (None, true),
         CounterCheck::Broken(text) => (Some(text), true),
         CounterCheck::Unchecked(text) => (Some(text), false),
     };
@@ -276,8 +276,13 @@ pub(super) enum CounterCheck {
     /// names each expectation with its measured value.
     Broken(String),
     /// Some expectation could not be evaluated (no ncu session, no kernel profiled in the trial's
-    /// NVTX range, a metric missing or not finite): a harness error, never a verdict.
+    /// NVTX range, a metric missing): a harness error, never a verdict.
     Unchecked(String),
+    /// ncu printed a metric of the trial as not finite (`nan`): the tool's values are in question,
+    /// not the kernel, so the expectations are neither met nor broken. The trial's verdict is
+    /// `invalid` and says so ([`crate::gate::tool_invalid_verdict`]); it fails the trial only where
+    /// `KERNELGATE_FAIL_ON` lists `invalid`.
+    ToolInvalid(String),
 }
 
 /// Checks `case`'s counter expectations against this run's ncu values.
@@ -292,6 +297,9 @@ pub(super) fn check_counters(suite: &Suite, case: &Case) -> CounterCheck {
         Some(Ok(p)) => p,
     };
     let name = case.name();
+    if let Some(why) = profiled.tool_invalid(&name) {
+        return CounterCheck::ToolInvalid(format!("{name}: counter expectations: {why}"));
+    }
     let Some(values) = profiled.values.get(&name) else {
         return CounterCheck::Unchecked(format!(
             "{name}: ncu profiled no kernel inside this trial's NVTX ranges (report {})",

@@ -24,6 +24,8 @@ pub(super) fn value(
     let t = cell.trim_ascii();
     slot.value = if t.eq_ignore_ascii_case("n/a") {
         MetricValue::NotAvailable
+    } else if super::super::parse::is_not_finite(t) {
+        MetricValue::NotFinite(t.to_string())
     } else {
         match read_scaled(t, exp10) {
             Some(Number::Exact { value, shows }) => {
