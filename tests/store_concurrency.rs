@@ -41,6 +41,8 @@ fn entry(trial: &str, median: f64) -> Entry {
         vbios: String::new(),
         pci_bus_id: String::new(),
         invalid_reason: String::new(),
+        nvrtc: String::new(),
+        ncu: String::new(),
     }
 }
 

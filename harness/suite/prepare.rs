@@ -177,19 +177,17 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
                 selected.len(),
                 suite.config.fail_on.join(", ")
             );
-            // Another driver first: it moves every time by itself (its own PTX compiler).
-            let mut drivers: Vec<String> = selected
-                .iter()
-                .filter_map(|t| b.time(t))
-                .filter_map(|e| e.other_driver(&gpu.facts.driver_version, &gpu.facts.cuda_driver_version))
-                .collect();
+            // Another driver or NVRTC first: it moves every time by itself (its own PTX compiler).
+            let now = crate::gate::baseline::Environment::of(&gpu.facts);
+            let mut drivers: Vec<String> =
+                selected.iter().filter_map(|t| b.time(t)).filter_map(|e| e.other_environment(&now)).collect();
             drivers.sort_unstable();
             drivers.dedup();
             for changed in &drivers {
                 crate::say!(
-                    "kernelgate: WARNING: {changed}: a driver brings its own PTX compiler and scheduling, so \
-                     verdicts against this baseline judge the driver as well as the code; re-bless after a driver \
-                     change, or gate with KERNELGATE_AB=<rev>"
+                    "kernelgate: WARNING: {changed}: a driver brings its own PTX compiler and scheduling, and an \
+                     NVRTC its own PTX, so verdicts against this baseline judge the tools as well as the code; \
+                     re-bless after a driver or toolkit change, or gate with KERNELGATE_AB=<rev>"
                 );
             }
             let mut others: Vec<&str> = selected

@@ -175,7 +175,8 @@ fn in_baseline_form(suite: &Suite, timed: &[Timed]) -> BTreeMap<String, Form> {
             invalid_reason: r.invalid_reason.as_deref(),
             counters,
         };
-        let at = Provenance { commit: &suite.git.commit, date: &date, facts: &t.gpu.facts };
+        let ncu = profiled.map(|p| p.ncu_version.as_str());
+        let at = Provenance { commit: &suite.git.commit, date: &date, facts: &t.gpu.facts, ncu };
         let (entries, samples) = baseline::run::entries(&at, &[m]);
         let slot = by_key.entry(t.gpu.facts.gpu_key.clone()).or_default();
         slot.0.extend(entries);

@@ -25,7 +25,7 @@
 
 use super::faults::{not_run, retire_on_fault, unfinished_in_child};
 use super::verdict::{
-    CounterCheck, check_counters, decided_by, effect_floor, fold_failures, judge, new_since_a, other_driver_note,
+    CounterCheck, check_counters, decided_by, effect_floor, fold_failures, judge, new_since_a, other_environment_note,
     other_gpu_note, sanitize_failure,
 };
 use super::{Suite, Timed};
@@ -536,8 +536,8 @@ fn finish(
     suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner()).push(timed);
     let counters = if suite.config.ncu { check_counters(suite, case) } else { CounterCheck::Met };
     let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
-        // Another driver than the baseline's is said first: the environment moved, not only the code.
-        let environment = other_driver_note(suite, case, gpu).map(|n| format!("{n}; ")).unwrap_or_default();
+        // Another driver or tool than the baseline's is said first: the environment moved, not only the code.
+        let environment = other_environment_note(suite, case, gpu).map(|n| format!("{n}; ")).unwrap_or_default();
         let mut message = format!("{}: {environment}{}", case.name(), judged.message_lines());
         if let Some(note) = other_gpu_note(suite, case, gpu) {
             message += &format!("; {note}");

@@ -256,14 +256,23 @@ pub(super) fn other_gpu_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<St
     })
 }
 
-/// When the baseline entry of `case` was measured under another driver than `gpu`'s, a sentence
-/// naming both ([`crate::gate::baseline::Entry::other_driver`]): said first in a failing trial's
-/// message, since the environment moved as well as the code.
-pub(super) fn other_driver_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<String> {
+/// When the baseline entry of `case` was measured under another driver, CUDA or NVRTC than `gpu`'s
+/// ([`crate::gate::baseline::Entry::other_environment`]), or its counters by another ncu than this
+/// run's ([`crate::gate::baseline::Entry::other_ncu`]), a sentence naming both sides: said first in
+/// a failing trial's message, since the tools moved as well as the code.
+pub(super) fn other_environment_note(suite: &Suite, case: &Case, gpu: &Gpu) -> Option<String> {
     let Some(Ok(base)) = suite.baseline.get() else { return None };
-    let entry = base.time(&case.name())?;
-    let changed = entry.other_driver(&gpu.facts.driver_version, &gpu.facts.cuda_driver_version)?;
-    Some(format!("{changed}: re-bless after a driver change, or gate with KERNELGATE_AB=<rev>"))
+    let name = case.name();
+    let mut changed: Vec<String> = Vec::new();
+    if let Some(entry) = base.time(&name) {
+        changed.extend(entry.other_environment(&crate::gate::baseline::Environment::of(&gpu.facts)));
+    }
+    if let Some(Ok(p)) = suite.profiled.get() {
+        changed.extend(base.counters(&name).find_map(|e| e.other_ncu(&p.ncu_version)));
+    }
+    (!changed.is_empty()).then(|| {
+        format!("{}: re-bless after a driver or tool change, or gate with KERNELGATE_AB=<rev>", changed.join("; "))
+    })
 }
 
 /// What checking a case's counter expectations found ([`check_counters`]).

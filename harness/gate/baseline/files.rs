@@ -14,8 +14,10 @@ use std::str::FromStr;
 
 /// Version of `baseline.csv`'s columns. 2 added `gpu_uuid`, `gpu_serial`, `vbios`, `pci_bus_id`
 /// and `invalid_reason` (the physical GPU's identity, and each record's validity: field report 08 in
-/// `../shared/fixtures/field-reports/`).
-pub const ENTRIES_SCHEMA: u32 = 2;
+/// `../shared/fixtures/field-reports/`). 3 added `nvrtc` and `ncu`: the tools that made the module
+/// and measured the counters, so that a verdict across a tool change says so first (issue 41,
+/// item 5).
+pub const ENTRIES_SCHEMA: u32 = 3;
 
 /// Version of `samples.csv`'s columns.
 pub const SAMPLES_SCHEMA: u32 = 1;
@@ -25,7 +27,7 @@ pub const SAMPLES_SCHEMA: u32 = 1;
 pub const RUN_TO_RUN_SCHEMA: u32 = 2;
 
 /// Columns of `baseline.csv` (schema [`ENTRIES_SCHEMA`]), in order: the field names of [`Entry`].
-pub const ENTRY_COLUMNS: [&str; 27] = [
+pub const ENTRY_COLUMNS: [&str; 29] = [
     "schema_version",
     "trial",
     "kernel",
@@ -53,6 +55,8 @@ pub const ENTRY_COLUMNS: [&str; 27] = [
     "vbios",
     "pci_bus_id",
     "invalid_reason",
+    "nvrtc",
+    "ncu",
 ];
 
 /// Columns of `samples.csv`, in order.
@@ -245,11 +249,15 @@ impl Fields<'_> {
     }
 }
 
-/// Parses `baseline.csv` (schema 1 or 2), checking each entry ([`entry_problem`]) and that no
+/// Parses `baseline.csv` (schema 1, 2 or 3; an older schema's missing columns read as empty, unrecorded), checking each entry ([`entry_problem`]) and that no
 /// (trial, metric) pair appears twice.
 pub(super) fn parse_entries(bytes: &[u8], path: &Path) -> Result<Vec<Entry>> {
-    let v1: Vec<&str> = ENTRY_COLUMNS[..22].to_vec();
-    let schemas = [Schema { version: ENTRIES_SCHEMA, columns: &ENTRY_COLUMNS }, Schema { version: 1, columns: &v1 }];
+    let (v1, v2): (Vec<&str>, Vec<&str>) = (ENTRY_COLUMNS[..22].to_vec(), ENTRY_COLUMNS[..27].to_vec());
+    let schemas = [
+        Schema { version: ENTRIES_SCHEMA, columns: &ENTRY_COLUMNS },
+        Schema { version: 2, columns: &v2 },
+        Schema { version: 1, columns: &v1 },
+    ];
     let (schema, rows) = records(bytes, path, &schemas)?;
     let mut entries = Vec::new();
     let mut first_seen: HashMap<(String, String), usize> = HashMap::new();
@@ -282,6 +290,8 @@ pub(super) fn parse_entries(bytes: &[u8], path: &Path) -> Result<Vec<Entry>> {
             vbios: f.text("vbios"),
             pci_bus_id: f.text("pci_bus_id"),
             invalid_reason: f.text("invalid_reason"),
+            nvrtc: f.text("nvrtc"),
+            ncu: f.text("ncu"),
         };
         if let Some(problem) = entry_problem(&entry) {
             return Err(corrupt(path, Some(line), problem));

@@ -121,6 +121,12 @@ pub struct Entry {
     /// samples below the timer's resolution), for a run record; empty when valid. Blessed entries
     /// are always valid.
     pub invalid_reason: String,
+    /// The NVRTC that compiled the trial's modules, `major.minor` (`13.0`); empty when unrecorded
+    /// (schema 1 and 2). Another NVRTC makes other PTX, so another module.
+    pub nvrtc: String,
+    /// For a counter entry, the version of the ncu that measured it (`2025.3.1.0`); empty for the
+    /// time entry and when unrecorded (schema 1 and 2). Another ncu may collect a metric another way.
+    pub ncu: String,
 }
 
 impl Entry {
@@ -129,18 +135,55 @@ impl Entry {
         self.metric == TIME_METRIC
     }
 
-    /// When this entry was measured under another driver than `driver` (NVML's version) with CUDA
-    /// `cuda` (the driver's `major.minor`), a phrase naming both: a new driver brings its own PTX
-    /// compiler and scheduling, so a time judged across it moves with the environment as well as
-    /// with the code. `None` when both are the same, or the entry did not record them.
-    pub fn other_driver(&self, driver: &str, cuda: &str) -> Option<String> {
-        let unrecorded = self.driver.is_empty() && self.cuda.is_empty();
-        (!unrecorded && (self.driver != driver || self.cuda != cuda)).then(|| {
+    /// When this entry was measured under another driver, CUDA or NVRTC than this run's (`now`), a
+    /// phrase naming both sides, e.g. `the baseline was measured with driver 580.159.04 (CUDA 13.0,
+    /// NVRTC 13.0), this run with 590.48.01 (CUDA 13.1, NVRTC 13.1)`: a new driver brings its own
+    /// PTX compiler and scheduling, and a new NVRTC other PTX, so a time judged across either moves
+    /// with the environment as well as with the code. `None` when all are the same; a part the
+    /// entry did not record (an older schema) is not compared.
+    pub fn other_environment(&self, now: &Environment<'_>) -> Option<String> {
+        let driver_moved = !(self.driver.is_empty() && self.cuda.is_empty())
+            && (self.driver != now.driver || self.cuda != now.cuda);
+        let nvrtc_moved = !self.nvrtc.is_empty() && self.nvrtc != now.nvrtc;
+        (driver_moved || nvrtc_moved).then(|| {
+            let nvrtc = |v: &str| if self.nvrtc.is_empty() { String::new() } else { format!(", NVRTC {v}") };
             format!(
-                "the baseline was measured with driver {} (CUDA {}), this run with {driver} (CUDA {cuda})",
-                self.driver, self.cuda
+                "the baseline was measured with driver {} (CUDA {}{}), this run with {} (CUDA {}{})",
+                self.driver,
+                self.cuda,
+                nvrtc(&self.nvrtc),
+                now.driver,
+                now.cuda,
+                nvrtc(now.nvrtc)
             )
         })
+    }
+
+    /// For a counter entry measured by another ncu than this run's `ncu` (its version), a phrase
+    /// naming both: `the baseline's counters were measured with ncu 2025.3.1.0, this run's with
+    /// 2026.2.0.0`. `None` for the same version, a time entry, or an entry that did not record it.
+    pub fn other_ncu(&self, ncu: &str) -> Option<String> {
+        (!self.ncu.is_empty() && self.ncu != ncu).then(|| {
+            format!("the baseline's counters were measured with ncu {}, this run's with {ncu}", self.ncu)
+        })
+    }
+}
+
+/// The tools a run measures with, as a baseline entry records them ([`Entry::other_environment`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Environment<'a> {
+    /// Kernel driver version (NVML), `580.159.04`.
+    pub driver: &'a str,
+    /// CUDA version the driver supports, `major.minor`.
+    pub cuda: &'a str,
+    /// NVRTC, `major.minor`.
+    pub nvrtc: &'a str,
+}
+
+impl<'a> Environment<'a> {
+    /// The environment of a GPU's facts.
+    pub fn of(facts: &'a crate::model::DeviceFacts) -> Environment<'a> {
+        Environment { driver: &facts.driver_version, cuda: &facts.cuda_driver_version, nvrtc: &facts.nvrtc_version }
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Provenance<'a> {
     pub date: &'a str,
     /// The GPU.
     pub facts: &'a DeviceFacts,
+    /// The version of the ncu that measured the counters, when ncu ran.
+    pub ncu: Option<&'a str>,
 }
 
 /// `unknown` as recorded by the GPU layer becomes an empty field (unknown) in the baseline.
@@ -90,6 +92,8 @@ pub fn entries(at: &Provenance<'_>, measured: &[Measured<'_>]) -> Form {
         } else {
             String::new()
         },
+        nvrtc: known(&f.nvrtc_version),
+        ncu: if metric == TIME_METRIC { String::new() } else { at.ncu.unwrap_or_default().to_string() },
     };
     let mut entries = Vec::new();
     let mut samples = BTreeMap::new();
@@ -180,7 +184,7 @@ mod tests {
             invalid_reason: invalid,
             counters: Some((&values, &units)),
         };
-        let at = Provenance { commit: "c0ffee", date: "2026-11-30T03:22:13Z", facts: &facts };
+        let at = Provenance { commit: "c0ffee", date: "2026-11-30T03:22:13Z", facts: &facts, ncu: Some("2025.3.1.0") };
         let (entries, samples) = entries(&at, &[m("a/b/1", None), m("a/c/1", Some("other processes (pids [9])"))]);
         assert_eq!(entries.len(), 4);
         assert_eq!(samples["a/b/1"], kept);
@@ -191,6 +195,8 @@ mod tests {
         assert_eq!(entries[2].invalid_reason, "other processes (pids [9])");
         assert_eq!(entries[3].invalid_reason, "", "validity is the time entry's");
         assert_eq!((entries[1].unit.as_str(), entries[1].median, entries[1].n), ("register/thread", 32.0, 1));
+        assert_eq!((time.nvrtc.as_str(), time.ncu.as_str()), (facts.nvrtc_version.as_str(), ""), "time: NVRTC only");
+        assert_eq!(entries[1].ncu, "2025.3.1.0", "a counter records the ncu that measured it");
         let mut unknown = facts.clone();
         unknown.serial = "unknown".into();
         let at = Provenance { facts: &unknown, ..at };

@@ -31,6 +31,8 @@ pub(crate) fn entry(trial: &str, metric: &str, median: f64) -> Entry {
         vbios: "96.00.A5.00.1A".into(),
         pci_bus_id: "00000000:18:00.0".into(),
         invalid_reason: String::new(),
+        nvrtc: "13.0".into(),
+        ncu: String::new(),
     }
 }
 
@@ -97,10 +99,11 @@ fn round_trip_through_a_sealed_folder() {
     assert_eq!(lines.next().unwrap(), ENTRY_COLUMNS.join(","));
     assert_eq!(
         lines.next().unwrap(),
-        "2,copy/vec4/16777216,transpose_naive,time,s,1000,0.0001234,1.234e-6,0.0001234,2.468e-6,0.0001234,\
+        "3,copy/vec4/16777216,transpose_naive,time,s,1000,0.0001234,1.234e-6,0.0001234,2.468e-6,0.0001234,\
          a30cdc2a4a2c7df9899037e7124ad80bc48cb789,2026-11-30T03:22:13Z,\
          9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08,1980.0,NVIDIA H200,9.0,132,143771,\
-         580.159.04,13.0,true,GPU-20ce1a7a-fd28-021f-c48b-96e110fd8d88,1653724057703,96.00.A5.00.1A,00000000:18:00.0,"
+         580.159.04,13.0,true,GPU-20ce1a7a-fd28-021f-c48b-96e110fd8d88,1653724057703,96.00.A5.00.1A,00000000:18:00.0,,\
+         13.0,"
     );
     assert!(text.contains(",dram__bytes_read.sum,byte,1,268435456.0,0.0,268435456.0,0.0,268435456.0,"), "{text}");
     assert_eq!(
@@ -239,11 +242,11 @@ fn schema_1_folders_load_and_migrate_at_their_first_write() {
 #[test]
 fn other_schemas_name_the_file_the_line_and_the_fix() {
     let dir = tempfile::tempdir().unwrap();
-    let future = V1_ENTRIES.replace("\n1,", "\n3,");
+    let future = V1_ENTRIES.replace("\n1,", "\n4,");
     std::fs::write(dir.path().join(BASELINE_FILE), &future).unwrap();
     let (file, line, message) = baseline_error(Baseline::load(dir.path()));
     assert_eq!((file.as_str(), line), (BASELINE_FILE, Some(2)));
-    assert!(message.starts_with("written by a newer kernelgate (schema 3); this one reads up to 2"), "{message}");
+    assert!(message.starts_with("written by a newer kernelgate (schema 4); this one reads up to 3"), "{message}");
     // A row of schema 2 in a schema-1 file.
     let mixed = format!("{V1_ENTRIES}{}", V1_ENTRIES.lines().nth(1).unwrap().replacen("1,copy", "2,copy", 1));
     std::fs::write(dir.path().join(BASELINE_FILE), mixed).unwrap();
@@ -287,7 +290,7 @@ fn corrupt_files_are_errors_naming_file_and_line() {
     // Truncated: the last row cut short, as by a full disk.
     let (file, line, message) = corrupted(BASELINE_FILE, |t| t[..t.len() - 40].to_string());
     assert_eq!((file.as_str(), line), (BASELINE_FILE, Some(4)));
-    assert!(message.contains("fields but the header on line 1 has 27"), "{message}");
+    assert!(message.contains("fields but the header on line 1 has 29"), "{message}");
     assert!(
         message.contains("restore it from a copy (/") && message.contains("/baseline.csv is not in a git work tree)"),
         "{message}"
@@ -532,14 +535,31 @@ fn reseal_seals_a_record_from_before_run_to_run_csv_with_all_three_files() {
 }
 
 #[test]
-fn a_baseline_of_another_driver_is_named_with_both() {
+fn a_baseline_of_another_driver_or_nvrtc_is_named_with_both() {
     let e = entry(A, TIME_METRIC, 1e-3);
-    assert_eq!(e.other_driver("580.159.04", "13.0"), None);
+    let now = |driver, cuda, nvrtc| Environment { driver, cuda, nvrtc };
+    assert_eq!(e.other_environment(&now("580.159.04", "13.0", "13.0")), None);
     assert_eq!(
-        e.other_driver("590.48.01", "13.1").as_deref(),
-        Some("the baseline was measured with driver 580.159.04 (CUDA 13.0), this run with 590.48.01 (CUDA 13.1)")
+        e.other_environment(&now("590.48.01", "13.1", "13.0")).as_deref(),
+        Some(
+            "the baseline was measured with driver 580.159.04 (CUDA 13.0, NVRTC 13.0), this run with 590.48.01 \
+             (CUDA 13.1, NVRTC 13.0)"
+        )
     );
-    assert!(e.other_driver("580.159.04", "13.1").is_some(), "the same driver version, another CUDA");
-    let unrecorded = Entry { driver: String::new(), cuda: String::new(), ..e };
-    assert_eq!(unrecorded.other_driver("590.48.01", "13.1"), None);
+    assert!(e.other_environment(&now("580.159.04", "13.1", "13.0")).is_some(), "the same driver version, another CUDA");
+    assert!(e.other_environment(&now("580.159.04", "13.0", "13.2")).is_some(), "the same driver, another NVRTC");
+    let unrecorded = Entry { driver: String::new(), cuda: String::new(), nvrtc: String::new(), ..e.clone() };
+    assert_eq!(unrecorded.other_environment(&now("590.48.01", "13.1", "13.2")), None);
+    let schema2 = Entry { nvrtc: String::new(), ..e };
+    assert_eq!(
+        schema2.other_environment(&now("590.48.01", "13.0", "13.2")).as_deref(),
+        Some("the baseline was measured with driver 580.159.04 (CUDA 13.0), this run with 590.48.01 (CUDA 13.0)"),
+        "an NVRTC the entry did not record is not compared"
+    );
+    let counter = Entry { metric: "dram__bytes_read.sum".into(), ncu: "2025.3.1.0".into(), ..entry(A, TIME_METRIC, 1.0) };
+    assert_eq!(counter.other_ncu("2025.3.1.0"), None);
+    assert_eq!(
+        counter.other_ncu("2026.2.0.0").as_deref(),
+        Some("the baseline's counters were measured with ncu 2025.3.1.0, this run's with 2026.2.0.0")
+    );
 }
