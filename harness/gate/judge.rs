@@ -45,6 +45,9 @@ pub enum Decided {
     Time,
     /// A counter that gates ([`Moved::gates`]) got worse; the first such (largest move).
     Counter(Moved),
+    /// The tool that measured the counters failed (ncu printed them as `nan`): the counter half of
+    /// the gate could not run ([`tool_invalid_verdict`]).
+    Tool,
 }
 
 /// A trial's verdict with its evidence.
@@ -67,6 +70,7 @@ impl Judged {
     pub fn message(&self) -> String {
         let by = match &self.decided {
             Decided::Conditions => String::new(),
+            Decided::Tool => " (tool)".to_string(),
             Decided::Time => " (time)".to_string(),
             Decided::Counter(m) => format!(" (counter {})", m.metric),
         };
@@ -243,13 +247,15 @@ pub fn host_bound_verdict(mut j: Judged, why: &str) -> Judged {
     j
 }
 
-/// The verdict of a trial whose counters the tool could not measure (pure): `invalid` is the
-/// sentence naming the tool and the metrics it printed as `nan`
+/// The verdict of a trial whose counters the tool could not measure (pure): `why` is the sentence
+/// naming the tool and the metrics it printed as `nan`
 /// ([`crate::ncu::profile::Profiled::tool_invalid`]). A `regressed` verdict, or an `invalid` or
-/// `no baseline` one, stands (the time, or a counter that was measured, decided it), with the
-/// sentence added; any other becomes `invalid`, since the counter half of the gate did not run and
-/// a verdict of `unchanged` would say it had. Never a regression: a NaN counter says nothing about
-/// the kernel (issue 41, item 5).
+/// `no baseline` one, stands (the time, or a counter that was measured, decided it), with
+/// `counters invalid (tool): <why>` added; any other becomes `invalid`, decided by
+/// [`Decided::Tool`] (its message reads `invalid (tool): ncu … printed `nan` for …; time alone:
+/// unchanged (…)`), since the counter half of the gate did not run and a verdict of `unchanged`
+/// would say it had. Never a regression: a NaN counter says nothing about the kernel (issue 41,
+/// item 5).
 ///
 /// ```
 /// use kernelgate::gate::{Decided, Judged, Verdict, tool_invalid_verdict};
@@ -260,18 +266,22 @@ pub fn host_bound_verdict(mut j: Judged, why: &str) -> Judged {
 ///     moved: Vec::new(),
 ///     reason: "median 10 us vs baseline 10 us (+0.01%)".into(),
 /// };
-/// let j = tool_invalid_verdict(unchanged, "invalid (tool: ncu 2026.2.0): ncu printed `nan` for dram__bytes.sum");
-/// assert_eq!(j.verdict, Verdict::Invalid);
-/// assert!(j.reason.starts_with("invalid (tool: ncu 2026.2.0)") && j.reason.ends_with("time alone: unchanged (median 10 us vs baseline 10 us (+0.01%))"));
+/// let j = tool_invalid_verdict(unchanged, "ncu 2026.2.0 printed `nan` for dram__bytes.sum");
+/// assert_eq!((j.verdict, &j.decided), (Verdict::Invalid, &Decided::Tool));
+/// assert_eq!(
+///     j.message(),
+///     "invalid (tool): ncu 2026.2.0 printed `nan` for dram__bytes.sum; time alone: unchanged (median 10 us vs \
+///      baseline 10 us (+0.01%))"
+/// );
 /// ```
-pub fn tool_invalid_verdict(mut j: Judged, invalid: &str) -> Judged {
+pub fn tool_invalid_verdict(mut j: Judged, why: &str) -> Judged {
     if matches!(j.verdict, Verdict::Regressed | Verdict::Invalid | Verdict::NoBaseline) {
-        j.reason = format!("{}; counters: {invalid}", j.reason);
+        j.reason = format!("{}; counters invalid (tool): {why}", j.reason);
         return j;
     }
-    j.reason = format!("{invalid}; time alone: {} ({})", j.verdict.as_str(), j.reason);
+    j.reason = format!("{why}; time alone: {} ({})", j.verdict.as_str(), j.reason);
     j.verdict = Verdict::Invalid;
-    j.decided = Decided::Conditions;
+    j.decided = Decided::Tool;
     j
 }
 
@@ -302,7 +312,7 @@ mod tests {
     /// the tool; a regression by time stands, with the tool named.
     #[test]
     fn a_tool_that_printed_nan_makes_the_trial_invalid_never_regressed() {
-        let tool = "invalid (tool: ncu 2026.2.0): ncu printed `nan` for dram__bytes_read.sum";
+        let tool = "ncu 2026.2.0 printed `nan` for dram__bytes_read.sum";
         let plain = |verdict| Judged {
             verdict,
             decided: Decided::Time,
@@ -312,13 +322,13 @@ mod tests {
         };
         for v in [Verdict::Unchanged, Verdict::Improved, Verdict::Ambiguous] {
             let j = tool_invalid_verdict(plain(v), tool);
-            assert_eq!((j.verdict, &j.decided), (Verdict::Invalid, &Decided::Conditions), "{v:?}");
-            assert_eq!(j.reason, format!("{tool}; time alone: {} (median 2 us vs baseline 2 us)", v.as_str()));
+            assert_eq!((j.verdict, &j.decided), (Verdict::Invalid, &Decided::Tool), "{v:?}");
+            assert_eq!(j.message(), format!("invalid (tool): {tool}; time alone: {} (median 2 us vs baseline 2 us)", v.as_str()));
         }
         for v in [Verdict::Regressed, Verdict::Invalid, Verdict::NoBaseline] {
             let j = tool_invalid_verdict(plain(v), tool);
             assert_eq!((j.verdict, &j.decided), (v, &Decided::Time), "{v:?} stands");
-            assert_eq!(j.reason, format!("median 2 us vs baseline 2 us; counters: {tool}"));
+            assert_eq!(j.reason, format!("median 2 us vs baseline 2 us; counters invalid (tool): {tool}"));
         }
     }
 

@@ -151,19 +151,21 @@ pub fn collect(
 }
 
 impl Profiled {
-    /// When ncu printed a requested metric of `trial` as not finite, the sentence that makes the
-    /// trial's counters invalid and names the tool, e.g. ``invalid (tool: ncu 2026.2.0): ncu printed
-    /// `nan` for dram__bytes_read.sum, l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum``; `None` when
-    /// every requested value of the trial is a number. A NaN counter says nothing about the kernel:
-    /// it is never read as a change (issue 41, item 5).
+    /// When ncu printed a requested metric of `trial` as not finite, the sentence that names the
+    /// tool and those metrics, e.g. ``ncu 2026.2.0.0 printed `nan` for dram__bytes_read.sum,
+    /// l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum; the tool's counters, not the kernel, are in
+    /// question (…)``, which makes the trial `invalid (tool)`
+    /// ([`crate::gate::tool_invalid_verdict`]); `None` when every requested value of the trial is
+    /// a number. A NaN counter says nothing about the kernel: it is never read as a change (issue
+    /// 41, item 5).
     pub fn tool_invalid(&self, trial: &str) -> Option<String> {
         let bad = self.not_finite.get(trial).filter(|m| !m.is_empty())?;
         let printed: std::collections::BTreeSet<&str> = bad.values().map(String::as_str).collect();
         let printed = printed.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(" or ");
         let names = bad.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
         Some(format!(
-            "invalid (tool: ncu {}): ncu printed {printed} for {names}; the tool's counters, not the kernel, \
-             are in question (profile again with another ncu, or see the report {})",
+            "ncu {} printed {printed} for {names}; the tool's counters, not the kernel, are in question (profile \
+             again with another ncu, or see the report {})",
             self.ncu_version,
             self.report.display()
         ))
@@ -401,9 +403,9 @@ mod tests {
         assert!(requested.iter().all(|m| !values.contains_key(*m)), "no nan is kept as a value: {values:?}");
         assert_eq!(
             p.tool_invalid(&trial).unwrap(),
-            "invalid (tool: ncu 2026.2.0.0): ncu printed `-nan` or `nan` for dram__bytes_read.sum, \
-             dram__bytes_write.sum, gpu__time_duration.sum; the tool's counters, not the kernel, are in question \
-             (profile again with another ncu, or see the report s.ncu-rep)"
+            "ncu 2026.2.0.0 printed `-nan` or `nan` for dram__bytes_read.sum, dram__bytes_write.sum, \
+             gpu__time_duration.sum; the tool's counters, not the kernel, are in question (profile again with \
+             another ncu, or see the report s.ncu-rep)"
         );
         assert_eq!(p.tool_invalid("planted/too_fast/1"), None);
     }

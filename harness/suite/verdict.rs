@@ -42,6 +42,7 @@ pub(super) fn sanitize_failure(suite: &Suite, case: &Case) -> Option<String> {
 pub(super) fn decided_by(decided: &Decided) -> String {
     match decided {
         Decided::Conditions => "conditions".into(),
+        Decided::Tool => "tool".into(),
         Decided::Time => "time".into(),
         Decided::Counter(m) => format!("counter {}", m.metric),
     }

@@ -23,7 +23,7 @@ fn decided_by(j: &kernelgate::gate::Judged, cycles: bool) -> String {
         kernelgate::gate::Decided::Time if cycles => "time, in SM cycles".to_string(),
         kernelgate::gate::Decided::Time => "time".to_string(),
         kernelgate::gate::Decided::Counter(m) => format!("counter {}", m.metric),
-        kernelgate::gate::Decided::Conditions => j.reason.clone(),
+        kernelgate::gate::Decided::Conditions | kernelgate::gate::Decided::Tool => j.reason.clone(),
     }
 }
 
