@@ -69,11 +69,14 @@ pub mod compile;
 pub mod config;
 pub mod console;
 pub mod devices;
+/// The build helper's cubin reader (`kernelgate_build::cubin`): a cubin's architecture, kernels,
+/// parameter sizes and resources.
+pub use kernelgate_build::cubin;
 /// The build helper's entry-point scanner (`kernelgate_build::entry_scan`), also used on the
 /// kernel files a run reads and on a file `kernelgate compile` is given.
 pub use kernelgate_build::entry_scan;
-/// The kinds of kernel file (`.cu` sources, prebuilt `.ptx` modules) and what a PTX module
-/// declares (`kernelgate_build::kernel_file`).
+/// The kinds of kernel file (`.cu` sources, prebuilt `.ptx` modules and `.cubin`s) and what a
+/// prebuilt module declares (`kernelgate_build::kernel_file`).
 pub use kernelgate_build::kernel_file;
 mod error;
 pub mod expect;

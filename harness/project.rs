@@ -112,9 +112,7 @@ impl Settings {
         if let Some(nvrtc) = &settings.nvrtc {
             // A prebuilt PTX module is not compiled by NVRTC: a table of options for one is refused
             // here, naming its line, as Project::nvrtc_options refuses it.
-            if let Some(ptx) =
-                nvrtc.files.keys().find(|f| crate::kernel_file::kind_of(f) == Some(crate::kernel_file::Kind::Ptx))
-            {
+            if let Some(ptx) = nvrtc.files.keys().find(|f| crate::kernel_file::is_prebuilt(f)) {
                 let line =
                     text.lines().position(|l| l.contains("[nvrtc.files.") && l.contains(ptx.as_str())).map(|i| i + 1);
                 return Err(Error::Project { path: path.into(), line, message: ptx_table(ptx) });
@@ -190,9 +188,9 @@ pub fn refused_option(option: &str) -> Option<String> {
 /// Why a table `[nvrtc.files."<file>"]` for the PTX module `file` is refused, with the fix.
 fn ptx_table(file: &str) -> String {
     format!(
-        "[nvrtc.files.\"{file}\"] gives NVRTC options to a PTX module, which kernelgate loads as it is, without \
-         NVRTC: give the options to the compiler that builds it (`nvcc -ptx --use_fast_math -DBLOCK=256 ...`), and \
-         remove the table"
+        "[nvrtc.files.\"{file}\"] gives NVRTC options to a prebuilt module (PTX or cubin), which kernelgate loads as \
+         it is, without NVRTC: give the options to the compiler that builds it (`nvcc -ptx --use_fast_math \
+         -DBLOCK=256 ...`), and remove the table"
     )
 }
 
@@ -319,7 +317,7 @@ impl Project {
     /// ```
     pub fn nvrtc_options(&self, file: &str) -> Result<Vec<String>> {
         let own = self.nvrtc.files.get(file);
-        if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx) {
+        if crate::kernel_file::is_prebuilt(file) {
             return match own {
                 None => Ok(Vec::new()),
                 Some(_) => Err(Error::Project {
@@ -461,7 +459,7 @@ mod tests {
             parse("kernels = \"gpu\"\n\n[nvrtc.files.\"softmax.ptx\"]\noptions = [\"--use_fast_math\"]\n").unwrap_err();
         let e = e.to_string();
         assert!(
-            e.starts_with("kernelgate.toml:3: [nvrtc.files.\"softmax.ptx\"] gives NVRTC options to a PTX module"),
+            e.starts_with("kernelgate.toml:3: [nvrtc.files.\"softmax.ptx\"] gives NVRTC options to a prebuilt module"),
             "{e}"
         );
         assert!(e.contains("nvcc -ptx"), "{e}");

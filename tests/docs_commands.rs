@@ -173,7 +173,7 @@ const RULES: &[(&str, Rule)] = &[
     ("ncu --nvtx *", skip(Why::Gpu, "profiles a trial with Nsight Compute")),
     ("ncu --import *", skip(Why::Tool, "Nsight Compute's ncu, which CI does not have")),
     (
-        "examples/adopter/scripts/build-ptx*",
+        "examples/adopter/scripts/build-modules*",
         skip(Why::Tool, "nvcc, which CI does not have (scripts/get-nvrtc unpacks NVRTC and ptxas, not nvcc)"),
     ),
     ("ncu --csv *", skip(Why::Tool, "Nsight Compute's ncu, which CI does not have")),

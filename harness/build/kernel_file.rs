@@ -1,7 +1,10 @@
 //! The kinds of kernel file a kernel folder holds, and what each declares: CUDA C++ sources
-//! (`*.cu`, compiled by kernelgate with NVRTC, scanned by [`crate::entry_scan`]) and PTX modules
+//! (`*.cu`, compiled by kernelgate with NVRTC, scanned by [`crate::entry_scan`]), PTX modules
 //! built by the project's own compiler (`*.ptx`: `nvcc -ptx`, CMake's `CUDA_PTX_COMPILATION`,
-//! Triton, candle's `bindgen_cuda`), which kernelgate loads as they are. Pure: it uses only `std`.
+//! Triton, candle's `bindgen_cuda`) and cubins (`*.cubin`: `nvcc -cubin`, Triton AOT; read by
+//! [`crate::cubin`]), which kernelgate loads as they are. Pure: it uses only `std`.
+//!
+//! Every kind travels as text ([`kernel_text`]): a cubin as the hexadecimal of its bytes.
 //!
 //! A PTX module is read, not compiled: its entry points are its `.entry` directives, each
 //! parameter's size comes from its `.param` declaration, and its `.version` (the PTX ISA) and
@@ -18,10 +21,45 @@ pub enum Kind {
     Cuda,
     /// A PTX module (`.ptx`) built by the project's own compiler, loaded as it is.
     Ptx,
+    /// A cubin (`.cubin`): one architecture's machine code, built by the project's own compiler and
+    /// loaded as it is ([`crate::cubin`]).
+    Cubin,
 }
 
 /// The extensions of kernel files, each with its kind.
-pub const EXTENSIONS: [(&str, Kind); 2] = [("cu", Kind::Cuda), ("ptx", Kind::Ptx)];
+pub const EXTENSIONS: [(&str, Kind); 3] = [("cu", Kind::Cuda), ("ptx", Kind::Ptx), ("cubin", Kind::Cubin)];
+
+/// Whether `file` is a prebuilt module (PTX or cubin), loaded as it is rather than compiled by
+/// kernelgate: it takes no NVRTC options and no definitions. Pure.
+pub fn is_prebuilt(file: &str) -> bool {
+    matches!(kind_of(file), Some(Kind::Ptx | Kind::Cubin))
+}
+
+/// The text kernelgate keeps of kernel file `file` read as `bytes`, named `shown` in messages: the
+/// UTF-8 text of a source or PTX module ([`crate::entry_scan::utf8_text`]), the hexadecimal of a
+/// cubin's bytes ([`crate::cubin::to_text`]). One text is one module: it is hashed, cached and
+/// handed to the compile workers and A/B's revisions whatever the file's kind. Pure.
+///
+/// # Errors
+/// [`crate::entry_scan::utf8_text`]'s, for a text file that is not UTF-8.
+pub fn kernel_text(file: &str, bytes: Vec<u8>, shown: &str) -> Result<String, String> {
+    match kind_of(file) {
+        Some(Kind::Cubin) => Ok(crate::cubin::to_text(&bytes)),
+        _ => entry_scan::utf8_text(bytes, shown),
+    }
+}
+
+/// The cubin kernel file `file`'s text ([`kernel_text`]) read back into its bytes and read
+/// ([`crate::cubin::read`]); `None` for a file of another kind.
+///
+/// # Errors
+/// [`crate::cubin::read`]'s sentence, or one saying the text is not a cubin's.
+pub fn cubin_of(file: &str, text: &str) -> Option<Result<crate::cubin::Cubin, String>> {
+    (kind_of(file) == Some(Kind::Cubin)).then(|| {
+        let bytes = crate::cubin::from_text(text).ok_or("is not a cubin's text (kernel_file::kernel_text)")?;
+        crate::cubin::read(&bytes)
+    })
+}
 
 /// The kind of kernel file `file` (a name or path) is, by its extension; `None` for any other
 /// file (a header, a note), which kernel folders may hold too. Pure.
@@ -45,13 +83,18 @@ pub fn stem(file: &str) -> &str {
 }
 
 /// The kernels kernel file `file` with text `text` declares, checked as the build helper and the
-/// run-time reader both need them: [`entry_scan::declared`] for CUDA C++, [`ptx_declared`] for PTX.
+/// run-time reader both need them: [`entry_scan::declared`] for CUDA C++, [`ptx_declared`] for PTX,
+/// [`crate::cubin::read`] for a cubin (whose kernels have no line: 0).
 ///
 /// # Errors
 /// Their message, without the file's name (which the caller adds).
 pub fn declared(file: &str, text: &str) -> Result<Declared, String> {
     match kind_of(file) {
         Some(Kind::Ptx) => ptx_declared(text),
+        // A cubin's kernels have no line: 0.
+        Some(Kind::Cubin) => cubin_of(file, text)
+            .expect("a cubin")
+            .map(|c| Declared { entries: c.entries.into_iter().map(|e| (e.name, 0)).collect(), templates: Vec::new() }),
         _ => entry_scan::declared(text),
     }
 }
@@ -250,10 +293,26 @@ mod tests {
     #[test]
     fn kinds_and_stems() {
         assert_eq!(
-            (kind_of("a.cu"), kind_of("a.ptx"), kind_of("a.cubin"), kind_of("cu")),
-            (Some(Kind::Cuda), Some(Kind::Ptx), None, None)
+            (kind_of("a.cu"), kind_of("a.ptx"), kind_of("a.cubin"), kind_of("a.fatbin"), kind_of("cu")),
+            (Some(Kind::Cuda), Some(Kind::Ptx), Some(Kind::Cubin), None, None)
         );
         assert_eq!((stem("softmax.ptx"), stem("transpose.cu"), stem("notes")), ("softmax", "transpose", "notes"));
-        assert_eq!(entry_scan::module_name("softmax.ptx"), "softmax");
+        assert_eq!(
+            (entry_scan::module_name("softmax.ptx"), entry_scan::module_name("gemm.sm_90.cubin")),
+            ("softmax".into(), "gemm_sm_90".into())
+        );
+    }
+
+    /// A cubin is kept as the hexadecimal of its bytes and declares its kernels, without lines; a
+    /// file that is not one is named with the fix.
+    #[test]
+    fn a_cubin_declares_its_kernels_from_its_bytes() {
+        let bytes = include_bytes!("../../tests/fixtures/cubin/kernels.cubin").to_vec();
+        let text = kernel_text("k.cubin", bytes, "k.cubin").unwrap();
+        let d = declared("k.cubin", &text).unwrap();
+        assert_eq!(d.entries[1], ("axpy".to_string(), 0));
+        let not = kernel_text("k.cubin", b"extern \"C\" __global__ void k() {}\n".to_vec(), "k.cubin").unwrap();
+        let e = declared("k.cubin", &not).unwrap_err();
+        assert!(e.starts_with("is not a cubin: it does not start with the ELF magic"), "{e}");
     }
 }

@@ -33,6 +33,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cubin;
 pub mod entry_scan;
 pub mod git;
 pub mod kernel_file;
@@ -162,7 +163,7 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
     if files.is_empty() {
         return Err((
             folders[0].clone(),
-            "no .cu or .ptx files found; kernelgate needs at least one kernel source or PTX module".into(),
+            "no .cu, .ptx or .cubin files found; kernelgate needs at least one kernel source or prebuilt module".into(),
         ));
     }
 
@@ -173,8 +174,9 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
     let mut seen_modules: Vec<String> = Vec::new();
     for path in &files {
         let bytes = std::fs::read(path).map_err(|e| (path.clone(), format!("cannot read: {e}")))?;
-        let text = entry_scan::utf8_text(bytes, &path.display().to_string()).map_err(|m| (path.clone(), m))?;
         let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let text =
+            kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|m| (path.clone(), m))?;
         let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
         let module = entry_scan::module_name(&file);
         if seen_modules.contains(&module) {
@@ -186,7 +188,10 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
         writeln!(modules, "    /// Entry points of `{shown}`.").unwrap();
         writeln!(modules, "    pub mod {module} {{").unwrap();
         for (name, line) in &declared.entries {
-            writeln!(modules, "        /// `{name}`, declared at `{shown}:{line}`.").unwrap();
+            match line {
+                0 => writeln!(modules, "        /// `{name}`, a kernel of `{shown}`.").unwrap(),
+                _ => writeln!(modules, "        /// `{name}`, declared at `{shown}:{line}`.").unwrap(),
+            }
             writeln!(
                 modules,
                 "        pub const {name}: ::kernelgate::Kernel = ::kernelgate::Kernel::new({file:?}, {name:?});"

@@ -79,6 +79,11 @@ pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str], opti
 
 /// The compile itself, unkept.
 fn compile(file: &str, source: &str, arch: &str, instances: &[&str], options: &[&str]) -> Result<ModulePtx> {
+    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Cubin) {
+        // A cubin is its bytes: its identity is their hash, as `sha256sum` prints it.
+        let (ptx, sha256) = super::prebuilt::cubin_module(file, source, arch)?;
+        return Ok(ModulePtx { ptx, sha256, lowered: Vec::new() });
+    }
     let (ptx, lowered) = compile_instances(file, source, arch, instances, options)?;
     let lowered = lowered.into_iter().map(|l| l.lowered).collect();
     let sha256 = module_identity(&ptx.to_src(), options);

@@ -256,8 +256,10 @@ pub fn compile_with_log(
     expressions: &[&str],
     extra: &[&str],
 ) -> Result<Compiled> {
-    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx) {
-        return prebuilt::assembled(file, source, arch);
+    match crate::kernel_file::kind_of(file) {
+        Some(crate::kernel_file::Kind::Ptx) => return prebuilt::assembled(file, source, arch),
+        Some(crate::kernel_file::Kind::Cubin) => return prebuilt::cubin_compiled(file, source, arch),
+        _ => {}
     }
     let nvrtc = nvrtc::load()?;
     let mut options = verbose_options(arch, nvrtc.version, extra);
@@ -279,8 +281,12 @@ pub fn compile_instances(
     expressions: &[&str],
     extra: &[&str],
 ) -> Result<(Ptx, Vec<Lowered>)> {
-    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx) {
-        return prebuilt::module(file, source, arch);
+    match crate::kernel_file::kind_of(file) {
+        Some(crate::kernel_file::Kind::Ptx) => return prebuilt::module(file, source, arch),
+        Some(crate::kernel_file::Kind::Cubin) => {
+            return prebuilt::cubin_module(file, source, arch).map(|(m, _)| (m, Vec::new()));
+        }
+        _ => {}
     }
     let mut options = options_for(arch, extra);
     options.extend(include_options().iter().cloned());

@@ -1,4 +1,4 @@
-//! Prebuilt PTX modules (`*.ptx` in a kernel folder, [`crate::kernel_file`]): built by the
+//! Prebuilt modules, PTX (`*.ptx` in a kernel folder, [`crate::kernel_file`]) and cubins: built by the
 //! project's own compiler (`nvcc -ptx`, CMake, Triton), loaded by the driver as they are, never
 //! compiled by NVRTC. What stands in for NVRTC's work:
 //! - **for a GPU**, the module is its own text, once its `.target` fits the GPU ([`target_fits`]);
@@ -7,6 +7,11 @@
 //!   report (`ptxas -v`, the report NVRTC's ptxas writes into its log), giving the cubin that
 //!   nvdisasm reads for the SASS gate. ptxas is found as nvdisasm is ([`crate::toolkit`]);
 //!   `scripts/get-nvrtc` unpacks it from the PyPI wheel `nvidia-cuda-nvcc`.
+//!
+//! A cubin (`*.cubin`) is machine code already: the driver loads it as it is, on a GPU of its
+//! architecture's major version and a minor version at least its own (CUDA C++ Programming Guide,
+//! "Binary Compatibility": a cubin for X.y runs on X.z, z >= y); its compile trial reads its
+//! resources from the image ([`crate::cubin`]) and nvdisasm reads its SASS ([`cubin_compiled`]).
 //!
 //! Rules for `.target` (CUDA C++ Programming Guide, "Binary Compatibility" and "PTX
 //! Compatibility"; PTX ISA, "Target ISA notes"): PTX for `sm_XY` runs on compute capability X.Y
@@ -79,9 +84,14 @@ pub fn ptxas_arch<'a>(target: &'a str, arch: &'a str) -> &'a str {
     }
 }
 
-/// Why the PTX module `ptx` of file `shown` cannot run on `arch`; `None` when it can. The message
-/// names both architectures and the fix. Pure.
+/// Why the prebuilt module of file `shown` (its text `ptx`: PTX, or a cubin's
+/// [`crate::kernel_file::kernel_text`], by `shown`'s extension) cannot run on `arch`; `None` when it
+/// can. The message names both architectures and the fix. Pure.
 pub fn unfit(shown: &str, ptx: &str, arch: &str) -> Option<String> {
+    if let Some(cubin) = crate::kernel_file::cubin_of(shown, ptx) {
+        // A cubin that cannot be read is named by the load, with its fault.
+        return cubin.ok().and_then(|c| cubin_unfit(shown, &c.arch, arch));
+    }
     let target = ptx_target(ptx).unwrap_or_default();
     if target_fits(&target, arch) {
         return None;
@@ -96,6 +106,84 @@ pub fn unfit(shown: &str, ptx: &str, arch: &str) -> Option<String> {
         "{shown} is PTX built for {built}, so it cannot run on {arch}: build it for {arch} or an older architecture \
          (`nvcc -ptx -arch={arch}`; PTX for sm_80 runs on every later GPU), or keep one file per architecture"
     ))
+}
+
+/// Why a cubin of file `shown` built for `built` (`sm_90`) cannot run on `arch`; `None` when it
+/// can (same major version, minor at least `built`'s). Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::compile::prebuilt::cubin_unfit;
+/// assert_eq!(cubin_unfit("k.cubin", "sm_80", "sm_86"), None);
+/// let why = cubin_unfit("k.cubin", "sm_90", "sm_100").unwrap();
+/// assert!(why.starts_with("k.cubin is a cubin for sm_90, so it cannot run on sm_100"), "{why}");
+/// ```
+pub fn cubin_unfit(shown: &str, built: &str, arch: &str) -> Option<String> {
+    let (Some((b, _)), Some((a, _))) = (arch_number(built), arch_number(arch)) else {
+        return Some(format!("{shown} is a cubin for {built:?}, which is no architecture kernelgate knows"));
+    };
+    (a / 10 != b / 10 || a < b).then(|| {
+        format!(
+            "{shown} is a cubin for {built}, so it cannot run on {arch}: a cubin runs on its own major architecture, \
+             at its minor version or later (sm_80 on sm_86, never sm_90 on sm_100); build one for {arch} \
+             (`nvcc -cubin -arch={arch}`), or ship PTX (`nvcc -ptx`), which the driver compiles for any later GPU"
+        )
+    })
+}
+
+/// A cubin kernel file `file` (its text [`crate::kernel_file::kernel_text`]) read: its bytes and
+/// what they declare.
+///
+/// # Errors
+/// [`Error::Kernels`] naming the file and its fault ([`crate::cubin::read`]).
+pub fn cubin(file: &str, text: &str) -> Result<(Vec<u8>, crate::cubin::Cubin)> {
+    let fault = |message: String| Error::Kernels { path: crate::source::shown(file).into(), message };
+    let bytes = crate::cubin::from_text(text).ok_or_else(|| fault("is not a cubin's text".into()))?;
+    let read = crate::cubin::read(&bytes).map_err(fault)?;
+    Ok((bytes, read))
+}
+
+/// SHA-256 of a cubin's bytes, lowercase hex: its module identity, the hash `sha256sum` prints of
+/// the file.
+pub fn image_sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The module to load for `arch` of the cubin file `file`: its bytes, once its architecture fits
+/// ([`cubin_unfit`]), its identity ([`image_sha256`]) and no lowered names.
+///
+/// # Errors
+/// [`Error::Kernels`] naming the file, both architectures and the fix when it does not fit, or
+/// its fault when it is not a whole cubin.
+pub fn cubin_module(file: &str, text: &str, arch: &str) -> Result<(Ptx, String)> {
+    let (bytes, read) = cubin(file, text)?;
+    let shown = crate::source::shown(file);
+    if let Some(why) = cubin_unfit(&shown, &read.arch, arch) {
+        let message = why.replacen(&format!("{shown} is"), "is", 1);
+        return Err(Error::Kernels { path: shown.into(), message });
+    }
+    let sha256 = image_sha256(&bytes);
+    Ok((Ptx::from_binary(bytes), sha256))
+}
+
+/// What [`super::compile_with_log`] makes of a cubin for a compile trial of `arch`: the cubin
+/// itself (nvdisasm reads it for the SASS gate), no PTX and no log (its resources are read from
+/// the image, [`crate::cubin::CubinEntry`]), no lowered names, and the release of the ptxas that
+/// made it ([`crate::cubin::Cubin::compiler`]).
+///
+/// # Errors
+/// As [`cubin_module`]; [`Error::Kernels`] when the image does not name the ptxas that made it.
+pub fn cubin_compiled(file: &str, text: &str, arch: &str) -> Result<Compiled> {
+    cubin_module(file, text, arch)?;
+    let (cubin, read) = cubin(file, text)?;
+    let compiler = read.compiler.ok_or_else(|| Error::Kernels {
+        path: crate::source::shown(file).into(),
+        message: "names no ptxas release in its `.note.nv.tkinfo` note, which the resource table records with \
+                  each row; build it with nvcc or ptxas, which write it"
+            .into(),
+    })?;
+    Ok(Compiled { ptx: String::new(), log: String::new(), cubin, lowered: Vec::new(), compiler })
 }
 
 /// The module to load for `arch` of the PTX file `file` (its text `ptx`): the text itself, and no
@@ -224,5 +312,24 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("fill.ptx, line"), "{e}");
+    }
+
+    /// A cubin is loaded for its own architecture and later minor versions of it, with the hash of
+    /// its bytes as its identity; for another it is refused naming both and the fix. Its compile
+    /// trial's build is the image itself, with the ptxas release it names.
+    #[test]
+    fn a_cubin_runs_on_its_architecture_alone_and_is_its_bytes() {
+        let image =
+            std::fs::read(crate::source::repository_for_tests().join("tests/fixtures/cubin/kernels.cubin")).unwrap();
+        let text = crate::cubin::to_text(&image);
+        let (_, sha256) = cubin_module("k.cubin", &text, "sm_90").unwrap();
+        assert_eq!(sha256, image_sha256(&image));
+        assert!(cubin_module("k.cubin", &text, "sm_90").is_ok());
+        let e = cubin_module("k.cubin", &text, "sm_80").unwrap_err().to_string();
+        assert!(e.contains("k.cubin: is a cubin for sm_90, so it cannot run on sm_80"), "{e}");
+        assert!(e.contains("nvcc -cubin -arch=sm_80"), "{e}");
+        assert!(unfit("gpu/k.cubin", &text, "sm_100").is_some() && unfit("gpu/k.cubin", &text, "sm_90").is_none());
+        let compiled = cubin_compiled("k.cubin", &text, "sm_90").unwrap();
+        assert_eq!((compiled.cubin, compiled.compiler.as_str(), compiled.ptx.as_str()), (image, "13.0", ""));
     }
 }

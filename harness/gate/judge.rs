@@ -323,7 +323,10 @@ mod tests {
         for v in [Verdict::Unchanged, Verdict::Improved, Verdict::Ambiguous] {
             let j = tool_invalid_verdict(plain(v), tool);
             assert_eq!((j.verdict, &j.decided), (Verdict::Invalid, &Decided::Tool), "{v:?}");
-            assert_eq!(j.message(), format!("invalid (tool): {tool}; time alone: {} (median 2 us vs baseline 2 us)", v.as_str()));
+            assert_eq!(
+                j.message(),
+                format!("invalid (tool): {tool}; time alone: {} (median 2 us vs baseline 2 us)", v.as_str())
+            );
         }
         for v in [Verdict::Regressed, Verdict::Invalid, Verdict::NoBaseline] {
             let j = tool_invalid_verdict(plain(v), tool);

@@ -74,7 +74,8 @@ impl Revision {
                 let blob =
                     entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
                 let shown = if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };
-                let text = crate::entry_scan::utf8_text(blob.content().to_vec(), &format!("{shown} at {rev}"))?;
+                let text =
+                    crate::kernel_file::kernel_text(name, blob.content().to_vec(), &format!("{shown} at {rev}"))?;
                 files.insert(name.to_string(), text);
             }
         }

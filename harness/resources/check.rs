@@ -157,7 +157,7 @@ pub fn check_compiled(trial: &FileTrial<'_>, built: &[Built<'_>]) -> Result<Chec
     }
     checked.rows.sort_by_key(Row::key);
     checked.notes.extend(unlaunchable(&checked.rows, limits));
-    if source.is_ptx() {
+    if source.is_prebuilt() {
         checked.notes.extend(mangled_entries(source));
     }
     let first = trial.files.iter().min().is_some_and(|f| *f == source.file);
@@ -220,18 +220,27 @@ fn build_kernels(trial: &FileTrial<'_>, build: &Built<'_>) -> Vec<(String, Strin
 fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<String>) {
     let source = trial.source;
     let (ptx, lowered) = (build.compiled.ptx.as_str(), &build.compiled.lowered);
-    if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx, lowered) {
-        failures.push(mismatch);
-        return;
-    }
-    let declared: BTreeMap<String, usize> = compile::ptx_param_counts(ptx)
-        .into_iter()
-        .map(|(name, n)| (compile::suite_name(lowered, &name).to_string(), n))
-        .collect();
-    let sizes: BTreeMap<String, Vec<u32>> = crate::kernel_file::ptx_entries(ptx)
-        .into_iter()
-        .map(|e| (compile::suite_name(lowered, &e.name).to_string(), e.params))
-        .collect();
+    // A cubin's kernels and parameters are read from the image itself, as the file's entries were.
+    let sizes: BTreeMap<String, Vec<u32>> = match crate::kernel_file::cubin_of(source.file, source.source) {
+        Some(read) => match read {
+            Ok(c) => c.entries.into_iter().map(|e| (e.name, e.params)).collect(),
+            Err(why) => {
+                failures.push(format!("{}: {why}", source.path));
+                return;
+            }
+        },
+        None => {
+            if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx, lowered) {
+                failures.push(mismatch);
+                return;
+            }
+            crate::kernel_file::ptx_entries(ptx)
+                .into_iter()
+                .map(|e| (compile::suite_name(lowered, &e.name).to_string(), e.params))
+                .collect()
+        }
+    };
+    let declared: BTreeMap<String, usize> = sizes.iter().map(|(name, p)| (name.clone(), p.len())).collect();
     for a in trial.arities.iter().filter(|a| a.kernel.file == source.file && a.kernel.defines == build.defines) {
         if let Some(&n) = declared.get(a.kernel.entry)
             && n != a.args
@@ -256,6 +265,26 @@ fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<
     }
 }
 
+/// A cubin's figures as ptxas's report gives a source's ([`crate::cubin::CubinEntry`]): registers,
+/// the stack frame as local memory, static shared memory. A cubin does not record its spill
+/// bytes, so they read 0: a spill lives in the stack frame, so it shows as a larger `local_bytes`,
+/// which the gate compares as it does a source's.
+fn cubin_usage(c: &crate::cubin::Cubin) -> BTreeMap<String, Usage> {
+    c.entries
+        .iter()
+        .map(|e| {
+            let usage = Usage {
+                regs: e.regs.unwrap_or(0),
+                spill_store_bytes: 0,
+                spill_load_bytes: 0,
+                local_bytes: e.frame_bytes.unwrap_or(0),
+                shared_static_bytes: e.shared_static_bytes,
+            };
+            (e.name.clone(), usage)
+        })
+        .collect()
+}
+
 /// The rows of `build` ([`rows`] of its kernels, [`build_kernels`], from ptxas's report in its log).
 ///
 /// # Errors
@@ -266,7 +295,11 @@ fn build_rows(trial: &FileTrial<'_>, build: &Built<'_>, limits: &ArchLimits) -> 
     // ptxas reports for the architecture it assembled: a PTX module's own `sm_90a` for an sm_90 trial.
     let target = if source.is_ptx() { crate::kernel_file::ptx_target(&compiled.ptx) } else { None };
     let reported = target.as_deref().map_or(trial.arch, |t| compile::prebuilt::ptxas_arch(t, trial.arch));
-    let figures = ptxas::parse(&compiled.log, reported).and_then(|usage| {
+    let usage = match crate::kernel_file::cubin_of(source.file, source.source) {
+        Some(read) => read.map(|c| cubin_usage(&c)),
+        None => ptxas::parse(&compiled.log, reported),
+    };
+    let figures = usage.and_then(|usage| {
         let usage: BTreeMap<String, Usage> =
             usage.into_iter().map(|(name, u)| (compile::suite_name(&compiled.lowered, &name).to_string(), u)).collect();
         let by_row: BTreeMap<String, Usage> =

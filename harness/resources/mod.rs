@@ -565,4 +565,47 @@ mod tests {
         assert_eq!(again.rows, blessed.rows);
         assert_eq!(again.rows[0].occupancy_pct, Some(100.0), "{:?}", again.rows);
     }
+
+    /// A cubin's compile trial needs no compiler: its rows come from the image (registers, frame,
+    /// static shared memory, and the ptxas release it names), and a launch whose argument is not
+    /// the size of the image's parameter is named with both sizes.
+    #[test]
+    fn a_cubin_is_gated_from_its_image_and_its_parameters_are_checked() {
+        let image =
+            std::fs::read(crate::source::repository_for_tests().join("tests/fixtures/cubin/kernels.cubin")).unwrap();
+        let source = KernelSource::of_text("fused.cubin", "gpu/fused.cubin", &crate::cubin::to_text(&image));
+        let (axpy, mixed) = (Kernel::new("fused.cubin", "axpy"), Kernel::new("fused.cubin", "mixed"));
+        let launches = [
+            LaunchShape { kernel: axpy, block: 256, shared_dynamic: 0 },
+            LaunchShape { kernel: mixed, block: 256, shared_dynamic: 0 },
+        ];
+        let tmp = tempfile::tempdir().unwrap();
+        let trial = |arities| FileTrial {
+            source: &source,
+            arch: "sm_90",
+            launches: &launches,
+            baselines: tmp.path(),
+            bless: true,
+            files: &["fused.cubin"],
+            arities,
+        };
+        let right = [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 4], trial: "axpy/a/1".into() }];
+        let checked = check_file(&trial(&right)).unwrap();
+        assert!(checked.failures.is_empty(), "{:?}", checked.failures);
+        let row = |k: &str| checked.rows.iter().find(|r| r.kernel == k).unwrap().clone();
+        assert_eq!((row("axpy").regs, row("axpy").local_bytes, row("axpy").nvrtc.as_str()), (10, 0, "13.0"));
+        assert_eq!((row("mixed").regs, row("mixed").shared_static_bytes), (14, 2048));
+        // `int n` passed as a 64-bit Param::U64.
+        let wrong = [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 8], trial: "axpy/a/1".into() }];
+        let checked = check_file(&trial(&wrong)).unwrap();
+        let failure = checked.failure().unwrap();
+        assert!(
+            failure.contains("axpy/a/1: launches axpy with argument 4 of 8 bytes")
+                && failure.contains("gpu/fused.cubin"),
+            "{failure}"
+        );
+        let extra = [Arity { kernel: axpy, args: 5, sizes: vec![8, 8, 4, 4, 4], trial: "axpy/a/1".into() }];
+        let failure = check_file(&trial(&extra)).unwrap().failure().unwrap();
+        assert!(failure.contains("launches axpy with 5 argument(s), but gpu/fused.cubin declares 4"), "{failure}");
+    }
 }

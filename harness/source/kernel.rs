@@ -61,9 +61,9 @@ impl Kernel {
             panic!("{at}: {why}");
         }
         assert!(
-            crate::kernel_file::kind_of(self.file) != Some(crate::kernel_file::Kind::Ptx),
-            "{at}: {} is a prebuilt PTX module, compiled already; build one module per definition with its own \
-             compiler (nvcc -ptx -D{name}={value}) and name each file",
+            !crate::kernel_file::is_prebuilt(self.file),
+            "{at}: {} is a prebuilt module, compiled already; build one module per definition with its own \
+             compiler (nvcc -ptx -D{name}={value}, or -cubin) and name each file",
             self.file
         );
         let prefix = format!("-D{name}=");

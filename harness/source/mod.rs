@@ -60,12 +60,13 @@ impl KernelSource {
     /// is not UTF-8 ([`crate::entry_scan::utf8_text`]).
     pub fn read(path: &Path, shown: &str) -> Result<KernelSource> {
         let bytes = std::fs::read(path).map_err(Error::io(path))?;
-        let text = crate::entry_scan::utf8_text(bytes, shown).map_err(|message| match message.split_once(": ") {
-            // `<file>:<line>:<column>` is the place the message names.
-            Some((at, rest)) => Error::Kernels { path: at.into(), message: rest.to_string() },
-            None => Error::Kernels { path: path.into(), message },
-        })?;
         let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let text =
+            crate::kernel_file::kernel_text(&file, bytes, shown).map_err(|message| match message.split_once(": ") {
+                // `<file>:<line>:<column>` is the place the message names.
+                Some((at, rest)) => Error::Kernels { path: at.into(), message: rest.to_string() },
+                None => Error::Kernels { path: path.into(), message },
+            })?;
         Ok(KernelSource::of_text(&file, shown, &text))
     }
 
@@ -80,6 +81,15 @@ impl KernelSource {
         let (entries, templates) = match crate::kernel_file::kind_of(file) {
             Some(crate::kernel_file::Kind::Ptx) => (
                 names(crate::kernel_file::ptx_entries(text).into_iter().map(|e| (e.name, e.line)).collect()),
+                names(Vec::new()),
+            ),
+            // A cubin that cannot be read declares nothing here; read_folder names its fault.
+            Some(crate::kernel_file::Kind::Cubin) => (
+                names(
+                    crate::kernel_file::cubin_of(file, text)
+                        .and_then(Result::ok)
+                        .map_or_else(Vec::new, |c| c.entries.into_iter().map(|e| (e.name, 0)).collect()),
+                ),
                 names(Vec::new()),
             ),
             _ => (names(crate::entry_scan::entry_points(text)), names(crate::entry_scan::template_kernels(text))),
@@ -105,6 +115,19 @@ impl KernelSource {
     /// rather than a CUDA source kernelgate compiles with NVRTC.
     pub fn is_ptx(&self) -> bool {
         crate::kernel_file::kind_of(self.file) == Some(crate::kernel_file::Kind::Ptx)
+    }
+
+    /// Whether this is a prebuilt module, PTX or cubin ([`crate::kernel_file::is_prebuilt`]).
+    pub fn is_prebuilt(&self) -> bool {
+        crate::kernel_file::is_prebuilt(self.file)
+    }
+
+    /// The bytes of a cubin (`*.cubin`), which [`KernelSource::source`] holds as hexadecimal
+    /// ([`crate::kernel_file::kernel_text`]); `None` for a file of another kind.
+    pub fn cubin(&self) -> Option<Vec<u8>> {
+        (crate::kernel_file::kind_of(self.file) == Some(crate::kernel_file::Kind::Cubin))
+            .then(|| crate::cubin::from_text(self.source))
+            .flatten()
     }
 
     /// Whether this is one of the library's own files ([`own`]), not the project's.
@@ -139,7 +162,9 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
     if paths.is_empty() {
         return Err(Error::Kernels {
             path: dir.into(),
-            message: "holds no .cu or .ptx file; kernelgate needs at least one kernel source or PTX module".into(),
+            message:
+                "holds no .cu, .ptx or .cubin file; kernelgate needs at least one kernel source or prebuilt module"
+                    .into(),
         });
     }
     let prefix = if shown.is_empty() { String::new() } else { format!("{}/", shown.trim_end_matches('/')) };
@@ -484,7 +509,7 @@ mod tests {
         assert!(twice.contains("BLOCK is defined already (-DBLOCK=1); define each name once"), "{twice}");
         let ptx = std::panic::catch_unwind(|| Kernel::new("softmax.ptx", "rows").define("BLOCK", 1)).unwrap_err();
         let ptx = ptx.downcast_ref::<String>().cloned().unwrap_or_default();
-        assert!(ptx.contains("softmax.ptx is a prebuilt PTX module") && ptx.contains("nvcc -ptx -DBLOCK=1"), "{ptx}");
+        assert!(ptx.contains("softmax.ptx is a prebuilt module") && ptx.contains("nvcc -ptx -DBLOCK=1"), "{ptx}");
     }
 
     #[test]
@@ -502,7 +527,7 @@ mod tests {
     fn a_folder_is_read_as_it_is_now_and_a_bad_file_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let err = read_folder(dir.path(), "kernels").unwrap_err().to_string();
-        assert!(err.contains("holds no .cu or .ptx file"), "{err}");
+        assert!(err.contains("holds no .cu, .ptx or .cubin file"), "{err}");
         std::fs::write(dir.path().join("b.cu"), "extern \"C\" __global__ void b(float* x) { x[0] = 1; }\n").unwrap();
         std::fs::write(dir.path().join("a.cu"), "extern \"C\" __global__ void a(float* x) { x[0] = 1; }\n").unwrap();
         let read = read_folder(dir.path(), "kernels").unwrap();
@@ -544,6 +569,30 @@ mod tests {
         std::fs::write(dir.path().join("softmax.ptx"), ".version 9.0\n.target sm_80\n.func f()\n{\n}\n").unwrap();
         let err = read_folder(dir.path(), "build/ptx").unwrap_err().to_string();
         assert!(err.starts_with("build/ptx/softmax.ptx: declares no `.entry`"), "{err}");
+    }
+
+    /// A cubin is read from its bytes with its kernels; one cut short, or a PTX file given the
+    /// extension, is named with its fault, and the run stops there.
+    #[test]
+    fn a_cubin_is_read_with_its_kernels_and_a_corrupt_one_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = std::fs::read(repository_for_tests().join("tests/fixtures/cubin/kernels.cubin")).unwrap();
+        std::fs::write(dir.path().join("fused.cubin"), &image).unwrap();
+        let read = read_folder(dir.path(), "build/sm90").unwrap();
+        let s = read[0];
+        assert_eq!((s.file, s.entries), ("fused.cubin", &["_Z4tmplILi4EEvPf", "axpy", "calls", "mixed"][..]));
+        assert!(s.is_prebuilt() && !s.is_ptx() && s.cubin().as_deref() == Some(&image[..]));
+        assert!(Kernel::new("fused.cubin", "axpy").declared_in(&s).is_ok());
+        std::fs::write(dir.path().join("fused.cubin"), &image[..image.len() / 3]).unwrap();
+        let err = read_folder(dir.path(), "build/sm90").unwrap_err().to_string();
+        assert!(err.starts_with("build/sm90/fused.cubin: is not a whole cubin"), "{err}");
+        std::fs::write(dir.path().join("fused.cubin"), ".version 9.0\n.target sm_90\n").unwrap();
+        let err = read_folder(dir.path(), "build/sm90").unwrap_err().to_string();
+        assert!(
+            err.starts_with("build/sm90/fused.cubin: is not a cubin: it does not start with the ELF magic"),
+            "{err}"
+        );
+        assert!(err.contains("nvcc -cubin -arch=sm_XY"), "{err}");
     }
 
     #[test]

@@ -34,13 +34,14 @@ pub(super) fn run(
     if !undeclared.is_empty() {
         return Err(undeclared.join("\n").into());
     }
-    // A prebuilt PTX module built for a later architecture (or an architecture-specific one) has no
-    // code for this one: nothing to gate here. One that fits none of the gated architectures would
+    // A prebuilt module built for a later architecture (or an architecture-specific one; a cubin for
+    // another) has no code for this one: nothing to gate here. One that fits none of the gated architectures would
     // pass no gate at all: with KERNELGATE_REQUIRE_NVRTC=1 (CI) that fails.
-    if source.is_ptx()
+    if source.is_prebuilt()
         && let Some(why) = compile::prebuilt::unfit(source.path, source.source, arch)
     {
-        let fits_none = super::COMPILE_ARCHS.iter().all(|a| compile::prebuilt::unfit("", source.source, a).is_some());
+        let fits_none =
+            super::COMPILE_ARCHS.iter().all(|a| compile::prebuilt::unfit(source.path, source.source, a).is_some());
         if fits_none && suite.config.require_nvrtc {
             return Err(format!(
                 "{why}; it fits none of the architectures the compile trials gate ({}), so no resource or SASS \

@@ -202,8 +202,11 @@ fn lessons() -> Vec<TimeLesson> {
     }]
 }
 
-/// The kernels of gpu/softmax.ptx, a module nvcc built (scripts/build-ptx from nvcc/softmax.cu):
-/// row softmax of a bf16 matrix, a warp per row and a block per row, against a reference in f64.
+/// The kernels of gpu/softmax.ptx and gpu/softmax_sm90.cubin, modules nvcc built from one source
+/// (scripts/build-modules from nvcc/softmax.cu): row softmax of a bf16 matrix, a warp per row and a
+/// block per row, against a reference in f64. The PTX is compiled for the GPU by the driver when
+/// it loads it; the cubin is sm_90 machine code, loaded as it is (its compile trial for sm_80 has
+/// nothing to gate).
 fn prebuilt() -> Vec<Case> {
     const ROWS: usize = 16384;
     const COLS: usize = 1024;
@@ -225,20 +228,22 @@ fn prebuilt() -> Vec<Case> {
         ]
     };
     let bytes = (2 * 2 * ROWS * COLS) as u64;
-    vec![
-        Case::new("softmax", "warp", format!("{ROWS}x{COLS}"), k::softmax::softmax_warp_1024)
-            .launch(Launch::grid2d([(ROWS / 4) as u32, 1], [128, 1]))
+    let case = |variant: &str, kernel, launch| {
+        Case::new("softmax", variant, format!("{ROWS}x{COLS}"), kernel)
+            .launch(launch)
             .params(params())
             .reference_data(softmax)
             // __expf and a float sum (fast math), then one rounding to bf16.
             .tolerance(Tolerance::ulps(1))
-            .bytes(bytes),
-        Case::new("softmax", "block", format!("{ROWS}x{COLS}"), k::softmax::softmax_block_256)
-            .launch(Launch::grid2d([ROWS as u32, 1], [256, 1]))
-            .params(params())
-            .reference_data(softmax)
-            .tolerance(Tolerance::ulps(1))
-            .bytes(bytes),
+            .bytes(bytes)
+    };
+    let (warp, block) =
+        (|| Launch::grid2d([(ROWS / 4) as u32, 1], [128, 1]), || Launch::grid2d([ROWS as u32, 1], [256, 1]));
+    vec![
+        case("warp", k::softmax::softmax_warp_1024, warp()),
+        case("block", k::softmax::softmax_block_256, block()),
+        case("warp_cubin", k::softmax_sm90::softmax_warp_1024, warp()),
+        case("block_cubin", k::softmax_sm90::softmax_block_256, block()),
     ]
 }
 

@@ -68,10 +68,10 @@ pub fn compile_command(
         let of_project = suite_files.contains(&source.file);
         // A file of the project compiles with the project's options for it, as the suite's trials.
         let source = if of_project { source.with_options(project.nvrtc_options(source.file)?) } else { source };
-        if source.is_ptx() && !defined.is_empty() {
+        if source.is_prebuilt() && !defined.is_empty() {
             kernelgate::outln!(
-                "kernelgate: {}: a prebuilt PTX module takes no --define (its compiler's definitions are built in): \
-                 build one module per definition with nvcc -ptx -DNAME=VALUE",
+                "kernelgate: {}: a prebuilt module takes no --define (its compiler's definitions are built in): \
+                 build one module per definition with nvcc -ptx (or -cubin) -DNAME=VALUE",
                 path.display()
             );
             other_failed = true;
@@ -145,8 +145,8 @@ pub fn compile_command(
         }
         let mut skipped = 0;
         for arch in &archs {
-            // A PTX module built for a later (or another) architecture has no code for this one.
-            if source.is_ptx()
+            // A prebuilt module built for a later (or another) architecture has no code for this one.
+            if source.is_prebuilt()
                 && let Some(why) = compile::prebuilt::unfit(source.path, source.source, arch)
             {
                 kernelgate::outln!("kernelgate: {arch} skipped: {why}");
@@ -158,8 +158,8 @@ pub fn compile_command(
                 let options = build.options(source.options);
                 match compile::compile_with_log(source.file, source.source, arch, &build.instances, &options) {
                     Ok(c) => made.push((build.defines, c)),
-                    // ptxas refused a PTX module: its output names the line.
-                    Err(e @ Error::Kernels { .. }) if source.is_ptx() => {
+                    // ptxas refused a PTX module (its output names the line), or a cubin is not whole.
+                    Err(e @ Error::Kernels { .. }) if source.is_prebuilt() => {
                         kernelgate::outln!("{e}");
                         other_failed = true;
                     }

@@ -142,8 +142,8 @@ impl Entry {
     /// with the environment as well as with the code. `None` when all are the same; a part the
     /// entry did not record (an older schema) is not compared.
     pub fn other_environment(&self, now: &Environment<'_>) -> Option<String> {
-        let driver_moved = !(self.driver.is_empty() && self.cuda.is_empty())
-            && (self.driver != now.driver || self.cuda != now.cuda);
+        let driver_moved =
+            !(self.driver.is_empty() && self.cuda.is_empty()) && (self.driver != now.driver || self.cuda != now.cuda);
         let nvrtc_moved = !self.nvrtc.is_empty() && self.nvrtc != now.nvrtc;
         (driver_moved || nvrtc_moved).then(|| {
             let nvrtc = |v: &str| if self.nvrtc.is_empty() { String::new() } else { format!(", NVRTC {v}") };
@@ -163,9 +163,8 @@ impl Entry {
     /// naming both: `the baseline's counters were measured with ncu 2025.3.1.0, this run's with
     /// 2026.2.0.0`. `None` for the same version, a time entry, or an entry that did not record it.
     pub fn other_ncu(&self, ncu: &str) -> Option<String> {
-        (!self.ncu.is_empty() && self.ncu != ncu).then(|| {
-            format!("the baseline's counters were measured with ncu {}, this run's with {ncu}", self.ncu)
-        })
+        (!self.ncu.is_empty() && self.ncu != ncu)
+            .then(|| format!("the baseline's counters were measured with ncu {}, this run's with {ncu}", self.ncu))
     }
 }
 

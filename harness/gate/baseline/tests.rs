@@ -556,7 +556,8 @@ fn a_baseline_of_another_driver_or_nvrtc_is_named_with_both() {
         Some("the baseline was measured with driver 580.159.04 (CUDA 13.0), this run with 590.48.01 (CUDA 13.0)"),
         "an NVRTC the entry did not record is not compared"
     );
-    let counter = Entry { metric: "dram__bytes_read.sum".into(), ncu: "2025.3.1.0".into(), ..entry(A, TIME_METRIC, 1.0) };
+    let counter =
+        Entry { metric: "dram__bytes_read.sum".into(), ncu: "2025.3.1.0".into(), ..entry(A, TIME_METRIC, 1.0) };
     assert_eq!(counter.other_ncu("2025.3.1.0"), None);
     assert_eq!(
         counter.other_ncu("2026.2.0.0").as_deref(),
