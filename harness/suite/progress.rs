@@ -23,6 +23,13 @@ pub(super) fn print_counts(suite: &Suite) {
     if !parts.is_empty() {
         crate::say!("kernelgate: {}", parts.join("; "));
     }
+    // An invalid trial does not fail by default, so its reason is said nowhere else: the tool's
+    // failure, once for all the trials it touched.
+    let tool: Vec<&str> = timed.iter().filter(|t| t.result.decided_by == "tool").map(|t| t.reason.as_str()).collect();
+    if let Some(first) = tool.first() {
+        let why = first.split_once("; time alone:").map_or(*first, |(why, _)| why);
+        crate::say!("kernelgate: WARNING: {} trial(s) invalid (tool): {why}", tool.len());
+    }
 }
 
 /// A finished trial's own line ([`report::trial_line`]): for a case, its median,
