@@ -75,6 +75,8 @@ pub use kernelgate_build::cubin;
 /// The build helper's entry-point scanner (`kernelgate_build::entry_scan`), also used on the
 /// kernel files a run reads and on a file `kernelgate compile` is given.
 pub use kernelgate_build::entry_scan;
+/// The build helper's fatbin reader (`kernelgate_build::fatbin`): a fatbin's cubins and PTX.
+pub use kernelgate_build::fatbin;
 /// The kinds of kernel file (`.cu` sources, prebuilt `.ptx` modules and `.cubin`s) and what a
 /// prebuilt module declares (`kernelgate_build::kernel_file`).
 pub use kernelgate_build::kernel_file;

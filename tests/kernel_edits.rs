@@ -127,3 +127,48 @@ fn a_ptx_module_for_a_later_gpu_than_every_gated_one_fails_under_require_nvrtc()
     assert_eq!(code, Some(101), "{out}");
     assert!(out.contains("it fits none of the architectures the compile trials gate (sm_80, sm_90)"), "{out}");
 }
+
+/// A prebuilt module rebuilt for another architecture than one its rows were blessed for (a
+/// cubin for sm_90 where sm_80 rows are blessed) fails that architecture's compile trial, naming
+/// the lost gate and the fix, rather than being ignored (a new user's report); with
+/// `KERNELGATE_BLESS=1` its rows for that architecture are removed and the trial is ignored.
+#[test]
+fn a_prebuilt_module_that_lost_the_code_of_a_blessed_architecture_fails_that_trial() {
+    let dir = tree("", |t| t.to_string());
+    let cubin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cubin/kernels.cubin");
+    std::fs::copy(cubin, dir.path().join("kernels/fused.cubin")).unwrap();
+    let baselines = dir.path().join("baselines");
+    std::fs::create_dir_all(baselines.join("sm_80")).unwrap();
+    std::fs::write(
+        baselines.join("sm_80/resources.csv"),
+        "schema_version,file,kernel,block,shared_dynamic_bytes,regs,spill_store_bytes,spill_load_bytes,local_bytes,\
+         shared_static_bytes,occupancy_warps,occupancy_pct,nvrtc\n1,fused.cubin,axpy,,0,10,0,0,0,0,,,13.0\n",
+    )
+    .unwrap();
+    let run = |bless: bool| {
+        let mut command = support::command(support::kernels_binary());
+        command
+            .current_dir(dir.path())
+            .args(["--exact", "compile/fused.cubin/sm_80"])
+            .env("KERNELGATE_BASELINES", &baselines)
+            .env("KERNELGATE_HISTORY", "off")
+            .env_remove("KERNELGATE_REQUIRE_NVRTC")
+            .env_remove("NEXTEST");
+        if bless {
+            command.env("KERNELGATE_BLESS", "1");
+        }
+        let out = command.output().unwrap();
+        (out.status.code(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    };
+    let (code, out) = run(false);
+    assert_eq!(code, Some(101), "{out}");
+    assert!(out.contains("kernels/fused.cubin is a cubin for sm_90, so it cannot run on sm_80"), "{out}");
+    assert!(out.contains("but the tables for sm_80 hold rows of kernels/fused.cubin (1 resource, 0 SASS)"), "{out}");
+    assert!(out.contains("KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/fused.cubin/sm_80"), "{out}");
+    let (code, out) = run(true);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("removed the rows of kernels/fused.cubin for sm_80"), "{out}");
+    let (code, out) = run(false);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("compile/fused.cubin/sm_80 ... ignored"), "{out}");
+}

@@ -15,7 +15,11 @@
 //!   bytes.
 //! - **Registers and stack** are `EIATTR_REGCOUNT` (0x2f) and `EIATTR_FRAME_SIZE` (0x11) in the
 //!   cubin's `.nv.info`, each a (`u32` symbol index, `u32` value) pair; **static shared memory** is
-//!   the size of the section `.nv.shared.<name>`.
+//!   the size of the section `.nv.shared.<name>`, less the 1 KiB per block the system reserves
+//!   where the cubin lays it into that section (from sm_90: the cubin then has a section
+//!   `.nv.shared.reserved.0`; `mixed` of `tests/fixtures/cubin/kernels.cu` has a section of 2048
+//!   bytes for sm_90 where ptxas reports `1024 bytes smem`, and 1024 for sm_80), so that the figure is
+//!   ptxas's, to which an occupancy calculation adds the reserved KiB itself.
 //! - **The ptxas that made it** is named in the note `.note.nv.tkinfo`.
 
 use std::collections::BTreeMap;
@@ -34,7 +38,8 @@ pub struct CubinEntry {
     pub regs: Option<u32>,
     /// The stack frame per thread, bytes (`EIATTR_FRAME_SIZE`); `None` when the image does not say.
     pub frame_bytes: Option<u64>,
-    /// Static shared memory per block, bytes (the size of `.nv.shared.<name>`; 0 without one).
+    /// Static shared memory per block, bytes, as ptxas reports it (the size of `.nv.shared.<name>`,
+    /// less [`RESERVED_SHARED`] where the cubin lays the reserved region into it; 0 without one).
     pub shared_static_bytes: u64,
 }
 
@@ -128,6 +133,11 @@ fn attributes(info: &[u8]) -> Option<Vec<(u8, &[u8])>> {
     Some(out)
 }
 
+/// Shared memory per block the system reserves from sm_80 on, bytes (CUDA C++ Programming Guide,
+/// "Shared Memory" of compute capability 8.x and 9.x), which a cubin with a `.nv.shared.reserved.0`
+/// section counts in each kernel's `.nv.shared.<name>`.
+pub const RESERVED_SHARED: u64 = 1024;
+
 /// `EIATTR_KPARAM_INFO`: one parameter's ordinal, offset and size.
 const KPARAM_INFO: u8 = 0x17;
 /// `EIATTR_REGCOUNT`.
@@ -192,14 +202,18 @@ pub fn read(bytes: &[u8]) -> Result<Cubin, String> {
             }
         }
         params.sort_unstable();
-        let shared = sections.iter().find(|t| t.name.strip_prefix(".nv.shared.") == Some(name)).map_or(0, |t| t.size);
+        let reserved = if sections.iter().any(|t| t.name == ".nv.shared.reserved.0") { RESERVED_SHARED } else { 0 };
+        let shared = sections
+            .iter()
+            .find(|t| t.name.strip_prefix(".nv.shared.") == Some(name))
+            .map_or(0, |t| (t.size as u64).saturating_sub(reserved));
         let (regs, frame_bytes) = per_symbol.get(name).copied().unwrap_or_default();
         entries.push(CubinEntry {
             name: name.to_string(),
             params: params.into_iter().map(|(_, size)| size).collect(),
             regs,
             frame_bytes,
-            shared_static_bytes: shared as u64,
+            shared_static_bytes: shared,
         });
     }
     if entries.is_empty() {
@@ -269,7 +283,8 @@ mod tests {
         );
         // struct {float; double; int} by value, a pointer, unsigned long long, char, short.
         let mixed = by("mixed");
-        assert_eq!((mixed.params, mixed.regs, mixed.shared_static_bytes), (vec![24, 8, 8, 1, 2], Some(14), 2048));
+        // ptxas -v: `Used 14 registers, used 1 barriers, 1024 bytes smem` (its section: 2048).
+        assert_eq!((mixed.params, mixed.regs, mixed.shared_static_bytes), (vec![24, 8, 8, 1, 2], Some(14), 1024));
         assert_eq!(by("_Z4tmplILi4EEvPf").regs, Some(8));
     }
 

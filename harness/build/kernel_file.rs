@@ -24,15 +24,25 @@ pub enum Kind {
     /// A cubin (`.cubin`): one architecture's machine code, built by the project's own compiler and
     /// loaded as it is ([`crate::cubin`]).
     Cubin,
+    /// A fatbin (`.fatbin`): a cubin per architecture and PTX, built by the project's own compiler;
+    /// the driver loads the part for its GPU ([`crate::fatbin`]).
+    Fatbin,
 }
 
 /// The extensions of kernel files, each with its kind.
-pub const EXTENSIONS: [(&str, Kind); 3] = [("cu", Kind::Cuda), ("ptx", Kind::Ptx), ("cubin", Kind::Cubin)];
+pub const EXTENSIONS: [(&str, Kind); 4] =
+    [("cu", Kind::Cuda), ("ptx", Kind::Ptx), ("cubin", Kind::Cubin), ("fatbin", Kind::Fatbin)];
 
 /// Whether `file` is a prebuilt module (PTX or cubin), loaded as it is rather than compiled by
 /// kernelgate: it takes no NVRTC options and no definitions. Pure.
 pub fn is_prebuilt(file: &str) -> bool {
-    matches!(kind_of(file), Some(Kind::Ptx | Kind::Cubin))
+    matches!(kind_of(file), Some(Kind::Ptx | Kind::Cubin | Kind::Fatbin))
+}
+
+/// Whether `file` is a binary module (cubin or fatbin), whose text is the hexadecimal of its bytes
+/// ([`kernel_text`]). Pure.
+pub fn is_binary(file: &str) -> bool {
+    matches!(kind_of(file), Some(Kind::Cubin | Kind::Fatbin))
 }
 
 /// The text kernelgate keeps of kernel file `file` read as `bytes`, named `shown` in messages: the
@@ -43,9 +53,27 @@ pub fn is_prebuilt(file: &str) -> bool {
 /// # Errors
 /// [`crate::entry_scan::utf8_text`]'s, for a text file that is not UTF-8.
 pub fn kernel_text(file: &str, bytes: Vec<u8>, shown: &str) -> Result<String, String> {
-    match kind_of(file) {
-        Some(Kind::Cubin) => Ok(crate::cubin::to_text(&bytes)),
-        _ => entry_scan::utf8_text(bytes, shown),
+    match is_binary(file) {
+        true => Ok(crate::cubin::to_text(&bytes)),
+        false => entry_scan::utf8_text(bytes, shown),
+    }
+}
+
+/// The kernels of the binary module `file` (a cubin's, [`crate::cubin::read`]; a fatbin's, those of
+/// its cubins, [`crate::fatbin::read`]) from its text ([`kernel_text`]); `None` for a file of
+/// another kind.
+///
+/// # Errors
+/// The reader's sentence, or one saying the text is not a binary module's.
+pub fn binary_entries(file: &str, text: &str) -> Option<Result<Vec<crate::cubin::CubinEntry>, String>> {
+    let bytes = || {
+        crate::cubin::from_text(text)
+            .ok_or_else(|| "is not a binary module's text (kernel_file::kernel_text)".to_string())
+    };
+    match kind_of(file)? {
+        Kind::Cubin => Some(bytes().and_then(|b| crate::cubin::read(&b)).map(|c| c.entries)),
+        Kind::Fatbin => Some(bytes().and_then(|b| crate::fatbin::read(&b)).map(|f| f.entries)),
+        Kind::Cuda | Kind::Ptx => None,
     }
 }
 
@@ -91,10 +119,10 @@ pub fn stem(file: &str) -> &str {
 pub fn declared(file: &str, text: &str) -> Result<Declared, String> {
     match kind_of(file) {
         Some(Kind::Ptx) => ptx_declared(text),
-        // A cubin's kernels have no line: 0.
-        Some(Kind::Cubin) => cubin_of(file, text)
-            .expect("a cubin")
-            .map(|c| Declared { entries: c.entries.into_iter().map(|e| (e.name, 0)).collect(), templates: Vec::new() }),
+        // A binary module's kernels have no line: 0.
+        Some(Kind::Cubin | Kind::Fatbin) => binary_entries(file, text).expect("a binary module").map(|entries| {
+            Declared { entries: entries.into_iter().map(|e| (e.name, 0)).collect(), templates: Vec::new() }
+        }),
         _ => entry_scan::declared(text),
     }
 }
@@ -293,8 +321,8 @@ mod tests {
     #[test]
     fn kinds_and_stems() {
         assert_eq!(
-            (kind_of("a.cu"), kind_of("a.ptx"), kind_of("a.cubin"), kind_of("a.fatbin"), kind_of("cu")),
-            (Some(Kind::Cuda), Some(Kind::Ptx), Some(Kind::Cubin), None, None)
+            (kind_of("a.cu"), kind_of("a.ptx"), kind_of("a.cubin"), kind_of("a.fatbin"), kind_of("a.o")),
+            (Some(Kind::Cuda), Some(Kind::Ptx), Some(Kind::Cubin), Some(Kind::Fatbin), None)
         );
         assert_eq!((stem("softmax.ptx"), stem("transpose.cu"), stem("notes")), ("softmax", "transpose", "notes"));
         assert_eq!(

@@ -35,6 +35,7 @@
 
 pub mod cubin;
 pub mod entry_scan;
+pub mod fatbin;
 pub mod git;
 pub mod kernel_file;
 pub mod provenance;

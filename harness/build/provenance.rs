@@ -219,7 +219,13 @@ pub fn kernels_at_head(dir: &Path, kernels: &[std::path::PathBuf]) -> Option<Str
                 && entry.kind() == Some(git2::ObjectType::Blob)
                 && let Ok(blob) = repo.find_blob(entry.id())
             {
-                files.push((name, String::from_utf8_lossy(blob.content()).into_owned()));
+                // Hashed as the run hashes the files it read (kernel_file::kernel_text): a binary
+                // module as the hexadecimal of its bytes.
+                let text = match crate::kernel_file::is_binary(&name) {
+                    true => crate::cubin::to_text(blob.content()),
+                    false => String::from_utf8_lossy(blob.content()).into_owned(),
+                };
+                files.push((name, text));
             }
         }
     }
@@ -360,6 +366,24 @@ mod tests {
             "the tree is not read"
         );
         assert_eq!(kernels_at_head(tempfile::tempdir().unwrap().path(), &[]), None, "no repository");
+    }
+
+    /// A committed binary module is hashed as the run hashes it, the hexadecimal of its bytes, so
+    /// that a run of the committed tree is not told its kernels were edited (a new user's report).
+    #[test]
+    fn a_binary_module_at_head_is_hashed_as_the_run_reads_it() {
+        let (dir, repo, _) = repo_with_commit();
+        let image = [0x7f, b'E', b'L', b'F', 0xff, 0xfe, 0x00, 0x80];
+        fs::write(dir.path().join("kernels/k.cubin"), image).unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("kernels/k.cubin")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::new("t", "t@t", &git2::Time::new(1_700_000_100, 0)).unwrap();
+        let parent = repo.head().unwrap().peel_to_commit().unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "a cubin", &tree, &[&parent]).unwrap();
+        let hex = crate::cubin::to_text(&image);
+        let run_side = kernels_sha256(&[("a.cu", "one"), ("k.cubin", &hex)]);
+        assert_eq!(kernels_at_head(dir.path(), &[dir.path().join("kernels")]), Some(run_side));
     }
 
     #[test]

@@ -79,8 +79,8 @@ pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str], opti
 
 /// The compile itself, unkept.
 fn compile(file: &str, source: &str, arch: &str, instances: &[&str], options: &[&str]) -> Result<ModulePtx> {
-    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Cubin) {
-        // A cubin is its bytes: its identity is their hash, as `sha256sum` prints it.
+    if crate::kernel_file::is_binary(file) {
+        // A cubin or fatbin is its bytes: its identity is their hash, as `sha256sum` prints it.
         let (ptx, sha256) = super::prebuilt::cubin_module(file, source, arch)?;
         return Ok(ModulePtx { ptx, sha256, lowered: Vec::new() });
     }

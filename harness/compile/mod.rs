@@ -258,7 +258,9 @@ pub fn compile_with_log(
 ) -> Result<Compiled> {
     match crate::kernel_file::kind_of(file) {
         Some(crate::kernel_file::Kind::Ptx) => return prebuilt::assembled(file, source, arch),
-        Some(crate::kernel_file::Kind::Cubin) => return prebuilt::cubin_compiled(file, source, arch),
+        Some(crate::kernel_file::Kind::Cubin | crate::kernel_file::Kind::Fatbin) => {
+            return prebuilt::cubin_compiled(file, source, arch);
+        }
         _ => {}
     }
     let nvrtc = nvrtc::load()?;
@@ -283,7 +285,7 @@ pub fn compile_instances(
 ) -> Result<(Ptx, Vec<Lowered>)> {
     match crate::kernel_file::kind_of(file) {
         Some(crate::kernel_file::Kind::Ptx) => return prebuilt::module(file, source, arch),
-        Some(crate::kernel_file::Kind::Cubin) => {
+        Some(crate::kernel_file::Kind::Cubin | crate::kernel_file::Kind::Fatbin) => {
             return prebuilt::cubin_module(file, source, arch).map(|(m, _)| (m, Vec::new()));
         }
         _ => {}

@@ -92,6 +92,18 @@ pub fn unfit(shown: &str, ptx: &str, arch: &str) -> Option<String> {
         // A cubin that cannot be read is named by the load, with its fault.
         return cubin.ok().and_then(|c| cubin_unfit(shown, &c.arch, arch));
     }
+    if crate::kernel_file::kind_of(shown) == Some(crate::kernel_file::Kind::Fatbin) {
+        // A fatbin's compile trial for `arch` gates its cubin for `arch`; without one, nothing.
+        let fat = crate::cubin::from_text(ptx).and_then(|b| crate::fatbin::read(&b).ok())?;
+        return fat.cubin_for(arch).is_none().then(|| {
+            format!(
+                "{shown} holds no cubin for {arch} (it holds {}), so its compile trial for {arch} has nothing to gate: \
+                 add `-gencode arch=compute_{n},code=sm_{n}` to its build to gate it there",
+                fat.archs(),
+                n = arch.trim_start_matches("sm_")
+            )
+        });
+    }
     let target = ptx_target(ptx).unwrap_or_default();
     if target_fits(&target, arch) {
         return None;
@@ -131,16 +143,38 @@ pub fn cubin_unfit(shown: &str, built: &str, arch: &str) -> Option<String> {
     })
 }
 
-/// A cubin kernel file `file` (its text [`crate::kernel_file::kernel_text`]) read: its bytes and
-/// what they declare.
+/// The cubin of binary kernel file `file` (its text [`crate::kernel_file::kernel_text`]) for
+/// `arch`: a cubin file itself, whatever its architecture (its fit is [`cubin_unfit`]'s); a
+/// fatbin's cubin for `arch` ([`crate::fatbin::Fatbin::cubin_for`]). Its bytes and what they
+/// declare.
 ///
 /// # Errors
-/// [`Error::Kernels`] naming the file and its fault ([`crate::cubin::read`]).
-pub fn cubin(file: &str, text: &str) -> Result<(Vec<u8>, crate::cubin::Cubin)> {
-    let fault = |message: String| Error::Kernels { path: crate::source::shown(file).into(), message };
-    let bytes = crate::cubin::from_text(text).ok_or_else(|| fault("is not a cubin's text".into()))?;
-    let read = crate::cubin::read(&bytes).map_err(fault)?;
-    Ok((bytes, read))
+/// [`Error::Kernels`] naming the file and its fault ([`crate::cubin::read`],
+/// [`crate::fatbin::read`]), or for a fatbin without a cubin for `arch`, what it holds.
+pub fn cubin(file: &str, text: &str, arch: &str) -> Result<(Vec<u8>, crate::cubin::Cubin)> {
+    let shown = crate::source::shown(file);
+    let fault = |message: String| Error::Kernels { path: shown.clone().into(), message };
+    let bytes = crate::cubin::from_text(text).ok_or_else(|| fault("is not a binary module's text".into()))?;
+    if crate::kernel_file::kind_of(file) != Some(crate::kernel_file::Kind::Fatbin) {
+        let read = crate::cubin::read(&bytes).map_err(fault)?;
+        return Ok((bytes, read));
+    }
+    let fat = crate::fatbin::read(&bytes).map_err(fault)?;
+    let chosen =
+        fat.cubin_for(arch).ok_or_else(|| fault(format!("holds no cubin for {arch} (it holds {})", fat.archs())))?;
+    let parts = crate::fatbin::parts(&bytes).map_err(fault)?;
+    let part = parts
+        .iter()
+        .find(|p| p.kind == crate::fatbin::PartKind::Cubin && !p.compressed && p.arch == chosen.arch)
+        .expect("the chosen cubin is one of the parts");
+    Ok((part.payload.to_vec(), chosen.clone()))
+}
+
+/// For a binary kernel file (cubin or fatbin), its cubin for `arch` read ([`cubin`]); `None` for
+/// another kind. What the compile trials read a binary module's kernels, parameters and resources
+/// from.
+pub fn arch_cubin(file: &str, text: &str, arch: &str) -> Option<std::result::Result<crate::cubin::Cubin, String>> {
+    crate::kernel_file::is_binary(file).then(|| cubin(file, text, arch).map(|(_, c)| c).map_err(|e| e.to_string()))
 }
 
 /// SHA-256 of a cubin's bytes, lowercase hex: its module identity, the hash `sha256sum` prints of
@@ -157,14 +191,44 @@ pub fn image_sha256(bytes: &[u8]) -> String {
 /// [`Error::Kernels`] naming the file, both architectures and the fix when it does not fit, or
 /// its fault when it is not a whole cubin.
 pub fn cubin_module(file: &str, text: &str, arch: &str) -> Result<(Ptx, String)> {
-    let (bytes, read) = cubin(file, text)?;
     let shown = crate::source::shown(file);
-    if let Some(why) = cubin_unfit(&shown, &read.arch, arch) {
-        let message = why.replacen(&format!("{shown} is"), "is", 1);
-        return Err(Error::Kernels { path: shown.into(), message });
+    let bytes = crate::cubin::from_text(text).ok_or_else(|| Error::Kernels {
+        path: shown.clone().into(),
+        message: "is not a binary module's text".into(),
+    })?;
+    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Fatbin) {
+        fatbin_fits(&shown, &bytes, arch)?;
+    } else {
+        let (_, read) = cubin(file, text, arch)?;
+        if let Some(why) = cubin_unfit(&shown, &read.arch, arch) {
+            let message = why.replacen(&format!("{shown} is"), "is", 1);
+            return Err(Error::Kernels { path: shown.into(), message });
+        }
     }
     let sha256 = image_sha256(&bytes);
     Ok((Ptx::from_binary(bytes), sha256))
+}
+
+/// Whether the driver can load the fatbin `bytes` (file `shown`) on `arch`: one of its cubins fits
+/// ([`cubin_unfit`]), or its PTX for an architecture at most `arch`'s ([`target_fits`]).
+///
+/// # Errors
+/// [`Error::Kernels`] naming the file, what it holds, `arch` and the fix; or its fault when it is
+/// not a whole fatbin.
+fn fatbin_fits(shown: &str, bytes: &[u8], arch: &str) -> Result<()> {
+    let fault = |message: String| Error::Kernels { path: shown.into(), message };
+    let fat = crate::fatbin::read(bytes).map_err(fault)?;
+    let cubin = fat.cubins.iter().any(|c| cubin_unfit(shown, &c.arch, arch).is_none());
+    let ptx = fat.ptx.iter().any(|p| target_fits(&p.replace("compute_", "sm_"), arch));
+    if cubin || ptx {
+        return Ok(());
+    }
+    Err(fault(format!(
+        "holds {}, none of which runs on {arch}: add `-gencode arch=compute_{n},code=sm_{n}` to its build, or PTX \
+         for an older architecture (`code=compute_80`), which the driver compiles for any later GPU",
+        fat.archs(),
+        n = arch.trim_start_matches("sm_")
+    )))
 }
 
 /// What [`super::compile_with_log`] makes of a cubin for a compile trial of `arch`: the cubin
@@ -175,8 +239,10 @@ pub fn cubin_module(file: &str, text: &str, arch: &str) -> Result<(Ptx, String)>
 /// # Errors
 /// As [`cubin_module`]; [`Error::Kernels`] when the image does not name the ptxas that made it.
 pub fn cubin_compiled(file: &str, text: &str, arch: &str) -> Result<Compiled> {
-    cubin_module(file, text, arch)?;
-    let (cubin, read) = cubin(file, text)?;
+    let (cubin, read) = cubin(file, text, arch)?;
+    if let Some(why) = cubin_unfit(&crate::source::shown(file), &read.arch, arch) {
+        return Err(Error::Kernels { path: crate::source::shown(file).into(), message: why });
+    }
     let compiler = read.compiler.ok_or_else(|| Error::Kernels {
         path: crate::source::shown(file).into(),
         message: "names no ptxas release in its `.note.nv.tkinfo` note, which the resource table records with \
@@ -331,5 +397,33 @@ mod tests {
         assert!(unfit("gpu/k.cubin", &text, "sm_100").is_some() && unfit("gpu/k.cubin", &text, "sm_90").is_none());
         let compiled = cubin_compiled("k.cubin", &text, "sm_90").unwrap();
         assert_eq!((compiled.cubin, compiled.compiler.as_str(), compiled.ptx.as_str()), (image, "13.0", ""));
+    }
+
+    /// A fatbin loads where one of its cubins or its PTX fits, as the whole file (the driver picks
+    /// the part); its compile trial for an architecture gates that architecture's cubin, and one
+    /// it lacks has nothing to gate.
+    #[test]
+    fn a_fatbin_loads_where_a_part_fits_and_gates_each_cubin() {
+        let fixtures = crate::source::repository_for_tests().join("tests/fixtures/cubin");
+        let image = std::fs::read(fixtures.join("kernels.fatbin")).unwrap();
+        let text = crate::cubin::to_text(&image);
+        let (_, sha256) = cubin_module("k.fatbin", &text, "sm_100").unwrap();
+        assert_eq!(sha256, image_sha256(&image), "compute_90 runs on sm_100: the identity is the whole file's");
+        let e = cubin_module("k.fatbin", &text, "sm_75").unwrap_err().to_string();
+        assert!(e.contains("k.fatbin: holds sm_80, sm_90, compute_90, none of which runs on sm_75"), "{e}");
+        let cubin80 = std::fs::read(fixtures.join("kernels.cubin")).unwrap();
+        let compiled = cubin_compiled("k.fatbin", &text, "sm_90").unwrap();
+        assert_eq!(
+            (compiled.cubin, compiled.compiler.as_str()),
+            (cubin80, "13.0"),
+            "its sm_90 part is the cubin fixture"
+        );
+        assert_eq!(cubin_compiled("k.fatbin", &text, "sm_80").unwrap().cubin.get(..4), Some(&b"\x7fELF"[..]));
+        assert_eq!(unfit("gpu/k.fatbin", &text, "sm_90"), None);
+        let why = unfit("gpu/k.fatbin", &text, "sm_100").unwrap();
+        assert!(why.starts_with("gpu/k.fatbin holds no cubin for sm_100 (it holds sm_80, sm_90, compute_90)"), "{why}");
+        let zstd = crate::cubin::to_text(&std::fs::read(fixtures.join("kernels-zstd.fatbin")).unwrap());
+        let e = cubin_module("k.fatbin", &zstd, "sm_90").unwrap_err().to_string();
+        assert!(e.contains("holds only compressed cubins") && e.contains("-no-compress"), "{e}");
     }
 }

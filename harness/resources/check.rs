@@ -69,7 +69,7 @@ impl Checked {
         let lines: Vec<String> = self.failures.iter().map(|f| format!("  {f}")).collect();
         if !self.entries_match {
             return Some(format!(
-                "entry points: {} for {}: the PTX does not declare the kernels build.rs lists, or the parameters \
+                "entry points: {} for {}: the module does not declare the kernels build.rs lists, or the parameters \
                  the cases pass (nothing was gated):\n{}",
                 self.path,
                 self.arch,
@@ -220,12 +220,15 @@ fn build_kernels(trial: &FileTrial<'_>, build: &Built<'_>) -> Vec<(String, Strin
 fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<String>) {
     let source = trial.source;
     let (ptx, lowered) = (build.compiled.ptx.as_str(), &build.compiled.lowered);
-    // A cubin's kernels and parameters are read from the image itself, as the file's entries were.
-    let sizes: BTreeMap<String, Vec<u32>> = match crate::kernel_file::cubin_of(source.file, source.source) {
+    // A binary module's kernels and parameters are read from its cubin for the trial's
+    // architecture, as the file's entries were.
+    let sizes: BTreeMap<String, Vec<u32>> = match compile::prebuilt::arch_cubin(source.file, source.source, trial.arch)
+    {
         Some(read) => match read {
             Ok(c) => c.entries.into_iter().map(|e| (e.name, e.params)).collect(),
             Err(why) => {
-                failures.push(format!("{}: {why}", source.path));
+                // The error names the file.
+                failures.push(why);
                 return;
             }
         },
@@ -295,7 +298,7 @@ fn build_rows(trial: &FileTrial<'_>, build: &Built<'_>, limits: &ArchLimits) -> 
     // ptxas reports for the architecture it assembled: a PTX module's own `sm_90a` for an sm_90 trial.
     let target = if source.is_ptx() { crate::kernel_file::ptx_target(&compiled.ptx) } else { None };
     let reported = target.as_deref().map_or(trial.arch, |t| compile::prebuilt::ptxas_arch(t, trial.arch));
-    let usage = match crate::kernel_file::cubin_of(source.file, source.source) {
+    let usage = match compile::prebuilt::arch_cubin(source.file, source.source, trial.arch) {
         Some(read) => read.map(|c| cubin_usage(&c)),
         None => ptxas::parse(&compiled.log, reported),
     };

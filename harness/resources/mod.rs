@@ -594,7 +594,7 @@ mod tests {
         assert!(checked.failures.is_empty(), "{:?}", checked.failures);
         let row = |k: &str| checked.rows.iter().find(|r| r.kernel == k).unwrap().clone();
         assert_eq!((row("axpy").regs, row("axpy").local_bytes, row("axpy").nvrtc.as_str()), (10, 0, "13.0"));
-        assert_eq!((row("mixed").regs, row("mixed").shared_static_bytes), (14, 2048));
+        assert_eq!((row("mixed").regs, row("mixed").shared_static_bytes), (14, 1024));
         // `int n` passed as a 64-bit Param::U64.
         let wrong = [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 8], trial: "axpy/a/1".into() }];
         let checked = check_file(&trial(&wrong)).unwrap();

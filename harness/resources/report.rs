@@ -13,7 +13,7 @@ pub fn render(checked: &[Checked]) -> String {
     // No table when no file compiled to figures (its entry points did not match): only its notes.
     if let Some(nvrtc) = all.iter().flat_map(|c| &c.rows).map(|r| r.nvrtc.as_str()).next() {
         lines.push(format!(
-            "kernelgate: kernel resources from ptxas {nvrtc} (NVRTC's own; a PTX module's, the toolkit's); occupancy is \
+            "kernelgate: kernel resources from ptxas {nvrtc} (NVRTC's own; a PTX module's, the toolkit's; a cubin's, its build's); occupancy is \
              theoretical, at the cases' block"
         ));
         lines.extend(crate::units::aligned(&figures(&all), 2));

@@ -83,12 +83,12 @@ impl KernelSource {
                 names(crate::kernel_file::ptx_entries(text).into_iter().map(|e| (e.name, e.line)).collect()),
                 names(Vec::new()),
             ),
-            // A cubin that cannot be read declares nothing here; read_folder names its fault.
-            Some(crate::kernel_file::Kind::Cubin) => (
+            // A binary module that cannot be read declares nothing here; read_folder names its fault.
+            Some(crate::kernel_file::Kind::Cubin | crate::kernel_file::Kind::Fatbin) => (
                 names(
-                    crate::kernel_file::cubin_of(file, text)
+                    crate::kernel_file::binary_entries(file, text)
                         .and_then(Result::ok)
-                        .map_or_else(Vec::new, |c| c.entries.into_iter().map(|e| (e.name, 0)).collect()),
+                        .map_or_else(Vec::new, |e| e.into_iter().map(|e| (e.name, 0)).collect()),
                 ),
                 names(Vec::new()),
             ),

@@ -50,7 +50,7 @@ pub(super) fn run(
             )
             .into());
         }
-        return cannot_run(why);
+        return lost_gate(suite, source, arch, why);
     }
     let files: Vec<&str> = sources().iter().map(|s| s.file).collect();
     let baselines = suite.baselines();
@@ -182,4 +182,48 @@ mod tests {
         let defined = resources::FileBuild { defines: row_sum.define("BLOCK", 256).defines, instances: Vec::new() };
         assert_eq!(bare_hint(&arities, &source, &defined), "");
     }
+}
+
+/// A prebuilt module with nothing to gate for `arch` (`why`, [`compile::prebuilt::unfit`]): ignored
+/// with that reason, unless the tables for `arch` hold rows of it (blessed from a build that had
+/// code for `arch`, then replaced by one for another architecture): that loses a blessed gate, so
+/// the trial fails, saying so and how to mean it. With `KERNELGATE_BLESS=1` the rows are removed
+/// instead (said), and the trial is ignored.
+fn lost_gate(suite: &Suite, source: &KernelSource, arch: &str, why: String) -> Result<Completion, Failed> {
+    let baselines = suite.baselines();
+    let (rows_dir, sass_dir) = (resources::table::dir_for(&baselines, arch), sass::table::dir_for(&baselines, arch));
+    let blessed = |e: crate::Error| Failed::from(e.to_string());
+    let resources_rows =
+        resources::table::load(&rows_dir).map_err(blessed)?.iter().filter(|r| r.file == source.file).count();
+    let sass_rows = sass::table::load(&sass_dir).map_err(blessed)?.iter().filter(|r| r.file == source.file).count();
+    if resources_rows + sass_rows == 0 {
+        return cannot_run(why);
+    }
+    if suite.config.bless {
+        resources::table::update(&rows_dir, |all| {
+            all.retain(|r| r.file != source.file);
+            Some(())
+        })
+        .map_err(blessed)?;
+        sass::table::update(&sass_dir, |all| {
+            all.retain(|r| r.file != source.file);
+            Some(())
+        })
+        .map_err(blessed)?;
+        crate::say!(
+            "kernelgate: removed the rows of {} for {arch} from {} and {} ({resources_rows} and {sass_rows}): it has no \
+             code for {arch} now",
+            source.path,
+            rows_dir.join(resources::RESOURCES_FILE).display(),
+            sass_dir.join(sass::table::SASS_FILE).display()
+        );
+        return cannot_run(why);
+    }
+    Err(format!(
+        "{why}; but the tables for {arch} hold rows of {} ({resources_rows} resource, {sass_rows} SASS), blessed from a \
+         build with code for {arch}: its {arch} gate would be lost. Rebuild it for {arch}, or, if it is no longer meant \
+         for {arch}, remove its rows: KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/{}/{arch}",
+        source.path, source.file
+    )
+    .into())
 }

@@ -202,11 +202,12 @@ fn lessons() -> Vec<TimeLesson> {
     }]
 }
 
-/// The kernels of gpu/softmax.ptx and gpu/softmax_sm90.cubin, modules nvcc built from one source
-/// (scripts/build-modules from nvcc/softmax.cu): row softmax of a bf16 matrix, a warp per row and a
-/// block per row, against a reference in f64. The PTX is compiled for the GPU by the driver when
-/// it loads it; the cubin is sm_90 machine code, loaded as it is (its compile trial for sm_80 has
-/// nothing to gate).
+/// The kernels of gpu/softmax.ptx, gpu/softmax_sm90.cubin and gpu/softmax_all.fatbin, modules nvcc
+/// built from one source (scripts/build-modules from nvcc/softmax.cu): row softmax of a bf16
+/// matrix, a warp per row and a block per row, against a reference in f64. The PTX is compiled for
+/// the GPU by the driver when it loads it; the cubin is sm_90 machine code, loaded as it is (its
+/// compile trial for sm_80 has nothing to gate); the fatbin holds cubins for sm_80 and sm_90 and
+/// PTX, and the driver picks the part for its GPU.
 fn prebuilt() -> Vec<Case> {
     const ROWS: usize = 16384;
     const COLS: usize = 1024;
@@ -244,6 +245,7 @@ fn prebuilt() -> Vec<Case> {
         case("block", k::softmax::softmax_block_256, block()),
         case("warp_cubin", k::softmax_sm90::softmax_warp_1024, warp()),
         case("block_cubin", k::softmax_sm90::softmax_block_256, block()),
+        case("warp_fatbin", k::softmax_all::softmax_warp_1024, warp()),
     ]
 }
 

@@ -247,7 +247,7 @@ pub fn compile_command(
         }
         if skipped == archs.len() {
             kernelgate::outln!(
-                "kernelgate: {}: no architecture checked: the PTX module fits none of {} (above); nothing of it \
+                "kernelgate: {}: no architecture checked: the prebuilt module fits none of {} (above); nothing of it \
                  was gated",
                 path.display(),
                 archs.join(", ")
