@@ -172,7 +172,7 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
         "/// The project's kernels: one module per kernel file, one constant per kernel (kernelgate_build).\n\
          #[allow(non_upper_case_globals, dead_code)]\npub mod k {\n",
     );
-    let mut seen_modules: Vec<String> = Vec::new();
+    let mut seen_modules: Vec<(String, String)> = Vec::new();
     for path in &files {
         let bytes = std::fs::read(path).map_err(|e| (path.clone(), format!("cannot read: {e}")))?;
         let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
@@ -180,10 +180,10 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
             kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|m| (path.clone(), m))?;
         let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
         let module = entry_scan::module_name(&file);
-        if seen_modules.contains(&module) {
-            return Err((path.clone(), format!("maps to module `{module}`, like another file; rename one of them")));
+        if let Some((_, other)) = seen_modules.iter().find(|(m, _)| *m == module) {
+            return Err((path.clone(), format!("maps to module `{module}`, like {other}; rename one of them")));
         }
-        seen_modules.push(module.clone());
+        seen_modules.push((module.clone(), shown.clone()));
         let declared = kernel_file::declared(&file, &text).map_err(|m| (path.clone(), m))?;
 
         writeln!(modules, "    /// Entry points of `{shown}`.").unwrap();
@@ -328,6 +328,7 @@ mod tests {
         ]);
         let (path, message) = generate(twice.path()).unwrap_err();
         assert!(path.ends_with("b/x.cu") && message.contains("module `x`"), "{}: {message}", path.display());
+        assert!(message.contains("like a/x.cu;"), "the other file is named: {message}");
 
         let malformed = project(&[("kernelgate.toml", "kernels = 3\n")]);
         let (path, message) = generate(malformed.path()).unwrap_err();
