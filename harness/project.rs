@@ -48,6 +48,20 @@ pub struct Settings {
     pub out_dir: Option<PathBuf>,
     /// `[nvrtc]`: the project's NVRTC options.
     pub nvrtc: Option<Nvrtc>,
+    /// `[build]`: how another revision's prebuilt modules are made, for A/B.
+    pub build: Option<BuildCommand>,
+}
+
+/// `[build]` of `kernelgate.toml`: the project's own build of its prebuilt modules (PTX, cubins,
+/// fatbins), which a same-run A/B runs in a checkout of the other revision before reading its
+/// kernel folders there ([`crate::history::revision::Revision::read`]), so that modules the
+/// repository does not commit (a build folder git ignores) are compared too.
+#[derive(Debug, Default, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildCommand {
+    /// `command`: a shell command (`sh -c`), run in the checkout's project root: `make ptx`,
+    /// `cmake --build build --target kernels`, `scripts/build-modules`.
+    pub command: String,
 }
 
 /// `[nvrtc]` of `kernelgate.toml`: NVRTC options for every kernel file, and per file.
@@ -225,6 +239,9 @@ pub struct Project {
     pub history_named: bool,
     /// `[nvrtc]` as written (empty without one): [`Project::nvrtc_options`] gives a file's.
     pub nvrtc: Nvrtc,
+    /// `[build] command`: the project's build of its prebuilt modules, which A/B runs at the other
+    /// revision ([`BuildCommand`]); `None` without one (A/B reads committed files).
+    pub build: Option<String>,
 }
 
 impl Project {
@@ -287,6 +304,7 @@ impl Project {
                 .clone()
                 .unwrap_or_else(|| at(settings.out_dir.unwrap_or_else(|| PathBuf::from("target/kernelgate")))),
             nvrtc: settings.nvrtc.unwrap_or_default(),
+            build: settings.build.map(|b| b.command),
             file,
             root: root.to_path_buf(),
         }

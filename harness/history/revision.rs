@@ -55,6 +55,11 @@ impl Revision {
         })?;
         let tree = commit.tree().map_err(|e| e.message().to_string())?;
         let workdir = repo.workdir().unwrap_or(root);
+        if let Some(command) = &project.build {
+            let files = built(project, &repo, &commit, command, rev)?;
+            let options = options_at(project, &repo, &tree, workdir, rev, files.keys())?;
+            return Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files, options });
+        }
         let mut files = BTreeMap::new();
         let mut found = false;
         for folder in project.kernels_in(workdir)? {
@@ -182,6 +187,98 @@ fn options_at<'a>(
     Ok(out)
 }
 
+/// The kernel files of `project`'s kernel folders at `commit` (named `rev`) as its build command
+/// `command` makes them ([`crate::project::BuildCommand`]): the commit's tree is checked out
+/// (git2, the repository's index and working tree untouched) into
+/// `<out_dir>/revisions/<commit>-<command's hash>/`, the command runs there (`sh -c`, in the
+/// checkout's project root, its output kept in `kernelgate-build.log` there), and the kernel folders
+/// are read from the checkout. A checkout whose build finished is reused (a commit's build is the
+/// same each time); one that failed is made again.
+///
+/// # Errors
+/// A sentence naming the revision: the checkout could not be written, the command could not start
+/// or exited non-zero (with the end of its log and where it ran), or a file it made is not UTF-8.
+fn built(
+    project: &Project,
+    repo: &git2::Repository,
+    commit: &git2::Commit<'_>,
+    command: &str,
+    rev: &str,
+) -> Result<BTreeMap<String, String>, String> {
+    use sha2::{Digest, Sha256};
+    let workdir = repo.workdir().ok_or("the repository has no working tree")?;
+    let hash: String = Sha256::digest(command.as_bytes()).iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let dir = project.out_dir.join("revisions").join(format!("{}-{hash}", commit.id()));
+    let inside = crate::model::folder_in_repository(workdir, &project.root).unwrap_or_default();
+    let root = if inside.is_empty() { dir.clone() } else { dir.join(&inside) };
+    let done = dir.join(".kernelgate-built");
+    let log = root.join("kernelgate-build.log");
+    let at = format!("{rev} ({})", &commit.id().to_string()[..12]);
+    if done.is_file() {
+        crate::say!("kernelgate: A/B: {at} as built before by `{command}` in {}", root.display());
+    } else {
+        let fail =
+            |what: String| format!("the build command of kernelgate.toml ([build] command = {command:?}) {what}");
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| fail(format!("could not clear {}: {e}", dir.display())))?;
+        }
+        std::fs::create_dir_all(&dir).map_err(|e| fail(format!("could not make {}: {e}", dir.display())))?;
+        let mut checkout = git2::build::CheckoutBuilder::new();
+        checkout.target_dir(&dir).force().update_index(false).recreate_missing(true);
+        repo.checkout_tree(commit.as_object(), Some(&mut checkout))
+            .map_err(|e| fail(format!("could not check out {at} into {}: {}", dir.display(), e.message())))?;
+        crate::say!("kernelgate: A/B: building {at} with `{command}` in {}", root.display());
+        let out = std::fs::File::create(&log).map_err(|e| fail(format!("could not write {}: {e}", log.display())))?;
+        let err = out.try_clone().map_err(|e| fail(e.to_string()))?;
+        let status = std::process::Command::new("sh")
+            .args(["-c", command])
+            .current_dir(&root)
+            .stdout(out)
+            .stderr(err)
+            .status()
+            .map_err(|e| fail(format!("could not start in {}: {e}", root.display())))?;
+        if !status.success() {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            return Err(fail(format!(
+                "exited with {status} at {at}, in {}; the end of its log ({}):\n{}",
+                root.display(),
+                log.display(),
+                lines[lines.len().saturating_sub(15)..].join("\n")
+            )));
+        }
+        std::fs::write(&done, command).map_err(|e| fail(format!("could not write {}: {e}", done.display())))?;
+    }
+    let mut files = BTreeMap::new();
+    for folder in &project.kernels {
+        let relative = folder.strip_prefix(&project.root).map_err(|_| {
+            format!(
+                "the kernel folder {} lies outside the project, so a build at {at} cannot make it",
+                folder.display()
+            )
+        })?;
+        let Ok(listed) = std::fs::read_dir(root.join(relative)) else { continue };
+        for entry in listed.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if crate::kernel_file::kind_of(&name).is_none() {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+            let shown = format!("{}/{name} at {rev}", project.shown(folder));
+            files.insert(name.clone(), crate::kernel_file::kernel_text(&name, bytes, &shown)?);
+        }
+    }
+    if files.is_empty() {
+        let folders: Vec<String> = project.kernels.iter().map(|f| format!("{}/", project.shown(f))).collect();
+        return Err(format!(
+            "the build command `{command}` left no kernel file in {} at {at} (log: {})",
+            folders.join(" or "),
+            log.display()
+        ));
+    }
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +398,42 @@ mod tests {
         let warning = at_first.cases_differ(dir.path(), &cases.to_string(), "the built commit", &inputs).unwrap();
         assert!(warning.starts_with("tests differs between"), "{warning}");
         assert!(warning.contains("outside what A/B can see"), "{warning}");
+    }
+
+    /// With a build command, the other revision's modules are what the command makes in a checkout
+    /// of it (a build folder the repository does not commit): built once per commit and command,
+    /// reused after, and a failing build is named with its log's end.
+    #[test]
+    fn a_build_command_makes_the_revisions_modules_in_a_checkout_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let toml = "kernels = \"build/ptx\"\n\n[build]\ncommand = \"mkdir -p build/ptx && cp src/k.ptx build/ptx/k.ptx && echo made\"\n";
+        let first = commit(&repo, dir.path(), &[("gpu/kernelgate.toml", toml), ("gpu/src/k.ptx", "first")], "one");
+        commit(&repo, dir.path(), &[("gpu/src/k.ptx", "second")], "two");
+        let out = tempfile::tempdir().unwrap();
+        let settings =
+            crate::project::Settings::parse(&format!("out_dir = {:?}\n{toml}", out.path()), "t".as_ref()).unwrap();
+        let project = Project::new(&dir.path().join("gpu"), None, settings, &crate::config::Config::default());
+        assert_eq!(project.build.as_deref(), Some("mkdir -p build/ptx && cp src/k.ptx build/ptx/k.ptx && echo made"));
+        let r = Revision::read(&project, &first.to_string()).unwrap();
+        assert_eq!(r.source("k.ptx"), Some("first"), "the first commit's build, not the working tree's");
+        let checkout = std::fs::read_dir(out.path().join("revisions")).unwrap().next().unwrap().unwrap().path();
+        assert_eq!(std::fs::read_to_string(checkout.join("gpu/kernelgate-build.log")).unwrap(), "made\n");
+        // Reused: the checkout's output changed by hand is what is read again.
+        std::fs::write(checkout.join("gpu/build/ptx/k.ptx"), "kept").unwrap();
+        assert_eq!(Revision::read(&project, &first.to_string()).unwrap().source("k.ptx"), Some("kept"));
+        assert_eq!(Revision::read(&project, "HEAD").unwrap().source("k.ptx"), Some("second"));
+        let failing = crate::project::Settings::parse(
+            &format!(
+                "kernels = \"build/ptx\"\nout_dir = {:?}\n[build]\ncommand = \"echo no nvcc here >&2; exit 3\"\n",
+                out.path()
+            ),
+            "t".as_ref(),
+        )
+        .unwrap();
+        let project = Project::new(&dir.path().join("gpu"), None, failing, &crate::config::Config::default());
+        let e = Revision::read(&project, "HEAD").unwrap_err();
+        assert!(e.starts_with("the build command of kernelgate.toml ([build] command = \"echo no nvcc here >&2; exit 3\") exited with exit status: 3 at HEAD ("), "{e}");
+        assert!(e.ends_with("no nvcc here"), "{e}");
     }
 }
