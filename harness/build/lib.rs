@@ -94,11 +94,15 @@ impl Build {
 
     /// Writes `$OUT_DIR/kernelgate.rs` ([`OUT_FILE`]).
     ///
+    /// # Errors
+    /// Stops the build script (exit status 1, the message on stderr as `error: kernelgate build
+    /// failed: <file>: ...`, which cargo shows) when a kernel folder cannot be read or holds no
+    /// kernel file, a source is not UTF-8, a file declares no kernel or one name twice, a prebuilt
+    /// module cannot be read, two files map to one module, or `kernelgate.toml`'s `kernels` is
+    /// malformed. [`Build::generate`] returns the same as a value.
+    ///
     /// # Panics
-    /// With a message naming the file (and printing it as `error:` for cargo) when a kernel folder
-    /// cannot be read or holds no `.cu` file, a file is not UTF-8, declares no kernel or one name
-    /// twice, two files map to one module, or `kernelgate.toml`'s `kernels` is malformed: the build
-    /// stops there.
+    /// Outside a build script (cargo sets `OUT_DIR` for it), or when `$OUT_DIR` cannot be written.
     pub fn run(self) {
         let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for a build script"));
         let text = self.generate().unwrap_or_else(|(path, message)| fail(&path, &message));
@@ -248,8 +252,9 @@ fn build_static(root: &Path, kernels: &[PathBuf], inputs: &[&str]) -> String {
 
 /// Stops the build with a message that names the file.
 fn fail(path: &Path, message: &str) -> ! {
-    eprintln!("error: {}: {message}", path.display());
-    panic!("kernelgate build failed: {}: {message}", path.display());
+    // Cargo shows a failed build script's stderr; a panic would add a backtrace to it.
+    eprintln!("error: kernelgate build failed: {}: {message}", path.display());
+    std::process::exit(1)
 }
 
 #[cfg(test)]

@@ -208,9 +208,14 @@ fn timing<'r>(
         // cuBLAS or copies only: A/B swaps kernel sources, so both versions are the same program.
         "launches no kernel of its own (cuBLAS or copies only), so A and B are the same program".to_string()
     } else if same_sass {
+        // A cubin or fatbin is its bytes, not PTX: they differ (nvcc's internal names, a build path).
+        let (other, differs) = match files.iter().all(|f| crate::kernel_file::is_binary(f)) {
+            true => ("other bytes", "the files differ in names or notes only"),
+            false => ("other PTX", "the PTX differs in line numbers or names only"),
+        };
         format!(
-            "{} at {} compiles to other PTX but the same SASS for {} as {} (nvdisasm: the \
-             instructions are equal, function by function; the PTX differs in line numbers or names only)",
+            "{} at {} compiles to {other} but the same SASS for {} as {} (nvdisasm: the instructions are equal, \
+             function by function; {differs})",
             list(&files),
             revision.label(),
             gpu.arch,

@@ -62,6 +62,7 @@ pub fn compile_command(
     let suite_files: Vec<&str> = suite_files.iter().map(String::as_str).collect();
     let mut checked_resources = Vec::new();
     let mut checked_sass = Vec::new();
+    let mut skipped_total = 0;
     let (mut gate_failed, mut other_failed) = (false, false);
     for path in files {
         let source = KernelSource::read(path, &path.display().to_string())?;
@@ -245,6 +246,7 @@ pub fn compile_command(
                 Err(e) => return Err(e),
             }
         }
+        skipped_total += skipped;
         if skipped == archs.len() {
             kernelgate::outln!(
                 "kernelgate: {}: no architecture checked: the prebuilt module fits none of {} (above); nothing of it \
@@ -260,7 +262,9 @@ pub fn compile_command(
             kernelgate::outln!("{report}");
         }
     }
-    let what = format!("{} file(s) for {}", files.len(), archs.join(" and "));
+    // An architecture a prebuilt module has no code for was skipped (said above): not "checked".
+    let skips = if skipped_total == 0 { String::new() } else { format!(" ({skipped_total} skipped, above)") };
+    let what = format!("{} file(s) for {}{skips}", files.len(), archs.join(" and "));
     kernelgate::outln!(
         "kernelgate: compile: {what}: {}",
         if other_failed {
