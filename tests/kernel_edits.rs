@@ -164,7 +164,10 @@ fn a_prebuilt_module_that_lost_the_code_of_a_blessed_architecture_fails_that_tri
     assert_eq!(code, Some(101), "{out}");
     assert!(out.contains("kernels/fused.cubin is a cubin for sm_90, so it cannot run on sm_80"), "{out}");
     assert!(out.contains("but the tables for sm_80 hold rows of kernels/fused.cubin (1 resource, 0 SASS)"), "{out}");
-    assert!(out.contains("KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/fused.cubin/sm_80"), "{out}");
+    assert!(
+        out.contains("KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/fused.cubin/sm_80"),
+        "{out}"
+    );
     let (code, out) = run(true);
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("removed the rows of kernels/fused.cubin for sm_80"), "{out}");
