@@ -77,18 +77,6 @@ pub fn binary_entries(file: &str, text: &str) -> Option<Result<Vec<crate::cubin:
     }
 }
 
-/// The cubin kernel file `file`'s text ([`kernel_text`]) read back into its bytes and read
-/// ([`crate::cubin::read`]); `None` for a file of another kind.
-///
-/// # Errors
-/// [`crate::cubin::read`]'s sentence, or one saying the text is not a cubin's.
-pub fn cubin_of(file: &str, text: &str) -> Option<Result<crate::cubin::Cubin, String>> {
-    (kind_of(file) == Some(Kind::Cubin)).then(|| {
-        let bytes = crate::cubin::from_text(text).ok_or("is not a cubin's text (kernel_file::kernel_text)")?;
-        crate::cubin::read(&bytes)
-    })
-}
-
 /// The kind of kernel file `file` (a name or path) is, by its extension; `None` for any other
 /// file (a header, a note), which kernel folders may hold too. Pure.
 ///

@@ -88,9 +88,10 @@ pub fn ptxas_arch<'a>(target: &'a str, arch: &'a str) -> &'a str {
 /// [`crate::kernel_file::kernel_text`], by `shown`'s extension) cannot run on `arch`; `None` when it
 /// can. The message names both architectures and the fix. Pure.
 pub fn unfit(shown: &str, ptx: &str, arch: &str) -> Option<String> {
-    if let Some(cubin) = crate::kernel_file::cubin_of(shown, ptx) {
+    if crate::kernel_file::kind_of(shown) == Some(crate::kernel_file::Kind::Cubin) {
         // A cubin that cannot be read is named by the load, with its fault.
-        return cubin.ok().and_then(|c| cubin_unfit(shown, &c.arch, arch));
+        let read = crate::cubin::from_text(ptx).and_then(|b| crate::cubin::read(&b).ok())?;
+        return cubin_unfit(shown, &read.arch, arch);
     }
     if crate::kernel_file::kind_of(shown) == Some(crate::kernel_file::Kind::Fatbin) {
         // A fatbin's compile trial for `arch` gates its cubin for `arch`; without one, nothing.
@@ -168,13 +169,6 @@ pub fn cubin(file: &str, text: &str, arch: &str) -> Result<(Vec<u8>, crate::cubi
         .find(|p| p.kind == crate::fatbin::PartKind::Cubin && !p.compressed && p.arch == chosen.arch)
         .expect("the chosen cubin is one of the parts");
     Ok((part.payload.to_vec(), chosen.clone()))
-}
-
-/// For a binary kernel file (cubin or fatbin), its cubin for `arch` read ([`cubin`]); `None` for
-/// another kind. What the compile trials read a binary module's kernels, parameters and resources
-/// from.
-pub fn arch_cubin(file: &str, text: &str, arch: &str) -> Option<std::result::Result<crate::cubin::Cubin, String>> {
-    crate::kernel_file::is_binary(file).then(|| cubin(file, text, arch).map(|(_, c)| c).map_err(|e| e.to_string()))
 }
 
 /// SHA-256 of a cubin's bytes, lowercase hex: its module identity, the hash `sha256sum` prints of

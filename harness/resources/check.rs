@@ -220,10 +220,9 @@ fn build_kernels(trial: &FileTrial<'_>, build: &Built<'_>) -> Vec<(String, Strin
 fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<String>) {
     let source = trial.source;
     let (ptx, lowered) = (build.compiled.ptx.as_str(), &build.compiled.lowered);
-    // A binary module's kernels and parameters are read from its cubin for the trial's
-    // architecture, as the file's entries were.
-    let sizes: BTreeMap<String, Vec<u32>> = match compile::prebuilt::arch_cubin(source.file, source.source, trial.arch)
-    {
+    // A binary module's kernels and parameters are read from the cubin its build chose for the
+    // trial's architecture, as the file's entries were.
+    let sizes: BTreeMap<String, Vec<u32>> = match image_cubin(trial, build.compiled) {
         Some(read) => match read {
             Ok(c) => c.entries.into_iter().map(|e| (e.name, e.params)).collect(),
             Err(why) => {
@@ -268,6 +267,16 @@ fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<
     }
 }
 
+/// For a binary module (cubin or fatbin), the cubin its build for the trial's architecture holds
+/// ([`compile::prebuilt::cubin_compiled`] chose it) read; `None` for a source or PTX module.
+fn image_cubin(
+    trial: &FileTrial<'_>,
+    compiled: &compile::Compiled,
+) -> Option<std::result::Result<crate::cubin::Cubin, String>> {
+    crate::kernel_file::is_binary(trial.source.file)
+        .then(|| crate::cubin::read(&compiled.cubin).map_err(|why| format!("{}: {why}", trial.source.path)))
+}
+
 /// A cubin's figures as ptxas's report gives a source's ([`crate::cubin::CubinEntry`]): registers,
 /// the stack frame as local memory, static shared memory. A cubin does not record its spill
 /// bytes, so they read 0: a spill lives in the stack frame, so it shows as a larger `local_bytes`,
@@ -298,7 +307,7 @@ fn build_rows(trial: &FileTrial<'_>, build: &Built<'_>, limits: &ArchLimits) -> 
     // ptxas reports for the architecture it assembled: a PTX module's own `sm_90a` for an sm_90 trial.
     let target = if source.is_ptx() { crate::kernel_file::ptx_target(&compiled.ptx) } else { None };
     let reported = target.as_deref().map_or(trial.arch, |t| compile::prebuilt::ptxas_arch(t, trial.arch));
-    let usage = match compile::prebuilt::arch_cubin(source.file, source.source, trial.arch) {
+    let usage = match image_cubin(trial, compiled) {
         Some(read) => read.map(|c| cubin_usage(&c)),
         None => ptxas::parse(&compiled.log, reported),
     };

@@ -156,34 +156,6 @@ fn bare_hint(arities: &[resources::Arity], source: &KernelSource, build: &resour
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Kernel, resources::Arity};
-
-    #[test]
-    fn a_bare_build_of_a_file_its_other_cases_define_names_those_cases_and_the_fix() {
-        let source = KernelSource::of_text("rowsum.cu", "gpu/rowsum.cu", "extern \"C\" __global__ void row_sum() {}\n");
-        let row_sum = Kernel::new("rowsum.cu", "row_sum");
-        let arity = |kernel, trial: &str| Arity { kernel, args: 0, sizes: Vec::new(), trial: trial.into() };
-        let arities = [arity(row_sum.define("BLOCK", 256), "rowsum/b256/1"), arity(row_sum, "rowsum/bare/1")];
-        let bare = resources::FileBuild { defines: &[], instances: Vec::new() };
-        let hint = bare_hint(&arities, &source, &bare);
-        assert!(
-            hint.starts_with(
-                "\nkernelgate: this is the build of gpu/rowsum.cu without definitions, made because rowsum/bare/1 \
-                 (row_sum) launch(es) its kernels without .define(...)"
-            ),
-            "{hint}"
-        );
-        assert!(hint.ends_with("(k::rowsum::<kernel>.define(\"NAME\", value))"), "{hint}");
-        // No case defines anything, or this is a build with definitions: nothing to add.
-        assert_eq!(bare_hint(&arities[1..], &source, &bare), "");
-        let defined = resources::FileBuild { defines: row_sum.define("BLOCK", 256).defines, instances: Vec::new() };
-        assert_eq!(bare_hint(&arities, &source, &defined), "");
-    }
-}
-
 /// A prebuilt module with nothing to gate for `arch` (`why`, [`compile::prebuilt::unfit`]): ignored
 /// with that reason, unless the tables for `arch` hold rows of it (blessed from a build that had
 /// code for `arch`, then replaced by one for another architecture): that loses a blessed gate, so
@@ -226,4 +198,32 @@ fn lost_gate(suite: &Suite, source: &KernelSource, arch: &str, why: String) -> R
         source.path, source.file
     )
     .into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Kernel, resources::Arity};
+
+    #[test]
+    fn a_bare_build_of_a_file_its_other_cases_define_names_those_cases_and_the_fix() {
+        let source = KernelSource::of_text("rowsum.cu", "gpu/rowsum.cu", "extern \"C\" __global__ void row_sum() {}\n");
+        let row_sum = Kernel::new("rowsum.cu", "row_sum");
+        let arity = |kernel, trial: &str| Arity { kernel, args: 0, sizes: Vec::new(), trial: trial.into() };
+        let arities = [arity(row_sum.define("BLOCK", 256), "rowsum/b256/1"), arity(row_sum, "rowsum/bare/1")];
+        let bare = resources::FileBuild { defines: &[], instances: Vec::new() };
+        let hint = bare_hint(&arities, &source, &bare);
+        assert!(
+            hint.starts_with(
+                "\nkernelgate: this is the build of gpu/rowsum.cu without definitions, made because rowsum/bare/1 \
+                 (row_sum) launch(es) its kernels without .define(...)"
+            ),
+            "{hint}"
+        );
+        assert!(hint.ends_with("(k::rowsum::<kernel>.define(\"NAME\", value))"), "{hint}");
+        // No case defines anything, or this is a build with definitions: nothing to add.
+        assert_eq!(bare_hint(&arities[1..], &source, &bare), "");
+        let defined = resources::FileBuild { defines: row_sum.define("BLOCK", 256).defines, instances: Vec::new() };
+        assert_eq!(bare_hint(&arities, &source, &defined), "");
+    }
 }
