@@ -54,6 +54,7 @@
 //! | compare  | [`guard`] (the physics guard) pure, [`gate::baseline`], [`gate::calibrate`], [`gate::timing::compare`] pure | baseline files |
 //! | record   | [`record`], [`lesson_record`] (the lesson trials' CSV), [`history`] | git, files, git notes, SQLite |
 //! | report   | [`report`]    | stdout, files     |
+//! | pool     | [`pool`] (the shards of a pool's jobs, and one report from all of them) pure | files |
 //!
 //! Under every stage: [`model`] (the plain data the stages hand each other), [`console`] (where status
 //! lines go, the heartbeat of long phases), [`project`] (where the project keeps its kernels,
@@ -95,6 +96,7 @@ pub mod nvrtc;
 pub mod output;
 pub mod paths;
 pub mod phases;
+pub mod pool;
 pub mod program;
 pub mod project;
 pub mod recheck;

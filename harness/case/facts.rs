@@ -47,6 +47,10 @@ pub struct Facts {
     /// empty in a file written before it was recorded. [`Facts::stale`] compares it with the tree.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub inputs_sha256: String,
+    /// Every trial the test binary lists, in its order (compile and lesson trials included), for
+    /// `kernelgate plan` ([`crate::pool::plan`]); empty in a file written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listed: Vec<String>,
 }
 
 /// One trial's facts.
@@ -186,6 +190,7 @@ impl Facts {
             sass,
             inputs: inputs.iter().map(|i| i.to_string()).collect(),
             inputs_sha256: String::new(),
+            listed: Vec::new(),
         }
     }
 

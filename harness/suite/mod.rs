@@ -374,10 +374,7 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         return ExitCode::from(EXIT_CONFIG);
     }
     every.extend(crate::case::planted::cases());
-    let facts = crate::case::facts::Facts::of(&every, table.build.inputs).built_from(table.build.inputs_sha256);
-    if let Err(e) = facts.write(&project.out_dir) {
-        crate::errln!("kernelgate: warning: the case facts for the kernelgate program were not written: {e}");
-    }
+    let mut facts = crate::case::facts::Facts::of(&every, table.build.inputs).built_from(table.build.inputs_sha256);
     // libtest's own output alone on stdout where a program reads it (JSON) or a line would break
     // its dots (terse).
     let pretty = !args.quiet && matches!(args.format, None | Some(libtest_mimic::FormatSetting::Pretty));
@@ -402,24 +399,35 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     }
     let suite = Arc::new(Suite::new(config, project, table));
     let mut trials = trials(&suite);
-    if let Some(shard) = partition {
-        // This shard's trials among those the filters select, counted in the listed order; the
-        // other shards' are left out of the run (nextest's count partition), and those the
-        // filters leave out stay for libtest to count as filtered out.
+    // Every trial as the binary lists it, for `kernelgate plan`; written by every run, `--list`
+    // included.
+    facts.listed = trials.iter().map(|t| t.name().to_string()).collect();
+    if let Err(e) = facts.write(&suite.project.out_dir) {
+        crate::errln!("kernelgate: warning: the case facts for the kernelgate program were not written: {e}");
+    }
+    if let Some(shard) = &partition {
+        // This shard's trials among those the filters select (counted in the listed order, or as
+        // the plan assigned every listed trial); the other shards' are left out of the run, and
+        // those the filters leave out stay for libtest to count as filtered out.
+        let listed: Vec<&str> = trials.iter().map(Trial::name).collect();
+        if let Err(e) = shard.fits(&listed) {
+            crate::errln!("kernelgate: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
         let selected = trials.iter().filter(|t| !args.is_filtered_out(t)).count();
-        let mut position = 0;
+        let (mut position, mut listed_position) = (0, 0);
         trials.retain(|t| {
+            listed_position += 1;
             if args.is_filtered_out(t) {
                 return true;
             }
             position += 1;
-            shard.holds(position - 1)
+            shard.holds(listed_position - 1, position - 1)
         });
         if !args.list {
             crate::say!(
-                "kernelgate: --partition count:{}/{}: {} of the {selected} selected trials",
-                shard.index,
-                shard.count,
+                "kernelgate: --partition {}: {} of the {selected} selected trials",
+                shard.label(),
                 trials.iter().filter(|t| !args.is_filtered_out(t)).count()
             );
         }

@@ -29,6 +29,10 @@
 //! `kernelgate lessons [PATHS...]` prints the lesson trials' ratios over runs from their lessons
 //! CSVs, with the bound the margin rule gives (`kernelgate::gate::lesson`).
 //!
+//! `kernelgate plan --shards N` prints the job matrix of a pool's CI run (GPU kinds x shards, the
+//! shards balanced by the trials' times in the history) and `kernelgate merge PATHS...` folds the
+//! jobs' results into one report and one exit code (`kernelgate::pool`).
+//!
 //! `kernelgate init [DIR]` scaffolds a project that gates its kernels with kernelgate.
 //!
 //! `kernelgate vars [--markdown]` prints every `KERNELGATE_*` variable from the one table of them
@@ -43,6 +47,7 @@ mod export;
 mod history;
 mod init;
 mod lessons;
+mod pool;
 
 use baseline::{BaselineCommand, baseline_command};
 use clap::{Parser, Subcommand};
@@ -154,6 +159,56 @@ enum Command {
         /// medians, change, verdict and the metrics that moved, the paired evidence.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+    },
+    /// Print the job matrix of a pool's CI run: each GPU kind's trials split into N shards, balanced
+    /// by each trial's sampling time in the history (the median of its last 5 runs; equal counts
+    /// where there are none), as JSON a GitHub `strategy.matrix`, a GitLab `parallel:matrix` or a
+    /// Buildkite pipeline reads. Each job runs the suite binary with its `--partition` value. The
+    /// trial list comes from the last run of the suite binary (`-- --list` is enough). Exits 0, or
+    /// 1 on error (docs/runners.md).
+    Plan {
+        /// Shards per GPU kind (1 to 36).
+        #[arg(long, value_name = "N")]
+        shards: usize,
+        /// A GPU kind to plan for (a GPU key, `nvidia-h200-sm90`); repeat for several; default:
+        /// every key of the history and the baselines.
+        #[arg(long = "gpu", value_name = "KEY")]
+        gpus: Vec<String>,
+        /// The matrix's shape.
+        #[arg(long, value_enum, default_value = "github")]
+        format: pool::Format,
+        /// Also write the plan (every shard's trials) here, for `kernelgate merge --plan`.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The suite's command line in Buildkite's steps (`--partition VALUE` is added).
+        #[arg(long, value_name = "COMMAND", default_value = "cargo test --release --test kernels --")]
+        command: String,
+        /// The folder of the history stores; default: KERNELGATE_HISTORY, else `history` in
+        /// kernelgate.toml, else `<project root>/.kernelgate/history`.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Fold the results of many jobs (run CSVs and A/B JSONs found under PATHS: the output folders
+    /// of a matrix's jobs) into one report, one column per GPU kind. Exits 3 when a job regressed, 4
+    /// when a shard of the plan did not report (or nothing did: missing is never a pass), 0
+    /// otherwise, 1 on error (docs/runners.md).
+    Merge {
+        /// Job results: run CSVs, `-ab.json` files, or folders searched for them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The plan the jobs ran (`kernelgate plan --out`): its shards that did not report are
+        /// named as missing.
+        #[arg(long, value_name = "FILE")]
+        plan: Option<PathBuf>,
+        /// Write the Markdown comment here instead of printing it.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+        /// Also write one self-contained HTML page.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Also write the JSON document (schema `kernelgate-merge`, version 1).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
     },
     /// Print one run's trial times (median, ns, with the median's 95 % CI or the samples' min and
     /// max) for a benchmark dashboard: Bencher (BMF) or github-action-benchmark
@@ -379,6 +434,15 @@ fn main() -> ExitCode {
             history::history_dir(dir, &config.history, &project, "export")
         })
         .map(|()| 0),
+        Command::Plan { shards, gpus, format, out, command, dir } => {
+            history::history_dir(dir, &config.history, &project, "plan").and_then(|history| {
+                let request = pool::PlanRequest { shards, gpus: &gpus, format, out, command: &command, history };
+                pool::plan_command(&project, &request)
+            })
+        }
+        Command::Merge { paths, plan, markdown, html, json } => {
+            pool::merge_command(&paths, plan.as_deref(), markdown.as_deref(), html.as_deref(), json.as_deref())
+        }
         Command::Compile { .. } if config.bless => Err(Error::Config {
             name: vars::BLESS.name,
             value: "1".into(),

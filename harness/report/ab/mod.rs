@@ -39,7 +39,7 @@ pub fn new_since_a(absent: &str) -> String {
 }
 
 /// One side of the comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Side {
     /// What the kernels are: `kernels/ here` (the tree's, as read) or `kernels/ at <rev>`.
     pub label: String,
@@ -48,7 +48,7 @@ pub struct Side {
 }
 
 /// The GPU the pairs were timed on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct GpuIdentity {
     /// `NVIDIA H200`.
     pub name: String,
@@ -61,7 +61,7 @@ pub struct GpuIdentity {
 }
 
 /// One trial's comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct AbTrial {
     /// `family/variant/size`.
     pub trial: String,
@@ -107,7 +107,7 @@ impl AbTrial {
 }
 
 /// A case that was not timed, and why (identical PTX, a kernel missing at a revision).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct NotTimed {
     /// `family/variant/size`.
     pub trial: String,
@@ -116,7 +116,7 @@ pub struct NotTimed {
 }
 
 /// Everything the A/B report says.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct AbReport {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,

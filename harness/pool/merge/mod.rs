@@ -1,0 +1,502 @@
+//! `kernelgate merge`: the results of many jobs (shards, GPU kinds) as one report and one exit
+//! code. [`read`] finds and reads every job's results under the paths given (the only I/O here);
+//! [`merge`] folds them, with the [`super::plan::Plan`] they were run from when there is one, into a
+//! [`Merged`]; [`Merged::markdown`], [`Merged::html`] and [`Merged::json`] say it.
+//!
+//! A job's results are the files a run leaves in its output folder: the A/B JSON of a same-run A/B
+//! run (`runs/<stem>-ab.json`, [`crate::report::ab::AbReport`]) or the run CSV of a run against the
+//! baseline (`runs/<stem>.csv`). A shard of the plan that no result covers is missing, and missing
+//! is never a pass ([`EXIT_MISSING`]).
+
+use super::plan::Plan;
+use crate::error::{Error, Result};
+use crate::report::ab::AbReport;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The first line of the Markdown: an HTML comment GitHub does not show, by which a bot finds the
+/// comment it posted before and updates it.
+pub const MARKER: &str = "<!-- kernelgate-merge-report -->";
+
+/// Exit code when some job regressed (the suite's [`crate::suite::EXIT_REGRESSION`]), whatever
+/// else the report says.
+pub const EXIT_REGRESSED: u8 = 3;
+
+/// Exit code when nothing regressed but a shard of the plan did not report: run its job again.
+pub const EXIT_MISSING: u8 = 4;
+
+/// The schema name of the JSON document ([`Merged::json`]).
+pub const SCHEMA: &str = "kernelgate-merge";
+
+/// The version of the JSON document's layout.
+pub const VERSION: u32 = 1;
+
+/// One trial's result in one job.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// `improved`, `unchanged`, `regressed`, `ambiguous`, `invalid`, `no-baseline`, or
+    /// `not timed` (an A/B case whose modules were identical, with its reason in `decided_by`).
+    pub verdict: String,
+    /// The change, percent: B against A (A/B), or the run against its baseline.
+    pub delta_pct: Option<f64>,
+    /// What decided the verdict, or why the case was not timed.
+    pub decided_by: String,
+    /// The job's results it came from (an index into [`Merged::jobs`]).
+    pub job: usize,
+}
+
+/// One job's results, as [`read`] found them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Job {
+    /// The file read.
+    pub path: PathBuf,
+    /// `ab` (an A/B JSON) or `baseline` (a run CSV).
+    pub mode: &'static str,
+    /// The run id.
+    pub run_id: String,
+    /// The GPU key (`nvidia-h200-sm90`).
+    pub gpu: String,
+    /// The physical GPU's UUID.
+    pub gpu_uuid: String,
+    /// The commit the run measured (B's, in A/B).
+    pub commit: String,
+    /// Each trial's outcome, by name.
+    #[serde(skip)]
+    pub outcomes: BTreeMap<String, Outcome>,
+    /// How many trials it reported.
+    pub trials: usize,
+}
+
+/// A shard of the plan that no job's results cover.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Missing {
+    /// Its GPU key.
+    pub gpu: String,
+    /// The shard, from 1 to `shards`.
+    pub shard: usize,
+    /// How many shards.
+    pub shards: usize,
+    /// Its `--partition` value, to run it again.
+    pub partition: String,
+    /// How many trials it holds.
+    pub trials: usize,
+}
+
+/// Everything the merged report says ([`merge`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Merged {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// [`VERSION`].
+    pub version: u32,
+    /// `regressed`, `missing` or `pass`: [`Merged::exit_code`]'s meaning.
+    pub status: &'static str,
+    /// The GPU kinds, one column each: the plan's in its order, then any other a job reported.
+    pub gpus: Vec<String>,
+    /// Every job's results read, in the order given.
+    pub jobs: Vec<Job>,
+    /// Per trial, per GPU kind, its outcome.
+    pub trials: BTreeMap<String, BTreeMap<String, Outcome>>,
+    /// The shards of the plan no job covered.
+    pub missing: Vec<Missing>,
+    /// Sentences about the inputs: no plan given, a job of a GPU kind the plan lacks, a trial
+    /// reported twice (the later run kept).
+    pub notes: Vec<String>,
+}
+
+/// Reads one job's results: an A/B JSON (`*-ab.json`) or a run CSV. `Ok(None)` for a run CSV that
+/// holds no row (a run that recorded nothing, or one stopped before it wrote).
+///
+/// # Errors
+/// [`Error::Io`] for a file that cannot be read; [`Error::Compare`] naming the file for JSON that is
+/// not an A/B report; the history's errors for a run CSV that does not parse.
+pub fn read_job(path: &Path) -> Result<Option<Job>> {
+    let bytes = std::fs::read(path).map_err(Error::io(path))?;
+    if path.extension().is_some_and(|e| e == "json") {
+        let r: AbReport = serde_json::from_slice(&bytes).map_err(|e| {
+            Error::Compare(format!("{}: not a kernelgate A/B report ({e}); give the run's `-ab.json`", path.display()))
+        })?;
+        let mut outcomes = BTreeMap::new();
+        for t in &r.trials {
+            outcomes.insert(
+                t.trial.clone(),
+                Outcome {
+                    verdict: t.verdict.clone(),
+                    delta_pct: t.delta_pct,
+                    decided_by: t.decided_by.clone(),
+                    job: 0,
+                },
+            );
+        }
+        for t in &r.not_timed {
+            outcomes.insert(
+                t.trial.clone(),
+                Outcome { verdict: "not timed".into(), delta_pct: None, decided_by: t.reason.clone(), job: 0 },
+            );
+        }
+        return Ok(Some(Job {
+            path: path.to_path_buf(),
+            mode: "ab",
+            run_id: r.run_id,
+            gpu: r.gpu.key,
+            gpu_uuid: r.gpu.uuid,
+            commit: r.b.commit,
+            trials: outcomes.len(),
+            outcomes,
+        }));
+    }
+    if bytes.iter().filter(|&&b| b == b'\n').count() <= 1 {
+        return Ok(None);
+    }
+    let parsed = crate::history::import::parse_csv_bytes(&bytes, path)?;
+    let Some(run) = parsed.runs.into_iter().next() else { return Ok(None) };
+    let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
+    for v in &run.values {
+        let o = outcomes.entry(v.trial.clone()).or_insert_with(|| Outcome {
+            verdict: v.verdict.clone(),
+            delta_pct: None,
+            decided_by: v.decided_by.clone(),
+            job: 0,
+        });
+        if v.metric == "delta" {
+            o.delta_pct = Some(v.value);
+        }
+    }
+    Ok(Some(Job {
+        path: path.to_path_buf(),
+        mode: if run.meta.ab_revision.is_empty() { "baseline" } else { "ab" },
+        run_id: run.meta.run_id,
+        gpu: run.meta.gpu_key,
+        gpu_uuid: run.meta.gpu_uuid,
+        commit: run.meta.commit,
+        trials: outcomes.len(),
+        outcomes,
+    }))
+}
+
+/// Every job's results under `paths`: a file is read as it is; a folder is searched (recursively,
+/// in name order) for A/B JSONs (`*-ab.json`) and run CSVs (`*.csv` in a folder named `runs`, not
+/// the `-metrics.csv`, `-raw.csv` or lessons CSVs beside them). A run CSV whose A/B JSON is beside
+/// it is read from the JSON, which also names the cases not timed. Returns the jobs and a note per
+/// file that held nothing.
+///
+/// # Errors
+/// [`Error::Io`] for a path that does not exist or cannot be read; [`read_job`]'s.
+pub fn read(paths: &[PathBuf]) -> Result<(Vec<Job>, Vec<String>)> {
+    let mut files = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(Error::io(p))?;
+        if meta.is_dir() {
+            walk(p, &mut files)?;
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut jobs = Vec::new();
+    let mut notes = Vec::new();
+    for f in &files {
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(stem) = name.strip_suffix(".csv")
+            && f.with_file_name(format!("{stem}-ab.json")).exists()
+        {
+            continue;
+        }
+        match read_job(f)? {
+            Some(job) => jobs.push(job),
+            None => notes.push(format!("{} holds no trial (a run that recorded nothing)", f.display())),
+        }
+    }
+    Ok((jobs, notes))
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    let mut entries: Vec<PathBuf> =
+        std::fs::read_dir(dir).map_err(Error::io(dir))?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for e in entries {
+        let name = e.file_name().and_then(|n| n.to_str()).unwrap_or("").to_string();
+        if e.is_dir() {
+            walk(&e, files)?;
+        } else {
+            let run_csv = name.ends_with(".csv")
+                && !["-metrics.csv", "-raw.csv", "-lessons.csv"].iter().any(|s| name.ends_with(s))
+                && dir.file_name().is_some_and(|d| d == "runs");
+            if run_csv || name.ends_with("-ab.json") {
+                files.push(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Folds `jobs` into one report. With `plan`, each of its shards is covered when some job of its
+/// GPU kind reported one of its trials, and missing otherwise; without, shards are not checked (a
+/// note says so). A trial reported twice for one GPU kind keeps the later run's outcome (run ids
+/// are start times), with a note.
+pub fn merge(mut jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Merged {
+    let mut gpus: Vec<String> = Vec::new();
+    if let Some(plan) = plan {
+        for job in &plan.jobs {
+            if !gpus.contains(&job.gpu) {
+                gpus.push(job.gpu.clone());
+            }
+        }
+    }
+    for job in &jobs {
+        if !gpus.contains(&job.gpu) {
+            if plan.is_some() {
+                notes.push(format!("{} is of GPU kind {}, which the plan does not name", job.path.display(), job.gpu));
+            }
+            gpus.push(job.gpu.clone());
+        }
+    }
+    // Earlier runs first, so that a later run's outcome replaces an earlier one's.
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by(|&a, &b| jobs[a].run_id.cmp(&jobs[b].run_id).then(a.cmp(&b)));
+    let mut trials: BTreeMap<String, BTreeMap<String, Outcome>> = BTreeMap::new();
+    let mut twice = 0;
+    for &i in &order {
+        for o in jobs[i].outcomes.values_mut() {
+            o.job = i;
+        }
+        for (trial, o) in &jobs[i].outcomes {
+            if trials.entry(trial.clone()).or_default().insert(jobs[i].gpu.clone(), o.clone()).is_some() {
+                twice += 1;
+            }
+        }
+    }
+    if twice > 0 {
+        notes.push(format!(
+            "{} reported more than once on one GPU kind (a job run again): the later run's outcome is kept",
+            crate::units::count(twice, "trial")
+        ));
+    }
+    let mut missing = Vec::new();
+    match plan {
+        Some(plan) => {
+            for shard in &plan.jobs {
+                let covered = shard.trials.iter().any(|t| trials.get(t).is_some_and(|by| by.contains_key(&shard.gpu)));
+                let reportable = shard.trials.iter().any(|t| reportable(t));
+                if !covered && reportable {
+                    missing.push(Missing {
+                        gpu: shard.gpu.clone(),
+                        shard: shard.shard,
+                        shards: shard.shards,
+                        partition: shard.partition.clone(),
+                        trials: shard.trials.len(),
+                    });
+                }
+            }
+        }
+        None => notes.push("no plan given (--plan): shards that did not report cannot be named".into()),
+    }
+    let regressed = trials.values().flat_map(|by| by.values()).any(|o| o.verdict == "regressed");
+    let status = if regressed {
+        "regressed"
+    } else if !missing.is_empty() || jobs.is_empty() {
+        "missing"
+    } else {
+        "pass"
+    };
+    if jobs.is_empty() {
+        notes.push("no job's results were found: nothing reported, which is never a pass".into());
+    }
+    Merged { schema: SCHEMA, version: VERSION, status, gpus, jobs, trials, missing, notes }
+}
+
+/// Whether a trial leaves a row in a job's results: compile trials (`compile/...`) and lesson
+/// trials (`lesson/...`) do not, so a shard of those alone cannot be seen to report.
+fn reportable(trial: &str) -> bool {
+    !trial.starts_with("compile/") && !crate::case::lesson::is_lesson(trial)
+}
+
+impl Merged {
+    /// The exit code: [`EXIT_REGRESSED`] when a job regressed, else [`EXIT_MISSING`] when a planned
+    /// shard did not report (or nothing did), else 0.
+    pub fn exit_code(&self) -> u8 {
+        match self.status {
+            "regressed" => EXIT_REGRESSED,
+            "missing" => EXIT_MISSING,
+            _ => 0,
+        }
+    }
+
+    /// Per GPU kind, its trials per verdict (`regressed`, `improved`, `ambiguous`, `invalid`,
+    /// `no-baseline`, `not timed`, `unchanged`; those with none left out).
+    pub fn counts(&self, gpu: &str) -> Vec<(&'static str, usize)> {
+        ["regressed", "improved", "ambiguous", "invalid", "no-baseline", "not timed", "unchanged"]
+            .into_iter()
+            .map(|v| (v, self.trials.values().filter(|by| by.get(gpu).is_some_and(|o| o.verdict == v)).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+
+    fn headline(&self) -> String {
+        match self.status {
+            "regressed" => "❌ regressions".into(),
+            "missing" if self.jobs.is_empty() => "⚠️ nothing reported".into(),
+            "missing" => format!("⚠️ incomplete: {} did not report", crate::units::count(self.missing.len(), "shard")),
+            _ => "✅ no regression".into(),
+        }
+    }
+
+    fn cell(o: Option<&Outcome>) -> String {
+        match o {
+            None => "–".into(),
+            Some(o) => match o.delta_pct {
+                Some(d) => format!("{} {d:+.2} %", o.verdict),
+                None => o.verdict.clone(),
+            },
+        }
+    }
+
+    /// The Markdown comment: [`MARKER`], the status, per GPU kind its jobs and counts, the shards
+    /// missing with their `--partition` values, the trials not `unchanged` on some GPU kind (one
+    /// column per kind), then every trial collapsed, within [`crate::report::markdown::MAX_CHARS`].
+    pub fn markdown(&self) -> String {
+        use crate::report::markdown::escape;
+        let mut out = format!("{MARKER}\n### kernelgate: {}\n\n", self.headline());
+        for gpu in &self.gpus {
+            let jobs = self.jobs.iter().filter(|j| &j.gpu == gpu).count();
+            let counts: Vec<String> = self.counts(gpu).iter().map(|(v, n)| format!("{n} {v}")).collect();
+            let counts = if counts.is_empty() { "nothing reported".to_string() } else { counts.join(", ") };
+            writeln!(out, "- **{}**: {} — {counts}", escape(gpu), crate::units::count(jobs, "job")).unwrap();
+        }
+        if !self.missing.is_empty() {
+            out.push_str("\n**Did not report** (run these jobs again; missing is never a pass):\n\n");
+            for m in &self.missing {
+                writeln!(
+                    out,
+                    "- {} shard {}/{} ({}): `--partition {}`",
+                    escape(&m.gpu),
+                    m.shard,
+                    m.shards,
+                    crate::units::count(m.trials, "trial"),
+                    m.partition
+                )
+                .unwrap();
+            }
+        }
+        for n in &self.notes {
+            writeln!(out, "\n_{}_", escape(n)).unwrap();
+        }
+        let head = format!(
+            "\n| trial | {} |\n|:--|{}\n",
+            self.gpus.iter().map(|g| escape(g)).collect::<Vec<_>>().join(" | "),
+            ":--|".repeat(self.gpus.len())
+        );
+        let row = |trial: &str, by: &BTreeMap<String, Outcome>| {
+            format!(
+                "| {} | {} |\n",
+                escape(trial),
+                self.gpus.iter().map(|g| Merged::cell(by.get(g))).collect::<Vec<_>>().join(" | ")
+            )
+        };
+        let changed: Vec<_> = self
+            .trials
+            .iter()
+            .filter(|(_, by)| by.values().any(|o| o.verdict != "unchanged" && o.verdict != "not timed"))
+            .collect();
+        if !changed.is_empty() {
+            out.push_str("\n**Not unchanged**\n");
+            out.push_str(&head);
+            for (t, by) in &changed {
+                out.push_str(&row(t, by));
+            }
+        }
+        let mut all = format!("\n<details><summary>Every trial ({})</summary>\n", self.trials.len());
+        all.push_str(&head);
+        for (t, by) in &self.trials {
+            all.push_str(&row(t, by));
+        }
+        all.push_str("\n</details>\n");
+        let max = crate::report::markdown::MAX_CHARS;
+        if out.len() + all.len() <= max {
+            out.push_str(&all);
+        } else {
+            out.push_str("\n_Every trial: too long for a comment; see the HTML or JSON report._\n");
+        }
+        out
+    }
+
+    /// The JSON document (schema [`SCHEMA`], version [`VERSION`]), pretty-printed.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("the report serializes")
+    }
+
+    /// One self-contained HTML page saying what the Markdown says, with nothing cut: the status,
+    /// each GPU kind's jobs and counts, the shards missing, then every trial (one column per GPU
+    /// kind), its verdict told by word and colour ([`crate::report::ab::VERDICT_COLOURS`]).
+    pub fn html(&self) -> String {
+        use crate::report::html::{escape, page_start};
+        let css = "table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #d0d7de;\
+                   text-align:left;vertical-align:top}.wrap{overflow-x:auto}";
+        let mut out = page_start(&format!("kernelgate merge: {}", self.headline()), css);
+        writeln!(out, "<h1>kernelgate merge: {}</h1>\n<ul>", escape(&self.headline())).unwrap();
+        for gpu in &self.gpus {
+            let jobs: Vec<&Job> = self.jobs.iter().filter(|j| &j.gpu == gpu).collect();
+            let counts: Vec<String> = self.counts(gpu).iter().map(|(v, n)| format!("{n} {v}")).collect();
+            writeln!(
+                out,
+                "<li><b>{}</b>: {} ({}) — {}</li>",
+                escape(gpu),
+                crate::units::count(jobs.len(), "job"),
+                escape(
+                    &jobs
+                        .iter()
+                        .map(|j| j.gpu_uuid.as_str())
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                escape(&counts.join(", "))
+            )
+            .unwrap();
+        }
+        out.push_str("</ul>\n");
+        if !self.missing.is_empty() {
+            out.push_str("<h2>Did not report</h2>\n<ul>\n");
+            for m in &self.missing {
+                writeln!(
+                    out,
+                    "<li>{} shard {}/{} ({} trials): <code>--partition {}</code></li>",
+                    escape(&m.gpu),
+                    m.shard,
+                    m.shards,
+                    m.trials,
+                    escape(&m.partition)
+                )
+                .unwrap();
+            }
+            out.push_str("</ul>\n");
+        }
+        for n in &self.notes {
+            writeln!(out, "<p><em>{}</em></p>", escape(n)).unwrap();
+        }
+        out.push_str("<div class=\"wrap\"><table>\n<tr><th>trial</th>");
+        for g in &self.gpus {
+            write!(out, "<th>{}</th>", escape(g)).unwrap();
+        }
+        out.push_str("</tr>\n");
+        let colour = |v: &str| crate::report::ab::VERDICT_COLOURS.iter().find(|(name, _)| *name == v).map(|(_, c)| *c);
+        for (t, by) in &self.trials {
+            write!(out, "<tr><td>{}</td>", escape(t)).unwrap();
+            for g in &self.gpus {
+                let text = escape(&Merged::cell(by.get(g)));
+                match by.get(g).and_then(|o| colour(&o.verdict)) {
+                    Some(c) => write!(out, "<td style=\"color:{c}\"><b>{text}</b></td>").unwrap(),
+                    None => write!(out, "<td>{text}</td>").unwrap(),
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table></div>\n</body>\n</html>\n");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,137 @@
+use super::*;
+use crate::pool::plan::plan;
+use std::collections::HashMap;
+
+fn job(gpu: &str, run_id: &str, outcomes: &[(&str, &str, Option<f64>)]) -> Job {
+    Job {
+        path: PathBuf::from(format!("artifacts/{gpu}-{run_id}/runs/{run_id}-abcdef0.csv")),
+        mode: "baseline",
+        run_id: run_id.into(),
+        gpu: gpu.into(),
+        gpu_uuid: format!("GPU-{gpu}"),
+        commit: "abcdef0123".into(),
+        trials: outcomes.len(),
+        outcomes: outcomes
+            .iter()
+            .map(|(t, v, d)| {
+                (t.to_string(), Outcome { verdict: v.to_string(), delta_pct: *d, decided_by: "time".into(), job: 0 })
+            })
+            .collect(),
+    }
+}
+
+fn listed() -> Vec<String> {
+    ["copy/a/1", "copy/b/1", "copy/c/1", "copy/d/1", "compile/x.cu/sm_90"].iter().map(|s| s.to_string()).collect()
+}
+
+const H200: &str = "nvidia-h200-sm90";
+const B200: &str = "nvidia-b200-sm100";
+
+/// Both shards of two GPU kinds report: one column per kind, exit 0.
+#[test]
+fn every_shard_of_two_gpu_kinds_reported_is_a_pass_with_a_column_each() {
+    let p = plan(listed(), &[(H200.into(), HashMap::new()), (B200.into(), HashMap::new())], 2).unwrap();
+    let jobs: Vec<Job> = p
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let outcomes: Vec<(&str, &str, Option<f64>)> =
+                s.trials.iter().filter(|t| reportable(t)).map(|t| (t.as_str(), "unchanged", Some(0.1))).collect();
+            job(&s.gpu, &format!("2026120{i}T000000Z"), &outcomes)
+        })
+        .collect();
+    let m = merge(jobs, Some(&p), vec![]);
+    assert_eq!((m.status, m.exit_code()), ("pass", 0), "{:?}", m.notes);
+    assert_eq!(m.gpus, vec![H200.to_string(), B200.to_string()]);
+    let md = m.markdown();
+    assert!(md.starts_with(MARKER) && md.contains("✅ no regression"), "{md}");
+    assert!(md.contains(&format!("| trial | {H200} | {B200} |")), "{md}");
+    assert!(md.contains("| copy/a/1 | unchanged +0.10 % | unchanged +0.10 % |"), "{md}");
+    assert_eq!(m.counts(B200), vec![("unchanged", 4)]);
+}
+
+/// A shard that regressed fails the whole with the regression's code, and names the trial and
+/// its GPU kind.
+#[test]
+fn a_shard_that_regressed_fails_the_merge() {
+    let p = plan(listed(), &[(H200.into(), HashMap::new())], 2).unwrap();
+    let a = &p.jobs[0].trials;
+    let b = &p.jobs[1].trials;
+    let first: Vec<_> = a.iter().filter(|t| reportable(t)).map(|t| (t.as_str(), "unchanged", Some(0.0))).collect();
+    let mut second: Vec<_> = b.iter().filter(|t| reportable(t)).map(|t| (t.as_str(), "unchanged", Some(0.0))).collect();
+    second[0].1 = "regressed";
+    second[0].2 = Some(4.2);
+    let slow = second[0].0.to_string();
+    let m =
+        merge(vec![job(H200, "20261204T000000Z", &first), job(H200, "20261204T000100Z", &second)], Some(&p), vec![]);
+    assert_eq!((m.status, m.exit_code()), ("regressed", EXIT_REGRESSED));
+    let md = m.markdown();
+    assert!(md.contains("❌ regressions") && md.contains("**Not unchanged**"), "{md}");
+    assert!(md.contains(&format!("| {slow} | regressed +4.20 % |")), "{md}");
+    let html = m.html();
+    assert!(html.contains("regressed +4.20 %") && html.contains("<!DOCTYPE html>"), "{html}");
+}
+
+/// A shard with no results is named, with its partition value to run again, and is never a pass.
+#[test]
+fn a_missing_shard_is_named_and_is_not_a_pass() {
+    let p = plan(listed(), &[(H200.into(), HashMap::new()), (B200.into(), HashMap::new())], 2).unwrap();
+    // Every job but B200's second shard.
+    let jobs: Vec<Job> = p
+        .jobs
+        .iter()
+        .filter(|s| !(s.gpu == B200 && s.shard == 2))
+        .enumerate()
+        .map(|(i, s)| {
+            let outcomes: Vec<_> =
+                s.trials.iter().filter(|t| reportable(t)).map(|t| (t.as_str(), "unchanged", Some(0.0))).collect();
+            job(&s.gpu, &format!("2026120{i}T000000Z"), &outcomes)
+        })
+        .collect();
+    let m = merge(jobs, Some(&p), vec![]);
+    assert_eq!((m.status, m.exit_code()), ("missing", EXIT_MISSING));
+    assert_eq!(m.missing.len(), 1);
+    assert_eq!((m.missing[0].gpu.as_str(), m.missing[0].shard), (B200, 2));
+    let md = m.markdown();
+    assert!(md.contains("incomplete: 1 shard did not report") && md.contains(&p.jobs[3].partition), "{md}");
+    // The JSON says it too.
+    let v: serde_json::Value = serde_json::from_str(&m.json()).unwrap();
+    assert_eq!(v["status"], "missing");
+    assert_eq!(v["missing"][0]["shard"], 2);
+    assert_eq!(v["schema"], SCHEMA);
+}
+
+/// Nothing at all is never a pass; without a plan, shards are not checked and a note says so.
+#[test]
+fn nothing_reported_is_not_a_pass_and_no_plan_is_said() {
+    let m = merge(vec![], None, vec![]);
+    assert_eq!(m.exit_code(), EXIT_MISSING);
+    assert!(m.markdown().contains("nothing reported"), "{}", m.markdown());
+    let m = merge(vec![job(H200, "20261204T000000Z", &[("copy/a/1", "unchanged", None)])], None, vec![]);
+    assert_eq!(m.exit_code(), 0);
+    assert!(m.notes.iter().any(|n| n.contains("no plan given")), "{:?}", m.notes);
+}
+
+/// A job run again reports its trials twice: the later run's outcome is kept, with a note.
+#[test]
+fn a_job_run_again_keeps_the_later_outcome() {
+    let m = merge(
+        vec![
+            job(H200, "20261204T010000Z", &[("copy/a/1", "unchanged", Some(0.1))]),
+            job(H200, "20261204T000000Z", &[("copy/a/1", "regressed", Some(3.0))]),
+        ],
+        None,
+        vec![],
+    );
+    assert_eq!(m.trials["copy/a/1"][H200].verdict, "unchanged");
+    assert_eq!(m.exit_code(), 0);
+    assert!(m.notes.iter().any(|n| n.contains("more than once")), "{:?}", m.notes);
+}
+
+/// Names in the Markdown are escaped (no mention, no autolink).
+#[test]
+fn names_in_the_markdown_are_escaped() {
+    let m = merge(vec![job(H200, "20261204T000000Z", &[("fam/@team/1", "regressed", Some(2.0))])], None, vec![]);
+    assert!(!m.markdown().contains("| fam/@team/1 |"), "{}", m.markdown());
+}
