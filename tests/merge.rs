@@ -57,6 +57,18 @@ fn run_job(dir: &Path, name: &str, trials: &[&str]) {
         out.write_record(&row).unwrap();
     }
     out.flush().unwrap();
+    // A run folder holds other CSVs beside the run CSV: the GPU's ceilings (its header as a run
+    // writes it), the ncu metrics. They are not job results.
+    std::fs::write(
+        runs.join("20261202T032222Z-62a8c02-ceilings.csv"),
+        "schema_version,run_id,gpu_key,gpu_uuid,ordinal,ceiling,value,unit,spread,samples,work,work_unit,l2_flushed\n",
+    )
+    .unwrap();
+    std::fs::write(
+        runs.join("20261202T032222Z-62a8c02-lessons.csv"),
+        "schema_version,run_id,commit,gpu_key,gpu_uuid,trial,good,bad,bound,pairs\n",
+    )
+    .unwrap();
 }
 
 /// An A/B job's output folder on a B200, every trial unchanged.
@@ -88,6 +100,7 @@ fn ab_job(dir: &Path, name: &str) {
         },
         counters: false,
         trials: TRIALS.iter().map(|t| trial(t)).collect(),
+        controls: vec![],
         not_timed: vec![],
     };
     let runs = dir.join(name).join("runs");

@@ -248,8 +248,9 @@ pub enum MatrixFormat {
     /// A GitLab CI `parallel:matrix` (`{"parallel": {"matrix": [{GPU, SHARD, SHARDS, PARTITION}, ...]}}`,
     /// every value a string, one entry per job), for a generated child pipeline.
     Gitlab,
-    /// A Buildkite pipeline for `buildkite-agent pipeline upload`: one command step per job, on an
-    /// agent tagged `gpu=<key>`, its output folder kept as artifacts.
+    /// A Buildkite pipeline for `buildkite-agent pipeline upload`: one command step per job (keyed
+    /// and labelled by GPU kind and shard), on an agent tagged `gpu=<key>`, its output folder kept
+    /// as artifacts.
     Buildkite,
 }
 
@@ -282,7 +283,6 @@ pub fn matrix(plan: &Plan, format: MatrixFormat, command: &str) -> serde_json::V
                 "key": format!("kernelgate-{}-{}", j.gpu.replace('.', "-"), j.shard),
                 "command": format!("{command} --partition '{}'", j.partition),
                 "agents": { "gpu": j.gpu },
-                "env": { "KERNELGATE_SHARD": format!("{}/{}", j.shard, j.shards) },
                 "artifact_paths": "target/kernelgate/**/*",
             })).collect::<Vec<_>>()
         }),

@@ -177,8 +177,9 @@ pub fn read_job(path: &Path) -> Result<Option<Job>> {
 }
 
 /// Every job's results under `paths`: a file is read as it is; a folder is searched (recursively,
-/// in name order) for A/B JSONs (`*-ab.json`) and run CSVs (`*.csv` in a folder named `runs`, not
-/// the `-metrics.csv`, `-raw.csv` or lessons CSVs beside them). A run CSV whose A/B JSON is beside
+/// in name order) for A/B JSONs (`*-ab.json`) and run CSVs (a `*.csv` in a folder named `runs`
+/// that begins with a run CSV's header, not the ncu `-metrics.csv`, the ceilings or lessons CSVs
+/// beside it). A run CSV whose A/B JSON is beside
 /// it is read from the JSON, which also names the cases not timed. Returns the jobs and a note per
 /// file that held nothing.
 ///
@@ -220,15 +221,30 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
         if e.is_dir() {
             walk(&e, files)?;
         } else {
+            // A run folder holds other CSVs beside the run CSV (`-metrics.csv`, `-raw.csv`,
+            // `-lessons.csv`, `-ceilings.csv`, ...): a run CSV is told by its header.
             let run_csv = name.ends_with(".csv")
-                && !["-metrics.csv", "-raw.csv", "-lessons.csv"].iter().any(|s| name.ends_with(s))
-                && dir.file_name().is_some_and(|d| d == "runs");
+                && !name.ends_with("-metrics.csv")
+                && dir.file_name().is_some_and(|d| d == "runs")
+                && is_run_csv(&e);
             if run_csv || name.ends_with("-ab.json") {
                 files.push(e);
             }
         }
     }
     Ok(())
+}
+
+/// Whether the file at `path` begins with a run CSV's header (its first columns, the same in every
+/// schema: `schema_version,run_id,commit,dirty,`; a lessons CSV's go on with `gpu_key`, and the
+/// ncu metrics CSV, which shares them, is told by its name).
+fn is_run_csv(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 40];
+    let prefix = b"schema_version,run_id,commit,dirty,";
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .is_ok_and(|n| n >= prefix.len() && head.starts_with(prefix))
 }
 
 /// Folds `jobs` into one report. With `plan`, each of its shards is covered when some job of its
