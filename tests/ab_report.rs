@@ -86,6 +86,7 @@ fn synthetic(trials: usize) -> AbReport {
         },
         counters: true,
         trials: list,
+        controls: vec![],
         not_timed: vec![NotTimed { trial: "launch/empty/1".into(), reason: "the same PTX (synthetic)".into() }],
     }
 }

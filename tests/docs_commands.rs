@@ -109,6 +109,8 @@ const RULES: &[(&str, Rule)] = &[
     ("kernelgate history gate --format json | jq .outcome", run_needing(Needs::Python, 3, "regressed")),
     ("kernelgate history gate*", run(3)),
     ("kernelgate history previous --run *", run(0)),
+    // The committed history holds no A/B run, so no control: the command says where they come from.
+    ("kernelgate history quality*", run(0)),
     ("kernelgate diff *", run(0)),
     ("kernelgate export --format *", run(0)),
     ("kernelgate baseline list", run(0)),
@@ -191,6 +193,21 @@ const RULES: &[(&str, Rule)] = &[
     ("scripts/nightly*", skip(Why::Gpu, "the nightly gate on a GPU runner")),
     ("scripts/gpu-suite *", skip(Why::Gpu, "runs the staged suite on a runner")),
     ("scripts/gpu-benchmark *", skip(Why::Gpu, "the gate's benchmark on a runner")),
+    // The runner image (docs/runners.md): .ci/run runs its steps without docker.
+    (
+        "scripts/runner-image build *",
+        skip(Why::Slow, "builds and stages the binaries (scripts/stage) into a folder; .ci/run runs it"),
+    ),
+    ("eval \"$(scripts/runner-image env *)\"", run(0)),
+    (
+        "scripts/runner-image check *",
+        skip(Why::Slow, "the compile trials with the binaries of `build`; .ci/run runs it after build"),
+    ),
+    (
+        "docker build *",
+        skip(Why::Tool, "docker's daemon, which CI lacks; .ci/run runs the image's steps with scripts/runner-image"),
+    ),
+    ("docker run *", skip(Why::Gpu, "the runner image on a GPU host (the NVIDIA Container Toolkit)")),
     // Downloads, other tools, the user's own state.
     ("apt-get install *", skip(Why::Network, "installs Debian packages")),
     ("python3 -m pip install *", skip(Why::Network, "installs nvbench's script's packages from PyPI")),

@@ -219,6 +219,7 @@ impl Config {
             ab: get(&AB)?,
             ab_b: get(&AB_B)?,
             ab_time_identical: chosen(&AB_IDENTICAL)? == "time",
+            ab_controls: whole(&AB_CONTROLS)?,
             history: match get(&HISTORY)? {
                 None => History::Default,
                 Some(v) if v == "off" => History::Off,

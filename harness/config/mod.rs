@@ -137,6 +137,12 @@ pub struct Config {
     /// reported as identical and not timed, since it runs the same machine code). Timing identical modules is how
     /// the A/B gate's false-alarm rate is measured (an A/A test).
     pub ab_time_identical: bool,
+    /// A same-run A/B run's A/A controls: how many cases whose kernel files (and NVRTC options) are
+    /// the same at both revisions are timed anyway, drawn at random with the run's input seed
+    /// (`KERNELGATE_AB_CONTROLS`, default 4; 0: none). Their verdicts measure the gate's own false
+    /// alarms on this runner, never fail the run, and are kept in the history
+    /// (`kernelgate history quality`).
+    pub ab_controls: usize,
     /// The B side of an A/B run from a git revision's `kernels/*.cu` instead of the tree's
     /// (`KERNELGATE_AB_B`, only with `KERNELGATE_AB`): how `kernelgate bisect` times a commit
     /// against the good one without rebuilding.
@@ -258,6 +264,7 @@ impl Default for Config {
             devices: Devices::List(vec![0]),
             ab: None,
             ab_time_identical: false,
+            ab_controls: vars::AB_CONTROLS.whole_default(),
             ab_b: None,
             history: History::Default,
             notes: false,

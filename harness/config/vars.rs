@@ -58,6 +58,18 @@ pub const AB_B: Var = Var {
     meaning: "the B side's kernels from another revision (what `kernelgate bisect` sets); only with `KERNELGATE_AB`",
     read_by: &[Reader::Suite],
 };
+/// `KERNELGATE_AB_CONTROLS`. Default 4: enough that a runner's false-positive rate builds up over
+/// a few dozen A/B runs (`kernelgate history quality`), few enough to add little to a run (each
+/// control is one more paired trial); issue 41 of kernelgate's tracker and nvbench's requests for a
+/// standing measurement of the comparison's own error (NVIDIA/nvbench#415, #478) are its reason.
+pub const AB_CONTROLS: Var = Var {
+    name: "KERNELGATE_AB_CONTROLS",
+    value: Value::Whole { default: 4, min: 0, max: 1000 },
+    default: None,
+    meaning: "A/B only: how many cases whose kernel files are the same at both revisions are timed anyway, drawn \
+              at random (KERNELGATE_SEED replays the draw), as A/A controls of the gate; 0: none",
+    read_by: &[Reader::Suite],
+};
 /// `KERNELGATE_AB_IDENTICAL`.
 pub const AB_IDENTICAL: Var = Var {
     name: "KERNELGATE_AB_IDENTICAL",
@@ -487,6 +499,7 @@ pub const WORK_SCALE: Var = Var {
 pub const VARS: &[Var] = &[
     AB,
     AB_B,
+    AB_CONTROLS,
     AB_IDENTICAL,
     ALPHA,
     BASELINES,

@@ -30,6 +30,7 @@ pub mod of_run;
 /// The git state of a tree, read by the project's build script and at run time (the build
 /// helper's, `kernelgate_build::provenance`).
 pub use kernelgate_build::provenance;
+pub mod quality;
 pub mod query;
 pub mod revision;
 pub mod store;

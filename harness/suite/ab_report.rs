@@ -36,6 +36,8 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
         })
         .collect();
     trials.sort_by(|x, y| x.trial.cmp(&y.trial));
+    let (controls, trials): (Vec<AbTrial>, Vec<AbTrial>) =
+        trials.into_iter().partition(|t| t.decided_by.starts_with(super::controls::DECIDED_BY_PREFIX));
     let mut not_timed: Vec<NotTimed> = suite
         .collected
         .outcomes
@@ -66,6 +68,7 @@ fn build(suite: &Suite, timed: &[Timed]) -> Option<AbReport> {
         },
         counters: suite.config.ncu,
         trials,
+        controls,
         not_timed,
     })
 }

@@ -23,6 +23,7 @@
 mod ab_report;
 mod compile_ahead;
 mod compile_trial;
+pub mod controls;
 mod faults;
 mod junit_report;
 mod lesson_trial;
@@ -123,6 +124,8 @@ pub struct Suite {
     ab: OnceLock<Result<Revision, String>>,
     /// The B side's kernels when `KERNELGATE_AB_B` names a revision (else the tree's, as read).
     ab_b: OnceLock<Revision>,
+    /// The A/A controls of an A/B run ([`controls`]): case names, drawn once the revision is read.
+    controls: OnceLock<std::collections::BTreeSet<String>>,
     stem: OnceLock<PathBuf>,
     /// What the trials hand back while they run, for the end of the run.
     collected: Collected,
@@ -180,6 +183,7 @@ impl Suite {
             baseline: OnceLock::new(),
             ab: OnceLock::new(),
             ab_b: OnceLock::new(),
+            controls: OnceLock::new(),
             stem: OnceLock::new(),
             collected: Collected::default(),
         }

@@ -77,10 +77,52 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         if let Some(warning) = revision.cases_differ(&suite.project.root, &b_commit, b_what, suite.table.build.inputs) {
             crate::say!("kernelgate: warning: {warning}");
         }
+        let controls = draw_controls(suite, &revision, selected);
+        if !controls.is_empty() {
+            crate::say!(
+                "kernelgate: A/A controls: {} (their kernel files are the same at both revisions; timed as a check of \
+                 the gate, they never fail the run; KERNELGATE_AB_CONTROLS={})",
+                controls.iter().cloned().collect::<Vec<_>>().join(", "),
+                suite.config.ab_controls
+            );
+        }
+        let _ = suite.controls.set(controls);
         let _ = suite.ab.set(Ok(revision));
         suite.collected.compared.store(selected.len(), Ordering::Relaxed);
     }
     Ok(())
+}
+
+/// The A/A controls ([`super::controls::draw`]) among the `selected` cases that launch kernels of
+/// their own, every file of which has the same text and NVRTC options at `revision` (A) as on the B
+/// side: the same module, so the pair is an A/A comparison.
+fn draw_controls(suite: &Suite, revision: &Revision, selected: &[&str]) -> std::collections::BTreeSet<String> {
+    if suite.config.ab_controls == 0 || suite.config.ab_time_identical {
+        return Default::default();
+    }
+    let loaded = crate::source::loaded().unwrap_or(&[]);
+    let b_side = |file: &str| -> Option<(&str, &[&str])> {
+        match suite.ab_b.get() {
+            Some(b) => b.kernel(file).map(|(text, options)| (text, options as &[&str])),
+            None => loaded.iter().find(|s| s.file == file).map(|s| (s.source, s.options)),
+        }
+    };
+    let candidates: Vec<String> = suite
+        .cases
+        .iter()
+        .filter(|c| selected.contains(&c.name().as_str()))
+        .filter(|c| {
+            let mut files: Vec<&str> = c.kernels().iter().map(|k| k.file).collect();
+            files.dedup();
+            !files.is_empty()
+                && files.iter().all(|f| match (revision.kernel(f), b_side(f)) {
+                    (Some((a, a_options)), Some((b, b_options))) => a == b && a_options == b_options,
+                    _ => false,
+                })
+        })
+        .map(|c| c.name())
+        .collect();
+    super::controls::draw(&candidates, suite.config.ab_controls, suite.seed)
 }
 
 /// Before the trials: open the first GPU (its facts and copy bandwidth print before the first

@@ -55,8 +55,9 @@ enum Timing<'r> {
     /// against. The sentence says what A lacks (`kernels/blocksum.cu does not exist at HEAD`); the
     /// trial's reason is [`crate::report::ab::new_since_a`]'s, as the run's log line.
     NewSinceA(String),
-    /// This build's program (B) against `revision`'s (A), compiled as `a`.
-    Paired { revision: &'r Revision, a: Compiled },
+    /// This build's program (B) against `revision`'s (A), compiled as `a`; `control` when the two
+    /// are the same module timed as an A/A control of the gate ([`super::controls`]).
+    Paired { revision: &'r Revision, a: Compiled, control: bool },
 }
 
 /// What the measure step took.
@@ -224,10 +225,16 @@ fn timing<'r>(
     } else {
         format!("{} at {} compiles to the same PTX as {}", list(&files), revision.label(), suite.b_side())
     };
-    if identical && !suite.config.ab_time_identical {
+    let control = identical && suite.controls.get().is_some_and(|c| c.contains(&case.name()));
+    if identical && !suite.config.ab_time_identical && !control {
         return Ok(Err(format!("{what}: not timed (KERNELGATE_AB_IDENTICAL=time times it)")));
     }
-    if files.is_empty() {
+    if control {
+        crate::console::trial_note(format!(
+            "kernelgate: {}: {what}; timed as an A/A control of the gate (KERNELGATE_AB_CONTROLS)",
+            case.name()
+        ));
+    } else if files.is_empty() {
         crate::console::trial_note(format!(
             "kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)",
             case.name()
@@ -244,7 +251,7 @@ fn timing<'r>(
             if identical { "; identical, timed (KERNELGATE_AB_IDENTICAL=time)" } else { "" }
         ));
     }
-    Ok(Ok(Timing::Paired { revision, a }))
+    Ok(Ok(Timing::Paired { revision, a, control }))
 }
 
 /// Whether every kernel file of `case` (with its instances) makes the same machine code for `arch` at `revision` (A) as on
@@ -332,7 +339,7 @@ fn checked(
     timing: &Timing,
 ) -> crate::error::Result<Result<Bound, Failed>> {
     let start = check::SharedStart::Poisoned;
-    if let Timing::Paired { revision, a } = timing
+    if let Timing::Paired { revision, a, .. } = timing
         && let Err(wrong) = check::check_case(gpu, case, a, suite.seed, start)?
     {
         return Ok(Err(format!("A ({} at {}): {wrong}", list(&case_files(case)), revision.rev).into()));
@@ -497,6 +504,12 @@ fn result(
     let summary = crate::stats::summarize(if kept.is_empty() { &samples.seconds } else { &kept });
     let decided = match timing {
         _ if physics.is_some() => "physics".to_string(),
+        Timing::Paired { control: true, .. } => format!(
+            "{}{}{}",
+            super::controls::DECIDED_BY_PREFIX,
+            decided_by(&judged.decided),
+            if judged.verdict == Verdict::Invalid { "" } else { " (A/A)" }
+        ),
         Timing::Paired { .. } if judged.verdict != Verdict::Invalid => format!("{} (A/B)", decided_by(&judged.decided)),
         _ => decided_by(&judged.decided),
     };
@@ -536,19 +549,22 @@ fn finish(
     kept: Vec<f64>,
 ) -> Result<Completion, Failed> {
     let verdict = result.verdict;
+    // An A/A control measures the gate; its verdict is reported, never a failure of the run.
+    let control = result.decided_by.starts_with(super::controls::DECIDED_BY_PREFIX);
     let moved = judged.moved.iter().map(ToString::to_string).collect();
     let timed = Timed { result, reason: judged.reason.clone(), moved, kept, gpu: Arc::clone(gpu) };
     suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner()).push(timed);
     let counters = if suite.config.ncu { check_counters(suite, case) } else { CounterCheck::Met };
-    let gate = (!suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
-        // Another driver or tool than the baseline's is said first: the environment moved, not only the code.
-        let environment = other_environment_note(suite, case, gpu).map(|n| format!("{n}; ")).unwrap_or_default();
-        let mut message = format!("{}: {environment}{}", case.name(), judged.message_lines());
-        if let Some(note) = other_gpu_note(suite, case, gpu) {
-            message += &format!("; {note}");
-        }
-        message
-    });
+    let gate =
+        (!control && !suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
+            // Another driver or tool than the baseline's is said first: the environment moved, not only the code.
+            let environment = other_environment_note(suite, case, gpu).map(|n| format!("{n}; ")).unwrap_or_default();
+            let mut message = format!("{}: {environment}{}", case.name(), judged.message_lines());
+            if let Some(note) = other_gpu_note(suite, case, gpu) {
+                message += &format!("; {note}");
+            }
+            message
+        });
     let (outcome, gate_only) = fold_failures(counters, sanitize_failure(suite, case), gate);
     if gate_only {
         suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);

@@ -82,6 +82,19 @@ pub(crate) enum HistoryCommand {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// The gate's own error rates per runner (physical GPU), from the A/A controls every same-run
+    /// A/B run times (KERNELGATE_AB_CONTROLS): false positives (`regressed` or `improved` on a
+    /// module against itself), `ambiguous` and `invalid`, each with its exact 95 % interval
+    /// (Clopper-Pearson), over all its controls and per ISO week. Exits 0, or 1 on error.
+    Quality {
+        /// GPU key; default: every GPU key with a history.
+        #[arg(long, value_name = "KEY")]
+        gpu: Option<String>,
+        /// `text`: lines for people; `json`: one JSON document on stdout (schema
+        /// `kernelgate-history-quality`, version 1: per runner its tallies, overall and per week).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// The nightly gate: for the latest run of each GPU key (or --run), fail on a `regressed`
     /// verdict or a time change point (1 % or more, per physical GPU) that is an increase at the
     /// run's commit. Exit codes: 0 pass; 3 regressed; 4 nothing regressed but a trial is `invalid`;
@@ -169,6 +182,7 @@ pub(crate) fn history_command(
         HistoryCommand::Show { .. } => "history show",
         HistoryCommand::Changes { .. } => "history changes",
         HistoryCommand::Gate { .. } => "history gate",
+        HistoryCommand::Quality { .. } => "history quality",
     };
     let dir = history_dir(dir, history, project, name)?;
     let warn = |warnings: &[String]| {
@@ -252,6 +266,40 @@ pub(crate) fn history_command(
                         kernelgate::out!("{}", history::query::format_changes(&k.gpu_key, &k.all, &k.found, k.from));
                     }
                 }
+            }
+        }
+        HistoryCommand::Quality { gpu, format } => {
+            let mut controls = Vec::new();
+            for key in history::store::gpu_keys(&dir)?.into_iter().filter(|k| gpu.as_ref().is_none_or(|g| g == k)) {
+                controls.extend(history::store::HistoryStore::open_read(&dir, &key)?.controls()?);
+            }
+            let runners = history::quality::runners(&controls);
+            match format {
+                Format::Json => {
+                    let doc = serde_json::json!({
+                        "schema": "kernelgate-history-quality",
+                        "version": 1,
+                        "runners": runners.iter().map(|r| {
+                            let rates = |t: &history::quality::Tally| serde_json::json!({
+                                "controls": t.controls,
+                                "false_positives": t.false_positives,
+                                "ambiguous": t.ambiguous,
+                                "invalid": t.invalid,
+                                "false_positive_rate": history::quality::rate(t.false_positives, t.controls).map(|(p, lo, hi)| [p, lo, hi]),
+                                "ambiguous_rate": history::quality::rate(t.ambiguous, t.controls).map(|(p, lo, hi)| [p, lo, hi]),
+                            });
+                            serde_json::json!({
+                                "gpu_key": r.gpu_key,
+                                "gpu_uuid": r.gpu_uuid,
+                                "runs": r.runs,
+                                "total": rates(&r.total),
+                                "weeks": r.weeks.iter().map(|(w, t)| serde_json::json!({"week": w, "tally": rates(t)})).collect::<Vec<_>>(),
+                            })
+                        }).collect::<Vec<_>>(),
+                    });
+                    print_json(&doc);
+                }
+                Format::Text => kernelgate::out!("{}", history::quality::text(&runners)),
             }
         }
         HistoryCommand::Gate { gpu, run, suite_exit, format } => {

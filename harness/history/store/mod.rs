@@ -489,6 +489,31 @@ impl HistoryStore {
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&fail)
     }
 
+    /// Every A/A control the store holds ([`crate::suite::controls`]): per same-run A/B run, each
+    /// trial whose `decided_by` starts with `control: `, as its `median` row (every timed trial has
+    /// one) with the run it came from, in chronological order.
+    ///
+    /// # Errors
+    /// [`Error::History`] if SQLite fails.
+    pub fn controls(&self) -> Result<Vec<(RunMeta, Value)>> {
+        let fail = sql_error(&self.path);
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {META_COLUMNS}, s.trial, s.kernel, s.metric, s.unit, v.value, v.ci_low, v.ci_high, v.verdict, \
+                 v.decided_by FROM series s JOIN vals v ON v.series = s.id JOIN runs ON runs.id = v.run \
+                 WHERE s.metric = 'median' AND substr(v.decided_by, 1, {len}) = ?1 ORDER BY {RUN_ORDER}, s.trial",
+                len = crate::suite::controls::DECIDED_BY_PREFIX.len()
+            ))
+            .map_err(&fail)?;
+        let rows = stmt
+            .query_map([crate::suite::controls::DECIDED_BY_PREFIX], |r| {
+                Ok((meta_from_row(r, 0)?, value_from_row(r, 16)?))
+            })
+            .map_err(&fail)?;
+        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&fail)
+    }
+
     /// Every series of the store, read in one pass over the values (for change-point detection over
     /// every (trial, metric)), without same-run A/B runs (their `ab_revision` is set). Read in one transaction: a
     /// concurrent append is seen whole or not at all.

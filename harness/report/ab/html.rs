@@ -73,6 +73,10 @@ pub fn html(r: &AbReport) -> String {
         if r.not_timed.is_empty() { String::new() } else { format!(", {} not timed", r.not_timed.len()) }
     )
     .unwrap();
+    if let Some(line) = super::controls_line(r) {
+        // The Markdown's line, escaped for Markdown; here the plain words.
+        writeln!(out, "<p>{}</p>", escape(&line.replace('\\', ""))).unwrap();
+    }
     writeln!(
         out,
         "<dl class=\"facts\">\n<dt>B, under test</dt><dd>{} <code>{}</code></dd>\n\

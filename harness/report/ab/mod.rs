@@ -17,8 +17,8 @@ use serde::Serialize;
 use std::fmt::Write as _;
 
 /// The version of the JSON document's schema (`docs/ab-report.schema.json`): 2 added each trial's
-/// `delta_ci_pct`.
-pub const SCHEMA_VERSION: u32 = 2;
+/// `delta_ci_pct`, 3 the A/A `controls`.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The first line of the Markdown: an HTML comment GitHub does not show, by which a bot finds the
 /// comment it posted before and updates it instead of adding another.
@@ -130,8 +130,14 @@ pub struct AbReport {
     pub gpu: GpuIdentity,
     /// Whether ncu counters were compared too (`KERNELGATE_NCU=1`).
     pub counters: bool,
-    /// The timed trials, sorted by name.
+    /// The timed trials, sorted by name (the A/A controls apart).
     pub trials: Vec<AbTrial>,
+    /// The A/A controls (`KERNELGATE_AB_CONTROLS`, [`crate::suite::controls`]), sorted by name: cases
+    /// whose modules are the same at both revisions, timed in pairs as a check of the gate. A
+    /// verdict other than `unchanged` is the gate's false alarm; it never fails the run. Empty in a
+    /// document of schema version 2.
+    #[serde(default)]
+    pub controls: Vec<AbTrial>,
     /// The cases that were not timed, sorted by name.
     pub not_timed: Vec<NotTimed>,
 }
@@ -156,6 +162,33 @@ impl AbReport {
     pub fn json(&self) -> String {
         serde_json::to_string_pretty(self).expect("the report serializes")
     }
+}
+
+/// `Controls (A/A): 4 of 4 unchanged.`, with each control that was not and its change; `None`
+/// without controls.
+pub fn controls_line(r: &AbReport) -> Option<String> {
+    if r.controls.is_empty() {
+        return None;
+    }
+    let unchanged = r.controls.iter().filter(|c| c.verdict == "unchanged").count();
+    let others: Vec<String> = r
+        .controls
+        .iter()
+        .filter(|c| c.verdict != "unchanged")
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                super::markdown::escape(&c.trial),
+                c.verdict,
+                c.delta_pct.map(|d| format!(" {d:+.2} %")).unwrap_or_default()
+            )
+        })
+        .collect();
+    Some(format!(
+        "Controls (A/A, the same modules on both sides, as a check of the gate): {unchanged} of {} unchanged{}.",
+        r.controls.len(),
+        if others.is_empty() { String::new() } else { format!(" ({}: false alarms of the gate)", others.join("; ")) }
+    ))
 }
 
 /// `d0553db` from a commit id.
@@ -189,6 +222,9 @@ pub fn markdown(r: &AbReport) -> String {
         if r.counters { ", with ncu counters" } else { "" },
         escape(&r.run_id),
     );
+    if let Some(line) = controls_line(r) {
+        out += &format!("\n{line}\n");
+    }
     let changed: Vec<&AbTrial> = r.trials.iter().filter(|t| t.verdict != "unchanged").collect();
     let footer_room = 2_000;
     if !changed.is_empty() {
@@ -289,8 +325,30 @@ mod tests {
                     reason: "…".into(),
                 })
                 .collect(),
+            controls: Vec::new(),
             not_timed: vec![NotTimed { trial: "fam/same/1".into(), reason: "identical".into() }],
         }
+    }
+
+    /// The A/A controls are said in one line after the status: how many came out unchanged, and
+    /// each false alarm with its change; they are not counted among the trials.
+    #[test]
+    fn the_controls_are_one_line_naming_each_false_alarm() {
+        let mut r = report(2);
+        assert!(!markdown(&r).contains("Controls"), "no line without controls");
+        let mut control = r.trials[1].clone();
+        control.trial = "fam/ctl/1".into();
+        control.decided_by = "control: time (A/A)".into();
+        r.controls = vec![control.clone(), AbTrial { verdict: "improved".into(), delta_pct: Some(-1.3), ..control }];
+        r.controls[1].trial = "fam/ctl/2".into();
+        let md = markdown(&r);
+        assert!(
+            md.contains("Controls (A/A, the same modules on both sides, as a check of the gate): 1 of 2 unchanged"),
+            "{md}"
+        );
+        assert!(md.contains("fam/ctl/2 improved -1.30 %: false alarms of the gate"), "{md}");
+        assert!(md.contains("of 2 timed trials"), "controls are not trials: {md}");
+        assert!(html(&r).contains("1 of 2 unchanged"), "the page says it too");
     }
 
     #[test]
@@ -334,7 +392,8 @@ mod tests {
     #[test]
     fn the_json_document_carries_the_schema_version_units_and_identity() {
         let v: serde_json::Value = serde_json::from_str(&report(2).json()).unwrap();
-        assert_eq!(v["schema_version"], 2);
+        assert_eq!(v["schema_version"], 3);
+        assert_eq!(v["controls"], serde_json::json!([]));
         assert_eq!(v["trials"][0]["delta_ci_pct"], serde_json::json!([-0.03, 0.07]));
         assert_eq!(v["gpu"]["uuid"], "GPU-831f4952-8e33-380c-a667-3d73fb0c06c6");
         assert_eq!(v["trials"][0]["a_median_s"], 1.5e-4);
