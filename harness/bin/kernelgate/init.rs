@@ -1,6 +1,7 @@
 //! `kernelgate init [DIR]`: scaffolds what a project needs to gate its kernels with kernelgate
-//! (docs/adopting.md): `kernelgate.toml`, `build.rs`, `tests/kernels.rs`, an example kernel and
-//! its case (unless `--kernels` names existing kernel folders), `baselines/`, a `.gitignore` of what
+//! (docs/adopting.md): `kernelgate.toml`, `build.rs`, `tests/kernels.rs` (the suite binary) over the
+//! case table in `tests/kernel_cases/` with its checks without a GPU (`tests/kernel_cases_cpu.rs`),
+//! an example kernel and its case (unless `--kernels` names existing kernel folders), `baselines/`, a `.gitignore` of what
 //! runs leave (where there is none), and a GitHub Actions workflow for a GPU runner. In a Rust crate (DIR holds a `Cargo.toml`) it prints the lines to add
 //! to that `Cargo.toml`; elsewhere (a CUDA C++ repository, a new folder) it writes a small crate's
 //! `Cargo.toml` too. It never replaces a file: when one of them exists, it names every such file
@@ -175,7 +176,12 @@ fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
          kernelgate_build::Build::new().run();\n}\n"
             .into(),
     ));
-    files.push(("tests/kernels.rs".into(), if init.kernels.is_empty() { EXAMPLE_CASES } else { EMPTY_CASES }.into()));
+    files.push(("tests/kernels.rs".into(), SUITE.into()));
+    files.push((
+        "tests/kernel_cases/mod.rs".into(),
+        if init.kernels.is_empty() { EXAMPLE_CASES } else { EMPTY_CASES }.into(),
+    ));
+    files.push(("tests/kernel_cases_cpu.rs".into(), CPU_CHECKS.into()));
     files.push(("baselines/.gitkeep".into(), String::new()));
     if !init.dir.join(".gitignore").exists() {
         files.push((".gitignore".into(), GITIGNORE.into()));
@@ -243,16 +249,42 @@ extern "C" __global__ void scale(const float* x, float* out, float a, int n) {
 }
 "#;
 
-/// The example kernel's case.
-const EXAMPLE_CASES: &str = r#"//! This project's kernel trials (kernelgate init): `cargo test --release --test kernels` compiles
-//! every kernel file, and on a GPU checks, times and gates every case (docs/adopting.md).
+/// The suite binary (`[[test]] harness = false`): the case table of `tests/kernel_cases/`.
+const SUITE: &str = r#"//! This project's kernel trials (kernelgate init): `cargo test --release --test kernels` compiles
+//! every kernel file, and on a GPU checks, times and gates every case of tests/kernel_cases/
+//! (docs/adopting.md). tests/kernel_cases_cpu.rs checks the same cases without a GPU.
 
-use kernelgate::case::{Case, Launch, Param, Table};
+mod kernel_cases;
+
+kernelgate::main!(kernelgate::case::Table::new(kernel_cases::cases, &kernel_cases::BUILD));
+"#;
+
+/// The table's checks that need no GPU, a test target of its own (libtest's harness: `#[test]`
+/// runs), sharing the cases with the suite binary.
+const CPU_CHECKS: &str = r#"//! The case table's checks that need no GPU (kernelgate init): `cargo test --release --test
+//! kernel_cases_cpu`, in every CI job. Each case's reference runs on inputs drawn as a run draws
+//! them and must return one buffer per compared parameter, of its length and type, and every
+//! program step must fit its slots.
+
+mod kernel_cases;
+
+#[test]
+fn every_reference_returns_the_buffers_its_case_compares() {
+    // At the sizes the suite runs; give `cases` a size to check large tables at small ones.
+    kernelgate::case::assert_references_fit(&kernel_cases::cases(1.0));
+}
+"#;
+
+/// The example kernel's case.
+const EXAMPLE_CASES: &str = r#"//! This project's cases (kernelgate init), shared by tests/kernels.rs (the GPU suite) and
+//! tests/kernel_cases_cpu.rs (their checks without a GPU); docs/adding-kernels.md.
+
+use kernelgate::case::{Case, Launch, Param};
 
 kernelgate::kernels!(); // mod k: one module per kernel file, one constant per kernel; static BUILD
 
 /// Every case; `_scale` is `KERNELGATE_WORK_SCALE` (1.0 unless a power benchmark asks for more work).
-fn cases(_scale: f64) -> Vec<Case> {
+pub fn cases(_scale: f64) -> Vec<Case> {
     let n = 1 << 24;
     vec![
         Case::new("scale", "plain", "16M", k::scale::scale)
@@ -262,26 +294,23 @@ fn cases(_scale: f64) -> Vec<Case> {
             .bytes(8 * n as u64),
     ]
 }
-
-kernelgate::main!(Table::new(cases, &BUILD));
 "#;
 
 /// The case table for existing kernel folders: none yet; the compile trials gate every file.
-const EMPTY_CASES: &str = r#"//! This project's kernel trials (kernelgate init): `cargo test --release --test kernels` compiles
-//! every file of the kernel folders kernelgate.toml names (the compile trials), and on a GPU checks,
-//! times and gates every case below (docs/adopting.md, docs/adding-kernels.md).
+const EMPTY_CASES: &str = r#"//! This project's cases (kernelgate init), shared by tests/kernels.rs (the GPU suite) and
+//! tests/kernel_cases_cpu.rs (their checks without a GPU). `cargo test --release --test kernels`
+//! compiles every file of the kernel folders kernelgate.toml names (the compile trials), and on a
+//! GPU checks, times and gates every case below (docs/adopting.md, docs/adding-kernels.md).
 
-use kernelgate::case::{Case, Table};
+use kernelgate::case::Case;
 
 kernelgate::kernels!(); // mod k: one module per kernel file, one constant per kernel; static BUILD
 
 /// Every case: `Case::new(family, variant, size, k::<file>::<kernel>)` with its launch, parameters,
 /// CPU reference and bytes (docs/adding-kernels.md). None yet: the compile trials run alone.
-fn cases(_scale: f64) -> Vec<Case> {
+pub fn cases(_scale: f64) -> Vec<Case> {
     Vec::new()
 }
-
-kernelgate::main!(Table::new(cases, &BUILD));
 "#;
 
 /// A GitHub Actions workflow for a self-hosted GPU runner (docs/ci.md, docs/pull-requests.md).
@@ -321,6 +350,8 @@ mod tests {
             "kernelgate.toml",
             "build.rs",
             "tests/kernels.rs",
+            "tests/kernel_cases/mod.rs",
+            "tests/kernel_cases_cpu.rs",
             "kernels/scale.cu",
             ".gitignore",
         ] {
@@ -329,8 +360,12 @@ mod tests {
         let manifest = std::fs::read_to_string(at.join("Cargo.toml")).unwrap();
         assert!(manifest.contains("name = \"gpu-tests\"") && manifest.contains("harness = false"), "{manifest}");
         assert!(manifest.contains(&format!("{}/harness", kg.path().canonicalize().unwrap().display())), "{manifest}");
-        let cases = std::fs::read_to_string(at.join("tests/kernels.rs")).unwrap();
-        assert!(cases.contains("k::scale::scale") && cases.contains("kernelgate::main!"), "{cases}");
+        let cases = std::fs::read_to_string(at.join("tests/kernel_cases/mod.rs")).unwrap();
+        assert!(cases.contains("k::scale::scale") && cases.contains("pub fn cases"), "{cases}");
+        let suite = std::fs::read_to_string(at.join("tests/kernels.rs")).unwrap();
+        assert!(suite.contains("mod kernel_cases;") && suite.contains("kernelgate::main!"), "{suite}");
+        let cpu = std::fs::read_to_string(at.join("tests/kernel_cases_cpu.rs")).unwrap();
+        assert!(cpu.contains("#[test]") && cpu.contains("assert_references_fit(&kernel_cases::cases(1.0))"), "{cpu}");
         // A second init (now in a crate) names what exists and writes nothing.
         std::fs::remove_file(at.join("build.rs")).unwrap();
         let err = init_command(&init).unwrap_err().to_string();
@@ -353,7 +388,7 @@ mod tests {
         assert!(!dir.path().join("kernels").exists() && !dir.path().join("src/lib.rs").exists());
         let toml = std::fs::read_to_string(dir.path().join("kernelgate.toml")).unwrap();
         assert!(toml.contains("kernels = [\"src/cuda\"]"), "{toml}");
-        assert!(std::fs::read_to_string(dir.path().join("tests/kernels.rs")).unwrap().contains("Vec::new()"));
+        assert!(std::fs::read_to_string(dir.path().join("tests/kernel_cases/mod.rs")).unwrap().contains("Vec::new()"));
     }
 
     #[test]
