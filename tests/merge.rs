@@ -114,15 +114,32 @@ fn a_shard_that_did_not_report_is_named_and_exits_4() {
     let (plan_path, plan) = plan(dir.path(), &[H200]);
     let first: Vec<&str> =
         plan.jobs[0].trials.iter().map(String::as_str).filter(|t| !t.starts_with("compile/")).collect();
-    // Only shard 1's unchanged trial reported.
-    let copy: Vec<&str> = first.iter().copied().filter(|t| t.starts_with("coalescing/copy/")).collect();
-    assert_eq!(copy.len(), 1, "{first:?}");
-    run_job(dir.path(), "job-1", &copy);
+    // Shard 1's two trials both reported; shard 2 did not report at all.
+    assert_eq!(first.len(), 2, "{first:?}");
+    run_job(dir.path(), "job-1", &first);
     let (code, stdout, stderr) = merge(&["--plan", plan_path.to_str().unwrap(), dir.path().to_str().unwrap()]);
     assert_eq!(code, 4, "{stdout}{stderr}");
     assert!(stdout.starts_with("<!-- kernelgate-merge-report -->"), "{stdout}");
     assert!(stdout.contains("incomplete: 1 shard did not report"), "{stdout}");
-    assert!(stdout.contains(&format!("{H200} shard 2/2")) && stdout.contains(&plan.jobs[1].partition), "{stdout}");
+    assert!(stdout.contains(&format!("{H200} shard 2/2 (2 trials, none reported)")), "{stdout}");
+    assert!(stdout.contains(&plan.jobs[1].partition), "{stdout}");
+    // Shard 1 with one of its trials missing (its check failed: no row) is named with the trial.
+    let dir = tempfile::tempdir().unwrap();
+    let (plan_path, _) = super_plan(dir.path());
+    run_job(dir.path(), "job-1", &first[..1]);
+    let (code, stdout, _) = merge(&["--plan", plan_path.to_str().unwrap(), dir.path().to_str().unwrap()]);
+    assert_eq!(code, 4, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "shard 1/2 (1 of its 3 trials did not report (failed their check, or the job stopped): {})",
+            first[1].replace('_', "\\_")
+        )),
+        "{stdout}"
+    );
+}
+
+fn super_plan(dir: &Path) -> (std::path::PathBuf, kernelgate::pool::plan::Plan) {
+    plan(dir, &[H200])
 }
 
 #[test]

@@ -133,10 +133,17 @@ fn the_shards_of_a_plan_list_every_trial_once() {
         }
         assert_eq!(seen, all.iter().cloned().collect::<BTreeSet<_>>(), "{gpu}");
     }
-    // A plan made for another list of trials stops the run, saying so.
+    // A value cut short stops the run, saying so.
     let partition = jobs[0]["partition"].as_str().unwrap();
-    let other = &partition[..partition.len() - 1];
-    let (code, text) = support::kernels(&["--list", "--partition", other], &[], out.path());
+    let cut = &partition[..partition.len() - 1];
+    let (code, text) = support::kernels(&["--list", "--partition", cut], &[], out.path());
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("the value was cut or edited") && text.contains("paste the whole value"), "{text}");
+    // A plan made for another list of trials (here: of another list's hash) stops the run too.
+    let (head, code_part) = partition.rsplit_once(':').unwrap();
+    let (prefix, _) = head.rsplit_once(':').unwrap();
+    let other = format!("{prefix}:00000000:{code_part}");
+    let (code, text) = support::kernels(&["--list", "--partition", &other], &[], out.path());
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("another list of trials") && text.contains("kernelgate plan"), "{text}");
 }

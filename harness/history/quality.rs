@@ -158,10 +158,11 @@ pub fn text(runners: &[Runner]) -> String {
         for (week, w) in &r.weeks {
             writeln!(
                 out,
-                "  {week}: {} controls: false positives {}, ambiguous {}",
+                "  {week}: {} controls: false positives {}, ambiguous {}, invalid {}",
                 w.controls,
                 shown(rate(w.false_positives, w.controls)),
                 shown(rate(w.ambiguous, w.controls)),
+                shown(rate(w.invalid, w.controls)),
             )
             .unwrap();
         }

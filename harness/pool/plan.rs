@@ -118,6 +118,15 @@ impl Assignment {
         if sha == self.list_sha && listed.len() == self.shards.len() {
             return Ok(());
         }
+        if sha == self.list_sha {
+            return Err(format!(
+                "the value assigns {} trials, but the plan's list ({}) has {}: the value was cut or edited; paste \
+                 the whole value `kernelgate plan` printed",
+                self.shards.len(),
+                self.list_sha,
+                listed.len()
+            ));
+        }
         Err(format!(
             "the plan was made for another list of trials ({} trials, list {}); this binary lists {} (list {sha}): \
              make the plan again from this commit (`kernelgate plan`, after a `--list` of this binary)",
@@ -158,6 +167,10 @@ pub struct Plan {
     pub schema: String,
     /// [`VERSION`].
     pub version: u32,
+    /// The commit the plan was made at (the checkout's `HEAD`; empty outside a repository): `kernelgate
+    /// merge` leaves out results of another commit.
+    #[serde(default)]
+    pub commit: String,
     /// [`list_sha`] of `listed`.
     pub list_sha: String,
     /// Every trial the suite binary lists, in its order.
@@ -224,7 +237,15 @@ pub fn plan(listed: Vec<String>, gpus: &[(String, HashMap<String, f64>)], shards
             });
         }
     }
-    Ok(Plan { schema: SCHEMA.into(), version: VERSION, list_sha, listed, jobs, weights: sources })
+    Ok(Plan {
+        schema: SCHEMA.into(),
+        version: VERSION,
+        commit: String::new(),
+        list_sha,
+        listed,
+        jobs,
+        weights: sources,
+    })
 }
 
 /// The median of `values`' last [`RECENT_RUNS`] (in the order given: oldest first); `None` when

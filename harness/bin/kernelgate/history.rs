@@ -287,6 +287,7 @@ pub(crate) fn history_command(
                                 "invalid": t.invalid,
                                 "false_positive_rate": history::quality::rate(t.false_positives, t.controls).map(|(p, lo, hi)| [p, lo, hi]),
                                 "ambiguous_rate": history::quality::rate(t.ambiguous, t.controls).map(|(p, lo, hi)| [p, lo, hi]),
+                                "invalid_rate": history::quality::rate(t.invalid, t.controls).map(|(p, lo, hi)| [p, lo, hi]),
                             });
                             serde_json::json!({
                                 "gpu_key": r.gpu_key,

@@ -168,8 +168,8 @@ enum Command {
     /// 1 on error (docs/runners.md).
     Plan {
         /// Shards per GPU kind (1 to 36).
-        #[arg(long, value_name = "N")]
-        shards: usize,
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=36))]
+        shards: u16,
         /// A GPU kind to plan for (a GPU key, `nvidia-h200-sm90`); repeat for several; default:
         /// every key of the history and the baselines.
         #[arg(long = "gpu", value_name = "KEY")]
@@ -436,7 +436,8 @@ fn main() -> ExitCode {
         .map(|()| 0),
         Command::Plan { shards, gpus, format, out, command, dir } => {
             history::history_dir(dir, &config.history, &project, "plan").and_then(|history| {
-                let request = pool::PlanRequest { shards, gpus: &gpus, format, out, command: &command, history };
+                let request =
+                    pool::PlanRequest { shards: shards.into(), gpus: &gpus, format, out, command: &command, history };
                 pool::plan_command(&project, &request)
             })
         }

@@ -48,7 +48,8 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
             kernelgate::case::facts::Facts::path(&project.out_dir).display()
         )));
     }
-    let gpus = if r.gpus.is_empty() { known_gpus(&r.history, project)? } else { r.gpus.to_vec() };
+    let known = known_gpus(&r.history, project)?;
+    let gpus = if r.gpus.is_empty() { known.clone() } else { r.gpus.to_vec() };
     if gpus.is_empty() {
         return Err(Error::Compare(format!(
             "no GPU kind to plan for: neither the history ({}) nor the baselines ({}) name one; name them with \
@@ -62,7 +63,21 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
         let times = kernelgate::pool::times(&r.history, &gpu)?;
         weighted.push((gpu, times));
     }
-    let plan = plan::plan(listed, &weighted, r.shards)?;
+    for (gpu, times) in &weighted {
+        if times.is_empty() && !known.contains(gpu) {
+            kernelgate::errln!(
+                "kernelgate plan: warning: GPU kind {gpu} has no history and no baseline here (known: {}); check the \
+                 key, a runner label (`nvidia-smi` name and sm: nvidia-h200-sm90)",
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            );
+        }
+    }
+    let mut plan = plan::plan(listed, &weighted, r.shards)?;
+    // The commit the jobs will run: merge leaves out results of another.
+    plan.commit = git2::Repository::discover(&project.root)
+        .ok()
+        .and_then(|repo| repo.head().ok()?.peel_to_commit().ok().map(|c| c.id().to_string()))
+        .unwrap_or_default();
     for (gpu, source) in &plan.weights {
         kernelgate::errln!("kernelgate plan: {gpu}: {source}");
     }
@@ -147,8 +162,8 @@ pub fn merge_command(
         kernelgate::out!("{md}");
     }
     kernelgate::errln!(
-        "kernelgate merge: {} job results, {}: exit {}",
-        merged.jobs.len(),
+        "kernelgate merge: {} read, {}: exit {}",
+        kernelgate::units::count(merged.jobs.len(), "result file"),
         merged.status,
         merged.exit_code()
     );

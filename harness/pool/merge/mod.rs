@@ -62,11 +62,14 @@ pub struct Job {
     pub gpu_uuid: String,
     /// The commit the run measured (B's, in A/B).
     pub commit: String,
-    /// Each trial's outcome, by name.
+    /// Each trial's outcome, by name: the timed trials, the cases not timed, and the lesson trials
+    /// of the `-lessons.csv` beside the file (verdicts `holds`, `broken`, `unclear`, `invalid`).
     #[serde(skip)]
     pub outcomes: BTreeMap<String, Outcome>,
     /// How many trials it reported.
     pub trials: usize,
+    /// Its A/A controls' verdicts (an A/B run's, [`crate::suite::controls`]), by trial.
+    pub controls: BTreeMap<String, String>,
 }
 
 /// A shard of the plan that no job's results cover.
@@ -82,6 +85,9 @@ pub struct Missing {
     pub partition: String,
     /// How many trials it holds.
     pub trials: usize,
+    /// Its trials no job reported, when some did (a trial that failed its check or the harness
+    /// leaves no row); empty when the shard did not report at all.
+    pub unreported: Vec<String>,
 }
 
 /// Everything the merged report says ([`merge`]).
@@ -99,7 +105,7 @@ pub struct Merged {
     pub jobs: Vec<Job>,
     /// Per trial, per GPU kind, its outcome.
     pub trials: BTreeMap<String, BTreeMap<String, Outcome>>,
-    /// The shards of the plan no job covered.
+    /// The shards of the plan no job covered, or whose trials not all reported.
     pub missing: Vec<Missing>,
     /// Sentences about the inputs: no plan given, a job of a GPU kind the plan lacks, a trial
     /// reported twice (the later run kept).
@@ -136,7 +142,8 @@ pub fn read_job(path: &Path) -> Result<Option<Job>> {
                 Outcome { verdict: "not timed".into(), delta_pct: None, decided_by: t.reason.clone(), job: 0 },
             );
         }
-        return Ok(Some(Job {
+        let controls = r.controls.iter().map(|c| (c.trial.clone(), c.verdict.clone())).collect();
+        return Ok(Some(with_lessons(Job {
             path: path.to_path_buf(),
             mode: "ab",
             run_id: r.run_id,
@@ -145,7 +152,8 @@ pub fn read_job(path: &Path) -> Result<Option<Job>> {
             commit: r.b.commit,
             trials: outcomes.len(),
             outcomes,
-        }));
+            controls,
+        })?));
     }
     if bytes.iter().filter(|&&b| b == b'\n').count() <= 1 {
         return Ok(None);
@@ -164,7 +172,14 @@ pub fn read_job(path: &Path) -> Result<Option<Job>> {
             o.delta_pct = Some(v.value);
         }
     }
-    Ok(Some(Job {
+    let controls = run
+        .values
+        .iter()
+        .filter(|v| v.metric == "median" && v.decided_by.starts_with(crate::suite::controls::DECIDED_BY_PREFIX))
+        .map(|v| (v.trial.clone(), v.verdict.clone()))
+        .collect::<BTreeMap<_, _>>();
+    outcomes.retain(|t, _| !controls.contains_key(t));
+    Ok(Some(with_lessons(Job {
         path: path.to_path_buf(),
         mode: if run.meta.ab_revision.is_empty() { "baseline" } else { "ab" },
         run_id: run.meta.run_id,
@@ -173,14 +188,43 @@ pub fn read_job(path: &Path) -> Result<Option<Job>> {
         commit: run.meta.commit,
         trials: outcomes.len(),
         outcomes,
-    }))
+        controls,
+    })?))
+}
+
+/// `job` with the lesson trials of the run's `<stem>-lessons.csv` beside its file, where there is
+/// one: each lesson trial's verdict (`holds`, `broken`, `unclear`, `invalid`) and its reason.
+///
+/// # Errors
+/// [`Error::Io`] or [`Error::Csv`] for a lessons CSV that cannot be read.
+fn with_lessons(mut job: Job) -> Result<Job> {
+    let name = job.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name.strip_suffix("-ab.json").or_else(|| name.strip_suffix(".csv")).unwrap_or(name);
+    let lessons = job.path.with_file_name(format!("{stem}-lessons.csv"));
+    if !lessons.is_file() {
+        return Ok(job);
+    }
+    let mut rows = csv::Reader::from_path(&lessons).map_err(|source| Error::Csv { path: lessons.clone(), source })?;
+    let headers = rows.headers().map_err(|source| Error::Csv { path: lessons.clone(), source })?.clone();
+    let at = |h: &str| headers.iter().position(|c| c == h);
+    let (Some(trial), Some(verdict)) = (at("trial"), at("verdict")) else { return Ok(job) };
+    let reason = at("reason");
+    for row in rows.records() {
+        let row = row.map_err(|source| Error::Csv { path: lessons.clone(), source })?;
+        let (Some(t), Some(v)) = (row.get(trial), row.get(verdict)) else { continue };
+        let why = reason.and_then(|r| row.get(r)).unwrap_or("lesson").to_string();
+        job.outcomes
+            .insert(t.to_string(), Outcome { verdict: v.to_string(), delta_pct: None, decided_by: why, job: 0 });
+    }
+    job.trials = job.outcomes.len();
+    Ok(job)
 }
 
 /// Every job's results under `paths`: a file is read as it is; a folder is searched (recursively,
 /// in name order) for A/B JSONs (`*-ab.json`) and run CSVs (a `*.csv` in a folder named `runs`
 /// that begins with a run CSV's header, not the ncu `-metrics.csv`, the ceilings or lessons CSVs
-/// beside it). A run CSV whose A/B JSON is beside
-/// it is read from the JSON, which also names the cases not timed. Returns the jobs and a note per
+/// beside it; the lessons CSV is read with its run). A run CSV whose A/B JSON is read too is left
+/// for the JSON, which also names the cases not timed. Returns the jobs and a note per
 /// file that held nothing.
 ///
 /// # Errors
@@ -200,7 +244,7 @@ pub fn read(paths: &[PathBuf]) -> Result<(Vec<Job>, Vec<String>)> {
     for f in &files {
         let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if let Some(stem) = name.strip_suffix(".csv")
-            && f.with_file_name(format!("{stem}-ab.json")).exists()
+            && files.contains(&f.with_file_name(format!("{stem}-ab.json")))
         {
             continue;
         }
@@ -247,11 +291,26 @@ fn is_run_csv(path: &Path) -> bool {
         .is_ok_and(|n| n >= prefix.len() && head.starts_with(prefix))
 }
 
-/// Folds `jobs` into one report. With `plan`, each of its shards is covered when some job of its
-/// GPU kind reported one of its trials, and missing otherwise; without, shards are not checked (a
-/// note says so). A trial reported twice for one GPU kind keeps the later run's outcome (run ids
-/// are start times), with a note.
-pub fn merge(mut jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Merged {
+/// Folds `jobs` into one report. With `plan`, jobs of another commit than the plan's are left out
+/// (with a note), and each of its shards must have reported every trial that leaves a row (all but
+/// compile trials): a shard none of whose trials reported is missing, one with some trials
+/// unreported (they failed their check, or the job stopped) is missing those; missing is never a
+/// pass. Without a plan, shards are not checked (a note says so). A trial reported twice for one
+/// GPU kind keeps the later run's outcome (run ids are start times), with a note.
+pub fn merge(jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Merged {
+    let mut jobs = jobs;
+    if let Some(commit) = plan.map(|p| p.commit.as_str()).filter(|c| !c.is_empty()) {
+        let (ours, others): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.commit == commit);
+        for j in &others {
+            notes.push(format!(
+                "{} measured commit {}, not the plan's {}: left out (results of another run)",
+                j.path.display(),
+                super::short(&j.commit),
+                super::short(commit)
+            ));
+        }
+        jobs = ours;
+    }
     let mut gpus: Vec<String> = Vec::new();
     if let Some(plan) = plan {
         for job in &plan.jobs {
@@ -285,7 +344,8 @@ pub fn merge(mut jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) ->
     }
     if twice > 0 {
         notes.push(format!(
-            "{} reported more than once on one GPU kind (a job run again): the later run's outcome is kept",
+            "{} reported by more than one run on one GPU kind (a job run again, or several runs given): the latest \
+             run's outcome is kept",
             crate::units::count(twice, "trial")
         ));
     }
@@ -293,22 +353,26 @@ pub fn merge(mut jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) ->
     match plan {
         Some(plan) => {
             for shard in &plan.jobs {
-                let covered = shard.trials.iter().any(|t| trials.get(t).is_some_and(|by| by.contains_key(&shard.gpu)));
-                let reportable = shard.trials.iter().any(|t| reportable(t));
-                if !covered && reportable {
-                    missing.push(Missing {
-                        gpu: shard.gpu.clone(),
-                        shard: shard.shard,
-                        shards: shard.shards,
-                        partition: shard.partition.clone(),
-                        trials: shard.trials.len(),
-                    });
+                let expected: Vec<&String> = shard.trials.iter().filter(|t| reportable(t)).collect();
+                let reported = |t: &String| trials.get(t).is_some_and(|by| by.contains_key(&shard.gpu));
+                let unreported: Vec<String> = expected.iter().filter(|t| !reported(t)).map(|t| t.to_string()).collect();
+                if unreported.is_empty() {
+                    continue;
                 }
+                let none = unreported.len() == expected.len();
+                missing.push(Missing {
+                    gpu: shard.gpu.clone(),
+                    shard: shard.shard,
+                    shards: shard.shards,
+                    partition: shard.partition.clone(),
+                    trials: shard.trials.len(),
+                    unreported: if none { Vec::new() } else { unreported },
+                });
             }
         }
         None => notes.push("no plan given (--plan): shards that did not report cannot be named".into()),
     }
-    let regressed = trials.values().flat_map(|by| by.values()).any(|o| o.verdict == "regressed");
+    let regressed = trials.values().flat_map(|by| by.values()).any(|o| FAILING.contains(&o.verdict.as_str()));
     let status = if regressed {
         "regressed"
     } else if !missing.is_empty() || jobs.is_empty() {
@@ -322,10 +386,17 @@ pub fn merge(mut jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) ->
     Merged { schema: SCHEMA, version: VERSION, status, gpus, jobs, trials, missing, notes }
 }
 
-/// Whether a trial leaves a row in a job's results: compile trials (`compile/...`) and lesson
-/// trials (`lesson/...`) do not, so a shard of those alone cannot be seen to report.
+/// The verdicts the report lists only among every trial, not among those that need a look.
+const QUIET: [&str; 3] = ["unchanged", "not timed", "holds"];
+
+/// The verdicts that fail the merge: a regression by time or counter, and a lesson that no longer
+/// holds (`broken`, the lesson trial's regression: [`crate::gate::lesson::LessonVerdict`]).
+pub const FAILING: [&str; 2] = ["regressed", "broken"];
+
+/// Whether a trial leaves a row in a job's results: compile trials (`compile/...`) do not (the
+/// compile-only job's exit code gates them).
 fn reportable(trial: &str) -> bool {
-    !trial.starts_with("compile/") && !crate::case::lesson::is_lesson(trial)
+    !trial.starts_with("compile/")
 }
 
 impl Merged {
@@ -339,14 +410,66 @@ impl Merged {
         }
     }
 
-    /// Per GPU kind, its trials per verdict (`regressed`, `improved`, `ambiguous`, `invalid`,
-    /// `no-baseline`, `not timed`, `unchanged`; those with none left out).
+    /// Per GPU kind, its trials per verdict (`regressed`, `broken`, `improved`, `ambiguous`,
+    /// `unclear`, `invalid`, `no-baseline`, `not timed`, `unchanged`, `holds`; those with none left
+    /// out).
     pub fn counts(&self, gpu: &str) -> Vec<(&'static str, usize)> {
-        ["regressed", "improved", "ambiguous", "invalid", "no-baseline", "not timed", "unchanged"]
-            .into_iter()
-            .map(|v| (v, self.trials.values().filter(|by| by.get(gpu).is_some_and(|o| o.verdict == v)).count()))
-            .filter(|(_, n)| *n > 0)
-            .collect()
+        [
+            "regressed",
+            "broken",
+            "improved",
+            "ambiguous",
+            "unclear",
+            "invalid",
+            "no-baseline",
+            "not timed",
+            "unchanged",
+            "holds",
+        ]
+        .into_iter()
+        .map(|v| (v, self.trials.values().filter(|by| by.get(gpu).is_some_and(|o| o.verdict == v)).count()))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    }
+
+    /// Per GPU kind, its A/A controls: how many, and how many came out `unchanged`.
+    pub fn controls(&self, gpu: &str) -> (usize, usize) {
+        let verdicts: Vec<&String> =
+            self.jobs.iter().filter(|j| j.gpu == gpu).flat_map(|j| j.controls.values()).collect();
+        (verdicts.len(), verdicts.iter().filter(|v| v.as_str() == "unchanged").count())
+    }
+
+    /// `2 jobs — 1 regressed, 85 unchanged; controls (A/A): 8 of 8 unchanged`: a GPU kind's line.
+    fn gpu_line(&self, gpu: &str) -> String {
+        let jobs = self.jobs.iter().filter(|j| j.gpu == gpu).count();
+        let counts: Vec<String> = self.counts(gpu).iter().map(|(v, n)| format!("{n} {v}")).collect();
+        let counts = if counts.is_empty() { "nothing reported".to_string() } else { counts.join(", ") };
+        let (controls, unchanged) = self.controls(gpu);
+        let controls = if controls == 0 {
+            String::new()
+        } else {
+            format!("; controls (A/A): {unchanged} of {controls} unchanged")
+        };
+        format!("{} — {counts}{controls}", crate::units::count(jobs, "job"))
+    }
+
+    /// A missing shard's line after its GPU kind: the shard, its trials (those that did not report
+    /// when some did), and its `--partition` value after `: --partition `.
+    fn missing_line(m: &Missing) -> String {
+        let what = if m.unreported.is_empty() {
+            format!("{}, none reported", crate::units::count(m.trials, "trial"))
+        } else {
+            let shown: Vec<&str> = m.unreported.iter().take(10).map(String::as_str).collect();
+            let more = m.unreported.len().saturating_sub(shown.len());
+            format!(
+                "{} of its {} did not report (failed their check, or the job stopped): {}{}",
+                m.unreported.len(),
+                crate::units::count(m.trials, "trial"),
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
+            )
+        };
+        format!("shard {}/{} ({what}): --partition {}", m.shard, m.shards, m.partition)
     }
 
     fn headline(&self) -> String {
@@ -375,24 +498,14 @@ impl Merged {
         use crate::report::markdown::escape;
         let mut out = format!("{MARKER}\n### kernelgate: {}\n\n", self.headline());
         for gpu in &self.gpus {
-            let jobs = self.jobs.iter().filter(|j| &j.gpu == gpu).count();
-            let counts: Vec<String> = self.counts(gpu).iter().map(|(v, n)| format!("{n} {v}")).collect();
-            let counts = if counts.is_empty() { "nothing reported".to_string() } else { counts.join(", ") };
-            writeln!(out, "- **{}**: {} — {counts}", escape(gpu), crate::units::count(jobs, "job")).unwrap();
+            writeln!(out, "- **{}**: {}", escape(gpu), self.gpu_line(gpu)).unwrap();
         }
         if !self.missing.is_empty() {
             out.push_str("\n**Did not report** (run these jobs again; missing is never a pass):\n\n");
             for m in &self.missing {
-                writeln!(
-                    out,
-                    "- {} shard {}/{} ({}): `--partition {}`",
-                    escape(&m.gpu),
-                    m.shard,
-                    m.shards,
-                    crate::units::count(m.trials, "trial"),
-                    m.partition
-                )
-                .unwrap();
+                let line = Merged::missing_line(m);
+                let (name, value) = line.split_once(": --partition ").unwrap_or((&line, ""));
+                writeln!(out, "- {} {}: `--partition {value}`", escape(&m.gpu), escape(name)).unwrap();
             }
         }
         for n in &self.notes {
@@ -410,11 +523,8 @@ impl Merged {
                 self.gpus.iter().map(|g| Merged::cell(by.get(g))).collect::<Vec<_>>().join(" | ")
             )
         };
-        let changed: Vec<_> = self
-            .trials
-            .iter()
-            .filter(|(_, by)| by.values().any(|o| o.verdict != "unchanged" && o.verdict != "not timed"))
-            .collect();
+        let changed: Vec<_> =
+            self.trials.iter().filter(|(_, by)| by.values().any(|o| !QUIET.contains(&o.verdict.as_str()))).collect();
         if !changed.is_empty() {
             out.push_str("\n**Not unchanged**\n");
             out.push_str(&head);
@@ -452,38 +562,29 @@ impl Merged {
         let mut out = page_start(&format!("kernelgate merge: {}", self.headline()), css);
         writeln!(out, "<h1>kernelgate merge: {}</h1>\n<ul>", escape(&self.headline())).unwrap();
         for gpu in &self.gpus {
-            let jobs: Vec<&Job> = self.jobs.iter().filter(|j| &j.gpu == gpu).collect();
-            let counts: Vec<String> = self.counts(gpu).iter().map(|(v, n)| format!("{n} {v}")).collect();
+            let uuids: BTreeSet<&str> =
+                self.jobs.iter().filter(|j| &j.gpu == gpu).map(|j| j.gpu_uuid.as_str()).collect();
             writeln!(
                 out,
-                "<li><b>{}</b>: {} ({}) — {}</li>",
+                "<li><b>{}</b>: {} (GPUs {})</li>",
                 escape(gpu),
-                crate::units::count(jobs.len(), "job"),
-                escape(
-                    &jobs
-                        .iter()
-                        .map(|j| j.gpu_uuid.as_str())
-                        .collect::<BTreeSet<_>>()
-                        .into_iter()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                escape(&counts.join(", "))
+                escape(&self.gpu_line(gpu)),
+                escape(&uuids.into_iter().collect::<Vec<_>>().join(", "))
             )
             .unwrap();
         }
         out.push_str("</ul>\n");
         if !self.missing.is_empty() {
-            out.push_str("<h2>Did not report</h2>\n<ul>\n");
+            out.push_str("<h2>Did not report</h2>\n<p>Run these jobs again; missing is never a pass.</p>\n<ul>\n");
             for m in &self.missing {
+                let line = Merged::missing_line(m);
+                let (name, value) = line.split_once(": --partition ").unwrap_or((&line, ""));
                 writeln!(
                     out,
-                    "<li>{} shard {}/{} ({} trials): <code>--partition {}</code></li>",
+                    "<li>{} {}: <code>--partition {}</code></li>",
                     escape(&m.gpu),
-                    m.shard,
-                    m.shards,
-                    m.trials,
-                    escape(&m.partition)
+                    escape(name),
+                    escape(value)
                 )
                 .unwrap();
             }
@@ -492,13 +593,32 @@ impl Merged {
         for n in &self.notes {
             writeln!(out, "<p><em>{}</em></p>", escape(n)).unwrap();
         }
+        let changed: Vec<(&String, &BTreeMap<String, Outcome>)> =
+            self.trials.iter().filter(|(_, by)| by.values().any(|o| !QUIET.contains(&o.verdict.as_str()))).collect();
+        let all: Vec<(&String, &BTreeMap<String, Outcome>)> = self.trials.iter().collect();
+        for (title, rows) in [("Not unchanged", changed), ("Every trial (–: not reported on that GPU kind)", all)] {
+            if !rows.is_empty() {
+                writeln!(out, "<h2>{}</h2>", escape(title)).unwrap();
+                self.html_table(&mut out, &rows);
+            }
+        }
+        out.push_str("</body>\n</html>\n");
+        out
+    }
+
+    /// One table of `rows`: a trial per row, a GPU kind per column, each verdict by word and colour.
+    fn html_table(&self, out: &mut String, rows: &[(&String, &BTreeMap<String, Outcome>)]) {
+        use crate::report::html::escape;
+        let colour = |v: &str| {
+            let v = if v == "broken" { "regressed" } else { v };
+            crate::report::ab::VERDICT_COLOURS.iter().find(|(name, _)| *name == v).map(|(_, c)| *c)
+        };
         out.push_str("<div class=\"wrap\"><table>\n<tr><th>trial</th>");
         for g in &self.gpus {
             write!(out, "<th>{}</th>", escape(g)).unwrap();
         }
         out.push_str("</tr>\n");
-        let colour = |v: &str| crate::report::ab::VERDICT_COLOURS.iter().find(|(name, _)| *name == v).map(|(_, c)| *c);
-        for (t, by) in &self.trials {
+        for (t, by) in rows {
             write!(out, "<tr><td>{}</td>", escape(t)).unwrap();
             for g in &self.gpus {
                 let text = escape(&Merged::cell(by.get(g)));
@@ -509,8 +629,7 @@ impl Merged {
             }
             out.push_str("</tr>\n");
         }
-        out.push_str("</table></div>\n</body>\n</html>\n");
-        out
+        out.push_str("</table></div>\n");
     }
 }
 

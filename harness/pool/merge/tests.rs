@@ -11,6 +11,7 @@ fn job(gpu: &str, run_id: &str, outcomes: &[(&str, &str, Option<f64>)]) -> Job {
         gpu_uuid: format!("GPU-{gpu}"),
         commit: "abcdef0123".into(),
         trials: outcomes.len(),
+        controls: BTreeMap::new(),
         outcomes: outcomes
             .iter()
             .map(|(t, v, d)| {
@@ -126,7 +127,7 @@ fn a_job_run_again_keeps_the_later_outcome() {
     );
     assert_eq!(m.trials["copy/a/1"][H200].verdict, "unchanged");
     assert_eq!(m.exit_code(), 0);
-    assert!(m.notes.iter().any(|n| n.contains("more than once")), "{:?}", m.notes);
+    assert!(m.notes.iter().any(|n| n.contains("more than one run")), "{:?}", m.notes);
 }
 
 /// Names in the Markdown are escaped (no mention, no autolink).
@@ -134,4 +135,47 @@ fn a_job_run_again_keeps_the_later_outcome() {
 fn names_in_the_markdown_are_escaped() {
     let m = merge(vec![job(H200, "20261204T000000Z", &[("fam/@team/1", "regressed", Some(2.0))])], None, vec![]);
     assert!(!m.markdown().contains("| fam/@team/1 |"), "{}", m.markdown());
+}
+
+/// With a plan, a shard some of whose trials did not report (a wrong result leaves no row) is
+/// missing those trials, named; results of another commit than the plan's are left out.
+#[test]
+fn unreported_trials_and_other_commits_are_never_a_pass() {
+    let mut p = plan(listed(), &[(H200.into(), HashMap::new())], 1).unwrap();
+    p.commit = "abcdef0123".into();
+    // Three of the four timed trials reported; the compile trial never does.
+    let m = merge(
+        vec![job(
+            H200,
+            "20261204T000000Z",
+            &[("copy/a/1", "unchanged", None), ("copy/b/1", "unchanged", None), ("copy/c/1", "unchanged", None)],
+        )],
+        Some(&p),
+        vec![],
+    );
+    assert_eq!((m.status, m.exit_code()), ("missing", EXIT_MISSING));
+    assert_eq!(m.missing[0].unreported, vec!["copy/d/1".to_string()]);
+    let md = m.markdown();
+    assert!(md.contains("1 of its 5 trials did not report (failed their check, or the job stopped): copy/d/1"), "{md}");
+    // The same results measured at another commit: left out, so nothing reported.
+    let mut other = job(H200, "20261204T000000Z", &[("copy/a/1", "unchanged", None)]);
+    other.commit = "0123456789".into();
+    let m = merge(vec![other], Some(&p), vec![]);
+    assert_eq!(m.exit_code(), EXIT_MISSING);
+    assert!(m.notes.iter().any(|n| n.contains("not the plan's abcdef0")), "{:?}", m.notes);
+}
+
+/// A lesson that no longer holds (`broken`) fails the merge as a regression does; the A/A controls
+/// are counted per GPU kind.
+#[test]
+fn a_broken_lesson_fails_and_controls_are_counted() {
+    let mut j = job(H200, "20261204T000000Z", &[("copy/a/1", "unchanged", None), ("copy/a_vs_b/1", "broken", None)]);
+    j.controls =
+        [("copy/c/1".to_string(), "unchanged".to_string()), ("copy/d/1".to_string(), "improved".to_string())].into();
+    let m = merge(vec![j], None, vec![]);
+    assert_eq!(m.exit_code(), EXIT_REGRESSED);
+    assert_eq!(m.controls(H200), (2, 1));
+    let md = m.markdown();
+    assert!(md.contains("controls (A/A): 1 of 2 unchanged") && md.contains("| copy/a\\_vs\\_b/1 | broken |"), "{md}");
+    assert!(m.html().contains("<h2>Not unchanged</h2>"));
 }
