@@ -119,6 +119,9 @@ fn the_shards_of_a_plan_list_every_trial_once() {
     let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&plan_file).unwrap()).unwrap();
     let jobs = matrix["include"].as_array().unwrap();
     assert_eq!(jobs.len(), 6, "{matrix}");
+    // The commit the suite binary records its runs under, which merge matches the jobs' results by.
+    let commit = file["commit"].as_str().unwrap();
+    assert!(commit == "unknown" || (commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit())), "{commit}");
     for gpu in ["nvidia-h200-sm90", "nvidia-b200-sm100"] {
         let mut seen = BTreeSet::new();
         for job in jobs.iter().filter(|j| j["gpu"] == gpu) {

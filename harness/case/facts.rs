@@ -51,6 +51,12 @@ pub struct Facts {
     /// `kernelgate plan` ([`crate::pool::plan`]); empty in a file written before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listed: Vec<String>,
+    /// The commit the test binary records its runs under (`crate::record::GitState::commit`: the
+    /// commit it was built from, which a staged binary or a runner image keeps wherever it runs),
+    /// for `kernelgate plan`, whose jobs' results `kernelgate merge` matches by it; empty in a file
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub commit: String,
 }
 
 /// One trial's facts.
@@ -191,6 +197,7 @@ impl Facts {
             inputs: inputs.iter().map(|i| i.to_string()).collect(),
             inputs_sha256: String::new(),
             listed: Vec::new(),
+            commit: String::new(),
         }
     }
 

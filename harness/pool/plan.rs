@@ -167,8 +167,9 @@ pub struct Plan {
     pub schema: String,
     /// [`VERSION`].
     pub version: u32,
-    /// The commit the plan was made at (the checkout's `HEAD`; empty outside a repository): `kernelgate
-    /// merge` leaves out results of another commit.
+    /// The commit the jobs' runs are recorded under, as the suite binary that listed the trials
+    /// records it (its build's commit; [`crate::case::facts::Facts::commit`]); empty when unknown.
+    /// `kernelgate merge` leaves out results of another commit.
     #[serde(default)]
     pub commit: String,
     /// [`list_sha`] of `listed`.

@@ -406,6 +406,7 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     // Every trial as the binary lists it, for `kernelgate plan`; written by every run, `--list`
     // included.
     facts.listed = trials.iter().map(|t| t.name().to_string()).collect();
+    facts.commit = suite.git.commit.clone();
     if let Err(e) = facts.write(&suite.project.out_dir) {
         crate::errln!("kernelgate: warning: the case facts for the kernelgate program were not written: {e}");
     }

@@ -39,8 +39,8 @@ pub struct PlanRequest<'a> {
 /// No case facts listing the trials (the fix: a `--list` run of the suite binary), no GPU kind
 /// known, a history that cannot be read, a plan file that cannot be written.
 pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> Result<u8> {
-    let facts = super::case_facts(project, "there is no trial list to plan")?;
-    let listed = facts.map(|f| f.listed).unwrap_or_default();
+    let facts = super::case_facts(project, "there is no trial list to plan")?.unwrap_or_default();
+    let (listed, commit) = (facts.listed, facts.commit);
     if listed.is_empty() {
         return Err(Error::Compare(format!(
             "no trial list at {}: run the suite binary with --list first (`cargo test --release --test kernels -- \
@@ -73,11 +73,10 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
         }
     }
     let mut plan = plan::plan(listed, &weighted, r.shards)?;
-    // The commit the jobs will run: merge leaves out results of another.
-    plan.commit = git2::Repository::discover(&project.root)
-        .ok()
-        .and_then(|repo| repo.head().ok()?.peel_to_commit().ok().map(|c| c.id().to_string()))
-        .unwrap_or_default();
+    // The commit the jobs' runs are recorded under, as the suite binary that listed the trials
+    // records it (its build's: a staged binary's or a runner image's, wherever it runs): merge
+    // leaves out results of another.
+    plan.commit = commit;
     for (gpu, source) in &plan.weights {
         kernelgate::errln!("kernelgate plan: {gpu}: {source}");
     }
