@@ -68,8 +68,9 @@ pub struct Runner {
 /// The runners of `controls` ([`crate::history::store::HistoryStore::controls`]), sorted by GPU key
 /// and UUID.
 pub fn runners(controls: &[(RunMeta, Value)]) -> Vec<Runner> {
-    let mut by: BTreeMap<(String, String), (BTreeMap<String, Tally>, Tally, std::collections::BTreeSet<String>)> =
-        BTreeMap::new();
+    // Per (GPU key, UUID): each week's tally, the whole tally, the A/B runs seen.
+    type Seen = (BTreeMap<String, Tally>, Tally, std::collections::BTreeSet<String>);
+    let mut by: BTreeMap<(String, String), Seen> = BTreeMap::new();
     for (meta, value) in controls {
         let entry = by.entry((meta.gpu_key.clone(), meta.gpu_uuid.clone())).or_default();
         entry.0.entry(week(&meta.run_id)).or_default().add(&value.verdict);
@@ -87,42 +88,14 @@ pub fn runners(controls: &[(RunMeta, Value)]) -> Vec<Runner> {
         .collect()
 }
 
-/// The ISO week of a run id (`20261204T...` -> `2026-W49`), or `unknown`.
+/// The ISO 8601 week of a run id's date (`20261204T...` -> `2026-W49`: the week holding the
+/// year's first Thursday is week 1, chrono's `IsoWeek`), or `unknown`.
 fn week(run_id: &str) -> String {
-    let date = (|| {
-        let y: i32 = run_id.get(0..4)?.parse().ok()?;
-        let m: u32 = run_id.get(4..6)?.parse().ok()?;
-        let d: u32 = run_id.get(6..8)?.parse().ok()?;
-        iso_week(y, m, d)
-    })();
-    date.map_or_else(|| "unknown".into(), |(y, w)| format!("{y}-W{w:02}"))
-}
-
-/// The ISO 8601 week-numbering year and week of a date (ISO 8601-1:2019, 5.2.4.2): the week holding
-/// the year's first Thursday is week 1. `None` for a date that does not exist.
-fn iso_week(y: i32, m: u32, d: u32) -> Option<(i32, u32)> {
-    let leap = |y: i32| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = [31, if leap(y) { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    if !(1..=12).contains(&m) || d == 0 || d > month_days[m as usize - 1] {
-        return None;
-    }
-    let ordinal = month_days[..m as usize - 1].iter().sum::<u32>() + d;
-    // Day of the week, Monday = 1 (Sakamoto's method).
-    let t = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
-    let yy = if m < 3 { y - 1 } else { y };
-    let dow = ((yy + yy / 4 - yy / 100 + yy / 400 + t[m as usize - 1] + d as i32) % 7 + 6) % 7 + 1;
-    let week = (ordinal as i32 - dow + 10) / 7;
-    let weeks_in = |y: i32| {
-        let p = |y: i32| (y + y / 4 - y / 100 + y / 400) % 7;
-        if p(y) == 4 || p(y - 1) == 3 { 53 } else { 52 }
-    };
-    Some(if week < 1 {
-        (y - 1, weeks_in(y - 1) as u32)
-    } else if week > weeks_in(y) {
-        (y + 1, 1)
-    } else {
-        (y, week as u32)
-    })
+    use chrono::Datelike as _;
+    run_id
+        .get(0..8)
+        .and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y%m%d").ok())
+        .map_or_else(|| "unknown".into(), |d| format!("{}-W{:02}", d.iso_week().year(), d.iso_week().week()))
 }
 
 /// `3.1 % (0.8–7.9 %)`: a rate and its interval as people read it; `-` for none.

@@ -8,11 +8,6 @@ use crate::error::Result;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// A commit as people read it: its first 7 characters.
-pub(crate) fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(7)]
-}
-
 /// Each trial's weight for [`plan::plan`] on `gpu_key`: the median sampling wall time, seconds, of
 /// its last [`plan::RECENT_RUNS`] runs in the history at `dir` (same-run A/B runs left out, as every
 /// history query leaves them); empty when the history has no store for the key.

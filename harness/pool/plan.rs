@@ -252,13 +252,8 @@ pub fn plan(listed: Vec<String>, gpus: &[(String, HashMap<String, f64>)], shards
 /// The median of `values`' last [`RECENT_RUNS`] (in the order given: oldest first); `None` when
 /// empty.
 pub fn recent_median(values: &[f64]) -> Option<f64> {
-    let mut last: Vec<f64> = values.iter().rev().take(RECENT_RUNS).copied().filter(|v| v.is_finite()).collect();
-    if last.is_empty() {
-        return None;
-    }
-    last.sort_by(f64::total_cmp);
-    let n = last.len();
-    Some(if n % 2 == 1 { last[n / 2] } else { (last[n / 2 - 1] + last[n / 2]) / 2.0 })
+    let last: Vec<f64> = values.iter().rev().take(RECENT_RUNS).copied().filter(|v| v.is_finite()).collect();
+    (!last.is_empty()).then(|| crate::stats::median(&last))
 }
 
 /// The job matrix for a CI engine, made from a [`Plan`].

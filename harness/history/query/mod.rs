@@ -37,7 +37,7 @@ pub const EXIT_REGRESSED: u8 = 3;
 pub const EXIT_INVALID: u8 = 4;
 
 /// A commit as people read it: its first 7 characters.
-pub(super) fn short(commit: &str) -> &str {
+pub(crate) fn short(commit: &str) -> &str {
     commit.get(..7).unwrap_or(commit)
 }
 

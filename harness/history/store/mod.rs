@@ -475,18 +475,7 @@ impl HistoryStore {
     /// # Errors
     /// [`Error::History`] if SQLite fails.
     pub fn series(&self, trial: &str, metric: &str) -> Result<Vec<(RunMeta, Value)>> {
-        let fail = sql_error(&self.path);
-        let mut stmt = self
-            .conn
-            .prepare(&format!(
-                "SELECT {META_COLUMNS}, s.trial, s.kernel, s.metric, s.unit, v.value, v.ci_low, v.ci_high, v.verdict, \
-                 v.decided_by FROM series s JOIN vals v ON v.series = s.id JOIN runs ON runs.id = v.run \
-                 WHERE s.trial = ?1 AND s.metric = ?2 AND {NOMINAL} ORDER BY {RUN_ORDER}, s.kernel, s.unit"
-            ))
-            .map_err(&fail)?;
-        let rows =
-            stmt.query_map([trial, metric], |r| Ok((meta_from_row(r, 0)?, value_from_row(r, 16)?))).map_err(&fail)?;
-        rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&fail)
+        self.values(&format!("s.trial = ?1 AND s.metric = ?2 AND {NOMINAL}"), "s.kernel, s.unit", &[trial, metric])
     }
 
     /// Every A/A control the store holds ([`crate::suite::controls`]): per same-run A/B run, each
@@ -496,20 +485,28 @@ impl HistoryStore {
     /// # Errors
     /// [`Error::History`] if SQLite fails.
     pub fn controls(&self) -> Result<Vec<(RunMeta, Value)>> {
+        let prefix = crate::suite::controls::DECIDED_BY_PREFIX;
+        self.values(
+            &format!("s.metric = 'median' AND substr(v.decided_by, 1, {}) = ?1", prefix.len()),
+            "s.trial",
+            &[prefix],
+        )
+    }
+
+    /// The values whose row meets `condition` (SQL over `s` the series, `v` the values, `runs`;
+    /// `?1`, `?2`… are `params`) with their runs, in chronological order, then by `then`.
+    fn values(&self, condition: &str, then: &str, params: &[&str]) -> Result<Vec<(RunMeta, Value)>> {
         let fail = sql_error(&self.path);
         let mut stmt = self
             .conn
             .prepare(&format!(
                 "SELECT {META_COLUMNS}, s.trial, s.kernel, s.metric, s.unit, v.value, v.ci_low, v.ci_high, v.verdict, \
                  v.decided_by FROM series s JOIN vals v ON v.series = s.id JOIN runs ON runs.id = v.run \
-                 WHERE s.metric = 'median' AND substr(v.decided_by, 1, {len}) = ?1 ORDER BY {RUN_ORDER}, s.trial",
-                len = crate::suite::controls::DECIDED_BY_PREFIX.len()
+                 WHERE {condition} ORDER BY {RUN_ORDER}, {then}"
             ))
             .map_err(&fail)?;
         let rows = stmt
-            .query_map([crate::suite::controls::DECIDED_BY_PREFIX], |r| {
-                Ok((meta_from_row(r, 0)?, value_from_row(r, 16)?))
-            })
+            .query_map(rusqlite::params_from_iter(params), |r| Ok((meta_from_row(r, 0)?, value_from_row(r, 16)?)))
             .map_err(&fail)?;
         rows.collect::<rusqlite::Result<Vec<_>>>().map_err(&fail)
     }

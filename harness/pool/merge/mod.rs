@@ -305,8 +305,8 @@ pub fn merge(jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Mer
             notes.push(format!(
                 "{} measured commit {}, not the plan's {}: left out (results of another run)",
                 j.path.display(),
-                super::short(&j.commit),
-                super::short(commit)
+                crate::history::query::short(&j.commit),
+                crate::history::query::short(commit)
             ));
         }
         jobs = ours;
