@@ -602,9 +602,12 @@ fn report_40_a_foreign_note_line_is_kept_and_skipped_with_commit_and_line() {
     let mut on_annotated = runs[0].clone();
     on_annotated.meta.commit = c[1].0.clone();
     on_annotated.meta.run_id = "20261130T140000Z".into();
-    assert_eq!(kernelgate::history::write_run(&repo, &on_annotated).unwrap(), 41);
+    // One R1 line, 40 V1 lines (its values) and one M1 line per trial (its module).
+    let lines = 1 + 40 + on_annotated.modules.len();
+    assert_eq!(on_annotated.modules.len(), 2, "the run CSV names the module of each of its 2 trials");
+    assert_eq!(kernelgate::history::write_run(&repo, &on_annotated).unwrap(), lines);
     let note = git(&repo_dir, &["notes", "--ref=kernelgate", "show", &c[1].0]);
-    assert!(note.starts_with(&format!("{human}\n")) && note.lines().count() == 42, "{note}");
+    assert!(note.starts_with(&format!("{human}\n")) && note.lines().count() == lines + 1, "{note}");
     let (code, out, _) = run(&repo_dir, &["history", "sync"], &[]);
     assert!(code == 0 && out.contains("synced 2 runs in the notes, 40 new rows"), "{out}");
 }

@@ -111,6 +111,39 @@ pub struct Run {
     pub meta: RunMeta,
     /// Its values, one per (trial, kernel, metric, unit).
     pub values: Vec<Value>,
+    /// The identity of the code each trial timed: one per (trial, kernel) that names a module (the
+    /// run CSV's `module_sha256`). Empty for runs recorded before kernelgate kept it (their notes
+    /// and stores have none) and for metrics CSVs. A pool's nightly compares a GPU's runs of the
+    /// same module ([`query::reference`]).
+    #[serde(default)]
+    pub modules: Vec<TrialModule>,
+}
+
+/// Which module a trial's kernel ran from in one run: the SHA-256 of the module the run loaded
+/// (PTX text, or a prebuilt image: [`crate::record::CaseResult::module_sha256`]); `""` where the
+/// trial launches no module of the project (a copy, a cuBLAS call).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct TrialModule {
+    /// Trial name, `family/variant/size`.
+    pub trial: String,
+    /// Entry point launched.
+    pub kernel: String,
+    /// SHA-256 of the module, lowercase hex; `""` when the trial launched none.
+    pub module_sha256: String,
+}
+
+impl Run {
+    /// The identity of `trial`'s code in this run: its modules' hashes, one per kernel in kernel
+    /// order, joined by `+`; `None` when the run recorded none for it (a run older than the
+    /// modules' record).
+    pub fn trial_module(&self, trial: &str) -> Option<String> {
+        let mut found: Vec<&TrialModule> = self.modules.iter().filter(|m| m.trial == trial).collect();
+        if found.is_empty() {
+            return None;
+        }
+        found.sort();
+        Some(found.iter().map(|m| m.module_sha256.as_str()).collect::<Vec<_>>().join("+"))
+    }
 }
 
 /// The shortest time median or mean a run can measure, seconds: 1 ns, the finest step of the
@@ -350,7 +383,22 @@ pub(crate) mod tests {
                 decided_by: "time".into(),
             })
             .collect();
-        Run { meta, values }
+        Run { meta, values, modules: Vec::new() }
+    }
+
+    /// `r` with a module for each of its trials: `<d>` x 64 for trial `synthetic/k<d>/...`.
+    pub(crate) fn with_modules(mut r: Run) -> Run {
+        let mut trials: Vec<(String, String)> = r.values.iter().map(|v| (v.trial.clone(), v.kernel.clone())).collect();
+        trials.sort();
+        trials.dedup();
+        r.modules = trials
+            .into_iter()
+            .map(|(trial, kernel)| {
+                let digit = trial.chars().find(|c| c.is_ascii_digit()).unwrap_or('0');
+                TrialModule { module_sha256: digit.to_string().repeat(64), trial, kernel }
+            })
+            .collect();
+        r
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! interval, and with each trial the rate ceilings its GPU measured at the run's start (the
 //! `<run>-ceilings.csv` values, named by [`crate::model::Ceiling::value_statistic`]).
 
-use super::{Run, RunMeta, Value};
+use super::{Run, RunMeta, TrialModule, Value};
 use crate::expect::Values;
 use crate::model::Ceilings;
 use crate::record::{self, CaseResult, RunInfo};
@@ -54,8 +54,14 @@ pub fn run_of(info: &RunInfo, ceilings: &Ceilings, trials: &[Trial<'_>], counter
         work_scale: info.work_scale,
     };
     let mut values = Vec::new();
+    let mut modules = Vec::new();
     for t in trials {
         let r = t.result;
+        modules.push(TrialModule {
+            trial: r.trial.clone(),
+            kernel: r.kernel.clone(),
+            module_sha256: r.module_sha256.clone(),
+        });
         let value = |metric: &str, unit: &str, value: f64| Value {
             trial: r.trial.clone(),
             kernel: r.kernel.clone(),
@@ -88,7 +94,9 @@ pub fn run_of(info: &RunInfo, ceilings: &Ceilings, trials: &[Trial<'_>], counter
             }
         }
     }
-    Run { meta, values }
+    modules.sort();
+    modules.dedup();
+    Run { meta, values, modules }
 }
 
 /// The rate ceilings of `ceilings` as history values: ([`crate::model::Ceiling::value_statistic`],
@@ -136,5 +144,7 @@ mod tests {
         let without = run_of(&info, &Ceilings::default(), &[Trial { result: &r, median_ci: None }], None);
         assert!(!without.values.iter().any(|v| v.metric.ends_with("_ceiling")), "none measured, none stored");
         assert!(without.values.iter().all(|v| v.ci_low.is_none()) && without.meta.ncu.is_empty());
+        assert_eq!(run.trial_module("fam/k/1"), Some(r.module_sha256.clone()), "the module timed is recorded");
+        assert_eq!(run.trial_module("fam/other/1"), None);
     }
 }

@@ -3,7 +3,7 @@
 //! kernel labels of a metrics run's launches, whichever kernelgate wrote the file.
 
 use crate::error::{Error, Result};
-use crate::history::{Run, RunMeta, Value};
+use crate::history::{Run, RunMeta, TrialModule, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -198,7 +198,7 @@ fn parse_text(text: &str, path: &Path, bad_lines: &BTreeMap<u64, u8>) -> Result<
         }
         let key = (meta.run_id.clone(), meta.gpu_uuid.clone());
         let at = *index.entry(key).or_insert_with(|| {
-            runs.push(Run { meta: meta.clone(), values: Vec::new() });
+            runs.push(Run { meta: meta.clone(), values: Vec::new(), modules: Vec::new() });
             runs.len() - 1
         });
         if runs[at].meta != meta {
@@ -206,6 +206,13 @@ fn parse_text(text: &str, path: &Path, bad_lines: &BTreeMap<u64, u8>) -> Result<
                 line,
                 "this row's run fields (commit, GPU, driver, ...) differ from those of the run's first row; each run's rows must agree".to_string(),
             ));
+        }
+        if kind != Kind::Metrics && col("module_sha256").is_some() {
+            runs[at].modules.push(TrialModule {
+                trial: value.trial.clone(),
+                kernel: value.kernel.clone(),
+                module_sha256: get("module_sha256").to_string(),
+            });
         }
         runs[at].values.push(value);
     }
@@ -216,6 +223,7 @@ fn parse_text(text: &str, path: &Path, bad_lines: &BTreeMap<u64, u8>) -> Result<
         } else {
             for run in runs.iter_mut().filter(|r| r.meta.run_id == run_id && r.meta.gpu_uuid == uuid) {
                 run.values.retain(|v| v.trial != trial);
+                run.modules.retain(|m| m.trial != trial);
             }
             "leaves this trial of the run out"
         };
@@ -235,6 +243,10 @@ fn parse_text(text: &str, path: &Path, bad_lines: &BTreeMap<u64, u8>) -> Result<
         ));
     }
     runs.retain(|r| !r.values.is_empty());
+    for run in &mut runs {
+        run.modules.sort();
+        run.modules.dedup();
+    }
     if kind == Kind::Metrics {
         runs.iter_mut().for_each(|run| label_launches(&mut run.values));
     }

@@ -53,6 +53,9 @@ pub fn lines(run: &Run) -> Result<Vec<String>> {
             ],
         )?);
     }
+    for t in &run.modules {
+        out.push(record(&m.commit, &["M1", &m.run_id, &m.gpu_uuid, &t.trial, &t.kernel, &t.module_sha256])?);
+    }
     out.sort();
     out.dedup();
     Ok(out)
@@ -101,6 +104,9 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
     type ValueKey = (String, String, String, String);
     let mut metas: BTreeMap<Key, (RunMeta, usize)> = BTreeMap::new();
     let mut values: BTreeMap<Key, BTreeMap<ValueKey, (Value, usize)>> = BTreeMap::new();
+    // Per run, (trial, kernel) -> (module, first line); of two that disagree, the first is kept.
+    type ModuleLines = BTreeMap<(String, String), (String, usize)>;
+    let mut modules: BTreeMap<Key, ModuleLines> = BTreeMap::new();
     let mut value_lines: BTreeMap<Key, Vec<usize>> = BTreeMap::new();
     let mut torn_runs: BTreeMap<Key, String> = BTreeMap::new();
     let mut torn_values: BTreeMap<(Key, ValueKey), String> = BTreeMap::new();
@@ -127,8 +133,9 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
         let parsed = match f(0) {
             "R1" => parse_run(&rec, commit).map(Line::Run),
             "V1" => parse_value(&rec).map(|(key, v)| Line::Value(key, v)),
+            "M1" => parse_module(&rec).map(|(key, m)| Line::Module(key, m)),
             _ => Err(format!(
-                "{shown:?} is not a line kernelgate writes (it reads R1 and V1 lines; another tool, a person or a \
+                "{shown:?} is not a line kernelgate writes (it reads R1, V1 and M1 lines; another tool, a person or a \
                  newer kernelgate wrote it)"
             )),
         };
@@ -144,6 +151,19 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
                     }
                     None => {
                         metas.insert(key, (meta, n));
+                    }
+                }
+            }
+            Ok(Line::Module(key, m)) => {
+                let at = modules.entry(key).or_default();
+                match at.get(&(m.trial.clone(), m.kernel.clone())) {
+                    Some((stored, _)) if *stored == m.module_sha256 => {}
+                    Some((stored, first)) => skip(format!(
+                        "the module of {} {} is {stored} on line {first} and {} here; the first is kept",
+                        m.trial, m.kernel, m.module_sha256
+                    )),
+                    None => {
+                        at.insert((m.trial, m.kernel), (m.module_sha256, n));
                     }
                 }
             }
@@ -190,6 +210,7 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
                 ),
             });
             values.remove(&key);
+            modules.remove(&key);
             continue;
         }
         let mut kept = Vec::new();
@@ -201,7 +222,13 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
                 None => kept.push(v),
             }
         }
-        runs.push(Run { meta, values: kept });
+        let modules = modules
+            .remove(&key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|((trial, kernel), (module_sha256, _))| TrialModule { trial, kernel, module_sha256 })
+            .collect();
+        runs.push(Run { meta, values: kept, modules });
     }
     for (key, lines) in value_lines.iter().filter(|(k, _)| values.contains_key(*k)) {
         skipped.push(Skipped {
@@ -216,6 +243,18 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
             ),
         });
     }
+    for (key, orphans) in modules {
+        skipped.push(Skipped {
+            commit: commit.to_string(),
+            line: orphans.values().map(|(_, line)| *line).min().unwrap_or(0),
+            why: format!(
+                "{} module line(s) of run {} on {} without the run's R1 line (first here)",
+                orphans.len(),
+                key.0,
+                key.1
+            ),
+        });
+    }
     skipped.sort_by_key(|s| s.line);
     Ok(NoteRuns { runs, skipped })
 }
@@ -224,6 +263,24 @@ pub fn parse(text: &str, commit: &str) -> Result<NoteRuns> {
 enum Line {
     Run(RunMeta),
     Value((String, String), Value),
+    Module((String, String), TrialModule),
+}
+
+/// An `M1` record (pure): its run's key and the trial's module; `Err` says why the line cannot be
+/// used.
+fn parse_module(rec: &csv::StringRecord) -> std::result::Result<((String, String), TrialModule), String> {
+    let f = |k: usize| rec.get(k).unwrap_or("").to_string();
+    if rec.len() != MODULE_FIELDS {
+        return Err(format!("an M1 line has {MODULE_FIELDS} fields, this one {}", rec.len()));
+    }
+    let m = TrialModule { trial: f(3), kernel: f(4), module_sha256: f(5) };
+    if m.trial.is_empty() {
+        return Err("an M1 line names a trial, and this one leaves it empty".into());
+    }
+    if !m.module_sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("the module {:?} of {} is not a SHA-256 (hex digits)", m.module_sha256, m.trial));
+    }
+    Ok(((f(1), f(2)), m))
 }
 
 /// An `R1` record of a note of `commit` (pure); `Err` says why the line cannot be used.

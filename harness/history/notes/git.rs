@@ -32,8 +32,10 @@ pub fn write_run(repo: &Repository, run: &Run) -> Result<usize> {
         }
         let read = parse(&text, commit)?;
         let key = (&run.meta.run_id, &run.meta.gpu_uuid);
-        let whole =
-            read.runs.iter().any(|r| (&r.meta.run_id, &r.meta.gpu_uuid) == key && r.values.len() >= new.len() - 1);
+        let whole = read
+            .runs
+            .iter()
+            .any(|r| (&r.meta.run_id, &r.meta.gpu_uuid) == key && r.values.len() + r.modules.len() >= new.len() - 1);
         if !whole {
             let why: Vec<String> = read
                 .skipped

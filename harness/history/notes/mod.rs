@@ -6,11 +6,13 @@
 //! ```text
 //! R1,<run_id>,<commit>,<dirty>,<kernels_sha256>,<branch>,<commit_time>,<subject>,<gpu_key>,<gpu_name>,<gpu_uuid>,<driver>,<cuda>,<nvrtc>,<ncu>,<ab_revision>,<work_scale>
 //! V1,<run_id>,<gpu_uuid>,<trial>,<kernel>,<metric>,<unit>,<value>,<ci_low>,<ci_high>,<verdict>,<decided_by>
+//! M1,<run_id>,<gpu_uuid>,<trial>,<kernel>,<module_sha256>
 //! ```
 //!
 //! Each line is a CSV record (RFC 4180 quoting by the csv crate: kernel names and subjects may hold
 //! commas and quotes; a field holding a line break is refused). `R`/`V` is the record's kind, `1`
-//! its format version. Unknown values are empty fields (`dirty` is `true`/`false`/empty), numbers
+//! its format version; an `M` line names the module a trial's kernel ran from
+//! ([`super::TrialModule`]; a kernelgate older than `M1` skips these lines and reads the rest). Unknown values are empty fields (`dirty` is `true`/`false`/empty), numbers
 //! are written in Rust's shortest round-trip form (`NaN` for NaN). Because every line stands alone,
 //! the union of two notes' lines is a valid note holding both: git's own
 //! `git notes merge -s cat_sort_uniq` (concatenate, sort, drop duplicate lines; git-notes(1))
@@ -49,7 +51,7 @@ pub use format::{lines, parse, union};
 pub(crate) use git::with_lock;
 pub use git::{merge_ref, read_all, write_run};
 
-use super::{Run, RunMeta, Value};
+use super::{Run, RunMeta, TrialModule, Value};
 
 /// The notes ref kernelgate writes.
 pub const NOTES_REF: &str = "refs/notes/kernelgate";
@@ -58,6 +60,8 @@ pub const NOTES_REF: &str = "refs/notes/kernelgate";
 const RUN_FIELDS: usize = 17;
 /// Fields of a `V1` line, kind included.
 const VALUE_FIELDS: usize = 12;
+/// Fields of an `M1` line, kind included.
+const MODULE_FIELDS: usize = 6;
 
 /// What [`merge_ref`] did.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

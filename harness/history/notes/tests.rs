@@ -310,3 +310,26 @@ fn runs_without_a_gpu_uuid_that_collide_are_named_with_the_cause() {
     assert!(why.contains("runs recorded without a GPU UUID (no NVML) share this key"), "{why}");
     assert!(why.contains("records the CUDA driver's UUID where NVML is missing"), "{why}");
 }
+
+/// A run's modules travel as `M1` lines: they round-trip, an `M1` line without its run or with a
+/// bad hash is skipped and named, and two lines naming two modules for one trial keep the first.
+#[test]
+fn module_lines_round_trip_and_bad_ones_are_skipped() {
+    let r = crate::history::tests::with_modules(run("20260101T000000Z", "GPU-a", "c", 4));
+    let text = lines(&r).unwrap();
+    assert_eq!(text.iter().filter(|l| l.starts_with("M1,")).count(), 4, "{text:?}");
+    let back = parse(&text.join("\n"), "c").unwrap();
+    assert!(back.skipped.is_empty(), "{:?}", back.skipped);
+    assert_eq!(back.runs[0].modules, r.modules);
+    let with = |extra: &str| parse(&format!("{}\n{extra}", text.join("\n")), "c").unwrap();
+    let bad = with("M1,20260101T000000Z,GPU-a,synthetic/k0/0,k,not-hex");
+    assert!(bad.skipped[0].why.contains("is not a SHA-256"), "{:?}", bad.skipped);
+    let kernel = &r.modules[0].kernel;
+    let csv_kernel = format!("\"{}\"", kernel.replace('"', "\"\""));
+    let second = with(&format!("M1,20260101T000000Z,GPU-a,{},{csv_kernel},{}", r.modules[0].trial, "e".repeat(64)));
+    assert!(second.skipped[0].why.contains("the first is kept"), "{:?}", second.skipped);
+    assert_eq!(second.runs[0].modules, r.modules);
+    let orphan = with(&format!("M1,20260101T000000Z,GPU-z,t,k,{}", "e".repeat(64)));
+    assert!(orphan.skipped[0].why.contains("module line(s) of run 20260101T000000Z on GPU-z without"), "{:?}", orphan);
+    assert_eq!(with("M1,too,few").skipped[0].why, "an M1 line has 6 fields, this one 3");
+}

@@ -187,5 +187,23 @@ pub(super) fn append_in(
                 .map_err(&fail)?;
         }
     }
+    let mut add_module = tx
+        .prepare_cached("INSERT OR IGNORE INTO modules (run, trial, kernel, module_sha256) VALUES (?1, ?2, ?3, ?4)")
+        .map_err(&fail)?;
+    let mut read_module = tx
+        .prepare_cached("SELECT module_sha256 FROM modules WHERE run = ?1 AND trial = ?2 AND kernel = ?3")
+        .map_err(&fail)?;
+    for t in &run.modules {
+        if add_module.execute(params![run_row, t.trial, t.kernel, t.module_sha256]).map_err(&fail)? == 1 {
+            continue;
+        }
+        let stored: String = read_module.query_row(params![run_row, t.trial, t.kernel], |r| r.get(0)).map_err(&fail)?;
+        if stored != t.module_sha256 {
+            return Ok(Err(conflict(format!(
+                "{} {} ran from module {stored} in it and from {} in the new copy",
+                t.trial, t.kernel, t.module_sha256
+            ))));
+        }
+    }
     Ok(Ok(new))
 }

@@ -500,3 +500,42 @@ fn the_flat_view_has_one_row_per_run_trial_and_metric() {
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, HISTORY_SCHEMA);
 }
+
+/// The modules a run's trials ran from are kept with the run, merged like its values (a copy
+/// without them adds them, a copy that names another module is refused), and a store made before
+/// kernelgate kept modules reads as having none until it is next opened for writing.
+#[test]
+fn modules_are_kept_merged_and_absent_in_an_old_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let bare = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 6);
+    let full = crate::history::tests::with_modules(bare.clone());
+    assert_eq!(full.modules.len(), 6);
+    {
+        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        store.append(&bare).unwrap();
+        assert!(store.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap().modules.is_empty());
+        store.append(&full).unwrap();
+        let back = store.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap();
+        assert_eq!(back.modules, full.modules, "the copy with modules completes the stored run");
+        assert_eq!(back.trial_module("synthetic/k3/0"), Some("3".repeat(64)));
+        let mut other = full.clone();
+        other.modules[0].module_sha256 = "f".repeat(64);
+        let err = store.append(&other).unwrap_err().to_string();
+        assert!(err.contains("ran from module") && err.contains("nothing of it was appended"), "{err}");
+        assert_eq!(store.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap().modules, full.modules);
+    }
+    // A store of before the table: drop it, as a kernelgate without modules made the file.
+    let path = store_path(dir.path(), KEY).unwrap();
+    Connection::open(&path).unwrap().execute_batch("DROP TABLE modules").unwrap();
+    let read = HistoryStore::open_read(dir.path(), KEY).unwrap();
+    let back = read.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap();
+    assert!(back.modules.is_empty() && back.values.len() == 6, "read as before: values, no modules");
+    drop(read);
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    store.append(&full).unwrap();
+    assert_eq!(
+        store.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap().modules,
+        full.modules,
+        "added at the next write"
+    );
+}
