@@ -342,6 +342,16 @@ pub const PROFILE_TRIALS: Var = Var {
     meaning: "makes the test binary the ncu-profiled child: it runs these trials' checked launches once each",
     read_by: &[Reader::Child],
 };
+/// `KERNELGATE_REFERENCE`.
+pub const REFERENCE: Var = Var {
+    name: "KERNELGATE_REFERENCE",
+    value: Value::Choice { values: &["baseline", "gpu"], default: Some("baseline") },
+    default: None,
+    meaning: "what the nightly judges each trial against: `baseline`, the committed baseline (a runner that \
+              blessed it); `gpu`, the same physical GPU's own earlier runs, and a GPU new to the pool by a \
+              same-run A/B run against the last commit that passed ([a pool's nightly](ci.md#a-pools-nightly))",
+    read_by: &[Reader::Script { path: "scripts/nightly", default: None }],
+};
 /// `KERNELGATE_REQUIRE_CHROMIUM`.
 pub const REQUIRE_CHROMIUM: Var = Var {
     name: "KERNELGATE_REQUIRE_CHROMIUM",
@@ -530,6 +540,7 @@ pub const VARS: &[Var] = &[
     PRECISION,
     PROFILE_TRIALS,
     PTXAS,
+    REFERENCE,
     REQUIRE_CHROMIUM,
     REQUIRE_GPU,
     REQUIRE_NVRTC,

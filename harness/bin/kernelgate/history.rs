@@ -98,7 +98,8 @@ pub(crate) enum HistoryCommand {
     /// The nightly gate: for the latest run of each GPU key (or --run), fail on a `regressed`
     /// verdict or a time change point (1 % or more, per physical GPU) that is an increase at the
     /// run's commit. Exit codes: 0 pass; 3 regressed; 4 nothing regressed but a trial is `invalid`;
-    /// 1 no history or a store cannot be read; 2 bad arguments (the same with `--format json`).
+    /// 5 (`--reference gpu`) the GPU has no history of its own yet; 1 no history or a store cannot
+    /// be read; 2 bad arguments (the same with `--format json`).
     Gate {
         /// GPU key; default: every GPU key with a history.
         #[arg(long, value_name = "KEY")]
@@ -111,11 +112,26 @@ pub(crate) enum HistoryCommand {
         /// option, any other failure a harness error (exit 1).
         #[arg(long, value_name = "CODE")]
         suite_exit: Option<u8>,
+        /// What each trial is judged against: `baseline`, the run's own verdicts against the
+        /// committed baseline (a runner that blessed it); `gpu`, the same physical GPU's own earlier
+        /// runs (a pool: docs/ci.md, "A pool's nightly"). With `gpu`, a GPU without a history of its
+        /// own yet exits 5 and names the commit to time it against in a same-run A/B run.
+        #[arg(long, value_enum, default_value = "baseline")]
+        reference: GateReference,
         /// `text`: lines for people; `json`: one JSON document on stdout (schema
         /// `kernelgate-history-gate`, version 1, docs/history.md), warnings on stderr.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+}
+
+/// What `kernelgate history gate --reference` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GateReference {
+    /// The run's own verdicts, against the committed baseline.
+    Baseline,
+    /// The same physical GPU's own earlier runs.
+    Gpu,
 }
 
 /// The folder of the history stores of `command`: `dir` (`--dir`), else `KERNELGATE_HISTORY` read
@@ -303,12 +319,17 @@ pub(crate) fn history_command(
                 Format::Text => kernelgate::out!("{}", history::quality::text(&runners)),
             }
         }
-        HistoryCommand::Gate { gpu, run, suite_exit, format } => {
+        HistoryCommand::Gate { gpu, run, suite_exit, reference, format } => {
             let run = run.as_deref().map(history::query::run_id_of).transpose()?;
             let facts = crate::case_facts(project, "host-bound trials gate as the others")?;
             let host_bound = |trial: &str| facts.as_ref().and_then(|f| f.host_bound(trial));
-            let gated = history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), &host_bound)?;
-            let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), history::query::worst(&gated));
+            let reference = match reference {
+                GateReference::Baseline => history::query::Reference::Baseline,
+                GateReference::Gpu => history::query::Reference::Gpu,
+            };
+            let gated = history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), &host_bound, reference)?;
+            let (code, why) =
+                history::query::nightly_exit(suite_exit.unwrap_or(0), history::query::worst(&gated), reference);
             match format {
                 Format::Json => print_json(&history::query::gate_json(&gated, suite_exit, code, why.as_deref())),
                 Format::Text => {

@@ -10,6 +10,9 @@ pub enum Outcome {
     Regressed,
     /// None of that, but a trial is `invalid`: [`EXIT_INVALID`].
     Invalid,
+    /// Judged against its GPU's own history ([`super::reference`]), the run's GPU has none yet: it
+    /// is new to the pool, and its commit is to be gated by a same-run A/B run: [`EXIT_NEW_GPU`].
+    NewGpu,
     /// Neither: exit 0.
     Pass,
 }
@@ -20,19 +23,23 @@ impl Outcome {
         match self {
             Outcome::Regressed => EXIT_REGRESSED,
             Outcome::Invalid => EXIT_INVALID,
+            Outcome::NewGpu => EXIT_NEW_GPU,
             Outcome::Pass => 0,
         }
     }
 }
 
 /// The nightly gate's exit code from the suite's exit code and the history's [`Outcome`] (pure):
-/// the suite's 3 (a trial failed its performance gate only) is a regression like the history's;
-/// its 2 (a bad option) stays 2; any other failure of the suite (a wrong result, a failed counter
-/// expectation, a harness error: libtest's 101) is 1, a harness error for the nightly job, with the
-/// sentence to print. Otherwise the history decides: 3 regressed, 4 invalid, 0 pass.
-pub fn nightly_exit(suite_exit: u8, history: Outcome) -> (u8, Option<String>) {
+/// the suite's 3 (a trial failed its performance gate only) is a regression like the history's,
+/// except against [`Reference::Gpu`], where the history's judgement replaces the suite's against a
+/// baseline blessed on another machine; its 2 (a bad option) stays 2; any other failure of the
+/// suite (a wrong result, a failed counter expectation, a harness error: libtest's 101) is 1, a
+/// harness error for the nightly job, with the sentence to print. Otherwise the history decides: 3
+/// regressed, 4 invalid, 5 a GPU new to the pool, 0 pass.
+pub fn nightly_exit(suite_exit: u8, history: Outcome, reference: Reference) -> (u8, Option<String>) {
     match suite_exit {
         0 => (history.exit_code(), None),
+        3 if reference == Reference::Gpu => (history.exit_code(), None),
         3 => (
             EXIT_REGRESSED,
             Some(
@@ -70,15 +77,19 @@ pub enum Finding {
     ChangePoint,
     /// The trial's verdict is `invalid`.
     Invalid,
+    /// Not a finding: what the run was judged against, a changed environment, a trial `improved`
+    /// or `ambiguous` (listed, never gating).
+    Note,
 }
 
 impl Finding {
-    /// Its name in JSON: `regressed`, `change_point`, `invalid`.
+    /// Its name in JSON: `regressed`, `change_point`, `invalid`, `note`.
     pub fn as_str(self) -> &'static str {
         match self {
             Finding::Regressed => "regressed",
             Finding::ChangePoint => "change_point",
             Finding::Invalid => "invalid",
+            Finding::Note => "note",
         }
     }
 }
@@ -175,11 +186,13 @@ pub struct Gated {
 }
 
 impl Outcome {
-    /// Its name: `regressed`, `invalid`, `pass` (the text prints `REGRESSED`, `INVALID`, `pass`).
+    /// Its name: `regressed`, `invalid`, `new_gpu`, `pass` (the text prints `REGRESSED`, `INVALID`,
+    /// `NEW GPU`, `pass`).
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Regressed => "regressed",
             Outcome::Invalid => "invalid",
+            Outcome::NewGpu => "new_gpu",
             Outcome::Pass => "pass",
         }
     }
@@ -203,7 +216,7 @@ pub fn gate(
     run_id: Option<&str>,
     host_bound: HostBound<'_>,
 ) -> Result<(String, Outcome)> {
-    let gated = gate_runs(dir, gpu, run_id, host_bound)?;
+    let gated = gate_runs(dir, gpu, run_id, host_bound, Reference::Baseline)?;
     Ok((format_gate(&gated), worst(&gated)))
 }
 
@@ -216,6 +229,7 @@ pub fn format_gate(gated: &[Gated]) -> String {
         let what = match g.decision.outcome {
             Outcome::Regressed => "REGRESSED",
             Outcome::Invalid => "INVALID",
+            Outcome::NewGpu => "NEW GPU",
             Outcome::Pass => "pass",
         };
         out.push_str(&format!("{} {} {} {}: {what}\n", g.gpu_key, m.run_id, gpu_short(&m.gpu_uuid), short(&m.commit)));
@@ -226,13 +240,34 @@ pub fn format_gate(gated: &[Gated]) -> String {
     out
 }
 
+/// What the nightly gate judges a run's trials against (`kernelgate history gate --reference`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reference {
+    /// The run's own verdicts, which the suite gave against the committed baseline: for a runner
+    /// that blessed that baseline (docs/ci.md, "A kept runner").
+    #[default]
+    Baseline,
+    /// Each trial against the same physical GPU's own earlier runs ([`super::reference`]): for a
+    /// pool, where the baseline was blessed on another machine.
+    Gpu,
+}
+
+/// How many of the latest runs [`last_pass`] judges before it gives up: 50.
+const LAST_PASS_SEARCH: usize = 50;
+
 /// The runs [`gate`] decides on, with their decisions, in key order: for the latest run of each
-/// GPU key (or of `gpu`), or the run(s) `run_id`. Never empty.
+/// GPU key (or of `gpu`), or the run(s) `run_id`, judged against `reference`. Never empty.
 ///
 /// # Errors
 /// [`Error::History`] when there is no store, `run_id` is in no store (or is a same-run A/B run,
 /// which the suite's exit code gated), or a store cannot be read.
-pub fn gate_runs(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound: HostBound<'_>) -> Result<Vec<Gated>> {
+pub fn gate_runs(
+    dir: &Path,
+    gpu: Option<&str>,
+    run_id: Option<&str>,
+    host_bound: HostBound<'_>,
+    reference: Reference,
+) -> Result<Vec<Gated>> {
     let mut gated = Vec::new();
     for key in keys(dir, gpu)? {
         let store = HistoryStore::open_read(dir, &key)?;
@@ -248,9 +283,16 @@ pub fn gate_runs(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound
         let found = all_change_points(&all, Some(TIME_STATISTIC), &options(), 2);
         let changes: Vec<(String, RunMeta, ChangePoint)> =
             found.iter().map(|f| (all.series[f.series].trial.clone(), all.runs[f.run].clone(), f.change)).collect();
-        for m in all.runs.iter().filter(|m| m.run_id == id) {
+        for (index, m) in all.runs.iter().enumerate().filter(|(_, m)| m.run_id == id) {
             let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
-            let decision = decide(&run, &changes, host_bound);
+            let decision = match reference {
+                Reference::Baseline => decide(&run, &changes, host_bound),
+                Reference::Gpu => {
+                    let judged = judge_in_store(&store, &all.runs, index, &run)?;
+                    let last = if judged.is_new_gpu() { last_pass(&store, &all.runs, &m.commit)? } else { None };
+                    reference::decide_against_gpu(&run, &judged, &changes, host_bound, last.as_deref())
+                }
+            };
             gated.push(Gated { gpu_key: key.clone(), run: m.clone(), decision });
         }
     }
@@ -283,4 +325,46 @@ pub fn gate_runs(dir: &Path, gpu: Option<&str>, run_id: Option<&str>, host_bound
         });
     }
     Ok(gated)
+}
+
+/// `run` (at `index` of `runs`, the store's nominal runs in order) judged against its GPU's earlier
+/// runs in `store`, with the spreads of every GPU's ([`reference::judge`], the default
+/// [`crate::gate::Policy`], as `kernelgate baseline calibrate` uses).
+fn judge_in_store(store: &HistoryStore, runs: &[RunMeta], index: usize, run: &Run) -> Result<reference::GpuJudged> {
+    let mut pool = Vec::new();
+    for i in reference::pool_history(runs, index) {
+        pool.extend(store.run(&runs[i].run_id, &runs[i].gpu_uuid)?);
+    }
+    let earlier: Vec<Run> = pool.iter().filter(|r| r.meta.gpu_uuid == run.meta.gpu_uuid).cloned().collect();
+    Ok(reference::judge(run, &earlier, &pool, &crate::gate::Policy::default()))
+}
+
+/// The latest commit other than `commit` that the gate passed, among the last [`LAST_PASS_SEARCH`]
+/// runs of `store`: a same-run A/B run with no trial `regressed`, or a nominal run on a GPU with a
+/// history of its own that passes against it ([`reference::decide_against_gpu`], without change
+/// points). `runs` are the store's nominal runs in order. `None` when none did.
+///
+/// # Errors
+/// [`Error::History`] if the store cannot be read.
+pub fn last_pass(store: &HistoryStore, runs: &[RunMeta], commit: &str) -> Result<Option<String>> {
+    let every = store.runs(None)?;
+    for summary in
+        every.iter().rev().filter(|r| r.meta.commit != commit && r.meta.commit != "unknown").take(LAST_PASS_SEARCH)
+    {
+        let m = &summary.meta;
+        let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
+        let passed = if !m.ab_revision.is_empty() {
+            !run.values.is_empty() && run.values.iter().all(|v| v.verdict != "regressed")
+        } else {
+            let Some(index) = runs.iter().position(|r| r == m) else { continue };
+            let judged = judge_in_store(store, runs, index, &run)?;
+            let none = |_: &str| None;
+            !judged.is_new_gpu()
+                && reference::decide_against_gpu(&run, &judged, &[], &none, None).outcome == Outcome::Pass
+        };
+        if passed {
+            return Ok(Some(m.commit.clone()));
+        }
+    }
+    Ok(None)
 }

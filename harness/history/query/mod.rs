@@ -35,6 +35,10 @@ pub fn options() -> changepoint::Options {
 pub const EXIT_REGRESSED: u8 = 3;
 /// Exit code of `kernelgate history gate` when nothing regressed but some trial is `invalid`.
 pub const EXIT_INVALID: u8 = 4;
+/// Exit code of `kernelgate history gate --reference gpu` when the run's GPU has no history of its
+/// own yet (new to the pool): gate the commit by a same-run A/B run against the commit the gate
+/// names (`scripts/nightly` does).
+pub const EXIT_NEW_GPU: u8 = 5;
 
 /// A commit as people read it: its first 7 characters.
 pub(crate) fn short(commit: &str) -> &str {
@@ -125,6 +129,7 @@ pub(super) fn candidates(runs: &[RunSummary], at_most: usize) -> String {
 
 mod gate;
 mod json;
+pub mod reference;
 mod series;
 mod side;
 #[cfg(test)]
@@ -134,3 +139,5 @@ pub use gate::*;
 pub use json::*;
 pub use series::*;
 pub use side::*;
+#[cfg(test)]
+mod reference_tests;
