@@ -69,7 +69,7 @@ fn a_value_outside_the_forms_is_refused() {
         let (code, text) = support::kernels(&["--list", "--partition", bad], &[], out.path());
         assert_eq!(code, 2, "{bad}: {text}");
         assert!(text.contains(&format!("kernelgate: --partition {bad:?} is invalid: ")), "{text}");
-        assert!(text.contains("count:K/N (or K/N)") && text.contains("plan:K/N:<list>:<code>"), "{text}");
+        assert!(text.contains("count:K/N (or K/N)") && text.contains("plan:K/N:<list>:<code>.<check>"), "{text}");
     }
     // K/N alone is nextest's count form.
     assert_eq!(listed(&["--partition", "2/3"]), listed(&["--partition", "count:2/3"]));

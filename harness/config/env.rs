@@ -220,6 +220,7 @@ impl Config {
             ab_b: get(&AB_B)?,
             ab_time_identical: chosen(&AB_IDENTICAL)? == "time",
             ab_controls: whole(&AB_CONTROLS)?,
+            time_by_gpu_history: chosen(&REFERENCE)? == "gpu",
             history: match get(&HISTORY)? {
                 None => History::Default,
                 Some(v) if v == "off" => History::Off,

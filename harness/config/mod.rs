@@ -143,6 +143,12 @@ pub struct Config {
     /// alarms on this runner, never fail the run, and are kept in the history
     /// (`kernelgate history quality`).
     pub ab_controls: usize,
+    /// What a run's time is gated against (`KERNELGATE_REFERENCE`: `baseline`, default, or `gpu`).
+    /// With `gpu` (a pool's nightly, docs/ci.md "A pool's nightly") a time verdict against the
+    /// baseline is recorded but fails no trial: `kernelgate history gate --reference gpu` judges the
+    /// time against the same GPU's own runs. Counter verdicts, counter expectations, the resource and
+    /// SASS gates and the lessons gate as ever, and a same-run A/B run is unaffected.
+    pub time_by_gpu_history: bool,
     /// The B side of an A/B run from a git revision's `kernels/*.cu` instead of the tree's
     /// (`KERNELGATE_AB_B`, only with `KERNELGATE_AB`): how `kernelgate bisect` times a commit
     /// against the good one without rebuilding.
@@ -263,6 +269,7 @@ impl Default for Config {
             work_scale: vars::WORK_SCALE.number_default(),
             devices: Devices::List(vec![0]),
             ab: None,
+            time_by_gpu_history: false,
             ab_time_identical: false,
             ab_controls: vars::AB_CONTROLS.whole_default(),
             ab_b: None,

@@ -347,10 +347,12 @@ pub const REFERENCE: Var = Var {
     name: "KERNELGATE_REFERENCE",
     value: Value::Choice { values: &["baseline", "gpu"], default: Some("baseline") },
     default: None,
-    meaning: "what the nightly judges each trial against: `baseline`, the committed baseline (a runner that \
-              blessed it); `gpu`, the same physical GPU's own earlier runs, and a GPU new to the pool by a \
-              same-run A/B run against the last commit that passed ([a pool's nightly](ci.md#a-pools-nightly))",
-    read_by: &[Reader::Script { path: "scripts/nightly", default: None }],
+    meaning: "what a run's time is gated against: `baseline`, the committed baseline (a runner that blessed it); \
+              `gpu`, the same physical GPU's own earlier runs: the suite records its time verdicts against the \
+              baseline without failing on them (counters and the other gates fail as ever; A/B runs are \
+              unaffected), and the nightly gates time with `kernelgate history gate --reference gpu`, a GPU new \
+              to the pool by a same-run A/B run ([a pool's nightly](ci.md#a-pools-nightly))",
+    read_by: &[Reader::Suite, Reader::Script { path: "scripts/nightly", default: None }],
 };
 /// `KERNELGATE_REQUIRE_CHROMIUM`.
 pub const REQUIRE_CHROMIUM: Var = Var {

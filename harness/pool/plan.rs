@@ -9,7 +9,7 @@
 //! not seen counts as the mean of those it has, and with no times at all the rule gives shards of
 //! equal count.
 //!
-//! The assignment travels in the partition value itself ([`Assignment`]: `plan:K/N:<list>:<code>`),
+//! The assignment travels in the partition value itself ([`Assignment`]: `plan:K/N:<list>:<code>.<check>`),
 //! so every job of the matrix runs its shard of the same split whatever history its own runner
 //! keeps, and a job whose binary lists other trials than the plan was made for stops, saying so,
 //! instead of running a wrong shard.
@@ -43,6 +43,13 @@ pub fn list_sha(names: &[impl AsRef<str>]) -> String {
     h.finalize().iter().take(4).map(|b| format!("{b:02x}")).collect()
 }
 
+/// The check of a plan's code (pure): the first 2 bytes of its SHA-256, as 4 hexadecimal digits. A
+/// changed digit passes unnoticed with probability 1 in 65,536.
+pub fn code_check(code: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(code.as_bytes()).iter().take(2).map(|b| format!("{b:02x}")).collect()
+}
+
 /// The longest-processing-time assignment of `weights` (seconds, one per trial in listed order) to
 /// `shards` shards: the shard (0-based) of each trial. Ties go to the earlier trial and the lower
 /// shard, so the same weights always give the same assignment.
@@ -60,8 +67,9 @@ pub fn balance(weights: &[f64], shards: usize) -> Vec<usize> {
 }
 
 /// Which shard of a plan each listed trial belongs to, as the partition value carries it:
-/// `plan:K/N:<list sha>:<code>`, the code one base-36 digit (`0`–`9`, `a`–`z`) per listed trial, the
-/// trial's shard minus one.
+/// `plan:K/N:<list sha>:<code>.<check>`, the code one base-36 digit (`0`–`9`, `a`–`z`) per listed
+/// trial, the trial's shard minus one, and the check [`code_check`] of the code, so that a digit
+/// edited or lost in copying is refused rather than moving a trial to another shard.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assignment {
     /// This job's shard, from 1 to `count`.
@@ -75,14 +83,14 @@ pub struct Assignment {
 }
 
 impl Assignment {
-    /// The partition value: `plan:K/N:<list sha>:<code>`.
+    /// The partition value: `plan:K/N:<list sha>:<code>.<check>`.
     pub fn value(&self) -> String {
         let code: String =
             self.shards.iter().map(|&s| char::from_digit(s as u32, 36).expect("a shard below 36")).collect();
-        format!("plan:{}/{}:{}:{code}", self.index, self.count, self.list_sha)
+        format!("plan:{}/{}:{}:{code}.{}", self.index, self.count, self.list_sha, code_check(&code))
     }
 
-    /// Parses what follows `plan:` in a partition value (`K/N:<list sha>:<code>`).
+    /// Parses what follows `plan:` in a partition value (`K/N:<list sha>:<code>.<check>`).
     ///
     /// # Errors
     /// A sentence saying what is wrong, for the caller's flag error.
@@ -90,8 +98,19 @@ impl Assignment {
         let mut parts = rest.splitn(3, ':');
         let (kn, sha, code) = (parts.next().unwrap_or(""), parts.next(), parts.next());
         let (Some(sha), Some(code)) = (sha, code) else {
-            return Err("a plan partition is plan:K/N:<list>:<code>, as `kernelgate plan` prints it".into());
+            return Err("a plan partition is plan:K/N:<list>:<code>.<check>, as `kernelgate plan` prints it".into());
         };
+        let Some((code, check)) = code.rsplit_once('.') else {
+            return Err("the value has no check of its code (`.` and 4 hexadecimal digits at its end): it was cut, \
+                        or made by an older kernelgate plan; paste the whole value, or make the plan again"
+                .into());
+        };
+        if !check.eq_ignore_ascii_case(&code_check(code)) {
+            return Err(format!(
+                "the code does not match its check `{check}`: the value was cut or edited; paste the whole value \
+                 `kernelgate plan` printed"
+            ));
+        }
         let (index, count) = kn
             .split_once('/')
             .and_then(|(k, n)| Some((k.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
@@ -362,11 +381,13 @@ mod tests {
     #[test]
     fn bad_partition_values_say_what_is_wrong() {
         for (bad, says) in [
-            ("1/2", "plan:K/N:<list>:<code>"),
-            ("3/2:0123abcd:0101", "K/N"),
-            ("1/2:xyz:0101", "hexadecimal"),
-            ("1/2:0123abcd:0121", "not a shard of 2"),
-            ("1/40:0123abcd:0", "at most 36"),
+            ("1/2", "plan:K/N:<list>:<code>.<check>"),
+            ("3/2:0123abcd:0101.0733", "K/N"),
+            ("1/2:xyz:0101.0733", "hexadecimal"),
+            ("1/2:0123abcd:0121.1b5d", "not a shard of 2"),
+            ("1/40:0123abcd:0.5fec", "at most 36"),
+            ("1/2:0123abcd:0101", "no check of its code"),
+            ("1/2:0123abcd:0110.d5a4", "does not match its check"),
         ] {
             let e = Assignment::parse(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");

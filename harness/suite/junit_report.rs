@@ -313,7 +313,7 @@ fn junit_outcome(suite: &Suite, t: &TrialOutcome) -> TrialOutcome {
         }
         if let Some(t) = this {
             let verdict = t.result.verdict.as_str();
-            if !suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict) {
+            if super::verdict::verdict_fails(&suite.config, verdict, &t.result.decided_by) {
                 kinds.push(verdict.into());
             }
             let mut lines = vec![format!("{verdict} ({}): {}", t.result.decided_by, t.reason)];

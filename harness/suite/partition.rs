@@ -3,7 +3,7 @@
 //! forms:
 //! - `count:K/N` (or `K/N`), nextest's syntax and rule (nextest's `--partition count:K/N`): the
 //!   selected trials in their listed order, the i-th of them, counting from 0, to shard `i % N + 1`;
-//! - `plan:K/N:<list>:<code>`, as `kernelgate plan` prints it ([`crate::pool::plan`]): shards
+//! - `plan:K/N:<list>:<code>.<check>`, as `kernelgate plan` prints it ([`crate::pool::plan`]): shards
 //!   balanced by the trials' times, each listed trial's shard carried in the value, so that every
 //!   job runs the same split; a binary that lists other trials than the plan's stops, saying so.
 //!
@@ -26,7 +26,7 @@ pub const FLAG: &str = "--partition";
 
 /// The forms a value may take, for errors.
 const FORMS: &str = "count:K/N (or K/N), this job's shard K (1 to N) of N, as nextest takes it (`--partition count:2/4`), \
-                     or plan:K/N:<list>:<code> as `kernelgate plan` prints it";
+                     or plan:K/N:<list>:<code>.<check> as `kernelgate plan` prints it";
 
 /// This job's shard.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +43,7 @@ pub enum Partition {
 }
 
 impl Partition {
-    /// Parses `count:K/N` or `K/N` (nextest's form; `K` from 1 to `N`), or `plan:K/N:<list>:<code>`.
+    /// Parses `count:K/N` or `K/N` (nextest's form; `K` from 1 to `N`), or `plan:K/N:<list>:<code>.<check>`.
     ///
     /// # Errors
     /// [`Error::Flag`] naming `--partition`, the value and the forms, for anything else (nextest's
@@ -223,6 +223,6 @@ mod tests {
         assert_eq!(kept, plan.jobs[1].trials);
         let e = p.fits(&names[..5]).unwrap_err().to_string();
         assert!(e.contains("--partition") && e.contains("another list of trials"), "{e}");
-        assert!(Partition::parse("plan:1/2:zz").unwrap_err().to_string().contains("plan:K/N:<list>:<code>"));
+        assert!(Partition::parse("plan:1/2:zz").unwrap_err().to_string().contains("plan:K/N:<list>:<code>.<check>"));
     }
 }

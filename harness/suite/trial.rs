@@ -552,11 +552,12 @@ fn finish(
     // An A/A control measures the gate; its verdict is reported, never a failure of the run.
     let control = result.decided_by.starts_with(super::controls::DECIDED_BY_PREFIX);
     let moved = judged.moved.iter().map(ToString::to_string).collect();
+    let timed_decided_by = result.decided_by.clone();
     let timed = Timed { result, reason: judged.reason.clone(), moved, kept, gpu: Arc::clone(gpu) };
     suite.collected.timed.lock().unwrap_or_else(|p| p.into_inner()).push(timed);
     let counters = if suite.config.ncu { check_counters(suite, case) } else { CounterCheck::Met };
     let gate =
-        (!control && !suite.config.bless && suite.config.fail_on.iter().any(|v| v == verdict.as_str())).then(|| {
+        (!control && super::verdict::verdict_fails(&suite.config, verdict.as_str(), &timed_decided_by)).then(|| {
             // Another driver or tool than the baseline's is said first: the environment moved, not only the code.
             let environment = other_environment_note(suite, case, gpu).map(|n| format!("{n}; ")).unwrap_or_default();
             let mut message = format!("{}: {environment}{}", case.name(), judged.message_lines());

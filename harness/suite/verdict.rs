@@ -38,6 +38,15 @@ pub(super) fn sanitize_failure(suite: &Suite, case: &Case) -> Option<String> {
     }
 }
 
+/// Whether a trial's `verdict`, decided by `decided_by` (the run CSV's word: `time`, `counter
+/// <metric>`, ...), fails it: `KERNELGATE_FAIL_ON` lists it, the run does not bless, and it is not a
+/// time verdict against the baseline where the time is gated against the GPU's own history instead
+/// (`KERNELGATE_REFERENCE=gpu`, outside same-run A/B runs; [`crate::config::Config::time_by_gpu_history`]).
+pub(super) fn verdict_fails(config: &crate::config::Config, verdict: &str, decided_by: &str) -> bool {
+    let time_elsewhere = config.time_by_gpu_history && config.ab.is_none() && decided_by == "time";
+    !config.bless && !time_elsewhere && config.fail_on.iter().any(|v| v == verdict)
+}
+
 /// `time`, `counter <metric>` or `conditions`: the run CSV's `decided_by`.
 pub(super) fn decided_by(decided: &Decided) -> String {
     match decided {
@@ -167,6 +176,23 @@ pub(super) fn fold_failures(
 
 #[cfg(test)]
 mod tests {
+    use super::verdict_fails;
+    use crate::config::Config;
+
+    #[test]
+    fn a_pools_nightly_leaves_time_against_the_baseline_to_the_gpus_history() {
+        let base = Config::default();
+        assert!(verdict_fails(&base, "regressed", "time"));
+        assert!(!verdict_fails(&base, "unchanged", "time") && !verdict_fails(&base, "invalid", "conditions"));
+        let pool = Config { time_by_gpu_history: true, ..Config::default() };
+        assert!(!verdict_fails(&pool, "regressed", "time"), "the GPU's own history judges time");
+        assert!(verdict_fails(&pool, "regressed", "counter l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"));
+        let ab = Config { ab: Some("main".into()), ..pool.clone() };
+        assert!(verdict_fails(&ab, "regressed", "time"), "a same-run A/B run gates its own time");
+        let blessing = Config { bless: true, ..Config::default() };
+        assert!(!verdict_fails(&blessing, "regressed", "time"));
+    }
+
     use super::*;
 
     fn failed(outcome: &Result<Completion, Failed>) -> String {

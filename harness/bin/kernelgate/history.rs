@@ -328,8 +328,7 @@ pub(crate) fn history_command(
                 GateReference::Gpu => history::query::Reference::Gpu,
             };
             let gated = history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), &host_bound, reference)?;
-            let (code, why) =
-                history::query::nightly_exit(suite_exit.unwrap_or(0), history::query::worst(&gated), reference);
+            let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), history::query::worst(&gated));
             match format {
                 Format::Json => print_json(&history::query::gate_json(&gated, suite_exit, code, why.as_deref())),
                 Format::Text => {

@@ -30,16 +30,15 @@ impl Outcome {
 }
 
 /// The nightly gate's exit code from the suite's exit code and the history's [`Outcome`] (pure):
-/// the suite's 3 (a trial failed its performance gate only) is a regression like the history's,
-/// except against [`Reference::Gpu`], where the history's judgement replaces the suite's against a
-/// baseline blessed on another machine; its 2 (a bad option) stays 2; any other failure of the
+/// the suite's 3 (a trial failed its performance gate only) is a regression like the history's
+/// (under `KERNELGATE_REFERENCE=gpu` the suite's time verdicts against the baseline fail nothing, so
+/// its 3 is a counter, a counter expectation, the resource or SASS gate or a lesson); its 2 (a bad option) stays 2; any other failure of the
 /// suite (a wrong result, a failed counter expectation, a harness error: libtest's 101) is 1, a
 /// harness error for the nightly job, with the sentence to print. Otherwise the history decides: 3
 /// regressed, 4 invalid, 5 a GPU new to the pool, 0 pass.
-pub fn nightly_exit(suite_exit: u8, history: Outcome, reference: Reference) -> (u8, Option<String>) {
+pub fn nightly_exit(suite_exit: u8, history: Outcome) -> (u8, Option<String>) {
     match suite_exit {
         0 => (history.exit_code(), None),
-        3 if reference == Reference::Gpu => (history.exit_code(), None),
         3 => (
             EXIT_REGRESSED,
             Some(
@@ -52,8 +51,8 @@ pub fn nightly_exit(suite_exit: u8, history: Outcome, reference: Reference) -> (
         n => (
             1,
             Some(format!(
-                "the suite failed (exit {n}): a wrong result, a failed counter expectation or a harness error; see its \
-                 log and JUnit"
+                "the suite failed (exit {n}): a wrong result, a harness error or an output it could not write; see \
+                 its log and JUnit"
             )),
         ),
     }
@@ -289,7 +288,7 @@ pub fn gate_runs(
                 Reference::Baseline => decide(&run, &changes, host_bound),
                 Reference::Gpu => {
                     let judged = judge_in_store(&store, &all.runs, index, &run)?;
-                    let last = if judged.is_new_gpu() { last_pass(&store, &all.runs, &m.commit)? } else { None };
+                    let last = if judged.is_new_gpu() { last_pass(&store, &all.runs, m)? } else { None };
                     reference::decide_against_gpu(&run, &judged, &changes, host_bound, last.as_deref())
                 }
             };
@@ -339,18 +338,19 @@ fn judge_in_store(store: &HistoryStore, runs: &[RunMeta], index: usize, run: &Ru
     Ok(reference::judge(run, &earlier, &pool, &crate::gate::Policy::default()))
 }
 
-/// The latest commit other than `commit` that the gate passed, among the last [`LAST_PASS_SEARCH`]
-/// runs of `store`: a same-run A/B run with no trial `regressed`, or a nominal run on a GPU with a
+/// The latest commit other than `before`'s that the gate passed, among the last [`LAST_PASS_SEARCH`]
+/// runs of `store` stored before the run `before` (in the store's order: commit time, then run id): a same-run A/B run with no trial `regressed`, or a nominal run on a GPU with a
 /// history of its own that passes against it ([`reference::decide_against_gpu`], without change
 /// points). `runs` are the store's nominal runs in order. `None` when none did.
 ///
 /// # Errors
 /// [`Error::History`] if the store cannot be read.
-pub fn last_pass(store: &HistoryStore, runs: &[RunMeta], commit: &str) -> Result<Option<String>> {
+pub fn last_pass(store: &HistoryStore, runs: &[RunMeta], before: &RunMeta) -> Result<Option<String>> {
     let every = store.runs(None)?;
-    for summary in
-        every.iter().rev().filter(|r| r.meta.commit != commit && r.meta.commit != "unknown").take(LAST_PASS_SEARCH)
-    {
+    let commit = &before.commit;
+    let end = every.iter().position(|r| r.meta == *before).unwrap_or(every.len());
+    let candidates = every[..end].iter().rev().filter(|r| r.meta.commit != *commit && r.meta.commit != "unknown");
+    for summary in candidates.take(LAST_PASS_SEARCH) {
         let m = &summary.meta;
         let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
         let passed = if !m.ab_revision.is_empty() {

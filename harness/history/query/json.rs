@@ -165,7 +165,7 @@ pub fn gate_json(gated: &[Gated], suite_exit: Option<u8>, exit_code: u8, exit_re
                     json!({
                         "finding": r.finding.as_str(),
                         "trial": r.trial,
-                        "gating": r.not_gating.is_none(),
+                        "gating": r.finding != Finding::Note && r.not_gating.is_none(),
                         "not_gating_because": r.not_gating,
                         "text": r.text,
                     })

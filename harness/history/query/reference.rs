@@ -326,28 +326,36 @@ pub fn decide_against_gpu(
         )));
     }
     if judged.is_new_gpu() {
-        reasons.push(note(
-            "",
+        let with_reference = judged.trials.iter().filter(|t| t.reference.is_some()).count();
+        let why = if with_reference == 0 {
             format!(
-                "reference: none yet: {gpu} is new to the pool ({} earlier run{} here; a trial gates on this GPU's \
-             own history once it has a run of its module here): {}",
+                "{gpu} is new to the pool: none of its trials has an earlier run of its module here ({} earlier run{} \
+                 here)",
                 judged.earlier_runs,
-                if judged.earlier_runs == 1 { "" } else { "s" },
-                match last_pass {
-                    Some(commit) => format!(
-                        "gate this commit by a same-run A/B run against {}, the last commit the gate passed \
-                     (KERNELGATE_AB={commit})",
-                        short(commit)
-                    ),
-                    None => "no commit in the history has passed the gate to time against; bless a baseline on this \
-                         GPU or run the nightly again"
-                        .into(),
-                }
+                if judged.earlier_runs == 1 { "" } else { "s" }
+            )
+        } else {
+            format!(
+                "{gpu} has earlier runs here, but the pool's runs give none of its trials a run-to-run spread yet \
+                 (a spread takes {MIN_DEGREES} degrees of freedom: three runs of one module on one GPU, or two on \
+                 each of two GPUs)"
+            )
+        };
+        let then = match last_pass {
+            Some(commit) => format!(
+                "gate this commit by a same-run A/B run against {}, the last commit the gate passed \
+                 (KERNELGATE_AB={commit})",
+                short(commit)
             ),
-        ));
+            None => "no earlier commit has passed the gate to time it against, so nothing is judged this time; the \
+                     run stays in the history as part of this GPU's reference"
+                .into(),
+        };
+        reasons.push(note("", format!("reference: none yet: {why}: {then}")));
         return Decision { outcome: Outcome::NewGpu, reasons };
     }
     let gated: Vec<&TrialJudged> = judged.trials.iter().filter(|t| t.floor.is_some()).collect();
+    let ungated: Vec<&str> = judged.trials.iter().filter(|t| t.floor.is_none()).map(|t| t.trial.as_str()).collect();
     let (fewest, most) =
         gated.iter().fold((usize::MAX, 0), |(lo, hi), t| (lo.min(t.reference_runs), hi.max(t.reference_runs)));
     let runs = if fewest == most { most.to_string() } else { format!("{fewest}-{most}") };
@@ -358,9 +366,14 @@ pub fn decide_against_gpu(
             gated.len(),
             if gated.len() == 1 { "" } else { "s" },
             if most == 1 { "" } else { "s" },
-            match judged.trials.len() - gated.len() {
-                0 => String::new(),
-                n => format!("; {n} new on this GPU, not gating"),
+            match ungated[..] {
+                [] => String::new(),
+                ref new => format!(
+                    "; {} not gating (no earlier run of its module here, or no spread in the pool yet): {}{}",
+                    new.len(),
+                    new[..new.len().min(5)].join(", "),
+                    if new.len() > 5 { ", ..." } else { "" }
+                ),
             }
         ),
     ));

@@ -237,3 +237,44 @@ fn the_store_gates_a_pool_and_a_new_gpu_names_the_last_pass() {
     let gated = gate_runs(dir.path(), Some(KEY), Some("20261110T000000Z"), &|_| None, Reference::Baseline).unwrap();
     assert!(gated.iter().all(|g| g.decision.outcome == Outcome::Pass));
 }
+
+/// A GPU with runs of its own but no spread in the pool says why it cannot be judged; with no
+/// commit passed before, nothing is judged; the JSON marks the notes as not gating.
+#[test]
+fn a_gpu_without_a_spread_says_so_and_notes_do_not_gate() {
+    let before = earlier("GPU-aaaa", 1.0);
+    let j = judged(&before[1], &before[..1]);
+    assert!(j.is_new_gpu());
+    let d = reference::decide_against_gpu(&before[1], &j, &[], &|_| None, None);
+    let text = &d.reasons[0].text;
+    assert!(
+        text.contains("has earlier runs here, but the pool's runs give none of its trials a run-to-run spread"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("nothing is judged this time; the run stays in the history as part of this GPU's reference"),
+        "{text}"
+    );
+    let gated = [Gated { gpu_key: KEY.into(), run: before[1].meta.clone(), decision: d }];
+    let doc = gate_json(&gated, None, EXIT_NEW_GPU, None);
+    assert_eq!(doc["outcome"], "new_gpu");
+    assert_eq!(doc["runs"][0]["reasons"][0]["gating"], false, "{doc}");
+}
+
+/// The last commit that passed is one stored before the run gated, never a later one.
+#[test]
+fn the_last_pass_is_stored_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let runs = earlier("GPU-aaaa", 1.0);
+    store.append_many(&runs).unwrap();
+    let old = gpu_run("20261120T000000Z", "GPU-cccc", &"c".repeat(40), 1_700_000_002, &[1e-4, 2e-3], 'a');
+    store.append(&old).unwrap();
+    let all = store.all_series().unwrap();
+    let at = all.runs.iter().find(|m| m.gpu_uuid == "GPU-cccc").unwrap();
+    // Runs 3 and 4 (commits 3... and 4...) were committed after 'c...' (time +2): not candidates;
+    // runs 0 to 2 had no spread in the pool yet (fewer than 2 degrees of freedom), so none passed.
+    assert_eq!(last_pass(&store, &all.runs, at).unwrap(), None);
+    let newest = all.runs.last().unwrap();
+    assert_eq!(last_pass(&store, &all.runs, newest).unwrap().as_deref(), Some("3".repeat(40).as_str()));
+}

@@ -15,18 +15,13 @@ fn sides_on_other_physical_gpus_are_named() {
 
 #[test]
 fn the_nightly_exit_code_keeps_the_kinds_apart() {
-    assert_eq!(nightly_exit(0, Outcome::Pass, Reference::Baseline).0, 0);
-    assert_eq!(nightly_exit(0, Outcome::Regressed, Reference::Baseline).0, EXIT_REGRESSED);
-    assert_eq!(nightly_exit(0, Outcome::Invalid, Reference::Baseline).0, EXIT_INVALID);
-    assert_eq!(nightly_exit(3, Outcome::Pass, Reference::Baseline).0, EXIT_REGRESSED);
-    assert_eq!(
-        nightly_exit(3, Outcome::Pass, Reference::Gpu).0,
-        0,
-        "the GPU's history replaces the baseline's verdicts"
-    );
-    assert_eq!(nightly_exit(0, Outcome::NewGpu, Reference::Gpu).0, EXIT_NEW_GPU);
-    assert_eq!(nightly_exit(2, Outcome::Pass, Reference::Gpu).0, 2);
-    let (code, why) = nightly_exit(101, Outcome::Regressed, Reference::Gpu);
+    assert_eq!(nightly_exit(0, Outcome::Pass).0, 0);
+    assert_eq!(nightly_exit(0, Outcome::Regressed).0, EXIT_REGRESSED);
+    assert_eq!(nightly_exit(0, Outcome::Invalid).0, EXIT_INVALID);
+    assert_eq!(nightly_exit(3, Outcome::Pass).0, EXIT_REGRESSED);
+    assert_eq!(nightly_exit(0, Outcome::NewGpu).0, EXIT_NEW_GPU);
+    assert_eq!(nightly_exit(2, Outcome::Pass).0, 2);
+    let (code, why) = nightly_exit(101, Outcome::Regressed);
     assert_eq!(code, 1);
     assert!(why.unwrap().contains("exit 101"));
 }
