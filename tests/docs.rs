@@ -203,29 +203,33 @@ fn block_after(text: &str, marker: &str) -> String {
     body[..body.find("\n```").expect("a closing fence")].to_string()
 }
 
-/// The committed run CSV of 8c8c911 (schema 5) as schema 6 writes it: the median interval's
-/// columns (empty: that run did not record it), the seed as hex, the bus id after `pci:`.
-fn as_schema_6(text: &str) -> String {
+/// The committed run CSV of 8c8c911 (schema 5) as the current schema writes it: the module's
+/// options and element types (schema 7; empty: that run did not record them) and the median
+/// interval's columns (empty too), the seed as hex, the bus id after `pci:` (schema 6).
+fn as_current_schema(text: &str) -> String {
     use kernelgate::record::{RUN_CSV_SCHEMA, pci_text, seed_text};
     let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let mut header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    let at = header.iter().position(|c| c == "statistic").unwrap();
-    header.splice(at..at, ["median_ci_low_s".to_string(), "median_ci_high_s".to_string()]);
+    let old: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    let col = |name: &str| old.iter().position(|c| c == name).unwrap();
+    let (module, statistic) = (col("module_sha256") + 1, col("statistic"));
+    let mut header = old.clone();
+    header.splice(statistic..statistic, ["median_ci_low_s".to_string(), "median_ci_high_s".to_string()]);
+    header.splice(module..module, ["compile_options".to_string(), "element_types".to_string()]);
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(&header).unwrap();
     for record in reader.records() {
         let mut row: Vec<String> = record.unwrap().iter().map(String::from).collect();
-        let col = |name: &str| header.iter().filter(|c| !c.starts_with("median_ci")).position(|c| c == name).unwrap();
         row[0] = RUN_CSV_SCHEMA.to_string();
         row[col("seed")] = seed_text(row[col("seed")].parse().unwrap());
         row[col("pci_bus_id")] = pci_text(&row[col("pci_bus_id")]);
-        row.splice(at..at, [String::new(), String::new()]);
+        row.splice(statistic..statistic, [String::new(), String::new()]);
+        row.splice(module..module, [String::new(), String::new()]);
         w.write_record(&row).unwrap();
     }
     String::from_utf8(w.into_inner().unwrap()).unwrap()
 }
 
-/// reading-results.md's Python example (csv and sqlite3 only) runs on a run CSV of schema 6 and of
+/// reading-results.md's Python example (csv and sqlite3 only) runs on a run CSV of the current schema and of
 /// schema 5 and on a history imported from it, and gives the seed exactly; history.md's sqlite3
 /// query runs on that history. Without python3 (not one of the README's prerequisites) the
 /// example is skipped, said on stderr, and the query still runs (through rusqlite);
@@ -237,7 +241,7 @@ fn the_loading_examples_run() {
     let tmp = tempfile::tempdir().unwrap();
     let new = tmp.path().join("runs/20261201T165209Z-8c8c911.csv");
     std::fs::create_dir_all(new.parent().unwrap()).unwrap();
-    std::fs::write(&new, as_schema_6(&old)).unwrap();
+    std::fs::write(&new, as_current_schema(&old)).unwrap();
     assert!(read(&new).contains(",pci:00000000:00:06.0,4223.206434886277,0xe8c012517de17ad1,1.0,"));
     let history = tmp.path().join("history");
     let imported = kernelgate::history::import(std::slice::from_ref(&new), &history, None).unwrap();

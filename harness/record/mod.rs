@@ -20,8 +20,9 @@ pub use files::{claim_stem, run_stem, write_csv};
 /// directory at run time) and adds `kernels_dirty`, `kernels_sha256`, `branch`, `commit_time`,
 /// `subject` and `repo_state`; 6 writes `seed` as hex text ([`seed_text`]) and `pci_bus_id` with a
 /// `pci:` prefix ([`pci_text`]), so that common loaders keep them as text, and adds the median's
-/// 95 % confidence interval (`median_ci_low_s`, `median_ci_high_s`).
-pub const RUN_CSV_SCHEMA: u32 = 6;
+/// 95 % confidence interval (`median_ci_low_s`, `median_ci_high_s`); 7 adds what built and fed the
+/// module (`compile_options`, `element_types`).
+pub const RUN_CSV_SCHEMA: u32 = 7;
 
 /// The run CSV's header row of schema [`RUN_CSV_SCHEMA`]: [`Row`]'s fields in order, as the csv
 /// crate writes them before the first row (a unit test holds the two together). It is the file's
@@ -30,8 +31,8 @@ pub const RUN_CSV_SCHEMA: u32 = 6;
 /// rows.
 pub const RUN_CSV_HEADER: &str = "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,\
 subject,repo_state,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,\
-vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,\
-throttle_reasons,other_processes,median_ci_low_s,median_ci_high_s,statistic,value,unit";
+vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,compile_options,element_types,verdict,\
+decided_by,ab_revision,throttle_reasons,other_processes,median_ci_low_s,median_ci_high_s,statistic,value,unit";
 
 pub use crate::model::{GitState, RepoState};
 
@@ -54,6 +55,14 @@ pub struct CaseResult {
     pub flops: u64,
     /// SHA-256 of the module's PTX: the identity of the code timed.
     pub module_sha256: String,
+    /// The NVRTC options of the trial's kernels beyond kernelgate's own (`--std=c++17 -lineinfo
+    /// -arch=...`): the project's and the family's options and each build's `-D` definitions, the
+    /// distinct non-empty groups of its builds joined by ` + ` (`-DBLOCK=256 + -DBLOCK=512`); empty
+    /// when none or for a program with no kernel of its own.
+    pub compile_options: String,
+    /// The element types of the trial's buffers, each once, in parameter order, joined by spaces
+    /// (`bf16 f32`); empty for a program with no buffer.
+    pub element_types: String,
     /// Median SM clock over the samples (NVML), MHz.
     pub sm_clock_mhz: Option<f64>,
     /// Samples dropped as throttled.
@@ -190,6 +199,10 @@ pub struct Row {
     pub kernel: String,
     /// SHA-256 of the module's PTX.
     pub module_sha256: String,
+    /// [`CaseResult::compile_options`].
+    pub compile_options: String,
+    /// [`CaseResult::element_types`].
+    pub element_types: String,
     /// The gate's verdict for the trial.
     pub verdict: &'static str,
     /// What decided the verdict (`time`, `counter <metric>`, `conditions`).
@@ -342,6 +355,8 @@ pub fn rows(run: &RunInfo, results: &[CaseResult]) -> Vec<Row> {
                 trial: r.trial.clone(),
                 kernel: r.kernel.clone(),
                 module_sha256: r.module_sha256.clone(),
+                compile_options: r.compile_options.clone(),
+                element_types: r.element_types.clone(),
                 verdict: r.verdict.as_str(),
                 decided_by: r.decided_by.clone(),
                 ab_revision: run.ab_revision.clone(),
@@ -433,6 +448,8 @@ pub(crate) mod tests {
             bytes,
             flops,
             module_sha256: "ab12".into(),
+            compile_options: "--use_fast_math -DBLOCK=256".into(),
+            element_types: "bf16 f32".into(),
             sm_clock_mhz: None,
             throttled: 0,
             throttle_reasons: vec!["GPU_IDLE", "SW_POWER_CAP"],
@@ -550,14 +567,15 @@ pub(crate) mod tests {
             lines.next().unwrap(),
             "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,\
              driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,copy_bandwidth_gbps,seed,work_scale,trial,\
-             kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,other_processes,median_ci_low_s,\
-             median_ci_high_s,statistic,value,unit"
+             kernel,module_sha256,compile_options,element_types,verdict,decided_by,ab_revision,throttle_reasons,\
+             other_processes,median_ci_low_s,median_ci_high_s,statistic,value,unit"
         );
         assert_eq!(
             lines.next().unwrap(),
-            "6,20261130T030000Z,0123456789abcdef,false,true,feed,main,1764460800,\"Pad, then \"\"swizzle\"\"\",branch,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
+            "7,20261130T030000Z,0123456789abcdef,false,true,feed,main,1764460800,\"Pad, then \"\"swizzle\"\"\",branch,nvidia-h200-sm90,NVIDIA H200,9.0,132,143771,\
              580.159.04,13.0,13.0,true,GPU-20ce1a7a-fd28-021f-c48b-96e110fd8d88,1653724057703,96.00.A5.00.1A,\
-             pci:00000000:18:00.0,4000.0,0x0000000000000007,1.0,copy/x/4,k,ab12,no-baseline,conditions,,\
+             pci:00000000:18:00.0,4000.0,0x0000000000000007,1.0,copy/x/4,k,ab12,--use_fast_math -DBLOCK=256,bf16 f32,\
+             no-baseline,conditions,,\
              GPU_IDLE|SW_POWER_CAP,4242 4343,,,samples,100.0,count"
         );
         assert!(text.contains(",bandwidth,4000.0,GB/s\n"));

@@ -522,6 +522,8 @@ fn result(
         bytes: case.bytes,
         flops: case.flops,
         module_sha256: b.module_sha256.clone(),
+        compile_options: compile_options(case),
+        element_types: element_types(case),
         sm_clock_mhz: samples.median_sm_mhz(),
         throttled,
         throttle_reasons: samples.throttle_reasons(),
@@ -571,4 +573,60 @@ fn finish(
         suite.collected.gate_failures.fetch_add(1, Ordering::Relaxed);
     }
     outcome
+}
+
+/// The NVRTC options of `case`'s kernels beyond kernelgate's own, as the run CSV records them
+/// ([`CaseResult::compile_options`]): each distinct build's options (its file's and its `-D`
+/// definitions) joined by spaces, the builds joined by ` + `.
+fn compile_options(case: &Case) -> String {
+    let mut builds: Vec<String> = Vec::new();
+    for (kernel, _) in case.launches() {
+        let options = kernel.options(crate::source::options_of(kernel.file)).join(" ");
+        if !builds.contains(&options) {
+            builds.push(options);
+        }
+    }
+    builds.retain(|b| !b.is_empty());
+    builds.join(" + ")
+}
+
+/// The element types of `case`'s buffers, each once in parameter order, joined by spaces
+/// ([`CaseResult::element_types`]).
+fn element_types(case: &Case) -> String {
+    let mut types: Vec<String> = Vec::new();
+    for elem in case.params.iter().filter_map(crate::case::Param::elem) {
+        let name = elem.to_string();
+        if !types.contains(&name) {
+            types.push(name);
+        }
+    }
+    types.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{compile_options, element_types};
+    use crate::case::{Case, Elem, Launch, Param};
+    use crate::source::k;
+
+    /// What the run CSV records of a trial's builds and buffers (schema 7).
+    #[test]
+    fn the_run_csv_names_the_builds_options_and_the_buffers_types() {
+        crate::source::for_tests();
+        let copy = k::coalescing::copy_coalesced;
+        let plain = Case::new("t", "plain", "8", copy).params([Param::input(8), Param::output(8)]);
+        assert_eq!((compile_options(&plain), element_types(&plain)), (String::new(), "f32".to_string()));
+        let defined = Case::new("t", "block", "8", copy.define("BLOCK", 256)).params([
+            Param::input(8).of(Elem::BF16),
+            Param::output(8),
+            Param::input(8).of(Elem::BF16),
+        ]);
+        assert_eq!(compile_options(&defined), "-DBLOCK=256");
+        assert_eq!(element_types(&defined), "bf16 f32", "each type once, in parameter order");
+        let two = Case::new("t", "two", "8", copy.define("BLOCK", 256))
+            .params([Param::input(8), Param::output(8)])
+            .launch_with(copy.define("BLOCK", 256), Launch::linear(8, 32), [0, 1])
+            .launch_with(copy.define("BLOCK", 512), Launch::linear(8, 32), [0, 1]);
+        assert_eq!(compile_options(&two), "-DBLOCK=256 + -DBLOCK=512");
+    }
 }

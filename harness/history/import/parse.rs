@@ -12,7 +12,7 @@ use std::path::Path;
 const LESSONS_HEADER: &str = "schema_version,run_id,commit,gpu_key,gpu_uuid,trial,good,bad,";
 /// Run-CSV columns of each schema version (index 0 is version 1), from `crate::record::Row` as it
 /// was at each version (`git log -p harness/record.rs harness/record/mod.rs`).
-pub(super) const RUN_COLUMNS: [&str; 6] = [
+pub(super) const RUN_COLUMNS: [&str; 7] = [
     "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
      ecc,copy_bandwidth_gbps,seed,trial,kernel,statistic,value,unit",
     "schema_version,run_id,commit,dirty,gpu_key,gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,\
@@ -31,6 +31,10 @@ pub(super) const RUN_COLUMNS: [&str; 6] = [
      gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,\
      copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,verdict,decided_by,ab_revision,throttle_reasons,\
      other_processes,median_ci_low_s,median_ci_high_s,statistic,value,unit",
+    "schema_version,run_id,commit,dirty,kernels_dirty,kernels_sha256,branch,commit_time,subject,repo_state,gpu_key,\
+     gpu_name,compute_capability,sm_count,memory_mib,driver,cuda,nvrtc,ecc,gpu_uuid,gpu_serial,vbios,pci_bus_id,\
+     copy_bandwidth_gbps,seed,work_scale,trial,kernel,module_sha256,compile_options,element_types,verdict,decided_by,\
+     ab_revision,throttle_reasons,other_processes,median_ci_low_s,median_ci_high_s,statistic,value,unit",
 ];
 
 /// Metrics-CSV columns (`crate::ncu::profile::MetricRow`), the same in schema versions 1 to 4.
