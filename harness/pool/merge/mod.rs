@@ -62,6 +62,9 @@ pub struct Job {
     pub gpu_uuid: String,
     /// The commit the run measured (B's, in A/B).
     pub commit: String,
+    /// What it was measured against: A's revision in a same-run A/B run; `""` for a run against
+    /// the baseline.
+    pub against: String,
     /// Each trial's outcome, by name: the timed trials, the cases not timed, and the lesson trials
     /// of the `-lessons.csv` beside the file (verdicts `holds`, `broken`, `unclear`, `invalid`).
     #[serde(skip)]
@@ -150,6 +153,7 @@ pub fn read_job(path: &Path) -> Result<Option<Job>> {
             gpu: r.gpu.key,
             gpu_uuid: r.gpu.uuid,
             commit: r.b.commit,
+            against: r.a.commit,
             trials: outcomes.len(),
             outcomes,
             controls,
@@ -186,6 +190,7 @@ pub fn read_job(path: &Path) -> Result<Option<Job>> {
         gpu: run.meta.gpu_key,
         gpu_uuid: run.meta.gpu_uuid,
         commit: run.meta.commit,
+        against: run.meta.ab_revision,
         trials: outcomes.len(),
         outcomes,
         controls,
@@ -472,6 +477,24 @@ impl Merged {
         format!("shard {}/{} ({what}): --partition {}", m.shard, m.shards, m.partition)
     }
 
+    /// What the jobs compared, once per distinct pair: `B abcdef0 against A 1234567` (A/B) or
+    /// `abcdef0 against the baseline`, joined by `; `; `None` without jobs.
+    pub fn compared(&self) -> Option<String> {
+        let short = crate::history::query::short_commit;
+        let mut pairs: Vec<String> = Vec::new();
+        for j in &self.jobs {
+            let pair = if j.against.is_empty() {
+                format!("{} against the baseline", short(&j.commit))
+            } else {
+                format!("B {} against A {}", short(&j.commit), short(&j.against))
+            };
+            if !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+        (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+
     fn headline(&self) -> String {
         match self.status {
             "regressed" => "❌ regressions".into(),
@@ -497,6 +520,9 @@ impl Merged {
     pub fn markdown(&self) -> String {
         use crate::report::markdown::escape;
         let mut out = format!("{MARKER}\n### kernelgate: {}\n\n", self.headline());
+        if let Some(compared) = self.compared() {
+            writeln!(out, "Compared: {}\n", escape(&compared)).unwrap();
+        }
         for gpu in &self.gpus {
             writeln!(out, "- **{}**: {}", escape(gpu), self.gpu_line(gpu)).unwrap();
         }
@@ -560,7 +586,11 @@ impl Merged {
         let css = "table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #d0d7de;\
                    text-align:left;vertical-align:top}.wrap{overflow-x:auto}";
         let mut out = page_start(&format!("kernelgate merge: {}", self.headline()), css);
-        writeln!(out, "<h1>kernelgate merge: {}</h1>\n<ul>", escape(&self.headline())).unwrap();
+        writeln!(out, "<h1>kernelgate merge: {}</h1>", escape(&self.headline())).unwrap();
+        if let Some(compared) = self.compared() {
+            writeln!(out, "<p>Compared: {}</p>", escape(&compared)).unwrap();
+        }
+        out.push_str("<ul>\n");
         for gpu in &self.gpus {
             let uuids: BTreeSet<&str> =
                 self.jobs.iter().filter(|j| &j.gpu == gpu).map(|j| j.gpu_uuid.as_str()).collect();

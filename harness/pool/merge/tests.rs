@@ -10,6 +10,7 @@ fn job(gpu: &str, run_id: &str, outcomes: &[(&str, &str, Option<f64>)]) -> Job {
         gpu: gpu.into(),
         gpu_uuid: format!("GPU-{gpu}"),
         commit: "abcdef0123".into(),
+        against: String::new(),
         trials: outcomes.len(),
         controls: BTreeMap::new(),
         outcomes: outcomes
@@ -178,4 +179,18 @@ fn a_broken_lesson_fails_and_controls_are_counted() {
     let md = m.markdown();
     assert!(md.contains("controls (A/A): 1 of 2 unchanged") && md.contains("| copy/a\\_vs\\_b/1 | broken |"), "{md}");
     assert!(m.html().contains("<h2>Not unchanged</h2>"));
+}
+
+/// The report says what was compared: each distinct (B, A) pair, or a commit against the baseline.
+#[test]
+fn the_report_names_what_was_compared() {
+    let mut ab = job(H200, "20261203T000000Z", &[("copy/a/1", "unchanged", Some(0.1))]);
+    ab.mode = "ab";
+    ab.against = "1234567890".into();
+    let base = job(B200, "20261203T000001Z", &[("copy/a/1", "unchanged", None)]);
+    let m = merge(vec![ab.clone(), ab, base], None, Vec::new());
+    assert_eq!(m.compared().as_deref(), Some("B abcdef0 against A 1234567; abcdef0 against the baseline"));
+    assert!(m.markdown().contains("\nCompared: B abcdef0 against A 1234567; abcdef0 against the baseline\n"));
+    assert!(m.html().contains("<p>Compared: B abcdef0 against A 1234567; abcdef0 against the baseline</p>"));
+    assert_eq!(merge(Vec::new(), None, Vec::new()).compared(), None);
 }
