@@ -123,54 +123,81 @@ pub type HostBound<'a> = &'a dyn Fn(&str) -> Option<String>;
 /// (`transfers/h2d_pageable`, BENCHMARK.md, "Ten held-out runs on the blessing GPU"), so its change points and its `invalid` runs say nothing of the code;
 /// they are listed as `not gating`.
 pub fn decide(run: &Run, changes: &[(String, RunMeta, ChangePoint)], host_bound: HostBound<'_>) -> Decision {
-    let mut regressed = Vec::new();
-    let mut invalid = Vec::new();
-    let mut not_gating = Vec::new();
-    let reason = |finding, trial: &str, line: String, why: Option<String>| Reason {
-        finding,
-        trial: trial.to_string(),
-        text: match &why {
-            Some(why) => format!("not gating: {line}; {why}"),
-            None => line,
-        },
-        not_gating: why,
-    };
+    let mut found = Findings::default();
     let mut verdicts: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
     for v in &run.values {
         verdicts.entry(&v.trial).or_insert((&v.verdict, &v.decided_by));
     }
     for (trial, (verdict, by)) in verdicts {
         let by = if by.is_empty() { String::new() } else { format!(" (decided by {by})") };
-        match (verdict, host_bound(trial)) {
-            ("regressed", _) => {
-                regressed.push(reason(Finding::Regressed, trial, format!("regressed: {trial}{by}"), None))
-            }
-            ("invalid", Some(why)) => {
-                not_gating.push(reason(Finding::Invalid, trial, format!("invalid: {trial}{by}"), Some(why)))
-            }
-            ("invalid", None) => invalid.push(reason(Finding::Invalid, trial, format!("invalid: {trial}{by}"), None)),
+        match verdict {
+            "regressed" => found.add(Finding::Regressed, trial, format!("regressed: {trial}{by}"), None),
+            "invalid" => found.add(Finding::Invalid, trial, format!("invalid: {trial}{by}"), host_bound(trial)),
             _ => {}
         }
     }
-    for (trial, at, cp) in changes {
-        if at.commit == run.meta.commit && at.gpu_uuid == run.meta.gpu_uuid && cp.after > cp.before {
-            let line = format!("change point: {trial} {}", format_change(at, cp, "s"));
-            match host_bound(trial) {
-                Some(why) => not_gating.push(reason(Finding::ChangePoint, trial, line, Some(why))),
-                None => regressed.push(reason(Finding::ChangePoint, trial, line, None)),
+    found.change_points(run, changes, host_bound);
+    found.decision(Vec::new())
+}
+
+/// The reasons of a [`Decision`] as they are found, sorted into those that make it regressed, those
+/// that make it invalid and those only listed; [`Findings::decision`] orders them and decides.
+#[derive(Debug, Default)]
+pub(super) struct Findings {
+    regressed: Vec<Reason>,
+    invalid: Vec<Reason>,
+    listed: Vec<Reason>,
+}
+
+impl Findings {
+    /// Adds `line` about `trial`: listed, as `not gating: <line>; <why>`, when `why` says why it
+    /// does not gate; else by its finding (a [`Finding::Note`] is listed as it is).
+    pub(super) fn add(&mut self, finding: Finding, trial: &str, line: String, why: Option<String>) {
+        let text = match &why {
+            Some(why) => format!("not gating: {line}; {why}"),
+            None => line,
+        };
+        let to = match (&why, finding) {
+            (Some(_), _) | (None, Finding::Note) => &mut self.listed,
+            (None, Finding::Invalid) => &mut self.invalid,
+            (None, Finding::Regressed | Finding::ChangePoint) => &mut self.regressed,
+        };
+        to.push(Reason { finding, trial: trial.to_string(), text, not_gating: why });
+    }
+
+    /// Adds the time change points of `changes` (trial, the run of the new regime's first point,
+    /// the change point) that are increases at `run`'s commit on `run`'s GPU; a host-bound trial's
+    /// (`host_bound`) are listed.
+    pub(super) fn change_points(
+        &mut self,
+        run: &Run,
+        changes: &[(String, RunMeta, ChangePoint)],
+        host_bound: HostBound<'_>,
+    ) {
+        for (trial, at, cp) in changes {
+            if at.commit == run.meta.commit && at.gpu_uuid == run.meta.gpu_uuid && cp.after > cp.before {
+                let line = format!("change point: {trial} {}", format_change(at, cp, "s"));
+                self.add(Finding::ChangePoint, trial, line, host_bound(trial));
             }
         }
     }
-    let outcome = if !regressed.is_empty() {
-        Outcome::Regressed
-    } else if !invalid.is_empty() {
-        Outcome::Invalid
-    } else {
-        Outcome::Pass
-    };
-    regressed.extend(invalid);
-    regressed.extend(not_gating);
-    Decision { outcome, reasons: regressed }
+
+    /// The decision (pure): [`Outcome::Regressed`] when something gates as a regression, else
+    /// [`Outcome::Invalid`] when something gates as invalid, else [`Outcome::Pass`]; its reasons
+    /// `first`, then the regressions, the invalid ones, the listed ones.
+    pub(super) fn decision(self, mut first: Vec<Reason>) -> Decision {
+        let outcome = if !self.regressed.is_empty() {
+            Outcome::Regressed
+        } else if !self.invalid.is_empty() {
+            Outcome::Invalid
+        } else {
+            Outcome::Pass
+        };
+        first.extend(self.regressed);
+        first.extend(self.invalid);
+        first.extend(self.listed);
+        Decision { outcome, reasons: first }
+    }
 }
 
 /// One run the nightly gate decided on ([`gate_runs`]).
@@ -287,7 +314,7 @@ pub fn gate_runs(
             let decision = match reference {
                 Reference::Baseline => decide(&run, &changes, host_bound),
                 Reference::Gpu => {
-                    let judged = judge_in_store(&store, &all.runs, index, &run)?;
+                    let judged = judge_in_store(&store, &all.runs, index, &run, &mut Loaded::new())?;
                     let last = if judged.is_new_gpu() { last_pass(&store, &all.runs, m)? } else { None };
                     reference::decide_against_gpu(&run, &judged, &changes, host_bound, last.as_deref())
                 }
@@ -326,15 +353,31 @@ pub fn gate_runs(
     Ok(gated)
 }
 
+/// Runs read from one store, by their index in its nominal runs ([`AllSeries::runs`]): each read
+/// once however many judgements use it (the runs before a gated run overlap those before another).
+type Loaded = std::collections::HashMap<usize, Run>;
+
 /// `run` (at `index` of `runs`, the store's nominal runs in order) judged against its GPU's earlier
 /// runs in `store`, with the spreads of every GPU's ([`reference::judge`], the default
-/// [`crate::gate::Policy`], as `kernelgate baseline calibrate` uses).
-fn judge_in_store(store: &HistoryStore, runs: &[RunMeta], index: usize, run: &Run) -> Result<reference::GpuJudged> {
-    let mut pool = Vec::new();
-    for i in reference::pool_history(runs, index) {
-        pool.extend(store.run(&runs[i].run_id, &runs[i].gpu_uuid)?);
+/// [`crate::gate::Policy`], as `kernelgate baseline calibrate` uses); the runs read are kept in
+/// `loaded`.
+fn judge_in_store(
+    store: &HistoryStore,
+    runs: &[RunMeta],
+    index: usize,
+    run: &Run,
+    loaded: &mut Loaded,
+) -> Result<reference::GpuJudged> {
+    let indices = reference::pool_history(runs, index);
+    for &i in &indices {
+        if !loaded.contains_key(&i)
+            && let Some(r) = store.run(&runs[i].run_id, &runs[i].gpu_uuid)?
+        {
+            loaded.insert(i, r);
+        }
     }
-    let earlier: Vec<Run> = pool.iter().filter(|r| r.meta.gpu_uuid == run.meta.gpu_uuid).cloned().collect();
+    let pool: Vec<&Run> = indices.iter().filter_map(|i| loaded.get(i)).collect();
+    let earlier: Vec<&Run> = pool.iter().copied().filter(|r| r.meta.gpu_uuid == run.meta.gpu_uuid).collect();
     Ok(reference::judge(run, &earlier, &pool, &crate::gate::Policy::default()))
 }
 
@@ -349,6 +392,7 @@ pub fn last_pass(store: &HistoryStore, runs: &[RunMeta], before: &RunMeta) -> Re
     let every = store.runs(None)?;
     let commit = &before.commit;
     let end = every.iter().position(|r| r.meta == *before).unwrap_or(every.len());
+    let mut loaded = Loaded::new();
     let candidates = every[..end].iter().rev().filter(|r| r.meta.commit != *commit && r.meta.commit != "unknown");
     for summary in candidates.take(LAST_PASS_SEARCH) {
         let m = &summary.meta;
@@ -357,7 +401,7 @@ pub fn last_pass(store: &HistoryStore, runs: &[RunMeta], before: &RunMeta) -> Re
             !run.values.is_empty() && run.values.iter().all(|v| v.verdict != "regressed")
         } else {
             let Some(index) = runs.iter().position(|r| r == m) else { continue };
-            let judged = judge_in_store(store, runs, index, &run)?;
+            let judged = judge_in_store(store, runs, index, &run, &mut loaded)?;
             let none = |_: &str| None;
             !judged.is_new_gpu()
                 && reference::decide_against_gpu(&run, &judged, &[], &none, None).outcome == Outcome::Pass

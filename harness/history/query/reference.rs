@@ -157,10 +157,10 @@ fn medians(run: &Run) -> BTreeMap<&str, Timed<'_>> {
 /// each trial's run-to-run spread from `pool`, the earlier nominal runs of every GPU of the key
 /// (pure; the caller picks them: [`pool_history`], and of those the GPU's). `policy` gives the effect
 /// floor and the family-wise alpha.
-pub fn judge(run: &Run, earlier: &[Run], pool: &[Run], policy: &Policy) -> GpuJudged {
+pub fn judge(run: &Run, earlier: &[&Run], pool: &[&Run], policy: &Policy) -> GpuJudged {
     let window = &earlier[earlier.len().saturating_sub(REFERENCE_WINDOW)..];
-    let window_medians: Vec<_> = window.iter().map(medians).collect();
-    let pool_medians: Vec<_> = pool.iter().map(medians).collect();
+    let window_medians: Vec<_> = window.iter().map(|r| medians(r)).collect();
+    let pool_medians: Vec<_> = pool.iter().map(|r| medians(r)).collect();
     let now = medians(run);
     // Per trial: the spread and the reference, before the floor (which needs the count).
     struct Partial {
@@ -377,60 +377,18 @@ pub fn decide_against_gpu(
             }
         ),
     ));
-    let mut regressed = Vec::new();
-    let mut invalid = Vec::new();
-    let mut listed = Vec::new();
+    let mut found = super::Findings::default();
     for t in &judged.trials {
-        let why = host_bound(&t.trial);
         let line = describe(t);
-        let reason = |finding| Reason {
-            finding,
-            trial: t.trial.clone(),
-            not_gating: why.clone(),
-            text: match &why {
-                Some(why) => format!("not gating: {line}; {why}"),
-                None => line.clone(),
-            },
-        };
-        match (t.judgement, &why) {
-            (Judgement::Regressed, None) => regressed.push(reason(Finding::Regressed)),
-            (Judgement::Invalid, None) => invalid.push(reason(Finding::Invalid)),
-            (Judgement::Regressed, Some(_)) => listed.push(reason(Finding::Regressed)),
-            (Judgement::Invalid, Some(_)) => listed.push(reason(Finding::Invalid)),
-            (Judgement::Improved | Judgement::Ambiguous, _) => listed.push(note(&t.trial, line)),
-            (Judgement::Unchanged | Judgement::New, _) => {}
+        match t.judgement {
+            Judgement::Regressed => found.add(Finding::Regressed, &t.trial, line, host_bound(&t.trial)),
+            Judgement::Invalid => found.add(Finding::Invalid, &t.trial, line, host_bound(&t.trial)),
+            Judgement::Improved | Judgement::Ambiguous => found.add(Finding::Note, &t.trial, line, None),
+            Judgement::Unchanged | Judgement::New => {}
         }
     }
-    for (trial, at, cp) in changes {
-        if at.commit == run.meta.commit && at.gpu_uuid == run.meta.gpu_uuid && cp.after > cp.before {
-            let line = format!("change point: {trial} {}", super::format_change(at, cp, "s"));
-            match host_bound(trial) {
-                Some(why) => listed.push(Reason {
-                    finding: Finding::ChangePoint,
-                    trial: trial.clone(),
-                    text: format!("not gating: {line}; {why}"),
-                    not_gating: Some(why),
-                }),
-                None => regressed.push(Reason {
-                    finding: Finding::ChangePoint,
-                    trial: trial.clone(),
-                    text: line,
-                    not_gating: None,
-                }),
-            }
-        }
-    }
-    let outcome = if !regressed.is_empty() {
-        Outcome::Regressed
-    } else if !invalid.is_empty() {
-        Outcome::Invalid
-    } else {
-        Outcome::Pass
-    };
-    reasons.extend(regressed);
-    reasons.extend(invalid);
-    reasons.extend(listed);
-    Decision { outcome, reasons }
+    found.change_points(run, changes, host_bound);
+    found.decision(reasons)
 }
 
 /// One trial's line: `regressed: fam/k/1 +3.10 % against 7 runs of its module on this GPU (floor

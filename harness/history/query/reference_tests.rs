@@ -53,7 +53,8 @@ fn earlier(gpu: &str, offset: f64) -> Vec<Run> {
 
 /// `run` judged against `before`, its GPU's earlier runs, which are the whole pool too.
 fn judged(run: &Run, before: &[Run]) -> GpuJudged {
-    judge(run, before, before, &Policy::default())
+    let before: Vec<&Run> = before.iter().collect();
+    judge(run, &before, &before, &Policy::default())
 }
 
 #[test]
@@ -121,7 +122,7 @@ fn the_floor_follows_the_trials_spread_over_the_pool() {
     let j = judged(&before[4].clone(), &before[..4]);
     assert_eq!(j.trials[0].floor, Some(0.01), "quiet runs: the 1 % floor");
     let run = |id: &str, gpu: &str, w: f64| gpu_run(id, gpu, &"1".repeat(40), 1_700_000_000, &[1e-4 * w], 'a');
-    let pool = vec![
+    let pool = [
         run("20261101T000000Z", "GPU-x", 1.0),
         run("20261102T000000Z", "GPU-x", 1.04),
         run("20261103T000000Z", "GPU-y", 0.96),
@@ -130,7 +131,7 @@ fn the_floor_follows_the_trials_spread_over_the_pool() {
         run("20261106T000000Z", "GPU-n", 1.0),
     ];
     let now = run("20261110T000000Z", "GPU-n", 1.05);
-    let mine: Vec<Run> = pool[4..].to_vec();
+    let (mine, pool): (Vec<&Run>, Vec<&Run>) = (pool[4..].iter().collect(), pool.iter().collect());
     let j = judge(&now, &mine, &pool, &Policy::default());
     let floor = j.trials[0].floor.unwrap();
     assert!(floor > 0.05, "{floor}");
@@ -192,7 +193,7 @@ fn a_new_gpu_says_so_and_names_the_last_pass() {
     assert!(judged(&before[1], &before[..1]).is_new_gpu(), "no degree of freedom in the whole pool");
     let mut pool = earlier("GPU-bbbb", 1.06);
     pool.extend(before[..1].iter().cloned());
-    let j = judge(&before[1], &before[..1], &pool, &Policy::default());
+    let j = judge(&before[1], &[&before[0]], &pool.iter().collect::<Vec<_>>(), &Policy::default());
     assert!(!j.is_new_gpu() && j.trials[0].reference_runs == 1, "{j:?}");
 }
 

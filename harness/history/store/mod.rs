@@ -33,7 +33,7 @@
 //! run's fields ([`FLAT_VIEW_SQL`] lists its columns); docs/history.md shows it read from sqlite3,
 //! pandas and DuckDB.
 
-use super::{Run, RunMeta, TrialModule, Value};
+use super::{Run, RunMeta, Value};
 use crate::error::{Error, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use std::collections::HashMap;
@@ -93,19 +93,6 @@ CREATE TABLE vals (
     PRIMARY KEY (run, series)
 ) WITHOUT ROWID;
 CREATE INDEX vals_by_series ON vals (series);
-";
-
-/// The modules each run's trials ran from ([`crate::history::TrialModule`]): one row per (run,
-/// trial, kernel). Created with the store and, for a store made before kernelgate kept modules,
-/// at the next open for writing (`CREATE TABLE IF NOT EXISTS`: the other tables and
-/// [`HISTORY_SCHEMA`] do not change, a kernelgate without the table reads and appends as before,
-/// and a store is never rewritten). A run stored before has no rows here.
-const MODULES_SQL: &str = "
-CREATE TABLE IF NOT EXISTS modules (
-    run INTEGER NOT NULL REFERENCES runs (id),
-    trial TEXT NOT NULL, kernel TEXT NOT NULL, module_sha256 TEXT NOT NULL,
-    PRIMARY KEY (run, trial, kernel)
-) WITHOUT ROWID;
 ";
 
 /// The columns of `runs` that make a [`RunMeta`], in [`meta_from_row`]'s order.
@@ -282,7 +269,7 @@ impl HistoryStore {
             }
         };
         view::create(&tx).map_err(&fail)?;
-        tx.execute_batch(MODULES_SQL).map_err(&fail)?;
+        tx.execute_batch(modules::MODULES_SQL).map_err(&fail)?;
         tx.commit().map_err(&fail)?;
         if let Some(key) = gpu_key.filter(|k| *k != stored_key) {
             return Err(other_key(path, &stored_key, key));
@@ -479,41 +466,8 @@ impl HistoryStore {
         let values =
             stmt.query_map([id], |r| value_from_row(r, 0)).map_err(&fail)?.collect::<rusqlite::Result<Vec<_>>>();
         let values = values.map_err(&fail)?;
-        let modules = self.modules_of(&tx, Some(id))?.remove(&id).unwrap_or_default();
+        let modules = modules::of_run(&tx, &self.path, id)?;
         Ok(Some(Run { meta, values, modules }))
-    }
-
-    /// The modules of the stored run with row id `run`, or of every run (`None`), by run row id,
-    /// each run's sorted; none for a store made before kernelgate kept modules and not opened for
-    /// writing since (it has no `modules` table).
-    fn modules_of(&self, conn: &Connection, run: Option<i64>) -> Result<HashMap<i64, Vec<TrialModule>>> {
-        let fail = sql_error(&self.path);
-        let has_table: bool = conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'modules'", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map_err(&fail)?
-            > 0;
-        let mut found: HashMap<i64, Vec<TrialModule>> = HashMap::new();
-        if !has_table {
-            return Ok(found);
-        }
-        let mut stmt = conn
-            .prepare(
-                "SELECT run, trial, kernel, module_sha256 FROM modules WHERE ?1 IS NULL OR run = ?1 \
-                 ORDER BY run, trial, kernel",
-            )
-            .map_err(&fail)?;
-        let rows = stmt
-            .query_map([run], |r| {
-                Ok((r.get::<_, i64>(0)?, TrialModule { trial: r.get(1)?, kernel: r.get(2)?, module_sha256: r.get(3)? }))
-            })
-            .map_err(&fail)?;
-        for row in rows {
-            let (run, m) = row.map_err(&fail)?;
-            found.entry(run).or_default().push(m);
-        }
-        Ok(found)
     }
 
     /// Every value of `trial`'s `metric` (any kernel, any unit: check [`Value::unit`]) with the run
@@ -715,6 +669,7 @@ fn value_from_row(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Value> {
 
 mod append;
 mod check;
+mod modules;
 #[cfg(test)]
 mod tests;
 mod view;
