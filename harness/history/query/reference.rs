@@ -45,10 +45,15 @@ pub const REFERENCE_WINDOW: usize = 30;
 /// runs of each GPU of a pool of thirty.
 pub const POOL_WINDOW: usize = 300;
 
-/// Runs of one module a trial's reference on its GPU needs before the trial gates there: 1. A
-/// reference of one run is as uncertain as the run judged, and [`prediction_floor`]'s
-/// `sqrt(1 + 1/k)` widens the floor for it by sqrt(2).
-pub const MIN_REFERENCE_RUNS: usize = 1;
+/// Runs of one module a trial's reference on its GPU needs before the trial gates there: 3, so
+/// that the reference (their medians' median) does not follow one outlying run, and the floor's
+/// `sqrt(1 + 1/k)` is at most sqrt(4/3). Replayed on the archived whole-suite runs of the pool's
+/// H200s with the rule of this module (baselines/nvidia-h200-sm90/BENCHMARK.md, "The GPU's own
+/// reference from three runs"), a reference of one run failed 7 of 54 gated runs of unchanged code
+/// (`transpose/naive` and `layout/traverse_colwise` one run apart by 1 to 5 % on some GPUs), two
+/// runs 2 of 30, three runs none of 20. Until then the GPU is new to the pool and the nightly gates
+/// it by a same-run A/B run ([`super::last_pass`]).
+pub const MIN_REFERENCE_RUNS: usize = 3;
 
 /// Degrees of freedom a trial's pooled spread needs before it gates: 2. With fewer a standard
 /// deviation is no estimate at all; Student's t ([`prediction_floor`]) widens the floor while they
@@ -329,8 +334,8 @@ pub fn decide_against_gpu(
         let with_reference = judged.trials.iter().filter(|t| t.reference.is_some()).count();
         let why = if with_reference == 0 {
             format!(
-                "{gpu} is new to the pool: none of its trials has an earlier run of its module here ({} earlier run{} \
-                 here)",
+                "{gpu} is new to the pool: none of its trials has {MIN_REFERENCE_RUNS} earlier runs of its module here \
+                 ({} earlier run{} here)",
                 judged.earlier_runs,
                 if judged.earlier_runs == 1 { "" } else { "s" }
             )
@@ -369,7 +374,8 @@ pub fn decide_against_gpu(
             match ungated[..] {
                 [] => String::new(),
                 ref new => format!(
-                    "; {} not gating (no earlier run of its module here, or no spread in the pool yet): {}{}",
+                    "; {} not gating (fewer than {MIN_REFERENCE_RUNS} earlier runs of its module here, or no spread in \
+                     the pool yet): {}{}",
                     new.len(),
                     new[..new.len().min(5)].join(", "),
                     if new.len() > 5 { ", ..." } else { "" }

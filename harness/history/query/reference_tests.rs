@@ -115,7 +115,7 @@ fn each_gpu_against_its_own_runs_cancels_the_machine() {
 }
 
 /// The spread is the trial's, pooled over the GPUs: a trial that moves 4 % run to run on other
-/// GPUs gets a wide floor on this one too, though this GPU's own two runs agreed.
+/// GPUs gets a wide floor on this one too, though this GPU's own three runs agreed.
 #[test]
 fn the_floor_follows_the_trials_spread_over_the_pool() {
     let before = earlier("GPU-aaaa", 1.0);
@@ -129,15 +129,17 @@ fn the_floor_follows_the_trials_spread_over_the_pool() {
         run("20261104T000000Z", "GPU-y", 1.0),
         run("20261105T000000Z", "GPU-n", 1.0),
         run("20261106T000000Z", "GPU-n", 1.0),
+        run("20261107T000000Z", "GPU-n", 1.0),
     ];
-    let now = run("20261110T000000Z", "GPU-n", 1.05);
+    let now = run("20261110T000000Z", "GPU-n", 1.04);
     let (mine, pool): (Vec<&Run>, Vec<&Run>) = (pool[4..].iter().collect(), pool.iter().collect());
     let j = judge(&now, &mine, &pool, &Policy::default());
     let floor = j.trials[0].floor.unwrap();
-    assert!(floor > 0.05, "{floor}");
-    assert_eq!(j.trials[0].judgement, Judgement::Unchanged, "+5 % is within a noisy trial's floor");
+    assert!(floor > 0.045, "{floor}");
+    assert_eq!(j.trials[0].judgement, Judgement::Unchanged, "+4 % is within a noisy trial's floor");
     let quiet = judge(&now, &mine, &mine, &Policy::default());
-    assert_eq!(quiet.trials[0].floor, None, "this GPU's own two equal runs: one degree of freedom, no floor");
+    assert_eq!(quiet.trials[0].floor, Some(0.01), "this GPU's own three equal runs alone: the 1 % floor");
+    assert_eq!(quiet.trials[0].judgement, Judgement::Regressed);
 }
 
 #[test]
@@ -165,18 +167,21 @@ fn improved_ambiguous_invalid_and_host_bound() {
             .iter()
             .any(|r| r.text.starts_with("not gating: regressed: fam/k/0") && r.text.ends_with("; host-bound"))
     );
-    // A run's invalid earlier runs are not a reference.
+    // A run's invalid earlier runs are not a reference: three valid runs still are, two are not.
     let mut bad = before.clone();
-    for r in &mut bad[2..] {
+    for r in &mut bad[3..] {
         r.values[0].verdict = "invalid".into();
     }
-    assert_eq!(judged(&slower, &bad).trials[0].reference_runs, 2);
+    assert_eq!(judged(&slower, &bad).trials[0].reference_runs, 3);
+    bad[2].values[0].verdict = "invalid".into();
+    let j = judged(&slower, &bad);
+    assert_eq!((j.trials[0].reference_runs, j.trials[0].floor, j.trials[0].judgement), (2, None, Judgement::New));
 }
 
 #[test]
 fn a_new_gpu_says_so_and_names_the_last_pass() {
     let before = earlier("GPU-aaaa", 1.0);
-    for n in 0..1 {
+    for n in 0..MIN_REFERENCE_RUNS {
         let now = gpu_run("20261110T000000Z", "GPU-aaaa", &"9".repeat(40), 1_700_000_100, &[1e-4, 2e-3], 'a');
         let j = judged(&now, &before[..n]);
         assert!(j.is_new_gpu(), "{n} earlier runs: {j:?}");
@@ -189,12 +194,13 @@ fn a_new_gpu_says_so_and_names_the_last_pass() {
             d.reasons
         );
     }
-    // One run of one module is a reference, once the pool gives the trial a spread.
-    assert!(judged(&before[1], &before[..1]).is_new_gpu(), "no degree of freedom in the whole pool");
+    // Three runs of one module are a reference, fewer are not, however many runs the pool has.
     let mut pool = earlier("GPU-bbbb", 1.06);
-    pool.extend(before[..1].iter().cloned());
-    let j = judge(&before[1], &[&before[0]], &pool.iter().collect::<Vec<_>>(), &Policy::default());
-    assert!(!j.is_new_gpu() && j.trials[0].reference_runs == 1, "{j:?}");
+    pool.extend(before[..2].iter().cloned());
+    let mine: Vec<&Run> = before[..2].iter().collect();
+    assert!(judge(&before[2], &mine, &pool.iter().collect::<Vec<_>>(), &Policy::default()).is_new_gpu());
+    let j = judged(&before[3], &before[..3]);
+    assert!(!j.is_new_gpu() && j.trials[0].reference_runs == 3, "{j:?}");
 }
 
 #[test]
@@ -244,9 +250,11 @@ fn the_store_gates_a_pool_and_a_new_gpu_names_the_last_pass() {
 #[test]
 fn a_gpu_without_a_spread_says_so_and_notes_do_not_gate() {
     let before = earlier("GPU-aaaa", 1.0);
-    let j = judged(&before[1], &before[..1]);
+    // Three runs of its own, but a pool (as a caller may pick it) without them: no spread.
+    let mine: Vec<&Run> = before[..3].iter().collect();
+    let j = judge(&before[3], &mine, &[], &Policy::default());
     assert!(j.is_new_gpu());
-    let d = reference::decide_against_gpu(&before[1], &j, &[], &|_| None, None);
+    let d = reference::decide_against_gpu(&before[3], &j, &[], &|_| None, None);
     let text = &d.reasons[0].text;
     assert!(
         text.contains("has earlier runs here, but the pool's runs give none of its trials a run-to-run spread"),
@@ -256,7 +264,7 @@ fn a_gpu_without_a_spread_says_so_and_notes_do_not_gate() {
         text.ends_with("nothing is judged this time; the run stays in the history as part of this GPU's reference"),
         "{text}"
     );
-    let gated = [Gated { gpu_key: KEY.into(), run: before[1].meta.clone(), decision: d }];
+    let gated = [Gated { gpu_key: KEY.into(), run: before[3].meta.clone(), decision: d }];
     let doc = gate_json(&gated, None, EXIT_NEW_GPU, None);
     assert_eq!(doc["outcome"], "new_gpu");
     assert_eq!(doc["runs"][0]["reasons"][0]["gating"], false, "{doc}");
@@ -274,7 +282,7 @@ fn the_last_pass_is_stored_before_the_run() {
     let all = store.all_series().unwrap();
     let at = all.runs.iter().find(|m| m.gpu_uuid == "GPU-cccc").unwrap();
     // Runs 3 and 4 (commits 3... and 4...) were committed after 'c...' (time +2): not candidates;
-    // runs 0 to 2 had no spread in the pool yet (fewer than 2 degrees of freedom), so none passed.
+    // runs 0 to 2 had fewer than three earlier runs of their module on their GPU, so none passed.
     assert_eq!(last_pass(&store, &all.runs, at).unwrap(), None);
     let newest = all.runs.last().unwrap();
     assert_eq!(last_pass(&store, &all.runs, newest).unwrap().as_deref(), Some("3".repeat(40).as_str()));
