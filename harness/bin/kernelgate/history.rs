@@ -12,7 +12,8 @@ pub(crate) enum HistoryCommand {
     /// Append run CSVs (`<stem>.csv`, any run-CSV schema) and their ncu `<stem>-metrics.csv` to the
     /// store of each run's GPU key. Importing a run again adds nothing.
     Import {
-        /// Run CSVs, metrics CSVs, or folders of them (e.g. `baselines/*/runs`).
+        /// Run CSVs, metrics CSVs, or folders holding them at any depth (e.g. `baselines/*/runs`, a CI
+        /// job's downloaded artifacts; folders named `.*` are not entered).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },

@@ -91,9 +91,35 @@ pub fn attach_metrics(runs: &mut [Run], metrics: Vec<Run>, metrics_path: &Path) 
     Ok(())
 }
 
+/// The CSV files under `folder` that an import reads, into `files`: its `*.csv` and those of its
+/// folders at any depth (a CI job's downloaded artifacts: `shard-1/runs/*.csv`), not ncu's
+/// `*-raw.csv` nor the lesson trials' `*-lessons.csv`; folders whose name begins with `.`
+/// (`.git`) and links to folders are not entered.
+///
+/// # Errors
+/// [`Error::Io`] naming a folder that cannot be listed.
+fn csv_files_under(folder: &Path, files: &mut std::collections::BTreeSet<PathBuf>) -> Result<()> {
+    for item in std::fs::read_dir(folder).map_err(Error::io(folder))? {
+        let item = item.map_err(Error::io(folder))?;
+        let f = item.path();
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if item.file_type().map_err(Error::io(&f))?.is_dir() {
+            if !name.starts_with('.') {
+                csv_files_under(&f, files)?;
+            }
+            continue;
+        }
+        let other = name.ends_with("-raw.csv") || name.ends_with(crate::lesson_record::LESSONS_CSV_SUFFIX);
+        if f.is_file() && name.ends_with(".csv") && !other {
+            files.insert(f);
+        }
+    }
+    Ok(())
+}
+
 /// Imports run CSVs and metrics CSVs into `<history_dir>/<gpu_key>.sqlite`. `paths` are files or
-/// folders (a folder: its `*.csv` files, not ncu's `*-raw.csv` nor the lesson trials'
-/// `*-lessons.csv`, [`crate::lesson_record`]); a run CSV brings the metrics CSV
+/// folders (a folder: the `*.csv` files under it at any depth, [`csv_files_under`], not ncu's
+/// `*-raw.csv` nor the lesson trials' `*-lessons.csv`, [`crate::lesson_record`]); a run CSV brings the metrics CSV
 /// beside it (`<stem>-metrics.csv`) and the other way round. A metrics CSV without its run CSV
 /// joins the stored run of its run id (its GPU is then known); with none stored it is imported
 /// alone, GPU `unknown`, and its run CSV joins it later ([`HistoryStore::append`]). An empty file
@@ -109,14 +135,7 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
     let mut files = std::collections::BTreeSet::new();
     for p in paths {
         if p.is_dir() {
-            for item in std::fs::read_dir(p).map_err(Error::io(p))? {
-                let f = item.map_err(Error::io(p))?.path();
-                let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                let other = name.ends_with("-raw.csv") || name.ends_with(crate::lesson_record::LESSONS_CSV_SUFFIX);
-                if f.is_file() && name.ends_with(".csv") && !other {
-                    files.insert(f);
-                }
-            }
+            csv_files_under(p, &mut files)?;
         } else {
             std::fs::metadata(p).map_err(Error::io(p))?;
             files.insert(p.clone());
@@ -402,6 +421,25 @@ mod tests {
         // A file named alone that is no run CSV: nothing to import, an error.
         let alone = runs.join("20260104T000000Z-ddddddd.csv");
         assert!(import(&[alone], &history, None).unwrap_err().to_string().contains("not that of a kernelgate run CSV"));
+    }
+
+    /// A folder is read at any depth (a CI job's downloaded artifacts), hidden folders not.
+    #[test]
+    fn a_folder_is_read_at_any_depth_but_hidden_folders_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let artifacts = dir.path().join("artifacts");
+        let deep = artifacts.join("shard-2-of-3/target/kernelgate/runs");
+        let hidden = artifacts.join(".cache/runs");
+        for folder in [&deep, &hidden] {
+            std::fs::create_dir_all(folder).unwrap();
+        }
+        std::fs::write(deep.join("20260101T000000Z-aaaaaaa.csv"), v4("20260101T000000Z")).unwrap();
+        std::fs::write(hidden.join("20260102T000000Z-aaaaaaa.csv"), v4("20260102T000000Z")).unwrap();
+        let history = dir.path().join("history");
+        let imported = import(&[artifacts], &history, None).unwrap();
+        assert_eq!((imported.files, imported.runs), (1, 1), "{imported}");
+        let stored = HistoryStore::open(&history, "test-gpu-sm90").unwrap().runs(None).unwrap();
+        assert_eq!(stored.iter().map(|r| r.meta.run_id.as_str()).collect::<Vec<_>>(), ["20260101T000000Z"]);
     }
 
     #[test]

@@ -340,6 +340,17 @@ fn read_row<'r>(
         verdict: get("verdict").into(),
         decided_by: get("decided_by").into(),
     };
+    // The suite writes the median's interval around the median; one that does not hold it was
+    // edited, and the GPU reference would gate on it (`regressed` needs the interval above).
+    if let (Some(low), Some(high)) = (value.ci_low, value.ci_high)
+        && !(low <= value.value && value.value <= high)
+    {
+        return Err(format!(
+            "the median {} s lies outside its own 95 % interval [{low}, {high}] s (median_ci_low_s, \
+             median_ci_high_s): a run writes the interval around its median",
+            value.value
+        ));
+    }
     Ok((meta, value))
 }
 
@@ -550,6 +561,19 @@ pub(crate) mod tests {
         let w = parsed.left_out.join("\n");
         assert!(w.contains("run.csv:2:") && w.contains("median_ci_low_s \"low\" is not a number"), "{w}");
         assert!(parsed.runs.iter().all(|r| r.values.iter().all(|v| v.trial != "fam/k/1")));
+        // So does an interval that does not hold its median (an edited median, or ends swapped).
+        // (The interval is on every row of the trial; the median's row is checked.)
+        for (from, to, n) in [
+            (format!(",{},", 1e-3), format!(",{},", 2e-3), 1),
+            (format!(",{},", 1e-3 * 0.99), format!(",{},", 1.02e-3), usize::MAX),
+        ] {
+            let edited = text.replacen(&from, &to, n);
+            assert_ne!(edited, text, "{from}");
+            let parsed = parse_csv(&edited, &path).unwrap();
+            let w = parsed.left_out.join("\n");
+            assert!(w.contains("run.csv:3: fam/k/1") && w.contains("lies outside its own 95 % interval"), "{w}");
+            assert!(parsed.runs.iter().all(|r| r.values.iter().all(|v| v.trial != "fam/k/1")));
+        }
     }
 
     /// Field reports turn3/12, 13 and 22, and turn4/R33: a value no run measures is left out with a

@@ -65,6 +65,10 @@ pub struct Decision {
     pub outcome: Outcome,
     /// Why: regressions first, then `invalid` trials, then what does not gate.
     pub reasons: Vec<Reason>,
+    /// The commit to time this run's commit against in a same-run A/B run (`KERNELGATE_AB`), the
+    /// last one the gate passed ([`super::last_pass`]): set with [`Outcome::NewGpu`] when there is
+    /// one, `None` otherwise.
+    pub ab_against: Option<String>,
 }
 
 /// What a [`Reason`] found.
@@ -196,7 +200,7 @@ impl Findings {
         first.extend(self.regressed);
         first.extend(self.invalid);
         first.extend(self.listed);
-        Decision { outcome, reasons: first }
+        Decision { outcome, reasons: first, ab_against: None }
     }
 }
 

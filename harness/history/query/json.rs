@@ -175,6 +175,7 @@ pub fn gate_json(gated: &[Gated], suite_exit: Option<u8>, exit_code: u8, exit_re
                 "gpu_key": g.gpu_key,
                 "run": run_json(&g.run),
                 "outcome": g.decision.outcome.as_str(),
+                "ab_against": g.decision.ab_against,
                 "reasons": reasons,
             })
         })

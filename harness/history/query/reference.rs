@@ -357,7 +357,7 @@ pub fn decide_against_gpu(
                 .into(),
         };
         reasons.push(note("", format!("reference: none yet: {why}: {then}")));
-        return Decision { outcome: Outcome::NewGpu, reasons };
+        return Decision { outcome: Outcome::NewGpu, reasons, ab_against: last_pass.map(str::to_string) };
     }
     let gated: Vec<&TrialJudged> = judged.trials.iter().filter(|t| t.floor.is_some()).collect();
     let ungated: Vec<&str> = judged.trials.iter().filter(|t| t.floor.is_none()).map(|t| t.trial.as_str()).collect();

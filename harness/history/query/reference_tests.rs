@@ -187,6 +187,7 @@ fn a_new_gpu_says_so_and_names_the_last_pass() {
         assert!(j.is_new_gpu(), "{n} earlier runs: {j:?}");
         let d = reference::decide_against_gpu(&now, &j, &[], &|_| None, Some(&"7".repeat(40)));
         assert_eq!((d.outcome, d.outcome.exit_code()), (Outcome::NewGpu, EXIT_NEW_GPU));
+        assert_eq!(d.ab_against, Some("7".repeat(40)));
         assert!(
             d.reasons[0].text.contains("is new to the pool")
                 && d.reasons[0].text.contains(&format!("KERNELGATE_AB={}", "7".repeat(40))),
@@ -240,6 +241,13 @@ fn the_store_gates_a_pool_and_a_new_gpu_names_the_last_pass() {
     assert_eq!(new.outcome, Outcome::NewGpu);
     // The newest passing run of another commit: commit 4...4 on both GPUs (their fifth runs).
     assert!(new.reasons[0].text.contains(&format!("KERNELGATE_AB={}", "4".repeat(40))), "{:?}", new.reasons);
+    assert_eq!(new.ab_against, Some("4".repeat(40)));
+    let doc = gate_json(&gated, None, EXIT_NEW_GPU, None);
+    let on = |gpu: &str| doc["runs"].as_array().unwrap().iter().find(|r| r["run"]["gpu_uuid"] == gpu).unwrap().clone();
+    assert_eq!(
+        (on("GPU-cccc")["ab_against"].as_str(), on("GPU-bbbb")["ab_against"].as_str()),
+        (Some("4".repeat(40).as_str()), None)
+    );
     // Against the baseline, the same runs gate by their own verdicts (all unchanged here).
     let gated = gate_runs(dir.path(), Some(KEY), Some("20261110T000000Z"), &|_| None, Reference::Baseline).unwrap();
     assert!(gated.iter().all(|g| g.decision.outcome == Outcome::Pass));
@@ -267,6 +275,7 @@ fn a_gpu_without_a_spread_says_so_and_notes_do_not_gate() {
     let gated = [Gated { gpu_key: KEY.into(), run: before[3].meta.clone(), decision: d }];
     let doc = gate_json(&gated, None, EXIT_NEW_GPU, None);
     assert_eq!(doc["outcome"], "new_gpu");
+    assert_eq!(doc["runs"][0]["ab_against"], serde_json::Value::Null, "no commit passed: nothing to time against");
     assert_eq!(doc["runs"][0]["reasons"][0]["gating"], false, "{doc}");
 }
 
