@@ -514,9 +514,27 @@ impl Merged {
         }
     }
 
+    /// Why each result that is not `unchanged` came out as it did, one line per trial and GPU kind
+    /// (`copy/a/1 on nvidia-h200-sm90: regressed +4.20 %, decided by time`), in the order of the
+    /// tables: the run's `decided_by` (the statistic or ncu metric, a control's, a lesson's reason);
+    /// the results with none are left out.
+    pub fn reasons(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (trial, by) in &self.trials {
+            for gpu in &self.gpus {
+                let Some(o) = by.get(gpu).filter(|o| !QUIET.contains(&o.verdict.as_str())) else { continue };
+                if !o.decided_by.is_empty() {
+                    out.push(format!("{trial} on {gpu}: {}, decided by {}", Merged::cell(Some(o)), o.decided_by));
+                }
+            }
+        }
+        out
+    }
+
     /// The Markdown comment: [`MARKER`], the status, per GPU kind its jobs and counts, the shards
     /// missing with their `--partition` values, the trials not `unchanged` on some GPU kind (one
-    /// column per kind), then every trial collapsed, within [`crate::report::markdown::MAX_CHARS`].
+    /// column per kind) and why ([`Merged::reasons`]), then every trial collapsed, within
+    /// [`crate::report::markdown::MAX_CHARS`].
     pub fn markdown(&self) -> String {
         use crate::report::markdown::escape;
         let mut out = format!("{MARKER}\n### kernelgate: {}\n\n", self.headline());
@@ -557,6 +575,13 @@ impl Merged {
             for (t, by) in &changed {
                 out.push_str(&row(t, by));
             }
+            let why = self.reasons();
+            if !why.is_empty() {
+                out.push_str("\n**Why**\n\n");
+                for line in &why {
+                    writeln!(out, "- {}", escape(line)).unwrap();
+                }
+            }
         }
         let mut all = format!("\n<details><summary>Every trial ({})</summary>\n", self.trials.len());
         all.push_str(&head);
@@ -579,8 +604,8 @@ impl Merged {
     }
 
     /// One self-contained HTML page saying what the Markdown says, with nothing cut: the status,
-    /// each GPU kind's jobs and counts, the shards missing, then every trial (one column per GPU
-    /// kind), its verdict told by word and colour ([`crate::report::ab::VERDICT_COLOURS`]).
+    /// each GPU kind's jobs and counts, the shards missing, the trials not `unchanged` and why, then
+    /// every trial (one column per GPU kind), its verdict told by word and colour ([`crate::report::ab::VERDICT_COLOURS`]).
     pub fn html(&self) -> String {
         use crate::report::html::{escape, page_start};
         let css = "table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #d0d7de;\
@@ -630,6 +655,14 @@ impl Merged {
             if !rows.is_empty() {
                 writeln!(out, "<h2>{}</h2>", escape(title)).unwrap();
                 self.html_table(&mut out, &rows);
+            }
+            let why = self.reasons();
+            if title == "Not unchanged" && !why.is_empty() {
+                out.push_str("<h3>Why</h3>\n<ul>\n");
+                for line in &why {
+                    writeln!(out, "<li>{}</li>", escape(line)).unwrap();
+                }
+                out.push_str("</ul>\n");
             }
         }
         out.push_str("</body>\n</html>\n");

@@ -71,8 +71,12 @@ fn a_shard_that_regressed_fails_the_merge() {
     let md = m.markdown();
     assert!(md.contains("❌ regressions") && md.contains("**Not unchanged**"), "{md}");
     assert!(md.contains(&format!("| {slow} | regressed +4.20 % |")), "{md}");
+    let why = format!("{slow} on {H200}: regressed +4.20 %, decided by time");
+    assert_eq!(m.reasons(), [why.clone()]);
+    assert!(md.contains(&format!("**Why**\n\n- {}\n", crate::report::markdown::escape(&why))), "{md}");
     let html = m.html();
     assert!(html.contains("regressed +4.20 %") && html.contains("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains(&format!("<h3>Why</h3>\n<ul>\n<li>{}</li>", crate::report::html::escape(&why))), "{html}");
 }
 
 /// A shard with no results is named, with its partition value to run again, and is never a pass.
@@ -178,6 +182,7 @@ fn a_broken_lesson_fails_and_controls_are_counted() {
     assert_eq!(m.controls(H200), (2, 1));
     let md = m.markdown();
     assert!(md.contains("controls (A/A): 1 of 2 unchanged") && md.contains("| copy/a\\_vs\\_b/1 | broken |"), "{md}");
+    assert_eq!(m.reasons(), [format!("copy/a_vs_b/1 on {H200}: broken, decided by time")]);
     assert!(m.html().contains("<h2>Not unchanged</h2>"));
 }
 
