@@ -36,9 +36,8 @@ fn merge(args: &[&str]) -> (i32, String, String) {
 fn plan(dir: &Path, gpus: &[&str]) -> (std::path::PathBuf, kernelgate::pool::plan::Plan) {
     let mut listed: Vec<String> = TRIALS.iter().map(|t| t.to_string()).collect();
     listed.push("compile/transpose.cu/sm_90".into());
-    let gpus: Vec<(String, std::collections::HashMap<String, f64>)> =
-        gpus.iter().map(|g| (g.to_string(), Default::default())).collect();
-    let plan = kernelgate::pool::plan::plan(listed, &gpus, 2).unwrap();
+    let gpus: Vec<_> = gpus.iter().map(|g| kernelgate::pool::plan::GpuKind::new(*g, 2)).collect();
+    let plan = kernelgate::pool::plan::plan(listed, &gpus).unwrap();
     let path = dir.join("plan.json");
     std::fs::write(&path, serde_json::to_string(&plan).unwrap()).unwrap();
     (path, plan)

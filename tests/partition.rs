@@ -177,6 +177,20 @@ fn the_github_matrix_has_the_shape_github_reads() {
         assert!(job.values().all(|v| !v.is_object() && !v.is_array()), "{job:?}");
         assert!(job["partition"].as_str().unwrap().starts_with("plan:"));
     }
+    // A GPU kind with its own number of shards; the others take --shards; a bad count is named.
+    let dir = history.path().to_str().unwrap();
+    let (code, stdout, stderr) =
+        plan(out.path(), &["--shards", "2", "--gpu", "nvidia-h200-sm90=3", "--gpu", "nvidia-b200-sm100", "--dir", dir]);
+    assert_eq!(code, 0, "{stderr}");
+    let matrix: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let shards_of = |gpu: &str| -> Vec<u64> {
+        let jobs = matrix["include"].as_array().unwrap();
+        jobs.iter().filter(|j| j["gpu"] == gpu).map(|j| j["shards"].as_u64().unwrap()).collect()
+    };
+    assert_eq!((shards_of("nvidia-h200-sm90"), shards_of("nvidia-b200-sm100")), (vec![3; 3], vec![2; 2]));
+    let (code, _, stderr) = plan(out.path(), &["--gpu", "nvidia-h200-sm90=three", "--dir", dir]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("nvidia-h200-sm90=three") && stderr.contains("KEY=SHARDS"), "{stderr}");
     // Without a trial list, the fix is named.
     let empty = tempfile::tempdir().unwrap();
     let (code, _, stderr) = plan(empty.path(), &["--shards", "2", "--gpu", "g"]);

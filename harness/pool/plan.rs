@@ -202,26 +202,60 @@ pub struct Plan {
     pub weights: Vec<(String, String)>,
 }
 
-/// Makes the plan of `listed` (every trial the binary lists, in order) into `shards` shards for each
-/// GPU kind of `gpus`: its key and the known times of its trials (seconds, by trial name).
+/// One GPU kind of a plan: its key, the known times of its trials (seconds, by trial name) and how
+/// many shards its jobs split the trials into.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuKind {
+    /// The GPU key (`nvidia-h200-sm90`).
+    pub key: String,
+    /// Seconds per trial, from the history ([`crate::pool::times`]); trials without count as
+    /// the mean of those with.
+    pub times: HashMap<String, f64>,
+    /// Shards, 1 to [`MAX_SHARDS`] and no more than the trials listed.
+    pub shards: usize,
+}
+
+impl GpuKind {
+    /// `key` with no times, in `shards` shards.
+    pub fn new(key: impl Into<String>, shards: usize) -> GpuKind {
+        GpuKind { key: key.into(), times: HashMap::new(), shards }
+    }
+}
+
+/// Makes the plan of `listed` (every trial the binary lists, in order) for each GPU kind of `gpus`,
+/// in its own number of shards.
 ///
 /// # Errors
-/// [`Error::Flag`] (`--shards`) for no shards, more than [`MAX_SHARDS`], or more shards than trials.
-pub fn plan(listed: Vec<String>, gpus: &[(String, HashMap<String, f64>)], shards: usize) -> Result<Plan> {
-    if shards == 0 || shards > MAX_SHARDS || shards > listed.len().max(1) {
-        return Err(Error::Flag {
-            flag: "--shards",
-            value: shards.to_string(),
-            expected: format!(
-                "1 to {} (at most {MAX_SHARDS}, and no more than the trials listed)",
-                listed.len().min(MAX_SHARDS)
-            ),
-        });
+/// [`Error::Flag`] (`--shards`, naming the GPU kind) for no shards, more than [`MAX_SHARDS`], or
+/// more shards than trials.
+///
+/// # Example
+/// ```
+/// use kernelgate::pool::plan::{GpuKind, plan};
+/// let listed: Vec<String> = (0..6).map(|i| format!("fam/v{i}/1024")).collect();
+/// let p = plan(listed, &[GpuKind::new("nvidia-h200-sm90", 3), GpuKind::new("nvidia-b200-sm100", 2)]).unwrap();
+/// assert_eq!(p.jobs.len(), 5);
+/// assert_eq!((p.jobs[4].gpu.as_str(), p.jobs[4].shard, p.jobs[4].shards), ("nvidia-b200-sm100", 2, 2));
+/// ```
+pub fn plan(listed: Vec<String>, gpus: &[GpuKind]) -> Result<Plan> {
+    for kind in gpus {
+        let shards = kind.shards;
+        if shards == 0 || shards > MAX_SHARDS || shards > listed.len().max(1) {
+            return Err(Error::Flag {
+                flag: "--shards",
+                value: format!("{shards} (GPU kind {})", kind.key),
+                expected: format!(
+                    "1 to {} (at most {MAX_SHARDS}, and no more than the trials listed)",
+                    listed.len().min(MAX_SHARDS)
+                ),
+            });
+        }
     }
     let list_sha = list_sha(&listed);
     let mut jobs = Vec::new();
     let mut sources = Vec::new();
-    for (gpu, times) in gpus {
+    for GpuKind { key: gpu, times, shards } in gpus {
+        let shards = *shards;
         let known: Vec<f64> =
             listed.iter().filter_map(|t| times.get(t).copied()).filter(|s| s.is_finite() && *s >= 0.0).collect();
         let mean = if known.is_empty() { 1.0 } else { known.iter().sum::<f64>() / known.len() as f64 };
@@ -348,7 +382,7 @@ mod tests {
     #[test]
     fn a_partition_value_round_trips_and_keeps_its_shard_only() {
         let listed = names(40);
-        let p = plan(listed.clone(), &[("nvidia-h200-sm90".into(), HashMap::new())], 3).unwrap();
+        let p = plan(listed.clone(), &[GpuKind::new("nvidia-h200-sm90", 3)]).unwrap();
         assert_eq!(p.jobs.len(), 3);
         let mut seen = vec![0; listed.len()];
         for job in &p.jobs {
@@ -369,7 +403,7 @@ mod tests {
 
     #[test]
     fn a_plan_for_another_trial_list_is_refused_with_both_lists() {
-        let p = plan(names(10), &[("k".into(), HashMap::new())], 2).unwrap();
+        let p = plan(names(10), &[GpuKind::new("k", 2)]).unwrap();
         let a = Assignment::parse(p.jobs[0].partition.strip_prefix("plan:").unwrap()).unwrap();
         let e = a.fits(&names(11)).unwrap_err();
         assert!(e.contains("10 trials") && e.contains("lists 11") && e.contains("kernelgate plan"), "{e}");
@@ -400,7 +434,7 @@ mod tests {
         // One long trial, two short, one unknown (counts as the mean, 4 s).
         let times: HashMap<String, f64> =
             [(listed[0].clone(), 10.0), (listed[1].clone(), 1.0), (listed[2].clone(), 1.0)].into();
-        let p = plan(listed.clone(), &[("g".into(), times)], 2).unwrap();
+        let p = plan(listed.clone(), &[GpuKind { key: "g".into(), times, shards: 2 }]).unwrap();
         assert_eq!(p.jobs[0].trials, vec![listed[0].clone()]);
         assert_eq!(p.jobs[0].seconds, Some(10.0));
         assert_eq!(p.jobs[1].seconds, Some(6.0));
@@ -409,9 +443,10 @@ mod tests {
 
     #[test]
     fn too_many_shards_is_refused_naming_the_flag() {
-        let e = plan(names(3), &[("g".into(), HashMap::new())], 4).unwrap_err().to_string();
-        assert!(e.contains("--shards") && e.contains('4'), "{e}");
-        assert!(plan(names(3), &[("g".into(), HashMap::new())], 0).is_err());
+        let e = plan(names(3), &[GpuKind::new("g", 4)]).unwrap_err().to_string();
+        assert!(e.contains("--shards") && e.contains("4 (GPU kind g)"), "{e}");
+        assert!(plan(names(3), &[GpuKind::new("g", 0)]).is_err());
+        assert!(plan(names(3), &[GpuKind::new("g", 3), GpuKind::new("h", 5)]).is_err(), "each kind is checked");
     }
 
     #[test]

@@ -216,7 +216,7 @@ mod tests {
     fn a_plan_shard_keeps_its_listed_trials_and_checks_the_list() {
         let listed: Vec<String> = (0..6).map(|i| format!("f/v{i}/1")).collect();
         let names: Vec<&str> = listed.iter().map(String::as_str).collect();
-        let plan = crate::pool::plan::plan(listed.clone(), &[("g".into(), Default::default())], 2).unwrap();
+        let plan = crate::pool::plan::plan(listed.clone(), &[crate::pool::plan::GpuKind::new("g", 2)]).unwrap();
         let p = Partition::parse(&plan.jobs[1].partition).unwrap();
         p.fits(&names).unwrap();
         let kept: Vec<&str> = names.iter().enumerate().filter(|(i, _)| p.holds(*i, 0)).map(|(_, n)| *n).collect();

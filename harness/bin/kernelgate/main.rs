@@ -167,13 +167,14 @@ enum Command {
     /// trial list comes from the last run of the suite binary (`-- --list` is enough). Exits 0, or
     /// 1 on error (docs/runners.md).
     Plan {
-        /// Shards per GPU kind (1 to 36).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=36))]
+        /// Shards per GPU kind (1 to 36), for the kinds `--gpu` gives no count of their own.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=36))]
         shards: u16,
-        /// A GPU kind to plan for (a GPU key, `nvidia-h200-sm90`); repeat for several; default:
-        /// every key of the history and the baselines.
-        #[arg(long = "gpu", value_name = "KEY")]
-        gpus: Vec<String>,
+        /// A GPU kind to plan for (a GPU key, `nvidia-h200-sm90`), with its own number of shards
+        /// after `=` (`nvidia-h200-sm90=4`: more runners of that kind, more shards); repeat for
+        /// several; default: every key of the history and the baselines, in `--shards` shards.
+        #[arg(long = "gpu", value_name = "KEY[=SHARDS]", value_parser = pool::gpu_arg)]
+        gpus: Vec<pool::GpuArg>,
         /// The matrix's shape.
         #[arg(long, value_enum, default_value = "github")]
         format: pool::Format,

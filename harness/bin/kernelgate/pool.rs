@@ -19,10 +19,11 @@ pub enum Format {
 
 /// What `kernelgate plan` was asked.
 pub struct PlanRequest<'a> {
-    /// How many shards per GPU kind.
+    /// How many shards per GPU kind that `gpus` does not give its own count.
     pub shards: usize,
-    /// The GPU kinds named (`--gpu`); empty: the history's and the baselines'.
-    pub gpus: &'a [String],
+    /// The GPU kinds named (`--gpu KEY` or `--gpu KEY=SHARDS`); empty: the history's and the
+    /// baselines'.
+    pub gpus: &'a [GpuArg],
     /// The matrix format.
     pub format: Format,
     /// Where to write the plan file (`--out`), for `kernelgate merge --plan`.
@@ -49,7 +50,11 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
         )));
     }
     let known = known_gpus(&r.history, project)?;
-    let gpus = if r.gpus.is_empty() { known.clone() } else { r.gpus.to_vec() };
+    let gpus: Vec<(String, usize)> = if r.gpus.is_empty() {
+        known.iter().map(|k| (k.clone(), r.shards)).collect()
+    } else {
+        r.gpus.iter().map(|g| (g.key.clone(), g.shards.unwrap_or(r.shards))).collect()
+    };
     if gpus.is_empty() {
         return Err(Error::Compare(format!(
             "no GPU kind to plan for: neither the history ({}) nor the baselines ({}) name one; name them with \
@@ -59,11 +64,11 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
         )));
     }
     let mut weighted = Vec::new();
-    for gpu in gpus {
-        let times = kernelgate::pool::times(&r.history, &gpu)?;
-        weighted.push((gpu, times));
+    for (key, shards) in gpus {
+        let times = kernelgate::pool::times(&r.history, &key)?;
+        weighted.push(plan::GpuKind { key, times, shards });
     }
-    for (gpu, times) in &weighted {
+    for plan::GpuKind { key: gpu, times, .. } in &weighted {
         if times.is_empty() && !known.contains(gpu) {
             kernelgate::errln!(
                 "kernelgate plan: warning: GPU kind {gpu} has no history and no baseline here (known: {}); check the \
@@ -72,7 +77,7 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
             );
         }
     }
-    let mut plan = plan::plan(listed, &weighted, r.shards)?;
+    let mut plan = plan::plan(listed, &weighted)?;
     // The commit the jobs' runs are recorded under, as the suite binary that listed the trials
     // records it (its build's: a staged binary's or a runner image's, wherever it runs): merge
     // leaves out results of another.
@@ -93,6 +98,33 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
     // One line: GitHub's `$GITHUB_OUTPUT` takes `matrix=<json>` on one line.
     kernelgate::outln!("{}", plan::matrix(&plan, format, r.command));
     Ok(0)
+}
+
+/// A `--gpu` value of `kernelgate plan`: `KEY`, or `KEY=SHARDS` with its own number of shards.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuArg {
+    /// The GPU key.
+    pub key: String,
+    /// Its shards, when given.
+    pub shards: Option<usize>,
+}
+
+/// Parses a `--gpu` value for clap (a bad one exits 2 with clap's message).
+///
+/// # Errors
+/// An empty key, or a count that is not a whole number from 1 to 36.
+pub fn gpu_arg(value: &str) -> std::result::Result<GpuArg, String> {
+    let (key, shards) = match value.split_once('=') {
+        None => (value, None),
+        Some((key, n)) => match n.trim().parse::<usize>() {
+            Ok(n) if (1..=plan::MAX_SHARDS).contains(&n) => (key, Some(n)),
+            _ => return Err(format!("KEY=SHARDS with SHARDS a whole number from 1 to {}", plan::MAX_SHARDS)),
+        },
+    };
+    if key.trim().is_empty() {
+        return Err("a GPU key (nvidia-h200-sm90), optionally =SHARDS".into());
+    }
+    Ok(GpuArg { key: key.trim().to_string(), shards })
 }
 
 /// The GPU keys of the history's stores and of the baselines' folders, sorted, once each.

@@ -1,6 +1,5 @@
 use super::*;
-use crate::pool::plan::plan;
-use std::collections::HashMap;
+use crate::pool::plan::{GpuKind, plan};
 
 fn job(gpu: &str, run_id: &str, outcomes: &[(&str, &str, Option<f64>)]) -> Job {
     Job {
@@ -32,7 +31,7 @@ const B200: &str = "nvidia-b200-sm100";
 /// Both shards of two GPU kinds report: one column per kind, exit 0.
 #[test]
 fn every_shard_of_two_gpu_kinds_reported_is_a_pass_with_a_column_each() {
-    let p = plan(listed(), &[(H200.into(), HashMap::new()), (B200.into(), HashMap::new())], 2).unwrap();
+    let p = plan(listed(), &[GpuKind::new(H200, 2), GpuKind::new(B200, 2)]).unwrap();
     let jobs: Vec<Job> = p
         .jobs
         .iter()
@@ -57,7 +56,7 @@ fn every_shard_of_two_gpu_kinds_reported_is_a_pass_with_a_column_each() {
 /// its GPU kind.
 #[test]
 fn a_shard_that_regressed_fails_the_merge() {
-    let p = plan(listed(), &[(H200.into(), HashMap::new())], 2).unwrap();
+    let p = plan(listed(), &[GpuKind::new(H200, 2)]).unwrap();
     let a = &p.jobs[0].trials;
     let b = &p.jobs[1].trials;
     let first: Vec<_> = a.iter().filter(|t| reportable(t)).map(|t| (t.as_str(), "unchanged", Some(0.0))).collect();
@@ -82,7 +81,7 @@ fn a_shard_that_regressed_fails_the_merge() {
 /// A shard with no results is named, with its partition value to run again, and is never a pass.
 #[test]
 fn a_missing_shard_is_named_and_is_not_a_pass() {
-    let p = plan(listed(), &[(H200.into(), HashMap::new()), (B200.into(), HashMap::new())], 2).unwrap();
+    let p = plan(listed(), &[GpuKind::new(H200, 2), GpuKind::new(B200, 2)]).unwrap();
     // Every job but B200's second shard.
     let jobs: Vec<Job> = p
         .jobs
@@ -146,7 +145,7 @@ fn names_in_the_markdown_are_escaped() {
 /// missing those trials, named; results of another commit than the plan's are left out.
 #[test]
 fn unreported_trials_and_other_commits_are_never_a_pass() {
-    let mut p = plan(listed(), &[(H200.into(), HashMap::new())], 1).unwrap();
+    let mut p = plan(listed(), &[GpuKind::new(H200, 1)]).unwrap();
     p.commit = "abcdef0123".into();
     // Three of the four timed trials reported; the compile trial never does.
     let m = merge(
