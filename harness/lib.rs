@@ -21,6 +21,8 @@
 //! ```
 //! `build.rs` (names the kernels of `kernels/*.cu`, or of the folders `kernelgate.toml` names):
 //! ```no_run
+//! // A build script: its `main` is the point of the example.
+//! # #![allow(clippy::needless_doctest_main)]
 //! fn main() { kernelgate_build::Build::new().run(); }
 //! ```
 //! `tests/kernels.rs`, for a file `kernels/copy.cu` declaring `extern "C" __global__ void

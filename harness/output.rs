@@ -155,9 +155,10 @@ pub fn check(path: &Path, example: &str) -> Result<(), String> {
         )),
         At::Fifo => Ok(()),
         At::Descriptor(fd) => descriptor_open(fd),
-        At::Loop => Err(format!(
-            "it is a loop of symbolic links (following them never reaches a file); point the link at a file"
-        )),
+        At::Loop => {
+            Err("it is a loop of symbolic links (following them never reaches a file); point the link at a file"
+                .to_string())
+        }
         At::CharDevice => std::fs::OpenOptions::new()
             .write(true)
             .open(&real)
@@ -210,7 +211,7 @@ pub fn check_folder(path: &Path) -> Result<(), String> {
         }
     }
     tempfile::tempfile_in(&at).map(drop).map_err(|e| {
-        let made = if at == path { String::new() } else { format!(" (the nearest folder of it that exists)") };
+        let made = if at == path { String::new() } else { " (the nearest folder of it that exists)".to_string() };
         format!("the folder {}{made} cannot be written ({})", at.display(), os_words(&e))
     })
 }

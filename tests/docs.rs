@@ -161,7 +161,7 @@ fn relative_links_resolve() {
             let path = if file.is_empty() { doc.clone() } else { doc.parent().unwrap().join(file) };
             if !path.exists() {
                 broken.push(format!("{here}:{line}: {target}: no such file"));
-            } else if !fragment.is_empty() && !(path.is_file() && anchors(&read(&path)).contains(fragment)) {
+            } else if !(fragment.is_empty() || path.is_file() && anchors(&read(&path)).contains(fragment)) {
                 broken.push(format!("{here}:{line}: {target}: no heading with the anchor #{fragment}"));
             }
         }

@@ -840,13 +840,12 @@ fn named(command: &str, tree: &[Vec<String>]) -> Option<(Vec<String>, Vec<String
         let w = words[i];
         let value =
             |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        if w.starts_with("--") && value(&w[2..]) {
-            flags.push(w.to_string());
-        } else if i > 1 && words[i - 1].starts_with("--") && value(w) {
-            flags.push(w.to_string());
-        } else {
+        // A flag, or the value of the flag before it.
+        let flag = w.starts_with("--") && value(&w[2..]);
+        if !(flag || i > 1 && words[i - 1].starts_with("--") && value(w)) {
             return None;
         }
+        flags.push(w.to_string());
         i += 1;
     }
     Some((path, flags))

@@ -148,17 +148,19 @@ pub fn template_kernels(source: &str) -> Vec<(String, usize)> {
     let mut i = 0;
     while i < tokens.len() {
         let t = &tokens[i];
-        if depth == 0 && t.is_ident("template") && tokens.get(i + 1).is_some_and(|t| t.is_punct('<')) {
-            if let Some(close) = matching_angle(&tokens, i + 1) {
-                let at = skip_specifiers(&tokens, close + 1);
-                if let Some((name, line)) = kernel_definition(&tokens, at)
-                    && !found.iter().any(|(n, _)| *n == name)
-                {
-                    found.push((name, line));
-                }
-                i = close + 1;
-                continue;
+        if depth == 0
+            && t.is_ident("template")
+            && tokens.get(i + 1).is_some_and(|t| t.is_punct('<'))
+            && let Some(close) = matching_angle(&tokens, i + 1)
+        {
+            let at = skip_specifiers(&tokens, close + 1);
+            if let Some((name, line)) = kernel_definition(&tokens, at)
+                && !found.iter().any(|(n, _)| *n == name)
+            {
+                found.push((name, line));
             }
+            i = close + 1;
+            continue;
         }
         if t.is_punct('{') {
             depth += 1;

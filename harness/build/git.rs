@@ -91,6 +91,16 @@ pub fn kernels_sha256(files: &[(&str, &str)]) -> String {
     hex(&Sha256::digest(lines.concat()))
 }
 
+/// `folder` as the trees of the git repository whose top folder is `workdir` name it: relative,
+/// `/`-separated (`kernels`, `src/cuda`; `""` for the top folder itself), both resolved through
+/// symbolic links first where they exist; `None` when it lies outside the repository.
+pub fn folder_in_repository(workdir: &std::path::Path, folder: &std::path::Path) -> Option<String> {
+    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let full = canonical(folder);
+    let relative = full.strip_prefix(canonical(workdir)).ok()?;
+    Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,14 +113,4 @@ mod tests {
         assert_ne!(a, kernels_sha256(&[("a.cu", "x"), ("c.cu", "y")]));
         assert_eq!(a.len(), 64);
     }
-}
-
-/// `folder` as the trees of the git repository whose top folder is `workdir` name it: relative,
-/// `/`-separated (`kernels`, `src/cuda`; `""` for the top folder itself), both resolved through
-/// symbolic links first where they exist; `None` when it lies outside the repository.
-pub fn folder_in_repository(workdir: &std::path::Path, folder: &std::path::Path) -> Option<String> {
-    let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let full = canonical(folder);
-    let relative = full.strip_prefix(canonical(workdir)).ok()?;
-    Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
 }

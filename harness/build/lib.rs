@@ -21,6 +21,7 @@
 //! `build.rs` of a crate whose kernels are in `kernels/` (or in the folders its `kernelgate.toml`
 //! names):
 //! ```no_run
+//! # #![allow(clippy::needless_doctest_main)]
 //! fn main() {
 //!     kernelgate_build::Build::new().run();
 //! }

@@ -170,8 +170,14 @@ pub struct CompareOptions<'a> {
     /// [`crate::case::facts::Facts::host_bound`]); `None` knows none. A host-bound trial without a
     /// calibrated run-to-run floor in `base` gets [`super::host_bound_verdict`]: its change is shown
     /// and does not gate.
-    pub host_bound: Option<&'a dyn Fn(&str) -> Option<String>>,
+    pub host_bound: Option<HostBound<'a>>,
 }
+
+/// Why a trial's time is not the kernel's, if it is not (the project's
+/// [`crate::case::Case::host_bound`], by trial name; `kernelgate history gate` passes
+/// [`crate::case::facts::Facts::host_bound`]): its change points and `invalid` verdicts are listed
+/// and do not gate.
+pub type HostBound<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 impl std::fmt::Debug for CompareOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -411,7 +411,8 @@ pub(crate) fn place_labels(wanted: &[Label], span: (f64, f64)) -> Vec<Option<Pla
         if before == after { wanted[i].right } else { before < after }
     };
     let alternate = |i: usize| if clustered(i) { nth[i] % 2 == 1 || last[i] } else { wanted[i].right };
-    let ways: [(&dyn Fn(usize) -> bool, &dyn Fn(usize) -> bool); 5] = [
+    type Rule<'r> = &'r dyn Fn(usize) -> bool;
+    let ways: [(Rule, Rule); 5] = [
         (&|i| wanted[i].right, &|_| false),
         (&away, &|_| false),
         (&alternate, &|_| false),

@@ -226,7 +226,9 @@ mod tests {
         let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-9 * b.abs(), "{a} != {b}");
         let (lo, hi, what) = l[1].bounds.unwrap();
         assert_eq!(what, Bounds::MedianCi95);
-        (close(lo, 1500.0), close(hi, 2500.0), close(l[1].value_ns, 2000.0));
+        close(lo, 1500.0);
+        close(hi, 2500.0);
+        close(l[1].value_ns, 2000.0);
         assert_eq!(l[2].bounds.map(|b| b.2), Some(Bounds::MinMax));
         assert_eq!(l[0].bounds, None);
 
@@ -241,7 +243,8 @@ mod tests {
         let extra = ghab[1]["extra"].as_str().unwrap();
         assert!(extra.contains("\nsamples: 500\n") && extra.ends_with("\nrange: 95 % CI of the median"), "{extra}");
         let (lo, hi) = ghab[2]["range"].as_str().unwrap().split_once(" .. ").expect("min .. max");
-        (close(lo.parse().unwrap(), 3000.0), close(hi.parse().unwrap(), 6000.0));
+        close(lo.parse().unwrap(), 3000.0);
+        close(hi.parse().unwrap(), 6000.0);
         assert!(ghab[0].get("range").is_none(), "no bounds, no range: {}", ghab[0]);
     }
 

@@ -227,8 +227,7 @@ fn step(suite: &Path, dir: &Path, good: &str, candidate: &str, filter: &str, exa
 fn read_verdicts(run_csvs: &[PathBuf]) -> Result<Verdicts> {
     let mut out = Verdicts::new();
     for path in run_csvs {
-        let mut reader =
-            csv::Reader::from_path(&path).map_err(|e| Error::Bisect(format!("{}: {e}", path.display())))?;
+        let mut reader = csv::Reader::from_path(path).map_err(|e| Error::Bisect(format!("{}: {e}", path.display())))?;
         let headers = reader.headers().map_err(|e| Error::Bisect(format!("{}: {e}", path.display())))?.clone();
         let col = |name: &str| headers.iter().position(|h| h == name);
         let (Some(t), Some(v), Some(s), Some(x)) = (col("trial"), col("verdict"), col("statistic"), col("value"))

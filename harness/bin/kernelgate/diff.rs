@@ -7,6 +7,17 @@ use kernelgate::report::diff::json::{SideFacts, SideRun, diff_json};
 use kernelgate::{Error, Result};
 use std::path::{Path, PathBuf};
 
+/// What `kernelgate diff` writes: the Markdown to a file (else stdout), the HTML page, the format
+/// of stdout.
+pub(crate) struct Reports {
+    /// `--markdown FILE`.
+    pub markdown: Option<PathBuf>,
+    /// `--html FILE`.
+    pub html: Option<PathBuf>,
+    /// `--format`.
+    pub format: Format,
+}
+
 /// `kernelgate diff`: both sides resolved in the history folder (a run CSV side needs none),
 /// refused when they ran on different GPU models, compared, the Markdown to stdout or `markdown`,
 /// the HTML page to `html`. The HTML page's trend charts are optional: they are read from the store
@@ -17,13 +28,12 @@ pub(crate) fn diff_command(
     old: &str,
     new: &str,
     gpu: Option<&str>,
-    markdown: Option<PathBuf>,
-    html: Option<PathBuf>,
+    reports: Reports,
     dir: Option<PathBuf>,
     history: &kernelgate::config::History,
     project: &kernelgate::project::Project,
-    format: Format,
 ) -> Result<()> {
+    let Reports { markdown, html, format } = reports;
     // The reports' paths are checked before any work, as the suite checks KERNELGATE_JUNIT.
     for (flag, path, example) in [("--markdown", &markdown, "diff.md"), ("--html", &html, "diff.html")] {
         if let Some(path) = path {

@@ -428,8 +428,8 @@ fn main() -> ExitCode {
         Command::Baseline { command } => baseline_command(command, &project, config.baselines.is_some()).map(|()| 0),
         Command::History { command, dir } => history::history_command(command, dir, &config.history, &project),
         Command::Diff { old, new, gpu, markdown, html, dir, format } => {
-            diff::diff_command(&old, &new, gpu.as_deref(), markdown, html, dir, &config.history, &project, format)
-                .map(|()| 0)
+            let reports = diff::Reports { markdown, html, format };
+            diff::diff_command(&old, &new, gpu.as_deref(), reports, dir, &config.history, &project).map(|()| 0)
         }
         Command::Export { format, run, gpu, dir } => export::export_command(&run, format, gpu.as_deref(), || {
             history::history_dir(dir, &config.history, &project, "export")

@@ -112,11 +112,7 @@ pub struct Reason {
     pub text: String,
 }
 
-/// Why a trial's time is not the kernel's, if it is not (the project's
-/// [`crate::case::Case::host_bound`], by trial name; `kernelgate history gate` passes
-/// [`crate::case::facts::Facts::host_bound`]): its change points and `invalid` verdicts are listed
-/// and do not gate.
-pub type HostBound<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub use crate::gate::records::HostBound;
 
 /// The gate's decision for `run` (pure): [`Outcome::Regressed`] if a trial's verdict is `regressed`
 /// or one of `changes` (a trial's time change points, per physical GPU: trial, the run of the

@@ -86,18 +86,16 @@ pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<
         .collect())
 }
 
+/// One GPU key's series of a trial: the key, and each run's meta and value, oldest first.
+pub type KeySeries = (String, Vec<(RunMeta, Value)>);
+
 /// The series [`show`] prints: per GPU key that has the trial's `metric` (every key, or `gpu`), the
 /// key and its series ([`HistoryStore::series`]: chronological, one point per run). Never empty.
 ///
 /// # Errors
 /// [`Error::History`] when no store has the trial's metric (naming what was searched), and errors
 /// of opening stores.
-pub fn show_series(
-    dir: &Path,
-    gpu: Option<&str>,
-    trial: &str,
-    metric: &str,
-) -> Result<Vec<(String, Vec<(RunMeta, Value)>)>> {
+pub fn show_series(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<Vec<KeySeries>> {
     let mut out = Vec::new();
     for key in keys(dir, gpu)? {
         let series = HistoryStore::open_read(dir, &key)?.series(trial, metric)?;

@@ -359,6 +359,9 @@ fn pairs_of(runs: &[&Run]) -> BTreeMap<String, Vec<Paired>> {
 /// new side's rows when a diff's two sides are read from the pairs ([`paired_sides`]).
 const PAIR_STATISTICS: [&str; 5] = ["baseline_median", "delta", "p_value", "p_adjusted", "min_effect"];
 
+/// Both sides of a diff of two commits and, per trial, its values paired run by run.
+pub type PairedSides = (Resolved, Resolved, BTreeMap<String, Vec<Paired>>);
+
 /// Both sides of `kernelgate diff OLD NEW` read from NEW's same-run A/B runs against OLD, for when
 /// one of the two commits has no run of its own (a pull request's head is timed only in pairs
 /// against its base; A is never timed alone): OLD's time per trial is A's median over the pairs
@@ -370,12 +373,7 @@ const PAIR_STATISTICS: [&str; 5] = ["baseline_median", "delta", "p_value", "p_ad
 /// # Errors
 /// [`Error::History`] when such runs are in several GPU keys' histories (pass `--gpu`), and those
 /// of opening stores.
-pub fn paired_sides(
-    dir: &Path,
-    old: &str,
-    new: &str,
-    gpu: Option<&str>,
-) -> Result<Option<(Resolved, Resolved, BTreeMap<String, Vec<Paired>>)>> {
+pub fn paired_sides(dir: &Path, old: &str, new: &str, gpu: Option<&str>) -> Result<Option<PairedSides>> {
     let (Ok(Spec::Commit(a)), Ok(Spec::Commit(b))) = (Spec::parse(old), Spec::parse(new)) else { return Ok(None) };
     let of_a = |ab: &str| {
         ab.starts_with(a.as_str()) || (ab.len() >= 7 && ab.bytes().all(|c| c.is_ascii_hexdigit()) && a.starts_with(ab))

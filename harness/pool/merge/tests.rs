@@ -71,7 +71,7 @@ fn a_shard_that_regressed_fails_the_merge() {
     assert!(md.contains("❌ regressions") && md.contains("**Not unchanged**"), "{md}");
     assert!(md.contains(&format!("| {slow} | regressed +4.20 % |")), "{md}");
     let why = format!("{slow} on {H200}: regressed +4.20 %, decided by time");
-    assert_eq!(m.reasons(), [why.clone()]);
+    assert_eq!(m.reasons(), std::slice::from_ref(&why));
     assert!(md.contains(&format!("**Why**\n\n- {}\n", crate::report::markdown::escape(&why))), "{md}");
     let html = m.html();
     assert!(html.contains("regressed +4.20 %") && html.contains("<!DOCTYPE html>"), "{html}");
