@@ -282,7 +282,9 @@ pub fn bind(gpu: &Gpu, case: &Case, host: &[HostData]) -> Result<Bound> {
     let mut slots = Vec::with_capacity(case.params.len());
     for p in &case.params {
         let slot = match p {
-            Param::I32(_) | Param::F32(_) | Param::U64(_) => Slot::Scalar,
+            Param::I32(_) | Param::F32(_) | Param::U64(_) | Param::F16(_) | Param::BF16(_) | Param::F64(_) => {
+                Slot::Scalar
+            }
             Param::Host { pinned, .. } => {
                 let values = data.next().expect("one host copy per buffer");
                 if *pinned {
@@ -481,6 +483,10 @@ enum Value {
     I32(i32),
     F32(f32),
     U64(u64),
+    /// A 2-byte `__half` or `__nv_bfloat16`, as its bits: the driver copies the parameter's two
+    /// bytes whatever their type.
+    U16(u16),
+    F64(f64),
 }
 
 fn launch_one(
@@ -503,12 +509,18 @@ fn launch_one(
                 Param::I32(v) => Value::I32(v),
                 Param::F32(v) => Value::F32(v),
                 Param::U64(v) => Value::U64(v),
+                Param::F16(v) => Value::U16(v.to_bits()),
+                Param::BF16(v) => Value::U16(v.to_bits()),
+                Param::F64(v) => Value::F64(v),
                 ref p => pointer(i, p.offset()),
             },
             Arg::At { slot, offset } => pointer(slot, offset),
             Arg::I32(v) => Value::I32(v),
             Arg::F32(v) => Value::F32(v),
             Arg::U64(v) => Value::U64(v),
+            Arg::F16(v) => Value::U16(v.to_bits()),
+            Arg::BF16(v) => Value::U16(v.to_bits()),
+            Arg::F64(v) => Value::F64(v),
         })
         .collect();
     let mut builder = stream.launch_builder(func);
@@ -518,6 +530,8 @@ fn launch_one(
             Value::I32(v) => builder.arg(v),
             Value::F32(v) => builder.arg(v),
             Value::U64(v) => builder.arg(v),
+            Value::U16(v) => builder.arg(v),
+            Value::F64(v) => builder.arg(v),
         };
     }
     let grid = launch.grid_for(gpu.facts.sm_count);

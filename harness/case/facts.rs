@@ -106,6 +106,10 @@ pub struct ArityFact {
     /// were recorded (then only the count is checked).
     #[serde(default)]
     pub sizes: Vec<u32>,
+    /// Which arguments are a `float` by value ([`Arity::floats`]); empty in a file written before
+    /// they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub floats: Vec<bool>,
     /// The trial that launches it.
     pub trial: String,
 }
@@ -173,6 +177,7 @@ impl Facts {
                 defines: defines(&a.kernel),
                 args: a.args,
                 sizes: a.sizes,
+                floats: a.floats,
                 trial: a.trial,
             })
             .collect();
@@ -311,6 +316,7 @@ impl Facts {
                 kernel: kernel(&a.file, &a.entry, &a.defines),
                 args: a.args,
                 sizes: a.sizes.clone(),
+                floats: a.floats.clone(),
                 trial: a.trial.clone(),
             })
             .collect()

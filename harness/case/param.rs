@@ -116,6 +116,13 @@ pub enum Param {
     F32(f32),
     /// An `unsigned long long` (or `size_t`, 64-bit on every CUDA platform) by value.
     U64(u64),
+    /// A `__half` by value (`half::f16`): 2 bytes. A `float` in its place would pass the low two
+    /// bytes of its bits, not the value; the compile trials refuse it.
+    F16(half::f16),
+    /// A `__nv_bfloat16` by value (`half::bf16`): 2 bytes.
+    BF16(half::bf16),
+    /// A `double` by value.
+    F64(f64),
 }
 
 impl Param {
@@ -151,7 +158,7 @@ impl Param {
             | Param::Zeroed { elem: e, .. }
             | Param::Scratch { elem: e, .. }
             | Param::Host { elem: e, .. } => *e = elem,
-            Param::I32(_) | Param::F32(_) | Param::U64(_) => {}
+            Param::I32(_) | Param::F32(_) | Param::U64(_) | Param::F16(_) | Param::BF16(_) | Param::F64(_) => {}
         }
         self
     }
@@ -165,7 +172,7 @@ impl Param {
             | Param::Zeroed { elem, .. }
             | Param::Scratch { elem, .. }
             | Param::Host { elem, .. } => Some(elem),
-            Param::I32(_) | Param::F32(_) | Param::U64(_) => None,
+            Param::I32(_) | Param::F32(_) | Param::U64(_) | Param::F16(_) | Param::BF16(_) | Param::F64(_) => None,
         }
     }
 
@@ -189,7 +196,7 @@ impl Param {
             | Param::Zeroed { len, .. }
             | Param::Scratch { len, .. }
             | Param::Host { len, .. } => len,
-            Param::I32(_) | Param::F32(_) | Param::U64(_) => 0,
+            Param::I32(_) | Param::F32(_) | Param::U64(_) | Param::F16(_) | Param::BF16(_) | Param::F64(_) => 0,
         }
     }
 
@@ -199,13 +206,19 @@ impl Param {
     }
 
     /// The bytes this parameter passes to a kernel: a pointer (8) for a buffer, 4 for an `int` or
-    /// `float`, 8 for an `unsigned long long`.
+    /// `float`, 2 for a `__half` or `__nv_bfloat16`, 8 for an `unsigned long long` or `double`.
     pub fn arg_bytes(&self) -> u32 {
         match self {
             Param::I32(_) | Param::F32(_) => 4,
-            Param::U64(_) => 8,
+            Param::F16(_) | Param::BF16(_) => 2,
             _ => 8,
         }
+    }
+
+    /// Whether this is a `float` by value ([`Param::F32`]): 4 bytes that a 1- or 2-byte parameter
+    /// must not take ([`crate::resources::size_mismatch`]).
+    pub fn is_float(&self) -> bool {
+        matches!(self, Param::F32(_))
     }
 
     /// Elements skipped before the pointer a kernel gets when the parameter is passed whole.
@@ -235,6 +248,12 @@ pub enum Arg {
     F32(f32),
     /// An `unsigned long long` (`size_t`) by value.
     U64(u64),
+    /// A `__half` by value.
+    F16(half::f16),
+    /// A `__nv_bfloat16` by value.
+    BF16(half::bf16),
+    /// A `double` by value.
+    F64(f64),
 }
 
 impl Arg {
@@ -244,8 +263,18 @@ impl Arg {
     pub fn bytes(&self, params: &[Param]) -> u32 {
         match self {
             Arg::Slot(slot) => params.get(*slot).map_or(8, Param::arg_bytes),
-            Arg::At { .. } | Arg::U64(_) => 8,
+            Arg::At { .. } | Arg::U64(_) | Arg::F64(_) => 8,
             Arg::I32(_) | Arg::F32(_) => 4,
+            Arg::F16(_) | Arg::BF16(_) => 2,
+        }
+    }
+
+    /// Whether this argument is a `float` by value, given or from its slot ([`Param::is_float`]).
+    pub fn is_float(&self, params: &[Param]) -> bool {
+        match self {
+            Arg::Slot(slot) => params.get(*slot).is_some_and(Param::is_float),
+            Arg::F32(_) => true,
+            _ => false,
         }
     }
 }

@@ -83,7 +83,7 @@ pub fn assert_program_fits(c: &Case) {
                         Arg::At { slot, offset } => {
                             assert!(device(slot) && offset < c.params[slot].elements(), "{name}: argument {a:?}")
                         }
-                        Arg::I32(_) | Arg::F32(_) | Arg::U64(_) => {}
+                        Arg::I32(_) | Arg::F32(_) | Arg::U64(_) | Arg::F16(_) | Arg::BF16(_) | Arg::F64(_) => {}
                     }
                 }
             }

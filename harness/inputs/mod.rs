@@ -55,7 +55,7 @@ pub fn draw(param: &Param, seed: u64) -> Option<HostData> {
         Param::In { init, elem, len, .. }
         | Param::InOut { init, elem, len, .. }
         | Param::Host { init: Some(init), elem, len, .. } => Some(drawn(init, elem, len, seed)),
-        Param::I32(_) | Param::F32(_) | Param::U64(_) => None,
+        Param::I32(_) | Param::F32(_) | Param::U64(_) | Param::F16(_) | Param::BF16(_) | Param::F64(_) => None,
     }
 }
 

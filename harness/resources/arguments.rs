@@ -13,6 +13,9 @@ pub struct Arity {
     pub args: usize,
     /// The bytes each argument passes, in order ([`crate::case::Arg::bytes`]).
     pub sizes: Vec<u32>,
+    /// Which arguments are a `float` by value, in order ([`crate::case::Arg::is_float`]); empty
+    /// when not known (facts written by an older kernelgate).
+    pub floats: Vec<bool>,
     /// The case's trial name.
     pub trial: String,
 }
@@ -24,7 +27,8 @@ pub fn arities(cases: &[Case]) -> Vec<Arity> {
         for step in &c.steps {
             if let crate::case::Step::Launch { kernel, args, .. } = step {
                 let sizes = args.iter().map(|a| a.bytes(&c.params)).collect();
-                out.push(Arity { kernel: *kernel, args: args.len(), sizes, trial: c.name() });
+                let floats = args.iter().map(|a| a.is_float(&c.params)).collect();
+                out.push(Arity { kernel: *kernel, args: args.len(), sizes, floats, trial: c.name() });
             }
         }
     }
@@ -55,28 +59,78 @@ pub fn mangled_entries(source: &KernelSource) -> Vec<String> {
 /// The first argument whose size (`passed`, bytes) differs from its parameter's (`declared`, as
 /// the PTX declares it, [`crate::kernel_file::PtxEntry::params`]), as a phrase naming its position
 /// and both sizes; `None` when they agree or either list is of another length (the count check
-/// covers that). A 4-byte argument for a parameter of 1 or 2 bytes (`bool`, `char`, `short`,
-/// `__half`) agrees: the driver copies the declared bytes, the low ones on every CUDA platform
-/// (little-endian). Pure.
+/// covers that). A 4-byte integer for a parameter of 1 or 2 bytes (`bool`, `char`, `short`, a
+/// `__half` given as its bits) agrees: the driver copies the declared bytes, the low ones on every
+/// CUDA platform (little-endian). A `float` (`floats`: which arguments are one, empty when not
+/// known) does not: its low bytes are mantissa bits, never the value; a `__half` or
+/// `__nv_bfloat16` parameter takes [`crate::case::Param::F16`] or [`crate::case::Param::BF16`].
+/// Pure.
 ///
 /// # Example
 /// ```
 /// use kernelgate::resources::size_mismatch;
-/// assert_eq!(size_mismatch(&[8, 8, 4], &[8, 8, 4]), None);
-/// assert_eq!(size_mismatch(&[8, 4], &[8, 8]).unwrap(), "argument 2 of 4 bytes where the kernel declares 8");
-/// assert_eq!(size_mismatch(&[4], &[1]), None);
+/// assert_eq!(size_mismatch(&[8, 8, 4], &[], &[8, 8, 4]), None);
+/// assert_eq!(size_mismatch(&[8, 4], &[], &[8, 8]).unwrap(), "argument 2 of 4 bytes where the kernel declares 8");
+/// assert_eq!(size_mismatch(&[4], &[false], &[2]), None, "an int's low bytes");
+/// let float = size_mismatch(&[8, 4], &[false, true], &[8, 2]).unwrap();
+/// assert!(float.starts_with("argument 2, a float of 4 bytes, where the kernel declares 2"), "{float}");
 /// ```
-pub fn size_mismatch(passed: &[u32], declared: &[u32]) -> Option<String> {
+pub fn size_mismatch(passed: &[u32], floats: &[bool], declared: &[u32]) -> Option<String> {
     if passed.len() != declared.len() {
         return None;
     }
-    let (i, (p, d)) = passed.iter().zip(declared).enumerate().find(|(_, (p, d))| p != d && !(**p == 4 && **d < 4))?;
+    let float = |i: usize| floats.get(i).copied().unwrap_or(false);
+    let (i, (p, d)) =
+        passed.iter().zip(declared).enumerate().find(|(i, (p, d))| p != d && !(**p == 4 && **d < 4 && !float(*i)))?;
+    if float(i) && *d == 2 {
+        return Some(format!(
+            "argument {}, a float of 4 bytes, where the kernel declares 2 (a `__half` or `__nv_bfloat16`: the kernel \
+             would read the low two bytes of the float's bits, not its value; pass Param::F16(half::f16::from_f32(x)) \
+             or Param::BF16(half::bf16::from_f32(x)))",
+            i + 1
+        ));
+    }
+    if float(i) {
+        return Some(format!("argument {}, a float of 4 bytes, where the kernel declares {d}", i + 1));
+    }
     Some(format!("argument {} of {p} bytes where the kernel declares {d}", i + 1))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A launch's arguments record their sizes and which are floats, whether given as a slot's
+    /// Param or as an Arg; a float for a 2-byte parameter is refused with the fix, an int is not.
+    #[test]
+    fn a_float_for_a_half_parameter_is_refused_with_the_fix() {
+        use crate::case::{Arg, Param};
+        let kernel = Kernel::new("act.ptx", "uelu_bf16");
+        let case = Case::new("act", "elu", "1", kernel).params([
+            Param::input(4).of(crate::case::Elem::BF16),
+            Param::output(4).of(crate::case::Elem::BF16),
+            Param::F32(1.0),
+            Param::BF16(half::bf16::from_f32(1.0)),
+            Param::F64(1.0),
+        ]);
+        let a = &arities(std::slice::from_ref(&case))[0];
+        assert_eq!(
+            (a.sizes.as_slice(), a.floats.as_slice()),
+            (&[8, 8, 4, 2, 8][..], &[false, false, true, false, false][..])
+        );
+        let declared = [8, 8, 2, 2, 8];
+        let wrong = size_mismatch(&a.sizes, &a.floats, &declared).unwrap();
+        assert!(
+            wrong.starts_with("argument 3, a float of 4 bytes, where the kernel declares 2")
+                && wrong.contains("Param::BF16"),
+            "{wrong}"
+        );
+        let mut right = a.clone();
+        right.sizes[2] = Arg::BF16(half::bf16::from_f32(1.0)).bytes(&case.params);
+        right.floats[2] = false;
+        assert_eq!(size_mismatch(&right.sizes, &right.floats, &declared), None);
+        assert_eq!(size_mismatch(&[8, 8, 4, 2, 8], &[false; 5], &declared), None, "an int's low bytes, as before");
+    }
 
     /// A PTX module's mangled entry (a kernel built without `extern "C"`) is named with its C++
     /// name and the fix; a plain one is not.

@@ -255,10 +255,13 @@ fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<
                 a.args,
                 source.path
             ));
-        } else if let Some(wrong) = sizes.get(a.kernel.entry).and_then(|declared| size_mismatch(&a.sizes, declared)) {
+        } else if let Some(wrong) =
+            sizes.get(a.kernel.entry).and_then(|declared| size_mismatch(&a.sizes, &a.floats, declared))
+        {
             failures.push(format!(
                 "{}: launches {} with {wrong} ({}); pass each parameter as its declared type: a pointer is a buffer \
-                 Param, `int` Param::I32, `float` Param::F32, `size_t` or `unsigned long long` Param::U64",
+                 Param, `int` Param::I32, `float` Param::F32, `size_t` or `unsigned long long` Param::U64, `__half` \
+                 Param::F16, `__nv_bfloat16` Param::BF16, `double` Param::F64",
                 a.trial,
                 a.kernel.name(),
                 source.path

@@ -452,7 +452,7 @@ mod tests {
         };
         let kernel = Kernel::new("one.cu", "one");
         let tmp = tempfile::tempdir().unwrap();
-        let arities = [Arity { kernel, args: 2, sizes: vec![8, 8], trial: "one/short/1".into() }];
+        let arities = [Arity { kernel, args: 2, sizes: vec![8, 8], floats: Vec::new(), trial: "one/short/1".into() }];
         let trial = FileTrial {
             source: &source,
             arch: "sm_90",
@@ -468,7 +468,7 @@ mod tests {
                 .contains("one/short/1: launches one with 2 argument(s), but kernels/one.cu declares 3 parameter(s)"),
             "{failure}"
         );
-        let arities = [Arity { kernel, args: 3, sizes: vec![8, 8, 8], trial: "one/wide/1".into() }];
+        let arities = [Arity { kernel, args: 3, sizes: vec![8, 8, 8], floats: Vec::new(), trial: "one/wide/1".into() }];
         let failure = check_file(&FileTrial { arities: &arities, ..trial }).unwrap().failure().unwrap();
         assert!(
             failure.contains(
@@ -495,7 +495,7 @@ mod tests {
         let kernel = Kernel::new("fill.ptx", "fill");
         let tmp = tempfile::tempdir().unwrap();
         let launches = [LaunchShape { kernel, block: 256, shared_dynamic: 0 }];
-        let arities = [Arity { kernel, args: 1, sizes: vec![8], trial: "fill/a/1".into() }];
+        let arities = [Arity { kernel, args: 1, sizes: vec![8], floats: Vec::new(), trial: "fill/a/1".into() }];
         let trial = FileTrial {
             source: &source,
             arch: "sm_90",
@@ -589,14 +589,16 @@ mod tests {
             files: &["fused.cubin"],
             arities,
         };
-        let right = [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 4], trial: "axpy/a/1".into() }];
+        let right =
+            [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 4], floats: Vec::new(), trial: "axpy/a/1".into() }];
         let checked = check_file(&trial(&right)).unwrap();
         assert!(checked.failures.is_empty(), "{:?}", checked.failures);
         let row = |k: &str| checked.rows.iter().find(|r| r.kernel == k).unwrap().clone();
         assert_eq!((row("axpy").regs, row("axpy").local_bytes, row("axpy").nvrtc.as_str()), (10, 0, "13.0"));
         assert_eq!((row("mixed").regs, row("mixed").shared_static_bytes), (14, 1024));
         // `int n` passed as a 64-bit Param::U64.
-        let wrong = [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 8], trial: "axpy/a/1".into() }];
+        let wrong =
+            [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 8], floats: Vec::new(), trial: "axpy/a/1".into() }];
         let checked = check_file(&trial(&wrong)).unwrap();
         let failure = checked.failure().unwrap();
         assert!(
@@ -604,7 +606,8 @@ mod tests {
                 && failure.contains("gpu/fused.cubin"),
             "{failure}"
         );
-        let extra = [Arity { kernel: axpy, args: 5, sizes: vec![8, 8, 4, 4, 4], trial: "axpy/a/1".into() }];
+        let extra =
+            [Arity { kernel: axpy, args: 5, sizes: vec![8, 8, 4, 4, 4], floats: Vec::new(), trial: "axpy/a/1".into() }];
         let failure = check_file(&trial(&extra)).unwrap().failure().unwrap();
         assert!(failure.contains("launches axpy with 5 argument(s), but gpu/fused.cubin declares 4"), "{failure}");
     }
