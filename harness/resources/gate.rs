@@ -64,8 +64,11 @@ pub fn compare(blessed: &[Row], now: &[Row], table: &str) -> Judgement {
         match before.get(&row.key()) {
             Some(old) => judge(old, row, &mut judgement),
             None => {
-                let elsewhere: Vec<String> =
-                    blessed.iter().filter(|b| b.kernel == row.kernel).map(|b| at(b).trim().to_string()).collect();
+                let place = |b: &Row| match b.block {
+                    None => "without a launch (before a case launched it)".to_string(),
+                    Some(_) => at(b).trim().to_string(),
+                };
+                let elsewhere: Vec<String> = blessed.iter().filter(|b| b.kernel == row.kernel).map(place).collect();
                 let blessed_at = if elsewhere.is_empty() {
                     String::new()
                 } else {
@@ -85,7 +88,9 @@ pub fn compare(blessed: &[Row], now: &[Row], table: &str) -> Judgement {
     let kernels_now: Vec<&str> = now.iter().map(|r| r.kernel.as_str()).collect();
     let keys_now: Vec<Key> = now.iter().map(Row::key).collect();
     for old in blessed.iter().filter(|b| !keys_now.contains(&b.key())) {
-        let why = if kernels_now.contains(&old.kernel.as_str()) {
+        let why = if kernels_now.contains(&old.kernel.as_str()) && old.block.is_none() {
+            "blessed before a case launched it, and a case launches it now"
+        } else if kernels_now.contains(&old.kernel.as_str()) {
             "no case launches it so any more"
         } else {
             "the kernel is no longer compiled"
@@ -301,6 +306,26 @@ mod tests {
                 "moved at block 128: in baselines/sm_90/resources.csv, but no case launches it so any more; the next \
                  bless (KERNELGATE_BLESS=1) removes the row"
             ]
+        );
+    }
+
+    /// A kernel blessed before any case launched it (a row without a block, as `kernelgate init
+    /// --kernels` blesses a folder) and launched now: both messages say so (a new user's report:
+    /// "blessed only " and "no case launches it so any more").
+    #[test]
+    fn a_kernel_blessed_before_its_first_launch_is_named_so() {
+        let blessed = [row("uelu", None, 26)];
+        let now = [row("uelu", Some(1024), 26)];
+        let j = compare(&blessed, &now, TABLE);
+        assert!(
+            j.failures[0].contains("blessed only without a launch (before a case launched it)); "),
+            "{}",
+            j.failures[0]
+        );
+        assert_eq!(
+            j.notes,
+            ["uelu: in baselines/sm_90/resources.csv, but blessed before a case launched it, and a case launches it \
+              now; the next bless (KERNELGATE_BLESS=1) removes the row"]
         );
     }
 

@@ -22,28 +22,34 @@ pub struct Init {
     pub kernelgate: PathBuf,
 }
 
-/// The kernelgate checkout `given`, else the one this program runs from: the folder three above
-/// `<checkout>/target/<profile>/kernelgate` that holds `harness/Cargo.toml`.
+/// The kernelgate checkout `given`, else the one this program runs from (the folder three above
+/// `<checkout>/target/<profile>/kernelgate`), else the one it was built from (`cargo install
+/// --path <checkout>/harness` copies the program out of the checkout): the first that holds
+/// `harness/Cargo.toml`.
 ///
 /// # Errors
-/// [`Error::Flag`] when none is given and the program does not run from a checkout (an installed
-/// or staged copy), naming `--kernelgate`.
+/// [`Error::Flag`] when none is given and neither checkout is there (a staged copy, or a checkout
+/// moved since the build), naming `--kernelgate`.
 pub fn checkout(given: Option<PathBuf>) -> kernelgate::Result<PathBuf> {
     if let Some(given) = given {
         return Ok(given);
     }
     let exe = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf);
     exe.as_deref()
         .and_then(|e| e.ancestors().nth(3))
-        .filter(|c| c.join("harness/Cargo.toml").is_file())
         .map(Path::to_path_buf)
+        .into_iter()
+        .chain(built_from)
+        .find(|c| c.join("harness/Cargo.toml").is_file())
         .ok_or_else(|| Error::Flag {
             flag: "--kernelgate",
             value: "(not given)".into(),
             expected: format!(
-                "the folder of your kernelgate clone: this program ({}) does not run from one's target/ folder, so \
-                 name it",
-                exe.map_or_else(|| "unknown".to_string(), |e| e.display().to_string())
+                "the folder of your kernelgate clone: this program ({}) does not run from one's target/ folder, and \
+                 the clone it was built from ({}) is not there any more, so name it",
+                exe.map_or_else(|| "unknown".to_string(), |e| e.display().to_string()),
+                Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap_or(Path::new("?")).display()
             ),
         })
 }
@@ -401,6 +407,16 @@ mod tests {
         let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/kernelgate.yml")).unwrap();
         assert!(workflow.contains("working-directory: tests/gpu"), "{workflow}");
         assert!(!at.join(".github").exists());
+    }
+
+    /// A program that does not run from a checkout's `target/<profile>/` (this test binary runs from
+    /// `target/release/deps/`, as `cargo install` puts one in `~/.cargo/bin/`) finds the checkout
+    /// it was built from.
+    #[test]
+    fn the_checkout_defaults_to_the_one_the_program_was_built_from() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        assert_eq!(super::checkout(None).unwrap(), repo);
+        assert_eq!(super::checkout(Some("/elsewhere".into())).unwrap(), Path::new("/elsewhere"));
     }
 
     #[test]
