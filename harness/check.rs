@@ -80,6 +80,8 @@ pub fn compare_data(got: HostView<'_>, want: &HostData, tol: Tolerance) -> Optio
         Elem::U8 => against!(u8),
         Elem::I32 => against!(i32),
         Elem::U32 => against!(u32),
+        Elem::I64 => against!(i64),
+        Elem::U64 => against!(u64),
         Elem::E4M3 => against!(crate::case::elem::F8E4M3),
         Elem::E5M2 => against!(crate::case::elem::F8E5M2),
     }

@@ -25,6 +25,10 @@ pub enum HostData {
     I32(Vec<i32>),
     /// `unsigned int` elements.
     U32(Vec<u32>),
+    /// `long long` elements.
+    I64(Vec<i64>),
+    /// `unsigned long long` (`size_t`) elements.
+    U64(Vec<u64>),
     /// `__nv_fp8_e4m3` elements.
     E4M3(Vec<F8E4M3>),
     /// `__nv_fp8_e5m2` elements.
@@ -44,6 +48,8 @@ macro_rules! each {
             HostData::U8($v) => $body,
             HostData::I32($v) => $body,
             HostData::U32($v) => $body,
+            HostData::I64($v) => $body,
+            HostData::U64($v) => $body,
             HostData::E4M3($v) => $body,
             HostData::E5M2($v) => $body,
         }
@@ -73,8 +79,8 @@ macro_rules! accessors {
     };
 }
 
-/// A number of one of the element types, as the check compares it: its value as `f64` (exact:
-/// every element type's values are `f64` values).
+/// A number of one of the element types, as the check compares it: its value as `f64` (exact for
+/// every element type's values but 64-bit integers beyond 2^53 in magnitude, which round).
 pub trait Element: bytemuck::Pod + Send + Sync {
     /// The element type this Rust type stands for.
     const ELEM: Elem;
@@ -103,6 +109,8 @@ element! {
     u8 => U8 |x| f64::from(x),
     i32 => I32 |x| f64::from(x),
     u32 => U32 |x| f64::from(x),
+    i64 => I64 |x| x as f64,
+    u64 => U64 |x| x as f64,
     F8E4M3 => E4M3 |x| x.to_f64(),
     F8E5M2 => E5M2 |x| x.to_f64(),
 }
@@ -110,7 +118,7 @@ element! {
 impl HostData {
     accessors! {
         f16: F16(f16), bf16: BF16(bf16), f32: F32(f32), f64: F64(f64), i8: I8(i8), u8: U8(u8), i32: I32(i32),
-        u32: U32(u32), e4m3: E4M3(F8E4M3), e5m2: E5M2(F8E5M2),
+        u32: U32(u32), i64: I64(i64), u64: U64(u64), e4m3: E4M3(F8E4M3), e5m2: E5M2(F8E5M2),
     }
 
     /// The element type held.
@@ -124,6 +132,8 @@ impl HostData {
             HostData::U8(_) => Elem::U8,
             HostData::I32(_) => Elem::I32,
             HostData::U32(_) => Elem::U32,
+            HostData::I64(_) => Elem::I64,
+            HostData::U64(_) => Elem::U64,
             HostData::E4M3(_) => Elem::E4M3,
             HostData::E5M2(_) => Elem::E5M2,
         }
@@ -154,7 +164,8 @@ impl HostData {
         HostView { elem: self.elem(), bytes: self.as_bytes() }
     }
 
-    /// The elements as `f64` (exact for every type): what a reference in `f64` starts from.
+    /// The elements as `f64` (exact for every type but 64-bit integers beyond 2^53 in magnitude):
+    /// what a reference in `f64` starts from.
     pub fn to_f64(&self) -> Vec<f64> {
         each!(self, v => v.iter().map(|x| x.value()).collect())
     }
@@ -199,6 +210,9 @@ impl HostData {
             Elem::U8 => HostData::U8(values.map(|x| int(x, u8::MIN, u8::MAX)).collect()),
             Elem::I32 => HostData::I32(values.map(|x| int(x, i32::MIN, i32::MAX)).collect()),
             Elem::U32 => HostData::U32(values.map(|x| int(x, u32::MIN, u32::MAX)).collect()),
+            // `as` rounds toward zero, saturates at the type's range and takes NaN to 0.
+            Elem::I64 => HostData::I64(values.map(|x| x.round_ties_even() as i64).collect()),
+            Elem::U64 => HostData::U64(values.map(|x| x.round_ties_even() as u64).collect()),
             Elem::E4M3 => HostData::E4M3(values.map(F8E4M3::from_f64).collect()),
             Elem::E5M2 => HostData::E5M2(values.map(F8E5M2::from_f64).collect()),
         }
@@ -219,6 +233,8 @@ impl HostData {
             Elem::U8 => HostData::U8(bytemuck::pod_collect_to_vec(bytes)),
             Elem::I32 => HostData::I32(bytemuck::pod_collect_to_vec(bytes)),
             Elem::U32 => HostData::U32(bytemuck::pod_collect_to_vec(bytes)),
+            Elem::I64 => HostData::I64(bytemuck::pod_collect_to_vec(bytes)),
+            Elem::U64 => HostData::U64(bytemuck::pod_collect_to_vec(bytes)),
             Elem::E4M3 => HostData::E4M3(bytemuck::pod_collect_to_vec(bytes)),
             Elem::E5M2 => HostData::E5M2(bytemuck::pod_collect_to_vec(bytes)),
         }

@@ -1,5 +1,5 @@
 //! The element types a case's buffers hold ([`Elem`]): the formats kernels are written for in
-//! CUDA C++ (`__half`, `__nv_bfloat16`, `float`, `double`, 8- and 32-bit integers, and the two FP8
+//! CUDA C++ (`__half`, `__nv_bfloat16`, `float`, `double`, 8-, 32- and 64-bit integers, and the two FP8
 //! formats of `cuda_fp8.h`), their sizes, and the spacing of their representable numbers, which
 //! tolerances in ulps are counted in ([`super::Tolerance::ulps`]).
 //!
@@ -40,6 +40,12 @@ pub enum Elem {
     I32,
     /// `unsigned int`.
     U32,
+    /// `long long` (`int64_t`): an index or offset array. Its values are compared as `f64`, exact
+    /// up to 2^53 in magnitude.
+    I64,
+    /// `unsigned long long` (`size_t`, `uint64_t`): shapes and strides (`const size_t* dims`).
+    /// Exact up to 2^53, as [`Elem::I64`].
+    U64,
     /// FP8 E4M3, `__nv_fp8_e4m3` (`cuda_fp8.h`): 3 fraction bits, largest finite 448, no
     /// infinities.
     E4M3,
@@ -49,8 +55,20 @@ pub enum Elem {
 
 impl Elem {
     /// Every element type, in declaration order.
-    pub const ALL: [Elem; 10] =
-        [Elem::F16, Elem::BF16, Elem::F32, Elem::F64, Elem::I8, Elem::U8, Elem::I32, Elem::U32, Elem::E4M3, Elem::E5M2];
+    pub const ALL: [Elem; 12] = [
+        Elem::F16,
+        Elem::BF16,
+        Elem::F32,
+        Elem::F64,
+        Elem::I8,
+        Elem::U8,
+        Elem::I32,
+        Elem::U32,
+        Elem::I64,
+        Elem::U64,
+        Elem::E4M3,
+        Elem::E5M2,
+    ];
 
     /// Bytes per element.
     pub const fn size(self) -> usize {
@@ -58,12 +76,12 @@ impl Elem {
             Elem::I8 | Elem::U8 | Elem::E4M3 | Elem::E5M2 => 1,
             Elem::F16 | Elem::BF16 => 2,
             Elem::F32 | Elem::I32 | Elem::U32 => 4,
-            Elem::F64 => 8,
+            Elem::F64 | Elem::I64 | Elem::U64 => 8,
         }
     }
 
     /// The short name messages and the run CSV use: `f16`, `bf16`, `f32`, `f64`, `i8`, `u8`,
-    /// `i32`, `u32`, `e4m3`, `e5m2`.
+    /// `i32`, `u32`, `i64`, `u64`, `e4m3`, `e5m2`.
     pub const fn name(self) -> &'static str {
         match self {
             Elem::F16 => "f16",
@@ -74,6 +92,8 @@ impl Elem {
             Elem::U8 => "u8",
             Elem::I32 => "i32",
             Elem::U32 => "u32",
+            Elem::I64 => "i64",
+            Elem::U64 => "u64",
             Elem::E4M3 => "e4m3",
             Elem::E5M2 => "e5m2",
         }
@@ -90,6 +110,8 @@ impl Elem {
             Elem::U8 => "unsigned char",
             Elem::I32 => "int",
             Elem::U32 => "unsigned int",
+            Elem::I64 => "long long",
+            Elem::U64 => "unsigned long long",
             Elem::E4M3 => "__nv_fp8_e4m3",
             Elem::E5M2 => "__nv_fp8_e5m2",
         }
@@ -97,7 +119,7 @@ impl Elem {
 
     /// Whether it is a floating-point format.
     pub const fn is_float(self) -> bool {
-        !matches!(self, Elem::I8 | Elem::U8 | Elem::I32 | Elem::U32)
+        !matches!(self, Elem::I8 | Elem::U8 | Elem::I32 | Elem::U32 | Elem::I64 | Elem::U64)
     }
 
     /// (fraction bits, least normal exponent) of a floating-point format; `None` for an integer.
@@ -126,6 +148,9 @@ impl Elem {
             Elem::U8 => f64::from(u8::MAX),
             Elem::I32 => f64::from(i32::MAX),
             Elem::U32 => f64::from(u32::MAX),
+            // 2^63 - 1 and 2^64 - 1 are not f64 values: the largest f64 below each.
+            Elem::I64 => (i64::MAX - 1023) as f64,
+            Elem::U64 => (u64::MAX - 2047) as f64,
         }
     }
 
@@ -148,6 +173,7 @@ impl Elem {
             return match self {
                 Elem::I8 => vec![f64::from(i8::MIN), max, 0.0, -1.0],
                 Elem::I32 => vec![f64::from(i32::MIN), max, 0.0, -1.0],
+                Elem::I64 => vec![i64::MIN as f64, max, 0.0, -1.0],
                 _ => vec![0.0, max],
             };
         };
@@ -210,6 +236,8 @@ mod tests {
                 (1, "u8", false),
                 (4, "i32", false),
                 (4, "u32", false),
+                (8, "i64", false),
+                (8, "u64", false),
                 (1, "e4m3", true),
                 (1, "e5m2", true)
             ]

@@ -4,8 +4,8 @@
 use super::Elem;
 
 /// How a buffer's contents are drawn before each run, in the buffer's element type
-/// ([`Param::elem`]). Never zeros: zeros hide unwritten outputs and wrong indexing (see the device
-/// README's METHOD.md, "Correct first").
+/// ([`Param::elem`]). Never zeros, unless given ([`Init::Values`]): zeros hide unwritten outputs and
+/// wrong indexing (see the device README's METHOD.md, "Correct first").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Init {
     /// Uniform in `[lo, hi)`: drawn as `f32` (`f64` for an `f64` buffer) and rounded to the
@@ -39,6 +39,21 @@ pub enum Init {
         /// Probability that a byte is [`HOT_BYTE`], in [0, 1].
         hot: f32,
     },
+    /// These values, as they are, the same for every run: a kernel's shapes and strides (`const
+    /// size_t* dims` in a [`Elem::U64`] buffer), an index table, a hand-made input. One value per
+    /// element, stored in the buffer's type as [`super::HostData::rounded`] stores them; an
+    /// integer buffer takes integers of its range only. Give a `'static` slice: a constant, or
+    /// `Vec::leak` of values computed when the case is made.
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::case::{Elem, Init, Param};
+    /// // candle's `info` of a contiguous 4096 x 4096 tensor: dims, then strides.
+    /// let info: &'static [f64] = vec![4096.0, 4096.0, 4096.0, 1.0].leak();
+    /// let p = Param::In { init: Init::Values(info), elem: Elem::U64, len: 4, offset: 0 };
+    /// assert_eq!(kernelgate::inputs::draw(&p, 1).unwrap().u64(), [4096, 4096, 4096, 1]);
+    /// ```
+    Values(&'static [f64]),
 }
 
 /// The byte value that [`Init::Bytes`] over-represents.

@@ -58,10 +58,10 @@ pub fn assert_program_fits(c: &Case) {
     let name = c.name();
     let device = |i: usize| matches!(c.params.get(i), Some(p) if p.is_buffer() && !matches!(p, Param::Host { .. }));
     for (i, p) in c.params.iter().enumerate() {
-        if let Param::In { init, elem, .. }
-        | Param::InOut { init, elem, .. }
-        | Param::Host { init: Some(init), elem, .. } = *p
-            && let Some(why) = crate::inputs::unfit(init, elem)
+        if let Param::In { init, elem, len, .. }
+        | Param::InOut { init, elem, len, .. }
+        | Param::Host { init: Some(init), elem, len, .. } = *p
+            && let Some(why) = crate::inputs::unfit(init, elem, len)
         {
             panic!("{name}: parameter {i}: {why}");
         }

@@ -59,8 +59,27 @@ pub fn draw(param: &Param, seed: u64) -> Option<HostData> {
     }
 }
 
-/// Why `init` cannot fill a buffer of `elem`, when it cannot. Pure.
-pub fn unfit(init: Init, elem: Elem) -> Option<String> {
+/// Why `init` cannot fill a buffer of `len` elements of `elem`, when it cannot. Pure.
+pub fn unfit(init: Init, elem: Elem, len: usize) -> Option<String> {
+    if let Init::Values(values) = init {
+        if values.len() != len {
+            return Some(format!(
+                "Init::Values holds {} values for a buffer of {len} elements: give one value per element",
+                values.len()
+            ));
+        }
+        let (lo, hi) = (-elem.max_finite(), elem.max_finite());
+        let lo = if matches!(elem, Elem::U8 | Elem::U32 | Elem::U64) { 0.0 } else { lo - 1.0 };
+        if let Some((i, x)) =
+            values.iter().enumerate().find(|(_, x)| !elem.is_float() && (x.fract() != 0.0 || **x < lo || **x > hi))
+        {
+            return Some(format!(
+                "Init::Values: value {i}, {x}, is not an integer a {elem} holds (from {lo} to {hi}): correct it, or \
+                 give the buffer a floating-point type"
+            ));
+        }
+        return None;
+    }
     if let Init::Specials { share, .. } = init
         && !(0.0..=1.0).contains(&share)
     {
@@ -70,6 +89,7 @@ pub fn unfit(init: Init, elem: Elem) -> Option<String> {
         Init::Uniform { .. } | Init::Specials { .. } => true,
         Init::Permutation => matches!(elem, Elem::I32 | Elem::U32),
         Init::Bytes { .. } => matches!(elem, Elem::U32 | Elem::U8),
+        Init::Values(_) => true,
     };
     (!fits).then(|| {
         format!(
@@ -80,10 +100,11 @@ pub fn unfit(init: Init, elem: Elem) -> Option<String> {
 }
 
 fn drawn(init: Init, elem: Elem, len: usize, seed: u64) -> HostData {
-    if let Some(why) = unfit(init, elem) {
+    if let Some(why) = unfit(init, elem, len) {
         panic!("{why}");
     }
     match init {
+        Init::Values(values) => HostData::rounded(elem, values.iter().copied()),
         Init::Uniform { lo, hi } => match elem {
             Elem::F32 => HostData::F32(uniform(len, lo, hi, seed)),
             Elem::F64 => HostData::F64(uniform(len, f64::from(lo), f64::from(hi), seed)),
@@ -229,7 +250,7 @@ mod tests {
             let (lo, hi) = if elem.is_float() {
                 (-1.0, 1.0)
             } else {
-                (if matches!(elem, Elem::U8 | Elem::U32) { 0.0 } else { -1.0 }, 1.0)
+                (if matches!(elem, Elem::U8 | Elem::U32 | Elem::U64) { 0.0 } else { -1.0 }, 1.0)
             };
             // Rounded to a narrow type, an ordinary value may reach `hi`.
             let odd: Vec<f64> = values.iter().copied().filter(|&x| !is_special(x) && !(lo..=hi).contains(&x)).collect();
@@ -250,7 +271,22 @@ mod tests {
                 );
             }
         }
-        assert!(unfit(Init::Specials { lo: 0.0, hi: 1.0, share: 1.5 }, Elem::F32).unwrap().contains("in [0, 1]"));
+        assert!(unfit(Init::Specials { lo: 0.0, hi: 1.0, share: 1.5 }, Elem::F32, 1).unwrap().contains("in [0, 1]"));
+        // Given values: one per element, integers of the type's range in an integer buffer.
+        let dims: &'static [f64] = &[4096.0, 1.0, 1_099_511_627_776.0];
+        assert_eq!(unfit(Init::Values(dims), Elem::U64, 3), None);
+        assert!(unfit(Init::Values(dims), Elem::U64, 4).unwrap().contains("holds 3 values for a buffer of 4"));
+        let why = unfit(Init::Values(dims), Elem::U32, 3).unwrap();
+        assert!(why.starts_with("Init::Values: value 2, 1099511627776, is not an integer a u32 holds"), "{why}");
+        assert!(unfit(Init::Values(&[0.5]), Elem::I32, 1).unwrap().contains("value 0, 0.5"));
+        assert!(
+            unfit(Init::Values(&[-1.0]), Elem::U64, 1).is_some()
+                && unfit(Init::Values(&[-1.0]), Elem::I64, 1).is_none()
+        );
+        assert_eq!(unfit(Init::Values(&[0.3]), Elem::BF16, 1), None, "a float type rounds");
+        let p = Param::In { init: Init::Values(dims), elem: Elem::U64, len: 3, offset: 0 };
+        assert_eq!(draw(&p, 1).unwrap().u64(), [4096, 1, 1 << 40]);
+        assert_eq!(draw(&p, 2).unwrap(), draw(&p, 1).unwrap(), "the same for every run");
     }
 
     #[test]
@@ -263,7 +299,7 @@ mod tests {
             let values = v.to_f64();
             let (lo, hi) = if elem.is_float() {
                 (-2.0, 3.0)
-            } else if matches!(elem, Elem::U8 | Elem::U32) {
+            } else if matches!(elem, Elem::U8 | Elem::U32 | Elem::U64) {
                 (0.0, 2.0)
             } else {
                 (-2.0, 2.0)
@@ -278,8 +314,9 @@ mod tests {
                 assert!(poison.iter().all(|x| x.is_nan()), "{elem}: {poison:?}");
             } else {
                 let sentinel = match elem {
-                    Elem::I8 | Elem::I32 => -1.0,
+                    Elem::I8 | Elem::I32 | Elem::I64 => -1.0,
                     Elem::U8 => 255.0,
+                    Elem::U64 => u64::MAX as f64,
                     _ => f64::from(u32::MAX),
                 };
                 assert_eq!(poison, [sentinel; 3], "{elem}");
