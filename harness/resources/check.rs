@@ -175,13 +175,31 @@ pub fn check_compiled(trial: &FileTrial<'_>, built: &[Built<'_>]) -> Result<Chec
         return Ok(checked);
     }
     let blessed: Vec<Row> = table::load(&dir)?.into_iter().filter(|r| in_scope(r)).collect();
-    if blessed.is_empty() && !dir.join(RESOURCES_FILE).is_file() {
-        // A gate failure like the new rows it holds (exit code 3): a project's first compile trials.
+    if blessed.is_empty() && !checked.rows.is_empty() {
+        // A file never blessed: one line for all its rows, not one per kernel (a first run of a
+        // folder of 123 kernels printed 123); a gate failure like the new rows it stands for (exit
+        // code 3): a project's first compile trials.
+        let mut kernels: Vec<&str> = checked.rows.iter().map(|r| r.kernel.as_str()).collect();
+        kernels.dedup();
+        let named = match kernels.len() {
+            n if n <= 3 => kernels.join(", "),
+            n => format!("{}, and {} more", kernels[..3].join(", "), n - 3),
+        };
+        // A table that does not exist yet is blessed whole (every file's compile trials).
+        let (table_state, hint) = if dir.join(RESOURCES_FILE).is_file() {
+            ("has no row of it", gate::new_row_hint(source.file))
+        } else {
+            ("does not exist", format!("{}: {}", gate::NEW_ROW_HINT, table::bless_command(None)))
+        };
+        let (n, s, are) = match kernels.len() {
+            1 => (1, "", "is"),
+            n => (n, "s", "are"),
+        };
         checked.failures.push(format!(
-            "{table_name} does not exist; {}: {}",
-            gate::NEW_ROW_HINT,
-            table::bless_command(None)
+            "{}: {table_name} {table_state}: its {n} kernel{s} ({named}) {are} not blessed; {hint}",
+            source.path
         ));
+        return Ok(checked);
     }
     let judgement = compare(&blessed, &checked.rows, &table_name);
     checked.failures.extend(judgement.failures);

@@ -546,10 +546,10 @@ mod tests {
         };
         let first = check_file(&trial(false)).unwrap();
         assert!(
-            first
-                .failure()
-                .unwrap()
-                .contains("does not exist; new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1"),
+            first.failure().unwrap().contains(
+                "does not exist: its 1 kernel (one) is not blessed; new kernels and launch configurations must be \
+                           blessed: KERNELGATE_BLESS=1"
+            ),
             "{:?}",
             first.failure()
         );
