@@ -127,10 +127,22 @@ pub fn load() -> Result<&'static Nvrtc> {
 }
 
 /// The line a run prints first about its NVRTC: `kernelgate: NVRTC 13.5 (<file>, found by
-/// <place>)`, or why there is none (the compile trials then carry the full reason).
-pub fn run_header() -> String {
-    match load() {
+/// <place>)`, or why there is none (the compile trials then carry the full reason). `cuda_sources`:
+/// whether the project's kernel folders hold a CUDA source; with prebuilt modules alone, whose
+/// compile trials need ptxas and no NVRTC, the line says what still needs it (the GPU trials'
+/// ceiling probes, the library's own CUDA source).
+pub fn run_header(cuda_sources: bool) -> String {
+    header(load().map(|nvrtc| nvrtc.to_string()), cuda_sources)
+}
+
+/// [`run_header`]'s line for what the search found (pure).
+fn header(found: Result<String>, cuda_sources: bool) -> String {
+    match found {
         Ok(nvrtc) => format!("kernelgate: {nvrtc}"),
+        Err(e) if !cuda_sources => format!(
+            "kernelgate: no usable {LIBRARY} ({e}): the kernel folders hold prebuilt modules only, whose compile \
+             trials need none; a GPU run needs it for its ceiling probes"
+        ),
         Err(e @ Error::Config { .. }) => format!("kernelgate: compile trials fail: {e}"),
         Err(_) => format!(
             "kernelgate: no {LIBRARY} found: compile trials are ignored (failed with KERNELGATE_REQUIRE_NVRTC=1); \
@@ -478,6 +490,18 @@ fn check_cudarc_resolves_to(handle: usize, file: &Path) -> std::result::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A project of prebuilt modules alone is not told its compile trials fail without NVRTC (a
+    /// new user's report), a project of CUDA sources is.
+    #[test]
+    fn the_header_says_what_needs_nvrtc() {
+        let bad = || Err(Error::Config { name: ENV_VAR, value: "/nonexistent".into(), expected: "a file".into() });
+        assert!(header(bad(), true).starts_with("kernelgate: compile trials fail: "));
+        let ptx_only = header(bad(), false);
+        assert!(ptx_only.contains("prebuilt modules only, whose compile trials need none"), "{ptx_only}");
+        assert!(!ptx_only.contains("compile trials fail"), "{ptx_only}");
+        assert_eq!(header(Ok("NVRTC 13.0".into()), false), "kernelgate: NVRTC 13.0");
+    }
     use std::collections::HashMap;
 
     /// A fake environment and file tree for [`plan`].

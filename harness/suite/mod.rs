@@ -391,7 +391,9 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     }
     if !args.list {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
-        crate::say!("{}", crate::nvrtc::run_header());
+        let loaded = crate::source::loaded().unwrap_or(&[]);
+        let cuda_sources = loaded.iter().any(|s| !s.is_own() && !s.is_prebuilt());
+        crate::say!("{}", crate::nvrtc::run_header(cuda_sources));
         // The project's own NVRTC options, where it has any: part of each module's identity.
         for source in crate::source::loaded().unwrap_or(&[]).iter().filter(|s| !s.options.is_empty()) {
             crate::say!(
