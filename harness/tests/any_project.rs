@@ -64,7 +64,13 @@ fn without_case_facts_the_program_says_what_it_cannot_know() {
         // bless (it has no tables yet), with the command that does it in the project.
         assert_eq!(code, Some(3), "{out}{err}");
         assert!(out.contains("sm_90  scale/twice"), "the project's own kernel: {out}");
-        assert!(out.contains("baselines/sm_90/resources.csv does not exist; new kernels and launch configurations must be blessed: KERNELGATE_BLESS=1"), "{out}");
+        assert!(
+            out.contains(
+                "baselines/sm_90/resources.csv does not exist: its 1 kernel (twice) is not blessed; new kernels and \
+                 launch configurations must be blessed: KERNELGATE_BLESS=1"
+            ),
+            "{out}"
+        );
         assert!(err.contains("kernel templates [\"scale_by\"] are compiled only as instances"), "{err}");
     }
 }
@@ -84,6 +90,8 @@ fn with_the_facts_a_run_wrote_the_cases_instances_are_compiled() {
     if compiled(&err) {
         assert_eq!(code, Some(3), "not blessed yet: {out}{err}");
         assert!(out.contains("sm_90  scale/scale_by<3>"), "the instance the case launches: {out}");
-        assert!(out.contains("scale_by<3>: not in baselines/sm_90/resources.csv at block 256"), "its launch: {out}");
+        assert!(out.contains("does not exist: its 2 kernels (scale_by<3>, twice) are not blessed"), "{out}");
+        let row = out.lines().find(|l| l.trim_start().starts_with("sm_90  scale/scale_by<3>")).unwrap();
+        assert_eq!(row.split_whitespace().nth(2), Some("256"), "at the block of its launch: {row}");
     }
 }
