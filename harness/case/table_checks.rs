@@ -19,6 +19,8 @@ use super::Case;
 pub fn assert_references_fit(cases: &[Case]) {
     use crate::case::{HostData, Param};
     for c in cases {
+        // Buffers that cannot be drawn are named with their case before a draw panics without it.
+        assert_inputs_fit(c);
         let inputs: Vec<HostData> = c.params.iter().filter_map(|p| crate::check::draw(p, 1)).collect();
         let out = (c.reference)(&inputs);
         let lens: Vec<usize> = c.params.iter().filter(|p| p.is_compared()).map(Param::elements).collect();
@@ -47,6 +49,24 @@ pub fn assert_references_fit(cases: &[Case]) {
     }
 }
 
+/// Every input of `c` can be drawn ([`crate::inputs::unfit`]: a permutation in a float buffer,
+/// given values of the wrong length or range).
+///
+/// # Panics
+/// Naming the case, the parameter (its slot, from 0) and the fix.
+fn assert_inputs_fit(c: &Case) {
+    use crate::case::Param;
+    for (i, p) in c.params.iter().enumerate() {
+        if let Param::In { init, elem, len, .. }
+        | Param::InOut { init, elem, len, .. }
+        | Param::Host { init: Some(init), elem, len, .. } = *p
+            && let Some(why) = crate::inputs::unfit(init, elem, len)
+        {
+            panic!("{}: parameter {i}: {why}", c.name());
+        }
+    }
+}
+
 /// For a project's unit tests of its case table: every step of `c`'s program names parameters
 /// that exist and are of the right kind, stays inside its buffers, and a graph program copies no
 /// pageable memory. Needs no GPU.
@@ -57,15 +77,7 @@ pub fn assert_program_fits(c: &Case) {
     use crate::case::{Arg, Param, Step};
     let name = c.name();
     let device = |i: usize| matches!(c.params.get(i), Some(p) if p.is_buffer() && !matches!(p, Param::Host { .. }));
-    for (i, p) in c.params.iter().enumerate() {
-        if let Param::In { init, elem, len, .. }
-        | Param::InOut { init, elem, len, .. }
-        | Param::Host { init: Some(init), elem, len, .. } = *p
-            && let Some(why) = crate::inputs::unfit(init, elem, len)
-        {
-            panic!("{name}: parameter {i}: {why}");
-        }
-    }
+    assert_inputs_fit(c);
     for step in &c.steps {
         match step {
             Step::Launch { args, kernel, .. } => {
@@ -193,6 +205,13 @@ mod tests {
             Case::new("t", "p", "4", crate::source::k::coalescing::copy_coalesced).params([perm, Param::output(4)]),
         );
         assert!(msg.starts_with("t/p/4: parameter 0: Permutation cannot fill a buffer of f16"), "{msg}");
+        // The references' check names the case too, before it draws (a new user's report).
+        let short = Param::In { init: Init::Values(&[1.0, 2.0]), elem: Elem::U64, len: 3, offset: 0 };
+        let c =
+            Case::new("t", "v", "3", crate::source::k::coalescing::copy_coalesced).params([short, Param::output(3)]);
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_references_fit(&[c]))).unwrap_err();
+        let msg = err.downcast_ref::<String>().cloned().unwrap();
+        assert!(msg.starts_with("t/v/3: parameter 0: Init::Values holds 2 values for a buffer of 3"), "{msg}");
         let copy = Step::Copy { from: 0, from_offset: 0, to: 1, to_offset: 0, elems: 4, stream: 0 };
         let msg =
             panics(Case::program("t", "c", "4").params([Param::input(4), Param::output(4).of(Elem::BF16)]).step(copy));

@@ -68,14 +68,20 @@ pub fn unfit(init: Init, elem: Elem, len: usize) -> Option<String> {
                 values.len()
             ));
         }
-        let (lo, hi) = (-elem.max_finite(), elem.max_finite());
-        let lo = if matches!(elem, Elem::U8 | Elem::U32 | Elem::U64) { 0.0 } else { lo - 1.0 };
+        // An integer type's least value (its largest is `max_finite`, as near as f64 comes).
+        let lo = match elem {
+            Elem::I8 => f64::from(i8::MIN),
+            Elem::I32 => f64::from(i32::MIN),
+            Elem::I64 => i64::MIN as f64,
+            _ => 0.0,
+        };
+        let hi = elem.max_finite();
         if let Some((i, x)) =
             values.iter().enumerate().find(|(_, x)| !elem.is_float() && (x.fract() != 0.0 || **x < lo || **x > hi))
         {
             return Some(format!(
-                "Init::Values: value {i}, {x}, is not an integer a {elem} holds (from {lo} to {hi}): correct it, or \
-                 give the buffer a floating-point type"
+                "Init::Values: value {i}, {x}, is not an integer a {elem} holds (from {lo:.0} to {hi:.0}): correct \
+                 it, or give the buffer a floating-point type"
             ));
         }
         return None;

@@ -85,8 +85,8 @@ pub fn size_mismatch(passed: &[u32], floats: &[bool], declared: &[u32]) -> Optio
     if float(i) && *d == 2 {
         return Some(format!(
             "argument {}, a float of 4 bytes, where the kernel declares 2 (a `__half` or `__nv_bfloat16`: the kernel \
-             would read the low two bytes of the float's bits, not its value; pass Param::F16(half::f16::from_f32(x)) \
-             or Param::BF16(half::bf16::from_f32(x)))",
+             would read the low two bytes of the float's bits, not its value; pass \
+             Param::F16(kernelgate::case::elem::f16::from_f32(x)) or Param::BF16(kernelgate::case::elem::bf16::from_f32(x)))",
             i + 1
         ));
     }

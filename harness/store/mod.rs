@@ -479,11 +479,20 @@ impl Store {
     fn with_fix(&self, e: Error) -> Error {
         match e {
             Error::Store { path, line, message } => {
-                let fix = format!(
-                    "{}; if the files were changed on purpose, `{}` checks them and vouches for them",
-                    restore_hint(&self.dir),
-                    self.reseal_hint
-                );
+                // A file removed on purpose cannot be vouched for: there is nothing to check.
+                let fix = if message.starts_with("is missing, but ") {
+                    format!(
+                        "{}; if it was removed on purpose, remove {} too (the next bless writes the folder anew)",
+                        restore_hint(&self.dir),
+                        self.dir.join(MANIFEST_FILE).display()
+                    )
+                } else {
+                    format!(
+                        "{}; if the files were changed on purpose, `{}` checks them and vouches for them",
+                        restore_hint(&self.dir),
+                        self.reseal_hint
+                    )
+                };
                 Error::Store { path, line, message: format!("{message}. Nothing was written. Fix: {fix}") }
             }
             other => other,

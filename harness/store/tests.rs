@@ -109,7 +109,10 @@ fn a_file_cut_at_any_byte_or_changed_is_refused_and_nothing_is_written() {
     std::fs::write(&path, &edited).unwrap();
     assert!(message(s.read().unwrap_err()).contains("changed or replaced"));
     std::fs::remove_file(&path).unwrap();
-    assert!(message(s.read().unwrap_err()).starts_with("is missing, but manifest.json (generation 1) vouches for"));
+    let missing = message(s.read().unwrap_err());
+    assert!(missing.starts_with("is missing, but manifest.json (generation 1) vouches for"), "{missing}");
+    // Nothing to vouch for: the fix is to restore it or remove the manifest too, not a reseal.
+    assert!(missing.contains("if it was removed on purpose, remove") && !missing.contains("reseal"), "{missing}");
 }
 
 #[test]

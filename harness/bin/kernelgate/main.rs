@@ -299,7 +299,8 @@ enum Command {
         #[arg(long)]
         kernels: Vec<String>,
         /// The kernelgate checkout the project depends on by path; default: the one this program
-        /// runs from (`<checkout>/target/<profile>/kernelgate`).
+        /// runs from (`<checkout>/target/<profile>/kernelgate`), else the one it was built from
+        /// (`cargo install --path <checkout>/harness`), while it is there.
         #[arg(long)]
         kernelgate: Option<PathBuf>,
     },

@@ -114,6 +114,16 @@ fn parse_text(text: &str, path: &Path, bad_lines: &BTreeMap<u64, u8>) -> Result<
              with a baseline with `kernelgate compare`, or give the run CSV (target/kernelgate/runs/<id>.csv)"
                 .into(),
         ));
+    } else if ["schema_version,trial,metric,module_sha256,runs,rsd", "schema_version,file,"]
+        .iter()
+        .any(|h| header.starts_with(h))
+    {
+        return Err(bad(
+            1,
+            "this is one of a baseline folder's tables (run_to_run.csv, an architecture's resources.csv or \
+             sass/opcodes.csv), not a run CSV: give the runs' folder (target/kernelgate/runs, baselines/<gpu key>/runs)"
+                .into(),
+        ));
     } else if header.starts_with(LESSONS_HEADER) {
         return Err(bad(
             1,
@@ -573,6 +583,20 @@ pub(crate) mod tests {
             let w = parsed.left_out.join("\n");
             assert!(w.contains("run.csv:3: fam/k/1") && w.contains("lies outside its own 95 % interval"), "{w}");
             assert!(parsed.runs.iter().all(|r| r.values.iter().all(|v| v.trial != "fam/k/1")));
+        }
+    }
+
+    /// A baseline folder's other tables are named as such, not as a newer kernelgate's run CSV (a
+    /// new user's report).
+    #[test]
+    fn a_baseline_folders_tables_are_named_as_such() {
+        for header in [
+            "schema_version,trial,metric,module_sha256,runs,rsd,date",
+            "schema_version,file,kernel,block,shared_dynamic_bytes,regs",
+            "schema_version,file,function,opcode,count,nvrtc,nvdisasm",
+        ] {
+            let e = parse_csv(&format!("{header}\n2,a,b,c,d,e,f\n"), Path::new("t.csv")).unwrap_err().to_string();
+            assert!(e.contains("one of a baseline folder's tables") && !e.contains("newer kernelgate"), "{e}");
         }
     }
 
