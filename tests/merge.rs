@@ -130,7 +130,7 @@ fn a_shard_that_did_not_report_is_named_and_exits_4() {
     assert_eq!(code, 4, "{stdout}");
     assert!(
         stdout.contains(&format!(
-            "shard 1/2 (1 of its 3 trials did not report (failed their check, or the job stopped): {})",
+            "shard 1/2 (1 of its 2 trials did not report (failed their check, or the job stopped): {})",
             first[1].replace('_', "\\_")
         )),
         "{stdout}"

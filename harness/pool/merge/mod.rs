@@ -86,7 +86,7 @@ pub struct Missing {
     pub shards: usize,
     /// Its `--partition` value, to run it again.
     pub partition: String,
-    /// How many trials it holds.
+    /// How many trials it holds that report a result (compile trials leave no row: not counted).
     pub trials: usize,
     /// Its trials no job reported, when some did (a trial that failed its check or the harness
     /// leaves no row); empty when the shard did not report at all.
@@ -304,6 +304,7 @@ fn is_run_csv(path: &Path) -> bool {
 /// GPU kind keeps the later run's outcome (run ids are start times), with a note.
 pub fn merge(jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Merged {
     let mut jobs = jobs;
+    let mut of_other_commits = 0;
     if let Some(commit) = plan.map(|p| p.commit.as_str()).filter(|c| !c.is_empty()) {
         let (ours, others): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.commit == commit);
         for j in &others {
@@ -314,6 +315,7 @@ pub fn merge(jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Mer
                 crate::history::query::short(commit)
             ));
         }
+        of_other_commits = others.len();
         jobs = ours;
     }
     let mut gpus: Vec<String> = Vec::new();
@@ -337,15 +339,41 @@ pub fn merge(jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Mer
     order.sort_by(|&a, &b| jobs[a].run_id.cmp(&jobs[b].run_id).then(a.cmp(&b)));
     let mut trials: BTreeMap<String, BTreeMap<String, Outcome>> = BTreeMap::new();
     let mut twice = 0;
+    // Copies of one run (one run id on one GPU) that disagree: (the two files, the trials).
+    let mut disagree: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
     for &i in &order {
         for o in jobs[i].outcomes.values_mut() {
             o.job = i;
         }
         for (trial, o) in &jobs[i].outcomes {
-            if trials.entry(trial.clone()).or_default().insert(jobs[i].gpu.clone(), o.clone()).is_some() {
-                twice += 1;
+            let by = trials.entry(trial.clone()).or_default();
+            let Some(before) = by.insert(jobs[i].gpu.clone(), o.clone()) else { continue };
+            twice += 1;
+            let (a, b) = (&jobs[before.job], &jobs[i]);
+            if a.run_id == b.run_id
+                && a.gpu_uuid == b.gpu_uuid
+                && (before.verdict != o.verdict || before.delta_pct != o.delta_pct)
+            {
+                disagree.entry((before.job, i)).or_default().push(trial.clone());
+                // One run cannot say both: the failing outcome is kept, never hidden by file order.
+                if FAILING.contains(&before.verdict.as_str()) && !FAILING.contains(&o.verdict.as_str()) {
+                    by.insert(jobs[i].gpu.clone(), before);
+                }
             }
         }
+    }
+    for ((a, b), trials) in &disagree {
+        notes.push(format!(
+            "{} and {} are copies of one run ({} on {}) that disagree on {} ({}{}): one of them was edited; the \
+             failing outcome is kept",
+            jobs[*a].path.display(),
+            jobs[*b].path.display(),
+            jobs[*a].run_id,
+            jobs[*a].gpu_uuid,
+            crate::units::count(trials.len(), "trial"),
+            trials[..trials.len().min(3)].join(", "),
+            if trials.len() > 3 { ", ..." } else { "" }
+        ));
     }
     if twice > 0 {
         notes.push(format!(
@@ -370,7 +398,7 @@ pub fn merge(jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Mer
                     shard: shard.shard,
                     shards: shard.shards,
                     partition: shard.partition.clone(),
-                    trials: shard.trials.len(),
+                    trials: expected.len(),
                     unreported: if none { Vec::new() } else { unreported },
                 });
             }
@@ -385,7 +413,13 @@ pub fn merge(jobs: Vec<Job>, plan: Option<&Plan>, mut notes: Vec<String>) -> Mer
     } else {
         "pass"
     };
-    if jobs.is_empty() {
+    if jobs.is_empty() && of_other_commits > 0 {
+        notes.push(format!(
+            "no job's results are of the plan's commit ({} of other commits left out): nothing reported, which is \
+             never a pass",
+            crate::units::count(of_other_commits, "file")
+        ));
+    } else if jobs.is_empty() {
         notes.push("no job's results were found: nothing reported, which is never a pass".into());
     }
     Merged { schema: SCHEMA, version: VERSION, status, gpus, jobs, trials, missing, notes }

@@ -160,7 +160,7 @@ fn unreported_trials_and_other_commits_are_never_a_pass() {
     assert_eq!((m.status, m.exit_code()), ("missing", EXIT_MISSING));
     assert_eq!(m.missing[0].unreported, vec!["copy/d/1".to_string()]);
     let md = m.markdown();
-    assert!(md.contains("1 of its 5 trials did not report (failed their check, or the job stopped): copy/d/1"), "{md}");
+    assert!(md.contains("1 of its 4 trials did not report (failed their check, or the job stopped): copy/d/1"), "{md}");
     // The same results measured at another commit: left out, so nothing reported.
     let mut other = job(H200, "20261204T000000Z", &[("copy/a/1", "unchanged", None)]);
     other.commit = "0123456789".into();
@@ -197,4 +197,28 @@ fn the_report_names_what_was_compared() {
     assert!(m.markdown().contains("\nCompared: B abcdef0 against A 1234567; abcdef0 against the baseline\n"));
     assert!(m.html().contains("<p>Compared: B abcdef0 against A 1234567; abcdef0 against the baseline</p>"));
     assert_eq!(merge(Vec::new(), None, Vec::new()).compared(), None);
+}
+
+/// Two copies of one run (one run id on one GPU) that disagree are named, and the failing outcome
+/// is kept whatever their order (a new user's report: the file order decided).
+#[test]
+fn copies_of_one_run_that_disagree_are_named_and_the_failure_kept() {
+    let original =
+        job(H200, "20261204T000000Z", &[("copy/a/1", "unchanged", Some(0.1)), ("copy/b/1", "unchanged", None)]);
+    let mut edited =
+        job(H200, "20261204T000000Z", &[("copy/a/1", "regressed", Some(4.0)), ("copy/b/1", "unchanged", None)]);
+    edited.path = PathBuf::from("shards/b/run.csv");
+    for jobs in [vec![original.clone(), edited.clone()], vec![edited, original]] {
+        let m = merge(jobs, None, Vec::new());
+        assert_eq!(m.status, "regressed", "{:?}", m.notes);
+        assert_eq!(m.trials["copy/a/1"][H200].verdict, "regressed");
+        assert!(
+            m.notes.iter().any(|n| n.contains(
+                "are copies of one run (20261204T000000Z on GPU-nvidia-h200-sm90) that \
+                                              disagree on 1 trial (copy/a/1)"
+            )),
+            "{:?}",
+            m.notes
+        );
+    }
 }
