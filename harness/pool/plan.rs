@@ -227,7 +227,8 @@ impl GpuKind {
 ///
 /// # Errors
 /// [`Error::Flag`] (`--shards`, naming the GPU kind) for no shards, more than [`MAX_SHARDS`], or
-/// more shards than trials.
+/// more shards than trials; (`--gpu`) for a GPU kind given twice, whose jobs would run every trial
+/// twice under colliding (kind, shard) names.
 ///
 /// # Example
 /// ```
@@ -238,7 +239,14 @@ impl GpuKind {
 /// assert_eq!((p.jobs[4].gpu.as_str(), p.jobs[4].shard, p.jobs[4].shards), ("nvidia-b200-sm100", 2, 2));
 /// ```
 pub fn plan(listed: Vec<String>, gpus: &[GpuKind]) -> Result<Plan> {
-    for kind in gpus {
+    for (i, kind) in gpus.iter().enumerate() {
+        if gpus[..i].iter().any(|k| k.key == kind.key) {
+            return Err(Error::Flag {
+                flag: "--gpu",
+                value: kind.key.clone(),
+                expected: "each GPU kind once, with its shards (KEY=SHARDS): it is given twice".into(),
+            });
+        }
         let shards = kind.shards;
         if shards == 0 || shards > MAX_SHARDS || shards > listed.len().max(1) {
             return Err(Error::Flag {
@@ -447,6 +455,8 @@ mod tests {
         assert!(e.contains("--shards") && e.contains("4 (GPU kind g)"), "{e}");
         assert!(plan(names(3), &[GpuKind::new("g", 0)]).is_err());
         assert!(plan(names(3), &[GpuKind::new("g", 3), GpuKind::new("h", 5)]).is_err(), "each kind is checked");
+        let twice = plan(names(3), &[GpuKind::new("g", 2), GpuKind::new("g", 3)]).unwrap_err().to_string();
+        assert!(twice.starts_with("--gpu \"g\" is invalid") && twice.contains("given twice"), "{twice}");
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! `data-points` is the number of `class="pt"` bars; the whiskers are `class="ci"`, the dots
 //! `class="run old"` / `class="run new"`, the band `class="floor"`.
 
-use super::chart::{GREEN, NEW, OLD, RED, nice_ticks, shorten, tick_text};
+use super::chart::{GREEN, NEW, OLD, RED, nice_ticks, shorten, tick_text, x_grid};
 use super::diff::{Change, TrialDiff, interval, percent};
 use super::html_escape as escape;
 use std::fmt::Write as _;
@@ -77,17 +77,7 @@ pub fn change_svg(trials: &[&TrialDiff], floor: f64) -> Option<String> {
         tick_text(100.0 * floor)
     )
     .unwrap();
-    for t in &ticks {
-        let x = x_of(*t);
-        writeln!(svg, "<line class=\"grid\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top}\" y2=\"{bottom}\"/>").unwrap();
-        writeln!(
-            svg,
-            "<text class=\"tick\" x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            h - 20.0,
-            tick_text(*t)
-        )
-        .unwrap();
-    }
+    x_grid(&mut svg, &ticks, x_of, (top, bottom), h - 20.0);
     let x0 = x_of(0.0);
     writeln!(svg, "<line class=\"axis\" x1=\"{x0:.1}\" x2=\"{x0:.1}\" y1=\"{}\" y2=\"{bottom}\"/>", top - 6.0).unwrap();
     writeln!(

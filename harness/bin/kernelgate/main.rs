@@ -482,8 +482,9 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         // An option a command cannot honour (KERNELGATE_HISTORY=off for a command that needs a
-        // history) is a bad option, as at start-up.
-        Err(e @ Error::Config { .. }) => {
+        // history), or a flag's value it refuses (`plan --gpu` twice, `compile --define`), is a bad
+        // option, as at start-up (docs/reading-results.md, "Exit codes").
+        Err(e @ (Error::Config { .. } | Error::Flag { .. })) => {
             kernelgate::errln!("kernelgate: {e}");
             ExitCode::from(kernelgate::suite::EXIT_CONFIG)
         }

@@ -49,17 +49,6 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
             kernelgate::case::facts::Facts::path(&project.out_dir).display()
         )));
     }
-    // A kind named twice would run every trial twice, its jobs' (kind, shard) names colliding.
-    if let Some((i, g)) = r.gpus.iter().enumerate().find(|(i, g)| r.gpus[..*i].iter().any(|h| h.key == g.key)) {
-        kernelgate::errln!(
-            "kernelgate: --gpu {:?} is given {} times (value {} of --gpu): name each GPU kind once, with its shards \
-             (KEY=SHARDS)",
-            g.key,
-            r.gpus.iter().filter(|h| h.key == g.key).count(),
-            i + 1
-        );
-        return Ok(kernelgate::suite::EXIT_CONFIG);
-    }
     let known = known_gpus(&r.history, project)?;
     let gpus: Vec<(String, usize)> = if r.gpus.is_empty() {
         known.iter().map(|k| (k.clone(), r.shards)).collect()

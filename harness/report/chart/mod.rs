@@ -260,17 +260,7 @@ pub fn bars_svg(bars: &[Bar], old_label: &str, new_label: &str) -> String {
         "<svg class=\"chart bars\" data-points=\"{drawn}\" viewBox=\"0 0 {W} {h}\" width=\"{W}\" height=\"{h}\" role=\"img\" aria-label=\"% of copy bandwidth, old vs new\">\n<title>% of copy bandwidth per trial, old vs new</title>"
     )
     .unwrap();
-    for t in &ticks {
-        let x = x_of(*t);
-        writeln!(svg, "<line class=\"grid\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top}\" y2=\"{}\"/>", h - 34.0).unwrap();
-        writeln!(
-            svg,
-            "<text class=\"tick\" x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            h - 20.0,
-            tick_text(*t)
-        )
-        .unwrap();
-    }
+    x_grid(&mut svg, &ticks, x_of, (top, h - 34.0), h - 20.0);
     writeln!(
         svg,
         "<text class=\"axis-title\" x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">% of the run's copy bandwidth</text>",
@@ -365,6 +355,22 @@ pub(super) fn nice_ticks(values: impl Iterator<Item = f64>) -> (Vec<f64>, f64, f
     let (first, last) = ((lo / step).floor(), (hi / step).ceil());
     let ticks: Vec<f64> = (0..=(last - first) as usize).map(|i| (first + i as f64) * step).collect();
     (ticks, first * step, last * step)
+}
+
+/// The vertical grid line of each of `ticks` from `y` (top, bottom), at `x_of(tick)`, and its number
+/// centred below at `label_y` (chart units): the x axis of a horizontal bar chart.
+pub(super) fn x_grid(svg: &mut String, ticks: &[f64], x_of: impl Fn(f64) -> f64, y: (f64, f64), label_y: f64) {
+    let (top, bottom) = y;
+    for t in ticks {
+        let x = x_of(*t);
+        writeln!(svg, "<line class=\"grid\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{top}\" y2=\"{bottom}\"/>").unwrap();
+        writeln!(
+            svg,
+            "<text class=\"tick\" x=\"{x:.1}\" y=\"{label_y}\" text-anchor=\"middle\">{}</text>",
+            tick_text(*t)
+        )
+        .unwrap();
+    }
 }
 
 /// A tick's number: at most 4 significant digits, no float noise (`0.30000000000000004` -> `0.3`).
