@@ -226,6 +226,7 @@ const RULES: &[(&str, Rule)] = &[
     ("git reflog refs/notes/kernelgate", skip(Why::Yours, "lists where the user's notes ref was")),
     ("git update-ref*", skip(Why::Yours, "moves or removes the user's notes ref")),
     ("git remote -v", skip(Why::Yours, "lists the user's remotes")),
+    ("git submodule add *", skip(Why::Network, "clones kernelgate into the user's repository")),
     ("git notes --ref=kernelgate show *", skip(Why::Yours, "shows the user's note of a commit")),
     ("kill *", skip(Why::Yours, "ends or resumes the user's stopped process")),
     ("sqlite3 FILE.damaged .recover | sqlite3 FILE", skip(Why::Yours, "recovers the user's damaged history store")),

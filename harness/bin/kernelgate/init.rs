@@ -18,8 +18,88 @@ pub struct Init {
     /// Existing kernel folders, relative to `dir` (`../src/kernels`); empty: `kernels/` with an
     /// example kernel.
     pub kernels: Vec<String>,
-    /// The kernelgate checkout the crate depends on by path (until the crates are on crates.io).
-    pub kernelgate: PathBuf,
+    /// Where the crate takes kernelgate's crates from (until they are on crates.io).
+    pub kernelgate: Source,
+}
+
+/// Where a project's `Cargo.toml` takes kernelgate's crates (`kernelgate`, `kernelgate-build`, and
+/// the `nvtx-sys` patch) from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A kernelgate checkout on this machine. Inside the project's own git repository (a submodule,
+    /// a vendored copy) it is named by a path relative to the crate, which a CI runner's checkout
+    /// of the repository has too; elsewhere by its absolute path, which only this machine has.
+    Checkout(PathBuf),
+    /// A git repository cargo fetches (`git = URL`), at `rev` when given (a commit or tag).
+    Git {
+        /// The repository's URL, as `git clone` takes it.
+        url: String,
+        /// The revision, or `None` for the default branch's head (Cargo.lock pins it).
+        rev: Option<String>,
+    },
+}
+
+/// How the manifest names kernelgate's crates, worked out from a [`Source`] and the crate's folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Deps {
+    /// `path = "<at>/harness"`; `absolute` when the checkout is outside the crate's repository.
+    Path { at: String, absolute: bool, submodule: bool },
+    /// `git = "<url>"`, `rev = "<rev>"` when given.
+    Git { url: String, rev: Option<String> },
+}
+
+impl Deps {
+    /// `checkout` (canonical) as the crate in `dir` names it: relative when both lie in one git
+    /// repository's working tree, else absolute.
+    fn of_checkout(checkout: &Path, dir: &Path) -> Deps {
+        let submodule = checkout.join(".git").is_file();
+        let here = canonical_future(dir);
+        match repository_workdir(dir) {
+            Some(top) if checkout.starts_with(&top) && here.starts_with(&top) => {
+                Deps::Path { at: relative(&here, checkout), absolute: false, submodule }
+            }
+            _ => Deps::Path { at: checkout.display().to_string(), absolute: true, submodule },
+        }
+    }
+
+    /// The dependency's location for the crate at `sub` of kernelgate's repository (`harness`,
+    /// `harness/build`, `vendor/nvtx-sys`): `path = "..."`, or `git = "..."` with its `rev`.
+    fn at(&self, sub: &str) -> String {
+        match self {
+            Deps::Path { at, .. } => format!("path = \"{at}/{sub}\""),
+            Deps::Git { url, rev: Some(rev) } => format!("git = \"{url}\", rev = \"{rev}\""),
+            Deps::Git { url, rev: None } => format!("git = \"{url}\""),
+        }
+    }
+}
+
+/// `dir` made absolute with its symbolic links resolved, also when it does not exist yet (its
+/// nearest existing folder is resolved, the missing tail kept as given).
+fn canonical_future(dir: &Path) -> PathBuf {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let Some(existing) = absolute.ancestors().find(|a| a.is_dir()) else { return absolute };
+    let tail = absolute.strip_prefix(existing).unwrap_or(Path::new(""));
+    std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf()).join(tail)
+}
+
+/// The working tree (canonical) of the git repository holding `dir` (or its nearest existing
+/// folder), if any.
+fn repository_workdir(dir: &Path) -> Option<PathBuf> {
+    let here = canonical_future(dir);
+    let existing = here.ancestors().find(|a| a.is_dir())?;
+    let repo = git2::Repository::discover(existing).ok()?;
+    repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())
+}
+
+/// The path from folder `from` to `to`, both absolute and canonical: `../third_party/kernelgate`;
+/// `.` when they are the same folder.
+fn relative(from: &Path, to: &Path) -> String {
+    let common = from.components().zip(to.components()).take_while(|(a, b)| a == b).count();
+    let up = from.components().count() - common;
+    let parts: Vec<String> = std::iter::repeat_n("..".to_string(), up)
+        .chain(to.components().skip(common).map(|c| c.as_os_str().to_string_lossy().into_owned()))
+        .collect();
+    if parts.is_empty() { ".".into() } else { parts.join("/") }
 }
 
 /// The kernelgate checkout `given`, else the one this program runs from (the folder three above
@@ -64,16 +144,22 @@ type File = (PathBuf, String);
 /// folder that does not exist, or a kernelgate checkout without `harness/Cargo.toml`;
 /// [`Error::Io`] when a file cannot be written.
 pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
-    let checkout = std::fs::canonicalize(&init.kernelgate).unwrap_or_else(|_| init.kernelgate.clone());
-    if !checkout.join("harness/Cargo.toml").is_file() {
-        return Err(Error::Flag {
-            flag: "--kernelgate",
-            value: init.kernelgate.display().to_string(),
-            expected: "a kernelgate checkout (no harness/Cargo.toml there): name the folder of your clone of \
-                       kernelgate, whose crates the project depends on by path"
-                .into(),
-        });
-    }
+    let deps = match &init.kernelgate {
+        Source::Checkout(given) => {
+            let checkout = std::fs::canonicalize(given).unwrap_or_else(|_| given.clone());
+            if !checkout.join("harness/Cargo.toml").is_file() {
+                return Err(Error::Flag {
+                    flag: "--kernelgate",
+                    value: given.display().to_string(),
+                    expected: "a kernelgate checkout (no harness/Cargo.toml there): name the folder of your clone of \
+                               kernelgate, whose crates the project depends on by path, or give --git URL"
+                        .into(),
+                });
+            }
+            Deps::of_checkout(&checkout, &init.dir)
+        }
+        Source::Git { url, rev } => Deps::Git { url: url.clone(), rev: rev.clone() },
+    };
     for folder in &init.kernels {
         if !init.dir.join(folder).is_dir() {
             return Err(Error::Flag {
@@ -88,7 +174,7 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
         }
     }
     let rust_crate = init.dir.join("Cargo.toml").is_file();
-    let files = scaffold(init, &checkout, rust_crate);
+    let files = scaffold(init, &deps, rust_crate);
     let existing: Vec<String> = files
         .iter()
         .filter(|(path, _)| init.dir.join(path).exists())
@@ -125,21 +211,33 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
         kernelgate::outln!(
             "kernelgate init: add to {} (init does not edit it):\n{}",
             init.dir.join("Cargo.toml").display(),
-            manifest_sections(&checkout)
+            manifest_sections(&deps)
         );
     }
+    if let Deps::Path { at, absolute: true, .. } = &deps {
+        kernelgate::outln!(
+            "kernelgate init: note: Cargo.toml names kernelgate's crates by the absolute path {at}, outside this \
+             crate's git repository: a CI runner's checkout of the repository will not find them there. Add \
+             kernelgate to the repository (git submodule add <kernelgate's URL> third_party/kernelgate) and \
+             name it with --kernelgate for a relative path, or give --git <URL> [--rev <commit>] \
+             (docs/adopting.md, \"Where the crates come from\")"
+        );
+    }
+    let get_nvrtc = match &deps {
+        Deps::Path { at, .. } => format!("{at}/scripts/get-nvrtc"),
+        Deps::Git { url, .. } => format!("<a clone of {url}>/scripts/get-nvrtc"),
+    };
     kernelgate::outln!(
-        "kernelgate init: next, in {}: {}/scripts/get-nvrtc . (once: NVRTC for the compile trials), then \
+        "kernelgate init: next, in {}: {get_nvrtc} . (once: NVRTC for the compile trials), then \
          cargo test --release --test kernels; KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/ \
          blesses the kernels' resource and SASS tables (docs/adopting.md)",
         init.dir.display(),
-        checkout.display()
     );
     Ok(0)
 }
 
 /// The files of the scaffold, paths relative to the crate.
-fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
+fn scaffold(init: &Init, deps: &Deps, rust_crate: bool) -> Vec<File> {
     let mut files: Vec<File> = Vec::new();
     if !rust_crate {
         let name = init
@@ -157,7 +255,7 @@ fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
                 "# The kernel tests of this repository (kernelgate init): `cargo test --release --test kernels`.\n\
                  [package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
                  # Its own workspace, whatever surrounds it.\n[workspace]\n\n{}",
-                manifest_sections(checkout)
+                manifest_sections(deps)
             ),
         ));
         files.push(("src/lib.rs".into(), "//! The kernel tests live in tests/kernels.rs.\n".into()));
@@ -193,16 +291,22 @@ fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
         files.push((".gitignore".into(), GITIGNORE.into()));
     }
     let (top, inside) = repository_top(&init.dir);
-    let workflow = if inside.is_empty() {
-        WORKFLOW.to_string()
-    } else {
-        WORKFLOW.replace(
+    let mut workflow = WORKFLOW.to_string();
+    if let Deps::Path { submodule: true, absolute: false, .. } = deps {
+        // kernelgate is a submodule of the repository: the runner's checkout needs it too.
+        workflow = workflow.replace(
+            "      - uses: actions/checkout@v4\n",
+            "      - uses: actions/checkout@v4\n        with:\n          submodules: true\n",
+        );
+    }
+    if !inside.is_empty() {
+        workflow = workflow.replace(
             "    runs-on: [self-hosted, gpu]\n",
             &format!(
                 "    runs-on: [self-hosted, gpu]\n    defaults:\n      run:\n        working-directory: {inside}\n"
             ),
-        )
-    };
+        );
+    }
     files.push((top.join(".github/workflows/kernelgate.yml"), workflow));
     files
 }
@@ -212,32 +316,27 @@ fn scaffold(init: &Init, checkout: &Path, rust_crate: bool) -> Vec<File> {
 /// repository names it (`tests/gpu`; empty at the top). `dir` may not exist yet: its nearest
 /// existing folder is asked.
 fn repository_top(dir: &Path) -> (PathBuf, String) {
-    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let Some(existing) = absolute.ancestors().find(|a| a.is_dir()) else { return (PathBuf::new(), String::new()) };
-    let Ok(repo) = git2::Repository::discover(existing) else { return (PathBuf::new(), String::new()) };
-    let Some(top) = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()) else {
-        return (PathBuf::new(), String::new());
-    };
-    // The missing tail of `dir` below its nearest existing folder, kept as given.
-    let tail = absolute.strip_prefix(existing).unwrap_or(Path::new(""));
-    let here = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf()).join(tail);
+    let Some(top) = repository_workdir(dir) else { return (PathBuf::new(), String::new()) };
+    let here = canonical_future(dir);
     let Ok(inside) = here.strip_prefix(&top) else { return (PathBuf::new(), String::new()) };
     let depth = inside.components().count();
     let up: PathBuf = std::iter::repeat_n("..", depth).collect();
     (up, inside.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
 }
 
-/// The `Cargo.toml` sections a crate needs: the two crates by path in `checkout`, the test binary,
-/// and nvtx-sys with checked-in bindings (no libclang; docs/adopting.md, "Building without
+/// The `Cargo.toml` sections a crate needs: the two crates from where `deps` says, the test
+/// binary, and nvtx-sys with checked-in bindings (no libclang; docs/adopting.md, "Building without
 /// libclang").
-fn manifest_sections(checkout: &Path) -> String {
-    let at = checkout.display();
+fn manifest_sections(deps: &Deps) -> String {
     format!(
-        "[dev-dependencies]\nkernelgate = {{ path = \"{at}/harness\" }}\n\n\
-         [build-dependencies]\nkernelgate-build = {{ path = \"{at}/harness/build\" }}\n\n\
+        "[dev-dependencies]\nkernelgate = {{ {} }}\n\n\
+         [build-dependencies]\nkernelgate-build = {{ {} }}\n\n\
          [[test]]\nname = \"kernels\"\npath = \"tests/kernels.rs\"\nharness = false\n\n\
          [profile.release]\ndebug = \"line-tables-only\"\n\n\
-         [patch.crates-io]\nnvtx-sys = {{ path = \"{at}/vendor/nvtx-sys\" }}\n"
+         [patch.crates-io]\nnvtx-sys = {{ {} }}\n",
+        deps.at("harness"),
+        deps.at("harness/build"),
+        deps.at("vendor/nvtx-sys")
     )
 }
 
@@ -348,7 +447,7 @@ mod tests {
     fn a_new_folder_gets_a_crate_and_an_example_and_nothing_is_replaced() {
         let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
         let at = dir.path().join("gpu-tests");
-        let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: kg.path().into() };
+        let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: Source::Checkout(kg.path().into()) };
         assert_eq!(init_command(&init).unwrap(), 0);
         for f in [
             "Cargo.toml",
@@ -388,7 +487,11 @@ mod tests {
         let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
         std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"mine\"\n").unwrap();
         std::fs::create_dir_all(dir.path().join("src/cuda")).unwrap();
-        let init = Init { dir: dir.path().into(), kernels: vec!["src/cuda".into()], kernelgate: kg.path().into() };
+        let init = Init {
+            dir: dir.path().into(),
+            kernels: vec!["src/cuda".into()],
+            kernelgate: Source::Checkout(kg.path().into()),
+        };
         init_command(&init).unwrap();
         assert_eq!(std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap(), "[package]\nname = \"mine\"\n");
         assert!(!dir.path().join("kernels").exists() && !dir.path().join("src/lib.rs").exists());
@@ -402,11 +505,78 @@ mod tests {
         let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
         git2::Repository::init(dir.path()).unwrap();
         let at = dir.path().join("tests/gpu");
-        let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: kg.path().into() };
+        let init = Init { dir: at.clone(), kernels: Vec::new(), kernelgate: Source::Checkout(kg.path().into()) };
         init_command(&init).unwrap();
         let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/kernelgate.yml")).unwrap();
         assert!(workflow.contains("working-directory: tests/gpu"), "{workflow}");
         assert!(!at.join(".github").exists());
+    }
+
+    /// kernelgate inside the project's repository (a submodule): the manifest names it by a path
+    /// relative to the crate, which the runner's checkout has too, and the workflow checks out
+    /// submodules.
+    #[test]
+    fn a_checkout_inside_the_repository_is_named_by_a_relative_path() {
+        let dir = tempfile::tempdir().unwrap();
+        git2::Repository::init(dir.path()).unwrap();
+        let kg = dir.path().join("third_party/kernelgate");
+        std::fs::create_dir_all(kg.join("harness")).unwrap();
+        std::fs::write(kg.join("harness/Cargo.toml"), "").unwrap();
+        std::fs::write(kg.join(".git"), "gitdir: ../../.git/modules/kernelgate\n").unwrap();
+        let at = dir.path().join("tests/gpu");
+        init_command(&Init { dir: at.clone(), kernels: Vec::new(), kernelgate: Source::Checkout(kg) }).unwrap();
+        let manifest = std::fs::read_to_string(at.join("Cargo.toml")).unwrap();
+        for line in [
+            "kernelgate = { path = \"../../third_party/kernelgate/harness\" }",
+            "kernelgate-build = { path = \"../../third_party/kernelgate/harness/build\" }",
+            "nvtx-sys = { path = \"../../third_party/kernelgate/vendor/nvtx-sys\" }",
+        ] {
+            assert!(manifest.contains(line), "{line}: {manifest}");
+        }
+        let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/kernelgate.yml")).unwrap();
+        assert!(workflow.contains("actions/checkout@v4\n        with:\n          submodules: true\n"), "{workflow}");
+    }
+
+    /// A checkout outside the crate's repository stays absolute (only this machine has it), and
+    /// the workflow does not ask for submodules.
+    #[test]
+    fn a_checkout_outside_the_repository_is_named_by_its_absolute_path() {
+        let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
+        git2::Repository::init(dir.path()).unwrap();
+        init_command(&Init {
+            dir: dir.path().into(),
+            kernels: Vec::new(),
+            kernelgate: Source::Checkout(kg.path().into()),
+        })
+        .unwrap();
+        let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
+        let at = kg.path().canonicalize().unwrap();
+        assert!(manifest.contains(&format!("kernelgate = {{ path = \"{}/harness\" }}", at.display())), "{manifest}");
+        let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/kernelgate.yml")).unwrap();
+        assert!(!workflow.contains("submodules"), "{workflow}");
+    }
+
+    #[test]
+    fn a_git_source_names_the_repository_and_its_revision() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = Source::Git { url: "https://example.com/kernelgate.git".into(), rev: Some("b24550b".into()) };
+        init_command(&Init { dir: dir.path().into(), kernels: Vec::new(), kernelgate: git }).unwrap();
+        let manifest = std::fs::read_to_string(dir.path().join("Cargo.toml")).unwrap();
+        for name in ["kernelgate", "kernelgate-build", "nvtx-sys"] {
+            let line = format!("{name} = {{ git = \"https://example.com/kernelgate.git\", rev = \"b24550b\" }}");
+            assert!(manifest.contains(&line), "{line}: {manifest}");
+        }
+        assert!(!manifest.contains("{ path"), "{manifest}");
+        let deps = Deps::Git { url: "u".into(), rev: None };
+        assert_eq!(deps.at("harness"), "git = \"u\"");
+    }
+
+    #[test]
+    fn relative_paths_climb_to_the_common_folder() {
+        assert_eq!(relative(Path::new("/r/tests/gpu"), Path::new("/r/third_party/kg")), "../../third_party/kg");
+        assert_eq!(relative(Path::new("/r"), Path::new("/r/kg")), "kg");
+        assert_eq!(relative(Path::new("/r/a"), Path::new("/r")), "..");
+        assert_eq!(relative(Path::new("/r"), Path::new("/r")), ".");
     }
 
     /// A program that does not run from a checkout's `target/<profile>/` (this test binary runs from
@@ -422,10 +592,15 @@ mod tests {
     #[test]
     fn a_missing_kernel_folder_or_checkout_is_refused_by_name() {
         let (kg, dir) = (checkout(), tempfile::tempdir().unwrap());
-        let init = Init { dir: dir.path().into(), kernels: vec!["../nowhere".into()], kernelgate: kg.path().into() };
+        let init = Init {
+            dir: dir.path().into(),
+            kernels: vec!["../nowhere".into()],
+            kernelgate: Source::Checkout(kg.path().into()),
+        };
         let err = init_command(&init).unwrap_err().to_string();
         assert!(err.contains("--kernels \"../nowhere\" is invalid: a folder under"), "{err}");
-        let init = Init { dir: dir.path().into(), kernels: Vec::new(), kernelgate: dir.path().join("x") };
+        let init =
+            Init { dir: dir.path().into(), kernels: Vec::new(), kernelgate: Source::Checkout(dir.path().join("x")) };
         let err = init_command(&init).unwrap_err().to_string();
         assert!(
             err.contains("--kernelgate") && err.contains("a kernelgate checkout (no harness/Cargo.toml there)"),

@@ -298,11 +298,20 @@ enum Command {
         /// Default: `kernels/` with an example kernel.
         #[arg(long)]
         kernels: Vec<String>,
-        /// The kernelgate checkout the project depends on by path; default: the one this program
-        /// runs from (`<checkout>/target/<profile>/kernelgate`), else the one it was built from
-        /// (`cargo install --path <checkout>/harness`), while it is there.
-        #[arg(long)]
+        /// The kernelgate checkout the project depends on by path (relative when it lies in the
+        /// project's git repository, as a submodule does); default: the one this program runs from
+        /// (`<checkout>/target/<profile>/kernelgate`), else the one it was built from (`cargo
+        /// install --path <checkout>/harness`), while it is there.
+        #[arg(long, conflicts_with = "git")]
         kernelgate: Option<PathBuf>,
+        /// Depend on kernelgate's git repository instead (`git = URL` in Cargo.toml): what a CI
+        /// runner's checkout can fetch without a kernelgate clone beside it.
+        #[arg(long, value_name = "URL")]
+        git: Option<String>,
+        /// The commit or tag of --git to depend on (`rev = REV`); default: its default branch,
+        /// pinned by Cargo.lock.
+        #[arg(long, value_name = "REV", requires = "git")]
+        rev: Option<String>,
     },
     /// Print every KERNELGATE_* variable: name, values, default, meaning and who reads it.
     Vars {
@@ -457,8 +466,11 @@ fn main() -> ExitCode {
         Command::Compile { files, arch, instance, define } => {
             compile::compile_command(&files, &arch, &instance, &define, &project)
         }
-        Command::Init { dir, kernels, kernelgate } => init::checkout(kernelgate)
-            .and_then(|kernelgate| init::init_command(&init::Init { dir, kernels, kernelgate })),
+        Command::Init { dir, kernels, kernelgate, git, rev } => match git {
+            Some(url) => Ok(init::Source::Git { url, rev }),
+            None => init::checkout(kernelgate).map(init::Source::Checkout),
+        }
+        .and_then(|kernelgate| init::init_command(&init::Init { dir, kernels, kernelgate })),
         Command::Vars { markdown } => {
             kernelgate::out!("{}", if markdown { vars::markdown() } else { vars_text() });
             Ok(0)

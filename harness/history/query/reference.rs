@@ -48,11 +48,11 @@ pub const POOL_WINDOW: usize = 300;
 /// Runs of one module a trial's reference on its GPU needs before the trial gates there: 3, so
 /// that the reference (their medians' median) does not follow one outlying run, and the floor's
 /// `sqrt(1 + 1/k)` is at most sqrt(4/3). Replayed on the archived whole-suite runs of the pool's
-/// H200s with the rule of this module (baselines/nvidia-h200-sm90/BENCHMARK.md, "The GPU's own
-/// reference from three runs"), a reference of one run failed 7 of 54 gated runs of unchanged code
-/// (`transpose/naive` and `layout/traverse_colwise` one run apart by 1 to 5 % on some GPUs), two
-/// runs 2 of 30, three runs none of 20. Until then the GPU is new to the pool and the nightly gates
-/// it by a same-run A/B run ([`super::last_pass`]).
+/// H200s with the rule of this module (baselines/nvidia-h200-sm90/BENCHMARK.md, "Three runs of its
+/// own before a GPU gates"; `benchmark/session29/pool-replay.sh`), a reference of one run failed 9
+/// of 52 gated runs of unchanged code (`transpose/naive` and `layout/traverse_colwise` one run
+/// apart by 1 to 5 % on some GPUs), two runs 2 of 30, three runs none of 20. Until then the GPU is
+/// new to the pool and the nightly gates it by a same-run A/B run ([`super::last_pass`]).
 pub const MIN_REFERENCE_RUNS: usize = 3;
 
 /// Degrees of freedom a trial's pooled spread needs before it gates: 2. With fewer a standard
