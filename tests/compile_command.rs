@@ -205,3 +205,31 @@ fn a_file_written_for_definitions_is_built_with_define_and_its_figures_are_print
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("sm_90  vectorization/copy_vec4 -DUNUSED=1"), "{out}");
 }
+
+/// PTX of a newer ISA than the drivers that blessed the project's baselines load (the committed
+/// H200 baseline records CUDA 13.0: PTX ISA 9.0 and older) is refused without a GPU, naming both
+/// and the fix; at the ISA those drivers load, the same module compiles.
+#[test]
+fn ptx_newer_than_the_runners_drivers_is_named_without_a_gpu() {
+    if !support::compile_tools_found() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("scale.ptx");
+    let ptx = |isa: &str| {
+        format!(".version {isa}\n.target sm_90\n.address_size 64\n\n.visible .entry scale()\n{{\n\tret;\n}}\n")
+    };
+    std::fs::write(&file, ptx("9.5")).unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(&format!("kernelgate: {} is PTX ISA 9.5, which the drivers that blessed ", file.display()))
+            && out.contains("baselines/nvidia-h200-sm90 (CUDA 13.0: PTX ISA 9.0 and older) cannot load")
+            && out.contains("build it with a CUDA 13.0 toolkit"),
+        "{out}"
+    );
+    std::fs::write(&file, ptx("9.0")).unwrap();
+    let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
+    assert!(!out.contains("cannot load"), "{out}");
+    assert_eq!(code, 0, "{out}");
+}

@@ -290,6 +290,98 @@ pub fn load_context(shown: &str, ptx: &str, cuda: &str, status: cudarc::driver::
     }
 }
 
+/// The newest PTX ISA the driver of each CUDA release loads, `((CUDA major, minor), (ISA major,
+/// minor))`, oldest first. A driver loads PTX of its own release's ISA and older (CUDA C++
+/// Programming Guide, "PTX Compatibility"); which ISA came with which release is the PTX ISA's
+/// release history (PTX ISA, "Release Notes": 7.0 with CUDA 11.0 ... 8.5 with 12.5, 8.6 with 12.7,
+/// 8.7 with 12.8, 8.8 with 12.9, 9.0 with 13.0, 9.1 with 13.1). CUDA 12.6 brought no new ISA. A
+/// release past the table is not known here: [`newest_isa`] says `None` for it.
+pub const ISA_OF_CUDA: &[((u32, u32), (u32, u32))] = &[
+    ((11, 0), (7, 0)),
+    ((11, 1), (7, 1)),
+    ((11, 2), (7, 2)),
+    ((11, 3), (7, 3)),
+    ((11, 4), (7, 4)),
+    ((11, 5), (7, 5)),
+    ((11, 6), (7, 6)),
+    ((11, 7), (7, 7)),
+    ((11, 8), (7, 8)),
+    ((12, 0), (8, 0)),
+    ((12, 1), (8, 1)),
+    ((12, 2), (8, 2)),
+    ((12, 3), (8, 3)),
+    ((12, 4), (8, 4)),
+    ((12, 5), (8, 5)),
+    ((12, 6), (8, 5)),
+    ((12, 7), (8, 6)),
+    ((12, 8), (8, 7)),
+    ((12, 9), (8, 8)),
+    ((13, 0), (9, 0)),
+    ((13, 1), (9, 1)),
+];
+
+/// The newest PTX ISA a driver of CUDA `cuda` (`"13.0"`, as `cuDriverGetVersion` and the baseline's
+/// `cuda` column give it) loads ([`ISA_OF_CUDA`]); `None` for a release the table does not hold, or
+/// text that is no `major.minor`. Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::compile::prebuilt::newest_isa;
+/// assert_eq!(newest_isa("13.0"), Some((9, 0)));
+/// assert_eq!(newest_isa("12.6"), Some((8, 5)));
+/// assert_eq!(newest_isa("14.0"), None);
+/// ```
+pub fn newest_isa(cuda: &str) -> Option<(u32, u32)> {
+    let (major, minor) = cuda.trim().split_once('.')?;
+    let release = (major.parse().ok()?, minor.parse().ok()?);
+    ISA_OF_CUDA.iter().find(|(r, _)| *r == release).map(|(_, isa)| *isa)
+}
+
+/// Why the PTX module `ptx` of file `shown` cannot load on the GPU runners whose drivers blessed
+/// the baselines `runners` (each `(baseline folder, oldest CUDA release of its entries)`,
+/// [`crate::gate::baseline::runner_cuda`]): its `.version` is newer than the newest ISA the oldest
+/// of those drivers loads ([`newest_isa`]). `None` when it loads on all of them, has no
+/// `.version`, or a runner's release is not in [`ISA_OF_CUDA`]. What a GPU would say at load time
+/// ([`load_context`]), said without one. Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::compile::prebuilt::isa_unloadable;
+/// let ptx = ".version 9.5\n.target sm_90\n.visible .entry k()\n{\n}\n";
+/// let runners = [("baselines/nvidia-h200-sm90".to_string(), "13.0".to_string())];
+/// let why = isa_unloadable("ptx/k.ptx", ptx, &runners).unwrap();
+/// assert!(why.contains("PTX ISA 9.5") && why.contains("CUDA 13.0") && why.contains("9.0 and older"));
+/// assert_eq!(isa_unloadable("ptx/k.ptx", &ptx.replace("9.5", "9.0"), &runners), None);
+/// ```
+pub fn isa_unloadable(shown: &str, ptx: &str, runners: &[(String, String)]) -> Option<String> {
+    let isa = ptx_version(ptx)?;
+    let refused: Vec<String> = runners
+        .iter()
+        .filter_map(|(folder, cuda)| {
+            let newest = newest_isa(cuda)?;
+            (isa > newest).then(|| format!("{folder} (CUDA {cuda}: PTX ISA {}.{} and older)", newest.0, newest.1))
+        })
+        .collect();
+    if refused.is_empty() {
+        return None;
+    }
+    let oldest = runners
+        .iter()
+        .filter(|(_, cuda)| newest_isa(cuda).is_some_and(|newest| isa > newest))
+        .map(|(_, cuda)| cuda.as_str())
+        .min_by_key(|cuda| newest_isa(cuda))
+        .unwrap_or("?");
+    Some(format!(
+        "{shown} is PTX ISA {}.{}, which the drivers that blessed {} cannot load (CUDA C++ Programming Guide, \
+         \"PTX Compatibility\"): build it with a CUDA {oldest} toolkit (the runners' nvcc, or the PyPI wheels of \
+         that release, every one pinned: docs/adding-kernels.md, \"nvcc without a toolkit\"), or update those \
+         runners' drivers and bless again",
+        isa.0,
+        isa.1,
+        refused.join(" and ")
+    ))
+}
+
 /// What [`super::compile_with_log`] makes of a PTX file for a compile trial of `arch`: ptxas
 /// (`-arch=<arch> -v`, [`ptxas_arch`]) assembles the text `ptx` of `file` into a cubin; its report
 /// is the log, the PTX is the file's text, and no names are lowered.

@@ -144,6 +144,18 @@ pub fn compile_command(
                 source.templates
             );
         }
+        // PTX of a newer ISA than the drivers that blessed the baselines load fails on those runners.
+        if source.is_ptx()
+            && let Some(why) = compile::prebuilt::isa_unloadable(
+                &path.display().to_string(),
+                source.source,
+                &kernelgate::gate::baseline::runner_cuda(baselines)?,
+            )
+        {
+            kernelgate::outln!("kernelgate: {why}");
+            other_failed = true;
+            continue;
+        }
         let mut skipped = 0;
         for arch in &archs {
             // A prebuilt module built for a later (or another) architecture has no code for this one.

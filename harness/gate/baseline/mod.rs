@@ -621,6 +621,36 @@ pub fn gpu_keys(baselines: &Path) -> Result<Vec<String>> {
     Ok(keys)
 }
 
+/// Each GPU baseline folder of `baselines` ([`gpu_keys`]) with the oldest CUDA release
+/// (`major.minor`, [`Entry::cuda`]) of the drivers that blessed its entries: the release its
+/// runners are known to load PTX of ([`crate::compile::prebuilt::isa_unloadable`]). The folder is
+/// named as `baselines/<key>` joins it. A folder whose `baseline.csv` cannot be read or records
+/// no release is left out: the suite's GPU trials report a damaged baseline. Reads only the
+/// `cuda` column.
+///
+/// # Errors
+/// [`gpu_keys`]'s.
+pub fn runner_cuda(baselines: &Path) -> Result<Vec<(String, String)>> {
+    let release = |cuda: &str| -> Option<(u32, u32)> {
+        let (major, minor) = cuda.split_once('.')?;
+        Some((major.parse().ok()?, minor.parse().ok()?))
+    };
+    let mut found = Vec::new();
+    for key in gpu_keys(baselines)? {
+        let Ok(mut reader) = csv::Reader::from_path(baselines.join(&key).join(BASELINE_FILE)) else { continue };
+        let Some(column) = reader.headers().ok().and_then(|h| h.iter().position(|c| c == "cuda")) else { continue };
+        let oldest = reader
+            .records()
+            .filter_map(|r| r.ok()?.get(column).map(str::to_string))
+            .filter(|cuda| release(cuda).is_some())
+            .min_by_key(|cuda| release(cuda));
+        if let Some(cuda) = oldest {
+            found.push((baselines.join(&key).display().to_string(), cuda));
+        }
+    }
+    Ok(found)
+}
+
 /// The changes from `before` to `after` (entries of the same trials), sorted by trial then metric.
 fn changes(before: &[Entry], after: &[Entry]) -> Vec<Change> {
     let index = |entries: &[Entry]| -> BTreeMap<(String, String), (f64, String)> {

@@ -564,3 +564,23 @@ fn a_baseline_of_another_driver_or_nvrtc_is_named_with_both() {
         Some("the baseline's counters were measured with ncu 2025.3.1.0, this run's with 2026.2.0.0")
     );
 }
+
+/// The release each GPU folder's runners load PTX of: the oldest `cuda` among its entries; a
+/// folder without a `baseline.csv` (an architecture's tables) is no GPU folder.
+#[test]
+fn runner_cuda_is_each_gpu_folders_oldest_driver_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |key: &str, rows: &[&str]| {
+        std::fs::create_dir_all(dir.path().join(key)).unwrap();
+        let text = std::iter::once("trial,cuda").chain(rows.iter().copied()).collect::<Vec<_>>().join("\n");
+        std::fs::write(dir.path().join(key).join(BASELINE_FILE), text + "\n").unwrap();
+    };
+    write("nvidia-h200-sm90", &["a,13.0", "b,12.9", "c,13.1"]);
+    write("nvidia-b200-sm100", &["a,", "b,13.1"]);
+    write("no-release", &["a,"]);
+    std::fs::create_dir_all(dir.path().join("sm_90")).unwrap();
+    let found = runner_cuda(dir.path()).unwrap();
+    let at = |key: &str| dir.path().join(key).display().to_string();
+    assert_eq!(found, [(at("nvidia-b200-sm100"), "13.1".to_string()), (at("nvidia-h200-sm90"), "12.9".to_string())]);
+    assert!(runner_cuda(&dir.path().join("missing")).unwrap().is_empty());
+}
