@@ -101,6 +101,12 @@ fn report_02_an_empty_run_csv_is_skipped_and_named_and_the_folder_imports() {
         "{err}"
     );
     assert!(out.contains("imported 1 run, 40 new rows (from 1 file) into hist"), "{out}");
+    // Imported again: nothing is added, and the line says why instead of "imported ... 0 new rows".
+    let (code, out, _) = run(tmp.path(), &["history", "--dir", "hist", "import", "runs"], &[]);
+    assert!(
+        code == 0 && out.contains("read 1 run, 0 new rows (from 1 file) into hist: every row was there already"),
+        "{out}"
+    );
     let (code, text) = kernelgate(tmp.path(), &["history", "--dir", "hist", "runs"], &[]);
     assert!(code == 0 && text.contains("nvidia-h200-sm90: 1 run") && text.contains("20261130T135841Z"), "{text}");
     // A diff of the empty side says what the file is.

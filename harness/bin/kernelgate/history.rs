@@ -213,7 +213,12 @@ pub(crate) fn history_command(
             let repo = git2::Repository::discover(root).ok();
             let imported = history::import(&paths, &dir, repo.as_ref())?;
             warn(&imported.warnings);
-            kernelgate::outln!("imported {imported} into {}", dir.display());
+            if imported.runs > 0 && imported.new_rows == 0 {
+                // Imported before: the store keeps one copy of each row (a repeated import adds none).
+                kernelgate::outln!("read {imported} into {}: every row was there already", dir.display());
+            } else {
+                kernelgate::outln!("imported {imported} into {}", dir.display());
+            }
         }
         HistoryCommand::Sync { fetch } => {
             let repo = git2::Repository::discover(&cwd).map_err(|e| Error::Notes {

@@ -72,7 +72,8 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
         if times.is_empty() && !known.contains(gpu) {
             kernelgate::errln!(
                 "kernelgate plan: warning: GPU kind {gpu} has no history and no baseline here (known: {}); check the \
-                 key, a runner label (`nvidia-smi` name and sm: nvidia-h200-sm90)",
+                 key: the GPU's name as nvidia-smi gives it, lower case with dashes, and its sm (an H200: \
+                 nvidia-h200-sm90), as the suite's run header prints it; its trials are planned by count",
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
             );
         }
