@@ -240,7 +240,16 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
                 .collect();
             others.sort_unstable();
             others.dedup();
-            if !others.is_empty() {
+            if !others.is_empty() && suite.config.time_by_gpu_history {
+                // A pool's nightly: the baseline's times fail nothing, so the machine offset is no hazard.
+                crate::say!(
+                    "kernelgate: the baseline's times were blessed on {} other physical GPU(s); with \
+                     KERNELGATE_REFERENCE=gpu their verdicts are recorded but fail no trial: `kernelgate history \
+                     gate --reference gpu` judges this run's times against {}'s own runs",
+                    others.len(),
+                    gpu.facts.uuid
+                );
+            } else if !others.is_empty() {
                 let shown: Vec<&str> = others.iter().map(|u| if u.is_empty() { "unrecorded" } else { u }).collect();
                 crate::say!(
                     "kernelgate: WARNING: the baseline was blessed on another physical GPU ({}) than this run's ({}); \
