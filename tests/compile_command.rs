@@ -224,12 +224,29 @@ fn ptx_newer_than_the_runners_drivers_is_named_without_a_gpu() {
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains(&format!("kernelgate: {} is PTX ISA 9.5, which the drivers that blessed ", file.display()))
-            && out.contains("baselines/nvidia-h200-sm90 (CUDA 13.0: PTX ISA 9.0 and older) cannot load")
+            && out.contains("blessed baselines/nvidia-h200-sm90 (CUDA 13.0: PTX ISA 9.0 and older) cannot load")
             && out.contains("build it with a CUDA 13.0 toolkit"),
         "{out}"
     );
     std::fs::write(&file, ptx("9.0")).unwrap();
     let (code, out) = compile(&[file.to_str().unwrap(), "--arch", "sm_90"]);
-    assert!(!out.contains("cannot load"), "{out}");
+    assert!(!out.contains("cannot load") && !out.contains("is not checked"), "{out}");
     assert_eq!(code, 0, "{out}");
+    // A project with no GPU baseline yet is told the check did not run, not silently passed.
+    std::fs::write(&file, ptx("9.5")).unwrap();
+    let none = tmp.path().join("baselines");
+    std::fs::create_dir_all(&none).unwrap();
+    let out = Command::new(support::kernelgate_binary())
+        .args(["compile", file.to_str().unwrap(), "--arch", "sm_90"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("KERNELGATE_OUT_DIR", support::case_facts_dir())
+        .env("KERNELGATE_BASELINES", &none)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("no GPU baseline records the runners' driver release yet")
+            && text.contains("(PTX ISA 9.5) is not checked"),
+        "{text}"
+    );
 }

@@ -55,7 +55,7 @@ pub(super) fn run(
     let baselines = suite.baselines();
     // PTX of a newer ISA than the runners' drivers load fails there at load time: said here, without a GPU.
     if source.is_ptx()
-        && let Ok(runners) = crate::gate::baseline::runner_cuda(&baselines)
+        && let Ok(runners) = crate::gate::baseline::runner_cuda(&baselines, &suite.project.root)
         && let Some(why) = compile::prebuilt::isa_unloadable(source.path, source.source, &runners)
     {
         return Err(why.into());

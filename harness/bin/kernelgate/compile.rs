@@ -145,16 +145,23 @@ pub fn compile_command(
             );
         }
         // PTX of a newer ISA than the drivers that blessed the baselines load fails on those runners.
-        if source.is_ptx()
-            && let Some(why) = compile::prebuilt::isa_unloadable(
-                &path.display().to_string(),
-                source.source,
-                &kernelgate::gate::baseline::runner_cuda(baselines)?,
-            )
-        {
-            kernelgate::outln!("kernelgate: {why}");
-            other_failed = true;
-            continue;
+        if source.is_ptx() {
+            let runners = kernelgate::gate::baseline::runner_cuda(baselines, &project.root)?;
+            if let Some(why) = compile::prebuilt::isa_unloadable(&path.display().to_string(), source.source, &runners) {
+                kernelgate::outln!("kernelgate: {why}");
+                other_failed = true;
+                continue;
+            }
+            if runners.is_empty() {
+                kernelgate::outln!(
+                    "kernelgate: note: no GPU baseline records the runners' driver release yet, so whether they load \
+                     {} ({}) is not checked: a CUDA 13.0 driver loads PTX ISA 9.0 and older \
+                     (kernelgate::compile::prebuilt::ISA_OF_CUDA)",
+                    path.display(),
+                    kernelgate::kernel_file::ptx_version(source.source)
+                        .map_or_else(|| "no .version".to_string(), |(major, minor)| format!("PTX ISA {major}.{minor}"))
+                );
+            }
         }
         let mut skipped = 0;
         for arch in &archs {

@@ -73,6 +73,23 @@ impl Deps {
     }
 }
 
+/// `path` with each `folder/..` pair removed, for showing (`gpu-tests/../.github` -> `.github`);
+/// a leading `..` stays. Lexical: it reads no link.
+fn tidy(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut kept: Vec<Component<'_>> = Vec::new();
+    for part in path.components() {
+        match (part, kept.last()) {
+            (Component::ParentDir, Some(Component::Normal(_))) => {
+                kept.pop();
+            }
+            (Component::CurDir, _) => {}
+            _ => kept.push(part),
+        }
+    }
+    if kept.is_empty() { PathBuf::from(".") } else { kept.iter().collect() }
+}
+
 /// `dir` made absolute with its symbolic links resolved, also when it does not exist yet (its
 /// nearest existing folder is resolved, the missing tail kept as given).
 fn canonical_future(dir: &Path) -> PathBuf {
@@ -158,7 +175,31 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
             }
             Deps::of_checkout(&checkout, &init.dir)
         }
-        Source::Git { url, rev } => Deps::Git { url: url.clone(), rev: rev.clone() },
+        Source::Git { url, rev } => {
+            // Cargo takes a URL (https://, ssh://, file://) and, for `rev`, a commit id: anything else
+            // fails only at the first build, far from this command.
+            if !url.contains("://") {
+                return Err(Error::Flag {
+                    flag: "--git",
+                    value: url.clone(),
+                    expected: "a URL cargo can fetch: https://host/owner/kernelgate.git, ssh://git@host/owner/\
+                               kernelgate.git (not scp's git@host:owner/kernelgate), or file:///path/to/clone"
+                        .into(),
+                });
+            }
+            if let Some(rev) = rev
+                && (!(7..=40).contains(&rev.len()) || !rev.chars().all(|c| c.is_ascii_hexdigit()))
+            {
+                return Err(Error::Flag {
+                    flag: "--rev",
+                    value: rev.clone(),
+                    expected: "a commit id, 7 to 40 hex digits (git rev-parse HEAD in your kernelgate clone); \
+                               for a tag or a branch, write tag = or branch = in Cargo.toml instead"
+                        .into(),
+                });
+            }
+            Deps::Git { url: url.clone(), rev: rev.clone() }
+        }
     };
     for folder in &init.kernels {
         if !init.dir.join(folder).is_dir() {
@@ -199,7 +240,7 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
             std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
         }
         std::fs::write(&path, text).map_err(Error::io(&path))?;
-        kernelgate::outln!("kernelgate init: wrote {}", path.display());
+        kernelgate::outln!("kernelgate init: wrote {}", tidy(&path).display());
     }
     if !files.iter().any(|(p, _)| p.as_path() == Path::new(".gitignore")) {
         kernelgate::outln!(
@@ -215,12 +256,18 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
         );
     }
     if let Deps::Path { at, absolute: true, .. } = &deps {
+        let whose = if repository_workdir(&init.dir).is_some() {
+            "outside this crate's git repository"
+        } else {
+            "and this crate is in no git repository yet"
+        };
         kernelgate::outln!(
-            "kernelgate init: note: Cargo.toml names kernelgate's crates by the absolute path {at}, outside this \
-             crate's git repository: a CI runner's checkout of the repository will not find them there. Add \
-             kernelgate to the repository (git submodule add <kernelgate's URL> third_party/kernelgate) and \
-             name it with --kernelgate for a relative path, or give --git <URL> [--rev <commit>] \
-             (docs/adopting.md, \"Where the crates come from\")"
+            "kernelgate init: note: Cargo.toml names kernelgate's crates by the absolute path {at}, {whose}: a CI \
+             runner's checkout will not find them there. To make it portable, edit the three `path = \"{at}/...\"` \
+             entries: to a path relative to the crate once kernelgate is in the repository (git submodule add \
+             <kernelgate's URL> third_party/kernelgate), or to `git = \"<URL>\", rev = \"<commit>\"` \
+             (docs/adopting.md, \"Where the crates come from\"); init never rewrites a file, so running it again \
+             with --kernelgate or --git needs the files it wrote moved aside first"
         );
     }
     let get_nvrtc = match &deps {
@@ -419,8 +466,8 @@ pub fn cases(_scale: f64) -> Vec<Case> {
 "#;
 
 /// A GitHub Actions workflow for a self-hosted GPU runner (docs/ci.md, docs/pull-requests.md).
-const WORKFLOW: &str = r#"# kernelgate (kernelgate init): the kernel trials on a self-hosted GPU runner with Rust and a CUDA
-# toolkit (NVRTC is found there); a runner labelled `gpu`. Pull requests: docs/pull-requests.md
+const WORKFLOW: &str = r#"# kernelgate (kernelgate init): the kernel trials, and the case table's checks without a GPU, on a
+# self-hosted GPU runner with Rust and a CUDA toolkit (NVRTC is found there); a runner labelled `gpu`. Pull requests: docs/pull-requests.md
 # has the same-run A/B recipe; nightlies and history: docs/ci.md.
 name: kernelgate
 on: [push, pull_request]
@@ -429,7 +476,7 @@ jobs:
     runs-on: [self-hosted, gpu]
     steps:
       - uses: actions/checkout@v4
-      - run: cargo test --release --test kernels
+      - run: cargo test --release
 "#;
 
 #[cfg(test)]
@@ -569,6 +616,32 @@ mod tests {
         assert!(!manifest.contains("{ path"), "{manifest}");
         let deps = Deps::Git { url: "u".into(), rev: None };
         assert_eq!(deps.at("harness"), "git = \"u\"");
+    }
+
+    #[test]
+    fn a_git_url_or_revision_cargo_cannot_take_is_refused_before_anything_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let init = |url: &str, rev: Option<&str>| Init {
+            dir: dir.path().into(),
+            kernels: Vec::new(),
+            kernelgate: Source::Git { url: url.into(), rev: rev.map(Into::into) },
+        };
+        let err = init_command(&init("git@github.com:o/kernelgate", None)).unwrap_err().to_string();
+        assert!(err.contains("--git") && err.contains("a URL cargo can fetch"), "{err}");
+        let err = init_command(&init("https://example.com/kernelgate.git", Some("HEAD"))).unwrap_err().to_string();
+        assert!(err.contains("--rev") && err.contains("a commit id, 7 to 40 hex digits"), "{err}");
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
+        init_command(&init("https://example.com/kernelgate.git", Some("b24550be"))).unwrap();
+    }
+
+    #[test]
+    fn shown_paths_lose_their_folder_and_parent_pairs() {
+        assert_eq!(
+            tidy(Path::new("gpu-tests/../.github/workflows/kernelgate.yml")),
+            Path::new(".github/workflows/kernelgate.yml")
+        );
+        assert_eq!(tidy(Path::new("../a/./b/../c")), Path::new("../a/c"));
+        assert_eq!(tidy(Path::new("a/..")), Path::new("."));
     }
 
     #[test]

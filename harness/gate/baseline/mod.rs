@@ -624,13 +624,14 @@ pub fn gpu_keys(baselines: &Path) -> Result<Vec<String>> {
 /// Each GPU baseline folder of `baselines` ([`gpu_keys`]) with the oldest CUDA release
 /// (`major.minor`, [`Entry::cuda`]) of the drivers that blessed its entries: the release its
 /// runners are known to load PTX of ([`crate::compile::prebuilt::isa_unloadable`]). The folder is
-/// named as `baselines/<key>` joins it. A folder whose `baseline.csv` cannot be read or records
+/// named relative to `root` (the project's root) when it lies under it, else as `baselines`
+/// joins it. A folder whose `baseline.csv` cannot be read or records
 /// no release is left out: the suite's GPU trials report a damaged baseline. Reads only the
 /// `cuda` column.
 ///
 /// # Errors
 /// [`gpu_keys`]'s.
-pub fn runner_cuda(baselines: &Path) -> Result<Vec<(String, String)>> {
+pub fn runner_cuda(baselines: &Path, root: &Path) -> Result<Vec<(String, String)>> {
     let release = |cuda: &str| -> Option<(u32, u32)> {
         let (major, minor) = cuda.split_once('.')?;
         Some((major.parse().ok()?, minor.parse().ok()?))
@@ -645,7 +646,8 @@ pub fn runner_cuda(baselines: &Path) -> Result<Vec<(String, String)>> {
             .filter(|cuda| release(cuda).is_some())
             .min_by_key(|cuda| release(cuda));
         if let Some(cuda) = oldest {
-            found.push((baselines.join(&key).display().to_string(), cuda));
+            let folder = baselines.join(&key);
+            found.push((folder.strip_prefix(root).unwrap_or(&folder).display().to_string(), cuda));
         }
     }
     Ok(found)

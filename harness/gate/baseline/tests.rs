@@ -579,8 +579,12 @@ fn runner_cuda_is_each_gpu_folders_oldest_driver_release() {
     write("nvidia-b200-sm100", &["a,", "b,13.1"]);
     write("no-release", &["a,"]);
     std::fs::create_dir_all(dir.path().join("sm_90")).unwrap();
-    let found = runner_cuda(dir.path()).unwrap();
+    let found = runner_cuda(dir.path(), Path::new("/elsewhere")).unwrap();
     let at = |key: &str| dir.path().join(key).display().to_string();
     assert_eq!(found, [(at("nvidia-b200-sm100"), "13.1".to_string()), (at("nvidia-h200-sm90"), "12.9".to_string())]);
-    assert!(runner_cuda(&dir.path().join("missing")).unwrap().is_empty());
+    // Under the project's root, named from it.
+    let found = runner_cuda(dir.path(), dir.path().parent().unwrap()).unwrap();
+    let name = dir.path().file_name().unwrap().to_string_lossy();
+    assert_eq!(found[1].0, format!("{name}/nvidia-h200-sm90"));
+    assert!(runner_cuda(&dir.path().join("missing"), dir.path()).unwrap().is_empty());
 }
