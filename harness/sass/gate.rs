@@ -116,6 +116,22 @@ pub fn check_declared(build: &Build<'_>, declared: &[Declared]) -> Vec<String> {
 /// in messages.
 pub fn compare(blessed: &[Row], build: &Build<'_>, table: &str) -> Judgement {
     let mut judgement = Judgement::default();
+    if blessed.is_empty() && !build.functions.is_empty() {
+        // A file never blessed: one line for all its functions, not one per function (a first run
+        // of a PTX module of 123 kernels printed 123), as the resource gate says it.
+        let names: Vec<&str> = build.functions.iter().map(|(name, _)| name.as_str()).collect();
+        let named = match names.len() {
+            n if n <= 3 => names.join(", "),
+            n => format!("{}, and {} more", names[..3].join(", "), n - 3),
+        };
+        let (n, s, are) = if names.len() == 1 { (1, "", "is") } else { (names.len(), "s", "are") };
+        judgement.failures.push(format!(
+            "{}: {table} has no row of it: its {n} function{s} ({named}) {are} not blessed; {}",
+            build.file,
+            new_row_hint(build.file)
+        ));
+        return judgement;
+    }
     let mut before: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
     for r in blessed {
         before.entry(r.function.as_str()).or_default().push(r);
@@ -268,6 +284,25 @@ mod tests {
         );
         assert!(crate::resources::gate::is_gate_failure(&j.failures[0]), "a regression: exit code 3");
         assert!(j.notes[0].starts_with("copy: in opcodes.csv, but the function is no longer compiled"), "{j:?}");
+    }
+
+    /// A file with no row at all: one line naming a few of its functions and how many more.
+    #[test]
+    fn a_file_never_blessed_is_one_line() {
+        let mut functions = BTreeMap::new();
+        for name in ["a", "b", "c", "d", "e"] {
+            functions.insert(name.to_string(), vectorized()["copy"].clone());
+        }
+        let j = compare(&[], &build(&functions), "opcodes.csv");
+        assert_eq!(
+            j.failures,
+            ["t.cu: opcodes.csv has no row of it: its 5 functions (a, b, c, and 2 more) are not blessed; new kernels \
+              and launch configurations must be blessed: KERNELGATE_BLESS=1 cargo test --release --test kernels -- \
+              compile/t.cu/"]
+        );
+        assert!(crate::resources::gate::is_gate_failure(&j.failures[0]), "a regression: exit code 3");
+        let one = BTreeMap::from([("copy".to_string(), vectorized()["copy"].clone())]);
+        assert!(compare(&[], &build(&one), "opcodes.csv").failures[0].contains("its 1 function (copy) is not blessed"));
     }
 
     #[test]
