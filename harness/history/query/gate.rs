@@ -209,6 +209,9 @@ pub struct Gated {
     pub run: RunMeta,
     /// The gate's decision for it.
     pub decision: Decision,
+    /// With `--reference gpu`, each of its trials judged against the same GPU's own runs
+    /// ([`reference::judge`]), in the run's order; empty with the baseline reference.
+    pub trials: Vec<reference::TrialJudged>,
 }
 
 impl Outcome {
@@ -311,15 +314,16 @@ pub fn gate_runs(
             found.iter().map(|f| (all.series[f.series].trial.clone(), all.runs[f.run].clone(), f.change)).collect();
         for (index, m) in all.runs.iter().enumerate().filter(|(_, m)| m.run_id == id) {
             let Some(run) = store.run(&m.run_id, &m.gpu_uuid)? else { continue };
-            let decision = match reference {
-                Reference::Baseline => decide(&run, &changes, host_bound),
+            let (decision, trials) = match reference {
+                Reference::Baseline => (decide(&run, &changes, host_bound), Vec::new()),
                 Reference::Gpu => {
                     let judged = judge_in_store(&store, &all.runs, index, &run, &mut Loaded::new())?;
                     let last = if judged.is_new_gpu() { last_pass(&store, &all.runs, m)? } else { None };
-                    reference::decide_against_gpu(&run, &judged, &changes, host_bound, last.as_deref())
+                    let decision = reference::decide_against_gpu(&run, &judged, &changes, host_bound, last.as_deref());
+                    (decision, judged.trials)
                 }
             };
-            gated.push(Gated { gpu_key: key.clone(), run: m.clone(), decision });
+            gated.push(Gated { gpu_key: key.clone(), run: m.clone(), decision, trials });
         }
     }
     if gated.is_empty() {

@@ -147,7 +147,9 @@ pub fn changes_json(metric: Option<&str>, since: Option<&str>, keys: &[KeyChange
 /// `kernelgate history gate --format json` (`kernelgate-history-gate`): the process's
 /// `exit_code` and why it is not the history's (`exit_reason`, [`nightly_exit`]), the
 /// `suite_exit` given (null when none was: not a passing suite), the history's `outcome` ([`worst`]), and per run gated its key, metadata,
-/// outcome and reasons (what was found, the trial, whether it gates, the text line).
+/// outcome and reasons (what was found, the trial, whether it gates, the text line), and with
+/// `--reference gpu` every trial judged against its GPU's own runs (verdict, median and reference
+/// in s, their runs, delta and floor in %, whether its module changed).
 pub fn gate_json(gated: &[Gated], suite_exit: Option<u8>, exit_code: u8, exit_reason: Option<&str>) -> Json {
     let mut doc = head("gate");
     doc.insert("exit_code".into(), json!(exit_code));
@@ -171,12 +173,29 @@ pub fn gate_json(gated: &[Gated], suite_exit: Option<u8>, exit_code: u8, exit_re
                     })
                 })
                 .collect();
+            let trials: Vec<Json> = g
+                .trials
+                .iter()
+                .map(|t| {
+                    json!({
+                        "trial": t.trial,
+                        "judgement": t.judgement.as_str(),
+                        "median_s": t.median,
+                        "reference_s": t.reference,
+                        "reference_runs": t.reference_runs,
+                        "delta_pct": t.delta.map(|d| d * 100.0),
+                        "floor_pct": t.floor.map(|f| f * 100.0),
+                        "module_changed": t.module_changed,
+                    })
+                })
+                .collect();
             json!({
                 "gpu_key": g.gpu_key,
                 "run": run_json(&g.run),
                 "outcome": g.decision.outcome.as_str(),
                 "ab_against": g.decision.ab_against,
                 "reasons": reasons,
+                "trials": trials,
             })
         })
         .collect();

@@ -153,6 +153,17 @@ fn improved_ambiguous_invalid_and_host_bound() {
     let d = reference::decide_against_gpu(&now, &j, &[], &|_| None, None);
     assert_eq!(d.outcome, Outcome::Pass, "{:?}", d.reasons);
     assert!(d.reasons.iter().skip(1).all(|r| r.finding == Finding::Note), "listed, not gating: {:?}", d.reasons);
+    // The JSON lists every trial with its figures, the ones that pass too.
+    let gated = [Gated { gpu_key: KEY.into(), run: now.meta.clone(), decision: d, trials: j.trials.clone() }];
+    let doc = gate_json(&gated, None, 0, None);
+    let trials = &doc["runs"][0]["trials"];
+    assert_eq!(trials.as_array().map(Vec::len), Some(2), "{doc}");
+    assert_eq!(trials[0]["judgement"], "improved");
+    assert_eq!(trials[1]["judgement"], "ambiguous");
+    assert_eq!(trials[0]["reference_runs"], j.trials[0].reference_runs);
+    let delta = trials[0]["delta_pct"].as_f64().unwrap();
+    assert!((delta - j.trials[0].delta.unwrap() * 100.0).abs() < 1e-9 && delta < -1.0, "{doc}");
+    assert_eq!(trials[0]["median_s"], j.trials[0].median);
     now.values[0].verdict = "invalid".into();
     let j = judged(&now, &before);
     assert_eq!(j.trials[0].judgement, Judgement::Invalid);
@@ -272,7 +283,7 @@ fn a_gpu_without_a_spread_says_so_and_notes_do_not_gate() {
         text.ends_with("nothing is judged this time; the run stays in the history as part of this GPU's reference"),
         "{text}"
     );
-    let gated = [Gated { gpu_key: KEY.into(), run: before[3].meta.clone(), decision: d }];
+    let gated = [Gated { gpu_key: KEY.into(), run: before[3].meta.clone(), decision: d, trials: j.trials.clone() }];
     let doc = gate_json(&gated, None, EXIT_NEW_GPU, None);
     assert_eq!(doc["outcome"], "new_gpu");
     assert_eq!(doc["runs"][0]["ab_against"], serde_json::Value::Null, "no commit passed: nothing to time against");
