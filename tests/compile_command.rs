@@ -10,11 +10,17 @@ use std::process::Command;
 
 /// Exit code and stdout of `kernelgate compile <args>` run in the project root.
 fn compile(args: &[&str]) -> (i32, String) {
+    compile_with(args, &[])
+}
+
+/// As [`compile`], with the variables `env` set too.
+fn compile_with(args: &[&str], env: &[(&str, &Path)]) -> (i32, String) {
     let out = Command::new(support::kernelgate_binary())
         .arg("compile")
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("KERNELGATE_OUT_DIR", support::case_facts_dir())
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned())
@@ -236,14 +242,8 @@ fn ptx_newer_than_the_runners_drivers_is_named_without_a_gpu() {
     std::fs::write(&file, ptx("9.5")).unwrap();
     let none = tmp.path().join("baselines");
     std::fs::create_dir_all(&none).unwrap();
-    let out = Command::new(support::kernelgate_binary())
-        .args(["compile", file.to_str().unwrap(), "--arch", "sm_90"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("KERNELGATE_OUT_DIR", support::case_facts_dir())
-        .env("KERNELGATE_BASELINES", &none)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (code, text) = compile_with(&[file.to_str().unwrap(), "--arch", "sm_90"], &[("KERNELGATE_BASELINES", &none)]);
+    assert_eq!(code, 0, "not checked, and the rest passes: {text}");
     assert!(
         text.contains("no GPU baseline records the runners' driver release yet")
             && text.contains("(PTX ISA 9.5) is not checked"),

@@ -332,9 +332,15 @@ pub const ISA_OF_CUDA: &[((u32, u32), (u32, u32))] = &[
 /// assert_eq!(newest_isa("14.0"), None);
 /// ```
 pub fn newest_isa(cuda: &str) -> Option<(u32, u32)> {
-    let (major, minor) = cuda.trim().split_once('.')?;
-    let release = (major.parse().ok()?, minor.parse().ok()?);
+    let release = cuda_release(cuda)?;
     ISA_OF_CUDA.iter().find(|(r, _)| *r == release).map(|(_, isa)| *isa)
+}
+
+/// A CUDA release written `major.minor` (`"13.0"`) as numbers, `(13, 0)`, which order as releases
+/// do; `None` for other text (an empty field). Pure.
+pub fn cuda_release(cuda: &str) -> Option<(u32, u32)> {
+    let (major, minor) = cuda.trim().split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// Why the PTX module `ptx` of file `shown` cannot load on the GPU runners whose drivers blessed
@@ -355,22 +361,17 @@ pub fn newest_isa(cuda: &str) -> Option<(u32, u32)> {
 /// ```
 pub fn isa_unloadable(shown: &str, ptx: &str, runners: &[(String, String)]) -> Option<String> {
     let isa = ptx_version(ptx)?;
-    let refused: Vec<String> = runners
+    // The runners that cannot load it: (folder, release, newest ISA it loads).
+    let refused: Vec<(&str, &str, (u32, u32))> = runners
         .iter()
-        .filter_map(|(folder, cuda)| {
-            let newest = newest_isa(cuda)?;
-            (isa > newest).then(|| format!("{folder} (CUDA {cuda}: PTX ISA {}.{} and older)", newest.0, newest.1))
-        })
+        .filter_map(|(folder, cuda)| Some((folder.as_str(), cuda.as_str(), newest_isa(cuda)?)))
+        .filter(|(_, _, newest)| isa > *newest)
         .collect();
-    if refused.is_empty() {
-        return None;
-    }
-    let oldest = runners
+    let oldest = refused.iter().min_by_key(|(_, _, newest)| *newest)?.1;
+    let refused: Vec<String> = refused
         .iter()
-        .filter(|(_, cuda)| newest_isa(cuda).is_some_and(|newest| isa > newest))
-        .map(|(_, cuda)| cuda.as_str())
-        .min_by_key(|cuda| newest_isa(cuda))
-        .unwrap_or("?");
+        .map(|(folder, cuda, newest)| format!("{folder} (CUDA {cuda}: PTX ISA {}.{} and older)", newest.0, newest.1))
+        .collect();
     Some(format!(
         "{shown} is PTX ISA {}.{}, which the drivers that blessed {} cannot load (CUDA C++ Programming Guide, \
          \"PTX Compatibility\"): build it with a CUDA {oldest} toolkit (the runners' nvcc, or the PyPI wheels of \

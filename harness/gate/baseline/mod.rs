@@ -632,10 +632,7 @@ pub fn gpu_keys(baselines: &Path) -> Result<Vec<String>> {
 /// # Errors
 /// [`gpu_keys`]'s.
 pub fn runner_cuda(baselines: &Path, root: &Path) -> Result<Vec<(String, String)>> {
-    let release = |cuda: &str| -> Option<(u32, u32)> {
-        let (major, minor) = cuda.split_once('.')?;
-        Some((major.parse().ok()?, minor.parse().ok()?))
-    };
+    let release = crate::compile::prebuilt::cuda_release;
     let mut found = Vec::new();
     for key in gpu_keys(baselines)? {
         let Ok(mut reader) = csv::Reader::from_path(baselines.join(&key).join(BASELINE_FILE)) else { continue };
