@@ -159,6 +159,15 @@ pub enum Error {
     /// Two inputs that cannot be compared: nothing in common, or measured on different GPU models.
     #[error("{0}")]
     Compare(String),
+    /// The kernels of a project at a git revision cannot be read (A/B's other side, bisect's
+    /// commits): no repository, no such commit, no kernel folder there, a build command that failed.
+    #[error("{message}")]
+    Revision {
+        /// The revision as given (`main`, `HEAD~1`, a commit).
+        rev: String,
+        /// What is wrong and the fix.
+        message: String,
+    },
     /// `kernelgate bisect` cannot go on: revisions that do not bisect, a suite binary that is
     /// missing or whose step failed (the sentence names its log and the fix).
     #[error("bisect: {0}")]
@@ -188,6 +197,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// [`Error::Kernels`] for the kernel file `path` whose fault the build helper's readers found
+    /// (`kernelgate_build::Error`): at the line and column a byte that is not UTF-8 names, else at
+    /// `path`.
+    pub fn kernel_file(path: impl Into<PathBuf>, fault: kernelgate_build::Error) -> Error {
+        match fault.place() {
+            Some(place) => Error::Kernels { path: place.into(), message: fault.message().to_string() },
+            None => Error::Kernels { path: path.into(), message: fault.to_string() },
+        }
+    }
+
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();

@@ -24,6 +24,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::{Error, ErrorKind};
+
 /// `e_machine` of a CUDA ELF image (`EM_CUDA`).
 const EM_CUDA: u16 = 190;
 
@@ -148,31 +150,35 @@ const FRAME_SIZE: u8 = 0x11;
 /// Reads the cubin `bytes` ([the module's documentation](self) says what, and where).
 ///
 /// # Errors
-/// A sentence, without the file's name (which the caller adds), when `bytes` is not an ELF image,
-/// not one for a CUDA GPU (another machine's object, a fatbin, a PTX file given the wrong
-/// extension), cannot be read to its end (a cut-short file), or holds no kernel.
+/// [`ErrorKind::NotModule`] when `bytes` is not an ELF image, not one for a CUDA GPU (another
+/// machine's object, a fatbin, a PTX file given the wrong extension) or cannot be read to its end
+/// (a cut-short file); [`ErrorKind::NoKernel`] when it holds no kernel. The message is a sentence
+/// without the file's name, which the caller adds.
 ///
 /// # Example
 /// ```
-/// use kernelgate_build::cubin;
+/// use kernelgate_build::{ErrorKind, cubin};
 /// let e = cubin::read(b".version 9.0\n.target sm_90\n").unwrap_err();
-/// assert!(e.starts_with("is not a cubin: it does not start with the ELF magic"), "{e}");
+/// assert_eq!(e.kind(), ErrorKind::NotModule);
+/// assert!(e.to_string().starts_with("is not a cubin: it does not start with the ELF magic"), "{e}");
 /// ```
-pub fn read(bytes: &[u8]) -> Result<Cubin, String> {
+pub fn read(bytes: &[u8]) -> Result<Cubin, Error> {
     const FIX: &str = "build it with `nvcc -cubin -arch=sm_XY`, or give the file the extension of what it is \
                        (.ptx for PTX text)";
     if bytes.get(..4) != Some(b"\x7fELF") {
         let what = if bytes.starts_with(&0xba55_ed50u32.to_le_bytes()) { " (it is a fatbin)" } else { "" };
-        return Err(format!("is not a cubin: it does not start with the ELF magic{what}; {FIX}"));
+        return Err(not_module(format!("is not a cubin: it does not start with the ELF magic{what}; {FIX}")));
     }
     if bytes.get(4) != Some(&2) || bytes.get(5) != Some(&1) {
-        return Err(format!("is not a cubin: not a 64-bit little-endian ELF image; {FIX}"));
+        return Err(not_module(format!("is not a cubin: not a 64-bit little-endian ELF image; {FIX}")));
     }
     let machine = u16_at(bytes, 0x12).unwrap_or(0);
     if machine != EM_CUDA {
-        return Err(format!("is not a cubin: an ELF image for machine {machine}, not a CUDA GPU ({EM_CUDA}); {FIX}"));
+        return Err(not_module(format!(
+            "is not a cubin: an ELF image for machine {machine}, not a CUDA GPU ({EM_CUDA}); {FIX}"
+        )));
     }
-    let cut = || format!("is not a whole cubin: its section headers or sections run past its end; {FIX}");
+    let cut = || not_module(format!("is not a whole cubin: its section headers or sections run past its end; {FIX}"));
     let flags = u32_at(bytes, 0x30).ok_or_else(cut)?;
     let abi = bytes.get(8).copied().unwrap_or(0);
     let sm = if abi >= 8 { (flags >> 8) & 0xff } else { flags & 0xff };
@@ -217,13 +223,20 @@ pub fn read(bytes: &[u8]) -> Result<Cubin, String> {
         });
     }
     if entries.is_empty() {
-        return Err("declares no kernel: a cubin's kernels are its functions with a `.nv.info.<name>` section; \
-                    build the file from a source with a `__global__` function"
-            .to_string());
+        return Err(Error::new(
+            ErrorKind::NoKernel,
+            "declares no kernel: a cubin's kernels are its functions with a `.nv.info.<name>` section; build the \
+             file from a source with a `__global__` function",
+        ));
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     let compiler = sections.iter().find(|s| s.name == ".note.nv.tkinfo").and_then(|s| release(s.data));
     Ok(Cubin { arch: format!("sm_{sm}"), entries, compiler })
+}
+
+/// An [`ErrorKind::NotModule`] error with `message`.
+fn not_module(message: String) -> Error {
+    Error::new(ErrorKind::NotModule, message)
 }
 
 /// The `major.minor` after `release ` in the tool note `note` (`..., release 13.0, V13.0.88`).
@@ -291,12 +304,13 @@ mod tests {
     #[test]
     fn what_is_not_a_whole_cubin_is_named() {
         let fatbin = [0x50, 0xed, 0x55, 0xba, 1, 0, 0x10, 0];
-        assert!(read(&fatbin).unwrap_err().contains("(it is a fatbin)"));
+        let e = read(&fatbin).unwrap_err();
+        assert!(e.kind() == ErrorKind::NotModule && e.message().contains("(it is a fatbin)"), "{e}");
         let cut = read(&KERNELS[..KERNELS.len() / 2]).unwrap_err();
-        assert!(cut.starts_with("is not a whole cubin"), "{cut}");
+        assert!(cut.kind() == ErrorKind::NotModule && cut.message().starts_with("is not a whole cubin"), "{cut}");
         let mut host = KERNELS.to_vec();
         host[0x12] = 62; // EM_X86_64
-        assert!(read(&host).unwrap_err().contains("an ELF image for machine 62, not a CUDA GPU (190)"));
+        assert!(read(&host).unwrap_err().message().contains("an ELF image for machine 62, not a CUDA GPU (190)"));
     }
 
     #[test]

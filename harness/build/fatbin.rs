@@ -12,6 +12,7 @@
 //! older releases' LZ4, flag `0x2000`) is not read: kernelgate names it and the fix.
 
 use crate::cubin::{self, Cubin, CubinEntry};
+use crate::{Error, ErrorKind};
 
 /// The fatbin magic, little-endian at the start of the file.
 pub const MAGIC: u32 = 0xba55_ed50;
@@ -41,6 +42,11 @@ pub struct Part<'a> {
     pub payload: &'a [u8],
 }
 
+/// An [`ErrorKind::NotModule`] error with `message`.
+fn not_module(message: String) -> Error {
+    Error::new(ErrorKind::NotModule, message)
+}
+
 /// Whether `bytes` starts with the fatbin magic.
 pub fn is_fatbin(bytes: &[u8]) -> bool {
     bytes.get(..4) == Some(&MAGIC.to_le_bytes()[..])
@@ -49,14 +55,15 @@ pub fn is_fatbin(bytes: &[u8]) -> bool {
 /// The parts of the fatbin `bytes`, in file order.
 ///
 /// # Errors
-/// A sentence (without the file's name) when `bytes` is not a fatbin, or a part runs past its end.
-pub fn parts(bytes: &[u8]) -> Result<Vec<Part<'_>>, String> {
+/// [`ErrorKind::NotModule`], a sentence without the file's name, when `bytes` is not a fatbin, a
+/// part runs past its end or is of an unknown kind.
+pub fn parts(bytes: &[u8]) -> Result<Vec<Part<'_>>, Error> {
     const FIX: &str = "build it with `nvcc -fatbin -gencode arch=compute_XY,code=sm_XY ...`, or give the file the \
                        extension of what it is (.cubin, .ptx)";
     if !is_fatbin(bytes) {
-        return Err(format!("is not a fatbin: it does not start with the fatbin magic 0x{MAGIC:08x}; {FIX}"));
+        return Err(not_module(format!("is not a fatbin: it does not start with the fatbin magic 0x{MAGIC:08x}; {FIX}")));
     }
-    let cut = || format!("is not a whole fatbin: a part runs past its end; {FIX}");
+    let cut = || not_module(format!("is not a whole fatbin: a part runs past its end; {FIX}"));
     let u16_at = |at: usize| bytes.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
     let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
     let u64_at = |at: usize| bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
@@ -76,7 +83,9 @@ pub fn parts(bytes: &[u8]) -> Result<Vec<Part<'_>>, String> {
         let kind = match kind {
             1 => PartKind::Ptx,
             2 => PartKind::Cubin,
-            other => return Err(format!("holds a part of kind {other}, neither PTX (1) nor a cubin (2); {FIX}")),
+            other => {
+                return Err(not_module(format!("holds a part of kind {other}, neither PTX (1) nor a cubin (2); {FIX}")));
+            }
         };
         let arch = match kind {
             PartKind::Ptx => format!("compute_{arch}"),
@@ -126,39 +135,39 @@ impl Fatbin {
 /// its kernels.
 ///
 /// # Errors
-/// [`parts`]'s; a cubin's ([`cubin::read`]), naming its architecture; when it holds no cubin
-/// kernelgate can read (PTX only, or every cubin compressed), naming what it holds and the fix; or
-/// when two cubins declare other kernels.
-pub fn read(bytes: &[u8]) -> Result<Fatbin, String> {
+/// [`parts`]'s; a cubin's ([`cubin::read`]), naming its architecture; [`ErrorKind::Unsupported`]
+/// when it holds no cubin kernelgate can read (PTX only, or every cubin compressed), naming what it
+/// holds and the fix; [`ErrorKind::CubinsDiffer`] when two cubins declare other kernels.
+pub fn read(bytes: &[u8]) -> Result<Fatbin, Error> {
     let mut fat = Fatbin { cubins: Vec::new(), ptx: Vec::new(), compressed: Vec::new(), entries: Vec::new() };
     for part in parts(bytes)? {
         match (part.kind, part.compressed) {
             (PartKind::Ptx, _) => fat.ptx.push(part.arch),
             (PartKind::Cubin, true) => fat.compressed.push(part.arch),
             (PartKind::Cubin, false) => {
-                let read = cubin::read(part.payload).map_err(|why| format!("its cubin for {}: {why}", part.arch))?;
+                let read = cubin::read(part.payload).map_err(|why| why.context(&format!("its cubin for {}", part.arch)))?;
                 fat.cubins.push(read);
             }
         }
     }
     let Some(first) = fat.cubins.first() else {
         let holds = if fat.compressed.is_empty() { "no cubin" } else { "only compressed cubins" };
-        return Err(format!(
+        return Err(Error::new(ErrorKind::Unsupported, format!(
             "holds {holds} ({}): kernelgate reads a fatbin's kernels and resources from its cubins, uncompressed; \
              build it with `-gencode arch=compute_XY,code=sm_XY` for the GPUs you gate and without \
              `-compress-mode=size` (`-no-compress` is sure), or ship the PTX as a .ptx file",
             fat.archs()
-        ));
+        )));
     };
     let names = |c: &Cubin| c.entries.iter().map(|e| e.name.clone()).collect::<Vec<_>>();
     if let Some(other) = fat.cubins.iter().find(|c| names(c) != names(first)) {
-        return Err(format!(
+        return Err(Error::new(ErrorKind::CubinsDiffer, format!(
             "its cubins declare other kernels ({}: {:?}; {}: {:?}): build every architecture from the same source",
             first.arch,
             names(first),
             other.arch,
             names(other)
-        ));
+        )));
     }
     fat.entries = first.entries.clone();
     Ok(fat)
@@ -199,13 +208,14 @@ mod tests {
     #[test]
     fn a_compressed_or_cut_fatbin_is_named_with_the_fix() {
         let e = read(ZSTD).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Unsupported);
         assert!(
-            e.starts_with("holds only compressed cubins (sm_80 (compressed), sm_90 (compressed), compute_90)"),
+            e.message().starts_with("holds only compressed cubins (sm_80 (compressed), sm_90 (compressed), compute_90)"),
             "{e}"
         );
-        assert!(e.contains("-no-compress"), "{e}");
+        assert!(e.message().contains("-no-compress"), "{e}");
         let e = read(&KERNELS[..KERNELS.len() - 100]).unwrap_err();
-        assert!(e.starts_with("is not a whole fatbin"), "{e}");
-        assert!(read(b"\x7fELF").unwrap_err().starts_with("is not a fatbin"));
+        assert!(e.kind() == ErrorKind::NotModule && e.message().starts_with("is not a whole fatbin"), "{e}");
+        assert!(read(b"\x7fELF").unwrap_err().message().starts_with("is not a fatbin"));
     }
 }

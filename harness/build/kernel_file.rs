@@ -13,6 +13,7 @@
 //! <https://docs.nvidia.com/cuda/parallel-thread-execution/>).
 
 use crate::entry_scan::{self, Declared};
+use crate::{Error, ErrorKind};
 
 /// What kind of kernel file a file name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +53,7 @@ pub fn is_binary(file: &str) -> bool {
 ///
 /// # Errors
 /// [`crate::entry_scan::utf8_text`]'s, for a text file that is not UTF-8.
-pub fn kernel_text(file: &str, bytes: Vec<u8>, shown: &str) -> Result<String, String> {
+pub fn kernel_text(file: &str, bytes: Vec<u8>, shown: &str) -> Result<String, Error> {
     match is_binary(file) {
         true => Ok(crate::cubin::to_text(&bytes)),
         false => entry_scan::utf8_text(bytes, shown),
@@ -64,11 +65,11 @@ pub fn kernel_text(file: &str, bytes: Vec<u8>, shown: &str) -> Result<String, St
 /// another kind.
 ///
 /// # Errors
-/// The reader's sentence, or one saying the text is not a binary module's.
-pub fn binary_entries(file: &str, text: &str) -> Option<Result<Vec<crate::cubin::CubinEntry>, String>> {
+/// The reader's error, or [`ErrorKind::NotModule`] when the text is not a binary module's.
+pub fn binary_entries(file: &str, text: &str) -> Option<Result<Vec<crate::cubin::CubinEntry>, Error>> {
     let bytes = || {
         crate::cubin::from_text(text)
-            .ok_or_else(|| "is not a binary module's text (kernel_file::kernel_text)".to_string())
+            .ok_or_else(|| Error::new(ErrorKind::NotModule, "is not a binary module's text (kernel_file::kernel_text)"))
     };
     match kind_of(file)? {
         Kind::Cubin => Some(bytes().and_then(|b| crate::cubin::read(&b)).map(|c| c.entries)),
@@ -103,8 +104,10 @@ pub fn stem(file: &str) -> &str {
 /// [`crate::cubin::read`] for a cubin (whose kernels have no line: 0).
 ///
 /// # Errors
-/// Their message, without the file's name (which the caller adds).
-pub fn declared(file: &str, text: &str) -> Result<Declared, String> {
+/// Theirs: [`ErrorKind::NoKernel`], [`ErrorKind::Redeclared`], [`ErrorKind::NotModule`] (a `.ptx`
+/// file that is not PTX, a cubin that is not one), with a message without the file's name (which
+/// the caller adds).
+pub fn declared(file: &str, text: &str) -> Result<Declared, Error> {
     match kind_of(file) {
         Some(Kind::Ptx) => ptx_declared(text),
         // A binary module's kernels have no line: 0.
@@ -250,22 +253,25 @@ pub fn ptx_target(ptx: &str) -> Option<String> {
 /// # Errors
 /// When `ptx` has no `.version` or `.target` directive (not a PTX module), declares no `.entry`, or
 /// one entry twice.
-pub fn ptx_declared(ptx: &str) -> Result<Declared, String> {
+pub fn ptx_declared(ptx: &str) -> Result<Declared, Error> {
     if ptx_version(ptx).is_none() || ptx_target(ptx).is_none() {
-        return Err("is not a PTX module: it lacks the `.version` and `.target` directives every PTX module starts \
-                    with; a .ptx file in a kernel folder is loaded as PTX (build it with `nvcc -ptx`, or give it \
-                    another extension)"
-            .to_string());
+        return Err(Error::new(
+            ErrorKind::NotModule,
+            "is not a PTX module: it lacks the `.version` and `.target` directives every PTX module starts with; a \
+             .ptx file in a kernel folder is loaded as PTX (build it with `nvcc -ptx`, or give it another extension)",
+        ));
     }
     let entries: Vec<(String, usize)> = ptx_entries(ptx).into_iter().map(|e| (e.name, e.line)).collect();
     if entries.is_empty() {
-        return Err("declares no `.entry` (no kernel): a module built from kernels declares one per `__global__` \
-                    function; build it from the .cu file that holds them"
-            .to_string());
+        return Err(Error::new(
+            ErrorKind::NoKernel,
+            "declares no `.entry` (no kernel): a module built from kernels declares one per `__global__` function; \
+             build it from the .cu file that holds them",
+        ));
     }
     for (i, (name, line)) in entries.iter().enumerate() {
         if entries[..i].iter().any(|(n, _)| n == name) {
-            return Err(format!("line {line}: the entry `{name}` is declared twice"));
+            return Err(Error::new(ErrorKind::Redeclared, format!("line {line}: the entry `{name}` is declared twice")));
         }
     }
     Ok(Declared { entries, templates: Vec::new() })
@@ -296,12 +302,14 @@ mod tests {
     #[test]
     fn a_file_that_is_not_ptx_or_declares_no_entry_is_refused() {
         let e = declared("notes.ptx", "extern \"C\" __global__ void k() {}\n").unwrap_err();
-        assert!(e.contains("not a PTX module") && e.contains("nvcc -ptx"), "{e}");
+        assert_eq!(e.kind(), ErrorKind::NotModule);
+        assert!(e.message().contains("not a PTX module") && e.message().contains("nvcc -ptx"), "{e}");
         let e =
             declared("empty.ptx", ".version 9.0\n.target sm_90\n.address_size 64\n.func helper()\n{\n}\n").unwrap_err();
-        assert!(e.contains("no `.entry`"), "{e}");
+        assert!(e.kind() == ErrorKind::NoKernel && e.message().contains("no `.entry`"), "{e}");
         let twice = ".version 9.0\n.target sm_90\n.visible .entry a()\n{\n}\n.visible .entry a()\n{\n}\n";
-        assert!(declared("t.ptx", twice).unwrap_err().starts_with("line 6:"));
+        let e = declared("t.ptx", twice).unwrap_err();
+        assert!(e.kind() == ErrorKind::Redeclared && e.message().starts_with("line 6:"), "{e}");
         // A .cu file is still scanned as CUDA C++.
         assert!(declared("k.cu", "extern \"C\" __global__ void k() {}\n").is_ok());
     }
@@ -329,6 +337,7 @@ mod tests {
         assert_eq!(d.entries[1], ("axpy".to_string(), 0));
         let not = kernel_text("k.cubin", b"extern \"C\" __global__ void k() {}\n".to_vec(), "k.cubin").unwrap();
         let e = declared("k.cubin", &not).unwrap_err();
-        assert!(e.starts_with("is not a cubin: it does not start with the ELF magic"), "{e}");
+        assert_eq!(e.kind(), ErrorKind::NotModule);
+        assert!(e.message().starts_with("is not a cubin: it does not start with the ELF magic"), "{e}");
     }
 }

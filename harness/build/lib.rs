@@ -36,10 +36,13 @@
 
 pub mod cubin;
 pub mod entry_scan;
+mod error;
 pub mod fatbin;
 pub mod git;
 pub mod kernel_file;
 pub mod provenance;
+
+pub use error::{Error, ErrorKind};
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -182,14 +185,14 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
         let bytes = std::fs::read(path).map_err(|e| (path.clone(), format!("cannot read: {e}")))?;
         let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let text =
-            kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|m| (path.clone(), m))?;
+            kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|e| (path.clone(), e.to_string()))?;
         let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
         let module = entry_scan::module_name(&file);
         if let Some((_, other)) = seen_modules.iter().find(|(m, _)| *m == module) {
             return Err((path.clone(), format!("maps to module `{module}`, like {other}; rename one of them")));
         }
         seen_modules.push((module.clone(), shown.clone()));
-        let declared = kernel_file::declared(&file, &text).map_err(|m| (path.clone(), m))?;
+        let declared = kernel_file::declared(&file, &text).map_err(|e| (path.clone(), e.to_string()))?;
 
         writeln!(modules, "    /// Entry points of `{shown}`.").unwrap();
         writeln!(modules, "    pub mod {module} {{").unwrap();

@@ -19,6 +19,7 @@
 //! [`crate::git`]'s types.
 
 use crate::git::{GitState, RepoState};
+use crate::{Error, ErrorKind};
 use std::path::Path;
 
 /// Opens the repository containing `dir`. A working tree owned by another user (as on a GPU runner
@@ -47,13 +48,15 @@ fn open(dir: &Path) -> Result<git2::Repository, git2::Error> {
 /// those inside the repository).
 ///
 /// # Errors
-/// Only when `rev` is given and is not a commit of the repository (libgit2's message). Without
+/// [`ErrorKind::Revision`], only when `rev` is given and is not a commit of the repository (with
+/// libgit2's message) or there is no repository to read it in. Without
 /// `rev`, every failure is a [`RepoState`]: [`RepoState::NoRepository`], or
 /// [`RepoState::NoRefs`] when HEAD names no commit.
-pub fn read(dir: &Path, rev: Option<&str>, kernels: &[std::path::PathBuf]) -> Result<GitState, String> {
+pub fn read(dir: &Path, rev: Option<&str>, kernels: &[std::path::PathBuf]) -> Result<GitState, Error> {
+    let revision = |message: String| Error::new(ErrorKind::Revision, message);
     let Ok(repo) = open(dir) else {
         return match rev {
-            Some(rev) => Err(format!("KERNELGATE_COMMIT={rev}: no git repository at or above {}", dir.display())),
+            Some(rev) => Err(revision(format!("KERNELGATE_COMMIT={rev}: no git repository at or above {}", dir.display()))),
             None => Ok(GitState::unknown(RepoState::NoRepository)),
         };
     };
@@ -61,7 +64,7 @@ pub fn read(dir: &Path, rev: Option<&str>, kernels: &[std::path::PathBuf]) -> Re
         Some(rev) => repo
             .revparse_single(rev)
             .and_then(|o| o.peel_to_commit())
-            .map_err(|e| format!("KERNELGATE_COMMIT={rev} is not a commit of this repository: {}", e.message()))?,
+            .map_err(|e| revision(format!("KERNELGATE_COMMIT={rev} is not a commit of this repository: {}", e.message())))?,
         None => match repo.head().and_then(|h| h.peel_to_commit()) {
             Ok(c) => c,
             Err(_) => return Ok(GitState::unknown(RepoState::NoRefs)),
@@ -319,7 +322,8 @@ mod tests {
         assert_eq!(s.kernels_dirty, Some(false));
         let err = read(dir.path(), Some("0123456789012345678901234567890123456789"), &[dir.path().join("kernels")])
             .unwrap_err();
-        assert!(err.contains("KERNELGATE_COMMIT=0123") && err.contains("not a commit"), "{err}");
+        assert_eq!(err.kind(), crate::ErrorKind::Revision);
+        assert!(err.message().contains("KERNELGATE_COMMIT=0123") && err.message().contains("not a commit"), "{err}");
 
         let empty = tempfile::tempdir().unwrap();
         let s = read(empty.path(), None, &[empty.path().join("kernels")]).unwrap();
@@ -327,6 +331,7 @@ mod tests {
         assert!(
             read(empty.path(), Some("HEAD"), &[empty.path().join("kernels")])
                 .unwrap_err()
+                .message()
                 .contains("no git repository")
         );
     }

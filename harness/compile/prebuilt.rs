@@ -155,15 +155,16 @@ pub fn cubin_unfit(shown: &str, built: &str, arch: &str) -> Option<String> {
 pub fn cubin(file: &str, text: &str, arch: &str) -> Result<(Vec<u8>, crate::cubin::Cubin)> {
     let shown = crate::source::shown(file);
     let fault = |message: String| Error::Kernels { path: shown.clone().into(), message };
+    let read_fault = |e: kernelgate_build::Error| Error::kernel_file(&shown, e);
     let bytes = crate::cubin::from_text(text).ok_or_else(|| fault("is not a binary module's text".into()))?;
     if crate::kernel_file::kind_of(file) != Some(crate::kernel_file::Kind::Fatbin) {
-        let read = crate::cubin::read(&bytes).map_err(fault)?;
+        let read = crate::cubin::read(&bytes).map_err(read_fault)?;
         return Ok((bytes, read));
     }
-    let fat = crate::fatbin::read(&bytes).map_err(fault)?;
+    let fat = crate::fatbin::read(&bytes).map_err(read_fault)?;
     let chosen =
         fat.cubin_for(arch).ok_or_else(|| fault(format!("holds no cubin for {arch} (it holds {})", fat.archs())))?;
-    let parts = crate::fatbin::parts(&bytes).map_err(fault)?;
+    let parts = crate::fatbin::parts(&bytes).map_err(read_fault)?;
     let part = parts
         .iter()
         .find(|p| p.kind == crate::fatbin::PartKind::Cubin && !p.compressed && p.arch == chosen.arch)
@@ -211,7 +212,7 @@ pub fn cubin_module(file: &str, text: &str, arch: &str) -> Result<(Ptx, String)>
 /// not a whole fatbin.
 fn fatbin_fits(shown: &str, bytes: &[u8], arch: &str) -> Result<()> {
     let fault = |message: String| Error::Kernels { path: shown.into(), message };
-    let fat = crate::fatbin::read(bytes).map_err(fault)?;
+    let fat = crate::fatbin::read(bytes).map_err(|e| Error::kernel_file(shown, e))?;
     let cubin = fat.cubins.iter().any(|c| cubin_unfit(shown, &c.arch, arch).is_none());
     let ptx = fat.ptx.iter().any(|p| target_fits(&p.replace("compute_", "sm_"), arch));
     if cubin || ptx {

@@ -125,7 +125,7 @@ pub fn reconcile(
     measured: &str,
     here: &GitState,
     head_holds_inputs: bool,
-    given: Option<(&str, Result<GitState, String>)>,
+    given: Option<(&str, Result<GitState, kernelgate_build::Error>)>,
 ) -> Recorded {
     if given.is_none() && head_holds_inputs && here.commit != "unknown" {
         let warnings = shallow_warning(here).into_iter().collect();
@@ -203,6 +203,11 @@ fn shallow_warning(git: &GitState) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// `KERNELGATE_COMMIT` naming a commit the repository does not hold.
+    fn not_found() -> kernelgate_build::Error {
+        kernelgate_build::Error::new(kernelgate_build::ErrorKind::Revision, "not found")
+    }
+
     fn at(commit: &str) -> GitState {
         GitState {
             commit: commit.into(),
@@ -279,13 +284,13 @@ mod tests {
             "k",
             &GitState::unknown(RepoState::NoRefs),
             false,
-            Some(("ddddddd4", Err("not found".into()))),
+            Some(("ddddddd4", Err(not_found()))),
         );
         assert_eq!(r.git.commit, "ddddddd4");
         assert!(r.warnings[0].contains("as given, dirty unknown: not found"), "{r:?}");
         // An abbreviation of the built commit, not found on the runner: the built commit, no warning.
         let built = at("aaaaaaa1ffff");
-        let r = reconcile(&built, Some("k"), "k", &built, false, Some(("aaaaaaa1", Err("not found".into()))));
+        let r = reconcile(&built, Some("k"), "k", &built, false, Some(("aaaaaaa1", Err(not_found()))));
         assert_eq!(r.git.commit, "aaaaaaa1ffff");
         assert!(r.warnings.is_empty(), "{r:?}");
     }

@@ -29,10 +29,16 @@ impl Revision {
     /// at `rev` ([`Revision::options`]).
     ///
     /// # Errors
-    /// A sentence naming the problem: no repository, a kernel folder outside it
-    /// ([`Project::kernels_in`]), a revision that names no commit, none of the kernel folders at
-    /// that commit, a file that is not UTF-8, a `kernelgate.toml` there that does not parse.
-    pub fn read(project: &Project, rev: &str) -> Result<Revision, String> {
+    /// [`crate::Error::Revision`], a sentence naming the problem: no repository, a kernel folder
+    /// outside it ([`Project::kernels_in`]), a revision that names no commit, none of the kernel
+    /// folders at that commit, a file that is not UTF-8, a `kernelgate.toml` there that does not
+    /// parse, a build command that fails.
+    pub fn read(project: &Project, rev: &str) -> crate::Result<Revision> {
+        Revision::read_at(project, rev).map_err(|message| crate::Error::Revision { rev: rev.to_string(), message })
+    }
+
+    /// [`Revision::read`], its error a sentence.
+    fn read_at(project: &Project, rev: &str) -> Result<Revision, String> {
         let root = project.root.as_path();
         let repo = git2::Repository::discover(root).map_err(|e| {
             format!("KERNELGATE_AB needs a git repository at or above {}: {}", root.display(), e.message())
@@ -80,7 +86,8 @@ impl Revision {
                     entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
                 let shown = if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };
                 let text =
-                    crate::kernel_file::kernel_text(name, blob.content().to_vec(), &format!("{shown} at {rev}"))?;
+                    crate::kernel_file::kernel_text(name, blob.content().to_vec(), &format!("{shown} at {rev}"))
+                        .map_err(|e| e.to_string())?;
                 files.insert(name.to_string(), text);
             }
         }
@@ -174,7 +181,7 @@ fn options_at<'a>(
     let Ok(entry) = tree.get_path(Path::new(&path)) else { return Ok(BTreeMap::new()) };
     let shown = format!("{path} at {rev}");
     let blob = entry.to_object(repo).and_then(|o| o.peel_to_blob()).map_err(|e| format!("{shown}: {}", e.message()))?;
-    let text = crate::entry_scan::utf8_text(blob.content().to_vec(), &shown)?;
+    let text = crate::entry_scan::utf8_text(blob.content().to_vec(), &shown).map_err(|e| e.to_string())?;
     let settings = crate::project::Settings::parse(&text, Path::new(&shown)).map_err(|e| e.to_string())?;
     let there = Project::new(&project.root, None, settings, &crate::config::Config::default());
     let mut out = BTreeMap::new();
@@ -265,7 +272,7 @@ fn built(
             }
             let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
             let shown = format!("{}/{name} at {rev}", project.shown(folder));
-            files.insert(name.clone(), crate::kernel_file::kernel_text(&name, bytes, &shown)?);
+            files.insert(name.clone(), crate::kernel_file::kernel_text(&name, bytes, &shown).map_err(|e| e.to_string())?);
         }
     }
     if files.is_empty() {
@@ -317,7 +324,7 @@ mod tests {
             crate::project::Settings::parse("kernels = \"later\"", "t".as_ref()).unwrap(),
             &crate::config::Config::default(),
         );
-        let e = Revision::read(&none, "HEAD").unwrap_err();
+        let e = Revision::read(&none, "HEAD").unwrap_err().to_string();
         assert!(e.ends_with("(HEAD) has no later/ folder"), "{e}");
     }
 
@@ -342,7 +349,7 @@ mod tests {
         assert_eq!(r.kernel("b.cu"), Some(("b", &["--use_fast_math"][..])));
         let r = Revision::read(&project, &bare.to_string()).unwrap();
         assert!(r.options("a.cu").is_empty() && r.kernel("c.cu").is_none());
-        let e = Revision::read(&project, &broken.to_string()).unwrap_err();
+        let e = Revision::read(&project, &broken.to_string()).unwrap_err().to_string();
         assert!(
             e.starts_with(&format!("kernelgate.toml at {broken}:2: [nvrtc] option \"-D X\" holds white space")),
             "{e}"
@@ -370,15 +377,15 @@ mod tests {
         // Given as a commit id, the commit is said once.
         let by_id = Revision::read(&at(dir.path()), &id.to_string()).unwrap();
         assert_eq!(by_id.label(), id.to_string()[..12]);
-        let e = Revision::read(&at(dir.path()), "nope").unwrap_err();
+        let e = Revision::read(&at(dir.path()), "nope").unwrap_err().to_string();
         assert!(e.contains("nope is not a commit"), "{e}");
         // A clone without a local branch: the remote-tracking name is suggested.
         repo.reference("refs/remotes/origin/trunk", id, true, "test").unwrap();
-        let e = Revision::read(&at(dir.path()), "trunk").unwrap_err();
+        let e = Revision::read(&at(dir.path()), "trunk").unwrap_err().to_string();
         assert!(e.contains("but origin/trunk is: name origin/trunk"), "{e}");
         assert!(Revision::read(&at(dir.path()), "origin/trunk").is_ok());
         let outside = tempfile::tempdir().unwrap();
-        assert!(Revision::read(&at(outside.path()), "HEAD").unwrap_err().contains("needs a git repository"));
+        assert!(Revision::read(&at(outside.path()), "HEAD").unwrap_err().to_string().contains("needs a git repository"));
     }
 
     #[test]
@@ -432,7 +439,7 @@ mod tests {
         )
         .unwrap();
         let project = Project::new(&dir.path().join("gpu"), None, failing, &crate::config::Config::default());
-        let e = Revision::read(&project, "HEAD").unwrap_err();
+        let e = Revision::read(&project, "HEAD").unwrap_err().to_string();
         assert!(e.starts_with("the build command of kernelgate.toml ([build] command = \"echo no nvcc here >&2; exit 3\") exited with exit status: 3 at HEAD ("), "{e}");
         assert!(e.ends_with("no nvcc here"), "{e}");
     }

@@ -61,12 +61,7 @@ impl KernelSource {
     pub fn read(path: &Path, shown: &str) -> Result<KernelSource> {
         let bytes = std::fs::read(path).map_err(Error::io(path))?;
         let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let text =
-            crate::kernel_file::kernel_text(&file, bytes, shown).map_err(|message| match message.split_once(": ") {
-                // `<file>:<line>:<column>` is the place the message names.
-                Some((at, rest)) => Error::Kernels { path: at.into(), message: rest.to_string() },
-                None => Error::Kernels { path: path.into(), message },
-            })?;
+        let text = crate::kernel_file::kernel_text(&file, bytes, shown).map_err(|e| Error::kernel_file(path, e))?;
         Ok(KernelSource::of_text(&file, shown, &text))
     }
 
@@ -165,8 +160,7 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
         .map(|p| {
             let shown = format!("{prefix}{}", p.file_name().unwrap_or_default().to_string_lossy());
             let source = KernelSource::read(p, &shown)?;
-            crate::kernel_file::declared(source.file, source.source)
-                .map_err(|message| Error::Kernels { path: shown.into(), message })?;
+            crate::kernel_file::declared(source.file, source.source).map_err(|e| Error::kernel_file(shown, e))?;
             Ok(source)
         })
         .collect()

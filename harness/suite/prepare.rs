@@ -52,10 +52,10 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
     }
     if let Some(rev) = &suite.config.ab {
         let revision = Revision::read(&suite.project, rev)
-            .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e }.to_string())?;
+            .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e.to_string() }.to_string())?;
         let b = match &suite.config.ab_b {
             Some(rev_b) => Some(Revision::read(&suite.project, rev_b).map_err(|e| {
-                Error::Config { name: "KERNELGATE_AB_B", value: rev_b.clone(), expected: e }.to_string()
+                Error::Config { name: "KERNELGATE_AB_B", value: rev_b.clone(), expected: e.to_string() }.to_string()
             })?),
             None => None,
         };

@@ -25,14 +25,17 @@
 mod tokens;
 use tokens::{Kind, Token, active_tokens, splice, tokenize};
 
+use crate::{Error, ErrorKind};
+
 /// The text of a kernel file read as `bytes`, named `shown` in messages (pure). kernelgate reads
 /// kernel files as UTF-8 text (it scans, hashes and prints them); NVRTC itself would take other
 /// bytes in a comment.
 ///
 /// # Errors
-/// A sentence naming the file, line and column (1-based, in bytes) of the first byte that is not
-/// UTF-8, the byte, and the fix: convert the file (`iconv`), or replace the character.
-pub fn utf8_text(bytes: Vec<u8>, shown: &str) -> Result<String, String> {
+/// [`ErrorKind::NotUtf8`] at the file, line and column (1-based, in bytes) of the first byte that is
+/// not UTF-8 ([`Error::place`]), naming the byte and the fix: convert the file (`iconv`), or replace
+/// the character.
+pub fn utf8_text(bytes: Vec<u8>, shown: &str) -> Result<String, Error> {
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let bytes = e.into_bytes();
@@ -40,13 +43,14 @@ pub fn utf8_text(bytes: Vec<u8>, shown: &str) -> Result<String, String> {
         let column = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
         let file = shown.rsplit('/').next().unwrap_or(shown);
         let file = file.split(' ').next().unwrap_or(file);
-        format!(
-            "{shown}:{line}:{column}: byte 0x{:02x} is not UTF-8 (the file is in another encoding, Latin-1 or \
+        let message = format!(
+            "byte 0x{:02x} is not UTF-8 (the file is in another encoding, Latin-1 or \
              Windows-1252 most likely), and kernelgate reads kernel files as UTF-8 text. Fix: convert the file, `iconv \
              -f latin1 -t utf-8 {file} > {file}.utf8 && mv {file}.utf8 {file}`, or replace the character (in a \
              comment, with ASCII)",
             bytes[at]
-        )
+        );
+        Error::not_utf8(format!("{shown}:{line}:{column}"), message)
     })
 }
 
@@ -77,22 +81,30 @@ pub struct Declared {
 /// template and an entry point.
 ///
 /// # Errors
-/// The message for the file's owner (without the file's name, which the caller adds), naming the
-/// line and the fix.
-pub fn declared(source: &str) -> Result<Declared, String> {
+/// [`ErrorKind::NoKernel`], or [`ErrorKind::Redeclared`] naming the line; the message is for the
+/// file's owner (without the file's name, which the caller adds), with the fix.
+pub fn declared(source: &str) -> Result<Declared, Error> {
     let entries = entry_points(source);
     let templates = template_kernels(source);
     if entries.is_empty() && templates.is_empty() {
-        return Err("declares no `extern \"C\" __global__` kernel and no kernel template at global scope; every \
-                    kernel file (.cu) of the kernel folders needs at least one"
-            .to_string());
+        return Err(Error::new(
+            ErrorKind::NoKernel,
+            "declares no `extern \"C\" __global__` kernel and no kernel template at global scope; every kernel file \
+             (.cu) of the kernel folders needs at least one",
+        ));
     }
     if let Some((name, line)) = templates.iter().find(|(t, _)| entries.iter().any(|(e, _)| e == t)) {
-        return Err(format!("line {line}: `{name}` is both a kernel template and an extern \"C\" kernel; rename one"));
+        return Err(Error::new(
+            ErrorKind::Redeclared,
+            format!("line {line}: `{name}` is both a kernel template and an extern \"C\" kernel; rename one"),
+        ));
     }
     for (i, (name, line)) in entries.iter().enumerate() {
         if entries[..i].iter().any(|(n, _)| n == name) {
-            return Err(format!("line {line}: kernel `{name}` is declared twice; remove or rename one"));
+            return Err(Error::new(
+                ErrorKind::Redeclared,
+                format!("line {line}: kernel `{name}` is declared twice; remove or rename one"),
+            ));
         }
     }
     Ok(Declared { entries, templates })
@@ -294,8 +306,9 @@ mod tests {
     fn a_byte_that_is_not_utf8_is_named_with_its_line_column_and_the_fix() {
         let text = b"extern \"C\" __global__ void a(float* x) { x[0] = 1; }\n// caf\xe9 (Latin-1)\n".to_vec();
         let e = utf8_text(text, "kernels/latin1.cu").unwrap_err();
-        assert!(e.starts_with("kernels/latin1.cu:2:7: byte 0xe9 is not UTF-8"), "{e}");
-        assert!(e.contains("iconv -f latin1 -t utf-8 latin1.cu > latin1.cu.utf8"), "{e}");
+        assert_eq!((e.kind(), e.place()), (crate::ErrorKind::NotUtf8, Some("kernels/latin1.cu:2:7")));
+        assert!(e.to_string().starts_with("kernels/latin1.cu:2:7: byte 0xe9 is not UTF-8"), "{e}");
+        assert!(e.message().contains("iconv -f latin1 -t utf-8 latin1.cu > latin1.cu.utf8"), "{e}");
         assert_eq!(utf8_text("// café\n".into(), "a.cu").unwrap(), "// café\n");
     }
 
