@@ -133,10 +133,35 @@ pub fn folder_of(path: &Path) -> PathBuf {
 /// probe's close would end its reader's input), a device is opened and closed.
 ///
 /// # Errors
-/// A sentence saying what is wrong and the fix: a folder, a block device or socket, the full
+/// [`Unwritable`], saying what is wrong and the fix: a folder, a block device or socket, the full
 /// device, a folder that does not exist or cannot be written, a file or device that cannot be
 /// opened for writing (with the operating system's words).
-pub fn check(path: &Path, example: &str) -> Result<(), String> {
+pub fn check(path: &Path, example: &str) -> Result<(), Unwritable> {
+    file_reason(path, example).map_err(|reason| Unwritable { path: path.to_path_buf(), reason })
+}
+
+/// Why an output cannot be written at a path ([`check`], [`check_folder`]), for the caller to put
+/// after the variable, flag or key that named it.
+///
+/// # Example
+/// ```
+/// let dir = std::env::temp_dir();
+/// let e = kernelgate::output::check(&dir, "junit.xml").unwrap_err();
+/// assert_eq!(e.path, dir);
+/// assert!(e.reason.starts_with("it names a folder"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Unwritable {
+    /// The path as given.
+    pub path: PathBuf,
+    /// What is wrong and the fix, a sentence that does not repeat the path (`it names a folder;
+    /// name a file instead (e.g. out/junit.xml)`).
+    pub reason: String,
+}
+
+/// [`check`], its error the reason.
+fn file_reason(path: &Path, example: &str) -> Result<(), String> {
     long_name(path)?;
     let real = resolve(path);
     let linked = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
@@ -180,10 +205,15 @@ pub fn check(path: &Path, example: &str) -> Result<(), String> {
 /// makes the rest). Nothing is made.
 ///
 /// # Errors
-/// A sentence: a file (or device, FIFO, loop of links) in the folder's place, or above it; a
+/// [`Unwritable`]: a file (or device, FIFO, loop of links) in the folder's place, or above it; a
 /// folder that cannot be written (with the operating system's words); a name in the path longer
 /// than a file system takes.
-pub fn check_folder(path: &Path) -> Result<(), String> {
+pub fn check_folder(path: &Path) -> Result<(), Unwritable> {
+    folder_reason(path).map_err(|reason| Unwritable { path: path.to_path_buf(), reason })
+}
+
+/// [`check_folder`], its error the reason.
+fn folder_reason(path: &Path) -> Result<(), String> {
     long_name(path)?;
     let mut at = path.to_path_buf();
     loop {
@@ -391,14 +421,14 @@ mod tests {
     #[test]
     fn check_refuses_what_would_fail_later_and_accepts_sinks() {
         let dir = tempfile::tempdir().unwrap();
-        let e = check(dir.path(), "junit.xml").unwrap_err();
+        let e = check(dir.path(), "junit.xml").unwrap_err().reason;
         assert!(e.starts_with("it names a folder; name a file instead (e.g. ") && e.ends_with("junit.xml)"), "{e}");
-        let e = check(&dir.path().join("no/such/r.xml"), "r.xml").unwrap_err();
+        let e = check(&dir.path().join("no/such/r.xml"), "r.xml").unwrap_err().reason;
         assert!(e.starts_with("its folder ") && e.contains("does not exist; create it (mkdir -p "), "{e}");
         check(&dir.path().join("new.xml"), "r.xml").unwrap();
         check(Path::new("/dev/null"), "r.xml").unwrap();
         if Path::new("/dev/full").exists() {
-            let e = check(Path::new("/dev/full"), "r.xml").unwrap_err();
+            let e = check(Path::new("/dev/full"), "r.xml").unwrap_err().reason;
             assert!(e.contains("every write to it fails with 'No space left on device'"), "{e}");
         }
         let fifo = dir.path().join("fifo");
@@ -406,7 +436,7 @@ mod tests {
         check(&fifo, "r.xml").unwrap();
         let link = dir.path().join("to-folder");
         std::os::unix::fs::symlink(dir.path(), &link).unwrap();
-        let e = check(&link, "r.xml").unwrap_err();
+        let e = check(&link, "r.xml").unwrap_err().reason;
         assert!(e.starts_with("it names a folder (a link to "), "{e}");
         assert!(std::fs::read_dir(dir.path()).unwrap().count() == 2, "the checks wrote nothing");
     }
@@ -445,16 +475,16 @@ mod tests {
         assert_eq!(at(Path::new("/dev/stderr")), At::Descriptor(2));
         assert!(At::Descriptor(1).in_place());
         check(Path::new("/dev/stdout"), "r.xml").unwrap();
-        assert!(check(Path::new("/dev/fd/999"), "r.xml").unwrap_err().contains("descriptor 999 is not open"));
+        assert!(check(Path::new("/dev/fd/999"), "r.xml").unwrap_err().reason.contains("descriptor 999 is not open"));
         let dir = tempfile::tempdir().unwrap();
         let (l1, l2) = (dir.path().join("l1"), dir.path().join("l2"));
         std::os::unix::fs::symlink(&l2, &l1).unwrap();
         std::os::unix::fs::symlink(&l1, &l2).unwrap();
         assert_eq!(at(&l1), At::Loop);
-        assert!(check(&l1, "r.xml").unwrap_err().starts_with("it is a loop of symbolic links"));
+        assert!(check(&l1, "r.xml").unwrap_err().reason.starts_with("it is a loop of symbolic links"));
         let long = dir.path().join("x".repeat(300));
-        assert!(check(&long, "r.xml").unwrap_err().contains("300 bytes long"));
-        assert!(check_folder(&long).unwrap_err().contains("300 bytes long"));
+        assert!(check(&long, "r.xml").unwrap_err().reason.contains("300 bytes long"));
+        assert!(check_folder(&long).unwrap_err().reason.contains("300 bytes long"));
     }
 
     #[test]
@@ -464,9 +494,9 @@ mod tests {
         check_folder(&dir.path().join("a/b/c")).unwrap();
         let file = dir.path().join("f");
         std::fs::write(&file, "x").unwrap();
-        assert!(check_folder(&file).unwrap_err().starts_with("it names a file, not a folder"));
+        assert!(check_folder(&file).unwrap_err().reason.starts_with("it names a file, not a folder"));
         assert!(
-            check_folder(&file.join("below")).unwrap_err().contains("is a file, so no folder can be made below it")
+            check_folder(&file.join("below")).unwrap_err().reason.contains("is a file, so no folder can be made below it")
         );
         assert!(!dir.path().join("a").exists(), "nothing made");
     }

@@ -28,10 +28,15 @@ pub struct Commit {
 /// folders ([`Project::kernels_in`]).
 ///
 /// # Errors
-/// A sentence: no repository, a kernel folder outside it, a revision that names no commit, or
-/// `good` not an ancestor of `bad` along first parents; in a shallow clone, that the history is cut
-/// and how to fetch it.
-pub fn commits(project: &Project, good: &str, bad: &str) -> Result<Vec<Commit>, String> {
+/// [`crate::Error::Bisect`], a sentence: no repository, a kernel folder outside it, a revision that
+/// names no commit, or `good` not an ancestor of `bad` along first parents; in a shallow clone, that
+/// the history is cut and how to fetch it.
+pub fn commits(project: &Project, good: &str, bad: &str) -> crate::Result<Vec<Commit>> {
+    first_parent_commits(project, good, bad).map_err(crate::Error::Bisect)
+}
+
+/// [`commits`], its error a sentence.
+fn first_parent_commits(project: &Project, good: &str, bad: &str) -> Result<Vec<Commit>, String> {
     let root = project.root.as_path();
     let repo = git2::Repository::discover(root)
         .map_err(|e| format!("bisect needs a git repository at or above {}: {}", root.display(), e.message()))?;
@@ -201,7 +206,7 @@ mod tests {
         assert_eq!(shape, [("docs only", false), ("kernel change", true), ("harness only", false)]);
         let (candidates, skipped) = split(&list);
         assert_eq!((candidates.len(), skipped.len(), candidates[0].id.as_str()), (1, 2, k.as_str()));
-        let e = commits(&project(dir.path()), &bad, &good).unwrap_err();
+        let e = commits(&project(dir.path()), &bad, &good).unwrap_err().to_string();
         assert!(e.contains("is not an ancestor"), "{e}");
         // A good commit on a merged branch is an ancestor, but not on the first-parent line.
         let g = git2::Signature::now("t", "t@example.com").unwrap();
@@ -209,7 +214,7 @@ mod tests {
         let side = repo.commit(None, &g, &g, "side", &base.tree().unwrap(), &[&base]).unwrap();
         let side = repo.find_commit(side).unwrap();
         let merge = repo.commit(Some("HEAD"), &g, &g, "merge", &base.tree().unwrap(), &[&base, &side]).unwrap();
-        let e = commits(&project(dir.path()), &side.id().to_string(), &merge.to_string()).unwrap_err();
+        let e = commits(&project(dir.path()), &side.id().to_string(), &merge.to_string()).unwrap_err().to_string();
         assert!(e.contains("on a merged branch") && e.contains("--first-parent"), "{e}");
     }
 }

@@ -185,14 +185,34 @@ fn unknown(text: &str) -> bool {
     text.is_empty() || text == "unknown"
 }
 
+/// A field two copies of one run both know, with different values ([`merge_meta`],
+/// [`merge_value`]): nothing known is overwritten, so the caller keeps the stored copy and says so.
+///
+/// # Example
+/// ```
+/// use kernelgate::history::Conflict;
+/// let conflict = Conflict { field: "commit", stored: r#""c0f10ee""#.into(), new: r#""a1b2c3d""#.into() };
+/// assert_eq!(conflict.to_string(), r#"commit is "c0f10ee" here and "a1b2c3d" in the new copy"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field} is {stored} here and {new} in the new copy")]
+pub struct Conflict {
+    /// The field's name, as the run CSV's column (`commit`, `work_scale`, `value`).
+    pub field: &'static str,
+    /// The stored copy's value, as messages show it (text quoted).
+    pub stored: String,
+    /// The new copy's value, shown the same way.
+    pub new: String,
+}
+
 /// Merges what `new` knows into `stored`, field by field: a field unknown in `stored` takes `new`'s
 /// value; a field known in both must be equal. Returns whether `stored` changed. Used where the same
 /// run arrives twice (the suite's append and a later import of its CSV, two runners' notes): nothing
 /// known is ever overwritten, and nothing known is dropped.
 ///
 /// # Errors
-/// The name of the first field known in both with different values, and both values.
-pub fn merge_meta(stored: &mut RunMeta, new: &RunMeta) -> std::result::Result<bool, String> {
+/// [`Conflict`]: the first field known in both with different values, and both values.
+pub fn merge_meta(stored: &mut RunMeta, new: &RunMeta) -> std::result::Result<bool, Conflict> {
     let mut changed = false;
     let texts: [(&str, &mut String, &String); 13] = [
         ("run_id", &mut stored.run_id, &new.run_id),
@@ -215,7 +235,11 @@ pub fn merge_meta(stored: &mut RunMeta, new: &RunMeta) -> std::result::Result<bo
     changed |= merge_option("dirty", &mut stored.dirty, &new.dirty)?;
     changed |= merge_option("commit_time", &mut stored.commit_time, &new.commit_time)?;
     if stored.work_scale.to_bits() != new.work_scale.to_bits() {
-        return Err(format!("work_scale is {} here and {} in the new copy", stored.work_scale, new.work_scale));
+        return Err(Conflict {
+            field: "work_scale",
+            stored: stored.work_scale.to_string(),
+            new: new.work_scale.to_string(),
+        });
     }
     Ok(changed)
 }
@@ -225,11 +249,11 @@ pub fn merge_meta(stored: &mut RunMeta, new: &RunMeta) -> std::result::Result<bo
 /// unknown.
 ///
 /// # Errors
-/// The name of the first field known in both with different values, and both values.
-pub fn merge_value(stored: &mut Value, new: &Value) -> std::result::Result<bool, String> {
+/// [`Conflict`]: the first field known in both with different values, and both values.
+pub fn merge_value(stored: &mut Value, new: &Value) -> std::result::Result<bool, Conflict> {
     let same = stored.value.to_bits() == new.value.to_bits() || (stored.value.is_nan() && new.value.is_nan());
     if !same {
-        return Err(format!("value is {:?} here and {:?} in the new copy", stored.value, new.value));
+        return Err(Conflict { field: "value", stored: format!("{:?}", stored.value), new: format!("{:?}", new.value) });
     }
     let mut changed = merge_option("ci_low", &mut stored.ci_low, &new.ci_low)?;
     changed |= merge_option("ci_high", &mut stored.ci_high, &new.ci_high)?;
@@ -238,22 +262,22 @@ pub fn merge_value(stored: &mut Value, new: &Value) -> std::result::Result<bool,
     Ok(changed)
 }
 
-fn merge_text(name: &str, stored: &mut String, new: &str) -> std::result::Result<bool, String> {
+fn merge_text(field: &'static str, stored: &mut String, new: &str) -> std::result::Result<bool, Conflict> {
     if unknown(new) || stored == new {
         Ok(false)
     } else if unknown(stored) {
         *stored = new.to_string();
         Ok(true)
     } else {
-        Err(format!("{name} is {stored:?} here and {new:?} in the new copy"))
+        Err(Conflict { field, stored: format!("{stored:?}"), new: format!("{new:?}") })
     }
 }
 
 fn merge_option<T: PartialEq + Copy + std::fmt::Debug>(
-    name: &str,
+    field: &'static str,
     stored: &mut Option<T>,
     new: &Option<T>,
-) -> std::result::Result<bool, String> {
+) -> std::result::Result<bool, Conflict> {
     match (*stored, *new) {
         (_, None) => Ok(false),
         (None, Some(n)) => {
@@ -261,7 +285,7 @@ fn merge_option<T: PartialEq + Copy + std::fmt::Debug>(
             Ok(true)
         }
         (Some(s), Some(n)) if s == n => Ok(false),
-        (Some(s), Some(n)) => Err(format!("{name} is {s:?} here and {n:?} in the new copy")),
+        (Some(s), Some(n)) => Err(Conflict { field, stored: format!("{s:?}"), new: format!("{n:?}") }),
     }
 }
 
@@ -416,7 +440,7 @@ pub(crate) mod tests {
         let mut other = full.clone();
         other.driver = "999".into();
         let err = merge_meta(&mut stored, &other).unwrap_err();
-        assert!(err.contains("driver") && err.contains("999"), "{err}");
+        assert_eq!((err.field, err.new.as_str()), ("driver", "\"999\""), "{err}");
 
         let v = run("20260101T000000Z", "GPU-1", "c0ffee", 1).values.remove(0);
         let mut bare = v.clone();
@@ -427,7 +451,7 @@ pub(crate) mod tests {
         assert_eq!(bare, v);
         let mut moved = v.clone();
         moved.value *= 2.0;
-        assert!(merge_value(&mut bare, &moved).unwrap_err().contains("value"));
+        assert_eq!(merge_value(&mut bare, &moved).unwrap_err().field, "value");
         let (mut a, mut b) = (v.clone(), v);
         a.value = f64::NAN;
         b.value = f64::NAN;

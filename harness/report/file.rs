@@ -65,7 +65,7 @@ fn stage(path: &Path, bytes: &[u8]) -> Result<Staged> {
         ));
     }
     if matches!(at, crate::output::At::Loop | crate::output::At::Other) {
-        let why = crate::output::check(path, "report").err().unwrap_or_default();
+        let why = crate::output::check(path, "report").err().map(|e| e.reason).unwrap_or_default();
         return Err(sentence(path, std::io::ErrorKind::InvalidInput, why));
     }
     let dir = crate::output::folder_of(&real);

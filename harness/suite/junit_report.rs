@@ -65,7 +65,7 @@ pub(super) fn check_output_paths(
     let outputs = [(&vars::JUNIT, &config.junit, "junit.xml"), (&vars::RUN_FILE, &config.run_file, "run.txt")];
     for (var, path, example) in outputs {
         if let Some(path) = path {
-            crate::output::check(path, example).map_err(refuse(var.name, path))?;
+            crate::output::check(path, example).map_err(|e| refuse(var.name, path)(e.reason))?;
         }
     }
     let history = match &config.history {
@@ -74,7 +74,7 @@ pub(super) fn check_output_paths(
     };
     for (var, dir) in [(&vars::OUT_DIR, config.out_dir.as_ref()), (&vars::HISTORY, history)] {
         if let Some(dir) = dir {
-            crate::output::check_folder(dir).map_err(refuse(var.name, dir))?;
+            crate::output::check_folder(dir).map_err(|e| refuse(var.name, dir)(e.reason))?;
         }
     }
     if let Some(file) = &project.file {
@@ -83,10 +83,10 @@ pub(super) fn check_output_paths(
         let from_file = [("out_dir", config.out_dir.is_none().then_some(&project.out_dir)), ("history", history)];
         for (key, dir) in from_file {
             if let Some(dir) = dir {
-                crate::output::check_folder(dir).map_err(|message| Error::Project {
+                crate::output::check_folder(dir).map_err(|e| Error::Project {
                     path: file.clone(),
                     line: None,
-                    message: format!("{key} = {:?}: {message}", dir.display().to_string()),
+                    message: format!("{key} = {:?}: {}", dir.display().to_string(), e.reason),
                 })?;
             }
         }
@@ -94,7 +94,7 @@ pub(super) fn check_output_paths(
     // KERNELGATE_BASELINES names an existing folder; a bless makes it.
     if let Some(dir) = &config.baselines {
         if config.bless {
-            crate::output::check_folder(dir).map_err(refuse(vars::BASELINES.name, dir))?;
+            crate::output::check_folder(dir).map_err(|e| refuse(vars::BASELINES.name, dir)(e.reason))?;
         } else if !dir.is_dir() {
             let what = if dir.exists() { "it names a file, not a folder" } else { "no such folder" };
             return Err(refuse(vars::BASELINES.name, dir)(format!(
@@ -108,7 +108,7 @@ pub(super) fn check_output_paths(
         && let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty())
     {
         let path = Path::new(&summary);
-        crate::output::check(path, "summary.md").map_err(refuse("GITHUB_STEP_SUMMARY", path))?;
+        crate::output::check(path, "summary.md").map_err(|e| refuse("GITHUB_STEP_SUMMARY", path)(e.reason))?;
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ pub fn run(
         Some(s) => s,
         None => default_suite()?,
     };
-    let commits = bisect::commits(project, good, bad).map_err(Error::Bisect)?;
+    let commits = bisect::commits(project, good, bad)?;
     let (candidates, skipped) = bisect::split(&commits);
     let out = out.unwrap_or_else(|| {
         project.out_dir.join("bisect").join(chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string())

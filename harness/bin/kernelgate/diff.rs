@@ -38,7 +38,7 @@ pub(crate) fn diff_command(
     for (flag, path, example) in [("--markdown", &markdown, "diff.md"), ("--html", &html, "diff.html")] {
         if let Some(path) = path {
             kernelgate::output::check(path, example)
-                .map_err(|why| Error::io(path)(std::io::Error::other(format!("{flag}: {why}"))))?;
+                .map_err(|e| Error::io(path)(std::io::Error::other(format!("{flag}: {}", e.reason))))?;
         }
     }
     // Two run CSVs need no history: with KERNELGATE_HISTORY=off they are compared without trends

@@ -76,26 +76,45 @@ impl Default for Options {
     }
 }
 
+/// A field of [`Options`] out of its documented range ([`Options::validate`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct OutOfRange {
+    /// The field's name (`max_p_value`, `min_magnitude`, `min_segment`, `window`).
+    pub field: &'static str,
+    /// A sentence naming the field, its value and the valid range.
+    pub message: String,
+}
+
 impl Options {
-    /// Checks the ranges documented on each field; the error is a sentence naming the field, the
-    /// value and the valid range.
-    pub fn validate(&self) -> std::result::Result<(), String> {
+    /// Checks the ranges documented on each field.
+    ///
+    /// # Errors
+    /// [`OutOfRange`] naming the first field out of its range, its value and the valid range.
+    pub fn validate(&self) -> std::result::Result<(), OutOfRange> {
+        let out = |field: &'static str, message: String| Err(OutOfRange { field, message });
         if !(self.max_p_value > 0.0 && self.max_p_value <= 1.0) {
-            return Err(format!("max_p_value {} is not in (0, 1]; Otava's default is 0.001", self.max_p_value));
+            return out("max_p_value", format!("max_p_value {} is not in (0, 1]; Otava's default is 0.001", self.max_p_value));
         }
         if !(self.min_magnitude >= 0.0 && self.min_magnitude.is_finite()) {
-            return Err(format!("min_magnitude {} is not a finite fraction >= 0 (0.01 = 1 %)", self.min_magnitude));
+            return out(
+                "min_magnitude",
+                format!("min_magnitude {} is not a finite fraction >= 0 (0.01 = 1 %)", self.min_magnitude),
+            );
         }
         if self.min_segment == 0 {
-            return Err("min_segment 0 is not at least 1".to_string());
+            return out("min_segment", "min_segment 0 is not at least 1".to_string());
         }
         if self.window < 2 * self.min_segment {
-            return Err(format!(
-                "window {} cannot hold two segments of min_segment {}; use a window of at least {}",
-                self.window,
-                self.min_segment,
-                2 * self.min_segment
-            ));
+            return out(
+                "window",
+                format!(
+                    "window {} cannot hold two segments of min_segment {}; use a window of at least {}",
+                    self.window,
+                    self.min_segment,
+                    2 * self.min_segment
+                ),
+            );
         }
         Ok(())
     }

@@ -254,7 +254,8 @@ fn options_out_of_range_are_named() {
     ];
     let names = ["max_p_value", "max_p_value", "min_magnitude", "min_segment", "window"];
     for (options, name) in bad.iter().zip(names) {
-        assert!(options.validate().unwrap_err().starts_with(name), "{options:?}");
+        let e = options.validate().unwrap_err();
+        assert!(e.field == name && e.message.starts_with(name), "{options:?}");
     }
     assert_eq!(Options::default().validate(), Ok(()));
     assert_eq!(Options::default().weak_p_value(), 0.01);

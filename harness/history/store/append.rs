@@ -101,7 +101,7 @@ pub(super) fn append_in(
         Some((id, mut meta)) => {
             let changed = match merge_meta(&mut meta, m) {
                 Ok(changed) => changed,
-                Err(e) => return Ok(Err(conflict(e))),
+                Err(e) => return Ok(Err(conflict(e.to_string()))),
             };
             if changed {
                 let sets: Vec<String> =
