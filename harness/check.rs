@@ -223,7 +223,7 @@ pub enum SharedStart {
 /// # Errors
 /// [`crate::Error::Driver`] when an upload, the shared-memory fill, a step or a download fails;
 /// [`crate::Error::Compile`] if the fill kernel does not compile.
-pub fn check_case(
+pub(crate) fn check_case(
     gpu: &Gpu,
     case: &Case,
     compiled: &Compiled,

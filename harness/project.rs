@@ -410,22 +410,33 @@ impl Project {
     /// names them, for reading kernels at another revision.
     ///
     /// # Errors
-    /// A sentence naming the folder when it lies outside `workdir`: git holds no history of it.
-    pub fn kernels_in(&self, workdir: &Path) -> std::result::Result<Vec<String>, String> {
+    /// [`OutsideRepository`] naming the first folder that lies outside `workdir`: git holds no
+    /// history of it.
+    pub fn kernels_in(&self, workdir: &Path) -> std::result::Result<Vec<String>, OutsideRepository> {
         self.kernels
             .iter()
             .map(|folder| {
-                crate::model::folder_in_repository(workdir, folder).ok_or_else(|| {
-                    format!(
-                        "the kernel folder {} lies outside the git repository at {}: git holds no earlier version \
-                         of it; move it into the repository, or name folders inside it in {FILE}",
-                        folder.display(),
-                        workdir.display()
-                    )
-                })
+                crate::model::folder_in_repository(workdir, folder)
+                    .ok_or_else(|| OutsideRepository { folder: folder.clone(), workdir: workdir.to_path_buf() })
             })
             .collect()
     }
+}
+
+/// A kernel folder outside the git repository that A/B and bisect read earlier versions from
+/// ([`Project::kernels_in`]); the message says the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the kernel folder {} lies outside the git repository at {}: git holds no earlier version of it; move it into \
+     the repository, or name folders inside it in {FILE}",
+    folder.display(),
+    workdir.display()
+)]
+pub struct OutsideRepository {
+    /// The kernel folder.
+    pub folder: PathBuf,
+    /// The repository's top folder.
+    pub workdir: PathBuf,
 }
 
 #[cfg(test)]
@@ -551,7 +562,7 @@ mod tests {
         assert_eq!(p.kernels_in(dir.path()).unwrap(), ["src/cuda", ""]);
         let other = tempfile::tempdir().unwrap();
         let e = p.kernels_in(other.path()).unwrap_err();
-        assert!(e.contains("lies outside the git repository"), "{e}");
+        assert!(e.workdir == other.path() && e.to_string().contains("lies outside the git repository"), "{e}");
         assert_eq!(p.shown(&dir.path().join("src/cuda/a.cu")), "src/cuda/a.cu");
     }
 }

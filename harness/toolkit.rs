@@ -52,17 +52,21 @@ impl std::fmt::Display for Tool {
     }
 }
 
+/// Where a tool is looked for ([`places`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Places {
+    /// The value of the tool's variable, set: the only place.
+    Given(String),
+    /// The places searched, in order.
+    Search(Vec<PathBuf>),
+}
+
 /// The places searched for `spec`, in order, without looking at the file system but for the project
 /// root (`root`): `env` gives the environment (the tool's variable, `CUDA_HOME`, `CUDA_PATH`,
-/// `PATH`). Pure. `Err` holds the value of the tool's variable when it is set: then it is the only
-/// place.
-pub fn places(
-    spec: &Spec,
-    env: &dyn Fn(&str) -> Option<String>,
-    root: &Path,
-) -> std::result::Result<Vec<PathBuf>, String> {
+/// `PATH`). Pure.
+pub fn places(spec: &Spec, env: &dyn Fn(&str) -> Option<String>, root: &Path) -> Places {
     if let Some(value) = env(spec.env_var).filter(|v| !v.is_empty()) {
-        return Err(value);
+        return Places::Given(value);
     }
     let mut out = vec![root.join(spec.local_file())];
     for var in ["CUDA_HOME", "CUDA_PATH"] {
@@ -74,7 +78,7 @@ pub fn places(
     if let Some(path) = env("PATH") {
         out.extend(std::env::split_paths(&path).map(|d| d.join(spec.name)));
     }
-    Ok(out)
+    Places::Search(out)
 }
 
 /// The CUDA release in a tool's `--version` output: the text after `, V` on the line
@@ -100,8 +104,8 @@ pub type Found = std::result::Result<Tool, (Option<String>, String)>;
 pub fn search(spec: &Spec) -> Found {
     let root = std::env::current_dir().map(|d| crate::project::root_of(&d)).unwrap_or_default();
     match places(spec, &|k| std::env::var(k).ok(), &root) {
-        Err(value) => probe(spec, Path::new(&value)).ok_or((Some(value), String::new())),
-        Ok(candidates) => candidates.iter().find_map(|p| probe(spec, p)).ok_or_else(|| {
+        Places::Given(value) => probe(spec, Path::new(&value)).ok_or((Some(value), String::new())),
+        Places::Search(candidates) => candidates.iter().find_map(|p| probe(spec, p)).ok_or_else(|| {
             let shown: Vec<String> = candidates.iter().take(4).map(|p| p.display().to_string()).collect();
             (None, shown.join(", "))
         }),
@@ -158,11 +162,13 @@ mod tests {
             move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
         };
         assert_eq!(
-            places(&SPEC, &env(&[("KERNELGATE_NVDISASM", "/opt/x/nvdisasm"), ("PATH", "/bin")]), Path::new("/p"))
-                .unwrap_err(),
-            "/opt/x/nvdisasm"
+            places(&SPEC, &env(&[("KERNELGATE_NVDISASM", "/opt/x/nvdisasm"), ("PATH", "/bin")]), Path::new("/p")),
+            Places::Given("/opt/x/nvdisasm".into())
         );
-        let got = places(&SPEC, &env(&[("CUDA_HOME", "/cuda"), ("PATH", "/a:/b")]), Path::new("/p")).unwrap();
+        let Places::Search(got) = places(&SPEC, &env(&[("CUDA_HOME", "/cuda"), ("PATH", "/a:/b")]), Path::new("/p"))
+        else {
+            panic!("no variable set: a search")
+        };
         let got: Vec<String> = got.iter().map(|p| p.display().to_string()).collect();
         assert_eq!(
             got,

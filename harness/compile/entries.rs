@@ -7,7 +7,7 @@ use crate::{nvrtc, source::KernelSource};
 /// `Err` with the message of the compile trial when the PTX of `source` for `arch` does not declare
 /// exactly the entry points that `build.rs` listed and the template instances `lowered` (by their
 /// name expressions).
-pub fn check_entries(
+pub(crate) fn check_entries(
     source: &KernelSource,
     arch: &str,
     ptx: &str,

@@ -17,7 +17,8 @@ mod for_gpu;
 pub mod prebuilt;
 mod ptx;
 
-pub use entries::{check_entries, unseen_cause};
+pub(crate) use entries::check_entries;
+pub use entries::unseen_cause;
 pub use for_gpu::{ModulePtx, module_identity, module_ptx};
 pub use ptx::{itanium_name, ptx_entries, ptx_param_counts, ptx_sha256};
 
@@ -437,11 +438,12 @@ unsafe fn cubin_of(program: cudarc::nvrtc::sys::nvrtcProgram) -> std::result::Re
 }
 
 /// Compiles `source` for `arch` and checks that the PTX holds exactly the entry points that
-/// `build.rs` listed; the body of the `compile/<file>/<arch>` trials, which need no GPU.
+/// `build.rs` listed ([`check_entries`]), as the `compile/<file>/<arch>` trials do, for the tests.
 ///
 /// # Errors
-/// As [`compile`]. A mismatch is not an `Err` but `Ok(Err(message))`, so the trial fails with it.
-pub fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::Result<(), String>> {
+/// As [`compile`]. A mismatch is not an `Err` but `Ok(Err(message))`.
+#[cfg(test)]
+pub(crate) fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::Result<(), String>> {
     let ptx = compile(source, arch)?.to_src();
     Ok(check_entries(source, arch, &ptx, &[]))
 }

@@ -56,7 +56,7 @@ fn first_parent_commits(project: &Project, good: &str, bad: &str) -> Result<Vec<
         })
     };
     let (good_c, mut at) = (commit(good)?, commit(bad)?);
-    let folders = project.kernels_in(repo.workdir().unwrap_or(root))?;
+    let folders = project.kernels_in(repo.workdir().unwrap_or(root)).map_err(|e| e.to_string())?;
     // The tree ids of the kernel folders: equal where none of their files changed.
     let kernels = |c: &git2::Commit| -> Vec<Option<git2::Oid>> {
         let tree = c.tree().ok();

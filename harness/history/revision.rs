@@ -68,7 +68,7 @@ impl Revision {
         }
         let mut files = BTreeMap::new();
         let mut found = false;
-        for folder in project.kernels_in(workdir)? {
+        for folder in project.kernels_in(workdir).map_err(|e| e.to_string())? {
             let at = if folder.is_empty() {
                 Ok(tree.clone())
             } else {

@@ -178,7 +178,7 @@ impl Session {
 }
 
 /// The version line of `ncu --version` (`Version 2025.3.1.0 (build ...)`), or the error.
-pub fn version(ncu: &Path) -> std::result::Result<String, String> {
+pub(crate) fn version(ncu: &Path) -> std::result::Result<String, String> {
     let out = Command::new(ncu).arg("--version").output().map_err(|e| e.to_string())?;
     String::from_utf8_lossy(&out.stdout)
         .lines()

@@ -94,7 +94,7 @@ impl Assignment {
     ///
     /// # Errors
     /// A sentence saying what is wrong, for the caller's flag error.
-    pub fn parse(rest: &str) -> std::result::Result<Assignment, String> {
+    pub(crate) fn parse(rest: &str) -> std::result::Result<Assignment, String> {
         let mut parts = rest.splitn(3, ':');
         let (kn, sha, code) = (parts.next().unwrap_or(""), parts.next(), parts.next());
         let (Some(sha), Some(code)) = (sha, code) else {
@@ -132,7 +132,7 @@ impl Assignment {
     ///
     /// # Errors
     /// A sentence naming both lists and the fix, when they differ.
-    pub fn fits(&self, listed: &[impl AsRef<str>]) -> std::result::Result<(), String> {
+    pub(crate) fn fits(&self, listed: &[impl AsRef<str>]) -> std::result::Result<(), String> {
         let sha = list_sha(listed);
         if sha == self.list_sha && listed.len() == self.shards.len() {
             return Ok(());

@@ -149,7 +149,7 @@ pub fn launches(cases: &[Case]) -> Vec<LaunchShape> {
 ///
 /// # Errors
 /// A sentence naming the entry points ptxas reported nothing for.
-pub fn rows(
+pub(crate) fn rows(
     source: &KernelSource,
     entries: &[&str],
     usage: &BTreeMap<String, Usage>,

@@ -39,7 +39,7 @@ pub struct Usage {
 ///
 /// # Errors
 /// A sentence naming the line (1-based) whose numbers do not parse.
-pub fn parse(log: &str, arch: &str) -> Result<BTreeMap<String, Usage>, String> {
+pub(crate) fn parse(log: &str, arch: &str) -> Result<BTreeMap<String, Usage>, String> {
     let mut entries: BTreeMap<String, Usage> = BTreeMap::new();
     // Stack and spill figures by function (the `Function properties for` line names it).
     let mut frames: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();

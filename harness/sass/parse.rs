@@ -37,7 +37,7 @@ pub struct Function {
 /// # Errors
 /// A sentence when the text holds no code section (not the output of `nvdisasm --print-code`), or
 /// an instruction line outside any section, naming the 1-based line.
-pub fn parse(listing: &str) -> Result<BTreeMap<String, Function>, String> {
+pub(crate) fn parse(listing: &str) -> Result<BTreeMap<String, Function>, String> {
     let mut functions: BTreeMap<String, Function> = BTreeMap::new();
     let mut current: Option<String> = None;
     for (i, line) in listing.lines().enumerate() {

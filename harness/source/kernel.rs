@@ -232,20 +232,40 @@ pub fn build_options<'a>(file_options: &[&'a str], defines: &[&'static str]) -> 
 /// `kernelgate compile --define`). Pure.
 ///
 /// # Errors
-/// The reason and the fix: `name` not a C identifier, or `value` empty or holding whitespace (one
-/// NVRTC argument each, as `kernelgate.toml`'s options).
-pub fn define_option(name: &str, value: &str) -> std::result::Result<String, String> {
+/// [`BadDefine`]: `name` not a C identifier, or `value` empty or holding whitespace (one NVRTC
+/// argument each, as `kernelgate.toml`'s options).
+///
+/// # Example
+/// ```
+/// use kernelgate::source::{BadDefine, define_option};
+/// assert_eq!(define_option("BLOCK", "256").unwrap(), "-DBLOCK=256");
+/// assert_eq!(define_option("2D", "1"), Err(BadDefine::Name));
+/// ```
+pub fn define_option(name: &str, value: &str) -> std::result::Result<String, BadDefine> {
     let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !identifier {
-        return Err("a macro name is a C identifier (letters, digits, _), e.g. BLOCK".into());
+        return Err(BadDefine::Name);
     }
     if value.is_empty() || value.chars().any(char::is_whitespace) {
-        return Err(format!(
-            "the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without spaces)"
-        ));
+        return Err(BadDefine::Value { name: name.to_string() });
     }
     Ok(format!("-D{name}={value}"))
+}
+
+/// Why a preprocessor definition is refused ([`define_option`]); its message says the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BadDefine {
+    /// The macro name is not a C identifier.
+    #[error("a macro name is a C identifier (letters, digits, _), e.g. BLOCK")]
+    Name,
+    /// The value is empty or holds whitespace: NVRTC takes each option as one argument.
+    #[error("the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without spaces)")]
+    Value {
+        /// The macro's name.
+        name: String,
+    },
 }
 
 /// `defines` (`-DNAME=VALUE` options, [`define_option`]) sorted by name, as a [`Kernel::defines`]

@@ -68,13 +68,13 @@ impl Machine {
 /// differ by more than [`CLOCK_NOTE_THRESHOLD`].
 ///
 /// # Errors
-/// A sentence when the runs of the two sides (or of one side) ran on more than one GPU model: a
+/// [`crate::Error::Compare`], a sentence, when the runs of the two sides (or of one side) ran on more than one GPU model: a
 /// model is a GPU key with its device name; the sentence names each side's models with their
 /// compute capabilities, and the fix.
 pub fn compare(
     old: (&Side, &[Machine], &[Measurement]),
     new: (&Side, &[Machine], &[Measurement]),
-) -> Result<Vec<String>, String> {
+) -> crate::Result<Vec<String>> {
     let models = |machines: &[Machine]| -> BTreeSet<(String, String)> {
         machines.iter().map(|m| (m.gpu_key.clone(), m.gpu_name.clone())).collect()
     };
@@ -89,7 +89,7 @@ pub fn compare(
             seen.dedup();
             seen.join(" and ")
         };
-        return Err(format!(
+        return Err(crate::Error::Compare(format!(
             "the old side ({}) ran on {} and the new side ({}) on {}: times of different GPU models are not \
              comparable, so no diff is made; diff two sides of one GPU key (`kernelgate history runs` lists the runs \
              of each, --gpu KEY picks one)",
@@ -97,7 +97,7 @@ pub fn compare(
             list(old.1),
             new.0.label,
             list(new.1)
-        ));
+        )));
     }
     let mut notes = Vec::new();
     let drivers = |machines: &[Machine]| -> BTreeSet<String> { machines.iter().map(Machine::driver_text).collect() };
@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn another_model_is_refused_naming_both() {
         let (a, b) = (side("h200.csv (72a91c3)"), side("a100.csv (72a91c3)"));
-        let e = compare((&a, &[h200()], &[]), (&b, &[a100()], &[])).unwrap_err();
+        let e = compare((&a, &[h200()], &[]), (&b, &[a100()], &[])).unwrap_err().to_string();
         assert!(
             e.starts_with(
                 "the old side (h200.csv (72a91c3)) ran on NVIDIA H200 (nvidia-h200-sm90, compute capability 9.0) and \
@@ -192,7 +192,7 @@ mod tests {
     #[test]
     fn another_driver_or_clock_is_named() {
         let (a, b) = (side("old"), side("new"));
-        assert_eq!(compare((&a, &[h200()], &[]), (&b, &[h200()], &[])), Ok(vec![]));
+        assert_eq!(compare((&a, &[h200()], &[]), (&b, &[h200()], &[])).unwrap(), Vec::<String>::new());
         let other = Machine { driver: "575.57.08".into(), cuda: "12.9".into(), ..h200() };
         let notes = compare((&a, &[h200()], &[]), (&b, &[other], &[])).unwrap();
         assert_eq!(
@@ -213,6 +213,6 @@ mod tests {
             "{}",
             notes[0]
         );
-        assert_eq!(compare((&a, &[h200()], &fast), (&b, &[h200()], &near)), Ok(vec![]));
+        assert_eq!(compare((&a, &[h200()], &fast), (&b, &[h200()], &near)).unwrap(), Vec::<String>::new());
     }
 }
