@@ -26,13 +26,23 @@ pub enum ErrorKind {
     /// `KERNELGATE_COMMIT` names no commit, or there is no repository to read it in
     /// ([`crate::provenance::read`]).
     Revision,
+    /// A kernel folder or file cannot be read, or the generated file cannot be written (with the
+    /// operating system's words).
+    Io,
+    /// `kernelgate.toml` does not parse, or its `kernels` names no folder.
+    ProjectFile,
+    /// The kernel folders hold no kernel file (`.cu`, `.ptx`, `.cubin`, `.fatbin`).
+    NoKernelFiles,
+    /// Two kernel files map to one module of constants (`a/x.cu` and `b/x.cu`).
+    ModuleClash,
 }
 
 /// Why a kernel file cannot be used as it is, or a commit cannot be read.
 ///
-/// Its message reads as a predicate of the file, without the file's name, which the caller adds
-/// (`is not a cubin: …`, `line 7: kernel \`k\` is declared twice; …`); the one exception is a
-/// [`ErrorKind::NotUtf8`] error, which starts with the place it names ([`Error::place`]).
+/// Its message reads as a predicate of the file, without the file's name (`is not a cubin: …`,
+/// `line 7: kernel \`k\` is declared twice; …`). Where the error was found at a file, its place
+/// says which ([`Error::place`]) and its `Display` starts with it; readers of bytes
+/// ([`crate::cubin::read`]) leave the place to their caller.
 ///
 /// # Example
 /// ```
@@ -60,6 +70,12 @@ impl Error {
         Error { kind: ErrorKind::NotUtf8, place: Some(place), message }
     }
 
+    /// This error at `path`, unless it names a place already (a byte's line and column).
+    pub(crate) fn at(mut self, path: &std::path::Path) -> Error {
+        self.place.get_or_insert_with(|| path.display().to_string());
+        self
+    }
+
     /// This error with `context` before its message (`its cubin for sm_90: …`); kind and place kept.
     pub(crate) fn context(mut self, context: &str) -> Error {
         self.message = format!("{context}: {}", self.message);
@@ -71,8 +87,9 @@ impl Error {
         self.kind
     }
 
-    /// The `<file>:<line>:<column>` (1-based; the column in bytes) a [`ErrorKind::NotUtf8`] error
-    /// names; `None` for the other kinds, whose message names the line where it has one.
+    /// Where the error is: the file ([`crate::Build::generate`]'s errors), or for a
+    /// [`ErrorKind::NotUtf8`] error `<file>:<line>:<column>` (1-based; the column in bytes); `None`
+    /// from a reader of bytes or text, whose caller knows the file.
     pub fn place(&self) -> Option<&str> {
         self.place.as_deref()
     }

@@ -109,21 +109,24 @@ impl Build {
     /// Outside a build script (cargo sets `OUT_DIR` for it), or when `$OUT_DIR` cannot be written.
     pub fn run(self) {
         let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for a build script"));
-        let text = self.generate().unwrap_or_else(|(path, message)| fail(&path, &message));
+        let text = self.generate().unwrap_or_else(|e| fail(&e));
         for input in &self.inputs {
             if self.root.join(input).exists() {
                 println!("cargo:rerun-if-changed={input}");
             }
         }
         let out = out_dir.join(OUT_FILE);
-        std::fs::write(&out, text).unwrap_or_else(|e| fail(&out, &format!("cannot write: {e}")));
+        std::fs::write(&out, text)
+            .unwrap_or_else(|e| fail(&Error::new(ErrorKind::Io, format!("cannot write: {e}")).at(&out)));
     }
 
     /// The text of [`OUT_FILE`] for this project, without writing it.
     ///
     /// # Errors
-    /// The file and the message [`Build::run`] stops with.
-    pub fn generate(&self) -> Result<String, (PathBuf, String)> {
+    /// The error [`Build::run`] stops with, at the file ([`Error::place`]): of the kinds
+    /// [`ErrorKind::ProjectFile`], [`ErrorKind::Io`], [`ErrorKind::NoKernelFiles`],
+    /// [`ErrorKind::ModuleClash`], or a kernel file's ([`kernel_file::declared`]).
+    pub fn generate(&self) -> Result<String, Error> {
         let folders = kernel_folders(&self.root)?;
         let mut text = kernel_constants(&self.root, &folders)?;
         let inputs: Vec<&str> = self.inputs.iter().map(String::as_str).collect();
@@ -137,31 +140,31 @@ impl Build {
 /// time (which also refuses the keys it does not know; this reads `kernels` alone).
 ///
 /// # Errors
-/// The project file and what is wrong with its `kernels`.
-pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, (PathBuf, String)> {
+/// [`ErrorKind::ProjectFile`] at the project file, saying what is wrong with its `kernels`.
+pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, Error> {
     let file = root.join(PROJECT_FILE);
     let Ok(text) = std::fs::read_to_string(&file) else { return Ok(vec![root.join("kernels")]) };
-    let table = text.parse::<toml::Table>().map_err(|e| (file.clone(), e.to_string()))?;
+    let refused = |message: String| Error::new(ErrorKind::ProjectFile, message).at(&file);
+    let table = text.parse::<toml::Table>().map_err(|e| refused(e.to_string()))?;
     let folder = |v: &toml::Value| {
-        v.as_str()
-            .map(|f| root.join(f))
-            .ok_or_else(|| (file.clone(), "kernels: give a folder or a list of folders".into()))
+        v.as_str().map(|f| root.join(f)).ok_or_else(|| refused("kernels: give a folder or a list of folders".into()))
     };
     match table.get("kernels") {
         None => Ok(vec![root.join("kernels")]),
         Some(toml::Value::Array(list)) if !list.is_empty() => list.iter().map(folder).collect(),
-        Some(toml::Value::Array(_)) => Err((file.clone(), "kernels names no folder; name at least one".into())),
+        Some(toml::Value::Array(_)) => Err(refused("kernels names no folder; name at least one".into())),
         Some(one) => Ok(vec![folder(one)?]),
     }
 }
 
 /// The module `k`: one submodule per kernel file (`*.cu`, `*.ptx`) of `folders`, one constant per
 /// kernel.
-fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf, String)> {
+fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
+    let io = |path: &Path, message: String| Error::new(ErrorKind::Io, message).at(path);
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in folders {
         let listed =
-            std::fs::read_dir(dir).map_err(|e| (dir.clone(), format!("cannot read the kernel folder: {e}")))?;
+            std::fs::read_dir(dir).map_err(|e| io(dir, format!("cannot read the kernel folder: {e}")))?;
         files.extend(
             listed
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -170,10 +173,11 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
     }
     files.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
     if files.is_empty() {
-        return Err((
-            folders[0].clone(),
-            "no .cu, .ptx or .cubin files found; kernelgate needs at least one kernel source or prebuilt module".into(),
-        ));
+        return Err(Error::new(
+            ErrorKind::NoKernelFiles,
+            "no .cu, .ptx or .cubin files found; kernelgate needs at least one kernel source or prebuilt module",
+        )
+        .at(&folders[0]));
     }
 
     let mut modules = String::from(
@@ -182,17 +186,21 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, (PathBuf
     );
     let mut seen_modules: Vec<(String, String)> = Vec::new();
     for path in &files {
-        let bytes = std::fs::read(path).map_err(|e| (path.clone(), format!("cannot read: {e}")))?;
+        let bytes = std::fs::read(path).map_err(|e| io(path, format!("cannot read: {e}")))?;
         let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let text =
-            kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|e| (path.clone(), e.to_string()))?;
+            kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|e| e.at(path))?;
         let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
         let module = entry_scan::module_name(&file);
         if let Some((_, other)) = seen_modules.iter().find(|(m, _)| *m == module) {
-            return Err((path.clone(), format!("maps to module `{module}`, like {other}; rename one of them")));
+            return Err(Error::new(
+                ErrorKind::ModuleClash,
+                format!("maps to module `{module}`, like {other}; rename one of them"),
+            )
+            .at(path));
         }
         seen_modules.push((module.clone(), shown.clone()));
-        let declared = kernel_file::declared(&file, &text).map_err(|e| (path.clone(), e.to_string()))?;
+        let declared = kernel_file::declared(&file, &text).map_err(|e| e.at(path))?;
 
         writeln!(modules, "    /// Entry points of `{shown}`.").unwrap();
         writeln!(modules, "    pub mod {module} {{").unwrap();
@@ -255,9 +263,9 @@ fn build_static(root: &Path, kernels: &[PathBuf], inputs: &[&str]) -> String {
 }
 
 /// Stops the build with a message that names the file.
-fn fail(path: &Path, message: &str) -> ! {
+fn fail(e: &Error) -> ! {
     // Cargo shows a failed build script's stderr; a panic would add a backtrace to it.
-    eprintln!("error: kernelgate build failed: {}: {message}", path.display());
+    eprintln!("error: kernelgate build failed: {e}");
     std::process::exit(1)
 }
 
@@ -275,8 +283,11 @@ mod tests {
         dir
     }
 
-    fn generate(dir: &Path) -> Result<String, (PathBuf, String)> {
-        Build { root: dir.to_path_buf(), inputs: vec!["build.rs".into()] }.generate()
+    /// [`Build::generate`] of the project at `dir`, its error as (file, kind, message).
+    fn generate(dir: &Path) -> Result<String, (PathBuf, ErrorKind, String)> {
+        Build { root: dir.to_path_buf(), inputs: vec!["build.rs".into()] }
+            .generate()
+            .map_err(|e| (PathBuf::from(e.place().expect("at a file")), e.kind(), e.message().to_string()))
     }
 
     #[test]
@@ -316,18 +327,21 @@ mod tests {
             ("kernels/softmax.cu", "extern \"C\" __global__ void s(float* a) { }\n"),
             ("kernels/softmax.ptx", ptx),
         ]);
-        let (path, message) = generate(both.path()).unwrap_err();
+        let (path, kind, message) = generate(both.path()).unwrap_err();
         assert!(path.ends_with("kernels/softmax.ptx") && message.contains("module `softmax`"), "{message}");
+        assert_eq!(kind, ErrorKind::ModuleClash);
         let not_ptx = project(&[("kernels/notes.ptx", "extern \"C\" __global__ void s(float* a) { }\n")]);
-        let (path, message) = generate(not_ptx.path()).unwrap_err();
+        let (path, kind, message) = generate(not_ptx.path()).unwrap_err();
         assert!(path.ends_with("kernels/notes.ptx") && message.contains("is not a PTX module"), "{message}");
+        assert_eq!(kind, ErrorKind::NotModule);
     }
 
     #[test]
     fn a_bad_kernel_file_or_project_file_stops_the_build_naming_it() {
         let empty = project(&[("kernels/none.cu", "// nothing here\n")]);
-        let (path, message) = generate(empty.path()).unwrap_err();
+        let (path, kind, message) = generate(empty.path()).unwrap_err();
         assert!(path.ends_with("kernels/none.cu"), "{}", path.display());
+        assert_eq!(kind, ErrorKind::NoKernel);
         assert!(!message.is_empty());
 
         let twice = project(&[
@@ -335,15 +349,16 @@ mod tests {
             ("b/x.cu", "extern \"C\" __global__ void two() { }\n"),
             ("kernelgate.toml", "kernels = [\"a\", \"b\"]\n"),
         ]);
-        let (path, message) = generate(twice.path()).unwrap_err();
+        let (path, _, message) = generate(twice.path()).unwrap_err();
         assert!(path.ends_with("b/x.cu") && message.contains("module `x`"), "{}: {message}", path.display());
         assert!(message.contains("like a/x.cu;"), "the other file is named: {message}");
 
         let malformed = project(&[("kernelgate.toml", "kernels = 3\n")]);
-        let (path, message) = generate(malformed.path()).unwrap_err();
+        let (path, kind, message) = generate(malformed.path()).unwrap_err();
+        assert_eq!(kind, ErrorKind::ProjectFile);
         assert!(path.ends_with("kernelgate.toml") && message.contains("folder"), "{message}");
 
         let none = project(&[("kernelgate.toml", "kernels = []\n")]);
-        assert!(generate(none.path()).unwrap_err().1.contains("no folder"));
+        assert!(generate(none.path()).unwrap_err().2.contains("no folder"));
     }
 }
