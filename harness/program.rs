@@ -454,7 +454,12 @@ fn enqueue(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &Bound, base: &Ar
 }
 
 /// Calls `call` with the device buffers of its slots (at their declared offsets) and `stream`.
-fn host_call(case: &Case, call: &HostCall, stream: &CudaStream, bound: &Bound) -> std::result::Result<(), String> {
+fn host_call(
+    case: &Case,
+    call: &HostCall,
+    stream: &CudaStream,
+    bound: &Bound,
+) -> std::result::Result<(), crate::case::HostError> {
     let mut pointers = Vec::with_capacity(call.slots.len());
     let mut elements = Vec::with_capacity(call.slots.len());
     for &slot in &call.slots {

@@ -25,14 +25,19 @@ pub struct HostArgs<'a> {
     pub elements: &'a [usize],
 }
 
-/// The code a [`HostCall`] runs: `Ok` when it enqueued its work, or a sentence saying what failed
-/// (a CUDA error's name, the library's status), which fails the trial with the case and step named.
-pub type HostFn = dyn Fn(HostArgs<'_>) -> Result<(), String> + Send + Sync;
+/// What a [`HostCall`]'s own code returns when it fails: any error (`?` on a `libloading`, a
+/// `cudarc` or an `std` error works, and a `String` or `&str` converts with `.into()`), whose
+/// message kernelgate prints after the case and the step.
+pub type HostError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The code a [`HostCall`] runs: `Ok` when it enqueued its work, or what failed (a CUDA error's
+/// name, the library's status), which fails the trial with the case and step named.
+pub type HostFn = dyn Fn(HostArgs<'_>) -> Result<(), HostError> + Send + Sync;
 
 /// Whether a [`HostCall`] can run on this machine: `Err` with the reason and the fix (a shared
 /// library not found, naming where it was looked for and how to build it), which ignores the
 /// case's trial as a missing cuBLAS does.
-pub type HostNeeds = dyn Fn() -> Result<(), String> + Send + Sync;
+pub type HostNeeds = dyn Fn() -> Result<(), HostError> + Send + Sync;
 
 /// A call of the project's host code in a program ([`super::Step::Host`]).
 ///
@@ -46,8 +51,8 @@ pub type HostNeeds = dyn Fn() -> Result<(), String> + Send + Sync;
 ///     // SAFETY: the address is the slot's live device buffer of `args.elements[0]` f32 elements.
 ///     unsafe {
 ///         cudarc::driver::result::memset_d8_async(args.pointers[0], 0, 4 * args.elements[0], args.stream)
-///     }
-///     .map_err(|e| format!("{e:?}"))
+///     }?; // a cudarc DriverError: `?` converts any error into a HostError
+///     Ok(())
 /// });
 /// let case = Case::program("fill", "memset", "1024").params([Param::output(1024)]).step(Step::Host(zero));
 /// assert_eq!(case.kernel_names(), "cuMemsetD8Async");
@@ -72,7 +77,7 @@ impl HostCall {
     pub fn new(
         name: &'static str,
         slots: impl IntoIterator<Item = usize>,
-        call: impl Fn(HostArgs<'_>) -> Result<(), String> + Send + Sync + 'static,
+        call: impl Fn(HostArgs<'_>) -> Result<(), HostError> + Send + Sync + 'static,
     ) -> HostCall {
         HostCall { name, slots: slots.into_iter().collect(), stream: 0, call: Arc::new(call), needs: None }
     }
@@ -86,14 +91,14 @@ impl HostCall {
     /// This call, which can run only when `needs` returns `Ok` (a shared library found and its
     /// symbols resolved): asked before the trial opens its buffers; an `Err` ignores the trial with
     /// the reason, as a case calling cuBLAS is ignored without libcublas.
-    pub fn needs(mut self, needs: impl Fn() -> Result<(), String> + Send + Sync + 'static) -> HostCall {
+    pub fn needs(mut self, needs: impl Fn() -> Result<(), HostError> + Send + Sync + 'static) -> HostCall {
         self.needs = Some(Arc::new(needs));
         self
     }
 
     /// Why this call cannot run here, when it cannot ([`HostCall::needs`]).
     pub fn unavailable(&self) -> Option<String> {
-        self.needs.as_ref().and_then(|needs| needs().err())
+        self.needs.as_ref().and_then(|needs| needs().err()).map(|e| e.to_string())
     }
 }
 

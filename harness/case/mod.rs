@@ -24,7 +24,7 @@ pub mod table;
 mod table_checks;
 pub use data::{Element, HostData, HostView, Reference, Tolerance};
 pub use elem::Elem;
-pub use host::{HostArgs, HostCall};
+pub use host::{HostArgs, HostCall, HostError};
 pub use launch::{DEFAULT_DYNAMIC_SHARED_LIMIT, Grid, Launch};
 pub use param::{Arg, HOT_BYTE, Init, Param};
 pub use sass_expectation::SassExpectation;

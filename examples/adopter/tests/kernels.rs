@@ -96,14 +96,14 @@ fn sums() -> Vec<Case> {
     let input = || Param::In { init: Init::Uniform { lo: 0.0, hi: 1.0 }, elem: Elem::F32, len: N, offset: 0 };
     let cub = HostCall::new("cub::DeviceReduce::Sum", [0, 1], |args| {
         let sum = cub_sum()?;
-        let n = i32::try_from(args.elements[0]).map_err(|e| e.to_string())?;
+        let n = i32::try_from(args.elements[0])?;
         // SAFETY: host/cub_sum.cu's signature; the pointers are the slots' live device buffers (n
         // floats in, one out) and the stream is the program's.
         let status =
             unsafe { sum(args.pointers[0] as *const f32, args.pointers[1] as *mut f32, n, args.stream.cast()) };
-        if status == 0 { Ok(()) } else { Err(format!("cub_sum returned cudaError_t {status}")) }
+        if status == 0 { Ok(()) } else { Err(format!("cub_sum returned cudaError_t {status}").into()) }
     })
-    .needs(|| cub_sum().map(|_| ()));
+    .needs(|| Ok(cub_sum().map(drop)?));
     vec![
         Case::new("sum", "atomic", "16M", k::reduce::sum_atomic)
             .launch(Launch::grid2d([BLOCKS as u32, 1], [THREADS as u32, 1]))
