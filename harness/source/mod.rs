@@ -18,7 +18,9 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 mod kernel;
+mod sources;
 pub use kernel::{Kernel, KernelTemplate, build_name, build_options, define_option, defines_list, is_name_expression};
+pub use sources::Sources;
 
 /// One kernel file as a run reads it: one of the suite's `kernels/*.cu` ([`sources`]), or a file
 /// `kernelgate compile` was given ([`KernelSource::read`]). The text and names live as long as the
