@@ -34,7 +34,7 @@ use std::sync::Arc;
 pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
     kernel.declared()?;
     let source = kernel.source();
-    function_of(gpu, kernel.file, source.source, &kernel.options(source.options), kernel.entry)
+    function_of(gpu, kernel.file, source.path, source.source, &kernel.options(source.options), kernel.entry)
 }
 
 /// As [`function`], for the text `source` of kernel file `file` (as at another git revision), its
@@ -42,27 +42,26 @@ pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
 /// and its kernel `entry`: compiled once per run, text and options. A template
 /// instance's name expression ([`crate::source::is_name_expression`]) is compiled as such and
 /// looked up by the name NVRTC lowered it to ([`crate::compile::compile_instances`]), in a module
-/// of its own.
+/// of its own. Messages name the file `shown` (`kernels/transpose.cu`,
+/// [`crate::source::Sources::path_of`]).
 ///
 /// # Errors
 /// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
 pub fn function_of(
     gpu: &Gpu,
     file: &str,
+    shown: &str,
     source: &str,
     options: &[&str],
     entry: &str,
 ) -> Result<(CudaFunction, String)> {
     let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
-    let loaded = gpu.module(file, source, instances, options, || {
-        let made = crate::compile::module_ptx(file, source, &gpu.arch, instances, options)?;
+    let loaded = gpu.module(shown, source, instances, options, || {
+        let made = crate::compile::module_ptx(file, shown, source, &gpu.arch, instances, options)?;
         Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);
-    let func = loaded
-        .module
-        .load_function(name)
-        .map_err(Error::driver(format!("looking up {entry} in {}", crate::source::shown(file))))?;
+    let func = loaded.module.load_function(name).map_err(Error::driver(format!("looking up {entry} in {shown}")))?;
     Ok((func, loaded.sha256))
 }
 
@@ -114,7 +113,8 @@ pub fn compile_from<'a>(
     let mut modules: Vec<String> = Vec::new();
     for (kernel, _) in case.launches() {
         let Some((source, options)) = source_of(&kernel) else { return Ok(None) };
-        let (func, sha) = function_of(gpu, kernel.file, source, &kernel.options(options), kernel.entry)?;
+        let shown = crate::source::shown(kernel.file);
+        let (func, sha) = function_of(gpu, kernel.file, &shown, source, &kernel.options(options), kernel.entry)?;
         set_attributes(case, &kernel, &func)?;
         if !modules.contains(&sha) {
             modules.push(sha);

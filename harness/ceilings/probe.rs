@@ -191,7 +191,8 @@ fn samples(
 /// `kernel` of the library's `ceilings.cu`, compiled for `gpu` (once per process).
 fn function(gpu: &Gpu, kernel: Kernel) -> Result<CudaFunction> {
     let source = kernel.source();
-    crate::program::function_of(gpu, source.file, source.source, source.options, kernel.entry).map(|(f, _)| f)
+    crate::program::function_of(gpu, source.file, source.path, source.source, source.options, kernel.entry)
+        .map(|(f, _)| f)
 }
 
 /// `grid` blocks of [`BLOCK`] threads, no dynamic shared memory.

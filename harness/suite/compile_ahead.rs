@@ -62,7 +62,7 @@ pub(super) struct Ahead {
 /// disassembles the cubin: one compile trial's work for one build.
 pub(super) fn make(source: &KernelSource, arch: &str, build: &FileBuild) -> Made {
     let options = build.options(source.options);
-    let compiled = compile::compile_with_log(source.file, source.source, arch, &build.instances, &options);
+    let compiled = compile::compile_with_log(source.file, source.path, source.source, arch, &build.instances, &options);
     let listing =
         compiled.as_ref().ok().map(|c| nvdisasm::load().and_then(|tool| nvdisasm::disassemble(tool, &c.cubin)));
     (compiled, listing)
@@ -99,7 +99,8 @@ impl Ahead {
                     in_parallel(&modules, |((file, source, instances, defines), arch)| {
                         // A failure is not kept: the trial compiles again and reports NVRTC's error.
                         let options = crate::source::build_options(crate::source::options_of(file), defines);
-                        let _ = crate::compile::module_ptx(file, source, arch, instances, &options);
+                        let shown = crate::source::shown(file);
+                        let _ = crate::compile::module_ptx(file, &shown, source, arch, instances, &options);
                     });
                     // The compile trials run last and can wait.
                     crate::inputs::prefetch::lower_priority(19);

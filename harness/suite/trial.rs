@@ -281,7 +281,8 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
         if a == b {
             continue;
         }
-        match phases::time(Phase::Compile, || compare(file, a, b, arch, &instances))? {
+        let shown = crate::source::shown(file);
+        match phases::time(Phase::Compile, || compare(file, &shown, a, b, arch, &instances))? {
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
