@@ -575,12 +575,11 @@ mod tests {
 
     #[test]
     fn name_expressions_compile_to_lowered_names_nvrtc_reports() {
-        crate::source::for_tests();
         if nvrtc_available().is_err() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
             return;
         }
-        let source = crate::source::k::blocksum::block_sum.with("128, 4").source();
+        let source = crate::source::for_tests().of(&crate::source::k::blocksum::block_sum.with("128, 4")).unwrap();
         let compiled =
             compile_with_log(source.file, source.path, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
         assert_eq!(compiled.lowered.len(), 1);
@@ -667,12 +666,11 @@ extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_sto
     /// it; a compile error still carries NVRTC's log.
     #[test]
     fn the_verbose_compile_returns_the_same_ptx_and_ptxas_report() {
-        crate::source::for_tests();
         if nvrtc_available().is_err() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
             return;
         }
-        let source = crate::source::k::transpose::transpose_shared.source();
+        let source = crate::source::for_tests().of(&crate::source::k::transpose::transpose_shared).unwrap();
         let compiled = compile_with_log(source.file, source.path, source.source, "sm_90", &[], &[]).unwrap();
         let log = &compiled.log;
         assert_eq!(compiled.ptx, compile(source, "sm_90").unwrap().to_src());

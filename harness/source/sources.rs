@@ -110,6 +110,16 @@ impl Sources {
         &self.files
     }
 
+    /// How many files: the library's own included.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether there is no file ([`Sources::default`]; a run reads at least the library's own).
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
     /// [`super::kernels_sha256`] of every file: the hash a run hands its child processes
     /// ([`super::PARENT_KERNELS_ENV`]).
     pub fn kernels_sha256(&self) -> String {
