@@ -88,8 +88,8 @@ impl Checked {
 }
 
 /// A compile trial: compiles each build of `trial.source` ([`builds`]) for `trial.arch` with
-/// ptxas's report (errors name the file by its path, [`KernelSource::path`]), checks its entry
-/// points, and gates (or, with `bless`, writes) its rows.
+/// ptxas's report (a compile error names the file by its name, [`KernelSource::file`]), checks its
+/// entry points, and gates (or, with `bless`, writes) its rows.
 ///
 /// # Errors
 /// [`crate::Error::Unavailable`] when there is no NVRTC (the trial is then ignored, or fails with
@@ -101,7 +101,7 @@ pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
         let options = build.options(trial.source.options);
         let compiled = compile::compile_with_log(
             trial.source.file,
-            trial.source.path,
+            trial.source.file,
             trial.source.source,
             trial.arch,
             &build.instances,
