@@ -320,7 +320,8 @@ impl Gpu {
         &self.stream
     }
 
-    /// The module compiled from the text `source` of kernel file `file` with the template
+    /// The module compiled from the text `source` of kernel file `shown` (as messages name it:
+    /// `kernels/transpose.cu`, [`crate::source::Sources::path_of`]) with the template
     /// instances `instances` (name expressions, none for a file's `extern "C"` kernels) and the
     /// NVRTC `options` of the file, loaded once per run, text, instances and options: `compile` is
     /// called, and the PTX it returns loaded, only
@@ -331,7 +332,7 @@ impl Gpu {
     /// What `compile` fails with; [`Error::Driver`] if loading fails.
     pub fn module(
         &self,
-        file: &str,
+        shown: &str,
         source: &str,
         instances: &[&str],
         options: &[&str],
@@ -354,19 +355,14 @@ impl Gpu {
             return Ok(loaded.clone());
         }
         let (ptx, sha256, lowered) = compile()?;
-        let prebuilt = crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Ptx);
+        let prebuilt = crate::kernel_file::kind_of(shown) == Some(crate::kernel_file::Kind::Ptx);
         let module = self.ctx.load_module(ptx).map_err(|e| match prebuilt {
             // A prebuilt PTX module (its text is `source`): name its PTX ISA and the driver's release.
             true => Error::Driver {
-                doing: crate::compile::prebuilt::load_context(
-                    &crate::source::shown(file),
-                    source,
-                    &self.facts.cuda_driver_version,
-                    e.0,
-                ),
+                doing: crate::compile::prebuilt::load_context(shown, source, &self.facts.cuda_driver_version, e.0),
                 source: e,
             },
-            false => Error::driver(format!("loading the module of {}", crate::source::shown(file)))(e),
+            false => Error::driver(format!("loading the module of {shown}"))(e),
         })?;
         let loaded = Loaded { module, sha256, lowered };
         modules.insert(key, loaded.clone());

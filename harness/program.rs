@@ -19,22 +19,24 @@ use crate::model::LaunchResources;
 use crate::phases::{self, Phase};
 use crate::{
     error::{Error, Result},
-    source::Kernel,
+    source::{Kernel, Sources},
 };
 use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 
-/// Compiles (once per run, file and definitions, [`Kernel::options`]) and loads `kernel`'s module for `gpu`'s arch; returns the
-/// function and the SHA-256 (hex) of the module's PTX, the identity of the code that ran.
+/// Compiles (once per run, file and definitions, [`Kernel::options`]) and loads `kernel`'s module
+/// for `gpu`'s arch, from its file as the run read it (`sources`); returns the function and the
+/// SHA-256 (hex) of the module's PTX, the identity of the code that ran.
 ///
 /// # Errors
-/// [`Error::Kernels`] when the kernel is gone from its file since the build;
-/// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading fails.
-pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
-    kernel.declared()?;
-    let source = kernel.source();
-    function_of(gpu, kernel.file, source.source, &kernel.options(source.options), kernel.entry)
+/// [`Error::Kernels`] when the kernel is gone from its file since the build
+/// ([`Sources::declares`]); [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading
+/// fails.
+pub fn function(gpu: &Gpu, sources: &Sources, kernel: Kernel) -> Result<(CudaFunction, String)> {
+    sources.declares(&kernel)?;
+    let source = sources.of(&kernel).expect("a file that declares the kernel was read");
+    function_of(gpu, kernel.file, source.path, source.source, &kernel.options(source.options), kernel.entry)
 }
 
 /// As [`function`], for the text `source` of kernel file `file` (as at another git revision), its
@@ -42,27 +44,26 @@ pub fn function(gpu: &Gpu, kernel: Kernel) -> Result<(CudaFunction, String)> {
 /// and its kernel `entry`: compiled once per run, text and options. A template
 /// instance's name expression ([`crate::source::is_name_expression`]) is compiled as such and
 /// looked up by the name NVRTC lowered it to ([`crate::compile::compile_instances`]), in a module
-/// of its own.
+/// of its own. Messages name the file `shown` (`kernels/transpose.cu`,
+/// [`crate::source::Sources::path_of`]).
 ///
 /// # Errors
 /// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
 pub fn function_of(
     gpu: &Gpu,
     file: &str,
+    shown: &str,
     source: &str,
     options: &[&str],
     entry: &str,
 ) -> Result<(CudaFunction, String)> {
     let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
-    let loaded = gpu.module(file, source, instances, options, || {
-        let made = crate::compile::module_ptx(file, source, &gpu.arch, instances, options)?;
+    let loaded = gpu.module(shown, source, instances, options, || {
+        let made = crate::compile::module_ptx(file, shown, source, &gpu.arch, instances, options)?;
         Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);
-    let func = loaded
-        .module
-        .load_function(name)
-        .map_err(Error::driver(format!("looking up {entry} in {}", crate::source::shown(file))))?;
+    let func = loaded.module.load_function(name).map_err(Error::driver(format!("looking up {entry} in {shown}")))?;
     Ok((func, loaded.sha256))
 }
 
@@ -85,28 +86,30 @@ impl Compiled {
 }
 
 /// Compiles (once per run and source text) and looks up every kernel `case` launches, from the
-/// kernel files as the run read them ([`crate::source::sources`]).
+/// kernel files as the run read them (`sources`, [`Sources::read`]).
 ///
 /// # Errors
-/// [`Error::Kernels`] when a kernel is gone from its file since the build ([`Kernel::declared`]);
+/// [`Error::Kernels`] when a kernel is gone from its file since the build ([`Sources::declares`]);
 /// [`Error::Compile`] with NVRTC's log; [`Error::Driver`] if loading or the lookup fails.
-pub fn compile(gpu: &Gpu, case: &Case) -> Result<Compiled> {
+pub fn compile(gpu: &Gpu, sources: &Sources, case: &Case) -> Result<Compiled> {
     for (kernel, _) in case.launches() {
-        kernel.declared()?;
+        sources.declares(&kernel)?;
     }
-    compile_from(gpu, case, |k| Some((k.source().source, k.source().options)))
+    compile_from(gpu, sources, case, |k| sources.of(k).map(|s| (s.source, s.options)))
         .map(|c| c.expect("every kernel file is declared"))
 }
 
 /// As [`compile`], with each kernel file's text and NVRTC options from `source_of` (another git
 /// revision's, for A/B: [`crate::history::revision::Revision::kernel`]); each kernel's definitions
-/// ([`Kernel::defines`]) follow its file's options. `Ok(None)` when `source_of` has no
-/// text for a file the program needs.
+/// ([`Kernel::defines`]) follow its file's options. Messages name each file as the run read it
+/// (`sources`, [`Sources::path_of`]). `Ok(None)` when `source_of` has no text for a file the
+/// program needs.
 ///
 /// # Errors
 /// As [`compile`].
 pub fn compile_from<'a>(
     gpu: &Gpu,
+    sources: &Sources,
     case: &Case,
     source_of: impl Fn(&Kernel) -> Option<(&'a str, &'a [&'a str])>,
 ) -> Result<Option<Compiled>> {
@@ -114,7 +117,8 @@ pub fn compile_from<'a>(
     let mut modules: Vec<String> = Vec::new();
     for (kernel, _) in case.launches() {
         let Some((source, options)) = source_of(&kernel) else { return Ok(None) };
-        let (func, sha) = function_of(gpu, kernel.file, source, &kernel.options(options), kernel.entry)?;
+        let shown = sources.path_of(kernel.file);
+        let (func, sha) = function_of(gpu, kernel.file, shown, source, &kernel.options(options), kernel.entry)?;
         set_attributes(case, &kernel, &func)?;
         if !modules.contains(&sha) {
             modules.push(sha);

@@ -6,6 +6,7 @@
 
 use kernelgate::Config;
 use kernelgate::sanitize::{self, Sanitized};
+use kernelgate::source::Sources;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -34,7 +35,9 @@ fn run(tool: &str, script: &Path, selected: &[&str], dir: &Path) -> Sanitized {
         kernel_timeout_s: Some(60.0),
         ..Config::default()
     };
-    sanitize::run(&config, selected, Path::new("/bin/true"), dir.join("run.sanitize.log")).unwrap()
+    // No kernels read: the stand-in ignores the hash its child would check.
+    let sources = Sources::default();
+    sanitize::run(&config, &sources, selected, Path::new("/bin/true"), dir.join("run.sanitize.log")).unwrap()
 }
 
 #[test]
@@ -104,8 +107,8 @@ fn a_hung_trial_is_ended_with_its_process_group() {
         ..Config::default()
     };
     let start = Instant::now();
-    let s = sanitize::run(&config, &["planted/hang/4096"], Path::new("/bin/true"), tmp.path().join("run.sanitize.log"))
-        .unwrap();
+    let log = tmp.path().join("run.sanitize.log");
+    let s = sanitize::run(&config, &Sources::default(), &["planted/hang/4096"], Path::new("/bin/true"), log).unwrap();
     assert!(start.elapsed() < Duration::from_secs(20), "the hung trial was waited for: {:?}", start.elapsed());
     let m = &s.failures["planted/hang/4096"];
     assert!(m.contains("killed after 1 s"), "{m}");

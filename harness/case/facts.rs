@@ -364,7 +364,6 @@ mod tests {
     }
 
     fn cases() -> Vec<Case> {
-        crate::source::for_tests();
         let n = 1024;
         let timed = Case::new("t", "copy", "1024", crate::source::k::coalescing::copy_coalesced)
             .launch(Launch::linear(n, 256))

@@ -188,10 +188,15 @@ fn samples(
     Ok(seconds)
 }
 
-/// `kernel` of the library's `ceilings.cu`, compiled for `gpu` (once per process).
+/// `kernel` of the library's `ceilings.cu` ([`crate::source::own`]), compiled for `gpu` (once per
+/// process).
 fn function(gpu: &Gpu, kernel: Kernel) -> Result<CudaFunction> {
-    let source = kernel.source();
-    crate::program::function_of(gpu, source.file, source.source, source.options, kernel.entry).map(|(f, _)| f)
+    let source = crate::source::own()
+        .iter()
+        .find(|s| s.file == kernel.file)
+        .expect("the ceiling probes' kernels are in the library's own files");
+    crate::program::function_of(gpu, source.file, source.path, source.source, source.options, kernel.entry)
+        .map(|(f, _)| f)
 }
 
 /// `grid` blocks of [`BLOCK`] threads, no dynamic shared memory.

@@ -47,11 +47,19 @@ pub fn module_identity(ptx: &str, options: &[&str]) -> String {
 /// file without templates), with the file's own NVRTC `options` after kernelgate's. Made once per
 /// process and (file, text, arch, instances, options); a caller asking while another thread makes
 /// it waits for that compile. A failed compile is not kept: the next caller compiles again and gets
-/// NVRTC's error itself.
+/// NVRTC's error itself, naming the file `shown` (as [`super::compile_with_log`] takes `file` and
+/// `shown`).
 ///
 /// # Errors
 /// [`crate::Error::Compile`] with NVRTC's log; [`crate::Error::Unavailable`] without NVRTC.
-pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str], options: &[&str]) -> Result<ModulePtx> {
+pub fn module_ptx(
+    file: &str,
+    shown: &str,
+    source: &str,
+    arch: &str,
+    instances: &[&str],
+    options: &[&str],
+) -> Result<ModulePtx> {
     type Cell = Arc<OnceLock<Option<ModulePtx>>>;
     static MADE: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
     let key = key(file, source, arch, instances, options);
@@ -59,7 +67,7 @@ pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str], opti
         MADE.get_or_init(Mutex::default).lock().unwrap_or_else(|p| p.into_inner()).entry(key.clone()).or_default(),
     );
     let mut failed = None;
-    let made = cell.get_or_init(|| match compile(file, source, arch, instances, options) {
+    let made = cell.get_or_init(|| match compile(file, shown, source, arch, instances, options) {
         Ok(made) => Some(made),
         Err(e) => {
             failed = Some(e);
@@ -73,18 +81,25 @@ pub fn module_ptx(file: &str, source: &str, arch: &str, instances: &[&str], opti
             Err(e)
         }
         // Another thread's compile failed: compile here for the error.
-        (None, None) => compile(file, source, arch, instances, options),
+        (None, None) => compile(file, shown, source, arch, instances, options),
     }
 }
 
 /// The compile itself, unkept.
-fn compile(file: &str, source: &str, arch: &str, instances: &[&str], options: &[&str]) -> Result<ModulePtx> {
+fn compile(
+    file: &str,
+    shown: &str,
+    source: &str,
+    arch: &str,
+    instances: &[&str],
+    options: &[&str],
+) -> Result<ModulePtx> {
     if crate::kernel_file::is_binary(file) {
         // A cubin or fatbin is its bytes: its identity is their hash, as `sha256sum` prints it.
-        let (ptx, sha256) = super::prebuilt::cubin_module(file, source, arch)?;
+        let (ptx, sha256) = super::prebuilt::cubin_module(shown, source, arch)?;
         return Ok(ModulePtx { ptx, sha256, lowered: Vec::new() });
     }
-    let (ptx, lowered) = compile_instances(file, source, arch, instances, options)?;
+    let (ptx, lowered) = compile_instances(file, shown, source, arch, instances, options)?;
     let lowered = lowered.into_iter().map(|l| l.lowered).collect();
     let sha256 = module_identity(&ptx.to_src(), options);
     Ok(ModulePtx { ptx, sha256, lowered })
@@ -114,28 +129,28 @@ mod tests {
             return;
         }
         let text = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = 1.0f; }\n";
-        let a = module_ptx("memo.cu", text, "sm_90", &[], &[]).unwrap();
-        let b = module_ptx("memo.cu", text, "sm_90", &[], &[]).unwrap();
+        let a = module_ptx("memo.cu", "memo.cu", text, "sm_90", &[], &[]).unwrap();
+        let b = module_ptx("memo.cu", "memo.cu", text, "sm_90", &[], &[]).unwrap();
         assert_eq!(a.sha256, b.sha256);
         assert!(a.lowered.is_empty());
         // Kept: the same Ptx text, not a second compile's (equal anyway); another arch is another module.
         assert_eq!(a.ptx.to_src(), b.ptx.to_src());
-        assert_ne!(module_ptx("memo.cu", text, "sm_80", &[], &[]).unwrap().ptx.to_src(), a.ptx.to_src());
+        assert_ne!(module_ptx("memo.cu", "memo.cu", text, "sm_80", &[], &[]).unwrap().ptx.to_src(), a.ptx.to_src());
         // Options are part of the module: fast math makes other code, and another identity.
         let fast = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = expf(x[threadIdx.x]); }\n";
         let (plain, quick) = (
-            module_ptx("fast.cu", fast, "sm_90", &[], &[]).unwrap(),
-            module_ptx("fast.cu", fast, "sm_90", &[], &["--use_fast_math"]).unwrap(),
+            module_ptx("fast.cu", "fast.cu", fast, "sm_90", &[], &[]).unwrap(),
+            module_ptx("fast.cu", "fast.cu", fast, "sm_90", &[], &["--use_fast_math"]).unwrap(),
         );
         assert_ne!(plain.ptx.to_src(), quick.ptx.to_src());
         assert_eq!(plain.sha256, ptx_sha256(&plain.ptx.to_src()), "no options: the PTX's hash as before");
         assert_eq!(quick.sha256, module_identity(&quick.ptx.to_src(), &["--use_fast_math"]));
-        let defined = module_ptx("memo.cu", text, "sm_90", &[], &["-DUNUSED=1"]).unwrap();
+        let defined = module_ptx("memo.cu", "memo.cu", text, "sm_90", &[], &["-DUNUSED=1"]).unwrap();
         assert_eq!(defined.ptx.to_src(), a.ptx.to_src(), "a define the text does not use changes no code");
         assert_ne!(defined.sha256, a.sha256, "but it is another module");
         let bad = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = undeclared; }\n";
         for _ in 0..2 {
-            let err = module_ptx("memo_bad.cu", bad, "sm_90", &[], &[]).unwrap_err().to_string();
+            let err = module_ptx("memo_bad.cu", "memo_bad.cu", bad, "sm_90", &[], &[]).unwrap_err().to_string();
             assert!(err.contains("undeclared"), "NVRTC's log, each time: {err}");
         }
     }

@@ -167,7 +167,8 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// As [`nvrtc_available`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim, and
 /// which NVRTC compiled.
 pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
-    compile_instances(source.file, source.source, arch, &[], source.options).map(|(ptx, _)| ptx).map_err(|e| match e {
+    let compiled = compile_instances(source.file, source.path, source.source, arch, &[], source.options);
+    compiled.map(|(ptx, _)| ptx).map_err(|e| match e {
         // The file as this source names it (a file `kernelgate compile` was given, one of the run's).
         Error::Compile { arch, status, nvrtc, log, .. } => {
             Error::Compile { file: source.path.to_string(), arch, status, nvrtc, log }
@@ -247,63 +248,72 @@ pub fn suite_name<'a>(lowered: &'a [Lowered], name: &'a str) -> &'a str {
 /// cubin. A prebuilt PTX module (`file` ending in `.ptx`) is assembled by ptxas instead
 /// ([`prebuilt::assembled`]).
 ///
+/// `file` is the file's name (`transpose.cu`), which names the NVRTC program (and so the PTX's
+/// line information); `shown` is the file as messages name it: its path as the run read it
+/// ([`crate::source::Sources::path_of`], `kernels/transpose.cu`), or `file` again for a file read
+/// alone.
+///
 /// # Errors
 /// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture), or
 /// an expression names no instance the file can make (NVRTC's log names it).
 pub fn compile_with_log(
     file: &str,
+    shown: &str,
     source: &str,
     arch: &str,
     expressions: &[&str],
     extra: &[&str],
 ) -> Result<Compiled> {
     match crate::kernel_file::kind_of(file) {
-        Some(crate::kernel_file::Kind::Ptx) => return prebuilt::assembled(file, source, arch),
+        Some(crate::kernel_file::Kind::Ptx) => return prebuilt::assembled(shown, source, arch),
         Some(crate::kernel_file::Kind::Cubin | crate::kernel_file::Kind::Fatbin) => {
-            return prebuilt::cubin_compiled(file, source, arch);
+            return prebuilt::cubin_compiled(shown, source, arch);
         }
         _ => {}
     }
     let nvrtc = nvrtc::load()?;
     let mut options = verbose_options(arch, nvrtc.version, extra);
     options.extend(include_options().iter().cloned());
-    program(file, source, arch, &options, expressions, true)
+    program(file, shown, source, arch, &options, expressions, true)
 }
 
 /// Compiles the text `source` of kernel file `file` for `arch` with [`compile`]'s options and the
 /// file's own `extra` ones, instantiating the template instances `expressions`: the PTX to load
 /// and each instance's lowered name, the function to look up in it. A prebuilt PTX module (`file`
-/// ending in `.ptx`) is its own text ([`prebuilt::module`]).
+/// ending in `.ptx`) is its own text ([`prebuilt::module`]). `file` and `shown` as
+/// [`compile_with_log`] takes them.
 ///
 /// # Errors
 /// As [`compile_with_log`].
 pub fn compile_instances(
     file: &str,
+    shown: &str,
     source: &str,
     arch: &str,
     expressions: &[&str],
     extra: &[&str],
 ) -> Result<(Ptx, Vec<Lowered>)> {
     match crate::kernel_file::kind_of(file) {
-        Some(crate::kernel_file::Kind::Ptx) => return prebuilt::module(file, source, arch),
+        Some(crate::kernel_file::Kind::Ptx) => return prebuilt::module(shown, source, arch),
         Some(crate::kernel_file::Kind::Cubin | crate::kernel_file::Kind::Fatbin) => {
-            return prebuilt::cubin_module(file, source, arch).map(|(m, _)| (m, Vec::new()));
+            return prebuilt::cubin_module(shown, source, arch).map(|(m, _)| (m, Vec::new()));
         }
         _ => {}
     }
     let mut options = options_for(arch, extra);
     options.extend(include_options().iter().cloned());
-    let compiled = program(file, source, arch, &options, expressions, false)?;
+    let compiled = program(file, shown, source, arch, &options, expressions, false)?;
     Ok((Ptx::from_src(compiled.ptx), compiled.lowered))
 }
 
 /// One NVRTC program: created from `source` (named `file`, so NVRTC's log reads `file(12): ...`),
 /// each of `expressions` added (`nvrtcAddNameExpression`), compiled with `options`; then the PTX,
-/// the log, the lowered names and, with `cubin`, the cubin (empty without). NVRTC's API
-/// reference, "Compilation" and "Host Helper".
+/// the log, the lowered names and, with `cubin`, the cubin (empty without). Errors name the file
+/// `shown`. NVRTC's API reference, "Compilation" and "Host Helper".
 #[allow(unsafe_code)]
 fn program(
     file: &str,
+    shown: &str,
     source: &str,
     arch: &str,
     options: &[String],
@@ -319,7 +329,7 @@ fn program(
     let defines: Vec<&str> = options.iter().map(String::as_str).filter(|o| o.starts_with("-D")).collect();
     let with = if defines.is_empty() { String::new() } else { format!(" with {}", defines.join(" ")) };
     let fail = |status: String, log: String| Error::Compile {
-        file: format!("{}{with}", crate::source::shown(file)),
+        file: format!("{shown}{with}"),
         arch: arch.to_string(),
         status,
         nvrtc: used.clone(),
@@ -361,7 +371,7 @@ fn program(
     let log = unsafe { result::get_program_log(program.0) }.map(text).unwrap_or_default();
     compiled.map_err(|e| {
         let mut log = with_hint(log.clone());
-        if let Some(hint) = instance_hint(&log, source, file, expressions) {
+        if let Some(hint) = instance_hint(&log, source, shown, expressions) {
             log = format!("{log}\n{hint}");
         }
         fail(format!("{:?}", e.0), log)
@@ -389,8 +399,9 @@ fn program(
 
 /// The fix for a compile that failed on a name expression (NVRTC's log then names its pseudo-file
 /// `__nv_name_map`, the list of the expressions asked for): the expressions, and where each
-/// template is declared, whose parameters they must match; `None` for any other failure. Pure.
-pub fn instance_hint(log: &str, source: &str, file: &str, expressions: &[&str]) -> Option<String> {
+/// template is declared in `source` (the text of the file `shown`, as messages name it), whose
+/// parameters they must match; `None` for any other failure. Pure.
+pub fn instance_hint(log: &str, source: &str, shown: &str, expressions: &[&str]) -> Option<String> {
     if expressions.is_empty() || !log.contains("__nv_name_map") {
         return None;
     }
@@ -399,7 +410,7 @@ pub fn instance_hint(log: &str, source: &str, file: &str, expressions: &[&str]) 
     for e in expressions {
         let name = e.split('<').next().unwrap_or(e).trim();
         if let Some((_, line)) = templates.iter().find(|(t, _)| t == name) {
-            let at = format!("{name} at {}:{line}", crate::source::shown(file));
+            let at = format!("{name} at {shown}:{line}");
             if !declared.contains(&at) {
                 declared.push(at);
             }
@@ -566,19 +577,19 @@ mod tests {
 
     #[test]
     fn name_expressions_compile_to_lowered_names_nvrtc_reports() {
-        crate::source::for_tests();
         if nvrtc_available().is_err() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
             return;
         }
-        let source = crate::source::k::blocksum::block_sum.with("128, 4").source();
-        let compiled = compile_with_log(source.file, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
+        let source = crate::source::for_tests().of(&crate::source::k::blocksum::block_sum.with("128, 4")).unwrap();
+        let compiled =
+            compile_with_log(source.file, source.path, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
         assert_eq!(compiled.lowered.len(), 1);
         let mangled = compiled.lowered[0].lowered.as_str();
         assert_eq!(itanium_name(mangled), Some("block_sum"), "{mangled}");
         assert_eq!(ptx_entries(&compiled.ptx), [mangled]);
         let (ptx, lowered) =
-            compile_instances(source.file, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
+            compile_instances(source.file, source.path, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
         assert_eq!(lowered, compiled.lowered, "the GPU's compile");
         assert_eq!(ptx_sha256(&ptx.to_src()), ptx_sha256(&compiled.ptx), "one identity for one code");
         assert!(
@@ -587,9 +598,13 @@ mod tests {
             compiled.log
         );
         // No instance asked for: the template makes no code.
-        assert!(ptx_entries(&compile_with_log(source.file, source.source, "sm_90", &[], &[]).unwrap().ptx).is_empty());
-        let err =
-            compile_with_log(source.file, source.source, "sm_90", &["block_sum<128>"], &[]).unwrap_err().to_string();
+        assert!(
+            ptx_entries(&compile_with_log(source.file, source.path, source.source, "sm_90", &[], &[]).unwrap().ptx)
+                .is_empty()
+        );
+        let err = compile_with_log(source.file, source.path, source.source, "sm_90", &["block_sum<128>"], &[])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("block_sum<128>") && err.contains("blocksum.cu"), "{err}");
         let line = crate::entry_scan::template_kernels(source.source)[0].1;
         assert!(err.contains(&format!("the template declares (block_sum at kernels/blocksum.cu:{line})")), "{err}");
@@ -643,7 +658,7 @@ extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_sto
 }
 "#;
         for arch in ["sm_80", "sm_90"] {
-            let compiled = compile_with_log("mixed.cu", source, arch, &[], &[]);
+            let compiled = compile_with_log("mixed.cu", "mixed.cu", source, arch, &[], &[]);
             assert!(compiled.is_ok(), "{arch}: {}", compiled.unwrap_err());
             assert_eq!(ptx_entries(&compiled.unwrap().ptx), ["mixed"]);
         }
@@ -653,19 +668,19 @@ extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_sto
     /// it; a compile error still carries NVRTC's log.
     #[test]
     fn the_verbose_compile_returns_the_same_ptx_and_ptxas_report() {
-        crate::source::for_tests();
         if nvrtc_available().is_err() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
             return;
         }
-        let source = crate::source::k::transpose::transpose_shared.source();
-        let compiled = compile_with_log(source.file, source.source, "sm_90", &[], &[]).unwrap();
+        let source = crate::source::for_tests().of(&crate::source::k::transpose::transpose_shared).unwrap();
+        let compiled = compile_with_log(source.file, source.path, source.source, "sm_90", &[], &[]).unwrap();
         let log = &compiled.log;
         assert_eq!(compiled.ptx, compile(source, "sm_90").unwrap().to_src());
         assert_eq!(&compiled.cubin[..4], b"\x7fELF", "the cubin is an ELF image");
         assert!(log.contains("ptxas info    : Compiling entry function 'transpose_shared' for 'sm_90'"), "{log}");
-        let err =
-            compile_with_log("broken.cu", "__global__ void k() { y; }", "sm_80", &[], &[]).unwrap_err().to_string();
+        let err = compile_with_log("broken.cu", "broken.cu", "__global__ void k() { y; }", "sm_80", &[], &[])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");
     }
 }

@@ -144,20 +144,19 @@ pub fn cubin_unfit(shown: &str, built: &str, arch: &str) -> Option<String> {
     })
 }
 
-/// The cubin of binary kernel file `file` (its text [`crate::kernel_file::kernel_text`]) for
-/// `arch`: a cubin file itself, whatever its architecture (its fit is [`cubin_unfit`]'s); a
-/// fatbin's cubin for `arch` ([`crate::fatbin::Fatbin::cubin_for`]). Its bytes and what they
-/// declare.
+/// The cubin of binary kernel file `shown` (the file as messages name it, `kernels/fused.cubin`
+/// or its name alone; its text [`crate::kernel_file::kernel_text`]) for `arch`: a cubin file
+/// itself, whatever its architecture (its fit is [`cubin_unfit`]'s); a fatbin's cubin for `arch`
+/// ([`crate::fatbin::Fatbin::cubin_for`]). Its bytes and what they declare.
 ///
 /// # Errors
 /// [`Error::Kernels`] naming the file and its fault ([`crate::cubin::read`],
 /// [`crate::fatbin::read`]), or for a fatbin without a cubin for `arch`, what it holds.
-pub fn cubin(file: &str, text: &str, arch: &str) -> Result<(Vec<u8>, crate::cubin::Cubin)> {
-    let shown = crate::source::shown(file);
-    let fault = |message: String| Error::Kernels { path: shown.clone().into(), message };
-    let read_fault = |e: kernelgate_build::Error| Error::kernel_file(&shown, e);
+pub fn cubin(shown: &str, text: &str, arch: &str) -> Result<(Vec<u8>, crate::cubin::Cubin)> {
+    let fault = |message: String| Error::Kernels { path: shown.into(), message };
+    let read_fault = |e: kernelgate_build::Error| Error::kernel_file(shown, e);
     let bytes = crate::cubin::from_text(text).ok_or_else(|| fault("is not a binary module's text".into()))?;
-    if crate::kernel_file::kind_of(file) != Some(crate::kernel_file::Kind::Fatbin) {
+    if crate::kernel_file::kind_of(shown) != Some(crate::kernel_file::Kind::Fatbin) {
         let read = crate::cubin::read(&bytes).map_err(read_fault)?;
         return Ok((bytes, read));
     }
@@ -179,23 +178,21 @@ pub fn image_sha256(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The module to load for `arch` of the cubin file `file`: its bytes, once its architecture fits
-/// ([`cubin_unfit`]), its identity ([`image_sha256`]) and no lowered names.
+/// The module to load for `arch` of the cubin or fatbin file `shown` (the file as messages name
+/// it, as [`cubin`] takes it): its bytes, once its architecture fits ([`cubin_unfit`]), its
+/// identity ([`image_sha256`]) and no lowered names.
 ///
 /// # Errors
 /// [`Error::Kernels`] naming the file, both architectures and the fix when it does not fit, or
 /// its fault when it is not a whole cubin.
-pub fn cubin_module(file: &str, text: &str, arch: &str) -> Result<(Ptx, String)> {
-    let shown = crate::source::shown(file);
-    let bytes = crate::cubin::from_text(text).ok_or_else(|| Error::Kernels {
-        path: shown.clone().into(),
-        message: "is not a binary module's text".into(),
-    })?;
-    if crate::kernel_file::kind_of(file) == Some(crate::kernel_file::Kind::Fatbin) {
-        fatbin_fits(&shown, &bytes, arch)?;
+pub fn cubin_module(shown: &str, text: &str, arch: &str) -> Result<(Ptx, String)> {
+    let bytes = crate::cubin::from_text(text)
+        .ok_or_else(|| Error::Kernels { path: shown.into(), message: "is not a binary module's text".into() })?;
+    if crate::kernel_file::kind_of(shown) == Some(crate::kernel_file::Kind::Fatbin) {
+        fatbin_fits(shown, &bytes, arch)?;
     } else {
-        let (_, read) = cubin(file, text, arch)?;
-        if let Some(why) = cubin_unfit(&shown, &read.arch, arch) {
+        let (_, read) = cubin(shown, text, arch)?;
+        if let Some(why) = cubin_unfit(shown, &read.arch, arch) {
             let message = why.replacen(&format!("{shown} is"), "is", 1);
             return Err(Error::Kernels { path: shown.into(), message });
         }
@@ -229,17 +226,18 @@ fn fatbin_fits(shown: &str, bytes: &[u8], arch: &str) -> Result<()> {
 /// What [`super::compile_with_log`] makes of a cubin for a compile trial of `arch`: the cubin
 /// itself (nvdisasm reads it for the SASS gate), no PTX and no log (its resources are read from
 /// the image, [`crate::cubin::CubinEntry`]), no lowered names, and the release of the ptxas that
-/// made it ([`crate::cubin::Cubin::compiler`]).
+/// made it ([`crate::cubin::Cubin::compiler`]). `shown` names the file in messages, as [`cubin`]
+/// takes it.
 ///
 /// # Errors
 /// As [`cubin_module`]; [`Error::Kernels`] when the image does not name the ptxas that made it.
-pub fn cubin_compiled(file: &str, text: &str, arch: &str) -> Result<Compiled> {
-    let (cubin, read) = cubin(file, text, arch)?;
-    if let Some(why) = cubin_unfit(&crate::source::shown(file), &read.arch, arch) {
-        return Err(Error::Kernels { path: crate::source::shown(file).into(), message: why });
+pub fn cubin_compiled(shown: &str, text: &str, arch: &str) -> Result<Compiled> {
+    let (cubin, read) = cubin(shown, text, arch)?;
+    if let Some(why) = cubin_unfit(shown, &read.arch, arch) {
+        return Err(Error::Kernels { path: shown.into(), message: why });
     }
     let compiler = read.compiler.ok_or_else(|| Error::Kernels {
-        path: crate::source::shown(file).into(),
+        path: shown.into(),
         message: "names no ptxas release in its `.note.nv.tkinfo` note, which the resource table records with \
                   each row; build it with nvcc or ptxas, which write it"
             .into(),
@@ -247,15 +245,15 @@ pub fn cubin_compiled(file: &str, text: &str, arch: &str) -> Result<Compiled> {
     Ok(Compiled { ptx: String::new(), log: String::new(), cubin, lowered: Vec::new(), compiler })
 }
 
-/// The module to load for `arch` of the PTX file `file` (its text `ptx`): the text itself, and no
-/// lowered names (a PTX module's entries are named as it holds them).
+/// The module to load for `arch` of the PTX file `shown` (the file as messages name it,
+/// `kernels/softmax.ptx` or its name alone; its text `ptx`): the text itself, and no lowered names
+/// (a PTX module's entries are named as it holds them).
 ///
 /// # Errors
 /// [`Error::Kernels`] naming the file, both architectures and the fix when its `.target` does not
 /// fit `arch` ([`unfit`]).
-pub fn module(file: &str, ptx: &str, arch: &str) -> Result<(Ptx, Vec<Lowered>)> {
-    let shown = crate::source::shown(file);
-    if let Some(why) = unfit(&shown, ptx, arch) {
+pub fn module(shown: &str, ptx: &str, arch: &str) -> Result<(Ptx, Vec<Lowered>)> {
+    if let Some(why) = unfit(shown, ptx, arch) {
         let message = why.replacen(&format!("{shown} is"), "is", 1);
         return Err(Error::Kernels { path: shown.into(), message });
     }
@@ -385,20 +383,21 @@ pub fn isa_unloadable(shown: &str, ptx: &str, runners: &[(String, String)]) -> O
 }
 
 /// What [`super::compile_with_log`] makes of a PTX file for a compile trial of `arch`: ptxas
-/// (`-arch=<arch> -v`, [`ptxas_arch`]) assembles the text `ptx` of `file` into a cubin; its report
-/// is the log, the PTX is the file's text, and no names are lowered.
+/// (`-arch=<arch> -v`, [`ptxas_arch`]) assembles the text `ptx` of the file `shown` (as messages
+/// name it, [`module`]) into a cubin; its report is the log, the PTX is the file's text, and no
+/// names are lowered.
 ///
 /// # Errors
 /// As [`module`] for a target that does not fit; [`ptxas`]'s when none is found; [`Error::Io`] when
 /// the temporary files cannot be written or ptxas cannot start; [`Error::Kernels`] naming the file
 /// with ptxas's output when it refuses the module.
-pub fn assembled(file: &str, ptx: &str, arch: &str) -> Result<Compiled> {
-    module(file, ptx, arch)?;
+pub fn assembled(shown: &str, ptx: &str, arch: &str) -> Result<Compiled> {
+    module(shown, ptx, arch)?;
     let tool = ptxas()?;
     let target = ptx_target(ptx).unwrap_or_default();
     let dir = tempfile::tempdir().map_err(Error::io(std::env::temp_dir()))?;
     // Named as the project names it, so that ptxas's messages read `softmax.ptx, line 12`.
-    let input = dir.path().join(std::path::Path::new(file).file_name().unwrap_or("module.ptx".as_ref()));
+    let input = dir.path().join(std::path::Path::new(shown).file_name().unwrap_or("module.ptx".as_ref()));
     let output = dir.path().join("module.cubin");
     std::fs::write(&input, ptx).map_err(Error::io(&input))?;
     let out = Command::new(&tool.path)
@@ -414,7 +413,7 @@ pub fn assembled(file: &str, ptx: &str, arch: &str) -> Result<Compiled> {
     if !out.status.success() {
         let isa = ptx_version(ptx).map(|(major, minor)| format!("PTX ISA {major}.{minor}")).unwrap_or_default();
         return Err(Error::Kernels {
-            path: crate::source::shown(file).into(),
+            path: shown.into(),
             message: format!(
                 "{tool} refused this PTX module ({isa}, .target {target}) for {arch} ({}); its output follows:\n{log}",
                 out.status

@@ -18,6 +18,7 @@ use crate::{
     config::Config,
     error::{Error, Result},
     measure,
+    source::Sources,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -26,13 +27,21 @@ use std::process::ExitCode;
 pub const PROFILE_SEED: u64 = 0x6b65_726e_656c_6761; // "kernelga"
 
 /// Runs one ncu session over the `selected` trials and the variants their ratio expectations name
-/// (`all` is every case of the run), with the program `program` as the profiled child; the report
-/// goes to `report` (`<stem>.ncu-rep`).
+/// (`all` is every case of the run), with the program `program` as the profiled child, which must
+/// read the kernels this run read (`sources`, [`crate::source::same_as_parent`]); the report goes
+/// to `report` (`<stem>.ncu-rep`).
 ///
 /// # Errors
 /// What [`Session::run`] and [`profile::collect`] return: ncu missing, an `==ERROR==` line, no
 /// profiled kernel, a requested metric missing.
-pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path, report: PathBuf) -> Result<Profiled> {
+pub fn profile(
+    config: &Config,
+    sources: &Sources,
+    all: &[Case],
+    selected: &[&str],
+    program: &Path,
+    report: PathBuf,
+) -> Result<Profiled> {
     let mut names: Vec<String> = Vec::new();
     for case in all.iter().filter(|c| selected.contains(&c.name().as_str())) {
         names.push(case.name());
@@ -63,10 +72,8 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
         session.trials.len(),
         session.clock_control
     );
-    let child_env = [
-        (CHILD_ENV, session.trials.join("\n")),
-        (crate::source::PARENT_KERNELS_ENV, crate::source::kernels_sha256(crate::source::sources())),
-    ];
+    let child_env =
+        [(CHILD_ENV, session.trials.join("\n")), (crate::source::PARENT_KERNELS_ENV, sources.kernels_sha256())];
     let (outputs, parsed) = session.run(program, &child_env)?;
     let version = super::run::version(&session.ncu).unwrap_or_else(|e| format!("unknown ({e})"));
     let profiled = profile::collect(
@@ -105,10 +112,17 @@ pub fn profile(config: &Config, all: &[Case], selected: &[&str], program: &Path,
 
 /// The profiled child: each trial named in `list` (one per line), its checked launch once inside
 /// its NVTX ranges, on inputs from [`PROFILE_SEED`], on the first device of
-/// `KERNELGATE_DEVICES`; in a same-run A/B run (`KERNELGATE_AB`), then the revision's program on
-/// the same inputs inside the A side's ranges ([`measure::nvtx_ranges_of_a`]), where the revision
-/// has the trial's kernel files. Exit code 1 when a trial is unknown, fails its check or errs.
-pub fn child(config: &Config, project: &crate::project::Project, all: &[Case], list: &str) -> ExitCode {
+/// `KERNELGATE_DEVICES`, compiled from the kernels the child read (`sources`); in a same-run A/B
+/// run (`KERNELGATE_AB`), then the revision's program on the same inputs inside the A side's ranges
+/// ([`measure::nvtx_ranges_of_a`]), where the revision has the trial's kernel files. Exit code 1
+/// when a trial is unknown, fails its check or errs.
+pub fn child(
+    config: &Config,
+    project: &crate::project::Project,
+    sources: &Sources,
+    all: &[Case],
+    list: &str,
+) -> ExitCode {
     let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child", crate::compile::nvrtc_version) else {
         return ExitCode::FAILURE;
     };
@@ -140,8 +154,8 @@ pub fn child(config: &Config, project: &crate::project::Project, all: &[Case], l
         let _ranges = measure::nvtx_ranges(case);
         // B: this build's kernels, or with KERNELGATE_AB_B a revision's (none there: not profiled).
         let compiled = match &revision_b {
-            Some(b) => crate::program::compile_from(&gpu, case, |k| b.kernel(k.file)),
-            None => crate::program::compile(&gpu, case).map(Some),
+            Some(b) => crate::program::compile_from(&gpu, sources, case, |k| b.kernel(k.file)),
+            None => crate::program::compile(&gpu, sources, case).map(Some),
         };
         let checked = match compiled {
             Ok(None) => Ok(Ok(())),
@@ -151,7 +165,8 @@ pub fn child(config: &Config, project: &crate::project::Project, all: &[Case], l
         };
         drop(_ranges);
         let a_side = revision.as_ref().filter(|_| !case.kernels().is_empty()).and_then(|revision| {
-            let compiled = crate::program::compile_from(&gpu, case, |k| revision.kernel(k.file)).transpose()?;
+            let compiled =
+                crate::program::compile_from(&gpu, sources, case, |k| revision.kernel(k.file)).transpose()?;
             let _ranges = measure::nvtx_ranges_of_a(case);
             Some(compiled.and_then(|a| {
                 check::check_case(&gpu, case, &a, PROFILE_SEED, check::SharedStart::AsLeft).map(|r| r.map(|_| ()))

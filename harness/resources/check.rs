@@ -88,7 +88,8 @@ impl Checked {
 }
 
 /// A compile trial: compiles each build of `trial.source` ([`builds`]) for `trial.arch` with
-/// ptxas's report, checks its entry points, and gates (or, with `bless`, writes) its rows.
+/// ptxas's report (a compile error names the file by its name, [`KernelSource::file`]), checks its
+/// entry points, and gates (or, with `bless`, writes) its rows.
 ///
 /// # Errors
 /// [`crate::Error::Unavailable`] when there is no NVRTC (the trial is then ignored, or fails with
@@ -98,8 +99,14 @@ pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
     let mut made = Vec::new();
     for build in builds(trial.launches, trial.source.file) {
         let options = build.options(trial.source.options);
-        let compiled =
-            compile::compile_with_log(trial.source.file, trial.source.source, trial.arch, &build.instances, &options)?;
+        let compiled = compile::compile_with_log(
+            trial.source.file,
+            trial.source.file,
+            trial.source.source,
+            trial.arch,
+            &build.instances,
+            &options,
+        )?;
         made.push((build.defines, compiled));
     }
     let built: Vec<Built<'_>> = made.iter().map(|(defines, compiled)| Built { defines, compiled }).collect();

@@ -287,9 +287,8 @@ mod tests {
 
     #[test]
     fn a_kernel_the_cases_launch_and_the_file_lost_is_named() {
-        crate::source::for_tests();
         let all = [LaunchShape { kernel: k::transpose::transpose_naive, block: 256, shared_dynamic: 0 }];
-        let transpose = crate::source::source_of("transpose.cu").unwrap();
+        let transpose = crate::source::for_tests().get("transpose.cu").unwrap();
         assert!(undeclared(&all, transpose).is_empty());
         let renamed = KernelSource {
             entries: &[
@@ -314,13 +313,12 @@ mod tests {
 
     #[test]
     fn a_template_the_file_lost_is_named_once_for_all_its_instances() {
-        crate::source::for_tests();
         let all = ["128, 4", "256, 8"].map(|args| LaunchShape {
             kernel: k::blocksum::block_sum.with(args),
             block: 128,
             shared_dynamic: 0,
         });
-        let blocksum = crate::source::source_of("blocksum.cu").unwrap();
+        let blocksum = crate::source::for_tests().get("blocksum.cu").unwrap();
         let instances = all.iter().filter(|l| l.kernel.file == "blocksum.cu" && l.kernel.is_instance()).count();
         assert!(instances > 1, "blocksum.cu's cases launch {instances} instances");
         let renamed = KernelSource { templates: &["block_sum_renamed"], ..*blocksum };
@@ -331,9 +329,8 @@ mod tests {
 
     #[test]
     fn a_launch_that_cannot_run_on_an_architecture_is_a_note() {
-        crate::source::for_tests();
         // The smem family's 200 KiB tile, as the committed sm_80 table blesses it (9 registers).
-        let smem = crate::source::source_of("smem.cu").unwrap();
+        let smem = crate::source::for_tests().get("smem.cu").unwrap();
         let usage = Usage { regs: 9, ..Usage::default() };
         let usage = BTreeMap::from([("stage_reversed".to_string(), usage)]);
         let all = [LaunchShape { kernel: k::smem::stage_reversed, block: 256, shared_dynamic: 204800 }];

@@ -37,6 +37,7 @@ use crate::{
     check,
     config::Config,
     error::{Error, Result},
+    source::Sources,
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -160,13 +161,14 @@ fn executable(config: &Config) -> PathBuf {
 }
 
 /// Runs the `selected` trials' checked runs under `config.sanitize`'s tool, or (without one) as
-/// an isolated child, with `program` (this test binary) as the child; the processes' output goes
-/// to `log`.
+/// an isolated child, with `program` (this test binary) as the child, which must read the kernels
+/// this run read (`sources`, [`crate::source::same_as_parent`]); the processes' output goes to
+/// `log`.
 ///
 /// # Errors
 /// [`Error::Unavailable`] when compute-sanitizer cannot be started (with the fix); [`Error::Io`]
 /// for the log.
-pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> Result<Sanitized> {
+pub fn run(config: &Config, sources: &Sources, selected: &[&str], program: &Path, log: PathBuf) -> Result<Sanitized> {
     let tool = config.sanitize.clone();
     let exe = match tool {
         Some(_) => executable(config),
@@ -177,6 +179,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
     }
     let started = Instant::now();
+    let kernels_sha256 = sources.kernels_sha256();
     let scale = match (&tool, config.sanitize_scale) {
         (Some(_), f) if f != 1.0 => format!(" at {f} of their work (KERNELGATE_SANITIZE_SCALE)"),
         _ => String::new(),
@@ -198,7 +201,7 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
     while !remaining.is_empty() {
         let part = log.with_extension(format!("part{processes}"));
         processes += 1;
-        let (text, exit) = one_process(&exe, tool.as_deref(), program, &remaining, &part, limit)?;
+        let (text, exit) = one_process(&exe, tool.as_deref(), program, &remaining, &part, limit, &kernels_sha256)?;
         let _ = std::fs::remove_file(&part);
         text_so_far += &text;
         std::fs::write(&log, &text_so_far).map_err(Error::io(&log))?;
@@ -260,8 +263,10 @@ pub fn run(config: &Config, selected: &[&str], program: &Path, log: PathBuf) -> 
     Ok(Sanitized { tool, log, failures, clean, unfinished })
 }
 
-/// One sanitizer process over `trials`, output into `part`; kills its process group when one trial
-/// runs past `limit`. Returns the output and how the process ended, in words.
+/// One sanitizer process over `trials`, output into `part`, its child handed `parent_kernels`
+/// (the run's [`Sources::kernels_sha256`], [`crate::source::PARENT_KERNELS_ENV`]); kills its
+/// process group when one trial runs past `limit`. Returns the output and how the process ended,
+/// in words.
 fn one_process(
     exe: &Path,
     tool: Option<&str>,
@@ -269,15 +274,14 @@ fn one_process(
     trials: &[String],
     part: &Path,
     limit: Duration,
+    parent_kernels: &str,
 ) -> Result<(String, String)> {
     use std::os::unix::process::CommandExt;
     let file = std::fs::File::create(part).map_err(Error::io(part))?;
     let err = file.try_clone().map_err(Error::io(part))?;
     let mut command = Command::new(exe);
-    // The child checks that it reads the kernels this process read, where this process read any.
-    if let Ok(sources) = crate::source::loaded() {
-        command.env(crate::source::PARENT_KERNELS_ENV, crate::source::kernels_sha256(sources));
-    }
+    // The child checks that it reads the kernels this process read.
+    command.env(crate::source::PARENT_KERNELS_ENV, parent_kernels);
     let mut child = command
         .args(tool.map(|t| args(t, program)).unwrap_or_default())
         .env(CHILD_ENV, trials.join("\n"))
@@ -359,12 +363,12 @@ fn repeat_timed_path(gpu: &Gpu, case: &Case, compiled: &Compiled, bound: &mut Bo
     gpu.synchronize()
 }
 
-/// The checked child: each trial named in `list` (one per line), compiled and checked once on
-/// the first device of `KERNELGATE_DEVICES`, between [`parse::BEGIN`] and [`parse::END`] lines;
+/// The checked child: each trial named in `list` (one per line), compiled from the kernels the
+/// child read (`sources`) and checked once on the first device of `KERNELGATE_DEVICES`, between [`parse::BEGIN`] and [`parse::END`] lines;
 /// without a tool (crash isolation) its program then runs [`TIMED_PATH_REPEATS`] more times.
 /// Stops with [`EXIT_CUDA_ERROR`] after a trial that ends in a CUDA error: the context may be
 /// unusable, and the parent goes on in a new process.
-pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
+pub fn child(config: &Config, sources: &Sources, all: &[Case], list: &str) -> ExitCode {
     use std::io::Write;
     let Some(gpu) = crate::devices::open_child_gpu(config, "sanitized child", crate::compile::nvrtc_version) else {
         return ExitCode::FAILURE;
@@ -377,7 +381,7 @@ pub fn child(config: &Config, all: &[Case], list: &str) -> ExitCode {
             crate::say!("{}{name}: error: no case of this name", parse::END);
             continue;
         };
-        let checked = crate::program::compile(&gpu, case).and_then(|compiled| {
+        let checked = crate::program::compile(&gpu, sources, case).and_then(|compiled| {
             let mut checked = check::check_case(
                 &gpu,
                 case,

@@ -30,7 +30,8 @@ pub type Version<'a> = (&'a str, &'a [&'a str]);
 /// Compiles `a` and `b` (two versions of kernel file `file`, each with its own options, with the
 /// template instances `expressions`) for the real architecture `arch`
 /// (`sm_90`) with NVRTC ([`crate::compile::compile_with_log`]), disassembles both cubins
-/// ([`nvdisasm::disassemble`]) and compares the listings.
+/// ([`nvdisasm::disassemble`]) and compares the listings. A compile error names the file `shown`
+/// (as [`crate::compile::compile_with_log`] takes `file` and `shown`).
 ///
 /// Answered once per process for each (file, versions, architecture): every case of a file asks the
 /// same question (the 8 coalescing cases of an A/B run compiled the two texts 8 times each).
@@ -38,7 +39,14 @@ pub type Version<'a> = (&'a str, &'a [&'a str]);
 /// # Errors
 /// A compile error of either text ([`crate::Error::Compile`]); a missing or failing nvdisasm is
 /// not an error but [`Code::Unknown`].
-pub fn compare(file: &str, a: Version<'_>, b: Version<'_>, arch: &str, expressions: &[&str]) -> Result<Code> {
+pub fn compare(
+    file: &str,
+    shown: &str,
+    a: Version<'_>,
+    b: Version<'_>,
+    arch: &str,
+    expressions: &[&str],
+) -> Result<Code> {
     type Key = (String, String, (String, Vec<String>), (String, Vec<String>), Vec<String>);
     static ANSWERED: std::sync::Mutex<std::collections::BTreeMap<Key, Code>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
@@ -48,19 +56,26 @@ pub fn compare(file: &str, a: Version<'_>, b: Version<'_>, arch: &str, expressio
     if let Some(code) = ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(code.clone());
     }
-    let code = compare_now(file, a, b, arch, expressions)?;
+    let code = compare_now(file, shown, a, b, arch, expressions)?;
     ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).insert(key, code.clone());
     Ok(code)
 }
 
 /// [`compare`] without the memo.
-fn compare_now(file: &str, a: Version<'_>, b: Version<'_>, arch: &str, expressions: &[&str]) -> Result<Code> {
+fn compare_now(
+    file: &str,
+    shown: &str,
+    a: Version<'_>,
+    b: Version<'_>,
+    arch: &str,
+    expressions: &[&str],
+) -> Result<Code> {
     let tool = match nvdisasm::load() {
         Ok(tool) => tool,
         Err(e) => return Ok(Code::Unknown(e.to_string())),
     };
     let compiled =
-        |(text, options): Version<'_>| crate::compile::compile_with_log(file, text, arch, expressions, options);
+        |(text, options): Version<'_>| crate::compile::compile_with_log(file, shown, text, arch, expressions, options);
     let (a, b) = (compiled(a)?, compiled(b)?);
     match (nvdisasm::disassemble(tool, &a.cubin), nvdisasm::disassemble(tool, &b.cubin)) {
         (Ok(a), Ok(b)) if a == b => Ok(Code::Same),

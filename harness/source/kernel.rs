@@ -2,7 +2,7 @@
 //! instance ([`KernelTemplate::with`]), each with the preprocessor definitions of its build
 //! ([`Kernel::define`]), and the names and NVRTC options those make.
 
-use super::{KernelSource, loaded, source_of};
+use super::KernelSource;
 use crate::error::{Error, Result};
 
 /// An entry point: which file, which kernel, and the preprocessor definitions it is compiled with.
@@ -94,38 +94,10 @@ impl Kernel {
         build_options(file_options, self.defines)
     }
 
-    /// This kernel's file as the run read it ([`super::sources`]).
-    ///
-    /// # Panics
-    /// When the sources cannot be read ([`super::sources`]), or the file is gone from the kernel folders
-    /// since the build: a trial checks [`Kernel::declared`] first.
-    pub fn source(&self) -> &'static KernelSource {
-        source_of(self.file)
-            .unwrap_or_else(|| panic!("{} is not in the kernel folders (see Kernel::declared)", self.file))
-    }
-
-    /// Whether this kernel's file, as the run read it, still declares it (the entry point, or for an
-    /// instance its template): `build.rs` named the kernels when the crate was last built, and a
-    /// kernel edit since then rebuilds nothing.
-    ///
-    /// # Errors
-    /// [`Error::Kernels`] naming the file and the fix when the file or the kernel is gone.
-    pub fn declared(&self) -> Result<()> {
-        let Some(source) = loaded()?.iter().find(|s| s.file == self.file) else {
-            return Err(Error::Kernels {
-                path: self.file.into(),
-                message: format!(
-                    "is gone from the kernel folders since the crate was built, and the case table launches `{}` \
-                     from it: restore the file, or remove its cases and rebuild",
-                    self.entry
-                ),
-            });
-        };
-        self.declared_in(source)
-    }
-
-    /// Whether `source` (this kernel's file as read) declares this kernel: [`Kernel::declared`]
-    /// for a file read elsewhere (`kernelgate compile`'s).
+    /// Whether `source` (this kernel's file as read) declares this kernel (the entry point, or for
+    /// an instance its template): `build.rs` named the kernels when the crate was last built, and
+    /// a kernel edit since then rebuilds nothing. [`super::Sources::declares`] asks it of the
+    /// run's file of this kernel; `kernelgate compile` of a file it read itself.
     ///
     /// # Errors
     /// [`Error::Kernels`] naming the file, the kernel, what the file declares and the fix.

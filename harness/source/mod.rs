@@ -1,13 +1,13 @@
 //! The kernel sources: every `*.cu` of the project's kernel folders ([`Project::kernels`],
-//! default `kernels/`), read when a run starts ([`load`]), not built into the binary, so that an
-//! edited kernel needs no rebuild of the crate.
+//! default `kernels/`), read when a run starts ([`Sources::read`]) and handed down as one value,
+//! not built into the binary, so that an edited kernel needs no rebuild of the crate.
 //!
 //! The project's build script (`kernelgate_build::Build::run`, included with [`crate::kernels!`])
 //! writes a module `k` with one submodule per file and one [`Kernel`] constant per
 //! `extern "C" __global__` entry point, so the case table cannot name a kernel that does not exist:
 //! `k::transpose::transpose_naiv` fails to compile with "cannot find value ... in module
 //! `k::transpose`". The build script re-runs when the project's code changes, not on a kernel edit:
-//! a kernel renamed or removed since the build is found at run time ([`Kernel::declared`]).
+//! a kernel renamed or removed since the build is found at run time ([`Sources::declares`]).
 //!
 //! The library's own kernels (the ceiling probes, the planted self-test family) are built into it
 //! ([`own`]) and read with the project's, under names no project file may take.
@@ -18,11 +18,13 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 mod kernel;
+mod sources;
 pub use kernel::{
     BadDefine, Kernel, KernelTemplate, build_name, build_options, define_option, defines_list, is_name_expression,
 };
+pub use sources::Sources;
 
-/// One kernel file as a run reads it: one of the suite's `kernels/*.cu` ([`sources`]), or a file
+/// One kernel file as a run reads it: one of the suite's `kernels/*.cu` ([`Sources`]), or a file
 /// `kernelgate compile` was given ([`KernelSource::read`]). The text and names live as long as the
 /// process (they are read once).
 #[derive(Debug, Clone, Copy)]
@@ -285,61 +287,19 @@ pub(crate) mod own_k {
     }
 }
 
-/// The kernel files of the run, as [`load`] read them.
-static LOADED: OnceLock<std::result::Result<Vec<KernelSource>, String>> = OnceLock::new();
-
-/// The project's kernel files ([`read_project`]), read on the first call and kept for the process
-/// (its child processes, ncu's and the sanitizer's, read the same folders): a run and a command
-/// call it once where they start, with the project they were started in.
-///
-/// # Errors
-/// [`read_project`]'s, the same on every call.
-pub fn load(project: &Project) -> Result<&'static [KernelSource]> {
-    held(LOADED.get_or_init(|| read_project(project).map_err(|e| e.to_string())))
-}
-
-/// What [`load`] read, for code that runs after it.
-///
-/// # Errors
-/// [`load`]'s; [`Error::Unavailable`] when nothing called [`load`] yet.
-pub fn loaded() -> Result<&'static [KernelSource]> {
-    match LOADED.get() {
-        Some(loaded) => held(loaded),
-        None => Err(Error::Unavailable(
-            "the kernel sources were not read yet: kernelgate::source::load(&project) comes first".into(),
-        )),
-    }
-}
-
-fn held(loaded: &'static std::result::Result<Vec<KernelSource>, String>) -> Result<&'static [KernelSource]> {
-    match loaded {
-        Ok(sources) => Ok(sources),
-        Err(message) => Err(Error::Unavailable(message.clone())),
-    }
-}
-
-/// [`load`]'s files, for code that runs after the suite or a command has loaded them.
-///
-/// # Panics
-/// When [`load`] failed or was not called; the suite and the commands call it first and stop
-/// with its message.
-pub fn sources() -> &'static [KernelSource] {
-    loaded().unwrap_or_else(|e| panic!("the kernel sources cannot be read: {e}"))
-}
-
 /// The variable a run sets on its child processes (ncu's profiled child, the sanitizer's and the
 /// isolated checked child): the [`kernels_sha256`] of the kernels it read, which the child's own
 /// read must equal ([`same_as_parent`]).
 pub const PARENT_KERNELS_ENV: &str = "KERNELGATE_PARENT_KERNELS";
 
-/// Whether this process's kernels ([`load`]) are those of the run that started it, when it is a
-/// child (`parent` is [`PARENT_KERNELS_ENV`]'s value): a kernel edited while the run went on would
-/// have ncu or the sanitizer check other code than was timed.
+/// Whether the kernels this process read (`sources`, [`Sources::read`]) are those of the run that
+/// started it, when it is a child (`parent` is [`PARENT_KERNELS_ENV`]'s value): a kernel edited
+/// while the run went on would have ncu or the sanitizer check other code than was timed.
 ///
 /// # Errors
-/// [`load`]'s; [`Error::Kernels`] naming `kernels/` and both hashes when they differ.
-pub fn same_as_parent(parent: &str) -> Result<()> {
-    let here = kernels_sha256(loaded()?);
+/// [`Error::Kernels`] naming `kernels/` and both hashes when they differ.
+pub fn same_as_parent(sources: &Sources, parent: &str) -> Result<()> {
+    let here = sources.kernels_sha256();
     if here == parent {
         return Ok(());
     }
@@ -369,39 +329,16 @@ pub fn project_kernels_sha256(sources: &[KernelSource]) -> String {
     kernels_sha256(&project)
 }
 
-/// The kernel file named `file` (`transpose.cu`) as messages show it: its path relative to the
-/// project root as [`load`] read it (`kernels/transpose.cu`, `gpu/src/transpose.cu`), or `file`
-/// itself where no file of the run has that name (or nothing was read).
-pub fn shown(file: &str) -> String {
-    match loaded().ok().and_then(|all| all.iter().find(|s| s.file == file)) {
-        Some(source) => source.path.to_string(),
-        None => file.to_string(),
-    }
-}
-
-/// The NVRTC options of the project's file named `file` as the run read it
-/// ([`KernelSource::options`]); none where no file of the run has that name or nothing was read.
-/// A same-run A/B compiles the other revision's text of the file with these too: the working
-/// tree's `kernelgate.toml`, not the revision's.
-pub fn options_of(file: &str) -> &'static [&'static str] {
-    loaded().ok().and_then(|all| all.iter().find(|s| s.file == file)).map_or(&[], |s| s.options)
-}
-
-/// Looks up one of the suite's files by name (`"transpose.cu"`, [`sources`]); `None` if there is
-/// no such file.
-///
-/// # Panics
-/// As [`sources`].
-pub fn source_of(file: &str) -> Option<&'static KernelSource> {
-    sources().iter().find(|s| s.file == file)
-}
-
-/// The fixture project of the library's unit tests, read as a run reads it: the repository's
-/// shipped lesson suite (`kernels/` above this crate), whose kernels the tests name by hand
-/// ([`k`]).
+/// The fixture kernels of the library's unit tests, read as a run reads them ([`Sources::read`]):
+/// the repository's shipped lesson suite (`kernels/` above this crate), whose kernels the tests
+/// name by hand ([`k`]). Read once per test process.
 #[cfg(test)]
-pub(crate) fn for_tests() -> &'static [KernelSource] {
-    load(&Project::discover(repository_for_tests(), &crate::config::Config::default()).unwrap()).unwrap()
+pub(crate) fn for_tests() -> &'static Sources {
+    static FIXTURE: OnceLock<Sources> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let project = Project::discover(repository_for_tests(), &crate::config::Config::default()).unwrap();
+        Sources::read(&project).unwrap()
+    })
 }
 
 /// The repository the library's unit tests read their fixtures from (`tests/fixtures/`,

@@ -2,11 +2,9 @@
 
 use super::*;
 
-use super::for_tests as sources;
-
 #[test]
 fn every_file_is_read_with_its_hash_and_entries() {
-    let sources = sources();
+    let sources = for_tests();
     assert!(sources.len() >= 4, "kernels/ holds the four memory-access families");
     for s in sources {
         assert_eq!(s.sha256.len(), 64, "{}", s.file);
@@ -199,18 +197,25 @@ fn a_file_carries_the_projects_nvrtc_options_and_an_unknown_file_is_named() {
 
 #[test]
 fn a_child_reading_other_kernels_than_its_run_stops() {
-    assert!(same_as_parent(&kernels_sha256(sources())).is_ok());
-    let err = same_as_parent(&"0".repeat(64)).unwrap_err().to_string();
+    let sources = for_tests();
+    assert_eq!(sources.kernels_sha256(), kernels_sha256(sources.as_slice()));
+    assert!(same_as_parent(sources, &kernels_sha256(sources.as_slice())).is_ok());
+    let err = same_as_parent(sources, &"0".repeat(64)).unwrap_err().to_string();
     assert!(err.starts_with("kernels: changed while the run went on (the run read kernels 000000000000"), "{err}");
+    // Another read of the same folders is the same kernels; one file fewer is not.
+    let again = Sources::new(sources.iter().rev().copied().collect());
+    assert!(same_as_parent(&again, &sources.kernels_sha256()).is_ok(), "the order they are handed in is not kept");
+    let fewer = Sources::new(sources.iter().filter(|s| s.file != "transpose.cu").copied().collect());
+    assert!(same_as_parent(&fewer, &sources.kernels_sha256()).is_err());
 }
 
 #[test]
 fn a_kernel_gone_since_the_build_is_named_with_the_fix() {
-    sources();
-    assert!(k::transpose::transpose_naive.declared().is_ok());
-    assert!(k::blocksum::block_sum.with("128, 4").declared().is_ok());
+    let sources = for_tests();
+    assert!(sources.declares(&k::transpose::transpose_naive).is_ok());
+    assert!(sources.declares(&k::blocksum::block_sum.with("128, 4")).is_ok());
     let gone = Kernel::new("transpose.cu", "transpose_renamed");
-    let err = gone.declared().unwrap_err().to_string();
+    let err = sources.declares(&gone).unwrap_err().to_string();
     assert!(
         err.starts_with(
             "kernels/transpose.cu: no longer declares the extern \"C\" __global__ kernel `transpose_renamed`"
@@ -226,20 +231,38 @@ fn a_kernel_gone_since_the_build_is_named_with_the_fix() {
         ),
         "the constant to rename and the bless: {err}"
     );
-    let err = Kernel::new("blocksum.cu", "block_max<1>").declared().unwrap_err().to_string();
+    let err = sources.declares(&Kernel::new("blocksum.cu", "block_max<1>")).unwrap_err().to_string();
     assert!(err.contains("kernel template `block_max`"), "{err}");
-    let err = Kernel::new("gone.cu", "g").declared().unwrap_err().to_string();
+    let err = sources.declares(&Kernel::new("gone.cu", "g")).unwrap_err().to_string();
     assert!(err.starts_with("gone.cu: is gone from the kernel folders since the crate was built"), "{err}");
+    // Nothing read: every file is gone.
+    let err = Sources::default().declares(&k::transpose::transpose_naive).unwrap_err().to_string();
+    assert!(err.starts_with("transpose.cu: is gone from the kernel folders"), "{err}");
 }
 
 #[test]
 fn generated_constants_point_into_their_files() {
-    sources();
+    let sources = for_tests();
     let kernel = k::transpose::transpose_shared_padded;
     assert_eq!(kernel.file, "transpose.cu");
-    assert!(kernel.source().entries.contains(&"transpose_shared_padded"));
+    assert!(sources.of(&kernel).unwrap().entries.contains(&"transpose_shared_padded"));
     // The helper is `__device__`, not an entry point.
-    assert!(!k::vectorization::saxpy_vec4.source().entries.contains(&"saxpy_vec4_body"));
+    assert!(!sources.of(&k::vectorization::saxpy_vec4).unwrap().entries.contains(&"saxpy_vec4_body"));
+}
+
+#[test]
+fn a_file_is_found_by_its_name_with_its_path_and_options() {
+    let sources = for_tests();
+    let transpose = sources.get("transpose.cu").unwrap();
+    assert_eq!((transpose.file, transpose.path), ("transpose.cu", "kernels/transpose.cu"));
+    assert_eq!(sources.path_of("transpose.cu"), "kernels/transpose.cu");
+    assert_eq!(sources.path_of("planted.cu"), "<kernelgate>/planted.cu", "the library's own are found too");
+    assert_eq!(sources.path_of("gone.cu"), "gone.cu", "a file the run did not read is named as given");
+    assert!(sources.get("gone.cu").is_none() && sources.options_of("gone.cu").is_empty());
+    assert_eq!(sources.options_of("transpose.cu"), transpose.options);
+    let files: Vec<&str> = sources.iter().map(|s| s.file).collect();
+    assert_eq!(files, sources.as_slice().iter().map(|s| s.file).collect::<Vec<_>>());
+    assert_eq!(sources.project_kernels_sha256(), project_kernels_sha256(sources.as_slice()));
 }
 
 #[test]
@@ -248,7 +271,7 @@ fn a_template_instance_is_named_by_its_name_expression_once() {
     assert_eq!(a, Kernel::new("blocksum.cu", "block_sum<256, 8>"));
     assert!(a.is_instance() && !k::smem::stage_reversed.is_instance());
     assert!(std::ptr::eq(a.entry, k::blocksum::block_sum.with("256, 8").entry), "interned");
-    assert_eq!(a.source().templates, ["block_sum"]);
+    assert_eq!(for_tests().of(&a).unwrap().templates, ["block_sum"]);
 }
 
 #[test]

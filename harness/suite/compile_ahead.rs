@@ -14,9 +14,10 @@
 //! independent: made on every core, they take the time of the slowest few.
 
 use crate::compile::{self, Compiled};
+use crate::error::Result;
 use crate::resources::FileBuild;
 use crate::sass::nvdisasm;
-use crate::{error::Result, source::KernelSource};
+use crate::source::{KernelSource, Sources};
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, Once, OnceLock};
 
@@ -27,12 +28,12 @@ pub(super) type Made = (Result<Compiled>, Option<Result<String>>);
 /// One compile trial's job: the file, the architecture, and one build of the file (its
 /// definitions and the template instances the cases launch with them, [`FileBuild`]); a trial
 /// has one job per build.
-pub(super) type Job = (&'static KernelSource, &'static str, FileBuild);
+pub(super) type Job = (KernelSource, &'static str, FileBuild);
 
-/// One GPU module's job: the file, its text, the template instances of the module (empty for an
-/// `extern "C"` file's module) and its definitions ([`crate::Kernel::defines`]), as
-/// [`crate::program::function_of`] compiles it.
-pub(super) type ModuleJob = (&'static str, &'static str, Vec<&'static str>, &'static [&'static str]);
+/// One GPU module's job: the file as the run read it (its name, path, text and NVRTC options), the
+/// template instances of the module (empty for an `extern "C"` file's module) and its definitions
+/// ([`crate::Kernel::defines`]), as [`crate::program::function_of`] compiles it.
+pub(super) type ModuleJob = (KernelSource, Vec<&'static str>, &'static [&'static str]);
 
 /// What tells the jobs of one compile trial apart: the file, the architecture and the build's
 /// definitions.
@@ -62,7 +63,7 @@ pub(super) struct Ahead {
 /// disassembles the cubin: one compile trial's work for one build.
 pub(super) fn make(source: &KernelSource, arch: &str, build: &FileBuild) -> Made {
     let options = build.options(source.options);
-    let compiled = compile::compile_with_log(source.file, source.source, arch, &build.instances, &options);
+    let compiled = compile::compile_with_log(source.file, source.path, source.source, arch, &build.instances, &options);
     let listing =
         compiled.as_ref().ok().map(|c| nvdisasm::load().and_then(|tool| nvdisasm::disassemble(tool, &c.cubin)));
     (compiled, listing)
@@ -96,10 +97,11 @@ impl Ahead {
                     // The modules with the inputs made ahead (nice 10), below the trials' timing
                     // thread: a trial waits for its module.
                     crate::inputs::prefetch::lower_priority(10);
-                    in_parallel(&modules, |((file, source, instances, defines), arch)| {
+                    in_parallel(&modules, |((source, instances, defines), arch)| {
                         // A failure is not kept: the trial compiles again and reports NVRTC's error.
-                        let options = crate::source::build_options(crate::source::options_of(file), defines);
-                        let _ = crate::compile::module_ptx(file, source, arch, instances, &options);
+                        let options = crate::source::build_options(source.options, defines);
+                        let (file, shown, text) = (source.file, source.path, source.source);
+                        let _ = crate::compile::module_ptx(file, shown, text, arch, instances, &options);
                     });
                     // The compile trials run last and can wait.
                     crate::inputs::prefetch::lower_priority(19);
@@ -111,7 +113,7 @@ impl Ahead {
 
     /// This trial's work for `build`: made ahead when selected (starting the workers if no GPU
     /// trial has, and waiting for its job), else here and now.
-    pub(super) fn take(&'static self, source: &'static KernelSource, arch: &'static str, build: &FileBuild) -> Made {
+    pub(super) fn take(&'static self, source: &KernelSource, arch: &'static str, build: &FileBuild) -> Made {
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
         if !selected.iter().any(|(s, a, b)| s.file == source.file && *a == arch && b == build) {
             return make(source, arch, build);
@@ -155,18 +157,18 @@ fn in_parallel<T: Sync>(items: &[T], each: impl Fn(&T) + Sync) {
 }
 
 /// The modules `cases` load, in their order, each once, as [`crate::program::function_of`]
-/// compiles them: a file's `extern "C"` kernels as one module per set of definitions, each
-/// template instance as its own.
-pub(super) fn modules<'c>(cases: impl Iterator<Item = &'c crate::case::Case>) -> Vec<ModuleJob> {
+/// compiles them from the run's files `sources`: a file's `extern "C"` kernels as one module per
+/// set of definitions, each template instance as its own.
+pub(super) fn modules<'c>(sources: &Sources, cases: impl Iterator<Item = &'c crate::case::Case>) -> Vec<ModuleJob> {
     let mut jobs: Vec<ModuleJob> = Vec::new();
     for case in cases {
         for kernel in case.kernels() {
             // A file gone since the build: its trial says so.
-            let Some(source) = crate::source::source_of(kernel.file) else { continue };
+            let Some(source) = sources.of(&kernel) else { continue };
             let instances = if kernel.is_instance() { vec![kernel.entry] } else { Vec::new() };
-            let job = (kernel.file, source.source, instances, kernel.defines);
-            if !jobs.contains(&job) {
-                jobs.push(job);
+            let known = jobs.iter().any(|(s, i, d)| s.file == source.file && *i == instances && *d == kernel.defines);
+            if !known {
+                jobs.push((*source, instances, kernel.defines));
             }
         }
     }
@@ -179,7 +181,6 @@ mod tests {
 
     #[test]
     fn the_modules_of_the_trials_are_listed_once_in_trial_order() {
-        crate::source::for_tests();
         use crate::{case::Case, source::k};
         let block_sum = |args: &str| Case::new("blocksum", args, "1", k::blocksum::block_sum.with(args));
         let cases = [
@@ -190,8 +191,9 @@ mod tests {
             Case::new("transpose", "shared", "1", k::transpose::transpose_shared),
         ];
         let of = |family: &'static str| cases.iter().filter(move |c| c.family == family);
-        let jobs = modules(of("blocksum").chain(of("transpose")).chain(of("blocksum")));
-        let names: Vec<(&str, Vec<&str>)> = jobs.iter().map(|(f, _, i, _)| (*f, i.clone())).collect();
+        let sources = crate::source::for_tests();
+        let jobs = modules(sources, of("blocksum").chain(of("transpose")).chain(of("blocksum")));
+        let names: Vec<(&str, Vec<&str>)> = jobs.iter().map(|(s, i, _)| (s.file, i.clone())).collect();
         assert_eq!(
             names,
             [
@@ -201,6 +203,6 @@ mod tests {
                 ("transpose.cu", vec![]),
             ]
         );
-        assert!(jobs.iter().all(|(f, text, _, _)| crate::source::source_of(f).unwrap().source == *text));
+        assert!(jobs.iter().all(|(s, _, _)| sources.get(s.file).unwrap().source == s.source));
     }
 }

@@ -3,12 +3,7 @@
 //! gate and the SASS gate on what they made. No GPU.
 
 use super::{Suite, cannot_run};
-use crate::{
-    compile,
-    error::Error,
-    resources, sass,
-    source::{KernelSource, sources},
-};
+use crate::{compile, error::Error, resources, sass, source::KernelSource};
 use libtest_mimic::{Completion, Failed};
 use std::sync::atomic::Ordering;
 
@@ -25,7 +20,7 @@ pub(super) fn run(
     launches: &[resources::LaunchShape],
     arities: &[resources::Arity],
     declared: &[sass::Declared],
-    source: &'static KernelSource,
+    source: &KernelSource,
     arch: &'static str,
 ) -> Result<Completion, Failed> {
     // A kernel the cases launch that the file no longer declares (renamed since the build): the
@@ -60,7 +55,7 @@ pub(super) fn run(
     {
         return Err(why.into());
     }
-    let files: Vec<&str> = sources().iter().map(|s| s.file).collect();
+    let files: Vec<&str> = suite.sources.iter().map(|s| s.file).collect();
     // One NVRTC compile per build of the file: the file as it is, and each set of definitions
     // the cases launch its kernels with (Kernel::define).
     let (mut made, mut listings) = (Vec::new(), Vec::new());

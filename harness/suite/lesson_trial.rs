@@ -67,7 +67,7 @@ pub(super) fn run(suite: &Suite, t: &LessonTrial) -> Result<Completion, Failed> 
     if let Some(why) = program::unavailable(&t.good).or_else(|| program::unavailable(&t.bad)) {
         return super::cannot_run(why);
     }
-    let compile = |case| phases::time(Phase::Compile, || program::compile(&gpu, case));
+    let compile = |case| phases::time(Phase::Compile, || program::compile(&gpu, &suite.sources, case));
     let (good, bad) = (compile(&t.good).map_err(fault)?, compile(&t.bad).map_err(fault)?);
     let start = check::SharedStart::Poisoned;
     let mut bad_bound =

@@ -50,7 +50,8 @@ use crate::ncu::{run::CHILD_ENV, select};
 use crate::project::Project;
 use crate::record::{self, CaseResult, GitState};
 use crate::report::junit::TrialOutcome;
-use crate::{check, config::Config, error::Error, report, resources, sass, source::sources};
+use crate::source::{KernelSource, Sources};
+use crate::{check, config::Config, error::Error, report, resources, sass};
 use libtest_mimic::{Arguments, Trial};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,10 +104,14 @@ pub struct Suite {
     pub git: GitState,
     /// Where the tree the run started in differs from the binary's, one sentence each.
     git_warnings: Vec<String>,
-    /// SHA-256 of the kernels this run read ([`crate::source::kernels_sha256`]).
+    /// SHA-256 of the project's kernels this run read ([`Sources::project_kernels_sha256`]).
     pub kernels_sha256: String,
     /// Where the project keeps things: kernel folders, baselines, history, run files.
     pub project: Project,
+    /// The kernel files this run read where it started ([`Sources::read`]): the project's and the
+    /// library's own. Every trial compiles from them, and the child processes check that they read
+    /// the same ([`crate::source::same_as_parent`]).
+    pub sources: Sources,
     /// Every case of the run (at `KERNELGATE_WORK_SCALE`), from [`Suite::table`].
     cases: Vec<Case>,
     /// The suite's case table, as its entry handed it ([`main`]).
@@ -155,21 +160,23 @@ struct Collected {
 }
 
 impl Suite {
-    /// A suite with `config` in `project`, whose kernels [`crate::source::load`] has read; the seed
-    /// is `config.seed` or drawn from the clock.
-    pub fn new(config: Config, project: Project, table: crate::case::Table) -> Suite {
+    /// A suite with `config` in `project`, whose kernel files `sources` were read where the run
+    /// started ([`Sources::read`]), running the cases of `table`; the seed is `config.seed` or drawn
+    /// from the clock.
+    pub fn new(config: Config, project: Project, sources: Sources, table: crate::case::Table) -> Suite {
         let seed = config.seed.unwrap_or_else(|| {
             let nanos =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
             check::mix(nanos, u64::from(std::process::id()))
         });
         let (recorded, kernels_sha256) =
-            recorded::recorded_state(&project, table.build, config.commit.as_deref(), sources());
+            recorded::recorded_state(&project, table.build, config.commit.as_deref(), &sources);
         Suite {
             cases: table.for_run(&config),
             table,
             no_gpu: crate::gpu::gpu_available().err().map(|e| e.to_string()),
             project,
+            sources,
             config,
             seed,
             run_id: chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string(),
@@ -336,18 +343,34 @@ pub fn main(table: crate::case::Table) -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     };
-    let read = crate::source::load(&project);
-    if let Ok(parent) = std::env::var(crate::source::PARENT_KERNELS_ENV)
-        && let Err(e) = crate::source::same_as_parent(&parent)
-    {
+    let read = Sources::read(&project);
+    // A child process (ncu's profiled child, the sanitizer's or the isolated child) reads its own
+    // and stops when they are not the run's.
+    let not_read = |e: &Error| {
         crate::errln!("kernelgate (child): {e}");
-        return ExitCode::FAILURE;
+        ExitCode::FAILURE
+    };
+    if let Ok(parent) = std::env::var(crate::source::PARENT_KERNELS_ENV) {
+        match &read {
+            Ok(sources) => {
+                if let Err(e) = crate::source::same_as_parent(sources, &parent) {
+                    return not_read(&e);
+                }
+            }
+            Err(e) => return not_read(e),
+        }
     }
     if let Ok(list) = std::env::var(CHILD_ENV) {
-        return select::child(&config, &project, &table.for_run(&config), &list);
+        return match &read {
+            Ok(sources) => select::child(&config, &project, sources, &table.for_run(&config), &list),
+            Err(e) => not_read(e),
+        };
     }
     if let Ok(list) = std::env::var(crate::sanitize::CHILD_ENV) {
-        return crate::sanitize::child(&config, &table.for_checked_child(&config), &list);
+        return match &read {
+            Ok(sources) => crate::sanitize::child(&config, sources, &table.for_checked_child(&config), &list),
+            Err(e) => not_read(e),
+        };
     }
     // `--partition count:K/N` is kernelgate's (nextest's syntax), the rest libtest's.
     let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -363,10 +386,13 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         }
     };
     let mut args = Arguments::from_iter(argv);
-    if let Err(e) = read {
-        crate::errln!("kernelgate: {e}");
-        return ExitCode::from(EXIT_CONFIG);
-    }
+    let sources = match read {
+        Ok(sources) => sources,
+        Err(e) => {
+            crate::errln!("kernelgate: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    };
     // What the `kernelgate` program's commands need of the case table ([`crate::case::facts`]),
     // written by every run, `--list` included; a folder that cannot take it costs those commands
     // their host-bound reasons, vendor references and launches, not this run.
@@ -391,11 +417,10 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     }
     if !args.list {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
-        let loaded = crate::source::loaded().unwrap_or(&[]);
-        let cuda_sources = loaded.iter().any(|s| !s.is_own() && !s.is_prebuilt());
+        let cuda_sources = sources.iter().any(|s| !s.is_own() && !s.is_prebuilt());
         crate::say!("{}", crate::nvrtc::run_header(cuda_sources));
         // The project's own NVRTC options, where it has any: part of each module's identity.
-        for source in crate::source::loaded().unwrap_or(&[]).iter().filter(|s| !s.options.is_empty()) {
+        for source in sources.iter().filter(|s| !s.options.is_empty()) {
             crate::say!(
                 "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
                 source.path,
@@ -403,7 +428,7 @@ pub fn main(table: crate::case::Table) -> ExitCode {
             );
         }
     }
-    let suite = Arc::new(Suite::new(config, project, table));
+    let suite = Arc::new(Suite::new(config, project, sources, table));
     let mut trials = trials(&suite);
     // Every trial as the binary lists it, for `kernelgate plan`; written by every run, `--list`
     // included.
@@ -470,17 +495,19 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     crate::console::route_trial_lines(if pretty && threads == 1 { TrialLines::Inline } else { TrialLines::Stderr });
     if !args.list {
         let launches = crate::resources::launches(&plan::gated(&suite));
-        let compiles = sources().iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
-        let chosen = |(s, a): &(&'static crate::source::KernelSource, &'static str)| {
+        let compiles = suite.sources.iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
+        let chosen = |(s, a): &(&KernelSource, &'static str)| {
             trials.iter().any(|t| {
                 t.name() == format!("compile/{}/{a}", s.file) && !args.is_filtered_out(t) && !args.is_ignored(t)
             })
         };
         let jobs = compiles
             .filter(chosen)
-            .flat_map(|(s, a)| crate::resources::builds(&launches, s.file).into_iter().map(move |b| (s, a, b)));
-        let modules =
-            compile_ahead::modules(selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)));
+            .flat_map(|(s, a)| crate::resources::builds(&launches, s.file).into_iter().map(move |b| (*s, a, b)));
+        let modules = compile_ahead::modules(
+            &suite.sources,
+            selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)),
+        );
         compile_ahead::AHEAD.select(modules, jobs.collect());
     }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();

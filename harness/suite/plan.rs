@@ -3,7 +3,7 @@
 //! run here.
 
 use super::{COMPILE_ARCHS, Suite, compile_trial, lesson_trial, progress, trial, verdict::sanitized};
-use crate::{resources, sass, source::sources};
+use crate::{resources, sass};
 use libtest_mimic::{Completion, Failed, Trial};
 use std::sync::Arc;
 
@@ -18,15 +18,17 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
     let launches = Arc::new(resources::launches(&gated));
     let arities = Arc::new(resources::arities(&gated));
     let declared = Arc::new(sass::declared(&gated));
-    for source in sources().iter().filter(|s| suite.table.self_test || !s.is_own()) {
+    for source in suite.sources.iter().filter(|s| suite.table.self_test || !s.is_own()) {
         for arch in COMPILE_ARCHS {
+            // Each trial owns its copy of the file's handle (its text and names live as long as the process).
+            let source = *source;
             let name = format!("compile/{}/{arch}", source.file);
             let (s, l, a, d) = (Arc::clone(suite), Arc::clone(&launches), Arc::clone(&arities), Arc::clone(&declared));
             trials.push(Trial::ignorable_test(
                 name.clone(),
                 progress::noted(suite, name, move || {
                     crate::phases::time(crate::phases::Phase::CompileTrial, || {
-                        compile_trial::run(&s, &l, &a, &d, source, arch)
+                        compile_trial::run(&s, &l, &a, &d, &source, arch)
                     })
                 }),
             ));

@@ -100,11 +100,10 @@ fn draw_controls(suite: &Suite, revision: &Revision, selected: &[&str]) -> std::
     if suite.config.ab_controls == 0 || suite.config.ab_time_identical {
         return Default::default();
     }
-    let loaded = crate::source::loaded().unwrap_or(&[]);
     let b_side = |file: &str| -> Option<(&str, &[&str])> {
         match suite.ab_b.get() {
             Some(b) => b.kernel(file).map(|(text, options)| (text, options as &[&str])),
-            None => loaded.iter().find(|s| s.file == file).map(|s| (s.source, s.options)),
+            None => suite.sources.get(file).map(|s| (s.source, s.options)),
         }
     };
     let candidates: Vec<String> = suite
@@ -150,7 +149,7 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
                             "sanitize.log"
                         });
                     crate::phases::time(crate::phases::Phase::Child, || {
-                        crate::sanitize::run(&suite.config, selected, &program, log)
+                        crate::sanitize::run(&suite.config, &suite.sources, selected, &program, log)
                     })
                 })
                 .map_err(|e| e.to_string());
@@ -167,7 +166,7 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
                 .and_then(|program| {
                     let report = suite.stem()?.with_extension("ncu-rep");
                     crate::phases::time(crate::phases::Phase::Profile, || {
-                        select::profile(&suite.config, &cases, selected, &program, report)
+                        select::profile(&suite.config, &suite.sources, &cases, selected, &program, report)
                     })
                 })
                 .map_err(|e| e.to_string());
@@ -179,7 +178,7 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
     }
     crate::say!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
     // The project's own NVRTC options, where it has any: part of each module's identity.
-    for source in crate::source::loaded().unwrap_or(&[]).iter().filter(|s| !s.options.is_empty()) {
+    for source in suite.sources.iter().filter(|s| !s.options.is_empty()) {
         crate::say!(
             "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
             source.path,

@@ -2,24 +2,24 @@
 //! with the state built into the binary ([`crate::history::built::reconcile`]).
 
 use crate::history;
-use crate::source::KernelSource;
+use crate::source::Sources;
 
 /// The git state a run in `project` of a binary built as `build` that read the kernels `sources`
 /// is recorded under:
 /// `KERNELGATE_COMMIT`'s (`given`), HEAD's here when its commit holds the files the binary was
 /// built from, else the binary's; with warnings where the tree here differs
 /// ([`history::built::reconcile`]); and the hash of the project's files of `sources`
-/// ([`crate::source::project_kernels_sha256`]).
+/// ([`Sources::project_kernels_sha256`]).
 pub(super) fn recorded_state(
     project: &crate::project::Project,
     build: &history::built::Build,
     given: Option<&str>,
-    sources: &[KernelSource],
+    sources: &Sources,
 ) -> (history::built::Recorded, String) {
     use history::provenance;
     let root = project.root.as_path();
     let here = provenance::read(root, None, &project.kernels).expect("read without a revision always answers");
-    let measured = crate::source::project_kernels_sha256(sources);
+    let measured = sources.project_kernels_sha256();
     let given = given.map(|id| (id, provenance::read(root, Some(id), &project.kernels)));
     let recorded = history::built::reconcile(
         &build.git(),

@@ -312,11 +312,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
         let config = Config { out_dir: Some(out.clone()), history: History::Off, ..Config::default() };
-        crate::source::for_tests();
         let root = crate::source::repository_for_tests();
         let project = crate::project::Project::discover(root, &config).unwrap();
         let table = crate::case::Table::new(|_| Vec::new(), &crate::Build::UNKNOWN);
-        let suite = Suite::new(config, project, table);
+        let suite = Suite::new(config, project, crate::source::for_tests().clone(), table);
         let mut lesson = crate::lesson_record::tests::row("launch/graph_vs_one_by_one/4096x8", "holds", None);
         lesson.run_id = suite.run_id.clone();
         suite.collected.lessons.lock().unwrap().push(lesson);

@@ -41,6 +41,7 @@ use crate::phases::{self, Phase};
 use crate::program::{self, Bound, Compiled};
 use crate::recheck::{self, Launches};
 use crate::record::CaseResult;
+use crate::source::Sources;
 use crate::{check, error::Error};
 use libtest_mimic::{Completion, Failed};
 use std::sync::Arc;
@@ -118,7 +119,7 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     drop(lease);
 
     phases::time(Phase::Verdict, || {
-        let physics = impossible(case, &gpu, &timing, &measured);
+        let physics = impossible(&suite.sources, case, &gpu, &timing, &measured);
         let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
         // A counter ncu printed as `nan` is the tool's failure, never the kernel's change.
         let profiled = suite.profiled.get().and_then(|p| p.as_ref().ok());
@@ -161,9 +162,13 @@ pub(super) fn lease<'s>(suite: &'s Suite, case: &Case) -> Result<Result<Lease<'s
 /// # Errors
 /// A compile or driver error.
 fn compile_b(suite: &Suite, case: &Case, gpu: &Gpu) -> crate::error::Result<Result<Compiled, String>> {
-    let Some(b) = suite.ab_b.get() else { return program::compile(gpu, case).map(Ok) };
-    Ok(program::compile_from(gpu, case, |k| b.kernel(k.file))?.ok_or_else(|| {
-        format!("{} does not exist at {} (KERNELGATE_AB_B): not timed", list(&case_files(case)), b.label())
+    let Some(b) = suite.ab_b.get() else { return program::compile(gpu, &suite.sources, case).map(Ok) };
+    Ok(program::compile_from(gpu, &suite.sources, case, |k| b.kernel(k.file))?.ok_or_else(|| {
+        format!(
+            "{} does not exist at {} (KERNELGATE_AB_B): not timed",
+            list(&suite.sources, &case_files(case)),
+            b.label()
+        )
     }))
 }
 
@@ -188,14 +193,15 @@ fn timing<'r>(
         Ok(Ok(Timing::NewSinceA(absent)))
     };
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
-        return alone(format!("{} does not exist at {}", crate::source::shown(missing), revision.rev));
+        return alone(format!("{} does not exist at {}", suite.sources.path_of(missing), revision.rev));
     }
-    let a = match phases::time(Phase::Compile, || program::compile_from(gpu, case, |k| revision.kernel(k.file))) {
+    let compile_a = || program::compile_from(gpu, &suite.sources, case, |k| revision.kernel(k.file));
+    let a = match phases::time(Phase::Compile, compile_a) {
         Ok(a) => a.expect("every file exists at the revision (checked above)"),
         Err(Error::Driver { .. }) => {
             return alone(format!(
                 "{} at {} lacks an entry point of {}",
-                list(&files),
+                list(&suite.sources, &files),
                 revision.rev,
                 case.kernel_names()
             ));
@@ -217,13 +223,18 @@ fn timing<'r>(
         format!(
             "{} at {} compiles to {other} but the same SASS for {} as {} (nvdisasm: the instructions are equal, \
              function by function; {differs})",
-            list(&files),
+            list(&suite.sources, &files),
             revision.label(),
             gpu.arch,
             suite.b_side()
         )
     } else {
-        format!("{} at {} compiles to the same PTX as {}", list(&files), revision.label(), suite.b_side())
+        format!(
+            "{} at {} compiles to the same PTX as {}",
+            list(&suite.sources, &files),
+            revision.label(),
+            suite.b_side()
+        )
     };
     let control = identical && suite.controls.get().is_some_and(|c| c.contains(&case.name()));
     if identical && !suite.config.ab_time_identical && !control {
@@ -243,7 +254,7 @@ fn timing<'r>(
         crate::console::trial_note(format!(
             "kernelgate: {}: A = {} at {} (module {}), B = {} (module {}){}",
             case.name(),
-            list(&files),
+            list(&suite.sources, &files),
             revision.rev,
             short(&a.module_sha256),
             suite.b_side(),
@@ -273,7 +284,7 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
         let (a_text, a_options) = revision.kernel(file).unwrap_or_default();
         let (b_text, b_options) = match suite.ab_b.get() {
             Some(b) => b.kernel(file).unwrap_or_default(),
-            None => crate::source::source_of(file).map_or(("", &[][..]), |s| (s.source, s.options)),
+            None => suite.sources.get(file).map_or(("", &[][..]), |s| (s.source, s.options)),
         };
         let (a_options, b_options) =
             (crate::source::build_options(a_options, defines), crate::source::build_options(b_options, defines));
@@ -281,13 +292,14 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
         if a == b {
             continue;
         }
-        match phases::time(Phase::Compile, || compare(file, a, b, arch, &instances))? {
+        let shown = suite.sources.path_of(file);
+        match phases::time(Phase::Compile, || compare(file, shown, a, b, arch, &instances))? {
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
                 crate::console::trial_note(format!(
                     "kernelgate: {}: PTX differs and the SASS could not be compared ({why}); timed",
-                    crate::source::shown(file)
+                    shown
                 ));
                 return Ok(false);
             }
@@ -320,9 +332,9 @@ fn case_files(case: &Case) -> Vec<&'static str> {
     files
 }
 
-/// `kernels/a.cu, kernels/b.cu`: each as the run read it ([`crate::source::shown`]).
-fn list(files: &[&str]) -> String {
-    files.iter().map(|f| crate::source::shown(f)).collect::<Vec<_>>().join(", ")
+/// `kernels/a.cu, kernels/b.cu`: each as the run read it (`sources`, [`Sources::path_of`]).
+fn list(sources: &Sources, files: &[&str]) -> String {
+    files.iter().map(|f| sources.path_of(f)).collect::<Vec<_>>().join(", ")
 }
 
 /// The check: the revision's program (A/B) on its own fresh buffers, then this build's; returns
@@ -342,7 +354,7 @@ fn checked(
     if let Timing::Paired { revision, a, .. } = timing
         && let Err(wrong) = check::check_case(gpu, case, a, suite.seed, start)?
     {
-        return Ok(Err(format!("A ({} at {}): {wrong}", list(&case_files(case)), revision.rev).into()));
+        return Ok(Err(format!("A ({} at {}): {wrong}", list(&suite.sources, &case_files(case)), revision.rev).into()));
     }
     Ok(check::check_case(gpu, case, b, suite.seed, start)?.map_err(Failed::from))
 }
@@ -404,7 +416,7 @@ fn rechecked(
             warmup: 2 * pairs.warmed,
             timed: 2 * pairs.a.len(),
             last: pairs.last_side().map(|side| match side {
-                Side::A => format!("A ({} at {})", list(&case_files(case)), revision.rev),
+                Side::A => format!("A ({} at {})", list(&suite.sources, &case_files(case)), revision.rev),
                 Side::B => format!("B ({})", suite.b_side()),
             }),
         },
@@ -420,8 +432,9 @@ fn rechecked(
 
 /// Why this build's median, or in same-run A/B the reference version's, is physically impossible
 /// on `gpu`, when it is ([`crate::guard`]): the kept samples' median, at the slow end of its 95 %
-/// confidence interval, against the device's ceilings.
-fn impossible(case: &Case, gpu: &Gpu, timing: &Timing, measured: &Measured) -> Option<String> {
+/// confidence interval, against the device's ceilings. The reference version is named by its files
+/// as the run read them (`sources`).
+fn impossible(sources: &Sources, case: &Case, gpu: &Gpu, timing: &Timing, measured: &Measured) -> Option<String> {
     let claim = |samples: &Samples| {
         let (kept, _) = samples.kept();
         (!kept.is_empty())
@@ -432,7 +445,7 @@ fn impossible(case: &Case, gpu: &Gpu, timing: &Timing, measured: &Measured) -> O
     match (timing, measured) {
         (Timing::Paired { revision, .. }, Measured::Paired(pairs)) => {
             let Some(a) = claim(&pairs.as_samples_of_a()) else { return crate::guard::impossible(&b, &ceilings) };
-            let label = format!("A ({} at {})", list(&case_files(case)), revision.rev);
+            let label = format!("A ({} at {})", list(sources, &case_files(case)), revision.rev);
             crate::guard::impossible_paired(&b, &a, &label, &ceilings)
         }
         _ => crate::guard::impossible(&b, &ceilings),
@@ -522,7 +535,7 @@ fn result(
         bytes: case.bytes,
         flops: case.flops,
         module_sha256: b.module_sha256.clone(),
-        compile_options: compile_options(case),
+        compile_options: compile_options(&suite.sources, case),
         element_types: element_types(case),
         sm_clock_mhz: samples.median_sm_mhz(),
         throttled,
@@ -576,12 +589,12 @@ fn finish(
 }
 
 /// The NVRTC options of `case`'s kernels beyond kernelgate's own, as the run CSV records them
-/// ([`CaseResult::compile_options`]): each distinct build's options (its file's and its `-D`
-/// definitions) joined by spaces, the builds joined by ` + `.
-fn compile_options(case: &Case) -> String {
+/// ([`CaseResult::compile_options`]): each distinct build's options (its file's as the run read it,
+/// `sources`, and its `-D` definitions) joined by spaces, the builds joined by ` + `.
+fn compile_options(sources: &Sources, case: &Case) -> String {
     let mut builds: Vec<String> = Vec::new();
     for (kernel, _) in case.launches() {
-        let options = kernel.options(crate::source::options_of(kernel.file)).join(" ");
+        let options = kernel.options(sources.options_of(kernel.file)).join(" ");
         if !builds.contains(&options) {
             builds.push(options);
         }
@@ -612,7 +625,8 @@ mod tests {
     /// What the run CSV records of a trial's builds and buffers (schema 7).
     #[test]
     fn the_run_csv_names_the_builds_options_and_the_buffers_types() {
-        crate::source::for_tests();
+        let sources = crate::source::for_tests();
+        let compile_options = |case: &Case| compile_options(sources, case);
         let copy = k::coalescing::copy_coalesced;
         let plain = Case::new("t", "plain", "8", copy).params([Param::input(8), Param::output(8)]);
         assert_eq!((compile_options(&plain), element_types(&plain)), (String::new(), "f32".to_string()));

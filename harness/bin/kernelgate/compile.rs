@@ -176,7 +176,16 @@ pub fn compile_command(
             let mut made = Vec::new();
             for build in &builds {
                 let options = build.options(source.options);
-                match compile::compile_with_log(source.file, source.source, arch, &build.instances, &options) {
+                // Named by the file's name; an NVRTC error is named by the path given below.
+                let compiled = compile::compile_with_log(
+                    source.file,
+                    source.file,
+                    source.source,
+                    arch,
+                    &build.instances,
+                    &options,
+                );
+                match compiled {
                     Ok(c) => made.push((build.defines, c)),
                     // ptxas refused a PTX module (its output names the line), or a cubin is not whole.
                     Err(e @ Error::Kernels { .. }) if source.is_prebuilt() => {
