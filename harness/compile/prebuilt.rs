@@ -289,13 +289,16 @@ pub fn load_context(shown: &str, ptx: &str, cuda: &str, status: cudarc::driver::
     }
 }
 
+/// A `(major, minor)` version: a CUDA release (`(13, 0)`) or a PTX ISA (`(9, 0)`).
+pub type Release = (u32, u32);
+
 /// The newest PTX ISA the driver of each CUDA release loads, `((CUDA major, minor), (ISA major,
 /// minor))`, oldest first. A driver loads PTX of its own release's ISA and older (CUDA C++
 /// Programming Guide, "PTX Compatibility"); which ISA came with which release is the PTX ISA's
 /// release history (PTX ISA, "Release Notes": 7.0 with CUDA 11.0 ... 8.5 with 12.5, 8.6 with 12.7,
 /// 8.7 with 12.8, 8.8 with 12.9, 9.0 with 13.0, 9.1 with 13.1). CUDA 12.6 brought no new ISA. A
 /// release past the table is not known here: [`newest_isa`] says `None` for it.
-pub const ISA_OF_CUDA: &[((u32, u32), (u32, u32))] = &[
+pub const ISA_OF_CUDA: &[(Release, Release)] = &[
     ((11, 0), (7, 0)),
     ((11, 1), (7, 1)),
     ((11, 2), (7, 2)),

@@ -119,7 +119,7 @@ pub fn compare(blessed: &[Row], build: &Build<'_>, table: &str) -> Judgement {
     if blessed.is_empty() && !build.functions.is_empty() {
         // A file never blessed: one line for all its functions, not one per function (a first run
         // of a PTX module of 123 kernels printed 123), as the resource gate says it.
-        let names: Vec<&str> = build.functions.iter().map(|(name, _)| name.as_str()).collect();
+        let names: Vec<&str> = build.functions.keys().map(String::as_str).collect();
         let named = match names.len() {
             n if n <= 3 => names.join(", "),
             n => format!("{}, and {} more", names[..3].join(", "), n - 3),
