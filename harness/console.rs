@@ -1,20 +1,16 @@
-//! What the suite says while it works: where its status lines go, each trial's own line, and a
-//! heartbeat while a long phase runs.
+//! How the suite's lines look: control characters from data shown escaped, how each trial's own
+//! line is placed ([`TrialLines`]), the counts of verdicts, and a heartbeat while a long phase runs.
+//! What prints them is the run's reporter ([`crate::report::events::Terminal`]).
 //!
-//! - **Where.** The suite's `kernelgate:` lines go to stdout beside libtest's, in order, except
-//!   under libtest's `--format json` (or `--format terse`, whose dots a line would break), where
-//!   they go to stderr so that stdout is libtest's output alone ([`route_status`], [`say!`](crate::say)).
 //! - **A trial's line.** Each GPU trial says its median, its change and its verdict, and the wall
-//!   time it took (`crate::report::trial_line`): inline, between libtest's `test <name> ...` and `ok`, where one
-//!   trial runs at a time in libtest's pretty format; as a `kernelgate: <trial>: ...` line on stderr
-//!   otherwise ([`TrialLines`]).
+//!   time it took (`crate::report::trial_line`): inline, between libtest's `test <name> ...` and `ok`,
+//!   where one trial runs at a time in libtest's pretty format; as a `kernelgate: <trial>: ...` line
+//!   on stderr otherwise ([`TrialLines`]).
 //! - **A heartbeat.** A phase that waits on a child process (the ncu session, the sanitizer or the
 //!   isolated child) says what it is doing at least every [`HEARTBEAT`] ([`Ticker`]), so that a CI
 //!   log never goes silent for a minute (nvbench and criterion, likewise, print a line per
 //!   benchmark as it ends).
 
-use std::io::Write as _;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 /// The period of a long phase's heartbeat. Half of 10 s, the longest silence the suite allows
@@ -22,7 +18,8 @@ use std::time::{Duration, Instant};
 /// opening line, which comes one poll (100 ms) after a period at worst, stays well inside it.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
-/// How each trial's own line is printed (set once, by the suite's `main`, from libtest's flags).
+/// How each trial's own line is printed: the suite's `main` tells its reporter once it has read libtest's
+/// flags ([`crate::report::events::Event::TrialsStarting`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TrialLines {
     /// On stdout between libtest's `test <name> ...` and its outcome: one trial at a time, pretty
@@ -31,46 +28,6 @@ pub enum TrialLines {
     /// As its own `kernelgate: <trial>: ...` line on stderr: several trials at a time (libtest
     /// prints a trial's line when it ends), or a format a line would break (JSON, terse).
     Stderr,
-}
-
-/// Status lines to stdout (0) or stderr (1); trial lines inline (0) or on stderr (1).
-static STATUS_TO_STDERR: AtomicU8 = AtomicU8::new(0);
-static TRIAL_LINES_STDERR: AtomicU8 = AtomicU8::new(0);
-
-/// Sends this process's status lines to stderr when `to_stderr` (libtest's JSON or terse format),
-/// else to stdout.
-pub fn route_status(to_stderr: bool) {
-    STATUS_TO_STDERR.store(u8::from(to_stderr), Ordering::Relaxed);
-}
-
-/// Sets how each finished trial's own line is printed.
-pub fn route_trial_lines(lines: TrialLines) {
-    TRIAL_LINES_STDERR.store(u8::from(lines == TrialLines::Stderr), Ordering::Relaxed);
-}
-
-/// Whether status lines go to stderr ([`route_status`]).
-pub fn status_to_stderr() -> bool {
-    STATUS_TO_STDERR.load(Ordering::Relaxed) == 1
-}
-
-/// Prints one status line (or block) where [`route_status`] sends them: stdout beside libtest's lines,
-/// or stderr under libtest's JSON and terse formats. Same arguments as `println!`.
-#[macro_export]
-macro_rules! say {
-    ($($arg:tt)*) => {
-        $crate::console::status_line(&format!($($arg)*))
-    };
-}
-
-/// The function behind [`say!`]. Control characters from data (a commit subject, a note, a file
-/// name) are shown escaped ([`shown_lines`]).
-pub fn status_line(line: &str) {
-    let line = shown_lines(line);
-    if status_to_stderr() {
-        eprintln!("{line}");
-    } else {
-        println!("{line}");
-    }
 }
 
 /// Whether `c` is shown escaped in text for a terminal: a control character (C0 but line feed
@@ -168,42 +125,6 @@ macro_rules! errln {
     };
 }
 
-/// Prints a finished trial's own line (`crate::report::trial_line`'s text) where [`route_trial_lines`] said.
-pub fn trial(name: &str, text: &str) {
-    if TRIAL_LINES_STDERR.load(Ordering::Relaxed) == 1 {
-        eprintln!("kernelgate: {name}: {}", shown_lines(text));
-    } else {
-        // libtest's `test <name> ... ` is on the line already; its outcome follows ours.
-        let text = shown_lines(text);
-        let mut out = std::io::stdout().lock();
-        let _ = write!(out, "{text}  ");
-        let _ = out.flush();
-    }
-}
-
-/// Notes trials made while their line was open, kept for [`flush_notes`].
-static NOTES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-/// A note a trial makes while it runs (`kernelgate: <trial>: not re-checked after timing: …`).
-/// Where trial lines are inline it is kept and printed after the trials ([`flush_notes`]), so
-/// that it does not cut the trial's line in two; otherwise it is said now ([`say!`](crate::say)).
-pub fn trial_note(line: String) {
-    if TRIAL_LINES_STDERR.load(Ordering::Relaxed) == 1 {
-        status_line(&line);
-    } else {
-        NOTES.lock().unwrap_or_else(|p| p.into_inner()).push(line);
-    }
-}
-
-/// Prints the notes [`trial_note`] kept, in the order they were made, under a heading; nothing
-/// when there are none.
-pub fn flush_notes() {
-    let notes = std::mem::take(&mut *NOTES.lock().unwrap_or_else(|p| p.into_inner()));
-    if !notes.is_empty() {
-        status_line(&format!("\nnotes from the trials:\n{}", notes.join("\n")));
-    }
-}
-
 /// Counts per verdict, in the order of first appearance in `verdicts`, after the total of `noun`:
 /// `80 timed trials: 61 unchanged, 19 regressed`; `None` without verdicts.
 pub fn verdict_counts<'a>(verdicts: impl IntoIterator<Item = &'a str>, noun: &str) -> Option<String> {
@@ -257,14 +178,15 @@ impl Ticker {
     }
 }
 
-/// Waits for `child`, polling every 100 ms, and says `kernelgate: <what>: <status()>, <s> s so
-/// far` every [`HEARTBEAT`]; `status` reads how far the child is (from its log, say).
+/// Waits for `child`, polling every 100 ms, and tells `reporter` `kernelgate: <what>: <status()>,
+/// <s> s so far` every [`HEARTBEAT`]; `status` reads how far the child is (from its log, say).
 ///
 /// # Errors
 /// The I/O error of `try_wait`.
 pub fn wait_saying(
     child: &mut std::process::Child,
     what: &str,
+    reporter: &dyn crate::report::events::Reporter,
     mut status: impl FnMut() -> String,
 ) -> std::io::Result<std::process::ExitStatus> {
     let mut ticker = Ticker::new(HEARTBEAT);
@@ -274,7 +196,11 @@ pub fn wait_saying(
         }
         std::thread::sleep(Duration::from_millis(100));
         if ticker.due() {
-            crate::say!("kernelgate: {what}: {}, {:.0} s so far", status(), ticker.elapsed_s());
+            reporter.report(&crate::report::events::Event::Status(&format!(
+                "kernelgate: {what}: {}, {:.0} s so far",
+                status(),
+                ticker.elapsed_s()
+            )));
         }
     }
 }

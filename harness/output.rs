@@ -496,7 +496,10 @@ mod tests {
         std::fs::write(&file, "x").unwrap();
         assert!(check_folder(&file).unwrap_err().reason.starts_with("it names a file, not a folder"));
         assert!(
-            check_folder(&file.join("below")).unwrap_err().reason.contains("is a file, so no folder can be made below it")
+            check_folder(&file.join("below"))
+                .unwrap_err()
+                .reason
+                .contains("is a file, so no folder can be made below it")
         );
         assert!(!dir.path().join("a").exists(), "nothing made");
     }

@@ -37,7 +37,15 @@ fn run(tool: &str, script: &Path, selected: &[&str], dir: &Path) -> Sanitized {
     };
     // No kernels read: the stand-in ignores the hash its child would check.
     let sources = Sources::default();
-    sanitize::run(&config, &sources, selected, Path::new("/bin/true"), dir.join("run.sanitize.log")).unwrap()
+    sanitize::run(
+        &config,
+        &sources,
+        selected,
+        Path::new("/bin/true"),
+        dir.join("run.sanitize.log"),
+        &kernelgate::report::events::Terminal::default(),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -108,7 +116,15 @@ fn a_hung_trial_is_ended_with_its_process_group() {
     };
     let start = Instant::now();
     let log = tmp.path().join("run.sanitize.log");
-    let s = sanitize::run(&config, &Sources::default(), &["planted/hang/4096"], Path::new("/bin/true"), log).unwrap();
+    let s = sanitize::run(
+        &config,
+        &Sources::default(),
+        &["planted/hang/4096"],
+        Path::new("/bin/true"),
+        log,
+        &kernelgate::report::events::Terminal::default(),
+    )
+    .unwrap();
     assert!(start.elapsed() < Duration::from_secs(20), "the hung trial was waited for: {:?}", start.elapsed());
     let m = &s.failures["planted/hang/4096"];
     assert!(m.contains("killed after 1 s"), "{m}");

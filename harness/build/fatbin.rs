@@ -61,7 +61,9 @@ pub fn parts(bytes: &[u8]) -> Result<Vec<Part<'_>>, Error> {
     const FIX: &str = "build it with `nvcc -fatbin -gencode arch=compute_XY,code=sm_XY ...`, or give the file the \
                        extension of what it is (.cubin, .ptx)";
     if !is_fatbin(bytes) {
-        return Err(not_module(format!("is not a fatbin: it does not start with the fatbin magic 0x{MAGIC:08x}; {FIX}")));
+        return Err(not_module(format!(
+            "is not a fatbin: it does not start with the fatbin magic 0x{MAGIC:08x}; {FIX}"
+        )));
     }
     let cut = || not_module(format!("is not a whole fatbin: a part runs past its end; {FIX}"));
     let u16_at = |at: usize| bytes.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
@@ -84,7 +86,9 @@ pub fn parts(bytes: &[u8]) -> Result<Vec<Part<'_>>, Error> {
             1 => PartKind::Ptx,
             2 => PartKind::Cubin,
             other => {
-                return Err(not_module(format!("holds a part of kind {other}, neither PTX (1) nor a cubin (2); {FIX}")));
+                return Err(not_module(format!(
+                    "holds a part of kind {other}, neither PTX (1) nor a cubin (2); {FIX}"
+                )));
             }
         };
         let arch = match kind {
@@ -145,29 +149,36 @@ pub fn read(bytes: &[u8]) -> Result<Fatbin, Error> {
             (PartKind::Ptx, _) => fat.ptx.push(part.arch),
             (PartKind::Cubin, true) => fat.compressed.push(part.arch),
             (PartKind::Cubin, false) => {
-                let read = cubin::read(part.payload).map_err(|why| why.context(&format!("its cubin for {}", part.arch)))?;
+                let read =
+                    cubin::read(part.payload).map_err(|why| why.context(&format!("its cubin for {}", part.arch)))?;
                 fat.cubins.push(read);
             }
         }
     }
     let Some(first) = fat.cubins.first() else {
         let holds = if fat.compressed.is_empty() { "no cubin" } else { "only compressed cubins" };
-        return Err(Error::new(ErrorKind::Unsupported, format!(
-            "holds {holds} ({}): kernelgate reads a fatbin's kernels and resources from its cubins, uncompressed; \
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            format!(
+                "holds {holds} ({}): kernelgate reads a fatbin's kernels and resources from its cubins, uncompressed; \
              build it with `-gencode arch=compute_XY,code=sm_XY` for the GPUs you gate and without \
              `-compress-mode=size` (`-no-compress` is sure), or ship the PTX as a .ptx file",
-            fat.archs()
-        )));
+                fat.archs()
+            ),
+        ));
     };
     let names = |c: &Cubin| c.entries.iter().map(|e| e.name.clone()).collect::<Vec<_>>();
     if let Some(other) = fat.cubins.iter().find(|c| names(c) != names(first)) {
-        return Err(Error::new(ErrorKind::CubinsDiffer, format!(
-            "its cubins declare other kernels ({}: {:?}; {}: {:?}): build every architecture from the same source",
-            first.arch,
-            names(first),
-            other.arch,
-            names(other)
-        )));
+        return Err(Error::new(
+            ErrorKind::CubinsDiffer,
+            format!(
+                "its cubins declare other kernels ({}: {:?}; {}: {:?}): build every architecture from the same source",
+                first.arch,
+                names(first),
+                other.arch,
+                names(other)
+            ),
+        ));
     }
     fat.entries = first.entries.clone();
     Ok(fat)
@@ -210,7 +221,8 @@ mod tests {
         let e = read(ZSTD).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unsupported);
         assert!(
-            e.message().starts_with("holds only compressed cubins (sm_80 (compressed), sm_90 (compressed), compute_90)"),
+            e.message()
+                .starts_with("holds only compressed cubins (sm_80 (compressed), sm_90 (compressed), compute_90)"),
             "{e}"
         );
         assert!(e.message().contains("-no-compress"), "{e}");

@@ -271,7 +271,10 @@ pub fn ptx_declared(ptx: &str) -> Result<Declared, Error> {
     }
     for (i, (name, line)) in entries.iter().enumerate() {
         if entries[..i].iter().any(|(n, _)| n == name) {
-            return Err(Error::new(ErrorKind::Redeclared, format!("line {line}: the entry `{name}` is declared twice")));
+            return Err(Error::new(
+                ErrorKind::Redeclared,
+                format!("line {line}: the entry `{name}` is declared twice"),
+            ));
         }
     }
     Ok(Declared { entries, templates: Vec::new() })

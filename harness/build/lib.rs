@@ -163,8 +163,7 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
     let io = |path: &Path, message: String| Error::new(ErrorKind::Io, message).at(path);
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in folders {
-        let listed =
-            std::fs::read_dir(dir).map_err(|e| io(dir, format!("cannot read the kernel folder: {e}")))?;
+        let listed = std::fs::read_dir(dir).map_err(|e| io(dir, format!("cannot read the kernel folder: {e}")))?;
         files.extend(
             listed
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -188,8 +187,7 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
     for path in &files {
         let bytes = std::fs::read(path).map_err(|e| io(path, format!("cannot read: {e}")))?;
         let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let text =
-            kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|e| e.at(path))?;
+        let text = kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|e| e.at(path))?;
         let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
         let module = entry_scan::module_name(&file);
         if let Some((_, other)) = seen_modules.iter().find(|(m, _)| *m == module) {

@@ -56,15 +56,16 @@ pub fn read(dir: &Path, rev: Option<&str>, kernels: &[std::path::PathBuf]) -> Re
     let revision = |message: String| Error::new(ErrorKind::Revision, message);
     let Ok(repo) = open(dir) else {
         return match rev {
-            Some(rev) => Err(revision(format!("KERNELGATE_COMMIT={rev}: no git repository at or above {}", dir.display()))),
+            Some(rev) => {
+                Err(revision(format!("KERNELGATE_COMMIT={rev}: no git repository at or above {}", dir.display())))
+            }
             None => Ok(GitState::unknown(RepoState::NoRepository)),
         };
     };
     let commit = match rev {
-        Some(rev) => repo
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|e| revision(format!("KERNELGATE_COMMIT={rev} is not a commit of this repository: {}", e.message())))?,
+        Some(rev) => repo.revparse_single(rev).and_then(|o| o.peel_to_commit()).map_err(|e| {
+            revision(format!("KERNELGATE_COMMIT={rev} is not a commit of this repository: {}", e.message()))
+        })?,
         None => match repo.head().and_then(|h| h.peel_to_commit()) {
             Ok(c) => c,
             Err(_) => return Ok(GitState::unknown(RepoState::NoRefs)),

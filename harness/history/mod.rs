@@ -253,7 +253,11 @@ pub fn merge_meta(stored: &mut RunMeta, new: &RunMeta) -> std::result::Result<bo
 pub fn merge_value(stored: &mut Value, new: &Value) -> std::result::Result<bool, Conflict> {
     let same = stored.value.to_bits() == new.value.to_bits() || (stored.value.is_nan() && new.value.is_nan());
     if !same {
-        return Err(Conflict { field: "value", stored: format!("{:?}", stored.value), new: format!("{:?}", new.value) });
+        return Err(Conflict {
+            field: "value",
+            stored: format!("{:?}", stored.value),
+            new: format!("{:?}", new.value),
+        });
     }
     let mut changed = merge_option("ci_low", &mut stored.ci_low, &new.ci_low)?;
     changed |= merge_option("ci_high", &mut stored.ci_high, &new.ci_high)?;

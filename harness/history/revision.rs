@@ -5,6 +5,7 @@
 //! [`crate::Build::inputs`]) differ there, which A/B cannot see.
 
 use crate::project::Project;
+use crate::report::events::{Event, Reporter};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -33,12 +34,13 @@ impl Revision {
     /// outside it ([`Project::kernels_in`]), a revision that names no commit, none of the kernel
     /// folders at that commit, a file that is not UTF-8, a `kernelgate.toml` there that does not
     /// parse, a build command that fails.
-    pub fn read(project: &Project, rev: &str) -> crate::Result<Revision> {
-        Revision::read_at(project, rev).map_err(|message| crate::Error::Revision { rev: rev.to_string(), message })
+    pub fn read(project: &Project, rev: &str, reporter: &dyn Reporter) -> crate::Result<Revision> {
+        Revision::read_at(project, rev, reporter)
+            .map_err(|message| crate::Error::Revision { rev: rev.to_string(), message })
     }
 
     /// [`Revision::read`], its error a sentence.
-    fn read_at(project: &Project, rev: &str) -> Result<Revision, String> {
+    fn read_at(project: &Project, rev: &str, reporter: &dyn Reporter) -> Result<Revision, String> {
         let root = project.root.as_path();
         let repo = git2::Repository::discover(root).map_err(|e| {
             format!("KERNELGATE_AB needs a git repository at or above {}: {}", root.display(), e.message())
@@ -62,7 +64,7 @@ impl Revision {
         let tree = commit.tree().map_err(|e| e.message().to_string())?;
         let workdir = repo.workdir().unwrap_or(root);
         if let Some(command) = &project.build {
-            let files = built(project, &repo, &commit, command, rev)?;
+            let files = built(project, &repo, &commit, command, rev, reporter)?;
             let options = options_at(project, &repo, &tree, workdir, rev, files.keys())?;
             return Ok(Revision { rev: rev.to_string(), commit: commit.id().to_string(), files, options });
         }
@@ -85,9 +87,8 @@ impl Revision {
                 let blob =
                     entry.to_object(&repo).and_then(|o| o.peel_to_blob()).map_err(|e| e.message().to_string())?;
                 let shown = if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };
-                let text =
-                    crate::kernel_file::kernel_text(name, blob.content().to_vec(), &format!("{shown} at {rev}"))
-                        .map_err(|e| e.to_string())?;
+                let text = crate::kernel_file::kernel_text(name, blob.content().to_vec(), &format!("{shown} at {rev}"))
+                    .map_err(|e| e.to_string())?;
                 files.insert(name.to_string(), text);
             }
         }
@@ -211,6 +212,7 @@ fn built(
     commit: &git2::Commit<'_>,
     command: &str,
     rev: &str,
+    reporter: &dyn Reporter,
 ) -> Result<BTreeMap<String, String>, String> {
     use sha2::{Digest, Sha256};
     let workdir = repo.workdir().ok_or("the repository has no working tree")?;
@@ -222,7 +224,10 @@ fn built(
     let log = root.join("kernelgate-build.log");
     let at = format!("{rev} ({})", &commit.id().to_string()[..12]);
     if done.is_file() {
-        crate::say!("kernelgate: A/B: {at} as built before by `{command}` in {}", root.display());
+        reporter.report(&Event::Status(&format!(
+            "kernelgate: A/B: {at} as built before by `{command}` in {}",
+            root.display()
+        )));
     } else {
         let fail =
             |what: String| format!("the build command of kernelgate.toml ([build] command = {command:?}) {what}");
@@ -234,7 +239,8 @@ fn built(
         checkout.target_dir(&dir).force().update_index(false).recreate_missing(true);
         repo.checkout_tree(commit.as_object(), Some(&mut checkout))
             .map_err(|e| fail(format!("could not check out {at} into {}: {}", dir.display(), e.message())))?;
-        crate::say!("kernelgate: A/B: building {at} with `{command}` in {}", root.display());
+        reporter
+            .report(&Event::Status(&format!("kernelgate: A/B: building {at} with `{command}` in {}", root.display())));
         let out = std::fs::File::create(&log).map_err(|e| fail(format!("could not write {}: {e}", log.display())))?;
         let err = out.try_clone().map_err(|e| fail(e.to_string()))?;
         let status = std::process::Command::new("sh")
@@ -272,7 +278,10 @@ fn built(
             }
             let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
             let shown = format!("{}/{name} at {rev}", project.shown(folder));
-            files.insert(name.clone(), crate::kernel_file::kernel_text(&name, bytes, &shown).map_err(|e| e.to_string())?);
+            files.insert(
+                name.clone(),
+                crate::kernel_file::kernel_text(&name, bytes, &shown).map_err(|e| e.to_string())?,
+            );
         }
     }
     if files.is_empty() {
@@ -316,7 +325,7 @@ mod tests {
         )
         .unwrap();
         let project = Project::new(&dir.path().join("gpu"), None, settings, &crate::config::Config::default());
-        let r = Revision::read(&project, &id.to_string()).unwrap();
+        let r = Revision::read(&project, &id.to_string(), &crate::report::events::Terminal::default()).unwrap();
         assert_eq!((r.source("a.cu"), r.source("b.cu"), r.source("c.cu")), (Some("a"), Some("b"), None));
         let none = Project::new(
             &dir.path().join("gpu"),
@@ -324,7 +333,7 @@ mod tests {
             crate::project::Settings::parse("kernels = \"later\"", "t".as_ref()).unwrap(),
             &crate::config::Config::default(),
         );
-        let e = Revision::read(&none, "HEAD").unwrap_err().to_string();
+        let e = Revision::read(&none, "HEAD", &crate::report::events::Terminal::default()).unwrap_err().to_string();
         assert!(e.ends_with("(HEAD) has no later/ folder"), "{e}");
     }
 
@@ -341,15 +350,17 @@ mod tests {
         let broken = commit(&repo, dir.path(), &[("kernelgate.toml", "[nvrtc]\noptions = [\"-D X\"]\n")], "broken");
         // The working tree's file (the last commit's) is not what a revision reads.
         let project = at(dir.path());
-        let r = Revision::read(&project, &fast.to_string()).unwrap();
+        let r = Revision::read(&project, &fast.to_string(), &crate::report::events::Terminal::default()).unwrap();
         assert_eq!(
             (r.options("a.cu"), r.options("b.cu")),
             (&["--use_fast_math", "-DBLOCK=256"][..], &["--use_fast_math"][..])
         );
         assert_eq!(r.kernel("b.cu"), Some(("b", &["--use_fast_math"][..])));
-        let r = Revision::read(&project, &bare.to_string()).unwrap();
+        let r = Revision::read(&project, &bare.to_string(), &crate::report::events::Terminal::default()).unwrap();
         assert!(r.options("a.cu").is_empty() && r.kernel("c.cu").is_none());
-        let e = Revision::read(&project, &broken.to_string()).unwrap_err().to_string();
+        let e = Revision::read(&project, &broken.to_string(), &crate::report::events::Terminal::default())
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with(&format!("kernelgate.toml at {broken}:2: [nvrtc] option \"-D X\" holds white space")),
             "{e}"
@@ -368,24 +379,34 @@ mod tests {
         );
         // The working tree moves on; the revision still reads the committed text.
         std::fs::write(dir.path().join("kernels/a.cu"), "changed").unwrap();
-        let r = Revision::read(&at(dir.path()), "HEAD").unwrap();
+        let r = Revision::read(&at(dir.path()), "HEAD", &crate::report::events::Terminal::default()).unwrap();
         assert_eq!(r.commit, id.to_string());
         assert_eq!(r.source("a.cu"), Some("extern \"C\" __global__ void k() {}\n"));
         assert_eq!(r.source("notes.txt"), None, "only .cu files");
         assert_eq!(r.source("b.cu"), None);
         assert_eq!(r.label(), format!("HEAD = {}", &id.to_string()[..12]));
         // Given as a commit id, the commit is said once.
-        let by_id = Revision::read(&at(dir.path()), &id.to_string()).unwrap();
+        let by_id =
+            Revision::read(&at(dir.path()), &id.to_string(), &crate::report::events::Terminal::default()).unwrap();
         assert_eq!(by_id.label(), id.to_string()[..12]);
-        let e = Revision::read(&at(dir.path()), "nope").unwrap_err().to_string();
+        let e = Revision::read(&at(dir.path()), "nope", &crate::report::events::Terminal::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("nope is not a commit"), "{e}");
         // A clone without a local branch: the remote-tracking name is suggested.
         repo.reference("refs/remotes/origin/trunk", id, true, "test").unwrap();
-        let e = Revision::read(&at(dir.path()), "trunk").unwrap_err().to_string();
+        let e = Revision::read(&at(dir.path()), "trunk", &crate::report::events::Terminal::default())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("but origin/trunk is: name origin/trunk"), "{e}");
-        assert!(Revision::read(&at(dir.path()), "origin/trunk").is_ok());
+        assert!(Revision::read(&at(dir.path()), "origin/trunk", &crate::report::events::Terminal::default()).is_ok());
         let outside = tempfile::tempdir().unwrap();
-        assert!(Revision::read(&at(outside.path()), "HEAD").unwrap_err().to_string().contains("needs a git repository"));
+        assert!(
+            Revision::read(&at(outside.path()), "HEAD", &crate::report::events::Terminal::default())
+                .unwrap_err()
+                .to_string()
+                .contains("needs a git repository")
+        );
     }
 
     #[test]
@@ -395,7 +416,8 @@ mod tests {
         let first = commit(&repo, dir.path(), &[("kernels/a.cu", "k"), ("tests/kernels.rs", "sizes 1")], "one");
         let kernels_only = commit(&repo, dir.path(), &[("kernels/a.cu", "k2")], "two");
         let cases = commit(&repo, dir.path(), &[("tests/kernels.rs", "sizes 2")], "three");
-        let at_first = Revision::read(&at(dir.path()), &first.to_string()).unwrap();
+        let at_first =
+            Revision::read(&at(dir.path()), &first.to_string(), &crate::report::events::Terminal::default()).unwrap();
         let inputs = ["build.rs", "src", "tests"];
         assert_eq!(
             at_first.cases_differ(dir.path(), &kernels_only.to_string(), "the built commit", &inputs),
@@ -422,14 +444,22 @@ mod tests {
             crate::project::Settings::parse(&format!("out_dir = {:?}\n{toml}", out.path()), "t".as_ref()).unwrap();
         let project = Project::new(&dir.path().join("gpu"), None, settings, &crate::config::Config::default());
         assert_eq!(project.build.as_deref(), Some("mkdir -p build/ptx && cp src/k.ptx build/ptx/k.ptx && echo made"));
-        let r = Revision::read(&project, &first.to_string()).unwrap();
+        let r = Revision::read(&project, &first.to_string(), &crate::report::events::Terminal::default()).unwrap();
         assert_eq!(r.source("k.ptx"), Some("first"), "the first commit's build, not the working tree's");
         let checkout = std::fs::read_dir(out.path().join("revisions")).unwrap().next().unwrap().unwrap().path();
         assert_eq!(std::fs::read_to_string(checkout.join("gpu/kernelgate-build.log")).unwrap(), "made\n");
         // Reused: the checkout's output changed by hand is what is read again.
         std::fs::write(checkout.join("gpu/build/ptx/k.ptx"), "kept").unwrap();
-        assert_eq!(Revision::read(&project, &first.to_string()).unwrap().source("k.ptx"), Some("kept"));
-        assert_eq!(Revision::read(&project, "HEAD").unwrap().source("k.ptx"), Some("second"));
+        assert_eq!(
+            Revision::read(&project, &first.to_string(), &crate::report::events::Terminal::default())
+                .unwrap()
+                .source("k.ptx"),
+            Some("kept")
+        );
+        assert_eq!(
+            Revision::read(&project, "HEAD", &crate::report::events::Terminal::default()).unwrap().source("k.ptx"),
+            Some("second")
+        );
         let failing = crate::project::Settings::parse(
             &format!(
                 "kernels = \"build/ptx\"\nout_dir = {:?}\n[build]\ncommand = \"echo no nvcc here >&2; exit 3\"\n",
@@ -439,7 +469,7 @@ mod tests {
         )
         .unwrap();
         let project = Project::new(&dir.path().join("gpu"), None, failing, &crate::config::Config::default());
-        let e = Revision::read(&project, "HEAD").unwrap_err().to_string();
+        let e = Revision::read(&project, "HEAD", &crate::report::events::Terminal::default()).unwrap_err().to_string();
         assert!(e.starts_with("the build command of kernelgate.toml ([build] command = \"echo no nvcc here >&2; exit 3\") exited with exit status: 3 at HEAD ("), "{e}");
         assert!(e.ends_with("no nvcc here"), "{e}");
     }

@@ -112,7 +112,12 @@ impl Session {
     /// [`Error::Ncu`] when ncu is missing, exits non-zero, prints `==ERROR==` (including
     /// ERR_NVGPUCTRPERM, with the fix), profiles no kernel, or leaves out a requested metric;
     /// [`Error::Io`] for the output files.
-    pub fn run(&self, program: &Path, child_env: &[(&str, String)]) -> Result<(Outputs, Report)> {
+    pub fn run(
+        &self,
+        program: &Path,
+        child_env: &[(&str, String)],
+        reporter: &dyn crate::report::events::Reporter,
+    ) -> Result<(Outputs, Report)> {
         let out = self.outputs();
         if let Some(dir) = out.report.parent() {
             std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
@@ -125,7 +130,7 @@ impl Session {
             profile.env(k, v);
         }
         let mut child = profile.spawn().map_err(|e| self.spawn_error(e))?;
-        let status = crate::console::wait_saying(&mut child, "ncu", || {
+        let status = crate::console::wait_saying(&mut child, "ncu", reporter, || {
             progress(&std::fs::read_to_string(&out.log).unwrap_or_default(), self.trials.len())
         })
         .map_err(Error::io(&out.log))?;
@@ -149,7 +154,7 @@ impl Session {
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| self.spawn_error(e))?;
-        let status = crate::console::wait_saying(&mut import, "ncu --import", || {
+        let status = crate::console::wait_saying(&mut import, "ncu --import", reporter, || {
             format!("printing the report's raw page into {}", out.csv.display())
         })
         .map_err(Error::io(&out.report))?;
@@ -261,7 +266,7 @@ mod tests {
         s.ncu = PathBuf::from("/nonexistent/ncu");
         let dir = tempfile::tempdir().unwrap();
         s.report = dir.path().join("r.ncu-rep");
-        let err = s.run(Path::new("/bin/true"), &[]).unwrap_err().to_string();
+        let err = s.run(Path::new("/bin/true"), &[], &crate::report::events::Lines::default()).unwrap_err().to_string();
         assert!(err.contains("KERNELGATE_NCU_PATH"), "{err}");
         assert!(version(Path::new("/nonexistent/ncu")).is_err());
     }

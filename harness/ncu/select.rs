@@ -12,6 +12,7 @@
 use super::metrics;
 use super::profile::{self, Profiled};
 use super::run::{CHILD_ENV, Session};
+use crate::report::events::{Event, Reporter};
 use crate::{
     case::Case,
     check,
@@ -41,6 +42,7 @@ pub fn profile(
     selected: &[&str],
     program: &Path,
     report: PathBuf,
+    reporter: &dyn Reporter,
 ) -> Result<Profiled> {
     let mut names: Vec<String> = Vec::new();
     for case in all.iter().filter(|c| selected.contains(&c.name().as_str())) {
@@ -67,14 +69,14 @@ pub fn profile(
         report,
     };
     let started = std::time::Instant::now();
-    crate::say!(
+    reporter.report(&Event::Status(&format!(
         "kernelgate: profiling {} trials with ncu (--clock-control {}, inputs from seed {PROFILE_SEED})",
         session.trials.len(),
         session.clock_control
-    );
+    )));
     let child_env =
         [(CHILD_ENV, session.trials.join("\n")), (crate::source::PARENT_KERNELS_ENV, sources.kernels_sha256())];
-    let (outputs, parsed) = session.run(program, &child_env)?;
+    let (outputs, parsed) = session.run(program, &child_env, reporter)?;
     let version = super::run::version(&session.ncu).unwrap_or_else(|e| format!("unknown ({e})"));
     let profiled = profile::collect(
         &parsed,
@@ -92,21 +94,21 @@ pub fn profile(
             .map(|c| c.name())
             .collect();
         if !missing.is_empty() {
-            crate::say!(
+            reporter.report(&Event::Warning(&format!(
                 "kernelgate: warning: ncu profiled no A side (the revision's kernels, NVTX ranges ending {}) for {}: \
                  their A/B verdicts are decided by time alone",
                 measure::A_SIDE_SUFFIX,
                 missing.join(", ")
-            );
+            )));
         }
     }
-    crate::say!(
+    reporter.report(&Event::Status(&format!(
         "kernelgate: ncu {version} profiled {} kernels of {} trials in {:.1} s; report {} (open it in the Nsight Compute GUI)",
         parsed.kernels.len(),
         profiled.values.len(),
         started.elapsed().as_secs_f64(),
         outputs.report.display()
-    );
+    )));
     Ok(profiled)
 }
 
@@ -126,15 +128,16 @@ pub fn child(
     let Some(gpu) = crate::devices::open_child_gpu(config, "profiled child", crate::compile::nvrtc_version) else {
         return ExitCode::FAILURE;
     };
-    let read =
-        |name: &str, rev: Option<&str>| match rev.map(|rev| crate::history::revision::Revision::read(project, rev)) {
-            Some(Err(e)) => {
-                crate::errln!("kernelgate (profiled child): {name}: {e}");
-                Err(ExitCode::FAILURE)
-            }
-            Some(Ok(r)) => Ok(Some(r)),
-            None => Ok(None),
-        };
+    let read = |name: &str, rev: Option<&str>| match rev
+        .map(|rev| crate::history::revision::Revision::read(project, rev, &crate::report::events::Terminal::default()))
+    {
+        Some(Err(e)) => {
+            crate::errln!("kernelgate (profiled child): {name}: {e}");
+            Err(ExitCode::FAILURE)
+        }
+        Some(Ok(r)) => Ok(Some(r)),
+        None => Ok(None),
+    };
     let (revision, revision_b) =
         match (read("KERNELGATE_AB", config.ab.as_deref()), read("KERNELGATE_AB_B", config.ab_b.as_deref())) {
             (Ok(a), Ok(b)) => (a, b),

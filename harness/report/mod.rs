@@ -22,6 +22,7 @@ mod chart;
 #[cfg(test)]
 mod contrast;
 pub mod diff;
+pub mod events;
 pub mod export;
 mod file;
 pub mod html;

@@ -32,6 +32,7 @@ pub mod parse;
 
 use crate::gpu::Gpu;
 use crate::program::{Bound, Compiled};
+use crate::report::events::{Event, Reporter};
 use crate::{
     case::Case,
     check,
@@ -168,7 +169,14 @@ fn executable(config: &Config) -> PathBuf {
 /// # Errors
 /// [`Error::Unavailable`] when compute-sanitizer cannot be started (with the fix); [`Error::Io`]
 /// for the log.
-pub fn run(config: &Config, sources: &Sources, selected: &[&str], program: &Path, log: PathBuf) -> Result<Sanitized> {
+pub fn run(
+    config: &Config,
+    sources: &Sources,
+    selected: &[&str],
+    program: &Path,
+    log: PathBuf,
+    reporter: &dyn Reporter,
+) -> Result<Sanitized> {
     let tool = config.sanitize.clone();
     let exe = match tool {
         Some(_) => executable(config),
@@ -184,12 +192,12 @@ pub fn run(config: &Config, sources: &Sources, selected: &[&str], program: &Path
         (Some(_), f) if f != 1.0 => format!(" at {f} of their work (KERNELGATE_SANITIZE_SCALE)"),
         _ => String::new(),
     };
-    crate::say!(
+    reporter.report(&Event::Status(&format!(
         "kernelgate: checking {} trials, {}{scale} (log {})",
         selected.len(),
         label(tool.as_deref()),
         log.display()
-    );
+    )));
     let mut remaining: Vec<String> = selected.iter().map(|s| s.to_string()).collect();
     let mut failures = BTreeMap::new();
     let mut clean = 0;
@@ -201,7 +209,8 @@ pub fn run(config: &Config, sources: &Sources, selected: &[&str], program: &Path
     while !remaining.is_empty() {
         let part = log.with_extension(format!("part{processes}"));
         processes += 1;
-        let (text, exit) = one_process(&exe, tool.as_deref(), program, &remaining, &part, limit, &kernels_sha256)?;
+        let (text, exit) =
+            one_process(&exe, tool.as_deref(), program, &remaining, &part, limit, &kernels_sha256, reporter)?;
         let _ = std::fs::remove_file(&part);
         text_so_far += &text;
         std::fs::write(&log, &text_so_far).map_err(Error::io(&log))?;
@@ -224,10 +233,10 @@ pub fn run(config: &Config, sources: &Sources, selected: &[&str], program: &Path
             }
             // Checked after the tool stopped printing: once more, in a process of its own limit.
             if only_the_limit(trial) && rechecked.insert(name.clone()) {
-                crate::say!(
+                reporter.report(&Event::Status(&format!(
                     "kernelgate: {name}: checked after {}'s print limit was spent; checking it again in a new process",
                     label(tool.as_deref())
-                );
+                )));
                 again.push(name.clone());
                 continue;
             }
@@ -244,22 +253,22 @@ pub fn run(config: &Config, sources: &Sources, selected: &[&str], program: &Path
         remaining = again;
         if !parsed.outside.is_empty() {
             let shown: Vec<String> = parsed.outside.iter().map(|r| r.render(2)).collect();
-            crate::say!(
+            reporter.report(&Event::Status(&format!(
                 "kernelgate: {} reported before any trial of its process began (every trial of that process fails \
                  as not fully checked):\n  {}",
                 label(tool.as_deref()),
                 shown.join("\n  ")
-            );
+            )));
         }
     }
-    crate::say!(
+    reporter.report(&Event::Status(&format!(
         "kernelgate: {}: {} of {} trials failed, {checks_failed} more failed their check (the suite reports \
          those), in {:.1} s",
         label(tool.as_deref()),
         failures.len(),
         selected.len(),
         started.elapsed().as_secs_f64()
-    );
+    )));
     Ok(Sanitized { tool, log, failures, clean, unfinished })
 }
 
@@ -267,6 +276,7 @@ pub fn run(config: &Config, sources: &Sources, selected: &[&str], program: &Path
 /// (the run's [`Sources::kernels_sha256`], [`crate::source::PARENT_KERNELS_ENV`]); kills its
 /// process group when one trial runs past `limit`. Returns the output and how the process ended,
 /// in words.
+#[allow(clippy::too_many_arguments)] // what one child process needs, each used once
 fn one_process(
     exe: &Path,
     tool: Option<&str>,
@@ -275,6 +285,7 @@ fn one_process(
     part: &Path,
     limit: Duration,
     parent_kernels: &str,
+    reporter: &dyn Reporter,
 ) -> Result<(String, String)> {
     use std::os::unix::process::CommandExt;
     let file = std::fs::File::create(part).map_err(Error::io(part))?;
@@ -306,12 +317,12 @@ fn one_process(
         let text = std::fs::read_to_string(part).unwrap_or_default();
         let begun = text.matches(parse::BEGIN).count();
         if ticker.due() {
-            crate::say!(
+            reporter.report(&Event::Status(&format!(
                 "kernelgate: {}: {}, {:.0} s so far",
                 label(tool),
                 progress(&text, trials.len()),
                 ticker.elapsed_s()
-            );
+            )));
         }
         if begun != last_begin.0 {
             last_begin = (begun, Instant::now());
@@ -376,9 +387,9 @@ pub fn child(config: &Config, sources: &Sources, all: &[Case], list: &str) -> Ex
     let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
     let _prefetch = crate::inputs::prefetch::Prefetch::start(order, crate::ncu::select::PROFILE_SEED);
     for name in list.lines().filter(|l| !l.is_empty()) {
-        crate::say!("{}{name}", parse::BEGIN);
+        crate::outln!("{}{name}", parse::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {
-            crate::say!("{}{name}: error: no case of this name", parse::END);
+            crate::outln!("{}{name}: error: no case of this name", parse::END);
             continue;
         };
         let checked = crate::program::compile(&gpu, sources, case).and_then(|compiled| {
@@ -399,7 +410,7 @@ pub fn child(config: &Config, sources: &Sources, all: &[Case], list: &str) -> Ex
             Ok(Err(message)) => (format!("check failed: {}", message.replace('\n', " ")), false),
             Err(e) => (format!("error: {}", e.to_string().replace('\n', " ")), true),
         };
-        crate::say!("{}{name}: {outcome}", parse::END);
+        crate::outln!("{}{name}: {outcome}", parse::END);
         let _ = std::io::stdout().flush();
         // compute-sanitizer's front end writes the reports into the same file as this process:
         // a pause lets a report of this trial land before the next trial's marker. An isolated

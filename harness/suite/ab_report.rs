@@ -5,6 +5,7 @@
 use super::{Suite, Timed};
 use crate::gate::paired::delta_interval;
 use crate::report::ab::{AbReport, AbTrial, GpuIdentity, NotTimed, SCHEMA_VERSION, Side, html, markdown};
+use crate::report::events::Event;
 use crate::report::junit::Outcome;
 use crate::{error::Error, report};
 use std::io::Write as _;
@@ -89,12 +90,12 @@ pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> 
         (&md, text.as_bytes()),
         (&page, html(&report).as_bytes()),
     ])?;
-    crate::say!(
+    suite.report(&Event::Status(&format!(
         "kernelgate: wrote {}, {} and {} (the A/B report: JSON, Markdown for the pull request, HTML)",
         json.display(),
         md.display(),
         page.display()
-    );
+    )));
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         let path = std::path::PathBuf::from(summary);
         let real = crate::output::resolve(&path);
@@ -105,7 +106,10 @@ pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> 
         }
         .map_err(Error::io(&path))?;
         file.write_all(text.as_bytes()).map_err(Error::io(&path))?;
-        crate::say!("kernelgate: appended the A/B report to the job summary ({})", path.display());
+        suite.report(&Event::Status(&format!(
+            "kernelgate: appended the A/B report to the job summary ({})",
+            path.display()
+        )));
     }
     Ok(())
 }

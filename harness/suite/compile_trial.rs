@@ -3,6 +3,7 @@
 //! gate and the SASS gate on what they made. No GPU.
 
 use super::{Suite, cannot_run};
+use crate::report::events::Event;
 use crate::{compile, error::Error, resources, sass, source::KernelSource};
 use libtest_mimic::{Completion, Failed};
 use std::sync::atomic::Ordering;
@@ -184,13 +185,13 @@ fn lost_gate(suite: &Suite, source: &KernelSource, arch: &str, why: String) -> R
             Some(())
         })
         .map_err(blessed)?;
-        crate::say!(
+        suite.report(&Event::Status(&format!(
             "kernelgate: removed the rows of {} for {arch} from {} and {} ({resources_rows} and {sass_rows}): it has no \
              code for {arch} now",
             source.path,
             rows_dir.join(resources::RESOURCES_FILE).display(),
             sass_dir.join(sass::table::SASS_FILE).display()
-        );
+        )));
         return cannot_run(why);
     }
     Err(format!(

@@ -3,6 +3,7 @@
 
 use super::Suite;
 use super::verdict::{CounterCheck, check_counters, sanitize_failure};
+use crate::report::events::Event;
 use crate::report::junit::{self, Outcome, TrialOutcome};
 use crate::{error::Error, report};
 use std::path::{Path, PathBuf};
@@ -178,7 +179,7 @@ pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::error::Resu
     let xml = junit::render(&run, &trials);
     report::write_whole(&[(&path, xml.as_bytes())])?;
     let verb = if sink { "wrote to" } else { "wrote" };
-    crate::say!("kernelgate: {verb} {} (JUnit, {} testcases)", path.display(), trials.len());
+    suite.report(&Event::Status(&format!("kernelgate: {verb} {} (JUnit, {} testcases)", path.display(), trials.len())));
     Ok(())
 }
 

@@ -19,6 +19,7 @@ use crate::gate::lesson::{LessonJudged, LessonNames, LessonVerdict, judge_lesson
 use crate::lesson_record::{LESSONS_CSV_SCHEMA, LESSONS_CSV_SUFFIX, LessonRow};
 use crate::measure::{Pairs, Side, measure_pairs};
 use crate::phases::{self, Phase};
+use crate::report::events::Event;
 use crate::{check, program};
 use libtest_mimic::{Completion, Failed};
 use std::sync::atomic::Ordering;
@@ -169,10 +170,10 @@ pub(super) fn write_lessons(suite: &Suite) -> crate::error::Result<()> {
         return Ok(());
     }
     rows.sort_by(|a, b| a.trial.cmp(&b.trial));
-    crate::say!("\n{}", crate::report::lessons::lessons(&rows));
+    suite.report(&Event::Report(&crate::report::lessons::lessons(&rows)));
     let path = std::path::PathBuf::from(format!("{}{LESSONS_CSV_SUFFIX}", suite.stem()?.display()));
     crate::lesson_record::write_lessons_csv(&path, &rows)?;
-    crate::say!("kernelgate: wrote {} ({})", path.display(), crate::units::count(rows.len(), "lesson trial"));
+    suite.report(&Event::Wrote { path: &path, holds: &crate::units::count(rows.len(), "lesson trial") });
     Ok(())
 }
 

@@ -49,6 +49,7 @@ use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::project::Project;
 use crate::record::{self, CaseResult, GitState};
+use crate::report::events::{Event, Reporter, Terminal};
 use crate::report::junit::TrialOutcome;
 use crate::source::{KernelSource, Sources};
 use crate::{check, config::Config, error::Error, report, resources, sass};
@@ -92,7 +93,6 @@ struct Timed {
 }
 
 /// State shared by the trials of one run.
-#[derive(Debug)]
 pub struct Suite {
     /// Options.
     pub config: Config,
@@ -134,6 +134,19 @@ pub struct Suite {
     stem: OnceLock<PathBuf>,
     /// What the trials hand back while they run, for the end of the run.
     collected: Collected,
+    /// Where the run's events go ([`Suite::report`]).
+    reporter: Arc<dyn Reporter>,
+}
+
+impl std::fmt::Debug for Suite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Suite")
+            .field("run_id", &self.run_id)
+            .field("seed", &self.seed)
+            .field("git", &self.git)
+            .field("project", &self.project)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What the trials of one run hand back while they run (each appends its own, from its own
@@ -161,9 +174,15 @@ struct Collected {
 
 impl Suite {
     /// A suite with `config` in `project`, whose kernel files `sources` were read where the run
-    /// started ([`Sources::read`]), running the cases of `table`; the seed is `config.seed` or drawn
-    /// from the clock.
-    pub fn new(config: Config, project: Project, sources: Sources, table: crate::case::Table) -> Suite {
+    /// started ([`Sources::read`]), running the cases of `table` and telling `reporter` what it
+    /// does; the seed is `config.seed` or drawn from the clock.
+    pub fn new(
+        config: Config,
+        project: Project,
+        sources: Sources,
+        table: crate::case::Table,
+        reporter: Arc<dyn Reporter>,
+    ) -> Suite {
         let seed = config.seed.unwrap_or_else(|| {
             let nanos =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
@@ -193,16 +212,29 @@ impl Suite {
             controls: OnceLock::new(),
             stem: OnceLock::new(),
             collected: Collected::default(),
+            reporter,
         }
+    }
+
+    /// Hands `event` to the run's reporter ([`crate::report::events`]).
+    pub fn report(&self, event: &Event<'_>) {
+        self.reporter.report(event);
+    }
+
+    /// The run's reporter, for the stages that say what they do themselves (the sanitizer, the ncu
+    /// session, a revision's build command).
+    pub fn reporter(&self) -> &dyn Reporter {
+        &*self.reporter
     }
 
     /// The GPUs, found on first use; `Err` holds why there are none.
     fn pool(&self) -> Result<&Pool, String> {
         self.pool
             .get_or_init(|| {
-                let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, |gpu| {
-                    crate::say!("{}", report::device(&gpu.facts));
-                    report::ceilings(&gpu.ceilings).into_iter().for_each(|line| crate::say!("{line}"));
+                let reporter = Arc::clone(&self.reporter);
+                let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, move |gpu| {
+                    reporter.report(&Event::Status(&report::device(&gpu.facts)));
+                    report::ceilings(&gpu.ceilings).iter().for_each(|line| reporter.report(&Event::Status(line)));
                 })
                 .map_err(|e| {
                     if matches!(e, Error::Config { .. }) {
@@ -211,7 +243,7 @@ impl Suite {
                     e.to_string()
                 });
                 if let (Err(reason), None) = (&pool, &self.no_gpu) {
-                    crate::say!("kernelgate: the GPUs cannot be used: {reason}");
+                    self.report(&Event::Status(&format!("kernelgate: the GPUs cannot be used: {reason}")));
                 }
                 pool
             })
@@ -318,6 +350,10 @@ fn programs_fit(cases: &[crate::case::Case]) -> Result<(), String> {
     })
 }
 
+/// Runs the suite over the case table `table` with libtest's flags (the process's arguments) and
+/// kernelgate's variables, printing as the suite does ([`Terminal`]); a project's test binary calls
+/// it through [`crate::main!`]. [`main_with`] hands the run's events to a reporter of the caller's.
+///
 /// Exit codes, one meaning each: 0 every trial passed (or was ignored); [`EXIT_CONFIG`] (2) a bad
 /// option, `KERNELGATE_JUNIT` included (checked before any trial); [`EXIT_REGRESSION`] (3) every
 /// failed trial failed its gate only: a performance verdict listed in `KERNELGATE_FAIL_ON`, a
@@ -327,6 +363,18 @@ fn programs_fit(cases: &[crate::case::Case]) -> Result<(), String> {
 /// the run's own outputs could not be written (the run CSV, the JUnit report that was asked for),
 /// whatever the trials did.
 pub fn main(table: crate::case::Table) -> ExitCode {
+    main_with(table, Arc::new(Terminal::default()))
+}
+
+/// [`main`], with the run's events ([`crate::report::events::Event`]: its facts, warnings, each
+/// trial's line, the files it wrote) handed to `reporter` instead of the suite's [`Terminal`]: a
+/// project that embeds the run (a log of its own, a dashboard) or checks what it says. Messages that
+/// stop the run before it starts (a bad variable, an unreadable kernel file) go to stderr, as do a
+/// child process's.
+///
+/// # Example
+/// See [`Reporter`].
+pub fn main_with(table: crate::case::Table, reporter: Arc<dyn Reporter>) -> ExitCode {
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
@@ -408,7 +456,7 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     // libtest's own output alone on stdout where a program reads it (JSON) or a line would break
     // its dots (terse).
     let pretty = !args.quiet && matches!(args.format, None | Some(libtest_mimic::FormatSetting::Pretty));
-    crate::console::route_status(!pretty);
+    reporter.report(&Event::Output { status_to_stderr: !pretty });
     if !args.list
         && let Err(e) = junit_report::check_output_paths(&config, &project)
     {
@@ -418,24 +466,26 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     if !args.list {
         // Which NVRTC this run compiles with, first (not for `--list`, whose output tools parse).
         let cuda_sources = sources.iter().any(|s| !s.is_own() && !s.is_prebuilt());
-        crate::say!("{}", crate::nvrtc::run_header(cuda_sources));
+        reporter.report(&Event::Status(&crate::nvrtc::run_header(cuda_sources)));
         // The project's own NVRTC options, where it has any: part of each module's identity.
         for source in sources.iter().filter(|s| !s.options.is_empty()) {
-            crate::say!(
+            reporter.report(&Event::Status(&format!(
                 "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
                 source.path,
                 source.options.join(" ")
-            );
+            )));
         }
     }
-    let suite = Arc::new(Suite::new(config, project, sources, table));
+    let suite = Arc::new(Suite::new(config, project, sources, table, reporter));
     let mut trials = trials(&suite);
     // Every trial as the binary lists it, for `kernelgate plan`; written by every run, `--list`
     // included.
     facts.listed = trials.iter().map(|t| t.name().to_string()).collect();
     facts.commit = suite.git.commit.clone();
     if let Err(e) = facts.write(&suite.project.out_dir) {
-        crate::errln!("kernelgate: warning: the case facts for the kernelgate program were not written: {e}");
+        suite.report(&Event::Warning(&format!(
+            "kernelgate: warning: the case facts for the kernelgate program were not written: {e}"
+        )));
     }
     if let Some(shard) = &partition {
         // This shard's trials among those the filters select (counted in the listed order, or as
@@ -457,11 +507,11 @@ pub fn main(table: crate::case::Table) -> ExitCode {
             shard.holds(listed_position - 1, position - 1)
         });
         if !args.list {
-            crate::say!(
+            suite.report(&Event::Status(&format!(
                 "kernelgate: --partition {}: {} of the {selected} selected trials",
                 shard.label(),
                 trials.iter().filter(|t| !args.is_filtered_out(t)).count()
-            );
+            )));
         }
     }
     let chosen = |t: &&Trial| !args.is_filtered_out(t) && !args.is_ignored(t);
@@ -492,7 +542,8 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         }
     }
     let threads = *args.test_threads.get_or_insert(1);
-    crate::console::route_trial_lines(if pretty && threads == 1 { TrialLines::Inline } else { TrialLines::Stderr });
+    let trial_lines = if pretty && threads == 1 { TrialLines::Inline } else { TrialLines::Stderr };
+    suite.report(&Event::TrialsStarting { trial_lines });
     if !args.list {
         let launches = crate::resources::launches(&plan::gated(&suite));
         let compiles = suite.sources.iter().flat_map(|s| COMPILE_ARCHS.iter().map(move |a| (s, *a)));
@@ -516,11 +567,11 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         && let Some(filter) = &args.filter
     {
         // libtest passes a run that selects nothing; a mistyped filter in CI would gate nothing.
-        crate::say!(
+        suite.report(&Event::Warning(&format!(
             "kernelgate: warning: the filter {filter:?} selects none of the {} trials (names are \
              <family>/<variant>/<size> and compile/<file>.cu/<arch>; --list lists them)",
             trials.len()
-        );
+        )));
     }
     let any_selected = !selected.is_empty() || lessons_selected;
     // The next trials' inputs and references are made while the GPU times the current one.
@@ -530,7 +581,7 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     });
     let conclusion = libtest_mimic::run(&args, trials);
     drop(prefetch);
-    crate::console::flush_notes();
+    suite.report(&Event::TrialsEnded);
     let mut unwritten = Vec::new();
     if !args.list {
         if let Err(e) = junit_report::write_junit(&suite, &names) {
@@ -538,14 +589,14 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         }
         let report = resources::render(&suite.collected.resources.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
-            crate::say!("\n{report}");
+            suite.report(&Event::Report(&report));
         }
         let report = sass::render(&suite.collected.sass.lock().unwrap_or_else(|p| p.into_inner()));
         if !report.is_empty() {
-            crate::say!("\n{report}");
+            suite.report(&Event::Report(&report));
         }
         if let Some(reason) = suite.collected.sass_skipped.get() {
-            crate::say!("kernelgate: SASS gate not run: {reason}");
+            suite.report(&Event::Status(&format!("kernelgate: SASS gate not run: {reason}")));
         }
     }
     if !args.list && any_selected {
@@ -554,7 +605,11 @@ pub fn main(table: crate::case::Table) -> ExitCode {
         let totals = crate::phases::totals();
         // Nothing to say where no GPU trial ran (compile trials alone take no phase's time).
         if totals.iter().any(|(_, s)| *s >= 0.05) {
-            crate::say!("{}", crate::phases::render(&totals, &crate::phases::background_totals(), trials_s));
+            suite.report(&Event::Status(&crate::phases::render(
+                &totals,
+                &crate::phases::background_totals(),
+                trials_s,
+            )));
         }
     }
     if let Err(e) = results::write_results(&suite) {
@@ -572,10 +627,10 @@ pub fn main(table: crate::case::Table) -> ExitCode {
     }
     let gate_failures = suite.collected.gate_failures.load(Ordering::Relaxed) as u64;
     if conclusion.has_failed() && conclusion.num_failed == gate_failures {
-        crate::say!(
+        suite.report(&Event::Status(&format!(
             "kernelgate: {gate_failures} trial(s) failed their performance or resource gate only; exit code \
              {EXIT_REGRESSION}"
-        );
+        )));
         return ExitCode::from(EXIT_REGRESSION);
     }
     conclusion.exit_code()

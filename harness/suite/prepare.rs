@@ -9,6 +9,7 @@ use crate::gate::baseline::Baseline;
 use crate::gpu::Gpu;
 use crate::history::revision::Revision;
 use crate::ncu::select;
+use crate::report::events::Event;
 use std::sync::atomic::Ordering;
 
 /// What every run says before its trials, GPU or not: why the GPU trials are ignored (or fail),
@@ -18,43 +19,46 @@ use std::sync::atomic::Ordering;
 /// A `KERNELGATE_AB` revision that cannot be read, as a sentence (exit code 2).
 pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
     let g = &suite.git;
-    crate::say!(
+    suite.report(&Event::Status(&format!(
         "kernelgate: recorded under commit {}{}{} ({}{})",
         g.short(),
         if g.kernels_dirty == Some(true) { " with edited kernels" } else { "" },
         if g.dirty == Some(true) { ", tree dirty" } else { "" },
         g.state.as_str(),
         if g.branch.is_empty() { String::new() } else { format!(" {}", g.branch) },
-    );
+    )));
     for w in &suite.git_warnings {
-        crate::say!("kernelgate: warning: {w}");
+        suite.report(&Event::Warning(&format!("kernelgate: warning: {w}")));
     }
     if let Some(reason) = &suite.no_gpu {
         if suite.config.require_gpu {
-            crate::say!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}");
+            suite.report(&Event::Status(&format!("kernelgate: GPU trials fail (KERNELGATE_REQUIRE_GPU=1): {reason}")));
         } else {
-            crate::say!("kernelgate: GPU trials are ignored: {reason}");
+            suite.report(&Event::Status(&format!("kernelgate: GPU trials are ignored: {reason}")));
         }
         if suite.config.ncu {
-            crate::say!("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU");
+            suite.report(&Event::Status("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU"));
         }
         if let Some(tool) = &suite.config.sanitize {
-            crate::say!("kernelgate: KERNELGATE_SANITIZE={tool}, but nothing is checked: there is no GPU");
+            suite.report(&Event::Status(&format!(
+                "kernelgate: KERNELGATE_SANITIZE={tool}, but nothing is checked: there is no GPU"
+            )));
         } else if suite.config.isolate {
-            crate::say!("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU");
+            suite.report(&Event::Status("kernelgate: KERNELGATE_ISOLATE=1, but no child runs: there is no GPU"));
         }
     }
     if suite.config.isolate && suite.config.sanitize.is_some() {
-        crate::say!(
+        suite.report(&Event::Status(
             "kernelgate: KERNELGATE_ISOLATE=1 with KERNELGATE_SANITIZE: the sanitizer's child does the isolating \
-             (it does not repeat the timed path)"
-        );
+             (it does not repeat the timed path)",
+        ));
     }
     if let Some(rev) = &suite.config.ab {
-        let revision = Revision::read(&suite.project, rev)
-            .map_err(|e| Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e.to_string() }.to_string())?;
+        let revision = Revision::read(&suite.project, rev, suite.reporter()).map_err(|e| {
+            Error::Config { name: "KERNELGATE_AB", value: rev.clone(), expected: e.to_string() }.to_string()
+        })?;
         let b = match &suite.config.ab_b {
-            Some(rev_b) => Some(Revision::read(&suite.project, rev_b).map_err(|e| {
+            Some(rev_b) => Some(Revision::read(&suite.project, rev_b, suite.reporter()).map_err(|e| {
                 Error::Config { name: "KERNELGATE_AB_B", value: rev_b.clone(), expected: e.to_string() }.to_string()
             })?),
             None => None,
@@ -70,21 +74,21 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         } else {
             format!("{rev} ({})", revision.commit)
         };
-        crate::say!(
+        suite.report(&Event::Status(&format!(
             "kernelgate: A/B: each case's kernels at {at} against {}, timed in pairs over one set of buffers",
             suite.b_side()
-        );
+        )));
         if let Some(warning) = revision.cases_differ(&suite.project.root, &b_commit, b_what, suite.table.build.inputs) {
-            crate::say!("kernelgate: warning: {warning}");
+            suite.report(&Event::Warning(&format!("kernelgate: warning: {warning}")));
         }
         let controls = draw_controls(suite, &revision, selected);
         if !controls.is_empty() {
-            crate::say!(
+            suite.report(&Event::Status(&format!(
                 "kernelgate: A/A controls: {} (their kernel files are the same at both revisions; timed as a check of \
                  the gate, they never fail the run; KERNELGATE_AB_CONTROLS={})",
                 controls.iter().cloned().collect::<Vec<_>>().join(", "),
                 suite.config.ab_controls
-            );
+            )));
         }
         let _ = suite.controls.set(controls);
         let _ = suite.ab.set(Ok(revision));
@@ -149,7 +153,7 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
                             "sanitize.log"
                         });
                     crate::phases::time(crate::phases::Phase::Child, || {
-                        crate::sanitize::run(&suite.config, &suite.sources, selected, &program, log)
+                        crate::sanitize::run(&suite.config, &suite.sources, selected, &program, log, suite.reporter())
                     })
                 })
                 .map_err(|e| e.to_string());
@@ -166,7 +170,15 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
                 .and_then(|program| {
                     let report = suite.stem()?.with_extension("ncu-rep");
                     crate::phases::time(crate::phases::Phase::Profile, || {
-                        select::profile(&suite.config, &suite.sources, &cases, selected, &program, report)
+                        select::profile(
+                            &suite.config,
+                            &suite.sources,
+                            &cases,
+                            selected,
+                            &program,
+                            report,
+                            suite.reporter(),
+                        )
                     })
                 })
                 .map_err(|e| e.to_string());
@@ -176,22 +188,24 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
             load_baseline(suite, gpu, selected);
         }
     }
-    crate::say!("kernelgate: input seed {} (KERNELGATE_SEED={} replays it)", suite.seed, suite.seed);
+    suite.report(&Event::Status(&format!(
+        "kernelgate: input seed {} (KERNELGATE_SEED={} replays it)",
+        suite.seed, suite.seed
+    )));
     // The project's own NVRTC options, where it has any: part of each module's identity.
     for source in suite.sources.iter().filter(|s| !s.options.is_empty()) {
-        crate::say!(
+        suite.report(&Event::Status(&format!(
             "kernelgate: NVRTC options of {}: {} (kernelgate.toml [nvrtc])",
             source.path,
             source.options.join(" ")
-        );
+        )));
     }
     if suite.config.work_scale != 1.0 {
-        crate::say!(
+        suite.report(&Event::Status(&format!(
             "kernelgate: KERNELGATE_WORK_SCALE={}: every case does about {}x its work under its nominal name \
              (power benchmark; the run CSV's bytes rows hold the real work)",
-            suite.config.work_scale,
-            suite.config.work_scale
-        );
+            suite.config.work_scale, suite.config.work_scale
+        )));
     }
     Ok(suite.pool().map_or(1, Pool::len))
 }
@@ -212,12 +226,12 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
         Ok(b) => {
             let covered = selected.iter().filter(|t| b.time(t).is_some()).count();
             suite.collected.compared.store(covered, Ordering::Relaxed);
-            crate::say!(
+            suite.report(&Event::Status(&format!(
                 "kernelgate: baseline {}: {covered} of {} selected trials covered; verdicts fail on: {}",
                 dir.display(),
                 selected.len(),
                 suite.config.fail_on.join(", ")
-            );
+            )));
             // Another driver or NVRTC first: it moves every time by itself (its own PTX compiler).
             let now = crate::gate::baseline::Environment::of(&gpu.facts);
             let mut drivers: Vec<String> =
@@ -225,11 +239,11 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
             drivers.sort_unstable();
             drivers.dedup();
             for changed in &drivers {
-                crate::say!(
+                suite.report(&Event::Warning(&format!(
                     "kernelgate: WARNING: {changed}: a driver brings its own PTX compiler and scheduling, and an \
                      NVRTC its own PTX, so verdicts against this baseline judge the tools as well as the code; \
                      re-bless after a driver or toolkit change, or gate with KERNELGATE_AB=<rev>"
-                );
+                )));
             }
             let mut others: Vec<&str> = selected
                 .iter()
@@ -241,25 +255,25 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
             others.dedup();
             if !others.is_empty() && suite.config.time_by_gpu_history {
                 // A pool's nightly: the baseline's times fail nothing, so the machine offset is no hazard.
-                crate::say!(
+                suite.report(&Event::Status(&format!(
                     "kernelgate: the baseline's times were blessed on {} other physical GPU(s); with \
                      KERNELGATE_REFERENCE=gpu their verdicts are recorded but fail no trial: `kernelgate history \
                      gate --reference gpu` judges this run's times against {}'s own runs",
                     others.len(),
                     gpu.facts.uuid
-                );
+                )));
             } else if !others.is_empty() {
                 let shown: Vec<&str> = others.iter().map(|u| if u.is_empty() { "unrecorded" } else { u }).collect();
-                crate::say!(
+                suite.report(&Event::Warning(&format!(
                     "kernelgate: WARNING: the baseline was blessed on another physical GPU ({}) than this run's ({}); \
                      medians of one kernel differed by -5.8 to +2.9 % between two H200s, so regressions may be the \
                      machine's: bless on the machine that gates, or gate with KERNELGATE_AB=<rev>",
                     shown.join(", "),
                     gpu.facts.uuid
-                );
+                )));
             }
         }
-        Err(e) => crate::say!("kernelgate: baseline unusable, every GPU trial fails: {e}"),
+        Err(e) => suite.report(&Event::Status(&format!("kernelgate: baseline unusable, every GPU trial fails: {e}"))),
     }
     let _ = suite.baseline.set(loaded);
 }

@@ -4,6 +4,7 @@
 
 use super::Suite;
 use crate::report;
+use crate::report::events::Event;
 use crate::report::junit::{self, TrialOutcome};
 use libtest_mimic::{Completion, Failed};
 use std::sync::Arc;
@@ -21,14 +22,14 @@ pub(super) fn print_counts(suite: &Suite) {
     .flatten()
     .collect();
     if !parts.is_empty() {
-        crate::say!("kernelgate: {}", parts.join("; "));
+        suite.report(&Event::Status(&format!("kernelgate: {}", parts.join("; "))));
     }
     // An invalid trial does not fail by default, so its reason is said nowhere else: the tool's
     // failure, once for all the trials it touched.
     let tool: Vec<&str> = timed.iter().filter(|t| t.result.decided_by == "tool").map(|t| t.reason.as_str()).collect();
     if let Some(first) = tool.first() {
         let why = first.split_once("; time alone:").map_or(*first, |(why, _)| why);
-        crate::say!("kernelgate: WARNING: {} trial(s) invalid (tool): {why}", tool.len());
+        suite.report(&Event::Warning(&format!("kernelgate: WARNING: {} trial(s) invalid (tool): {why}", tool.len())));
     }
 }
 
@@ -70,7 +71,7 @@ where
         let seconds = start.elapsed().as_secs_f64();
         let ran = !matches!(result, Ok(Completion::Ignored { .. }));
         if let Some(text) = own_line(&suite, &name, seconds).filter(|_| ran) {
-            crate::console::trial(&name, &text);
+            suite.report(&Event::TrialFinished { trial: &name, line: &text });
         }
         suite
             .collected

@@ -7,6 +7,7 @@ use crate::history::of_run::{Counters, Trial};
 use crate::history::{self, HistoryStore};
 use crate::ncu::profile;
 use crate::record::{self, CaseResult};
+use crate::report::events::Event;
 use crate::{error::Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::error::Result<()> {
             report::vendor::pct_of_vendor(&timed.iter().map(|t| t.result.clone()).collect::<Vec<_>>(), &vendors);
         timed.iter_mut().zip(shares).for_each(|(t, share)| t.result.vendor = share);
         let results: Vec<CaseResult> = timed.iter().map(|t| t.result.clone()).collect();
-        crate::say!("\n{}", report::table(&results, &vendors));
+        suite.report(&Event::Report(&report::table(&results, &vendors)));
         let stem = suite.stem()?;
         // One group of rows per GPU: each row carries the facts of the GPU its trial ran on.
         let mut rows = Vec::new();
@@ -39,7 +40,7 @@ pub(super) fn write_results(suite: &Suite) -> crate::error::Result<()> {
         }
         let path = with_suffix(&stem, ".csv");
         record::write_csv(&path, &rows)?;
-        crate::say!("kernelgate: wrote {} ({} cases)", path.display(), results.len());
+        suite.report(&Event::Wrote { path: &path, holds: &format!("{} cases", results.len()) });
         if let Some(list) = &suite.config.run_file {
             crate::paths::note_run_csv(list, &path)?;
         }
@@ -60,10 +61,10 @@ pub(super) fn write_results(suite: &Suite) -> crate::error::Result<()> {
         let gpu_key = timed.first().map_or("unknown".to_string(), |t| t.gpu.facts.gpu_key.clone());
         let path = with_suffix(&suite.stem()?, "-metrics.csv");
         record::write_csv(&path, &profile::rows(profiled, &suite.run_id, &suite.git, &gpu_key))?;
-        crate::say!("kernelgate: wrote {} ({} trials profiled)", path.display(), profiled.values.len());
+        suite.report(&Event::Wrote { path: &path, holds: &format!("{} trials profiled", profiled.values.len()) });
     }
     if let Some(Err(e)) = suite.profiled.get() {
-        crate::say!("kernelgate: ncu profiling failed: {e}");
+        suite.report(&Event::Status(&format!("kernelgate: ncu profiling failed: {e}")));
     }
     later.map_or(Ok(()), Err)
 }
@@ -85,14 +86,14 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
     let asked = suite.project.history_named;
     let mut failed = None;
     if suite.config.work_scale != 1.0 {
-        crate::say!("kernelgate: not recorded in history: a scaled-work run (KERNELGATE_WORK_SCALE)");
+        suite.report(&Event::Status("kernelgate: not recorded in history: a scaled-work run (KERNELGATE_WORK_SCALE)"));
         return Ok(());
     }
     if let Some(b) = &suite.config.ab_b {
-        crate::say!(
+        suite.report(&Event::Status(&format!(
             "kernelgate: not recorded in history: B is {} at {b} (KERNELGATE_AB_B), not the built commit's",
             suite.project.kernels_label()
-        );
+        )));
         return Ok(());
     }
     let profiled = match suite.profiled.get() {
@@ -112,7 +113,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
         let run = history::of_run::run_of(&info, &group[0].gpu.ceilings, &trials, counters);
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
         match appended {
-            Ok(rows) => crate::say!(
+            Ok(rows) => suite.report(&Event::Status(&format!(
                 "kernelgate: recorded in history: {}{} ({} values, GPU {}) in {}",
                 info.git.short(),
                 if info.ab_revision.is_empty() {
@@ -126,9 +127,9 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
                 rows,
                 info.facts.uuid,
                 dir.display()
-            ),
+            ))),
             Err(e) => {
-                crate::say!("kernelgate: not recorded in history: {e}");
+                suite.report(&Event::Status(&format!("kernelgate: not recorded in history: {e}")));
                 if asked {
                     failed = failed.or(Some(e));
                 }
@@ -136,18 +137,18 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
         }
         if suite.config.notes {
             match repo.as_ref().map(|r| history::write_run(r, &run)) {
-                Some(Ok(lines)) => crate::say!(
+                Some(Ok(lines)) => suite.report(&Event::Status(&format!(
                     "kernelgate: added {lines} lines to the git note of {} ({})",
                     info.git.short(),
                     history::NOTES_REF
-                ),
-                Some(Err(e)) => crate::say!("kernelgate: warning: no git note written: {e}"),
-                None => {
-                    crate::say!(
-                        "kernelgate: warning: no git note written: no git repository at {}",
-                        suite.project.root.display()
-                    )
+                ))),
+                Some(Err(e)) => {
+                    suite.report(&Event::Warning(&format!("kernelgate: warning: no git note written: {e}")))
                 }
+                None => suite.report(&Event::Warning(&format!(
+                    "kernelgate: warning: no git note written: no git repository at {}",
+                    suite.project.root.display()
+                ))),
             }
         }
     }
@@ -200,7 +201,10 @@ fn keep_run_record(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::error:
     }
     match baseline::run::keep(&dir, all) {
         Ok(()) => {
-            crate::say!("kernelgate: kept the run's samples in {} (kernelgate compare)", dir.display());
+            suite.report(&Event::Status(&format!(
+                "kernelgate: kept the run's samples in {} (kernelgate compare)",
+                dir.display()
+            )));
             Ok(())
         }
         Err(e) => Err(Error::Baseline {
@@ -224,23 +228,23 @@ fn bless(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
         let blessed = form.1.len();
         let (changes, left_out) = baseline::run::bless(&dir, form)?;
         for (trial, why) in &left_out {
-            crate::say!("kernelgate: not blessed: {trial}: {why}");
+            suite.report(&Event::Status(&format!("kernelgate: not blessed: {trial}: {why}")));
         }
         let count = blessed - left_out.len();
-        crate::say!(
+        suite.report(&Event::Status(&format!(
             "kernelgate: blessed {} into {} ({})",
             crate::units::count(count, "trial"),
             dir.display(),
             crate::units::count(changes.len(), "change")
-        );
+        )));
         // The whole list in a file beside the run's CSV; a summary here.
         let list = with_suffix(&suite.stem()?, &format!("-blessed-{key}.txt"));
         let text: String = changes.iter().map(|c| format!("{c}\n")).collect();
         report::write_whole(&[(&list, text.as_bytes())])?;
         for line in baseline::summary::summarize(&changes, BLESS_SHOWN) {
-            crate::say!("  {line}");
+            suite.report(&Event::Status(&format!("  {line}")));
         }
-        crate::say!("  every change: {}", list.display());
+        suite.report(&Event::Status(&format!("  every change: {}", list.display())));
     }
     Ok(())
 }
@@ -270,12 +274,8 @@ fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::error::
         .collect();
     let path = with_suffix(stem, "-ceilings.csv");
     record::write_csv(&path, &rows)?;
-    crate::say!(
-        "kernelgate: wrote {} ({} ceilings of {})",
-        path.display(),
-        rows.len(),
-        crate::units::count(by_gpu.len(), "GPU")
-    );
+    let holds = format!("{} ceilings of {}", rows.len(), crate::units::count(by_gpu.len(), "GPU"));
+    suite.report(&Event::Wrote { path: &path, holds: &holds });
     for group in by_gpu.values() {
         let gpu = &group[0].gpu;
         let results: Vec<CaseResult> = group.iter().map(|t| t.result.clone()).collect();
@@ -289,7 +289,7 @@ fn write_ceilings(suite: &Suite, timed: &[Timed], stem: &Path) -> crate::error::
         };
         let path = with_suffix(stem, &suffix);
         report::write_whole(&[(&path, svg.as_bytes())])?;
-        crate::say!("kernelgate: wrote {} ({} cases placed)", path.display(), points.len());
+        suite.report(&Event::Wrote { path: &path, holds: &format!("{} cases placed", points.len()) });
     }
     Ok(())
 }
@@ -302,6 +302,7 @@ fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
 mod tests {
     use super::*;
     use crate::config::{Config, History};
+    use std::sync::Arc;
 
     /// A run whose trials are all lesson trials times no trial of the run CSV, yet claims its stem
     /// for the lessons CSV: the run CSV it leaves is the header row alone, which CSV readers read as
@@ -315,7 +316,8 @@ mod tests {
         let root = crate::source::repository_for_tests();
         let project = crate::project::Project::discover(root, &config).unwrap();
         let table = crate::case::Table::new(|_| Vec::new(), &crate::Build::UNKNOWN);
-        let suite = Suite::new(config, project, crate::source::for_tests().clone(), table);
+        let said = Arc::new(crate::report::events::Lines::default());
+        let suite = Suite::new(config, project, crate::source::for_tests().clone(), table, said.clone());
         let mut lesson = crate::lesson_record::tests::row("launch/graph_vs_one_by_one/4096x8", "holds", None);
         lesson.run_id = suite.run_id.clone();
         suite.collected.lessons.lock().unwrap().push(lesson);
@@ -326,6 +328,11 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&run_csv).unwrap(), format!("{}\n", record::RUN_CSV_HEADER));
         let lessons = std::fs::read_to_string(with_suffix(&stem, crate::lesson_record::LESSONS_CSV_SUFFIX)).unwrap();
         assert_eq!(lessons.lines().count(), 2, "the header and the lesson trial: {lessons}");
+        let said = said.take();
+        assert_eq!(said.len(), 2, "the lesson table and the lessons CSV: {said:?}");
+        assert!(said[0].starts_with("\n") && said[0].contains("launch/graph_vs_one_by_one/4096x8"), "{said:?}");
+        let lessons_csv = with_suffix(&stem, crate::lesson_record::LESSONS_CSV_SUFFIX);
+        assert_eq!(said[1], format!("kernelgate: wrote {} (1 lesson trial)", lessons_csv.display()));
         let imported = crate::history::import(&[out.join("runs")], &dir.path().join("history"), None).unwrap();
         assert_eq!((imported.runs, imported.warnings.len()), (0, 0), "{:?}", imported.warnings);
     }

@@ -41,6 +41,7 @@ use crate::phases::{self, Phase};
 use crate::program::{self, Bound, Compiled};
 use crate::recheck::{self, Launches};
 use crate::record::CaseResult;
+use crate::report::events::Event;
 use crate::source::Sources;
 use crate::{check, error::Error};
 use libtest_mimic::{Completion, Failed};
@@ -189,7 +190,11 @@ fn timing<'r>(
     let Some(Ok(revision)) = suite.ab.get() else { return Ok(Ok(Timing::Baseline)) };
     let files = case_files(case);
     let alone = |absent: String| {
-        crate::console::trial_note(format!("kernelgate: {}: {}", case.name(), crate::report::ab::new_since_a(&absent)));
+        suite.report(&Event::TrialNote(&format!(
+            "kernelgate: {}: {}",
+            case.name(),
+            crate::report::ab::new_since_a(&absent)
+        )));
         Ok(Ok(Timing::NewSinceA(absent)))
     };
     if let Some(missing) = files.iter().find(|f| revision.source(f).is_none()) {
@@ -241,17 +246,17 @@ fn timing<'r>(
         return Ok(Err(format!("{what}: not timed (KERNELGATE_AB_IDENTICAL=time times it)")));
     }
     if control {
-        crate::console::trial_note(format!(
+        suite.report(&Event::TrialNote(&format!(
             "kernelgate: {}: {what}; timed as an A/A control of the gate (KERNELGATE_AB_CONTROLS)",
             case.name()
-        ));
+        )));
     } else if files.is_empty() {
-        crate::console::trial_note(format!(
+        suite.report(&Event::TrialNote(&format!(
             "kernelgate: {}: {what}; timed (KERNELGATE_AB_IDENTICAL=time)",
             case.name()
-        ));
+        )));
     } else {
-        crate::console::trial_note(format!(
+        suite.report(&Event::TrialNote(&format!(
             "kernelgate: {}: A = {} at {} (module {}), B = {} (module {}){}",
             case.name(),
             list(&suite.sources, &files),
@@ -260,7 +265,7 @@ fn timing<'r>(
             suite.b_side(),
             short(&b.module_sha256),
             if identical { "; identical, timed (KERNELGATE_AB_IDENTICAL=time)" } else { "" }
-        ));
+        )));
     }
     Ok(Ok(Timing::Paired { revision, a, control }))
 }
@@ -297,10 +302,10 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
-                crate::console::trial_note(format!(
+                suite.report(&Event::TrialNote(&format!(
                     "kernelgate: {}: PTX differs and the SASS could not be compared ({why}); timed",
                     shown
-                ));
+                )));
                 return Ok(false);
             }
         }
@@ -407,7 +412,7 @@ fn rechecked(
     want: &[crate::case::HostData],
 ) -> crate::error::Result<Result<(), Failed>> {
     if let Some(why) = recheck::not_rechecked(case) {
-        crate::console::trial_note(format!("kernelgate: {why}"));
+        suite.report(&Event::TrialNote(&format!("kernelgate: {why}")));
         return Ok(Ok(()));
     }
     let launches = match (timing, measured) {

@@ -57,7 +57,10 @@ pub fn run(
         .map(|f| f.inputs)
         .unwrap_or_default();
     let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
-    if let Some(w) = Revision::read(project, good).ok().and_then(|r| r.cases_differ(root, bad, "BAD", &inputs)) {
+    if let Some(w) = Revision::read(project, good, &kernelgate::report::events::Terminal::default())
+        .ok()
+        .and_then(|r| r.cases_differ(root, bad, "BAD", &inputs))
+    {
         kernelgate::outln!("kernelgate bisect: warning: {w}");
     }
     let Some(last) = candidates.last() else {

@@ -83,8 +83,7 @@ pub(crate) fn diff_command(
     // Sides read from the pairs are one set of runs: the old side's machines are the new side's.
     let from_pairs = pairs.is_some();
     let old_machines = if from_pairs { of(&b) } else { of(&a) };
-    let notes =
-        machines::compare((&a.side, &old_machines, &a.rows), (&b.side, &of(&b), &b.rows))?;
+    let notes = machines::compare((&a.side, &old_machines, &a.rows), (&b.side, &of(&b), &b.rows))?;
     let mut diff = kernelgate::report::diff::diff(&a.side, &a.rows, &b.side, &b.rows);
     // The vendor references of the project's cases, as its test binary last wrote them; without
     // them (a machine that only reads the history) the report has no percentages of a vendor's.

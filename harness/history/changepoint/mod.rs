@@ -94,7 +94,10 @@ impl Options {
     pub fn validate(&self) -> std::result::Result<(), OutOfRange> {
         let out = |field: &'static str, message: String| Err(OutOfRange { field, message });
         if !(self.max_p_value > 0.0 && self.max_p_value <= 1.0) {
-            return out("max_p_value", format!("max_p_value {} is not in (0, 1]; Otava's default is 0.001", self.max_p_value));
+            return out(
+                "max_p_value",
+                format!("max_p_value {} is not in (0, 1]; Otava's default is 0.001", self.max_p_value),
+            );
         }
         if !(self.min_magnitude >= 0.0 && self.min_magnitude.is_finite()) {
             return out(

@@ -1,0 +1,277 @@
+//! What a run says while it works, as values: the runner emits [`Event`]s and one [`Reporter`]
+//! prints them, so that a project can embed a run ([`crate::suite::main_with`]) and see its
+//! trials, warnings and files as they come. The model is nextest's runner and reporter
+//! (`nextest-runner/src/reporter/events.rs`: the runner sends `TestEvent`s, the reporter alone
+//! writes) and criterion's `Report` trait (`src/report.rs`).
+//!
+//! The suite's own reporter is [`Terminal`]: it prints each event as the line the suite has always
+//! printed, where libtest's output format wants it (stdout beside libtest's lines, or stderr under
+//! `--format json` and `--format terse`), with control characters from data shown escaped
+//! ([`crate::console::shown_lines`]).
+//!
+//! Protocol lines a child process writes for its parent (the sanitizer child's markers) and the
+//! `kernelgate` program's own output are not events.
+
+use crate::console::{TrialLines, shown_lines};
+use std::io::Write as _;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// One thing a run says, in the order it happens. Each variant's `Display` is the text the
+/// [`Terminal`] prints (the run's facts start `kernelgate: `).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// Where the run's lines go, set once libtest's flags are read: `status_to_stderr` under
+    /// libtest's `--format json` or `terse` (stdout is libtest's alone there), or `--quiet`.
+    /// Prints nothing.
+    Output {
+        /// Whether status lines go to stderr.
+        status_to_stderr: bool,
+    },
+    /// The trials are about to run: how each trial's own line is shown ([`TrialLines`]: inline
+    /// between libtest's `test <name> ...` and its outcome when one trial runs at a time in the
+    /// pretty format, else on stderr). Prints nothing.
+    TrialsStarting {
+        /// How trial lines are shown.
+        trial_lines: TrialLines,
+    },
+    /// A fact of the run: before the trials (the NVRTC it compiles with, the input seed, the
+    /// baseline and what it covers, A/B's two sides), after them (the history recorded, the bless),
+    /// or a long phase's heartbeat. The text as printed.
+    Status(&'a str),
+    /// Something that fails nothing but asks for the user's attention (`kernelgate: warning: …`,
+    /// `kernelgate: WARNING: …`). The text as printed.
+    Warning(&'a str),
+    /// A block of a report the run prints whole (the results table, the resource and SASS gates'
+    /// reports, the lesson table, the time per phase), after a blank line.
+    Report(&'a str),
+    /// A file the run wrote (the run CSV, its metrics CSV, the JUnit report, the lessons CSV).
+    Wrote {
+        /// The file.
+        path: &'a Path,
+        /// What it holds, counted (`86 cases`, `JUnit, 120 testcases`).
+        holds: &'a str,
+    },
+    /// A trial ended, with its own line ([`crate::report::trial_line`]: median, change, verdict
+    /// and wall time; a lesson trial's ratio and verdict). Compile trials and trials not run have
+    /// no line.
+    TrialFinished {
+        /// The trial's name (`transpose/shared_padded/4096x4096`).
+        trial: &'a str,
+        /// Its own line.
+        line: &'a str,
+    },
+    /// A note a trial makes while it runs (`kernelgate: <trial>: not re-checked after timing: …`).
+    /// Where trial lines are inline, the [`Terminal`] keeps it for [`Event::TrialsEnded`] so that
+    /// it does not cut a trial's line in two.
+    TrialNote(&'a str),
+    /// Every trial has ended (libtest has printed its summary).
+    TrialsEnded,
+}
+
+impl std::fmt::Display for Event<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Event::Output { .. } | Event::TrialsStarting { .. } | Event::TrialsEnded => Ok(()),
+            Event::Status(text) | Event::Warning(text) | Event::TrialNote(text) => f.write_str(text),
+            Event::Report(text) => write!(f, "\n{text}"),
+            Event::Wrote { path, holds } => write!(f, "kernelgate: wrote {} ({holds})", path.display()),
+            Event::TrialFinished { trial, line } => write!(f, "kernelgate: {trial}: {line}"),
+        }
+    }
+}
+
+/// What receives a run's events ([`Event`]), from every trial's thread: the suite's
+/// [`Terminal`], or a project's own (a log, a dashboard, a test that checks what a run says).
+///
+/// # Example
+/// A reporter that prints as the suite does and counts the trials that ended, handed to
+/// [`crate::suite::main_with`] in a project's test binary:
+/// ```no_run
+/// use kernelgate::report::events::{Event, Reporter, Terminal};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// #[derive(Default)]
+/// struct Counting {
+///     terminal: Terminal,
+///     ended: AtomicUsize,
+/// }
+///
+/// impl Reporter for Counting {
+///     fn report(&self, event: &Event<'_>) {
+///         if let Event::TrialFinished { .. } = event {
+///             self.ended.fetch_add(1, Ordering::Relaxed);
+///         }
+///         self.terminal.report(event);
+///     }
+/// }
+///
+/// # fn cases(_scale: f64) -> Vec<kernelgate::Case> { Vec::new() }
+/// fn main() -> std::process::ExitCode {
+///     // In a project: `kernelgate::kernels!();` and `Table::new(cases, &BUILD)`.
+///     let table = kernelgate::case::Table::new(cases, &kernelgate::Build::UNKNOWN);
+///     kernelgate::suite::main_with(table, std::sync::Arc::new(Counting::default()))
+/// }
+/// ```
+pub trait Reporter: Send + Sync {
+    /// Receives one event. Called from the thread that made it, in the order each thread makes
+    /// them; it must not panic.
+    fn report(&self, event: &Event<'_>);
+}
+
+/// The suite's reporter: each event as the line the suite prints, on stdout beside libtest's lines
+/// or on stderr where libtest's output format needs stdout alone ([`Event::Output`]), trial lines
+/// inline or on stderr ([`Event::TrialsStarting`]), and trials' notes kept until the trials end
+/// where trial lines are inline. Before [`Event::Output`], status lines go to stdout and trial lines
+/// inline.
+#[derive(Debug, Default)]
+pub struct Terminal {
+    status_to_stderr: AtomicBool,
+    trial_lines_to_stderr: AtomicBool,
+    notes: Mutex<Vec<String>>,
+}
+
+/// Where a [`Terminal`] writes one piece of text ([`Terminal::render`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// A line (or block) on stdout.
+    Stdout(String),
+    /// A line (or block) on stderr.
+    Stderr(String),
+    /// Text on stdout without a line end: a trial's line between libtest's `test <name> ...` and
+    /// its outcome.
+    Inline(String),
+}
+
+impl Terminal {
+    /// What `event` makes this terminal write, in order, updating its routing and kept notes.
+    /// Pure but for that state: [`Reporter::report`] writes what it returns.
+    pub fn render(&self, event: &Event<'_>) -> Vec<Written> {
+        let status = |text: String| {
+            let text = shown_lines(&text).into_owned();
+            if self.status_to_stderr.load(Ordering::Relaxed) { Written::Stderr(text) } else { Written::Stdout(text) }
+        };
+        let inline = !self.trial_lines_to_stderr.load(Ordering::Relaxed);
+        match event {
+            Event::Output { status_to_stderr } => {
+                self.status_to_stderr.store(*status_to_stderr, Ordering::Relaxed);
+                Vec::new()
+            }
+            Event::TrialsStarting { trial_lines } => {
+                self.trial_lines_to_stderr.store(*trial_lines == TrialLines::Stderr, Ordering::Relaxed);
+                Vec::new()
+            }
+            Event::TrialFinished { line, .. } if inline => vec![Written::Inline(format!("{}  ", shown_lines(line)))],
+            Event::TrialFinished { .. } => vec![Written::Stderr(shown_lines(&event.to_string()).into_owned())],
+            Event::TrialNote(note) if inline => {
+                self.notes.lock().unwrap_or_else(|p| p.into_inner()).push(note.to_string());
+                Vec::new()
+            }
+            Event::TrialsEnded => {
+                let notes = std::mem::take(&mut *self.notes.lock().unwrap_or_else(|p| p.into_inner()));
+                if notes.is_empty() {
+                    return Vec::new();
+                }
+                vec![status(format!("\nnotes from the trials:\n{}", notes.join("\n")))]
+            }
+            _ => vec![status(event.to_string())],
+        }
+    }
+}
+
+impl Reporter for Terminal {
+    fn report(&self, event: &Event<'_>) {
+        for written in self.render(event) {
+            match written {
+                Written::Stdout(text) => println!("{text}"),
+                Written::Stderr(text) => eprintln!("{text}"),
+                Written::Inline(text) => {
+                    let mut out = std::io::stdout().lock();
+                    let _ = write!(out, "{text}");
+                    let _ = out.flush();
+                }
+            }
+        }
+    }
+}
+
+/// A reporter that keeps each event's text (the line [`Terminal`] would print, control characters
+/// as they are) in order, printing nothing: for a test of what a run says.
+///
+/// # Example
+/// ```
+/// use kernelgate::report::events::{Event, Lines, Reporter};
+/// let lines = Lines::default();
+/// lines.report(&Event::Warning("kernelgate: warning: no git note written"));
+/// lines.report(&Event::TrialsEnded);
+/// assert_eq!(lines.take(), ["kernelgate: warning: no git note written"]);
+/// ```
+#[derive(Debug, Default)]
+pub struct Lines(Mutex<Vec<String>>);
+
+impl Lines {
+    /// The lines kept so far, leaving none.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+impl Reporter for Lines {
+    fn report(&self, event: &Event<'_>) {
+        let text = event.to_string();
+        if !text.is_empty() {
+            self.0.lock().unwrap_or_else(|p| p.into_inner()).push(text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_lines_follow_libtests_format_and_escape_control_characters() {
+        let t = Terminal::default();
+        assert_eq!(
+            t.render(&Event::Status("kernelgate: input seed 7")),
+            [Written::Stdout("kernelgate: input seed 7".into())]
+        );
+        assert!(t.render(&Event::Output { status_to_stderr: true }).is_empty());
+        let path = Path::new("target/kernelgate/run.csv");
+        assert_eq!(
+            t.render(&Event::Wrote { path, holds: "86 cases" }),
+            [Written::Stderr("kernelgate: wrote target/kernelgate/run.csv (86 cases)".into())]
+        );
+        assert_eq!(
+            t.render(&Event::Warning("kernelgate: warning: a \u{1b}[2J")),
+            [Written::Stderr(r"kernelgate: warning: a \u{1b}[2J".into())]
+        );
+        assert_eq!(t.render(&Event::Report("| table |")), [Written::Stderr("\n| table |".into())]);
+    }
+
+    #[test]
+    fn inline_trial_lines_keep_notes_for_the_end_and_stderr_lines_do_not() {
+        let t = Terminal::default();
+        t.render(&Event::TrialsStarting { trial_lines: TrialLines::Inline });
+        let finished = Event::TrialFinished { trial: "copy/x/4", line: "1.00 us  unchanged  0.3 s" };
+        assert_eq!(t.render(&finished), [Written::Inline("1.00 us  unchanged  0.3 s  ".into())]);
+        assert!(t.render(&Event::TrialNote("kernelgate: copy/x/4: not re-checked")).is_empty());
+        assert!(t.render(&Event::TrialNote("kernelgate: copy/y/4: not re-checked")).is_empty());
+        assert_eq!(
+            t.render(&Event::TrialsEnded),
+            [Written::Stdout(
+                "\nnotes from the trials:\nkernelgate: copy/x/4: not re-checked\nkernelgate: copy/y/4: not re-checked"
+                    .into()
+            )]
+        );
+        assert!(t.render(&Event::TrialsEnded).is_empty(), "the notes are printed once");
+
+        let t = Terminal::default();
+        t.render(&Event::TrialsStarting { trial_lines: TrialLines::Stderr });
+        assert_eq!(t.render(&finished), [Written::Stderr("kernelgate: copy/x/4: 1.00 us  unchanged  0.3 s".into())]);
+        assert_eq!(t.render(&Event::TrialNote("kernelgate: n")), [Written::Stdout("kernelgate: n".into())]);
+        assert!(t.render(&Event::TrialsEnded).is_empty());
+    }
+}
