@@ -55,11 +55,12 @@
 //! | measure  | [`ceilings`] (the GPU's ceilings at its opening; the roofline), [`measure`], [`recheck`] (the outputs after timing) | GPU (loop), [`stats`] pure |
 //! | compare  | [`guard`] (the physics guard) pure, [`gate::baseline`], [`gate::calibrate`], [`gate::timing::compare`] pure | baseline files |
 //! | record   | [`record`], [`lesson_record`] (the lesson trials' CSV), [`history`] | git, files, git notes, SQLite |
-//! | report   | [`report`]    | stdout, files     |
+//! | report   | [`report`], [`report::events`] (the run's events and its [`report::events::Reporter`]) | stdout, files     |
 //! | pool     | [`pool`] (the shards of a pool's jobs, and one report from all of them) pure | files |
 //!
-//! Under every stage: [`model`] (the plain data the stages hand each other), [`console`] (where status
-//! lines go, the heartbeat of long phases), [`project`] (where the project keeps its kernels,
+//! Under every stage: [`model`] (the plain data the stages hand each other), [`console`] (how lines
+//! look, the heartbeat of long phases), [`report::events`] (what a run says, as events one reporter
+//! prints), [`project`] (where the project keeps its kernels,
 //! baselines, history and run files: `kernelgate.toml`, made once and handed down) and [`paths`]
 //! (temporary files). [`suite`] wires the stages into libtest-mimic trials.
 #![deny(unsafe_code)]
