@@ -102,6 +102,20 @@ impl Drop for Lease<'_> {
     }
 }
 
+/// Why [`Pool::acquire`] lends no GPU.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NoGpu {
+    /// The GPU could not be opened (the driver's or NVML's words), or its cross-process lock
+    /// could not be taken: the same answer on every later lease of it.
+    #[error("{0}")]
+    Unopened(String),
+    /// Every GPU of the pool was retired after a sticky CUDA error ([`Pool::retire`]): the process
+    /// must end for a GPU to be usable again.
+    #[error("{0}")]
+    Lost(String),
+}
+
 impl Pool {
     /// The pool of `devices`, each GPU opened on its first lease, with the NVRTC version that
     /// `nvrtc_version` gives ([`crate::compile::nvrtc_version`]).
@@ -157,8 +171,8 @@ impl Pool {
     /// trials run (its lock is taken and released around the opening).
     ///
     /// # Errors
-    /// Why the GPU cannot be opened.
-    pub fn first(&self) -> std::result::Result<Arc<Gpu>, String> {
+    /// [`Pool::acquire`]'s.
+    pub fn first(&self) -> std::result::Result<Arc<Gpu>, NoGpu> {
         let lease = self.acquire()?;
         Ok(Arc::clone(lease.gpu()))
     }
@@ -183,18 +197,19 @@ impl Pool {
     /// process holds, waiting (and saying so once) until one is free.
     ///
     /// # Errors
-    /// Why the GPU cannot be opened (the first lease of each GPU opens it); [`Pool::lost`]'s reason
-    /// when every GPU is retired.
-    pub fn acquire(&self) -> std::result::Result<Lease<'_>, String> {
+    /// [`NoGpu::Unopened`] when the GPU cannot be opened (the first lease of each GPU opens it) or
+    /// its lock cannot be taken; [`NoGpu::Lost`] with [`Pool::lost`]'s reason when every GPU is
+    /// retired.
+    pub fn acquire(&self) -> std::result::Result<Lease<'_>, NoGpu> {
         let mut said = false;
         loop {
             if let Some(lost) = self.lost() {
-                return Err(lost);
+                return Err(NoGpu::Lost(lost));
             }
             let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
             let free: Vec<usize> = candidates(&busy, &self.retired.lock().unwrap_or_else(|p| p.into_inner())).collect();
             for index in free {
-                let Some(lock) = self.try_lock(index)? else { continue };
+                let Some(lock) = self.try_lock(index).map_err(NoGpu::Unopened)? else { continue };
                 busy[index] = true;
                 drop(busy);
                 let slot = &self.slots[index];
@@ -214,7 +229,7 @@ impl Pool {
                         let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
                         busy[index] = false;
                         self.freed.notify_all();
-                        Err(e)
+                        Err(NoGpu::Unopened(e))
                     }
                 };
             }

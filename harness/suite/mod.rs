@@ -253,7 +253,7 @@ impl Suite {
 
     /// Borrows a GPU for one trial.
     fn lease(&self) -> Result<Lease<'_>, String> {
-        self.pool()?.acquire()
+        self.pool()?.acquire().map_err(|e| e.to_string())
     }
 
     /// Results of the trials that completed, in completion order.
