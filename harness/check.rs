@@ -1,7 +1,7 @@
 //! Check stage: fresh random inputs, poisoned outputs and shared memory, one run of the case's
 //! program, every element of every compared buffer checked against the CPU reference (a wrong
 //! result is run again to tell a read of unwritten shared memory from the rest). Input drawing,
-//! comparison and that diagnosis are pure and tested on the CPU; [`check_case`] is the part that
+//! comparison and that diagnosis are pure and tested on the CPU; `check_case` is the part that
 //! runs on the GPU.
 
 use crate::case::{Case, Elem, Element, HostData, HostView, Tolerance};

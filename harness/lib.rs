@@ -73,6 +73,21 @@ pub mod compile;
 pub mod config;
 pub mod console;
 pub mod devices;
+/// Why a kernel file cannot be used as it is (`kernelgate_build::Error`): what the readers above
+/// return ([`entry_scan::declared`], [`cubin::read`], [`kernel_file::declared`]), a kind a caller
+/// decides on ([`KernelFileErrorKind`]) and the message for the file's owner.
+///
+/// # Example
+/// ```
+/// use kernelgate::{KernelFileErrorKind, entry_scan};
+/// let e = entry_scan::declared("extern \"C\" __global__ void k() {}\nextern \"C\" __global__ void k() {}\n")
+///     .unwrap_err();
+/// assert_eq!(e.kind(), KernelFileErrorKind::Redeclared);
+/// assert!(e.message().starts_with("line 2: kernel `k` is declared twice"));
+/// ```
+pub use kernelgate_build::Error as KernelFileError;
+/// What is wrong with a kernel file ([`KernelFileError::kind`]; `kernelgate_build::ErrorKind`).
+pub use kernelgate_build::ErrorKind as KernelFileErrorKind;
 /// The build helper's cubin reader (`kernelgate_build::cubin`): a cubin's architecture, kernels,
 /// parameter sizes and resources.
 pub use kernelgate_build::cubin;

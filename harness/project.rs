@@ -94,13 +94,55 @@ pub struct NvrtcFile {
 }
 
 /// `kernels = "one"` or `kernels = ["one", "two"]`.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Folders {
     /// One folder.
     One(PathBuf),
     /// Several, in the order given.
     Several(Vec<PathBuf>),
+}
+
+/// What a `kernels` value of another type is told: the two forms it takes.
+const FOLDERS_EXPECTED: &str = "a folder or a list of folders, relative to the project root (`kernels = \"kernels\"`, or `kernels = [\"src/cuda\", \"kernels\"]`)";
+
+impl<'de> serde::Deserialize<'de> for Folders {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Folders, D::Error> {
+        struct One;
+        impl<'de> serde::de::Visitor<'de> for One {
+            type Value = PathBuf;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(FOLDERS_EXPECTED)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<PathBuf, E> {
+                Ok(PathBuf::from(v))
+            }
+        }
+        struct Element;
+        impl<'de> serde::de::DeserializeSeed<'de> for Element {
+            type Value = PathBuf;
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> std::result::Result<PathBuf, D::Error> {
+                d.deserialize_str(One)
+            }
+        }
+        struct Any;
+        impl<'de> serde::de::Visitor<'de> for Any {
+            type Value = Folders;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(FOLDERS_EXPECTED)
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> std::result::Result<Folders, E> {
+                Ok(Folders::One(PathBuf::from(v)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Folders, A::Error> {
+                let mut list = Vec::new();
+                while let Some(folder) = seq.next_element_seed(Element)? {
+                    list.push(folder);
+                }
+                Ok(Folders::Several(list))
+            }
+        }
+        deserializer.deserialize_any(Any)
+    }
 }
 
 impl Settings {
@@ -141,6 +183,21 @@ impl Settings {
                 }
             }
         }
+        if let Some(Folders::Several(list)) = &settings.kernels
+            && let Some((first, again)) = repeated_folder(list)
+        {
+            let line = text.lines().position(|l| l.trim_start().starts_with("kernels")).map(|i| i + 1);
+            return Err(Error::Project {
+                path: path.into(),
+                line,
+                message: format!(
+                    "kernels names one folder twice ({:?} and {:?}), which would read each of its files twice; \
+                     name each folder once",
+                    first.display().to_string(),
+                    again.display().to_string()
+                ),
+            });
+        }
         if matches!(&settings.kernels, Some(Folders::Several(list)) if list.is_empty()) {
             let line = text.lines().position(|l| l.trim_start().starts_with("kernels")).map(|i| i + 1);
             return Err(Error::Project {
@@ -153,6 +210,17 @@ impl Settings {
         }
         Ok(settings)
     }
+}
+
+/// The first folder of `list` named again later (`kernels` and `./kernels/` are one folder): the
+/// two names as given. Lexical, as the folders need not exist yet.
+fn repeated_folder(list: &[PathBuf]) -> Option<(&PathBuf, &PathBuf)> {
+    let plain = |p: &PathBuf| -> Vec<std::ffi::OsString> {
+        p.components().filter(|c| *c != std::path::Component::CurDir).map(|c| c.as_os_str().to_owned()).collect()
+    };
+    list.iter()
+        .enumerate()
+        .find_map(|(i, again)| list[..i].iter().find(|f| plain(f) == plain(again)).map(|f| (f, again)))
 }
 
 /// Why NVRTC option `option`, as a project names it in `kernelgate.toml`, is refused; `None` when
@@ -463,7 +531,15 @@ mod tests {
         let e = parse("kernels = [\"a\"]\nbaseline = \"b\"\n").unwrap_err().to_string();
         assert!(e.starts_with("kernelgate.toml:2: unknown field `baseline`, expected one of"), "{e}");
         let e = parse("\n\nkernels = 3\n").unwrap_err().to_string();
-        assert!(e.starts_with("kernelgate.toml:3: "), "{e}");
+        assert!(e.starts_with("kernelgate.toml:3: invalid type: integer `3`, expected a folder or a list"), "{e}");
+        assert!(!e.contains("untagged"), "serde's internals stay out of it: {e}");
+        let e = parse("kernels = [\"a\", 3]\n").unwrap_err().to_string();
+        assert!(e.starts_with("kernelgate.toml:1: invalid type: integer `3`, expected a folder"), "{e}");
+        let e = parse("kernels = [\"kernels\", \"src\", \"./kernels/\"]\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("kernelgate.toml:1: kernels names one folder twice (\"kernels\" and \"./kernels/\")"),
+            "{e}"
+        );
         let e = parse("kernels = [\"a\"\n").unwrap_err().to_string();
         assert!(e.starts_with("kernelgate.toml:"), "{e}");
         let e = parse("out_dir = \"o\"\nkernels = []\n").unwrap_err().to_string();

@@ -84,7 +84,7 @@ fn a_tree_without_kernels_stops_the_run_before_any_trial() {
     std::fs::create_dir(tmp.path().join("kernels")).unwrap();
     let (code, out) = suite(tmp.path(), &["--exact", "compile/transpose.cu/sm_90"]);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("kernels: holds no .cu, .ptx or .cubin file"), "{out}");
+    assert!(out.contains("kernels: holds no .cu, .ptx, .cubin or .fatbin file"), "{out}");
     assert!(!out.contains("running "), "no trial ran: {out}");
 }
 

@@ -270,10 +270,10 @@ pub fn ptx_declared(ptx: &str) -> Result<Declared, Error> {
         ));
     }
     for (i, (name, line)) in entries.iter().enumerate() {
-        if entries[..i].iter().any(|(n, _)| n == name) {
+        if let Some((_, first)) = entries[..i].iter().find(|(n, _)| n == name) {
             return Err(Error::new(
                 ErrorKind::Redeclared,
-                format!("line {line}: the entry `{name}` is declared twice"),
+                format!("line {line}: the entry `{name}` is declared twice (first at line {first})"),
             ));
         }
     }

@@ -144,14 +144,27 @@ impl Build {
 pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, Error> {
     let file = root.join(PROJECT_FILE);
     let Ok(text) = std::fs::read_to_string(&file) else { return Ok(vec![root.join("kernels")]) };
-    let refused = |message: String| Error::new(ErrorKind::ProjectFile, message).at(&file);
+    let refused =
+        |message: String| Error::new(ErrorKind::ProjectFile, message).at(file.strip_prefix(root).unwrap_or(&file));
     let table = text.parse::<toml::Table>().map_err(|e| refused(e.to_string()))?;
     let folder = |v: &toml::Value| {
         v.as_str().map(|f| root.join(f)).ok_or_else(|| refused("kernels: give a folder or a list of folders".into()))
     };
     match table.get("kernels") {
         None => Ok(vec![root.join("kernels")]),
-        Some(toml::Value::Array(list)) if !list.is_empty() => list.iter().map(folder).collect(),
+        Some(toml::Value::Array(list)) if !list.is_empty() => {
+            let folders: Vec<PathBuf> = list.iter().map(folder).collect::<Result<_, _>>()?;
+            // `kernels` and `./kernels/` are one folder, whose files would each be read twice.
+            let plain =
+                |p: &PathBuf| -> PathBuf { p.components().filter(|c| *c != std::path::Component::CurDir).collect() };
+            match folders.iter().enumerate().find(|(i, f)| folders[..*i].iter().any(|g| plain(g) == plain(f))) {
+                Some((_, again)) => Err(refused(format!(
+                    "kernels names the folder {} twice; name each folder once",
+                    again.strip_prefix(root).unwrap_or(again).display()
+                ))),
+                None => Ok(folders),
+            }
+        }
         Some(toml::Value::Array(_)) => Err(refused("kernels names no folder; name at least one".into())),
         Some(one) => Ok(vec![folder(one)?]),
     }
@@ -160,7 +173,9 @@ pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, Error> {
 /// The module `k`: one submodule per kernel file (`*.cu`, `*.ptx`) of `folders`, one constant per
 /// kernel.
 fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
-    let io = |path: &Path, message: String| Error::new(ErrorKind::Io, message).at(path);
+    // Places as cargo's user reads them: from the project root.
+    let rel = |path: &Path| path.strip_prefix(root).unwrap_or(path).to_path_buf();
+    let io = |path: &Path, message: String| Error::new(ErrorKind::Io, message).at(&rel(path));
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in folders {
         let listed = std::fs::read_dir(dir).map_err(|e| io(dir, format!("cannot read the kernel folder: {e}")))?;
@@ -174,9 +189,9 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
     if files.is_empty() {
         return Err(Error::new(
             ErrorKind::NoKernelFiles,
-            "no .cu, .ptx or .cubin files found; kernelgate needs at least one kernel source or prebuilt module",
+            "no .cu, .ptx, .cubin or .fatbin files found; kernelgate needs at least one kernel source or prebuilt module",
         )
-        .at(&folders[0]));
+        .at(&rel(&folders[0])));
     }
 
     let mut modules = String::from(
@@ -187,18 +202,18 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
     for path in &files {
         let bytes = std::fs::read(path).map_err(|e| io(path, format!("cannot read: {e}")))?;
         let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let text = kernel_file::kernel_text(&file, bytes, &path.display().to_string()).map_err(|e| e.at(path))?;
-        let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
+        let shown = rel(path).display().to_string();
+        let text = kernel_file::kernel_text(&file, bytes, &shown).map_err(|e| e.at(&rel(path)))?;
         let module = entry_scan::module_name(&file);
         if let Some((_, other)) = seen_modules.iter().find(|(m, _)| *m == module) {
             return Err(Error::new(
                 ErrorKind::ModuleClash,
                 format!("maps to module `{module}`, like {other}; rename one of them"),
             )
-            .at(path));
+            .at(&rel(path)));
         }
         seen_modules.push((module.clone(), shown.clone()));
-        let declared = kernel_file::declared(&file, &text).map_err(|e| e.at(path))?;
+        let declared = kernel_file::declared(&file, &text).map_err(|e| e.at(&rel(path)))?;
 
         writeln!(modules, "    /// Entry points of `{shown}`.").unwrap();
         writeln!(modules, "    pub mod {module} {{").unwrap();
@@ -355,6 +370,14 @@ mod tests {
         let (path, kind, message) = generate(malformed.path()).unwrap_err();
         assert_eq!(kind, ErrorKind::ProjectFile);
         assert!(path.ends_with("kernelgate.toml") && message.contains("folder"), "{message}");
+
+        let again = project(&[
+            ("kernels/a.cu", "extern \"C\" __global__ void a() { }\n"),
+            ("kernelgate.toml", "kernels = [\"kernels\", \"./kernels/\"]\n"),
+        ]);
+        let (path, kind, message) = generate(again.path()).unwrap_err();
+        assert!(path.ends_with("kernelgate.toml") && kind == ErrorKind::ProjectFile, "{}", path.display());
+        assert!(message.contains("names the folder kernels twice"), "{message}");
 
         let none = project(&[("kernelgate.toml", "kernels = []\n")]);
         assert!(generate(none.path()).unwrap_err().2.contains("no folder"));

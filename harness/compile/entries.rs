@@ -48,7 +48,7 @@ pub(crate) fn check_entries(
 }
 
 /// Why the PTX declares C-linkage entries `unseen` that the entry scan did not list, for
-/// [`check_entries`]'s message; empty when there are none. The scan skips directive lines
+/// `check_entries`'s message; empty when there are none. The scan skips directive lines
 /// ([`crate::entry_scan`]), so a kernel a `#define` makes is not seen: with `macros` (the source's
 /// `#define`s holding `__global__`, [`crate::entry_scan::kernel_macros`]) that is the cause named,
 /// else it leads the likely causes. Pure.

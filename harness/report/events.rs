@@ -47,7 +47,10 @@ pub enum Event<'a> {
     /// A block of a report the run prints whole (the results table, the resource and SASS gates'
     /// reports, the lesson table, the time per phase), after a blank line.
     Report(&'a str),
-    /// A file the run wrote (the run CSV, its metrics CSV, the JUnit report, the lessons CSV).
+    /// A file the run wrote and leaves: the run CSV, its metrics and ceilings CSVs, the JUnit report,
+    /// the lessons CSV. (The A/B report's three files are one [`Event::Status`] line, the bless a
+    /// [`Event::Status`] line and a [`Event::Report`] block of its changes; a JUnit report written to
+    /// a FIFO or device a [`Event::Status`] line.)
     Wrote {
         /// The file.
         path: &'a Path,
@@ -63,6 +66,18 @@ pub enum Event<'a> {
         /// Its own line.
         line: &'a str,
     },
+    /// A trial ended, however it did (every trial: compile trials, failures and ignored ones
+    /// included), after its [`Event::TrialFinished`] line where it has one. Prints nothing: libtest
+    /// prints each outcome itself.
+    TrialEnded {
+        /// The trial's name.
+        trial: &'a str,
+        /// How it ended, with the failure's message or the reason it was ignored, as the JUnit
+        /// report has it.
+        outcome: &'a crate::report::junit::Outcome,
+        /// Its wall time.
+        seconds: f64,
+    },
     /// A note a trial makes while it runs (`kernelgate: <trial>: not re-checked after timing: …`).
     /// Where trial lines are inline, the [`Terminal`] keeps it for [`Event::TrialsEnded`] so that
     /// it does not cut a trial's line in two.
@@ -74,7 +89,9 @@ pub enum Event<'a> {
 impl std::fmt::Display for Event<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Event::Output { .. } | Event::TrialsStarting { .. } | Event::TrialsEnded => Ok(()),
+            Event::Output { .. } | Event::TrialsStarting { .. } | Event::TrialEnded { .. } | Event::TrialsEnded => {
+                Ok(())
+            }
             Event::Status(text) | Event::Warning(text) | Event::TrialNote(text) => f.write_str(text),
             Event::Report(text) => write!(f, "\n{text}"),
             Event::Wrote { path, holds } => write!(f, "kernelgate: wrote {} ({holds})", path.display()),
@@ -169,6 +186,7 @@ impl Terminal {
                 self.notes.lock().unwrap_or_else(|p| p.into_inner()).push(note.to_string());
                 Vec::new()
             }
+            Event::TrialEnded { .. } => Vec::new(),
             Event::TrialsEnded => {
                 let notes = std::mem::take(&mut *self.notes.lock().unwrap_or_else(|p| p.into_inner()));
                 if notes.is_empty() {

@@ -6,7 +6,7 @@
 //!
 //! 1. **figures**: NVRTC compiles the file for the real architecture (`sm_80`, `sm_90`) with
 //!    `--ptxas-options=-v` ([`crate::compile::compile_with_log`]), so the ptxas inside NVRTC
-//!    writes its report into the program log, which [`ptxas::parse`] reads. No standalone ptxas is
+//!    writes its report into the program log, which `ptxas::parse` reads. No standalone ptxas is
 //!    needed: NVRTC already runs ptxas to make the cubin of a real architecture, and its report
 //!    matched standalone `ptxas -v` of the same release (13.5.37, from the PyPI wheel
 //!    `nvidia-cuda-nvcc`) on the PTX of every kernel, line for line, for both architectures

@@ -54,7 +54,7 @@ pub struct Declared {
 pub struct Build<'a> {
     /// The kernel file.
     pub file: &'a str,
-    /// Its functions, by name ([`super::parse::parse`]).
+    /// Its functions, by name (`sass::parse::parse`).
     pub functions: &'a BTreeMap<String, Function>,
     /// NVRTC's `major.minor`.
     pub nvrtc: &'a str,

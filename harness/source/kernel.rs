@@ -204,22 +204,26 @@ pub fn build_options<'a>(file_options: &[&'a str], defines: &[&'static str]) -> 
 /// `kernelgate compile --define`). Pure.
 ///
 /// # Errors
-/// [`BadDefine`]: `name` not a C identifier, or `value` empty or holding whitespace (one NVRTC
-/// argument each, as `kernelgate.toml`'s options).
+/// [`BadDefine`]: `name` not a C identifier, `value` empty, or `value` holding whitespace (one
+/// NVRTC argument each, as `kernelgate.toml`'s options).
 ///
 /// # Example
 /// ```
 /// use kernelgate::source::{BadDefine, define_option};
 /// assert_eq!(define_option("BLOCK", "256").unwrap(), "-DBLOCK=256");
-/// assert_eq!(define_option("2D", "1"), Err(BadDefine::Name));
+/// assert_eq!(define_option("2D", "1"), Err(BadDefine::Name { name: "2D".into() }));
+/// assert_eq!(define_option("BLOCK", ""), Err(BadDefine::Empty { name: "BLOCK".into() }));
 /// ```
 pub fn define_option(name: &str, value: &str) -> std::result::Result<String, BadDefine> {
     let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !identifier {
-        return Err(BadDefine::Name);
+        return Err(BadDefine::Name { name: name.to_string() });
     }
-    if value.is_empty() || value.chars().any(char::is_whitespace) {
+    if value.is_empty() {
+        return Err(BadDefine::Empty { name: name.to_string() });
+    }
+    if value.chars().any(char::is_whitespace) {
         return Err(BadDefine::Value { name: name.to_string() });
     }
     Ok(format!("-D{name}={value}"))
@@ -230,9 +234,20 @@ pub fn define_option(name: &str, value: &str) -> std::result::Result<String, Bad
 #[non_exhaustive]
 pub enum BadDefine {
     /// The macro name is not a C identifier.
-    #[error("a macro name is a C identifier (letters, digits, _), e.g. BLOCK")]
-    Name,
-    /// The value is empty or holds whitespace: NVRTC takes each option as one argument.
+    #[error(
+        "{name:?} is not a macro name: a macro name is a C identifier (letters, digits, _, not first a digit), e.g. BLOCK"
+    )]
+    Name {
+        /// The name as given.
+        name: String,
+    },
+    /// The value is empty: `-DNAME=` would define the macro as nothing.
+    #[error("the value of {name} is empty; give one (-D{name}=1), or define it in the kernel file")]
+    Empty {
+        /// The macro's name.
+        name: String,
+    },
+    /// The value holds whitespace: NVRTC takes each option as one argument.
     #[error("the value is one NVRTC argument -D{name}=<value>, without spaces (write 256, or (1<<8) without spaces)")]
     Value {
         /// The macro's name.

@@ -154,7 +154,7 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
         return Err(Error::Kernels {
             path: dir.into(),
             message:
-                "holds no .cu, .ptx or .cubin file; kernelgate needs at least one kernel source or prebuilt module"
+                "holds no .cu, .ptx, .cubin or .fatbin file; kernelgate needs at least one kernel source or prebuilt module"
                     .into(),
         });
     }

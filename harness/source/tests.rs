@@ -50,8 +50,10 @@ fn a_definition_that_is_not_one_nvrtc_argument_is_refused_with_the_fix() {
         spaced.starts_with("reduce::reduce.define(\"BLOCK\", \"2 * 128\"): the value is one NVRTC argument"),
         "{spaced}"
     );
-    assert!(refused(|k| k.define("BLOCK", "")).contains("without spaces"));
-    assert!(refused(|k| k.define("2BLOCK", 1)).contains("a macro name is a C identifier"));
+    let empty = refused(|k| k.define("BLOCK", ""));
+    assert!(empty.contains("the value of BLOCK is empty; give one (-DBLOCK=1)"), "{empty}");
+    let digit = refused(|k| k.define("2BLOCK", 1));
+    assert!(digit.contains("\"2BLOCK\" is not a macro name: a macro name is a C identifier"), "{digit}");
     assert!(refused(|k| k.define("BLOCK SIZE", 1)).contains("a macro name is a C identifier"));
     let twice = refused(|k| k.define("BLOCK", 1).define("BLOCK", 2));
     assert!(twice.contains("BLOCK is defined already (-DBLOCK=1); define each name once"), "{twice}");
@@ -75,7 +77,7 @@ fn the_own_constants_are_the_own_files_entries() {
 fn a_folder_is_read_as_it_is_now_and_a_bad_file_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let err = read_folder(dir.path(), "kernels").unwrap_err().to_string();
-    assert!(err.contains("holds no .cu, .ptx or .cubin file"), "{err}");
+    assert!(err.contains("holds no .cu, .ptx, .cubin or .fatbin file"), "{err}");
     std::fs::write(dir.path().join("b.cu"), "extern \"C\" __global__ void b(float* x) { x[0] = 1; }\n").unwrap();
     std::fs::write(dir.path().join("a.cu"), "extern \"C\" __global__ void a(float* x) { x[0] = 1; }\n").unwrap();
     let read = read_folder(dir.path(), "kernels").unwrap();

@@ -178,8 +178,12 @@ pub(super) fn write_junit(suite: &Suite, names: &[String]) -> crate::error::Resu
     };
     let xml = junit::render(&run, &trials);
     report::write_whole(&[(&path, xml.as_bytes())])?;
-    let verb = if sink { "wrote to" } else { "wrote" };
-    suite.report(&Event::Status(&format!("kernelgate: {verb} {} (JUnit, {} testcases)", path.display(), trials.len())));
+    let holds = format!("JUnit, {} testcases", trials.len());
+    match sink {
+        // A FIFO or a device (`/dev/stdout`): written to, not a file the run leaves.
+        true => suite.report(&Event::Status(&format!("kernelgate: wrote to {} ({holds})", path.display()))),
+        false => suite.report(&Event::Wrote { path: &path, holds: &holds }),
+    }
     Ok(())
 }
 

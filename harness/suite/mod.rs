@@ -8,7 +8,7 @@
 //! | stage | module |
 //! |---|---|
 //! | GPUs, one trial per GPU | [`crate::devices`] |
-//! | check | [`crate::check::check_case`] |
+//! | check | `check::check_case` |
 //! | measure | [`crate::measure::measure_cold`], [`crate::measure::measure_pairs`] |
 //! | recheck | [`crate::recheck::recheck`] |
 //! | physics guard | [`crate::guard::impossible`] |
@@ -375,6 +375,28 @@ pub fn main(table: crate::case::Table) -> ExitCode {
 /// # Example
 /// See [`Reporter`].
 pub fn main_with(table: crate::case::Table, reporter: Arc<dyn Reporter>) -> ExitCode {
+    run(table, std::env::args_os(), reporter)
+}
+
+/// [`main_with`] with the command line `args` (the program's name first, then libtest's flags
+/// and filters, and `--partition`) instead of the process's: a run embedded in another program,
+/// or in a test of what a run says. The options still come from the `KERNELGATE_*` variables, and
+/// libtest prints its own lines (`running 8 tests`, each outcome) on stdout.
+///
+/// # Example
+/// ```no_run
+/// use kernelgate::report::events::Lines;
+/// # fn cases(_scale: f64) -> Vec<kernelgate::Case> { Vec::new() }
+/// let table = kernelgate::case::Table::new(cases, &kernelgate::Build::UNKNOWN);
+/// let lines = std::sync::Arc::new(Lines::default());
+/// let args = ["kernels", "--list"].map(std::ffi::OsString::from);
+/// let _code = kernelgate::suite::run(table, args, lines.clone());
+/// ```
+pub fn run(
+    table: crate::case::Table,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+    reporter: Arc<dyn Reporter>,
+) -> ExitCode {
     let config = match Config::from_env() {
         Ok(c) => c,
         Err(e) => {
@@ -421,7 +443,7 @@ pub fn main_with(table: crate::case::Table, reporter: Arc<dyn Reporter>) -> Exit
         };
     }
     // `--partition count:K/N` is kernelgate's (nextest's syntax), the rest libtest's.
-    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut argv: Vec<std::ffi::OsString> = args.into_iter().collect();
     if argv.iter().skip(1).any(|a| a == "--help" || a == "-h") {
         // libtest's help follows (it exits there); kernelgate's own flag and options first.
         crate::outln!("{}", partition::HELP);

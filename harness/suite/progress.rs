@@ -73,6 +73,7 @@ where
         if let Some(text) = own_line(&suite, &name, seconds).filter(|_| ran) {
             suite.report(&Event::TrialFinished { trial: &name, line: &text });
         }
+        suite.report(&Event::TrialEnded { trial: &name, outcome: &outcome, seconds });
         suite
             .collected
             .outcomes

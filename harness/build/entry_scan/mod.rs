@@ -41,8 +41,14 @@ pub fn utf8_text(bytes: Vec<u8>, shown: &str) -> Result<String, Error> {
         let bytes = e.into_bytes();
         let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
         let column = at - bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
-        let file = shown.rsplit('/').next().unwrap_or(shown);
-        let file = file.split(' ').next().unwrap_or(file);
+        // The path as shown (from the project root), without a revision's ` at <rev>`; quoted for a
+        // shell where it needs it.
+        let file = shown.split_once(" at ").map_or(shown, |(path, _)| path);
+        let file = if file.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+            format!("'{}'", file.replace('\'', r"'\''"))
+        } else {
+            file.to_string()
+        };
         let message = format!(
             "byte 0x{:02x} is not UTF-8 (the file is in another encoding, Latin-1 or \
              Windows-1252 most likely), and kernelgate reads kernel files as UTF-8 text. Fix: convert the file, `iconv \
@@ -100,10 +106,10 @@ pub fn declared(source: &str) -> Result<Declared, Error> {
         ));
     }
     for (i, (name, line)) in entries.iter().enumerate() {
-        if entries[..i].iter().any(|(n, _)| n == name) {
+        if let Some((_, first)) = entries[..i].iter().find(|(n, _)| n == name) {
             return Err(Error::new(
                 ErrorKind::Redeclared,
-                format!("line {line}: kernel `{name}` is declared twice; remove or rename one"),
+                format!("line {line}: kernel `{name}` is declared twice (first at line {first}); remove or rename one"),
             ));
         }
     }
@@ -308,7 +314,7 @@ mod tests {
         let e = utf8_text(text, "kernels/latin1.cu").unwrap_err();
         assert_eq!((e.kind(), e.place()), (crate::ErrorKind::NotUtf8, Some("kernels/latin1.cu:2:7")));
         assert!(e.to_string().starts_with("kernels/latin1.cu:2:7: byte 0xe9 is not UTF-8"), "{e}");
-        assert!(e.message().contains("iconv -f latin1 -t utf-8 latin1.cu > latin1.cu.utf8"), "{e}");
+        assert!(e.message().contains("iconv -f latin1 -t utf-8 kernels/latin1.cu > kernels/latin1.cu.utf8"), "{e}");
         assert_eq!(utf8_text("// café\n".into(), "a.cu").unwrap(), "// café\n");
     }
 

@@ -118,7 +118,7 @@ fn csv_files_under(folder: &Path, files: &mut std::collections::BTreeSet<PathBuf
 }
 
 /// Imports run CSVs and metrics CSVs into `<history_dir>/<gpu_key>.sqlite`. `paths` are files or
-/// folders (a folder: the `*.csv` files under it at any depth, [`csv_files_under`], not ncu's
+/// folders (a folder: the `*.csv` files under it at any depth, `csv_files_under`, not ncu's
 /// `*-raw.csv` nor the lesson trials' `*-lessons.csv`, [`crate::lesson_record`]); a run CSV brings the metrics CSV
 /// beside it (`<stem>-metrics.csv`) and the other way round. A metrics CSV without its run CSV
 /// joins the stored run of its run id (its GPU is then known); with none stored it is imported

@@ -385,7 +385,7 @@ fn judge_in_store(
     Ok(reference::judge(run, &earlier, &pool, &crate::gate::Policy::default()))
 }
 
-/// The latest commit other than `before`'s that the gate passed, among the last [`LAST_PASS_SEARCH`]
+/// The latest commit other than `before`'s that the gate passed, among the last `LAST_PASS_SEARCH`
 /// runs of `store` stored before the run `before` (in the store's order: commit time, then run id): a same-run A/B run with no trial `regressed`, or a nominal run on a GPU with a
 /// history of its own that passes against it ([`reference::decide_against_gpu`], without change
 /// points). `runs` are the store's nominal runs in order. `None` when none did.
