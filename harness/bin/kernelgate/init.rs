@@ -276,8 +276,9 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
     };
     kernelgate::outln!(
         "kernelgate init: next, in {}: {get_nvrtc} . (once: NVRTC for the compile trials), then \
-         cargo test --release --test kernels; KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/ \
-         blesses the kernels' resource and SASS tables (docs/adopting.md)",
+         KERNELGATE_BLESS=1 cargo test --release --test kernels -- compile/ (blesses the kernels' resource and \
+         SASS tables: a kernel never blessed fails its compile trials), then cargo test --release --test kernels \
+         (docs/adopting.md)",
         init.dir.display(),
     );
     Ok(0)
