@@ -41,7 +41,11 @@ fn an_embedded_run_hands_its_events_to_the_callers_reporter() {
     let args = ["kernels", "--exact", "compile/coalescing.cu/sm_90", "--format", "terse"].map(OsString::from);
     let code = kernelgate::suite::run(kernelgate_lessons::table(), args, kept.clone());
     let kept = kept.0.lock().unwrap().clone();
-    assert_eq!(kept.first().map(String::as_str), Some("output to stderr: true"), "terse: stdout is libtest's: {kept:?}");
+    assert_eq!(
+        kept.first().map(String::as_str),
+        Some("output to stderr: true"),
+        "terse: stdout is libtest's: {kept:?}"
+    );
     let ended: Vec<&String> = kept.iter().filter(|k| k.starts_with("ended: ")).collect();
     assert_eq!(ended.len(), 1, "the one trial --exact names: {kept:?}");
     // With NVRTC the compile trial passes against the blessed tables; without it, it is ignored.

@@ -36,6 +36,19 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         } else {
             suite.report(&Event::Status(&format!("kernelgate: GPU trials are ignored: {reason}")));
         }
+        // What a GPU runner would ignore too, said here where it can be fixed before one runs: a
+        // host call whose library is missing ([`crate::case::HostCall::needs`]).
+        for case in suite.cases.iter().filter(|c| selected.contains(&c.name().as_str())) {
+            if let Some(why) = case.host_calls().find_map(|call| call.unavailable().map(|why| (call.name, why))) {
+                suite.report(&Event::Warning(&format!(
+                    "kernelgate: warning: {}: the host call {} cannot run here, and a GPU runner like this \
+                     machine would ignore the trial: {}",
+                    case.name(),
+                    why.0,
+                    why.1
+                )));
+            }
+        }
         if suite.config.ncu {
             suite.report(&Event::Status("kernelgate: KERNELGATE_NCU=1, but nothing is profiled: there is no GPU"));
         }
@@ -276,4 +289,44 @@ fn load_baseline(suite: &Suite, gpu: &Gpu, selected: &[&str]) {
         Err(e) => suite.report(&Event::Status(&format!("kernelgate: baseline unusable, every GPU trial fails: {e}"))),
     }
     let _ = suite.baseline.set(loaded);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{HostCall, Param, Step};
+    use crate::config::{Config, History};
+    use std::sync::Arc;
+
+    /// A case whose host call needs a library this machine lacks.
+    fn vendor_cases(_scale: f64) -> Vec<Case> {
+        let call = HostCall::new("vendor_sum", [0], |_| Ok(()))
+            .needs(|| Err("libvendor.so not found; build it with make".into()));
+        vec![Case::program("sum", "vendor", "1K").params([Param::output(1024)]).step(Step::Host(call))]
+    }
+
+    #[test]
+    fn without_a_gpu_a_host_call_that_cannot_run_is_named_before_the_trials() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config { out_dir: Some(dir.path().join("out")), history: History::Off, ..Config::default() };
+        let project = crate::project::Project::discover(crate::source::repository_for_tests(), &config).unwrap();
+        let table = crate::case::Table::new(vendor_cases, &crate::Build::UNKNOWN);
+        let said = Arc::new(crate::report::events::Lines::default());
+        let mut suite = Suite::new(config, project, crate::source::for_tests().clone(), table, said.clone());
+        suite.no_gpu = Some("no CUDA driver".into());
+        announce(&suite, &["sum/vendor/1K"]).unwrap();
+        let said = said.take();
+        assert!(said.iter().any(|l| l == "kernelgate: GPU trials are ignored: no CUDA driver"), "{said:?}");
+        assert!(
+            said.iter()
+                .any(|l| l.starts_with("kernelgate: warning: sum/vendor/1K: the host call vendor_sum cannot run")
+                    && l.ends_with(": libvendor.so not found; build it with make")),
+            "{said:?}"
+        );
+        // Not selected: not named.
+        let said2 = Arc::new(crate::report::events::Lines::default());
+        suite.reporter = said2.clone();
+        announce(&suite, &[]).unwrap();
+        assert!(!said2.take().iter().any(|l| l.contains("vendor_sum")));
+    }
 }
