@@ -19,7 +19,7 @@ use crate::resources::FileBuild;
 use crate::sass::nvdisasm;
 use crate::source::{KernelSource, Sources};
 use std::collections::BTreeMap;
-use std::sync::{Condvar, Mutex, Once, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
 /// What a compile trial needs: NVRTC's result and, when it compiled, nvdisasm's listing of the
 /// cubin (or why there is none).
@@ -39,22 +39,16 @@ pub(super) type ModuleJob = (KernelSource, Vec<&'static str>, &'static [&'static
 /// definitions.
 type JobKey = (&'static str, &'static str, &'static [&'static str]);
 
-/// The process's NVRTC work made ahead ([`Ahead`]): one suite runs per test process.
-pub(super) static AHEAD: Ahead = Ahead {
-    modules: OnceLock::new(),
-    selected: OnceLock::new(),
-    started: Once::new(),
-    made: Mutex::new(BTreeMap::new()),
-    ready: Condvar::new(),
-};
-
-/// The selected trials' NVRTC work, made once on worker threads ([`Ahead::start`]).
+/// The selected trials' NVRTC work, made once on worker threads ([`Ahead::start`]); one per run,
+/// held by its [`super::Suite`].
+#[derive(Default)]
 pub(super) struct Ahead {
     /// The modules the selected GPU trials load, in trial order.
     modules: OnceLock<Vec<ModuleJob>>,
     /// The compile trials this run selected.
     selected: OnceLock<Vec<Job>>,
-    started: Once,
+    /// Set when the workers started: once per run.
+    started: OnceLock<()>,
     made: Mutex<BTreeMap<JobKey, Made>>,
     ready: Condvar,
 }
@@ -83,37 +77,37 @@ impl Ahead {
     /// its ceilings measured, so that the workers do not load the CPU during that probe), or by
     /// the first compile trial of a run without one (`None`: no modules). The compile trials run
     /// after the GPU trials ([`super::trials`]), so their work is done by then.
-    pub(super) fn start(&'static self, arch: Option<&str>) {
-        let modules = match arch {
-            Some(arch) => {
-                self.modules.get().map_or(&[][..], Vec::as_slice).iter().map(|m| (m, arch.to_string())).collect()
-            }
-            None => Vec::new(),
-        };
-        let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
-        if !selected.is_empty() || !modules.is_empty() {
-            self.started.call_once(|| {
-                std::thread::spawn(move || {
+    pub(super) fn start(self: &Arc<Self>, arch: Option<&str>) {
+        let modules = if arch.is_some() { self.modules.get().map_or(0, Vec::len) } else { 0 };
+        let selected = self.selected.get().map_or(0, Vec::len);
+        if selected == 0 && modules == 0 {
+            return;
+        }
+        let (ahead, arch) = (Arc::clone(self), arch.map(str::to_string));
+        self.started.get_or_init(|| {
+            std::thread::spawn(move || {
+                if let Some(arch) = &arch {
                     // The modules with the inputs made ahead (nice 10), below the trials' timing
                     // thread: a trial waits for its module.
                     crate::inputs::prefetch::lower_priority(10);
-                    in_parallel(&modules, |((source, instances, defines), arch)| {
+                    let modules = ahead.modules.get().map_or(&[][..], Vec::as_slice);
+                    in_parallel(modules, |(source, instances, defines)| {
                         // A failure is not kept: the trial compiles again and reports NVRTC's error.
                         let options = crate::source::build_options(source.options, defines);
                         let (file, shown, text) = (source.file, source.path, source.source);
                         let _ = crate::compile::module_ptx(file, shown, text, arch, instances, &options);
                     });
-                    // The compile trials run last and can wait.
-                    crate::inputs::prefetch::lower_priority(19);
-                    self.work(selected)
-                });
+                }
+                // The compile trials run last and can wait.
+                crate::inputs::prefetch::lower_priority(19);
+                ahead.work(ahead.selected.get().map_or(&[][..], Vec::as_slice))
             });
-        }
+        });
     }
 
     /// This trial's work for `build`: made ahead when selected (starting the workers if no GPU
     /// trial has, and waiting for its job), else here and now.
-    pub(super) fn take(&'static self, source: &KernelSource, arch: &'static str, build: &FileBuild) -> Made {
+    pub(super) fn take(self: &Arc<Self>, source: &KernelSource, arch: &'static str, build: &FileBuild) -> Made {
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
         if !selected.iter().any(|(s, a, b)| s.file == source.file && *a == arch && b == build) {
             return make(source, arch, build);
@@ -131,7 +125,7 @@ impl Ahead {
 
     /// Makes every selected compile trial's job, in the trials' order ([`in_parallel`]), each
     /// result handed over as soon as it is made.
-    fn work(&self, jobs: &'static [Job]) {
+    fn work(&self, jobs: &[Job]) {
         in_parallel(jobs, |(source, arch, build)| {
             let done = make(source, arch, build);
             self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch, build.defines), done);

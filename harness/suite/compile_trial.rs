@@ -61,7 +61,7 @@ pub(super) fn run(
     // the cases launch its kernels with (Kernel::define).
     let (mut made, mut listings) = (Vec::new(), Vec::new());
     for build in resources::builds(launches, source.file) {
-        let (compiled, listing) = super::compile_ahead::AHEAD.take(source, arch, &build);
+        let (compiled, listing) = suite.ahead.take(source, arch, &build);
         let compiled = match compiled {
             Ok(compiled) => compiled,
             Err(Error::Unavailable(reason)) if !suite.config.require_nvrtc => return cannot_run(reason),

@@ -136,6 +136,8 @@ pub struct Suite {
     collected: Collected,
     /// Where the run's events go ([`Suite::report`]).
     reporter: Arc<dyn Reporter>,
+    /// NVRTC's work for the selected trials, made ahead on worker threads.
+    ahead: Arc<compile_ahead::Ahead>,
 }
 
 impl std::fmt::Debug for Suite {
@@ -213,6 +215,7 @@ impl Suite {
             stem: OnceLock::new(),
             collected: Collected::default(),
             reporter,
+            ahead: Arc::default(),
         }
     }
 
@@ -581,7 +584,7 @@ pub fn run(
             &suite.sources,
             selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)),
         );
-        compile_ahead::AHEAD.select(modules, jobs.collect());
+        suite.ahead.select(modules, jobs.collect());
     }
     let names: Vec<String> = trials.iter().filter(|t| !args.is_filtered_out(t)).map(|t| t.name().to_string()).collect();
     if !args.list

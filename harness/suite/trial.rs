@@ -90,7 +90,7 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
     };
     let gpu = Arc::clone(lease.gpu());
     // The GPU is open and its ceilings measured: NVRTC's work made ahead may load the CPU now.
-    super::compile_ahead::AHEAD.start(Some(&gpu.arch));
+    suite.ahead.start(Some(&gpu.arch));
     let fault = |e: Error| retire_on_fault(suite, case, gpu.facts.ordinal, e);
     if let Some(why) = program::unavailable(case) {
         return super::cannot_run(why);
