@@ -330,13 +330,16 @@ pub fn project_kernels_sha256(sources: &[KernelSource]) -> String {
 }
 
 /// The fixture kernels of the library's unit tests, read as a run reads them ([`Sources::read`]):
-/// the repository's shipped lesson suite (`kernels/` above this crate), whose kernels the tests
-/// name by hand ([`k`]). Read once per test process.
+/// the small project `harness/tests/fixtures/project/` (its `kernels/`: a copy, three transposes,
+/// a float4 kernel with a `__device__` helper, a shared-memory stage and a kernel template), whose
+/// kernels the tests name by hand ([`k`]), with the library's own files. Read once per test
+/// process.
 #[cfg(test)]
 pub(crate) fn for_tests() -> &'static Sources {
     static FIXTURE: OnceLock<Sources> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let project = Project::discover(repository_for_tests(), &crate::config::Config::default()).unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/project");
+        let project = Project::new(&root, None, crate::project::Settings::default(), &crate::config::Config::default());
         Sources::read(&project).unwrap()
     })
 }
