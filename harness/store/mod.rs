@@ -493,7 +493,11 @@ impl Store {
                         self.reseal_hint
                     )
                 };
-                Error::Store { path, line, message: format!("{message}. Nothing was written. Fix: {fix}") }
+                Error::Store {
+                    path,
+                    line,
+                    message: format!("{message}. kernelgate left the folder as it was. Fix: {fix}"),
+                }
             }
             other => other,
         }
