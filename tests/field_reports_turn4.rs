@@ -341,6 +341,26 @@ fn a_kernel_file_that_is_not_utf8_is_named_with_line_column_and_fix() {
     assert!(text.contains("iconv -f latin1 -t utf-8 latin1.cu"), "{text}");
 }
 
+/// A kernel declared twice in a file `kernelgate compile` is given is said once, with both lines,
+/// not as NVRTC's error for each architecture.
+#[test]
+fn a_kernel_declared_twice_is_named_once_with_both_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let kernel = "extern \"C\" __global__ void k(float* x) { x[0] = 1; }\n";
+    std::fs::write(tmp.path().join("twice.cu"), format!("{kernel}// between\n{kernel}")).unwrap();
+    let (code, text) = kernelgate(tmp.path(), &["compile", "twice.cu"]);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(
+        text.matches(
+            "kernelgate: twice.cu: line 3: kernel `k` is declared twice (first at line 1); remove or rename one"
+        )
+        .count(),
+        1,
+        "{text}"
+    );
+    assert!(!text.contains("NVRTC failed"), "the scan answers before NVRTC: {text}");
+}
+
 /// A probe of R48's kind (text read as an option), in NVRTC: a kernel file whose name begins with
 /// `-` compiles; its name is not read as an NVRTC option (`-Ifoo.cu`).
 #[test]

@@ -66,6 +66,14 @@ pub fn compile_command(
     let (mut gate_failed, mut other_failed) = (false, false);
     for path in files {
         let source = KernelSource::read(path, &path.display().to_string())?;
+        // A name declared twice is said once, with both lines, not as NVRTC's error per architecture.
+        if let Err(e) = kernelgate::kernel_file::declared(source.file, source.source)
+            && e.kind() == kernelgate::KernelFileErrorKind::Redeclared
+        {
+            kernelgate::outln!("kernelgate: {}: {e}", path.display());
+            other_failed = true;
+            continue;
+        }
         let of_project = suite_files.contains(&source.file);
         // A file of the project compiles with the project's options for it, as the suite's trials.
         let source = if of_project { source.with_options(project.nvrtc_options(source.file)?) } else { source };
