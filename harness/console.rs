@@ -196,11 +196,12 @@ pub fn wait_saying(
         }
         std::thread::sleep(Duration::from_millis(100));
         if ticker.due() {
-            reporter.report(&crate::report::events::Event::Status(&format!(
-                "kernelgate: {what}: {}, {:.0} s so far",
-                status(),
-                ticker.elapsed_s()
-            )));
+            let status = status();
+            reporter.report(&crate::report::events::Event::Progress {
+                what,
+                status: &status,
+                elapsed_s: ticker.elapsed_s(),
+            });
         }
     }
 }

@@ -44,6 +44,16 @@ pub enum Event<'a> {
     /// Something that fails nothing but asks for the user's attention (`kernelgate: warning: …`,
     /// `kernelgate: WARNING: …`). The text as printed.
     Warning(&'a str),
+    /// A long phase that waits on a child process (the ncu session, the sanitizer's or the
+    /// isolated child) is still going: said every [`crate::console::HEARTBEAT`].
+    Progress {
+        /// The phase (`ncu`, `compute-sanitizer --tool memcheck`, `isolated child`).
+        what: &'a str,
+        /// How far it is, from the child's log (`trial 3 of 77 (coalescing/copy/67108864)`).
+        status: &'a str,
+        /// Seconds since the phase began.
+        elapsed_s: f64,
+    },
     /// A block of a report the run prints whole (the results table, the resource and SASS gates'
     /// reports, the lesson table, the time per phase), after a blank line.
     Report(&'a str),
@@ -94,6 +104,9 @@ impl std::fmt::Display for Event<'_> {
             }
             Event::Status(text) | Event::Warning(text) | Event::TrialNote(text) => f.write_str(text),
             Event::Report(text) => write!(f, "\n{text}"),
+            Event::Progress { what, status, elapsed_s } => {
+                write!(f, "kernelgate: {what}: {status}, {elapsed_s:.0} s so far")
+            }
             Event::Wrote { path, holds } => write!(f, "kernelgate: wrote {} ({holds})", path.display()),
             Event::TrialFinished { trial, line } => write!(f, "kernelgate: {trial}: {line}"),
         }
@@ -267,6 +280,8 @@ mod tests {
             [Written::Stderr(r"kernelgate: warning: a \u{1b}[2J".into())]
         );
         assert_eq!(t.render(&Event::Report("| table |")), [Written::Stderr("\n| table |".into())]);
+        let progress = Event::Progress { what: "ncu", status: "kernel 3 of 8", elapsed_s: 10.4 };
+        assert_eq!(t.render(&progress), [Written::Stderr("kernelgate: ncu: kernel 3 of 8, 10 s so far".into())]);
     }
 
     #[test]

@@ -317,12 +317,8 @@ fn one_process(
         let text = std::fs::read_to_string(part).unwrap_or_default();
         let begun = text.matches(parse::BEGIN).count();
         if ticker.due() {
-            reporter.report(&Event::Status(&format!(
-                "kernelgate: {}: {}, {:.0} s so far",
-                label(tool),
-                progress(&text, trials.len()),
-                ticker.elapsed_s()
-            )));
+            let (what, status) = (label(tool), progress(&text, trials.len()));
+            reporter.report(&Event::Progress { what: &what, status: &status, elapsed_s: ticker.elapsed_s() });
         }
         if begun != last_begin.0 {
             last_begin = (begun, Instant::now());
