@@ -66,4 +66,14 @@ fn an_embedded_run_hands_its_events_to_the_callers_reporter() {
         .collect();
     assert_eq!(order.len(), 3, "{kept:?}");
     assert!(order[0] == "trials starting: Stderr" && order[2] == "trials ended", "{kept:?}");
+
+    // A trial libtest ignores before it runs (a GPU trial without a GPU) ends too, skipped.
+    if kernelgate::gpu::gpu_available().is_err() {
+        let kept = Arc::new(Kept::default());
+        let args = ["kernels", "--exact", "coalescing/copy/67108864"].map(OsString::from);
+        kernelgate::suite::run(kernelgate_lessons::table(), args, kept.clone());
+        let kept = kept.0.lock().unwrap().clone();
+        let ended: Vec<&String> = kept.iter().filter(|k| k.starts_with("ended: ")).collect();
+        assert_eq!(ended, ["ended: coalescing/copy/67108864: skipped"], "{kept:?}");
+    }
 }

@@ -144,11 +144,21 @@ impl Build {
 pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, Error> {
     let file = root.join(PROJECT_FILE);
     let Ok(text) = std::fs::read_to_string(&file) else { return Ok(vec![root.join("kernels")]) };
-    let refused =
-        |message: String| Error::new(ErrorKind::ProjectFile, message).at(file.strip_prefix(root).unwrap_or(&file));
+    let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+    let refused = |message: String| Error::new(ErrorKind::ProjectFile, message).at(Path::new(&shown));
     let table = text.parse::<toml::Table>().map_err(|e| refused(e.to_string()))?;
+    // What `kernels` is refused for is said at its line, as the library says it.
+    let line = text.lines().position(|l| l.trim_start().starts_with("kernels")).map_or(0, |i| i + 1);
+    let refused = |message: &str| {
+        Error::new(ErrorKind::ProjectFile, format!("kernels {message}")).at(Path::new(&format!("{shown}:{line}")))
+    };
     let folder = |v: &toml::Value| {
-        v.as_str().map(|f| root.join(f)).ok_or_else(|| refused("kernels: give a folder or a list of folders".into()))
+        v.as_str().map(|f| root.join(f)).ok_or_else(|| {
+            refused(
+                "takes a folder or a list of folders, relative to the project root (`kernels = \"kernels\"`, or \
+                 `kernels = [\"src/cuda\", \"kernels\"]`)",
+            )
+        })
     };
     match table.get("kernels") {
         None => Ok(vec![root.join("kernels")]),
@@ -158,14 +168,14 @@ pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, Error> {
             let plain =
                 |p: &PathBuf| -> PathBuf { p.components().filter(|c| *c != std::path::Component::CurDir).collect() };
             match folders.iter().enumerate().find(|(i, f)| folders[..*i].iter().any(|g| plain(g) == plain(f))) {
-                Some((_, again)) => Err(refused(format!(
-                    "kernels names the folder {} twice; name each folder once",
+                Some((_, again)) => Err(refused(&format!(
+                    "names the folder {} twice; name each folder once",
                     again.strip_prefix(root).unwrap_or(again).display()
                 ))),
                 None => Ok(folders),
             }
         }
-        Some(toml::Value::Array(_)) => Err(refused("kernels names no folder; name at least one".into())),
+        Some(toml::Value::Array(_)) => Err(refused("names no folder; name at least one")),
         Some(one) => Ok(vec![folder(one)?]),
     }
 }
@@ -366,17 +376,18 @@ mod tests {
         assert!(path.ends_with("b/x.cu") && message.contains("module `x`"), "{}: {message}", path.display());
         assert!(message.contains("like a/x.cu;"), "the other file is named: {message}");
 
-        let malformed = project(&[("kernelgate.toml", "kernels = 3\n")]);
+        let malformed = project(&[("kernelgate.toml", "\nkernels = 3\n")]);
         let (path, kind, message) = generate(malformed.path()).unwrap_err();
-        assert_eq!(kind, ErrorKind::ProjectFile);
-        assert!(path.ends_with("kernelgate.toml") && message.contains("folder"), "{message}");
+        assert_eq!((kind, path), (ErrorKind::ProjectFile, PathBuf::from("kernelgate.toml:2")));
+        assert!(message.starts_with("kernels takes a folder or a list of folders"), "{message}");
+        assert!(message.contains("`kernels = [\"src/cuda\", \"kernels\"]`"), "the two forms: {message}");
 
         let again = project(&[
             ("kernels/a.cu", "extern \"C\" __global__ void a() { }\n"),
             ("kernelgate.toml", "kernels = [\"kernels\", \"./kernels/\"]\n"),
         ]);
         let (path, kind, message) = generate(again.path()).unwrap_err();
-        assert!(path.ends_with("kernelgate.toml") && kind == ErrorKind::ProjectFile, "{}", path.display());
+        assert!(path.ends_with("kernelgate.toml:1") && kind == ErrorKind::ProjectFile, "{}", path.display());
         assert!(message.contains("names the folder kernels twice"), "{message}");
 
         let none = project(&[("kernelgate.toml", "kernels = []\n")]);

@@ -76,14 +76,15 @@ pub enum Event<'a> {
         /// Its own line.
         line: &'a str,
     },
-    /// A trial ended, however it did (every trial: compile trials, failures and ignored ones
-    /// included), after its [`Event::TrialFinished`] line where it has one. Prints nothing: libtest
-    /// prints each outcome itself.
+    /// A trial ended, however it did (every trial the filters name: compile trials, failures and
+    /// ignored ones included), after its [`Event::TrialFinished`] line where it has one; a trial
+    /// libtest ignored before it ran (without a GPU, every GPU trial) ends after the others, with
+    /// the reason. Prints nothing: libtest prints each outcome itself.
     TrialEnded {
         /// The trial's name.
         trial: &'a str,
-        /// How it ended, with the failure's message or the reason it was ignored, as the JUnit
-        /// report has it.
+        /// How it ended, with the failure's message or the reason it was ignored: passed, failed
+        /// (any failure: the JUnit report tells a harness error apart by its message) or skipped.
         outcome: &'a crate::report::junit::Outcome,
         /// Its wall time.
         seconds: f64,
@@ -131,7 +132,7 @@ impl std::fmt::Display for Event<'_> {
 ///
 /// impl Reporter for Counting {
 ///     fn report(&self, event: &Event<'_>) {
-///         if let Event::TrialFinished { .. } = event {
+///         if let Event::TrialEnded { .. } = event {
 ///             self.ended.fetch_add(1, Ordering::Relaxed);
 ///         }
 ///         self.terminal.report(event);

@@ -548,8 +548,14 @@ pub fn run(
         .map(Trial::name)
         .collect();
     let lessons_selected = trials.iter().filter(chosen).any(|t| crate::case::lesson::is_lesson(t.name()));
+    // The cases the filters name, ignored ones included (without a GPU, every GPU trial is).
+    let named: Vec<&str> = trials
+        .iter()
+        .filter(|t| !args.is_filtered_out(t) && !t.name().starts_with("compile/"))
+        .map(Trial::name)
+        .collect();
     if !args.list
-        && let Err(e) = prepare::announce(&suite, &selected)
+        && let Err(e) = prepare::announce(&suite, &named, &selected)
     {
         crate::errln!("kernelgate: {e}");
         return ExitCode::from(EXIT_CONFIG);
@@ -606,6 +612,16 @@ pub fn run(
     });
     let conclusion = libtest_mimic::run(&args, trials);
     drop(prefetch);
+    if !args.list {
+        // The trials libtest ignored before they ran (without a GPU, every GPU trial) end too, with
+        // the reason the JUnit report gives them.
+        let ran: Vec<String> =
+            suite.collected.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.name.clone()).collect();
+        let skipped = report::junit::Outcome::Skipped(suite.no_gpu.clone().unwrap_or_else(|| "not run".to_string()));
+        for name in names.iter().filter(|n| !ran.contains(n)) {
+            suite.report(&Event::TrialEnded { trial: name, outcome: &skipped, seconds: 0.0 });
+        }
+    }
     suite.report(&Event::TrialsEnded);
     let mut unwritten = Vec::new();
     if !args.list {

@@ -13,11 +13,13 @@ use crate::report::events::Event;
 use std::sync::atomic::Ordering;
 
 /// What every run says before its trials, GPU or not: why the GPU trials are ignored (or fail),
-/// and the A/B revision, read (and so checked) even when nothing will be timed.
+/// which of the cases the filters `named` (ignored ones included) have a host call that cannot run
+/// here, and the A/B revision, read (and so checked) even when nothing will be timed; `selected` are
+/// the cases that will run.
 ///
 /// # Errors
 /// A `KERNELGATE_AB` revision that cannot be read, as a sentence (exit code 2).
-pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
+pub(super) fn announce(suite: &Suite, named: &[&str], selected: &[&str]) -> Result<(), String> {
     let g = &suite.git;
     suite.report(&Event::Status(&format!(
         "kernelgate: recorded under commit {}{}{} ({}{})",
@@ -38,11 +40,11 @@ pub(super) fn announce(suite: &Suite, selected: &[&str]) -> Result<(), String> {
         }
         // What a GPU runner would ignore too, said here where it can be fixed before one runs: a
         // host call whose library is missing ([`crate::case::HostCall::needs`]).
-        for case in suite.cases.iter().filter(|c| selected.contains(&c.name().as_str())) {
+        for case in suite.cases.iter().filter(|c| named.contains(&c.name().as_str())) {
             if let Some(why) = case.host_calls().find_map(|call| call.unavailable().map(|why| (call.name, why))) {
                 suite.report(&Event::Warning(&format!(
-                    "kernelgate: warning: {}: the host call {} cannot run here, and a GPU runner like this \
-                     machine would ignore the trial: {}",
+                    "kernelgate: warning: {}: the host call {} cannot run here, and a GPU runner set up as \
+                     this machine is would ignore the trial: {}",
                     case.name(),
                     why.0,
                     why.1
@@ -314,7 +316,7 @@ mod tests {
         let said = Arc::new(crate::report::events::Lines::default());
         let mut suite = Suite::new(config, project, crate::source::for_tests().clone(), table, said.clone());
         suite.no_gpu = Some("no CUDA driver".into());
-        announce(&suite, &["sum/vendor/1K"]).unwrap();
+        announce(&suite, &["sum/vendor/1K"], &[]).unwrap();
         let said = said.take();
         assert!(said.iter().any(|l| l == "kernelgate: GPU trials are ignored: no CUDA driver"), "{said:?}");
         assert!(
@@ -326,7 +328,7 @@ mod tests {
         // Not selected: not named.
         let said2 = Arc::new(crate::report::events::Lines::default());
         suite.reporter = said2.clone();
-        announce(&suite, &[]).unwrap();
+        announce(&suite, &[], &[]).unwrap();
         assert!(!said2.take().iter().any(|l| l.contains("vendor_sum")));
     }
 }
