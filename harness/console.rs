@@ -7,7 +7,8 @@
 //!   where one trial runs at a time in libtest's pretty format; as a `kernelgate: <trial>: ...` line
 //!   on stderr otherwise ([`TrialLines`]).
 //! - **A heartbeat.** A phase that waits on a child process (the ncu session, the sanitizer or the
-//!   isolated child) says what it is doing at least every [`HEARTBEAT`] ([`Ticker`]), so that a CI
+//!   isolated child) says what it is doing at least every [`HEARTBEAT`] ([`Ticker`];
+//!   `crate::report::events::wait_saying` waits on one), so that a CI
 //!   log never goes silent for a minute (nvbench and criterion, likewise, print a line per
 //!   benchmark as it ends).
 
@@ -175,34 +176,6 @@ impl Ticker {
     /// Seconds since the ticker started.
     pub fn elapsed_s(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
-    }
-}
-
-/// Waits for `child`, polling every 100 ms, and tells `reporter` `kernelgate: <what>: <status()>,
-/// <s> s so far` every [`HEARTBEAT`]; `status` reads how far the child is (from its log, say).
-///
-/// # Errors
-/// The I/O error of `try_wait`.
-pub fn wait_saying(
-    child: &mut std::process::Child,
-    what: &str,
-    reporter: &dyn crate::report::events::Reporter,
-    mut status: impl FnMut() -> String,
-) -> std::io::Result<std::process::ExitStatus> {
-    let mut ticker = Ticker::new(HEARTBEAT);
-    loop {
-        if let Some(exit) = child.try_wait()? {
-            return Ok(exit);
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        if ticker.due() {
-            let status = status();
-            reporter.report(&crate::report::events::Event::Progress {
-                what,
-                status: &status,
-                elapsed_s: ticker.elapsed_s(),
-            });
-        }
     }
 }
 

@@ -130,7 +130,7 @@ impl Session {
             profile.env(k, v);
         }
         let mut child = profile.spawn().map_err(|e| self.spawn_error(e))?;
-        let status = crate::console::wait_saying(&mut child, "ncu", reporter, || {
+        let status = crate::report::events::wait_saying(&mut child, "ncu", reporter, || {
             progress(&std::fs::read_to_string(&out.log).unwrap_or_default(), self.trials.len())
         })
         .map_err(Error::io(&out.log))?;
@@ -154,7 +154,7 @@ impl Session {
             .stdout(Stdio::null())
             .spawn()
             .map_err(|e| self.spawn_error(e))?;
-        let status = crate::console::wait_saying(&mut import, "ncu --import", reporter, || {
+        let status = crate::report::events::wait_saying(&mut import, "ncu --import", reporter, || {
             format!("printing the report's raw page into {}", out.csv.display())
         })
         .map_err(Error::io(&out.report))?;

@@ -12,7 +12,7 @@
 //! Protocol lines a child process writes for its parent (the sanitizer child's markers) and the
 //! `kernelgate` program's own output are not events.
 
-use crate::console::{TrialLines, shown_lines};
+use crate::console::{HEARTBEAT, Ticker, TrialLines, shown_lines};
 use std::io::Write as _;
 use std::path::Path;
 use std::sync::Mutex;
@@ -45,7 +45,7 @@ pub enum Event<'a> {
     /// `kernelgate: WARNING: …`). The text as printed.
     Warning(&'a str),
     /// A long phase that waits on a child process (the ncu session, the sanitizer's or the
-    /// isolated child) is still going: said every [`crate::console::HEARTBEAT`].
+    /// isolated child) is still going: said every [`HEARTBEAT`] ([`wait_saying`]).
     Progress {
         /// The phase (`ncu`, `compute-sanitizer --tool memcheck`, `isolated child`).
         what: &'a str,
@@ -225,6 +225,31 @@ impl Reporter for Terminal {
                     let _ = out.flush();
                 }
             }
+        }
+    }
+}
+
+/// Waits for `child`, polling every 100 ms, and tells `reporter` how far it is every
+/// [`HEARTBEAT`] ([`Event::Progress`]: `kernelgate: <what>: <status()>, <s> s so far`); `status`
+/// reads how far the child is (from its log, say).
+///
+/// # Errors
+/// The I/O error of `try_wait`.
+pub fn wait_saying(
+    child: &mut std::process::Child,
+    what: &str,
+    reporter: &dyn Reporter,
+    mut status: impl FnMut() -> String,
+) -> std::io::Result<std::process::ExitStatus> {
+    let mut ticker = Ticker::new(HEARTBEAT);
+    loop {
+        if let Some(exit) = child.try_wait()? {
+            return Ok(exit);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        if ticker.due() {
+            let status = status();
+            reporter.report(&Event::Progress { what, status: &status, elapsed_s: ticker.elapsed_s() });
         }
     }
 }
