@@ -38,8 +38,8 @@ pub enum Event<'a> {
         trial_lines: TrialLines,
     },
     /// A fact of the run: before the trials (the NVRTC it compiles with, the input seed, the
-    /// baseline and what it covers, A/B's two sides), after them (the history recorded, the bless),
-    /// or a long phase's heartbeat. The text as printed.
+    /// baseline and what it covers, A/B's two sides), or after them (a history not recorded, the
+    /// git note added). The text as printed.
     Status(&'a str),
     /// Something that fails nothing but asks for the user's attention (`kernelgate: warning: …`,
     /// `kernelgate: WARNING: …`). The text as printed.
@@ -58,14 +58,52 @@ pub enum Event<'a> {
     /// reports, the lesson table, the time per phase), after a blank line.
     Report(&'a str),
     /// A file the run wrote and leaves: the run CSV, its metrics and ceilings CSVs, the JUnit report,
-    /// the lessons CSV. (The A/B report's three files are one [`Event::Status`] line, the bless a
-    /// [`Event::Status`] line and a [`Event::Report`] block of its changes; a JUnit report written to
-    /// a FIFO or device a [`Event::Status`] line.)
+    /// the lessons CSV. (The A/B report is [`Event::AbReport`], the bless [`Event::Blessed`]; a JUnit
+    /// report written to a FIFO or device a [`Event::Status`] line.)
     Wrote {
         /// The file.
         path: &'a Path,
         /// What it holds, counted (`86 cases`, `JUnit, 120 testcases`).
         holds: &'a str,
+    },
+    /// A same-run A/B run wrote its report, in three forms.
+    AbReport {
+        /// The report as JSON (`kernelgate merge` folds several jobs' into one).
+        json: &'a Path,
+        /// The report as Markdown, for a pull request's comment.
+        markdown: &'a Path,
+        /// The report as a page of HTML.
+        html: &'a Path,
+    },
+    /// The run was appended to the history of one GPU key (one per GPU model the run timed on).
+    Recorded {
+        /// The commit the measured code came from, abbreviated as the run's other lines show it.
+        commit: &'a str,
+        /// In a same-run A/B run, the commit of the A side (its first 12 hex digits); else `None`.
+        against: Option<&'a str>,
+        /// The rows appended (one per trial and statistic).
+        values: usize,
+        /// The physical GPU the run timed on (NVML's UUID, `GPU-…`).
+        gpu: &'a str,
+        /// The history folder.
+        history: &'a Path,
+    },
+    /// A trial the bless left out of its baseline (measured under bad conditions), and why.
+    NotBlessed {
+        /// The trial's name.
+        trial: &'a str,
+        /// Why it was left out.
+        why: &'a str,
+    },
+    /// The bless wrote the run's trials into one GPU key's baseline folder. A summary of its changes
+    /// and the file that lists every change follow as [`Event::Status`] lines.
+    Blessed {
+        /// The trials blessed.
+        trials: usize,
+        /// The baseline folder (`baselines/<GPU key>`).
+        dir: &'a Path,
+        /// How many entries the bless changed (added, moved or removed).
+        changes: usize,
     },
     /// A trial ended, with its own line ([`crate::report::trial_line`]: median, change, verdict
     /// and wall time; a lesson trial's ratio and verdict). Compile trials and trials not run have
@@ -109,6 +147,28 @@ impl std::fmt::Display for Event<'_> {
                 write!(f, "kernelgate: {what}: {status}, {elapsed_s:.0} s so far")
             }
             Event::Wrote { path, holds } => write!(f, "kernelgate: wrote {} ({holds})", path.display()),
+            Event::AbReport { json, markdown, html } => write!(
+                f,
+                "kernelgate: wrote {}, {} and {} (the A/B report: JSON, Markdown for the pull request, HTML)",
+                json.display(),
+                markdown.display(),
+                html.display()
+            ),
+            Event::Recorded { commit, against, values, gpu, history } => {
+                write!(f, "kernelgate: recorded in history: {commit}")?;
+                if let Some(against) = against {
+                    write!(f, ", a same-run A/B comparison against {against}")?;
+                }
+                write!(f, " ({values} values, GPU {gpu}) in {}", history.display())
+            }
+            Event::NotBlessed { trial, why } => write!(f, "kernelgate: not blessed: {trial}: {why}"),
+            Event::Blessed { trials, dir, changes } => write!(
+                f,
+                "kernelgate: blessed {} into {} ({})",
+                crate::units::count(*trials, "trial"),
+                dir.display(),
+                crate::units::count(*changes, "change")
+            ),
             Event::TrialFinished { trial, line } => write!(f, "kernelgate: {trial}: {line}"),
         }
     }
@@ -332,5 +392,44 @@ mod tests {
         assert_eq!(t.render(&finished), [Written::Stderr("kernelgate: copy/x/4: 1.00 us  unchanged  0.3 s".into())]);
         assert_eq!(t.render(&Event::TrialNote("kernelgate: n")), [Written::Stdout("kernelgate: n".into())]);
         assert!(t.render(&Event::TrialsEnded).is_empty());
+    }
+
+    #[test]
+    fn what_a_run_leaves_is_typed_and_prints_the_lines_it_always_did() {
+        let history = Path::new(".kernelgate/history");
+        let recorded = |against| Event::Recorded {
+            commit: "ec2944f",
+            against,
+            values: 688,
+            gpu: "GPU-046f4107-311a-4d96-9aa4-2cf0c014c298",
+            history,
+        };
+        assert_eq!(
+            recorded(None).to_string(),
+            "kernelgate: recorded in history: ec2944f (688 values, GPU GPU-046f4107-311a-4d96-9aa4-2cf0c014c298) \
+             in .kernelgate/history"
+        );
+        assert_eq!(
+            recorded(Some("094b787a1c2d")).to_string(),
+            "kernelgate: recorded in history: ec2944f, a same-run A/B comparison against 094b787a1c2d (688 values, \
+             GPU GPU-046f4107-311a-4d96-9aa4-2cf0c014c298) in .kernelgate/history"
+        );
+        let dir = Path::new("baselines/nvidia-h200-sm90");
+        assert_eq!(
+            Event::Blessed { trials: 1, dir, changes: 3 }.to_string(),
+            "kernelgate: blessed 1 trial into baselines/nvidia-h200-sm90 (3 changes)"
+        );
+        assert_eq!(
+            Event::NotBlessed { trial: "copy/x/4", why: "its clock was throttled" }.to_string(),
+            "kernelgate: not blessed: copy/x/4: its clock was throttled"
+        );
+        let (json, markdown, html) = (Path::new("r-ab.json"), Path::new("r-ab.md"), Path::new("r-ab.html"));
+        assert_eq!(
+            Event::AbReport { json, markdown, html }.to_string(),
+            "kernelgate: wrote r-ab.json, r-ab.md and r-ab.html (the A/B report: JSON, Markdown for the pull \
+             request, HTML)"
+        );
+        let t = Terminal::default();
+        assert_eq!(t.render(&Event::Blessed { trials: 2, dir, changes: 1 }).len(), 1, "a status line");
     }
 }

@@ -90,12 +90,7 @@ pub(super) fn write(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> 
         (&md, text.as_bytes()),
         (&page, html(&report).as_bytes()),
     ])?;
-    suite.report(&Event::Status(&format!(
-        "kernelgate: wrote {}, {} and {} (the A/B report: JSON, Markdown for the pull request, HTML)",
-        json.display(),
-        md.display(),
-        page.display()
-    )));
+    suite.report(&Event::AbReport { json: &json, markdown: &md, html: &page });
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|s| !s.is_empty()) {
         let path = std::path::PathBuf::from(summary);
         let real = crate::output::resolve(&path);

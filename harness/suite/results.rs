@@ -113,21 +113,14 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
         let run = history::of_run::run_of(&info, &group[0].gpu.ceilings, &trials, counters);
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
         match appended {
-            Ok(rows) => suite.report(&Event::Status(&format!(
-                "kernelgate: recorded in history: {}{} ({} values, GPU {}) in {}",
-                info.git.short(),
-                if info.ab_revision.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        ", a same-run A/B comparison against {}",
-                        &info.ab_revision[..info.ab_revision.len().min(12)]
-                    )
-                },
-                rows,
-                info.facts.uuid,
-                dir.display()
-            ))),
+            Ok(rows) => suite.report(&Event::Recorded {
+                commit: &info.git.short(),
+                against: (!info.ab_revision.is_empty())
+                    .then(|| &info.ab_revision[..info.ab_revision.len().min(12)]),
+                values: rows,
+                gpu: &info.facts.uuid,
+                history: &dir,
+            }),
             Err(e) => {
                 suite.report(&Event::Status(&format!("kernelgate: not recorded in history: {e}")));
                 if asked {
@@ -228,15 +221,9 @@ fn bless(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
         let blessed = form.1.len();
         let (changes, left_out) = baseline::run::bless(&dir, form)?;
         for (trial, why) in &left_out {
-            suite.report(&Event::Status(&format!("kernelgate: not blessed: {trial}: {why}")));
+            suite.report(&Event::NotBlessed { trial, why });
         }
-        let count = blessed - left_out.len();
-        suite.report(&Event::Status(&format!(
-            "kernelgate: blessed {} into {} ({})",
-            crate::units::count(count, "trial"),
-            dir.display(),
-            crate::units::count(changes.len(), "change")
-        )));
+        suite.report(&Event::Blessed { trials: blessed - left_out.len(), dir: &dir, changes: changes.len() });
         // The whole list in a file beside the run's CSV; a summary here.
         let list = with_suffix(&suite.stem()?, &format!("-blessed-{key}.txt"));
         let text: String = changes.iter().map(|c| format!("{c}\n")).collect();
