@@ -114,7 +114,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
         let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
         match appended {
             Ok(rows) => suite.report(&Event::Recorded {
-                commit: &info.git.short(),
+                commit: info.git.short(),
                 against: (!info.ab_revision.is_empty())
                     .then(|| &info.ab_revision[..info.ab_revision.len().min(12)]),
                 values: rows,
