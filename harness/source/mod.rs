@@ -344,6 +344,13 @@ pub(crate) fn for_tests() -> &'static Sources {
     })
 }
 
+/// The file or folder `path` of the library's test fixtures, `harness/tests/fixtures/` (inside
+/// the package, so the unit tests also run from the published crate).
+#[cfg(test)]
+pub(crate) fn fixture_path(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
+}
+
 /// The repository the library's unit tests read their fixtures from (`tests/fixtures/`,
 /// `baselines/`, the shipped suite's `kernels/`): the folder above this crate.
 #[cfg(test)]
