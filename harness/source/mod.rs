@@ -378,3 +378,5 @@ pub(crate) mod k {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod package_tests;
