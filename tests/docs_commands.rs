@@ -287,7 +287,7 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
     // kernelgate compile: a small file of the suite, and the edit resource-gate.md describes.
     ("kernels/x.cu", "kernels/coalescing.cu"),
     ("<the edited copy of vectorization.cu>", "tmp/edited/vectorization.cu"),
-    ("capture.csv", "tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_raw.csv"),
+    ("capture.csv", "harness/tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_raw.csv"),
     // The lessons CSVs that the recipe in lessons.md writes: the committed ten runs of it.
     ("out/lessons/runs", "baselines/nvidia-h200-sm90/runs/lessons"),
     // The ten runs of ci.md's calibration: b2.tgz's nine A/A runs (the blessed run is the tenth).
@@ -893,6 +893,7 @@ fn workspace() -> Workspace {
     std::fs::copy(root.join("Cargo.toml"), ws.join("Cargo.toml")).unwrap();
     copy_tree(&root.join("kernels"), &ws.join("kernels"));
     copy_tree(&root.join("tests/fixtures"), &ws.join("tests/fixtures"));
+    copy_tree(&root.join("harness/tests/fixtures"), &ws.join("harness/tests/fixtures"));
     std::os::unix::fs::symlink(root.join("scripts"), ws.join("scripts")).unwrap();
     for e in std::fs::read_dir(root.join("baselines")).unwrap() {
         let e = e.unwrap();

@@ -135,7 +135,7 @@ fn a_ptx_module_for_a_later_gpu_than_every_gated_one_fails_under_require_nvrtc()
 #[test]
 fn a_prebuilt_module_that_lost_the_code_of_a_blessed_architecture_fails_that_trial() {
     let dir = tree("", |t| t.to_string());
-    let cubin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cubin/kernels.cubin");
+    let cubin = Path::new(env!("CARGO_MANIFEST_DIR")).join("harness/tests/fixtures/cubin/kernels.cubin");
     std::fs::copy(cubin, dir.path().join("kernels/fused.cubin")).unwrap();
     let baselines = dir.path().join("baselines");
     std::fs::create_dir_all(baselines.join("sm_80")).unwrap();

@@ -1,8 +1,9 @@
 //! The compute-sanitizer mode's verdicts from the tool's output, through `kernelgate::sanitize::run`
 //! (what the suite calls before its trials; no command reaches it without a GPU), with a stand-in
 //! for compute-sanitizer (`KERNELGATE_SANITIZER_PATH`) that prints the logs of the turn-3 field
-//! reports 46 and 47 (tests/fixtures/field-reports/turn3/): every report fails a trial, and a trial
-//! checked after the tool's print limit was spent is checked again, never passed unchecked.
+//! reports 46 and 47 (harness/tests/fixtures/field-reports/turn3/, which the library's unit tests
+//! read too): every report fails a trial, and a trial checked after the tool's print limit was
+//! spent is checked again, never passed unchecked.
 
 use kernelgate::Config;
 use kernelgate::sanitize::{self, Sanitized};
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/field-reports/turn3").join(path)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("harness/tests/fixtures/field-reports/turn3").join(path)
 }
 
 /// A stand-in for compute-sanitizer in `dir`: for each process it prints `first` when the trial

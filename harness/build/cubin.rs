@@ -17,7 +17,7 @@
 //!   cubin's `.nv.info`, each a (`u32` symbol index, `u32` value) pair; **static shared memory** is
 //!   the size of the section `.nv.shared.<name>`, less the 1 KiB per block the system reserves
 //!   where the cubin lays it into that section (from sm_90: the cubin then has a section
-//!   `.nv.shared.reserved.0`; `mixed` of `tests/fixtures/cubin/kernels.cu` has a section of 2048
+//!   `.nv.shared.reserved.0`; `mixed` of `harness/tests/fixtures/cubin/kernels.cu` has a section of 2048
 //!   bytes for sm_90 where ptxas reports `1024 bytes smem`, and 1024 for sm_80), so that the figure is
 //!   ptxas's, to which an occupancy calculation adds the reserved KiB itself.
 //! - **The ptxas that made it** is named in the note `.note.nv.tkinfo`.
@@ -277,10 +277,10 @@ pub fn from_text(text: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
 
-    /// `tests/fixtures/cubin/kernels.cubin`: `nvcc -cubin -arch=sm_90` (CUDA 13.0) of
-    /// `tests/fixtures/cubin/kernels.cu`; the figures below are `cuobjdump -elf` and
+    /// `harness/tests/fixtures/cubin/kernels.cubin`: `nvcc -cubin -arch=sm_90` (CUDA 13.0) of
+    /// `harness/tests/fixtures/cubin/kernels.cu`; the figures below are `cuobjdump -elf` and
     /// `cuobjdump -res-usage`'s of the same file.
-    const KERNELS: &[u8] = include_bytes!("../../tests/fixtures/cubin/kernels.cubin");
+    const KERNELS: &[u8] = include_bytes!("../tests/fixtures/cubin/kernels.cubin");
 
     #[test]
     fn a_cubin_gives_its_architecture_kernels_parameters_and_resources() {

@@ -188,11 +188,11 @@ pub fn read(bytes: &[u8]) -> Result<Fatbin, Error> {
 mod tests {
     use super::*;
 
-    /// `tests/fixtures/cubin/kernels.fatbin`: `nvcc -fatbin -no-compress -gencode
+    /// `harness/tests/fixtures/cubin/kernels.fatbin`: `nvcc -fatbin -no-compress -gencode
     /// arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]` (CUDA 13.0) of
-    /// `tests/fixtures/cubin/kernels.cu`; `kernels-zstd.fatbin` the same with `-compress-mode=size`.
-    const KERNELS: &[u8] = include_bytes!("../../tests/fixtures/cubin/kernels.fatbin");
-    const ZSTD: &[u8] = include_bytes!("../../tests/fixtures/cubin/kernels-zstd.fatbin");
+    /// `harness/tests/fixtures/cubin/kernels.cu`; `kernels-zstd.fatbin` the same with `-compress-mode=size`.
+    const KERNELS: &[u8] = include_bytes!("../tests/fixtures/cubin/kernels.fatbin");
+    const ZSTD: &[u8] = include_bytes!("../tests/fixtures/cubin/kernels-zstd.fatbin");
 
     #[test]
     fn a_fatbin_gives_its_cubins_ptx_and_kernels() {

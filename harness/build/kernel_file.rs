@@ -334,7 +334,7 @@ mod tests {
     /// file that is not one is named with the fix.
     #[test]
     fn a_cubin_declares_its_kernels_from_its_bytes() {
-        let bytes = include_bytes!("../../tests/fixtures/cubin/kernels.cubin").to_vec();
+        let bytes = include_bytes!("../tests/fixtures/cubin/kernels.cubin").to_vec();
         let text = kernel_text("k.cubin", bytes, "k.cubin").unwrap();
         let d = declared("k.cubin", &text).unwrap();
         assert_eq!(d.entries[1], ("axpy".to_string(), 0));

@@ -475,8 +475,7 @@ mod tests {
     /// trial's build is the image itself, with the ptxas release it names.
     #[test]
     fn a_cubin_runs_on_its_architecture_alone_and_is_its_bytes() {
-        let image =
-            std::fs::read(crate::source::repository_for_tests().join("tests/fixtures/cubin/kernels.cubin")).unwrap();
+        let image = std::fs::read(crate::source::fixture_path("cubin/kernels.cubin")).unwrap();
         let text = crate::cubin::to_text(&image);
         let (_, sha256) = cubin_module("k.cubin", &text, "sm_90").unwrap();
         assert_eq!(sha256, image_sha256(&image));
@@ -494,7 +493,7 @@ mod tests {
     /// it lacks has nothing to gate.
     #[test]
     fn a_fatbin_loads_where_a_part_fits_and_gates_each_cubin() {
-        let fixtures = crate::source::repository_for_tests().join("tests/fixtures/cubin");
+        let fixtures = crate::source::fixture_path("cubin");
         let image = std::fs::read(fixtures.join("kernels.fatbin")).unwrap();
         let text = crate::cubin::to_text(&image);
         let (_, sha256) = cubin_module("k.fatbin", &text, "sm_100").unwrap();

@@ -18,7 +18,7 @@ pub fn itanium_name(mangled: &str) -> Option<&str> {
 /// namespaces) after a module id and the compiling process's id
 /// (`_ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_30504...`: module id `8e9d8e83`, process
 /// 30504), and for a file whose kernels are all templates the module id changes on every compile
-/// (NVRTC 13.0 and 13.5: `tests/fixtures/ptx/` holds `kernels/blocksum.cu` compiled by two
+/// (NVRTC 13.0 and 13.5: `harness/tests/fixtures/ptx/` holds `kernels/blocksum.cu` compiled by two
 /// processes; NVIDIA's developer forum, "Non-deterministic compilation when anonymous namespaces
 /// are used", reports the same of nvcc). So in every such name the module id and process id are
 /// replaced by `MODULE` and the name's length by `L`, and the `.debug_str` section (those names
@@ -140,8 +140,7 @@ mod tests {
     fn the_module_and_process_ids_of_internal_names_do_not_change_the_identity() {
         // kernels/blocksum.cu's `block_sum<128, 4>` compiled by NVRTC 13.0 in two processes.
         let fixture = |n: u32| {
-            let path =
-                format!("{}/../tests/fixtures/ptx/blocksum-128x4-nvrtc13.0-process{n}.ptx", env!("CARGO_MANIFEST_DIR"));
+            let path = crate::source::fixture_path(&format!("ptx/blocksum-128x4-nvrtc13.0-process{n}.ptx"));
             std::fs::read_to_string(path).unwrap()
         };
         let (one, two) = (fixture(1), fixture(2));

@@ -121,7 +121,7 @@ pub const BLESS_GOLDEN: Var = Var {
     name: "KERNELGATE_BLESS_GOLDEN",
     value: Value::Text("any value"),
     default: Some("unset"),
-    meaning: "set: the Markdown golden test rewrites `tests/fixtures/report/synthetic.md` when it differs \
+    meaning: "set: the Markdown golden test rewrites `harness/tests/fixtures/report/synthetic.md` when it differs \
               (`cargo test --release --lib`; the suite refuses it)",
     read_by: &[Reader::UnitTest("harness/report/markdown.rs")],
 };

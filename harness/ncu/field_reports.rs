@@ -1,4 +1,4 @@
-//! Tests of the ncu inputs that field reports found mishandled (`tests/fixtures/ncu/field-reports/`),
+//! Tests of the ncu inputs that field reports found mishandled (`harness/tests/fixtures/ncu/field-reports/`),
 //! each with small variants that cover its kind of fault, and of the errors for bad inputs: each
 //! names the file, the line and the fix.
 
@@ -6,13 +6,13 @@ use super::parse::{KernelRecord, Layout, Metric, MetricValue, Report, collect, p
 use crate::error::Error;
 use std::path::Path;
 
-const F01: &str = include_str!("../../tests/fixtures/ncu/field-reports/01-auto-units-details.csv");
-const F02: &str = include_str!("../../tests/fixtures/ncu/field-reports/02-appended-details-ids-restart.csv");
-const F02B: &str = include_str!("../../tests/fixtures/ncu/field-reports/02b-appended-raw.csv");
-const F02C: &str = include_str!("../../tests/fixtures/ncu/field-reports/02c-appended-raw-nounits.csv");
-const F04: &[u8] = include_bytes!("../../tests/fixtures/ncu/field-reports/04-utf16le-bom-powershell.csv");
-const F05: &[u8] = include_bytes!("../../tests/fixtures/ncu/field-reports/05-latin1-app-output.csv");
-const TILE_RAW: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
+const F01: &str = include_str!("../tests/fixtures/ncu/field-reports/01-auto-units-details.csv");
+const F02: &str = include_str!("../tests/fixtures/ncu/field-reports/02-appended-details-ids-restart.csv");
+const F02B: &str = include_str!("../tests/fixtures/ncu/field-reports/02b-appended-raw.csv");
+const F02C: &str = include_str!("../tests/fixtures/ncu/field-reports/02c-appended-raw-nounits.csv");
+const F04: &[u8] = include_bytes!("../tests/fixtures/ncu/field-reports/04-utf16le-bom-powershell.csv");
+const F05: &[u8] = include_bytes!("../tests/fixtures/ncu/field-reports/05-latin1-app-output.csv");
+const TILE_RAW: &str = include_str!("../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
 
 /// The header of a details page as ncu 2023-2025 print it without NVTX (as in field report 01).
 const DETAILS: &str = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\

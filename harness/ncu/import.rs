@@ -369,10 +369,10 @@ pub fn to_csv(report: &Report) -> String {
 mod tests {
     use super::*;
 
-    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/ncu");
-    const TILE: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ncu");
+    const TILE: &str = include_str!("../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
 
-    /// What [`run`] prints for `fixture` (under `tests/fixtures/ncu/`): (stdout, stderr).
+    /// What [`run`] prints for `fixture` (under `harness/tests/fixtures/ncu/`): (stdout, stderr).
     fn printed(fixture: &str, format: Format) -> (String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let path = Path::new(FIXTURES).join(fixture);
@@ -382,7 +382,7 @@ mod tests {
 
     /// Golden files: what `kernelgate import-ncu` prints for fixtures. After a deliberate change of
     /// the format, write them again with
-    /// `cargo run --release --bin kernelgate -- import-ncu tests/fixtures/ncu/<input> [--csv] > tests/fixtures/ncu/golden/<name>`.
+    /// `cargo run --release --bin kernelgate -- import-ncu harness/tests/fixtures/ncu/<input> [--csv] > harness/tests/fixtures/ncu/golden/<name>`.
     #[test]
     fn printers_match_the_golden_files() {
         let cases = [

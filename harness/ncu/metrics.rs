@@ -167,7 +167,7 @@ mod tests {
 
     #[test]
     fn derived_from_the_h200_tile_fixture_numbers() {
-        // tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv: a 32x32 tile read by column.
+        // harness/tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv: a 32x32 tile read by column.
         let r = raw(&[
             ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1_051_646.0),
             ("smsp__sass_inst_executed_op_shared_ld.sum", 32_768.0),

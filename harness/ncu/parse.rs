@@ -14,7 +14,7 @@
 //! kernels: one line, one kernel, and per table a few small sets (units and processes seen).
 //! [`parse_csv`] and [`parse_file`] collect the same stream into a [`Report`].
 //!
-//! What ncu really prints, and so what this parser accepts (fixtures in `tests/fixtures/ncu/`, from
+//! What ncu really prints, and so what this parser accepts (fixtures in `harness/tests/fixtures/ncu/`, from
 //! ncu 2020.1 to 2025.3.1, and field reports):
 //! - the program's own stdout and ncu's `==PROF==` / `==WARNING==` lines before, between and after
 //!   tables. A header is a line whose first field is `ID` and that has a `Kernel Name` column.
@@ -230,13 +230,13 @@ mod tests {
     use super::super::table::nvtx_ranges;
     use super::*;
 
-    const F01: &str = include_str!("../../tests/fixtures/ncu/ncu-public/01.csv");
-    const F04: &str = include_str!("../../tests/fixtures/ncu/ncu-public/04.csv");
-    const F07: &str = include_str!("../../tests/fixtures/ncu/ncu-public/07.csv");
-    const F12: &str = include_str!("../../tests/fixtures/ncu/ncu-public/12.csv");
-    const SAXPY_RAW: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_raw.csv");
-    const SAXPY_DETAILS: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_details.csv");
-    const TILE_RAW: &str = include_str!("../../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
+    const F01: &str = include_str!("../tests/fixtures/ncu/ncu-public/01.csv");
+    const F04: &str = include_str!("../tests/fixtures/ncu/ncu-public/04.csv");
+    const F07: &str = include_str!("../tests/fixtures/ncu/ncu-public/07.csv");
+    const F12: &str = include_str!("../tests/fixtures/ncu/ncu-public/12.csv");
+    const SAXPY_RAW: &str = include_str!("../tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_raw.csv");
+    const SAXPY_DETAILS: &str = include_str!("../tests/fixtures/ncu/ncu-2025.3.1-h200/saxpy_details.csv");
+    const TILE_RAW: &str = include_str!("../tests/fixtures/ncu/ncu-2025.3.1-h200/tile_raw.csv");
 
     fn parse(text: &str) -> Report {
         parse_csv(text, Path::new("t.csv")).unwrap_or_else(|e| panic!("{e}"))

@@ -386,12 +386,12 @@ mod tests {
         assert_eq!(c["x.ratio"], 2.0);
     }
 
-    /// A capture whose counters ncu printed as `nan` (tests/fixtures/ncu/not-finite/) is read, its
+    /// A capture whose counters ncu printed as `nan` (harness/tests/fixtures/ncu/not-finite/) is read, its
     /// metric names accepted, and the trial named invalid with the tool's version; no value is
     /// kept to compare.
     #[test]
     fn counters_printed_as_nan_make_the_trial_tool_invalid() {
-        let file = crate::source::repository_for_tests().join("tests/fixtures/ncu/not-finite/b200-all-nan-raw.csv");
+        let file = crate::source::fixture_path("ncu/not-finite/b200-all-nan-raw.csv");
         let report = super::super::parse::parse_file(&file).unwrap();
         let requested = ["dram__bytes_read.sum", "dram__bytes_write.sum", "gpu__time_duration.sum"];
         super::super::parse::require_metrics(&report, &requested, &file).expect("a nan is not a misspelled name");

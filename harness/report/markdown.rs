@@ -347,13 +347,12 @@ mod tests {
 
     #[test]
     fn golden() {
-        let expected = include_str!("../../tests/fixtures/report/synthetic.md");
+        let expected = include_str!("../tests/fixtures/report/synthetic.md");
         let got = render(&synthetic());
         if got != expected && std::env::var_os("KERNELGATE_BLESS_GOLDEN").is_some() {
-            std::fs::write(crate::source::repository_for_tests().join("tests/fixtures/report/synthetic.md"), &got)
-                .unwrap();
+            std::fs::write(crate::source::fixture_path("report/synthetic.md"), &got).unwrap();
         }
-        assert_eq!(got, expected, "rendered Markdown differs from tests/fixtures/report/synthetic.md");
+        assert_eq!(got, expected, "rendered Markdown differs from harness/tests/fixtures/report/synthetic.md");
     }
 
     #[test]

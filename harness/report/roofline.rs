@@ -432,12 +432,13 @@ mod tests {
     }
 
     /// The committed H200 run `20261201T165209Z-8c8c911` (77 trials): its bytes, FLOPs, medians and
-    /// copy bandwidth, each case bound as the case table declares or derives. The FMA peak is a
-    /// fixture input (60000 GFLOP/s), not a measurement: that run measured the copy only.
+    /// copy bandwidth (its excerpt in tests/fixtures/baselines/, those rows alone), each case bound
+    /// as the case table declares or derives. The FMA peak is a fixture input (60000 GFLOP/s), not
+    /// a measurement: that run measured the copy only.
     #[test]
     fn the_roofline_of_a_committed_run() {
         const RUN: &str = "baselines/nvidia-h200-sm90/runs/20261201T165209Z-8c8c911.csv";
-        let path = crate::source::repository_for_tests().join(RUN);
+        let path = crate::source::fixture_path(RUN);
         let mut reader = csv::Reader::from_path(&path).unwrap();
         let headers = reader.headers().unwrap().clone();
         let col = |name: &str| headers.iter().position(|h| h == name).unwrap();

@@ -568,8 +568,7 @@ mod tests {
     /// the size of the image's parameter is named with both sizes.
     #[test]
     fn a_cubin_is_gated_from_its_image_and_its_parameters_are_checked() {
-        let image =
-            std::fs::read(crate::source::repository_for_tests().join("tests/fixtures/cubin/kernels.cubin")).unwrap();
+        let image = std::fs::read(crate::source::fixture_path("cubin/kernels.cubin")).unwrap();
         let source = KernelSource::of_text("fused.cubin", "gpu/fused.cubin", &crate::cubin::to_text(&image));
         let (axpy, mixed) = (Kernel::new("fused.cubin", "axpy"), Kernel::new("fused.cubin", "mixed"));
         let launches = [

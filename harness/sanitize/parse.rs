@@ -368,11 +368,11 @@ kernelgate-sanitize: begin planted/illegal_address/4096
     /// compute-sanitizer 2025 (CUDA 13.0) on the H200 (GPU-2091dd7f-482d-5f51-c911-c8fc95a0a971),
     /// `KERNELGATE_SANITIZE=memcheck KERNELGATE_PLANTED=1 KERNELGATE_KERNEL_TIMEOUT=10
     /// kernels planted/`: three processes (the hang was killed; each fault ended its child).
-    const MEMCHECK: &str = include_str!("../../tests/fixtures/sanitize/memcheck-planted-h200.log");
+    const MEMCHECK: &str = include_str!("../tests/fixtures/sanitize/memcheck-planted-h200.log");
     /// The same run's racecheck over the three trials that do not fault or hang.
-    const RACECHECK: &str = include_str!("../../tests/fixtures/sanitize/racecheck-planted-h200.log");
+    const RACECHECK: &str = include_str!("../tests/fixtures/sanitize/racecheck-planted-h200.log");
     /// initcheck over them: it tracks global memory only, so the uninitialised shared read passes.
-    const INITCHECK: &str = include_str!("../../tests/fixtures/sanitize/initcheck-planted-h200.log");
+    const INITCHECK: &str = include_str!("../tests/fixtures/sanitize/initcheck-planted-h200.log");
 
     #[test]
     fn memcheck_on_the_h200_names_each_planted_bug() {
@@ -451,12 +451,12 @@ kernelgate-sanitize: begin planted/illegal_address/4096
     /// Field report 46 (turn 3): a memcheck report after the first trial's end marker, before the
     /// second's begin marker.
     const LATE: &str = include_str!(
-        "../../tests/fixtures/field-reports/turn3/46-sanitizer-report-after-end-marker/s7-report-after-end.log"
+        "../tests/fixtures/field-reports/turn3/46-sanitizer-report-after-end-marker/s7-report-after-end.log"
     );
     /// Field report 47 (turn 3): initcheck's print limit spent on the first trial; the second
     /// follows; the summary says 256 errors were not printed.
     const LIMIT: &str = include_str!(
-        "../../tests/fixtures/field-reports/turn3/47-sanitizer-print-limit-exhausted/s8-print-limit-initcheck.log"
+        "../tests/fixtures/field-reports/turn3/47-sanitizer-print-limit-exhausted/s8-print-limit-initcheck.log"
     );
 
     #[test]

@@ -372,11 +372,11 @@ mod tests {
     use super::*;
 
     /// nvdisasm 13.5.37's whole listing of `kernels/vectorization.cu` as NVRTC 13.5.37 compiled it
-    /// for sm_90 (`tests/fixtures/sass/vectorization.sm_90.sass`): the lesson of the family is in
+    /// for sm_90 (`harness/tests/fixtures/sass/vectorization.sm_90.sass`): the lesson of the family is in
     /// the counts: the float4 copy's loads and stores are all 128-bit, the scalar copy's 32-bit.
     #[test]
     fn a_real_listing_shows_the_vectorization_lesson() {
-        let listing = include_str!("../../tests/fixtures/sass/vectorization.sm_90.sass");
+        let listing = include_str!("../tests/fixtures/sass/vectorization.sm_90.sass");
         let functions = parse::parse(listing).unwrap();
         let names: Vec<&str> = functions.keys().map(String::as_str).collect();
         assert_eq!(names, ["copy_scalar", "copy_vec4", "saxpy", "saxpy_vec4", "saxpy_vec4_head"]);

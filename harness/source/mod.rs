@@ -338,17 +338,17 @@ pub fn project_kernels_sha256(sources: &[KernelSource]) -> String {
 pub(crate) fn for_tests() -> &'static Sources {
     static FIXTURE: OnceLock<Sources> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/project");
+        let root = fixture_path("project");
         let project = Project::new(&root, None, crate::project::Settings::default(), &crate::config::Config::default());
         Sources::read(&project).unwrap()
     })
 }
 
-/// The repository the library's unit tests read their fixtures from (`tests/fixtures/`,
-/// `baselines/`, the shipped suite's `kernels/`): the folder above this crate.
+/// The file or folder `path` of the library's test fixtures, `harness/tests/fixtures/` (inside
+/// the package, so the unit tests also run from the published crate).
 #[cfg(test)]
-pub(crate) fn repository_for_tests() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ lies in the repository")
+pub(crate) fn fixture_path(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
 }
 
 /// The fixture kernels the library's unit tests launch ([`for_tests`]'s files), written as the
@@ -378,3 +378,5 @@ pub(crate) mod k {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod package_tests;

@@ -126,7 +126,7 @@ fn a_prebuilt_ptx_module_is_read_with_its_entries_and_a_file_without_one_is_name
 #[test]
 fn a_cubin_is_read_with_its_kernels_and_a_corrupt_one_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let image = std::fs::read(repository_for_tests().join("tests/fixtures/cubin/kernels.cubin")).unwrap();
+    let image = std::fs::read(crate::source::fixture_path("cubin/kernels.cubin")).unwrap();
     std::fs::write(dir.path().join("fused.cubin"), &image).unwrap();
     let read = read_folder(dir.path(), "build/sm90").unwrap();
     let s = read[0];

@@ -311,7 +311,7 @@ mod tests {
     fn without_a_gpu_a_host_call_that_cannot_run_is_named_before_the_trials() {
         let dir = tempfile::tempdir().unwrap();
         let config = Config { out_dir: Some(dir.path().join("out")), history: History::Off, ..Config::default() };
-        let project = crate::project::Project::discover(crate::source::repository_for_tests(), &config).unwrap();
+        let project = crate::project::Project::discover(&crate::source::fixture_path("project"), &config).unwrap();
         let table = crate::case::Table::new(vendor_cases, &crate::Build::UNKNOWN);
         let said = Arc::new(crate::report::events::Lines::default());
         let mut suite = Suite::new(config, project, crate::source::for_tests().clone(), table, said.clone());

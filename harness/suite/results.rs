@@ -300,8 +300,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
         let config = Config { out_dir: Some(out.clone()), history: History::Off, ..Config::default() };
-        let root = crate::source::repository_for_tests();
-        let project = crate::project::Project::discover(root, &config).unwrap();
+        let root = crate::source::fixture_path("project");
+        let project = crate::project::Project::discover(&root, &config).unwrap();
         let table = crate::case::Table::new(|_| Vec::new(), &crate::Build::UNKNOWN);
         let said = Arc::new(crate::report::events::Lines::default());
         let suite = Suite::new(config, project, crate::source::for_tests().clone(), table, said.clone());

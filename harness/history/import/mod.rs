@@ -341,15 +341,15 @@ mod tests {
         let err = |text: &str| parse_csv(text, Path::new("runs/x.csv")).unwrap_err().to_string();
         let e = err("schema_version,run_id,whatever\n9,a,b\n");
         assert!(e.starts_with("runs/x.csv:1:") && e.contains("newer kernelgate"), "{e}");
-        // The committed baseline's own files are named as such.
+        // The committed baseline's own files are named as such (excerpts: tests/fixtures/baselines/).
         for name in ["baseline.csv", "samples.csv"] {
-            let path = crate::source::repository_for_tests().join("baselines/nvidia-h200-sm90").join(name);
+            let path = crate::source::fixture_path("baselines/nvidia-h200-sm90").join(name);
             let e = parse_csv(&std::fs::read_to_string(&path).unwrap(), &path).unwrap_err().to_string();
             assert!(e.contains("this is a baseline file") && e.contains("kernelgate compare"), "{e}");
         }
         // So is a committed lessons CSV.
-        let lessons = crate::source::repository_for_tests()
-            .join("baselines/nvidia-h200-sm90/runs/lessons/20261201T231703Z-b1cb118-lessons.csv");
+        let lessons =
+            crate::source::fixture_path("baselines/nvidia-h200-sm90/runs/lessons/20261201T231703Z-b1cb118-lessons.csv");
         let e = parse_csv(&std::fs::read_to_string(&lessons).unwrap(), &lessons).unwrap_err().to_string();
         assert!(e.contains("this is a lessons CSV") && e.contains("kernelgate lessons"), "{e}");
         // A row that cannot be read leaves its trial out, named with its line (turn4/R33's kind).
@@ -442,13 +442,11 @@ mod tests {
         assert_eq!(stored.iter().map(|r| r.meta.run_id.as_str()).collect::<Vec<_>>(), ["20260101T000000Z"]);
     }
 
+    /// Committed run CSVs of schemas 1, 2 (with its metrics CSV) and 5, excerpts of the shipped
+    /// suite's H200 runs (tests/fixtures/baselines/README.md), import; again, they add nothing.
     #[test]
     fn the_committed_run_csvs_import() {
-        let runs = crate::source::repository_for_tests().join("baselines/nvidia-h200-sm90/runs");
-        if !runs.is_dir() {
-            println!("skipped: no {}", runs.display());
-            return;
-        }
+        let runs = crate::source::fixture_path("baselines/nvidia-h200-sm90/runs");
         let dir = tempfile::tempdir().unwrap();
         let first = import(std::slice::from_ref(&runs), dir.path(), None).unwrap();
         assert!(first.runs >= 1 && first.new_rows > 0, "{first}");

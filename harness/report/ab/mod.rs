@@ -1,5 +1,5 @@
 //! The report of a same-run A/B run, for a pull request: a JSON document (schema
-//! `docs/ab-report.schema.json`, [`SCHEMA_VERSION`]), a Markdown comment and an HTML page made
+//! `harness/report/ab/ab-report.schema.json`, [`SCHEMA_VERSION`]), a Markdown comment and an HTML page made
 //! from it. Pure: a plain [`AbReport`] in, text out.
 //!
 //! The Markdown starts with a hidden marker ([`MARKER`]) so that a bot can find and update its one
@@ -16,8 +16,8 @@
 use serde::Serialize;
 use std::fmt::Write as _;
 
-/// The version of the JSON document's schema (`docs/ab-report.schema.json`): 2 added each trial's
-/// `delta_ci_pct`, 3 the A/A `controls`.
+/// The version of the JSON document's schema (`ab-report.schema.json`, beside this file): 2 added
+/// each trial's `delta_ci_pct`, 3 the A/A `controls`.
 pub const SCHEMA_VERSION: u32 = 3;
 
 /// The first line of the Markdown: an HTML comment GitHub does not show, by which a bot finds the
@@ -375,9 +375,8 @@ mod tests {
     /// The document validates against its published schema, and the schema refuses a document
     /// that breaks it (so the check can fail).
     #[test]
-    fn the_json_document_validates_against_docs_ab_report_schema() {
-        let schema: serde_json::Value =
-            serde_json::from_str(include_str!("../../../docs/ab-report.schema.json")).unwrap();
+    fn the_json_document_validates_against_its_schema() {
+        let schema: serde_json::Value = serde_json::from_str(include_str!("ab-report.schema.json")).unwrap();
         let validator = jsonschema::validator_for(&schema).unwrap();
         let doc: serde_json::Value = serde_json::from_str(&report(3).json()).unwrap();
         let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
