@@ -71,15 +71,18 @@ pub(super) fn run(suite: &Suite, t: &LessonTrial) -> Result<Completion, Failed> 
     let compile = |case| phases::time(Phase::Compile, || program::compile(&gpu, &suite.sources, case));
     let (good, bad) = (compile(&t.good).map_err(fault)?, compile(&t.bad).map_err(fault)?);
     let start = check::SharedStart::Poisoned;
-    let mut bad_bound =
-        check::check_case(&gpu, &t.bad, &bad, suite.seed, start).map_err(fault)?.map_err(Failed::from)?;
-    let mut good_bound =
-        check::check_case(&gpu, &t.good, &good, suite.seed, start).map_err(fault)?.map_err(Failed::from)?;
+    let check = |case, compiled| {
+        let inputs = suite.prefetch.prepared(case, suite.seed);
+        check::check_case(&gpu, case, compiled, &inputs, suite.seed, start).map_err(fault)?.map_err(Failed::from)
+    };
+    let mut bad_bound = check(&t.bad, &bad)?;
+    let mut good_bound = check(&t.good, &good)?;
 
     let config = &suite.config;
     let seed = check::trial_seed(suite.seed, &t.name());
+    let rule = lesson_rule(&config.stopping);
     let pairs = phases::time(Phase::Sampling, || {
-        measure_pairs(&gpu, &lesson_rule(&config.stopping), config.warmup, LESSON_HALF_WIDTH, seed, |side| match side {
+        measure_pairs(&gpu, &rule, config.warmup, LESSON_HALF_WIDTH, seed, |side| match side {
             Side::A => program::run(&gpu, &t.bad, &bad, &mut bad_bound),
             Side::B => program::run(&gpu, &t.good, &good, &mut good_bound),
         })

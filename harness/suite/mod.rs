@@ -45,6 +45,7 @@ use crate::gate::Policy;
 use crate::gate::baseline::Baseline;
 use crate::gpu::Gpu;
 use crate::history::revision::Revision;
+use crate::inputs::Prefetch;
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
 use crate::project::Project;
@@ -138,6 +139,9 @@ pub struct Suite {
     reporter: Arc<dyn Reporter>,
     /// NVRTC's work for the selected trials, made ahead on worker threads.
     ahead: Arc<compile_ahead::Ahead>,
+    /// The run's inputs and references ([`crate::inputs::Cache`]) and the worker that makes the
+    /// next trials' while the GPU times this one: started before the trials, stopped after them.
+    prefetch: Prefetch,
 }
 
 impl std::fmt::Debug for Suite {
@@ -216,6 +220,7 @@ impl Suite {
             collected: Collected::default(),
             reporter,
             ahead: Arc::default(),
+            prefetch: Prefetch::new(),
         }
     }
 
@@ -606,12 +611,12 @@ pub fn run(
     }
     let any_selected = !selected.is_empty() || lessons_selected;
     // The next trials' inputs and references are made while the GPU times the current one.
-    let prefetch = (!args.list && suite.pool().is_ok()).then(|| {
+    if !args.list && suite.pool().is_ok() {
         let order = selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)).cloned();
-        crate::inputs::prefetch::Prefetch::start(order.collect(), suite.seed)
-    });
+        suite.prefetch.start(order.collect(), suite.seed);
+    }
     let conclusion = libtest_mimic::run(&args, trials);
-    drop(prefetch);
+    suite.prefetch.stop();
     if !args.list {
         // The trials libtest ignored before they ran (without a GPU, every GPU trial) end too, with
         // the reason the JUnit report gives them.

@@ -36,6 +36,7 @@ use crate::gate::{Decided, Judged, Verdict};
 use crate::gpu::Gpu;
 use crate::guard::{Ceilings, Claim};
 use crate::history::revision::Revision;
+use crate::inputs::Taken;
 use crate::measure::{Pairs, Samples, Side, measure_cold, measure_pairs, nvtx_ranges};
 use crate::phases::{self, Phase};
 use crate::program::{self, Bound, Compiled};
@@ -107,8 +108,8 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
 
     // Held until the re-check: the check's reference stays in the inputs cache (an entry held is
     // never the one let go), so the re-check compares with it instead of computing it again.
-    let inputs = crate::inputs::prepared(case, suite.seed);
-    let mut bound = checked(suite, case, &gpu, &b, &timing).map_err(fault)??;
+    let inputs = suite.prefetch.prepared(case, suite.seed);
+    let mut bound = checked(suite, case, &gpu, &b, &timing, &inputs).map_err(fault)??;
 
     let ranges = nvtx_ranges(case);
     let measured =
@@ -342,9 +343,10 @@ fn list(sources: &Sources, files: &[&str]) -> String {
     files.iter().map(|f| sources.path_of(f)).collect::<Vec<_>>().join(", ")
 }
 
-/// The check: the revision's program (A/B) on its own fresh buffers, then this build's; returns
-/// this build's bound buffers, on which both versions are then timed. `Ok(Err(failed))` for a
-/// wrong result (the message names the version).
+/// The check: the revision's program (A/B) on its own fresh buffers, then this build's, both on
+/// `inputs` (the trial's entry of the run's inputs cache); returns this build's bound buffers, on
+/// which both versions are then timed. `Ok(Err(failed))` for a wrong result (the message names the
+/// version).
 ///
 /// # Errors
 /// A harness or driver error.
@@ -354,14 +356,15 @@ fn checked(
     gpu: &Gpu,
     b: &Compiled,
     timing: &Timing,
+    inputs: &Taken,
 ) -> crate::error::Result<Result<Bound, Failed>> {
     let start = check::SharedStart::Poisoned;
     if let Timing::Paired { revision, a, .. } = timing
-        && let Err(wrong) = check::check_case(gpu, case, a, suite.seed, start)?
+        && let Err(wrong) = check::check_case(gpu, case, a, inputs, suite.seed, start)?
     {
         return Ok(Err(format!("A ({} at {}): {wrong}", list(&suite.sources, &case_files(case)), revision.rev).into()));
     }
-    Ok(check::check_case(gpu, case, b, suite.seed, start)?.map_err(Failed::from))
+    Ok(check::check_case(gpu, case, b, inputs, suite.seed, start)?.map_err(Failed::from))
 }
 
 /// The measure step: cold samples of this build's program, or pairs of both versions over `bound`.
