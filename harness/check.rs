@@ -8,7 +8,7 @@ use crate::case::{Case, Elem, Element, HostData, HostView, Tolerance};
 use crate::gpu::Gpu;
 use crate::inputs::Taken;
 pub use crate::inputs::{draw, mix, trial_seed};
-use crate::phases::{self, Phase};
+use crate::phases::Phase;
 use crate::program::{self, Bound, Compiled};
 
 /// The first element outside tolerance, and how many there are.
@@ -287,8 +287,9 @@ fn run_and_compare<'r>(
     reference: impl FnOnce() -> &'r Vec<HostData>,
     run_seed: u64,
 ) -> crate::error::Result<(Bound, Option<String>)> {
-    let mut bound = phases::time(Phase::Upload, || program::bind(gpu, case, host))?;
-    phases::time(Phase::Check, || -> crate::error::Result<_> {
+    let clock = gpu.clock();
+    let mut bound = clock.time(Phase::Upload, || program::bind(gpu, case, host))?;
+    clock.time(Phase::Check, || -> crate::error::Result<_> {
         if let Some(byte) = fill {
             crate::shared_poison::fill(gpu, byte)?;
         }
@@ -320,7 +321,8 @@ pub fn first_mismatch(
     let mut want = want.iter();
     bound.find_compared(gpu, case, |param_index, got| {
         let want = want.next().expect("one reference per compared parameter, asserted above");
-        phases::time(Phase::Compare, || compare_data(got, want, case.tolerance_for(param_index)))
+        gpu.clock()
+            .time(Phase::Compare, || compare_data(got, want, case.tolerance_for(param_index)))
             .map(|m| (param_index, m))
     })
 }

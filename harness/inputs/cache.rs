@@ -12,7 +12,7 @@
 
 use super::{draw, inputs_seed, mix};
 use crate::case::{Case, HostData};
-use crate::phases::{self, Phase};
+use crate::phases::{Clock, Phase};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Host memory the kept inputs and references may take together, bytes: 8 GiB. kernelgate's
@@ -50,24 +50,25 @@ impl Prepared {
 
 /// A trial's view of its entry: the inputs and the reference of one case, with the time the trial
 /// spends drawing them, or waiting for the prefetcher to, counted as [`Phase::Inputs`] and
-/// [`Phase::Reference`].
+/// [`Phase::Reference`] on its run's clock (the [`Cache`]'s).
 #[derive(Debug, Clone)]
 pub struct Taken {
     case: Case,
     seed: u64,
     entry: Arc<Prepared>,
+    clock: Arc<Clock>,
 }
 
 impl Taken {
     /// The inputs ([`Prepared::host`]).
     pub fn host(&self) -> &[HostData] {
-        phases::time(Phase::Inputs, || self.entry.host(&self.case, self.seed))
+        self.clock.time(Phase::Inputs, || self.entry.host(&self.case, self.seed))
     }
 
     /// The reference ([`Prepared::reference`]).
     pub fn reference(&self) -> &Vec<HostData> {
         let _ = self.host();
-        phases::time(Phase::Reference, || self.entry.reference(&self.case, self.seed))
+        self.clock.time(Phase::Reference, || self.entry.reference(&self.case, self.seed))
     }
 
     /// Draws the inputs now, untimed (the prefetcher times its own work).
@@ -92,12 +93,12 @@ impl Taken {
 /// reused while the entry lives), and the entry.
 type Entry = ((usize, u64, String), crate::case::Reference, Arc<Prepared>);
 
-/// The inputs and references one run keeps, within [`BUDGET_BYTES`]. Made once per run
-/// ([`super::prefetch::Prefetch`] holds it) and dropped with it: a later run in the same process
-/// draws its own.
-#[derive(Default)]
+/// The inputs and references one run keeps, within [`BUDGET_BYTES`], and the run's clock their
+/// drawing and computing count on. Made once per run ([`super::prefetch::Prefetch`] holds it) and
+/// dropped with it: a later run in the same process draws its own.
 pub struct Cache {
     kept: Mutex<Vec<Entry>>,
+    clock: Arc<Clock>,
 }
 
 impl std::fmt::Debug for Cache {
@@ -108,9 +109,14 @@ impl std::fmt::Debug for Cache {
 }
 
 impl Cache {
-    /// An empty cache.
-    pub fn new() -> Cache {
-        Cache::default()
+    /// An empty cache whose entries count their time on `clock` (the run's).
+    pub fn new(clock: Arc<Clock>) -> Cache {
+        Cache { kept: Mutex::default(), clock }
+    }
+
+    /// The run's clock, which the entries' time counts on.
+    pub fn clock(&self) -> &Arc<Clock> {
+        &self.clock
     }
 
     /// `case`'s entry for a run seeded `run_seed`, found or made (empty: its contents are made on
@@ -132,7 +138,7 @@ impl Cache {
             let Some(i) = kept.iter().position(|(.., p)| Arc::strong_count(p) == 1) else { break };
             kept.remove(i);
         }
-        Taken { case: case.clone(), seed, entry }
+        Taken { case: case.clone(), seed, entry, clock: Arc::clone(&self.clock) }
     }
 }
 
@@ -148,7 +154,7 @@ mod tests {
     }
 
     fn cache() -> Cache {
-        Cache::new()
+        Cache::new(Arc::default())
     }
 
     #[test]
@@ -199,7 +205,7 @@ mod tests {
     }
 
     #[test]
-    fn two_runs_keep_their_own_entries() {
+    fn two_runs_keep_their_own_entries_and_count_their_own_time() {
         let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counted = Arc::clone(&calls);
         let reference: Reference = Arc::new(move |b: &[HostData]| {
@@ -212,6 +218,10 @@ mod tests {
         let taken = first.entry(&c, 3);
         let _ = taken.reference();
         assert!(!taken.same_entry(&second.entry(&c, 3)), "another run's cache holds its own entry");
+        let reference_s =
+            |cache: &Cache| cache.clock().totals().iter().find(|(p, _)| *p == Phase::Reference).unwrap().1;
+        assert!(reference_s(&first) >= 0.019, "the first run's reference is on its clock");
+        assert_eq!(reference_s(&second), 0.0, "and not on the second run's");
         let _ = second.entry(&c, 3).reference();
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2, "each run computes its own reference");
         let held = Arc::strong_count(&reference);

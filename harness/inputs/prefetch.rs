@@ -7,7 +7,7 @@
 //! on a thread of its own, at a lower scheduling priority (nice 10) and on every core but two
 //! ([`super::threads`]), and keeps [`AHEAD`] cases ready beyond the one a trial has begun: a
 //! trial finds its entry made, or waits for the part still being made, and never makes it twice
-//! ([`super::cache`]). The work done here is counted apart from the trials' ([`phases::background`]).
+//! ([`super::cache`]). The work done here is counted apart from the trials' ([`Clock::background`]).
 //!
 //! The prefetcher is the run's: the run holds it (with its [`Cache`]) and hands it to its trials,
 //! which take their inputs through it ([`Prefetch::prepared`]) and enter it on their threads
@@ -16,7 +16,7 @@
 
 use super::cache::{Cache, Taken};
 use crate::case::Case;
-use crate::phases::{self, Phase};
+use crate::phases::{Clock, Phase};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,7 +62,7 @@ struct Worker {
 /// One run's prefetcher over its cases, and the run's inputs [`Cache`] it fills: idle when made
 /// ([`Prefetch::new`]), working beside the trials from [`Prefetch::start`] until
 /// [`Prefetch::stop`]; dropped, it stops (and waits for its worker).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Prefetch {
     cache: Arc<Cache>,
     worker: Mutex<Option<Worker>>,
@@ -72,10 +72,11 @@ pub struct Prefetch {
 }
 
 impl Prefetch {
-    /// An idle prefetcher over a new, empty [`Cache`]: until [`Prefetch::start`],
-    /// [`Prefetch::prepared`] entries are made by the trial that needs them.
-    pub fn new() -> Prefetch {
-        Prefetch::default()
+    /// An idle prefetcher over a new, empty [`Cache`] whose work counts on `clock` (the run's):
+    /// until [`Prefetch::start`], [`Prefetch::prepared`] entries are made by the trial that needs
+    /// them.
+    pub fn new(clock: Arc<Clock>) -> Prefetch {
+        Prefetch { cache: Arc::new(Cache::new(clock)), worker: Mutex::default(), working: Arc::default() }
     }
 
     /// Starts preparing `cases` (in the order their trials will run) for a run seeded `run_seed`,
@@ -225,8 +226,8 @@ fn work(shared: &Shared, cache: &Cache, cases: &[Case], run_seed: u64) {
             continue; // its trial began before the worker got to it
         }
         let taken = cache.entry(case, run_seed);
-        phases::background(Phase::Inputs, || taken.make_host());
-        phases::background(Phase::Reference, || taken.make_reference());
+        cache.clock().background(Phase::Inputs, || taken.make_host());
+        cache.clock().background(Phase::Reference, || taken.make_reference());
         held.push_back((i, taken));
     }
 }
@@ -270,7 +271,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(50));
             made.load(Ordering::SeqCst)
         };
-        let prefetch = Prefetch::new();
+        let prefetch = Prefetch::new(Arc::default());
         assert!(!prefetch.running(), "idle until started");
         prefetch.start(cases.clone(), 5);
         assert!(prefetch.running());
@@ -285,6 +286,8 @@ mod tests {
         assert_eq!(wait_for(AHEAD + 2), AHEAD + 2, "a jump ahead moves the window; passed cases are skipped");
         prefetch.stop();
         assert!(!prefetch.running());
+        let made_ahead = prefetch.cache.clock().background_totals();
+        assert!(made_ahead.iter().any(|(p, s)| *p == Phase::Inputs && *s > 0.0), "on the run's clock: {made_ahead:?}");
     }
 
     /// Cases of one family (`run`) whose references count their calls in `made`.
@@ -315,7 +318,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(50));
             made.load(Ordering::SeqCst)
         };
-        let (a, b) = (Prefetch::new(), Prefetch::new());
+        let (a, b) = (Prefetch::new(Arc::default()), Prefetch::new(Arc::default()));
         a.start(cases_a.clone(), 1);
         // The second run starts its prefetcher after the first's: the first still hears its trials.
         b.start(cases_b.clone(), 1);

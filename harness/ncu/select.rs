@@ -145,8 +145,8 @@ pub fn child(
         };
     let mut failed = false;
     let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
-    // The child's own inputs, made ahead on its own prefetcher.
-    let prefetch = crate::inputs::Prefetch::new();
+    // The child's own inputs, made ahead on its own prefetcher (on the GPU's clock, which no one reads).
+    let prefetch = crate::inputs::Prefetch::new(std::sync::Arc::clone(gpu.clock()));
     prefetch.start(order, PROFILE_SEED);
     let _entered = prefetch.enter();
     for name in list.lines().filter(|l| !l.is_empty()) {

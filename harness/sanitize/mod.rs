@@ -381,8 +381,8 @@ pub fn child(config: &Config, sources: &Sources, all: &[Case], list: &str) -> Ex
         return ExitCode::FAILURE;
     };
     let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
-    // The child's own inputs, made ahead on its own prefetcher.
-    let prefetch = crate::inputs::Prefetch::new();
+    // The child's own inputs, made ahead on its own prefetcher (on the GPU's clock, which no one reads).
+    let prefetch = crate::inputs::Prefetch::new(std::sync::Arc::clone(gpu.clock()));
     prefetch.start(order, crate::ncu::select::PROFILE_SEED);
     let _entered = prefetch.enter();
     for name in list.lines().filter(|l| !l.is_empty()) {

@@ -38,7 +38,7 @@ use crate::guard::{Ceilings, Claim};
 use crate::history::revision::Revision;
 use crate::inputs::Taken;
 use crate::measure::{Pairs, Samples, Side, measure_cold, measure_pairs, nvtx_ranges};
-use crate::phases::{self, Phase};
+use crate::phases::Phase;
 use crate::program::{self, Bound, Compiled};
 use crate::recheck::{self, Launches};
 use crate::record::CaseResult;
@@ -97,7 +97,8 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         return super::cannot_run(why);
     }
 
-    let b = match phases::time(Phase::Compile, || compile_b(suite, case, &gpu)).map_err(fault)? {
+    let clock = &suite.clock;
+    let b = match clock.time(Phase::Compile, || compile_b(suite, case, &gpu)).map_err(fault)? {
         Ok(b) => b,
         Err(absent) => return Ok(Completion::ignored_with(absent)),
     };
@@ -113,14 +114,14 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
 
     let ranges = nvtx_ranges(case);
     let measured =
-        phases::time(Phase::Sampling, || measure(suite, case, &gpu, &b, &timing, &mut bound)).map_err(fault)?;
+        clock.time(Phase::Sampling, || measure(suite, case, &gpu, &b, &timing, &mut bound)).map_err(fault)?;
     drop(ranges);
     rechecked(suite, case, &gpu, &timing, &measured, &bound, inputs.reference()).map_err(fault)??;
     drop(inputs);
     drop(bound);
     drop(lease);
 
-    phases::time(Phase::Verdict, || {
+    clock.time(Phase::Verdict, || {
         let physics = impossible(&suite.sources, case, &gpu, &timing, &measured);
         let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
         // A counter ncu printed as `nan` is the tool's failure, never the kernel's change.
@@ -202,7 +203,7 @@ fn timing<'r>(
         return alone(format!("{} does not exist at {}", suite.sources.path_of(missing), revision.rev));
     }
     let compile_a = || program::compile_from(gpu, &suite.sources, case, |k| revision.kernel(k.file));
-    let a = match phases::time(Phase::Compile, compile_a) {
+    let a = match suite.clock.time(Phase::Compile, compile_a) {
         Ok(a) => a.expect("every file exists at the revision (checked above)"),
         Err(Error::Driver { .. }) => {
             return alone(format!(
@@ -299,7 +300,7 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
             continue;
         }
         let shown = suite.sources.path_of(file);
-        match phases::time(Phase::Compile, || compare(file, shown, a, b, arch, &instances))? {
+        match suite.clock.time(Phase::Compile, || compare(file, shown, a, b, arch, &instances))? {
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
