@@ -6,8 +6,9 @@
 
 use crate::case::{Case, Elem, Element, HostData, HostView, Tolerance};
 use crate::gpu::Gpu;
+use crate::inputs::Taken;
 pub use crate::inputs::{draw, mix, trial_seed};
-use crate::phases::{self, Phase};
+use crate::phases::Phase;
 use crate::program::{self, Bound, Compiled};
 
 /// The first element outside tolerance, and how many there are.
@@ -207,9 +208,11 @@ pub enum SharedStart {
     AsLeft,
 }
 
-/// Takes `case`'s inputs, drawn from the trial's seed ([`crate::inputs::inputs_seed`]: `run_seed` mixed
-/// with the trial name, or with the family and size where variants share their reference), and its
-/// reference, computed once per inputs ([`crate::inputs`]); binds its buffers (outputs poisoned), fills every SM's shared memory with 0xFF bytes
+/// Takes `case`'s inputs and reference from `inputs`, the trial's entry of its run's inputs cache
+/// ([`crate::inputs::Prefetch::prepared`]: drawn from the trial's seed,
+/// [`crate::inputs::inputs_seed`], which is `run_seed` mixed with the trial name, or with the family
+/// and size where variants share their reference; the reference computed once per inputs); binds
+/// its buffers (outputs poisoned), fills every SM's shared memory with 0xFF bytes
 /// ([`crate::shared_poison`]) unless `start` is [`SharedStart::AsLeft`], runs its program once and
 /// compares every element of every compared buffer with the reference. Returns the bound buffers
 /// (ready for timing the same program), `Ok(Err(message))` for a wrong result (the message names
@@ -227,12 +230,12 @@ pub(crate) fn check_case(
     gpu: &Gpu,
     case: &Case,
     compiled: &Compiled,
+    inputs: &Taken,
     run_seed: u64,
     start: SharedStart,
 ) -> crate::error::Result<Result<Bound, String>> {
-    let prepared = crate::inputs::prepared(case, run_seed);
-    let host = prepared.host();
-    let reference = || prepared.reference();
+    let host = inputs.host();
+    let reference = || inputs.reference();
     let run = |fill| run_and_compare(gpu, case, compiled, host, fill, reference, run_seed);
     // Where the fill does not reach the next kernel (under some compute-sanitizer tools), it is
     // skipped, and so are the reruns that would read it.
@@ -284,8 +287,9 @@ fn run_and_compare<'r>(
     reference: impl FnOnce() -> &'r Vec<HostData>,
     run_seed: u64,
 ) -> crate::error::Result<(Bound, Option<String>)> {
-    let mut bound = phases::time(Phase::Upload, || program::bind(gpu, case, host))?;
-    phases::time(Phase::Check, || -> crate::error::Result<_> {
+    let clock = gpu.clock();
+    let mut bound = clock.time(Phase::Upload, || program::bind(gpu, case, host))?;
+    clock.time(Phase::Check, || -> crate::error::Result<_> {
         if let Some(byte) = fill {
             crate::shared_poison::fill(gpu, byte)?;
         }
@@ -317,7 +321,8 @@ pub fn first_mismatch(
     let mut want = want.iter();
     bound.find_compared(gpu, case, |param_index, got| {
         let want = want.next().expect("one reference per compared parameter, asserted above");
-        phases::time(Phase::Compare, || compare_data(got, want, case.tolerance_for(param_index)))
+        gpu.clock()
+            .time(Phase::Compare, || compare_data(got, want, case.tolerance_for(param_index)))
             .map(|m| (param_index, m))
     })
 }

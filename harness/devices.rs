@@ -9,6 +9,7 @@
 use crate::config::Devices;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::phases::Clock;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
@@ -58,6 +59,8 @@ pub struct Pool {
     freed: Condvar,
     /// The version of the NVRTC that compiles for the GPUs, asked before each is opened.
     nvrtc_version: NvrtcVersion,
+    /// The run's clock, which every GPU of the pool carries ([`Gpu::clock`]).
+    clock: Arc<Clock>,
     /// Called once per GPU right after it is opened (the suite prints its facts).
     on_open: Box<dyn Fn(&Gpu) + Send + Sync>,
 }
@@ -117,8 +120,9 @@ pub enum NoGpu {
 }
 
 impl Pool {
-    /// The pool of `devices`, each GPU opened on its first lease, with the NVRTC version that
-    /// `nvrtc_version` gives ([`crate::compile::nvrtc_version`]).
+    /// The pool of `devices` for one run, each GPU opened on its first lease, with the NVRTC
+    /// version that `nvrtc_version` gives ([`crate::compile::nvrtc_version`]), carrying the run's
+    /// `clock` ([`Gpu::clock`]).
     ///
     /// # Errors
     /// [`Error::Unavailable`] without a usable driver; [`Error::Config`] naming
@@ -126,6 +130,7 @@ impl Pool {
     pub fn new(
         devices: &Devices,
         nvrtc_version: NvrtcVersion,
+        clock: Arc<Clock>,
         on_open: impl Fn(&Gpu) + Send + Sync + 'static,
     ) -> Result<Pool> {
         let count = crate::gpu::device_count()?;
@@ -148,6 +153,7 @@ impl Pool {
             slots: ordinals.into_iter().map(|ordinal| Slot { ordinal, gpu: OnceLock::new() }).collect(),
             freed: Condvar::new(),
             nvrtc_version,
+            clock,
             on_open: Box::new(on_open),
         })
     }
@@ -216,7 +222,9 @@ impl Pool {
                 let opened = slot
                     .gpu
                     .get_or_init(|| {
-                        let gpu = open(slot.ordinal, true, self.nvrtc_version).map(Arc::new).map_err(|e| e.to_string());
+                        let gpu = open(slot.ordinal, true, self.nvrtc_version, Arc::clone(&self.clock))
+                            .map(Arc::new)
+                            .map_err(|e| e.to_string());
                         if let Ok(gpu) = &gpu {
                             (self.on_open)(gpu);
                         }
@@ -277,16 +285,17 @@ pub type NvrtcVersion = fn() -> Result<(i32, i32)>;
 /// is no use to a run without NVRTC, so its opening fails without one, after the driver's own
 /// check. With `measure_ceilings` (the timing process) it measures the GPU's ceilings
 /// ([`crate::ceilings::probe`]), records the copy ceiling as `copy_bandwidth_gbps`, and makes its
-/// host copies go through pinned staging memory ([`Gpu::stage_host_copies`]).
+/// host copies go through pinned staging memory ([`Gpu::stage_host_copies`]). Its work counts on
+/// `clock`.
 ///
 /// # Errors
 /// [`Error::Unavailable`] without a driver or device; what `nvrtc_version` fails with;
 /// [`Error::Driver`] if a driver call fails; [`Error::Compile`] if the ceilings' kernels do not
 /// compile.
-fn open(ordinal: usize, measure_ceilings: bool, nvrtc_version: NvrtcVersion) -> Result<Gpu> {
+fn open(ordinal: usize, measure_ceilings: bool, nvrtc_version: NvrtcVersion, clock: Arc<Clock>) -> Result<Gpu> {
     crate::gpu::gpu_available()?;
     let nvrtc_version = nvrtc_version()?;
-    let mut gpu = Gpu::open(ordinal, nvrtc_version)?;
+    let mut gpu = Gpu::open(ordinal, nvrtc_version, clock)?;
     if measure_ceilings {
         gpu.stage_host_copies();
         gpu.ceilings = crate::ceilings::probe::measure(&gpu)?;
@@ -297,8 +306,10 @@ fn open(ordinal: usize, measure_ceilings: bool, nvrtc_version: NvrtcVersion) -> 
 
 /// Opens the first device of `KERNELGATE_DEVICES` without the ceilings' probes, for a child
 /// process that re-runs checked launches under a tool (ncu's profiled child, the sanitized or
-/// isolated child), with the NVRTC version `nvrtc_version` gives; prints the error as
-/// `kernelgate (<who>): ...` and returns `None` when it fails.
+/// isolated child), with the NVRTC version `nvrtc_version` gives and a clock of its own (a child
+/// reports no phase times; its parent times it whole, as [`crate::phases::Phase::Profile`] or
+/// [`crate::phases::Phase::Child`]); prints the error as `kernelgate (<who>): ...` and returns
+/// `None` when it fails.
 pub fn open_child_gpu(
     config: &crate::config::Config,
     who: &str,
@@ -308,7 +319,7 @@ pub fn open_child_gpu(
         crate::config::Devices::List(list) => list[0],
         crate::config::Devices::All => 0,
     };
-    open(ordinal, false, nvrtc_version).map_err(|e| crate::errln!("kernelgate ({who}): {e}")).ok()
+    open(ordinal, false, nvrtc_version, Arc::default()).map_err(|e| crate::errln!("kernelgate ({who}): {e}")).ok()
 }
 
 #[cfg(test)]

@@ -106,6 +106,8 @@ pub struct Gpu {
     /// Where [`Gpu::with_download`] copies buffers to and [`Gpu::upload`] from, once
     /// [`Gpu::stage_host_copies`] asked for it.
     staging: Option<Mutex<Staging>>,
+    /// The clock of the run that opened this GPU ([`Gpu::clock`]).
+    clock: Arc<phases::Clock>,
 }
 
 /// Page-locked host memory that compared buffers are downloaded into ([`Gpu::with_download`]) and
@@ -215,11 +217,12 @@ impl Gpu {
     /// Opens CUDA device `ordinal` and reads its facts; `nvrtc_version` (`(major, minor)`, of the
     /// NVRTC that compiles for it) is recorded with the facts. Nothing is measured:
     /// `copy_bandwidth_gbps` is NaN and [`Gpu::ceilings`] empty until the ceilings stage
-    /// (`crate::ceilings::probe`) fills them.
+    /// (`crate::ceilings::probe`) fills them. The work done on it counts on `clock`, the clock of
+    /// the run that opens it ([`Gpu::clock`]).
     ///
     /// # Errors
     /// [`Error::Unavailable`] without a driver or device; [`Error::Driver`] if a driver call fails.
-    pub fn open(ordinal: usize, nvrtc_version: (i32, i32)) -> Result<Gpu> {
+    pub fn open(ordinal: usize, nvrtc_version: (i32, i32), clock: Arc<phases::Clock>) -> Result<Gpu> {
         gpu_available()?;
         let (nv_major, nv_minor) = nvrtc_version;
         let ctx =
@@ -303,7 +306,14 @@ impl Gpu {
             nvml,
             shared_fill: OnceLock::new(),
             staging: None,
+            clock,
         })
+    }
+
+    /// The clock of the run that opened this GPU: the checks, uploads, downloads and comparisons
+    /// done on it add their wall time there ([`crate::phases`]), as do the trials that lease it.
+    pub fn clock(&self) -> &Arc<phases::Clock> {
+        &self.clock
     }
 
     /// A CUDA event created with timing enabled (`CU_EVENT_DEFAULT`; cudarc's `new_event(None)`
@@ -453,11 +463,11 @@ impl Gpu {
     /// [`Error::Driver`] when the pinned allocation, the copy or the wait fails.
     pub fn with_download<R>(&self, data: &DeviceData, visit: impl FnOnce(HostView<'_>) -> R) -> Result<R> {
         let Some(staging) = &self.staging else {
-            let data = phases::time(Phase::Check, || self.download_data(data))?;
+            let data = self.clock.time(Phase::Check, || self.download_data(data))?;
             return Ok(visit(data.view()));
         };
         let mut staging = staging.lock().unwrap_or_else(PoisonError::into_inner);
-        let view = phases::time(Phase::Check, || -> Result<HostView<'_>> {
+        let view = self.clock.time(Phase::Check, || -> Result<HostView<'_>> {
             Ok(HostView { elem: data.elem, bytes: self.download_staged(&mut staging.bytes, &data.bytes)? })
         })?;
         Ok(visit(view))

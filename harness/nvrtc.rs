@@ -111,6 +111,10 @@ enum Missing {
 /// when nothing was found, with every place searched, every candidate rejected and why, and the
 /// fix.
 pub fn load() -> Result<&'static Nvrtc> {
+    /// The answer, process-wide rather than a run's: it describes the machine (the libraries
+    /// installed, the variables the process started with and the project folder it was in at the
+    /// first call), and cudarc sends every NVRTC call of the process to one library, the one
+    /// checked here (`check_cudarc_resolves_to`), so a later run could use no other.
     static FOUND: OnceLock<std::result::Result<Nvrtc, Missing>> = OnceLock::new();
     match FOUND.get_or_init(search) {
         Ok(nvrtc) => Ok(nvrtc),

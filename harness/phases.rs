@@ -2,9 +2,13 @@
 //! CPU references, checked runs, sampling) and of the run (the ncu session, the checked child),
 //! printed at the end of a run so that users see what a suite's minutes are made of.
 //!
-//! The sums are process-wide (atomics): trials on several GPUs add their time up, so with two GPUs
-//! the sums can exceed the run's wall time. Work done beside the trials, ahead of them
-//! ([`crate::inputs::prefetch`]), is summed apart ([`background`]): it overlaps the trials' time.
+//! The sums are a [`Clock`], one per run, handed down to what the run does: the suite holds it,
+//! every GPU the run leases carries it ([`crate::gpu::Gpu::clock`]), and the run's inputs cache and
+//! prefetcher get it when made ([`crate::inputs::Prefetch::new`]). A second run in the same
+//! process (an embedded run, [`crate::suite::run`]) starts from zero. Trials on several GPUs add
+//! their time up, so with two GPUs the sums can exceed the run's wall time. Work done beside the
+//! trials, ahead of them ([`crate::inputs::prefetch`]), is summed apart ([`Clock::background`]): it
+//! overlaps the trials' time.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -55,9 +59,6 @@ pub const ALL: [Phase; 11] = [
     Phase::Child,
 ];
 
-static NANOS: [AtomicU64; ALL.len()] = [const { AtomicU64::new(0) }; ALL.len()];
-static BACKGROUND: [AtomicU64; ALL.len()] = [const { AtomicU64::new(0) }; ALL.len()];
-
 impl Phase {
     /// The phase's name in the report.
     pub fn name(self) -> &'static str {
@@ -81,36 +82,61 @@ impl Phase {
     }
 }
 
-/// Runs `f`, adding its wall time to `phase`.
-pub fn time<T>(phase: Phase, f: impl FnOnce() -> T) -> T {
-    let start = Instant::now();
-    let out = f();
-    add(phase, start.elapsed().as_secs_f64());
-    out
+/// The wall time of one run, summed per phase: in the trials ([`Clock::time`], [`Clock::add`]) and
+/// beside them ([`Clock::background`]). Made once per run and shared (`Arc<Clock>`) by everything
+/// the run does, from any thread; nanoseconds in relaxed atomics (a sum read at the end of a run,
+/// after its threads are joined).
+#[derive(Debug, Default)]
+pub struct Clock {
+    /// Nanoseconds per phase in the trials, in [`ALL`]'s order.
+    nanos: [AtomicU64; ALL.len()],
+    /// Nanoseconds per phase beside the trials, in [`ALL`]'s order.
+    background: [AtomicU64; ALL.len()],
 }
 
-/// Runs `f` beside the trials (ahead of them), adding its wall time to `phase`'s
-/// [`background_totals`].
-pub fn background<T>(phase: Phase, f: impl FnOnce() -> T) -> T {
-    let start = Instant::now();
-    let out = f();
-    BACKGROUND[phase.index()].fetch_add((start.elapsed().as_secs_f64() * 1e9) as u64, Ordering::Relaxed);
-    out
+impl Clock {
+    /// A clock at zero in every phase.
+    pub fn new() -> Clock {
+        Clock::default()
+    }
+
+    /// Runs `f`, adding its wall time to `phase`.
+    pub fn time<T>(&self, phase: Phase, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.add(phase, start.elapsed().as_secs_f64());
+        out
+    }
+
+    /// Runs `f` beside the trials (ahead of them), adding its wall time to `phase`'s
+    /// [`Clock::background_totals`].
+    pub fn background<T>(&self, phase: Phase, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.background[phase.index()].fetch_add(nanos(start.elapsed().as_secs_f64()), Ordering::Relaxed);
+        out
+    }
+
+    /// Adds `seconds` (non-negative; a negative or NaN value adds nothing) to `phase`.
+    pub fn add(&self, phase: Phase, seconds: f64) {
+        self.nanos[phase.index()].fetch_add(nanos(seconds), Ordering::Relaxed);
+    }
+
+    /// The seconds summed so far per phase, in [`ALL`]'s order.
+    pub fn totals(&self) -> Vec<(Phase, f64)> {
+        read(&self.nanos)
+    }
+
+    /// The seconds summed so far per phase beside the trials ([`Clock::background`]), in [`ALL`]'s
+    /// order.
+    pub fn background_totals(&self) -> Vec<(Phase, f64)> {
+        read(&self.background)
+    }
 }
 
-/// Adds `seconds` to `phase`.
-pub fn add(phase: Phase, seconds: f64) {
-    NANOS[phase.index()].fetch_add((seconds * 1e9) as u64, Ordering::Relaxed);
-}
-
-/// The seconds summed so far per phase, in [`ALL`]'s order.
-pub fn totals() -> Vec<(Phase, f64)> {
-    read(&NANOS)
-}
-
-/// The seconds summed so far per phase beside the trials ([`background`]), in [`ALL`]'s order.
-pub fn background_totals() -> Vec<(Phase, f64)> {
-    read(&BACKGROUND)
+/// `seconds` as whole nanoseconds (`as` saturates: a negative or NaN value is 0).
+fn nanos(seconds: f64) -> u64 {
+    (seconds * 1e9) as u64
 }
 
 fn read(sums: &[AtomicU64; ALL.len()]) -> Vec<(Phase, f64)> {
@@ -164,9 +190,27 @@ mod tests {
 
     #[test]
     fn time_adds_up() {
-        let before = totals()[Phase::Inputs.index()].1;
-        time(Phase::Inputs, || std::thread::sleep(std::time::Duration::from_millis(20)));
-        let after = totals()[Phase::Inputs.index()].1;
-        assert!(after - before >= 0.019, "{before} -> {after}");
+        let clock = Clock::new();
+        clock.time(Phase::Inputs, || std::thread::sleep(std::time::Duration::from_millis(20)));
+        let after = clock.totals()[Phase::Inputs.index()].1;
+        assert!(after >= 0.019, "{after}");
+        clock.add(Phase::Inputs, 1.5);
+        assert!((clock.totals()[Phase::Inputs.index()].1 - after - 1.5).abs() < 1e-9);
+        clock.background(Phase::Reference, || std::thread::sleep(std::time::Duration::from_millis(20)));
+        assert!(clock.background_totals()[Phase::Reference.index()].1 >= 0.019);
+        assert_eq!(clock.totals()[Phase::Reference.index()].1, 0.0, "work beside the trials is summed apart");
+    }
+
+    #[test]
+    fn two_clocks_are_independent() {
+        // Two runs in one process: what one run times is not in the other's sums.
+        let (first, second) = (Clock::new(), Clock::new());
+        first.time(Phase::Compile, || std::thread::sleep(std::time::Duration::from_millis(10)));
+        first.add(Phase::Sampling, 2.0);
+        first.background(Phase::Inputs, || ());
+        assert!(second.totals().iter().chain(&second.background_totals()).all(|(_, s)| *s == 0.0));
+        second.add(Phase::Sampling, 1.0);
+        assert_eq!(first.totals()[Phase::Sampling.index()].1, 2.0);
+        assert_eq!(second.totals()[Phase::Sampling.index()].1, 1.0);
     }
 }

@@ -16,7 +16,7 @@ use crate::case::{
 };
 use crate::gpu::{DeviceData, Gpu};
 use crate::model::LaunchResources;
-use crate::phases::{self, Phase};
+use crate::phases::Phase;
 use crate::{
     error::{Error, Result},
     source::{Kernel, Sources},
@@ -353,7 +353,7 @@ impl Bound {
         case: &Case,
         mut visit: impl FnMut(usize, HostView<'_>) -> Option<R>,
     ) -> Result<Option<R>> {
-        phases::time(Phase::Check, || gpu.synchronize())?;
+        gpu.clock().time(Phase::Check, || gpu.synchronize())?;
         for (i, (p, slot)) in case.params.iter().zip(&self.slots).enumerate().filter(|(_, (p, _))| p.is_compared()) {
             let found = match slot {
                 Slot::Device(d) => gpu.with_download(d, |view| visit(i, view))?,

@@ -22,10 +22,30 @@ impl Reporter for Kept {
             },
             Event::TrialsEnded => "trials ended".into(),
             Event::Status(text) if text.starts_with("kernelgate: NVRTC") => "status: NVRTC".into(),
+            Event::Status(text) if text.starts_with(WHERE_THE_TIME_WENT) => format!("status: {text}"),
             _ => return,
         };
         self.0.lock().unwrap().push(kept);
     }
+}
+
+/// The start of the run's line that says where its time went.
+const WHERE_THE_TIME_WENT: &str = "kernelgate: where the time went (";
+
+/// Of a "where the time went" line, the trials' wall time and the sum of the phases inside the
+/// trials (all but ncu and the checked child, which run before them; "other" is the rest), seconds
+/// as printed (to 0.1 s), and how many phases that sum adds.
+fn trials_and_phases(line: &str) -> (f64, f64, usize) {
+    let rest = line.strip_prefix(WHERE_THE_TIME_WENT).unwrap_or_else(|| panic!("{line}"));
+    let (trials, rest) = rest.split_once(" s in trials): ").unwrap_or_else(|| panic!("{line}"));
+    let inside = rest.split(';').next().unwrap_or_default();
+    let phases: Vec<f64> = inside
+        .split(", ")
+        .filter_map(|part| part.strip_suffix(" s")?.rsplit_once(' '))
+        .filter(|(name, _)| !["other", "ncu", "checked child"].contains(name))
+        .map(|(_, seconds)| seconds.parse::<f64>().unwrap_or_else(|e| panic!("{line}: {e}")))
+        .collect();
+    (trials.parse().unwrap_or_else(|e| panic!("{line}: {e}")), phases.iter().sum(), phases.len())
 }
 
 /// One test in this binary: it sets the run's variables before any other thread runs.
@@ -75,5 +95,28 @@ fn an_embedded_run_hands_its_events_to_the_callers_reporter() {
         let kept = kept.0.lock().unwrap().clone();
         let ended: Vec<&String> = kept.iter().filter(|k| k.starts_with("ended: ")).collect();
         assert_eq!(ended, ["ended: coalescing/copy/67108864: skipped"], "{kept:?}");
+
+        // A later run in the same process says where its own time went, not the earlier runs' as
+        // well. The first run above spent its compile trial's time; this one runs the compile
+        // trials of another file, and the GPU trials it names (ignored without a GPU; here run,
+        // and skipped) make it say where the time went. Its phases are inside its trials, so they
+        // sum to at most its trials' time, give or take 0.05 s per figure printed (rounding).
+        let kept = Arc::new(Kept::default());
+        let args = ["kernels", "--include-ignored", "transpose", "--format", "terse"].map(OsString::from);
+        kernelgate::suite::run(kernelgate_lessons::table(), args, kept.clone());
+        let kept = kept.0.lock().unwrap().clone();
+        let said: Vec<&str> = kept
+            .iter()
+            .filter_map(|k| k.strip_prefix("status: "))
+            .filter(|k| k.starts_with(WHERE_THE_TIME_WENT))
+            .collect();
+        if std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_some_and(|v| v == "1") {
+            assert_eq!(said.len(), 1, "the compile trials' time is said: {kept:?}");
+        }
+        for line in said {
+            let (trials, phases, added) = trials_and_phases(line);
+            let rounding = 0.05 * (added + 1) as f64;
+            assert!(phases <= trials + rounding, "an earlier run's time is in this run's: {line}");
+        }
     }
 }

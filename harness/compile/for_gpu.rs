@@ -61,6 +61,11 @@ pub fn module_ptx(
     options: &[&str],
 ) -> Result<ModulePtx> {
     type Cell = Arc<OnceLock<Option<ModulePtx>>>;
+    /// The modules made, process-wide rather than a run's: the key is everything the PTX depends
+    /// on (the file's full text, the architecture, the instances and the options; DESIGN.md's data
+    /// flow, "module (cached by source hash + arch + options)"), so a later run in the same process
+    /// that asks the same question can only get the same answer, and a run never sees another's
+    /// state through it, only its work saved.
     static MADE: OnceLock<Mutex<HashMap<String, Cell>>> = OnceLock::new();
     let key = key(file, source, arch, instances, options);
     let cell: Cell = Arc::clone(

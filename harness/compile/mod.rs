@@ -86,6 +86,10 @@ pub fn include_dirs(
 
 /// [`include_dirs`] of this process, found once, as NVRTC options.
 fn include_options() -> &'static [String] {
+    /// The answer, process-wide rather than a run's: it describes the machine (the toolkit's
+    /// folders, the variables the process started with) and the project of the folder the process
+    /// was in at the first call; a run embedded in a process that moved to another project's folder
+    /// after an earlier run still compiles with the earlier project's folders.
     static FOUND: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     FOUND.get_or_init(|| {
         let project = std::env::current_dir().ok().map(|d| crate::project::root_of(&d));

@@ -40,6 +40,9 @@ pub const PTXAS: Spec = Spec {
 /// [`toolkit::found`]'s: [`Error::Config`] naming `KERNELGATE_PTXAS`, or [`Error::Unavailable`]
 /// with the places searched and the fix.
 pub fn ptxas() -> Result<&'static toolkit::Tool> {
+    /// The answer, process-wide rather than a run's: it describes the machine (the programs
+    /// installed, the variables the process started with and the project folder it was in at the
+    /// first call), which a later run in the same process would find the same.
     static FOUND: OnceLock<toolkit::Found> = OnceLock::new();
     toolkit::found(&PTXAS, FOUND.get_or_init(|| toolkit::search(&PTXAS)))
 }

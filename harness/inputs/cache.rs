@@ -1,5 +1,6 @@
-//! The inputs and references a run keeps: one entry per (reference, inputs seed, parameters),
-//! drawn and computed once, by the trial that needs it or ahead of it by [`super::prefetch`].
+//! The inputs and references a run keeps ([`Cache`], one per run, dropped with it): one entry per
+//! (reference, inputs seed, parameters), drawn and computed once, by the trial that needs it or
+//! ahead of it by [`super::prefetch`].
 //!
 //! An entry is keyed by the case's reference (the identity of its [`crate::case::Reference`]
 //! allocation, which [`Case::reference_shared`] hands to several cases), the seed of its inputs
@@ -11,7 +12,7 @@
 
 use super::{draw, inputs_seed, mix};
 use crate::case::{Case, HostData};
-use crate::phases::{self, Phase};
+use crate::phases::{Clock, Phase};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Host memory the kept inputs and references may take together, bytes: 8 GiB. kernelgate's
@@ -49,24 +50,25 @@ impl Prepared {
 
 /// A trial's view of its entry: the inputs and the reference of one case, with the time the trial
 /// spends drawing them, or waiting for the prefetcher to, counted as [`Phase::Inputs`] and
-/// [`Phase::Reference`].
+/// [`Phase::Reference`] on its run's clock (the [`Cache`]'s).
 #[derive(Debug, Clone)]
 pub struct Taken {
     case: Case,
     seed: u64,
     entry: Arc<Prepared>,
+    clock: Arc<Clock>,
 }
 
 impl Taken {
     /// The inputs ([`Prepared::host`]).
     pub fn host(&self) -> &[HostData] {
-        phases::time(Phase::Inputs, || self.entry.host(&self.case, self.seed))
+        self.clock.time(Phase::Inputs, || self.entry.host(&self.case, self.seed))
     }
 
     /// The reference ([`Prepared::reference`]).
     pub fn reference(&self) -> &Vec<HostData> {
         let _ = self.host();
-        phases::time(Phase::Reference, || self.entry.reference(&self.case, self.seed))
+        self.clock.time(Phase::Reference, || self.entry.reference(&self.case, self.seed))
     }
 
     /// Draws the inputs now, untimed (the prefetcher times its own work).
@@ -91,27 +93,53 @@ impl Taken {
 /// reused while the entry lives), and the entry.
 type Entry = ((usize, u64, String), crate::case::Reference, Arc<Prepared>);
 
-static KEPT: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+/// The inputs and references one run keeps, within [`BUDGET_BYTES`], and the run's clock their
+/// drawing and computing count on. Made once per run ([`super::prefetch::Prefetch`] holds it) and
+/// dropped with it: a later run in the same process draws its own.
+pub struct Cache {
+    kept: Mutex<Vec<Entry>>,
+    clock: Arc<Clock>,
+}
 
-/// `case`'s entry for a run seeded `run_seed`, found or made (empty: its contents are made on first
-/// use). A trial takes it through [`super::prepared`], which also moves the prefetcher on.
-pub fn entry(case: &Case, run_seed: u64) -> Taken {
-    let seed = inputs_seed(case, run_seed);
-    let key = (Arc::as_ptr(&case.reference).cast::<()>() as usize, seed, format!("{:?}", case.params));
-    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
-    let found = kept.iter().find(|(k, ..)| *k == key).map(|(.., p)| Arc::clone(p));
-    let entry = found.unwrap_or_else(|| {
-        let p = Arc::new(Prepared::default());
-        kept.push((key, Arc::clone(&case.reference), Arc::clone(&p)));
-        p
-    });
-    // Oldest out until the rest fits; an entry held outside the table (by a trial or the
-    // prefetcher, or this one) stays.
-    while kept.iter().map(|(.., p)| p.bytes()).sum::<usize>() > BUDGET_BYTES {
-        let Some(i) = kept.iter().position(|(.., p)| Arc::strong_count(p) == 1) else { break };
-        kept.remove(i);
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner()).len();
+        f.debug_struct("Cache").field("kept", &kept).finish_non_exhaustive()
     }
-    Taken { case: case.clone(), seed, entry }
+}
+
+impl Cache {
+    /// An empty cache whose entries count their time on `clock` (the run's).
+    pub fn new(clock: Arc<Clock>) -> Cache {
+        Cache { kept: Mutex::default(), clock }
+    }
+
+    /// The run's clock, which the entries' time counts on.
+    pub fn clock(&self) -> &Arc<Clock> {
+        &self.clock
+    }
+
+    /// `case`'s entry for a run seeded `run_seed`, found or made (empty: its contents are made on
+    /// first use). A trial takes it through [`super::prefetch::Prefetch::prepared`], which also
+    /// moves the run's prefetcher on.
+    pub fn entry(&self, case: &Case, run_seed: u64) -> Taken {
+        let seed = inputs_seed(case, run_seed);
+        let key = (Arc::as_ptr(&case.reference).cast::<()>() as usize, seed, format!("{:?}", case.params));
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let found = kept.iter().find(|(k, ..)| *k == key).map(|(.., p)| Arc::clone(p));
+        let entry = found.unwrap_or_else(|| {
+            let p = Arc::new(Prepared::default());
+            kept.push((key, Arc::clone(&case.reference), Arc::clone(&p)));
+            p
+        });
+        // Oldest out until the rest fits; an entry held outside the table (by a trial or the
+        // prefetcher, or this one) stays.
+        while kept.iter().map(|(.., p)| p.bytes()).sum::<usize>() > BUDGET_BYTES {
+            let Some(i) = kept.iter().position(|(.., p)| Arc::strong_count(p) == 1) else { break };
+            kept.remove(i);
+        }
+        Taken { case: case.clone(), seed, entry, clock: Arc::clone(&self.clock) }
+    }
 }
 
 #[cfg(test)]
@@ -125,8 +153,13 @@ mod tests {
             .reference_shared(reference)
     }
 
+    fn cache() -> Cache {
+        Cache::new(Arc::default())
+    }
+
     #[test]
     fn variants_that_share_a_reference_share_inputs_and_one_computation() {
+        let cache = cache();
         let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let counted = Arc::clone(&calls);
         let reference: Reference = Arc::new(move |b: &[HostData]| {
@@ -134,17 +167,17 @@ mod tests {
             vec![b[0].clone()]
         });
         let (a, b) = (case("a", &reference), case("b", &reference));
-        let (pa, pb) = (entry(&a, 7), entry(&b, 7));
+        let (pa, pb) = (cache.entry(&a, 7), cache.entry(&b, 7));
         assert!(pa.same_entry(&pb), "one entry for both variants");
         assert_eq!(pa.reference(), pb.reference());
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1, "the reference ran once");
-        assert!(!pa.same_entry(&entry(&a, 8)), "another run seed draws other inputs");
+        assert!(!pa.same_entry(&cache.entry(&a, 8)), "another run seed draws other inputs");
         // A case of its own keeps its trial-name seed: other data than the shared variants'.
         let own = Case::new("t", "c", "64", crate::source::k::coalescing::copy_coalesced)
             .params([Param::input(64), Param::output(64)])
             .reference_data(|b| vec![b[0].clone()]);
         assert_ne!(inputs_seed(&own, 7), inputs_seed(&a, 7));
-        assert_ne!(entry(&own, 7).host(), pa.host());
+        assert_ne!(cache.entry(&own, 7).host(), pa.host());
     }
 
     #[test]
@@ -157,7 +190,8 @@ mod tests {
             vec![b[0].clone()]
         });
         let c = case("slow", &reference);
-        let (first, second) = (entry(&c, 11), entry(&c, 11));
+        let cache = cache();
+        let (first, second) = (cache.entry(&c, 11), cache.entry(&c, 11));
         let results: Vec<Vec<HostData>> = std::thread::scope(|scope| {
             let a = scope.spawn(|| first.reference().clone());
             let b = scope.spawn(|| second.reference().clone());
@@ -168,5 +202,30 @@ mod tests {
         .collect();
         assert_eq!(results[0], results[1]);
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1, "one computation for two takers at once");
+    }
+
+    #[test]
+    fn two_runs_keep_their_own_entries_and_count_their_own_time() {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = Arc::clone(&calls);
+        let reference: Reference = Arc::new(move |b: &[HostData]| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            vec![b[0].clone()]
+        });
+        let c = case("runs", &reference);
+        let (first, second) = (cache(), cache());
+        let taken = first.entry(&c, 3);
+        let _ = taken.reference();
+        assert!(!taken.same_entry(&second.entry(&c, 3)), "another run's cache holds its own entry");
+        let reference_s =
+            |cache: &Cache| cache.clock().totals().iter().find(|(p, _)| *p == Phase::Reference).unwrap().1;
+        assert!(reference_s(&first) >= 0.019, "the first run's reference is on its clock");
+        assert_eq!(reference_s(&second), 0.0, "and not on the second run's");
+        let _ = second.entry(&c, 3).reference();
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2, "each run computes its own reference");
+        let held = Arc::strong_count(&reference);
+        drop(first);
+        assert_eq!(Arc::strong_count(&reference), held - 1, "a run's cache lets its entries go when dropped");
     }
 }

@@ -13,8 +13,8 @@
 pub mod cache;
 pub mod prefetch;
 
-pub use cache::{BUDGET_BYTES, Prepared, Taken};
-pub use prefetch::prepared;
+pub use cache::{BUDGET_BYTES, Cache, Prepared, Taken};
+pub use prefetch::Prefetch;
 
 use crate::case::elem::F8E5M2;
 use crate::case::{Case, Elem, HOT_BYTE, HostData, Init, Param};
@@ -22,14 +22,21 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
-/// Threads a CPU computation of the harness may use (drawing inputs, references): every core, but
-/// while a [`prefetch::Prefetch`] works beside timed trials, every core but two — one for the
-/// thread that times (it spins in the driver's event waits) and one for the driver's own threads.
-/// kernelgate's choice; a launch-bound program (`launch/one_by_one`) stalls between its kernels
-/// when its launching thread loses its core.
+/// Threads a CPU computation of the harness may use (drawing inputs, references, comparisons,
+/// host copies): every core, but while the calling thread's run has its [`Prefetch`] working
+/// beside timed trials, every core but two — one for the thread that times (it spins in the
+/// driver's event waits) and one for the driver's own threads. kernelgate's choice; a launch-bound
+/// program (`launch/one_by_one`) stalls between its kernels when its launching thread loses its
+/// core.
+///
+/// The run is the one whose prefetcher the calling thread entered ([`Prefetch::enter`]: a run's
+/// trials and its prefetcher's worker do), as `rayon::current_num_threads` answers for the pool of
+/// the calling thread: a case's CPU reference, which is handed only its inputs, calls this to split
+/// its work, and another run in the same process never changes the answer. A thread that entered
+/// no run's prefetcher gets every core.
 pub fn threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if prefetch::running() { cores.saturating_sub(2).max(1) } else { cores }
+    if prefetch::beside_trials() { cores.saturating_sub(2).max(1) } else { cores }
 }
 
 /// Elements drawn per independently seeded chunk; fixed, so the data depends on the seed alone

@@ -145,7 +145,10 @@ pub fn child(
         };
     let mut failed = false;
     let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
-    let _prefetch = crate::inputs::prefetch::Prefetch::start(order, PROFILE_SEED);
+    // The child's own inputs, made ahead on its own prefetcher (on the GPU's clock, which no one reads).
+    let prefetch = crate::inputs::Prefetch::new(std::sync::Arc::clone(gpu.clock()));
+    prefetch.start(order, PROFILE_SEED);
+    let _entered = prefetch.enter();
     for name in list.lines().filter(|l| !l.is_empty()) {
         // Into ncu's log, where the session's heartbeat reads how far the child is.
         println!("{}{name}", super::run::BEGIN);
@@ -162,8 +165,11 @@ pub fn child(
         };
         let checked = match compiled {
             Ok(None) => Ok(Ok(())),
-            Ok(Some(compiled)) => check::check_case(&gpu, case, &compiled, PROFILE_SEED, check::SharedStart::AsLeft)
-                .map(|r| r.map(|_| ())),
+            Ok(Some(compiled)) => {
+                let inputs = prefetch.prepared(case, PROFILE_SEED);
+                check::check_case(&gpu, case, &compiled, &inputs, PROFILE_SEED, check::SharedStart::AsLeft)
+                    .map(|r| r.map(|_| ()))
+            }
             Err(e) => Err(e),
         };
         drop(_ranges);
@@ -172,7 +178,9 @@ pub fn child(
                 crate::program::compile_from(&gpu, sources, case, |k| revision.kernel(k.file)).transpose()?;
             let _ranges = measure::nvtx_ranges_of_a(case);
             Some(compiled.and_then(|a| {
-                check::check_case(&gpu, case, &a, PROFILE_SEED, check::SharedStart::AsLeft).map(|r| r.map(|_| ()))
+                let inputs = prefetch.prepared(case, PROFILE_SEED);
+                check::check_case(&gpu, case, &a, &inputs, PROFILE_SEED, check::SharedStart::AsLeft)
+                    .map(|r| r.map(|_| ()))
             }))
         });
         // The A side's own failures are the trial's to report (its check runs there too); here

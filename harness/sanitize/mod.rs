@@ -381,7 +381,10 @@ pub fn child(config: &Config, sources: &Sources, all: &[Case], list: &str) -> Ex
         return ExitCode::FAILURE;
     };
     let order = list.lines().filter_map(|name| all.iter().find(|c| c.name() == name)).cloned().collect();
-    let _prefetch = crate::inputs::prefetch::Prefetch::start(order, crate::ncu::select::PROFILE_SEED);
+    // The child's own inputs, made ahead on its own prefetcher (on the GPU's clock, which no one reads).
+    let prefetch = crate::inputs::Prefetch::new(std::sync::Arc::clone(gpu.clock()));
+    prefetch.start(order, crate::ncu::select::PROFILE_SEED);
+    let _entered = prefetch.enter();
     for name in list.lines().filter(|l| !l.is_empty()) {
         crate::outln!("{}{name}", parse::BEGIN);
         let Some(case) = all.iter().find(|c| c.name() == name) else {
@@ -389,13 +392,9 @@ pub fn child(config: &Config, sources: &Sources, all: &[Case], list: &str) -> Ex
             continue;
         };
         let checked = crate::program::compile(&gpu, sources, case).and_then(|compiled| {
-            let mut checked = check::check_case(
-                &gpu,
-                case,
-                &compiled,
-                crate::ncu::select::PROFILE_SEED,
-                check::SharedStart::Poisoned,
-            )?;
+            let seed = crate::ncu::select::PROFILE_SEED;
+            let inputs = prefetch.prepared(case, seed);
+            let mut checked = check::check_case(&gpu, case, &compiled, &inputs, seed, check::SharedStart::Poisoned)?;
             if let (Ok(bound), None) = (&mut checked, &config.sanitize) {
                 repeat_timed_path(&gpu, case, &compiled, bound)?;
             }

@@ -32,6 +32,9 @@ pub type Nvdisasm = toolkit::Tool;
 /// [`Error::Config`] naming `KERNELGATE_NVDISASM` when it is set and does not run as nvdisasm;
 /// [`Error::Unavailable`] when none was found, with the places searched and the fix.
 pub fn load() -> Result<&'static Nvdisasm> {
+    /// The answer, process-wide rather than a run's: it describes the machine (the programs
+    /// installed, the variables the process started with and the project folder it was in at the
+    /// first call), which a later run in the same process would find the same.
     static FOUND: OnceLock<toolkit::Found> = OnceLock::new();
     toolkit::found(&SPEC, FOUND.get_or_init(|| toolkit::search(&SPEC)))
 }

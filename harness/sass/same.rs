@@ -48,6 +48,10 @@ pub fn compare(
     expressions: &[&str],
 ) -> Result<Code> {
     type Key = (String, String, (String, Vec<String>), (String, Vec<String>), Vec<String>);
+    /// The answers given, process-wide rather than a run's: the key is the whole question (the
+    /// file, the architecture, both versions' full texts and options, the instances), whose answer
+    /// depends on nothing else but the tools this process found (NVRTC and nvdisasm, themselves
+    /// found once per process), so a later run in the same process can only get the same answer.
     static ANSWERED: std::sync::Mutex<std::collections::BTreeMap<Key, Code>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
     let names = expressions.iter().map(|e| e.to_string()).collect();

@@ -18,7 +18,7 @@ use crate::config::{Criterion, StoppingRule};
 use crate::gate::lesson::{LessonJudged, LessonNames, LessonVerdict, judge_lesson};
 use crate::lesson_record::{LESSONS_CSV_SCHEMA, LESSONS_CSV_SUFFIX, LessonRow};
 use crate::measure::{Pairs, Side, measure_pairs};
-use crate::phases::{self, Phase};
+use crate::phases::Phase;
 use crate::report::events::Event;
 use crate::{check, program};
 use libtest_mimic::{Completion, Failed};
@@ -68,23 +68,28 @@ pub(super) fn run(suite: &Suite, t: &LessonTrial) -> Result<Completion, Failed> 
     if let Some(why) = program::unavailable(&t.good).or_else(|| program::unavailable(&t.bad)) {
         return super::cannot_run(why);
     }
-    let compile = |case| phases::time(Phase::Compile, || program::compile(&gpu, &suite.sources, case));
+    let clock = &suite.clock;
+    let compile = |case| clock.time(Phase::Compile, || program::compile(&gpu, &suite.sources, case));
     let (good, bad) = (compile(&t.good).map_err(fault)?, compile(&t.bad).map_err(fault)?);
     let start = check::SharedStart::Poisoned;
-    let mut bad_bound =
-        check::check_case(&gpu, &t.bad, &bad, suite.seed, start).map_err(fault)?.map_err(Failed::from)?;
-    let mut good_bound =
-        check::check_case(&gpu, &t.good, &good, suite.seed, start).map_err(fault)?.map_err(Failed::from)?;
+    let check = |case, compiled| {
+        let inputs = suite.prefetch.prepared(case, suite.seed);
+        check::check_case(&gpu, case, compiled, &inputs, suite.seed, start).map_err(fault)?.map_err(Failed::from)
+    };
+    let mut bad_bound = check(&t.bad, &bad)?;
+    let mut good_bound = check(&t.good, &good)?;
 
     let config = &suite.config;
     let seed = check::trial_seed(suite.seed, &t.name());
-    let pairs = phases::time(Phase::Sampling, || {
-        measure_pairs(&gpu, &lesson_rule(&config.stopping), config.warmup, LESSON_HALF_WIDTH, seed, |side| match side {
-            Side::A => program::run(&gpu, &t.bad, &bad, &mut bad_bound),
-            Side::B => program::run(&gpu, &t.good, &good, &mut good_bound),
+    let rule = lesson_rule(&config.stopping);
+    let pairs = clock
+        .time(Phase::Sampling, || {
+            measure_pairs(&gpu, &rule, config.warmup, LESSON_HALF_WIDTH, seed, |side| match side {
+                Side::A => program::run(&gpu, &t.bad, &bad, &mut bad_bound),
+                Side::B => program::run(&gpu, &t.good, &good, &mut good_bound),
+            })
         })
-    })
-    .map_err(fault)?;
+        .map_err(fault)?;
     drop((bad_bound, good_bound, lease));
 
     let judged = judged(t, &pairs).map_err(|e| Failed::from(format!("{}: {e}", t.name())))?;

@@ -45,8 +45,10 @@ use crate::gate::Policy;
 use crate::gate::baseline::Baseline;
 use crate::gpu::Gpu;
 use crate::history::revision::Revision;
+use crate::inputs::Prefetch;
 use crate::ncu::profile::Profiled;
 use crate::ncu::{run::CHILD_ENV, select};
+use crate::phases::Clock;
 use crate::project::Project;
 use crate::record::{self, CaseResult, GitState};
 use crate::report::events::{Event, Reporter, Terminal};
@@ -138,6 +140,12 @@ pub struct Suite {
     reporter: Arc<dyn Reporter>,
     /// NVRTC's work for the selected trials, made ahead on worker threads.
     ahead: Arc<compile_ahead::Ahead>,
+    /// Where this run's time went, per phase: the run's own sums, which its GPUs carry and its
+    /// end-of-run line reads ([`crate::phases`]).
+    clock: Arc<Clock>,
+    /// The run's inputs and references ([`crate::inputs::Cache`]) and the worker that makes the
+    /// next trials' while the GPU times this one: started before the trials, stopped after them.
+    prefetch: Prefetch,
 }
 
 impl std::fmt::Debug for Suite {
@@ -192,6 +200,7 @@ impl Suite {
         });
         let (recorded, kernels_sha256) =
             recorded::recorded_state(&project, table.build, config.commit.as_deref(), &sources);
+        let clock = Arc::new(Clock::new());
         Suite {
             cases: table.for_run(&config),
             table,
@@ -216,6 +225,8 @@ impl Suite {
             collected: Collected::default(),
             reporter,
             ahead: Arc::default(),
+            prefetch: Prefetch::new(Arc::clone(&clock)),
+            clock,
         }
     }
 
@@ -235,7 +246,8 @@ impl Suite {
         self.pool
             .get_or_init(|| {
                 let reporter = Arc::clone(&self.reporter);
-                let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, move |gpu| {
+                let clock = Arc::clone(&self.clock);
+                let pool = Pool::new(&self.config.devices, crate::compile::nvrtc_version, clock, move |gpu| {
                     reporter.report(&Event::Status(&report::device(&gpu.facts)));
                     report::ceilings(&gpu.ceilings).iter().for_each(|line| reporter.report(&Event::Status(line)));
                 })
@@ -606,12 +618,12 @@ pub fn run(
     }
     let any_selected = !selected.is_empty() || lessons_selected;
     // The next trials' inputs and references are made while the GPU times the current one.
-    let prefetch = (!args.list && suite.pool().is_ok()).then(|| {
+    if !args.list && suite.pool().is_ok() {
         let order = selected.iter().filter_map(|name| suite.cases.iter().find(|c| c.name() == *name)).cloned();
-        crate::inputs::prefetch::Prefetch::start(order.collect(), suite.seed)
-    });
+        suite.prefetch.start(order.collect(), suite.seed);
+    }
     let conclusion = libtest_mimic::run(&args, trials);
-    drop(prefetch);
+    suite.prefetch.stop();
     if !args.list {
         // The trials libtest ignored before they ran (without a GPU, every GPU trial) end too, with
         // the reason the JUnit report gives them.
@@ -643,14 +655,10 @@ pub fn run(
     if !args.list && any_selected {
         let trials_s: f64 =
             suite.collected.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.seconds).sum();
-        let totals = crate::phases::totals();
+        let totals = suite.clock.totals();
         // Nothing to say where no GPU trial ran (compile trials alone take no phase's time).
         if totals.iter().any(|(_, s)| *s >= 0.05) {
-            suite.report(&Event::Status(&crate::phases::render(
-                &totals,
-                &crate::phases::background_totals(),
-                trials_s,
-            )));
+            suite.report(&Event::Status(&crate::phases::render(&totals, &suite.clock.background_totals(), trials_s)));
         }
     }
     if let Err(e) = results::write_results(&suite) {

@@ -27,9 +27,8 @@ pub fn trials(suite: &Arc<Suite>) -> Vec<Trial> {
             trials.push(Trial::ignorable_test(
                 name.clone(),
                 progress::noted(suite, name, move || {
-                    crate::phases::time(crate::phases::Phase::CompileTrial, || {
-                        compile_trial::run(&s, &l, &a, &d, &source, arch)
-                    })
+                    s.clock
+                        .time(crate::phases::Phase::CompileTrial, || compile_trial::run(&s, &l, &a, &d, &source, arch))
                 }),
             ));
         }

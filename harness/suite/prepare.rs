@@ -167,7 +167,7 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
                         } else {
                             "sanitize.log"
                         });
-                    crate::phases::time(crate::phases::Phase::Child, || {
+                    suite.clock.time(crate::phases::Phase::Child, || {
                         crate::sanitize::run(&suite.config, &suite.sources, selected, &program, log, suite.reporter())
                     })
                 })
@@ -184,7 +184,7 @@ pub(super) fn prepare(suite: &Suite, selected: &[&str]) -> Result<usize, String>
                 .map_err(Error::io("the test executable"))
                 .and_then(|program| {
                     let report = suite.stem()?.with_extension("ncu-rep");
-                    crate::phases::time(crate::phases::Phase::Profile, || {
+                    suite.clock.time(crate::phases::Phase::Profile, || {
                         select::profile(
                             &suite.config,
                             &suite.sources,

@@ -50,7 +50,9 @@ pub(super) fn own_line(suite: &Suite, name: &str, seconds: f64) -> Option<String
     Some(report::trial_line(result, seconds))
 }
 
-/// `body`, with its outcome and wall time kept for the JUnit report ([`Suite::outcomes`]).
+/// `body`, with its outcome and wall time kept for the JUnit report ([`Suite::outcomes`]), run on
+/// a thread that entered the run's prefetcher ([`crate::inputs::Prefetch::enter`]: the CPU work of
+/// the trial leaves two cores free while the prefetcher works, [`crate::inputs::threads`]).
 pub(super) fn noted<F>(
     suite: &Arc<Suite>,
     name: String,
@@ -62,7 +64,9 @@ where
     let suite = Arc::clone(suite);
     move || {
         let start = std::time::Instant::now();
+        let entered = suite.prefetch.enter();
         let result = body();
+        drop(entered);
         let outcome = match &result {
             Ok(Completion::Completed) => junit::Outcome::Passed,
             Ok(Completion::Ignored { reason }) => junit::Outcome::Skipped(reason.clone().unwrap_or_default()),

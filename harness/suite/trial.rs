@@ -36,8 +36,9 @@ use crate::gate::{Decided, Judged, Verdict};
 use crate::gpu::Gpu;
 use crate::guard::{Ceilings, Claim};
 use crate::history::revision::Revision;
+use crate::inputs::Taken;
 use crate::measure::{Pairs, Samples, Side, measure_cold, measure_pairs, nvtx_ranges};
-use crate::phases::{self, Phase};
+use crate::phases::Phase;
 use crate::program::{self, Bound, Compiled};
 use crate::recheck::{self, Launches};
 use crate::record::CaseResult;
@@ -96,7 +97,8 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
         return super::cannot_run(why);
     }
 
-    let b = match phases::time(Phase::Compile, || compile_b(suite, case, &gpu)).map_err(fault)? {
+    let clock = &suite.clock;
+    let b = match clock.time(Phase::Compile, || compile_b(suite, case, &gpu)).map_err(fault)? {
         Ok(b) => b,
         Err(absent) => return Ok(Completion::ignored_with(absent)),
     };
@@ -107,19 +109,19 @@ pub(super) fn run(suite: &Suite, case: &Case) -> Result<Completion, Failed> {
 
     // Held until the re-check: the check's reference stays in the inputs cache (an entry held is
     // never the one let go), so the re-check compares with it instead of computing it again.
-    let inputs = crate::inputs::prepared(case, suite.seed);
-    let mut bound = checked(suite, case, &gpu, &b, &timing).map_err(fault)??;
+    let inputs = suite.prefetch.prepared(case, suite.seed);
+    let mut bound = checked(suite, case, &gpu, &b, &timing, &inputs).map_err(fault)??;
 
     let ranges = nvtx_ranges(case);
     let measured =
-        phases::time(Phase::Sampling, || measure(suite, case, &gpu, &b, &timing, &mut bound)).map_err(fault)?;
+        clock.time(Phase::Sampling, || measure(suite, case, &gpu, &b, &timing, &mut bound)).map_err(fault)?;
     drop(ranges);
     rechecked(suite, case, &gpu, &timing, &measured, &bound, inputs.reference()).map_err(fault)??;
     drop(inputs);
     drop(bound);
     drop(lease);
 
-    phases::time(Phase::Verdict, || {
+    clock.time(Phase::Verdict, || {
         let physics = impossible(&suite.sources, case, &gpu, &timing, &measured);
         let judged = guarded(judged(suite, case, &gpu, &timing, &measured)?, physics.as_deref());
         // A counter ncu printed as `nan` is the tool's failure, never the kernel's change.
@@ -201,7 +203,7 @@ fn timing<'r>(
         return alone(format!("{} does not exist at {}", suite.sources.path_of(missing), revision.rev));
     }
     let compile_a = || program::compile_from(gpu, &suite.sources, case, |k| revision.kernel(k.file));
-    let a = match phases::time(Phase::Compile, compile_a) {
+    let a = match suite.clock.time(Phase::Compile, compile_a) {
         Ok(a) => a.expect("every file exists at the revision (checked above)"),
         Err(Error::Driver { .. }) => {
             return alone(format!(
@@ -298,7 +300,7 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
             continue;
         }
         let shown = suite.sources.path_of(file);
-        match phases::time(Phase::Compile, || compare(file, shown, a, b, arch, &instances))? {
+        match suite.clock.time(Phase::Compile, || compare(file, shown, a, b, arch, &instances))? {
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {
@@ -342,9 +344,10 @@ fn list(sources: &Sources, files: &[&str]) -> String {
     files.iter().map(|f| sources.path_of(f)).collect::<Vec<_>>().join(", ")
 }
 
-/// The check: the revision's program (A/B) on its own fresh buffers, then this build's; returns
-/// this build's bound buffers, on which both versions are then timed. `Ok(Err(failed))` for a
-/// wrong result (the message names the version).
+/// The check: the revision's program (A/B) on its own fresh buffers, then this build's, both on
+/// `inputs` (the trial's entry of the run's inputs cache); returns this build's bound buffers, on
+/// which both versions are then timed. `Ok(Err(failed))` for a wrong result (the message names the
+/// version).
 ///
 /// # Errors
 /// A harness or driver error.
@@ -354,14 +357,15 @@ fn checked(
     gpu: &Gpu,
     b: &Compiled,
     timing: &Timing,
+    inputs: &Taken,
 ) -> crate::error::Result<Result<Bound, Failed>> {
     let start = check::SharedStart::Poisoned;
     if let Timing::Paired { revision, a, .. } = timing
-        && let Err(wrong) = check::check_case(gpu, case, a, suite.seed, start)?
+        && let Err(wrong) = check::check_case(gpu, case, a, inputs, suite.seed, start)?
     {
         return Ok(Err(format!("A ({} at {}): {wrong}", list(&suite.sources, &case_files(case)), revision.rev).into()));
     }
-    Ok(check::check_case(gpu, case, b, suite.seed, start)?.map_err(Failed::from))
+    Ok(check::check_case(gpu, case, b, inputs, suite.seed, start)?.map_err(Failed::from))
 }
 
 /// The measure step: cold samples of this build's program, or pairs of both versions over `bound`.
