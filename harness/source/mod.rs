@@ -377,6 +377,6 @@ pub(crate) mod k {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod package_tests;
+#[cfg(test)]
+mod tests;

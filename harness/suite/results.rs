@@ -115,8 +115,7 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
         match appended {
             Ok(rows) => suite.report(&Event::Recorded {
                 commit: info.git.short(),
-                against: (!info.ab_revision.is_empty())
-                    .then(|| &info.ab_revision[..info.ab_revision.len().min(12)]),
+                against: (!info.ab_revision.is_empty()).then(|| &info.ab_revision[..info.ab_revision.len().min(12)]),
                 values: rows,
                 gpu: &info.facts.uuid,
                 history: &dir,
