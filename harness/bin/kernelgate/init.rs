@@ -475,6 +475,11 @@ on: [push, pull_request]
 jobs:
   kernels:
     runs-on: [self-hosted, gpu]
+    env:
+      # On the GPU runner, no GPU or no NVRTC fails the job: without them the trials would be
+      # ignored and the job green with nothing checked (docs/options.md).
+      KERNELGATE_REQUIRE_GPU: "1"
+      KERNELGATE_REQUIRE_NVRTC: "1"
     steps:
       - uses: actions/checkout@v4
       - run: cargo test --release
@@ -558,6 +563,10 @@ mod tests {
         let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/kernelgate.yml")).unwrap();
         assert!(workflow.contains("working-directory: tests/gpu"), "{workflow}");
         assert!(!at.join(".github").exists());
+        // A runner that lost its GPU or NVRTC fails the job rather than passing with every trial ignored.
+        for required in ["KERNELGATE_REQUIRE_GPU: \"1\"", "KERNELGATE_REQUIRE_NVRTC: \"1\""] {
+            assert!(workflow.contains(required), "{workflow}");
+        }
     }
 
     /// kernelgate inside the project's repository (a submodule): the manifest names it by a path
