@@ -90,7 +90,8 @@ impl Build {
     /// The files and folders (relative to the project root) the binary is built from: hashed into
     /// `BUILD` (a run whose HEAD holds the same files is keyed to HEAD) and watched
     /// (`cargo:rerun-if-changed`). Paths that do not exist are skipped. Default:
-    /// [`provenance::BUILD_INPUTS`].
+    /// [`provenance::BUILD_INPUTS`]. The kernel folders are watched too (an edited kernel file
+    /// writes the kernel constants again), whatever the inputs.
     pub fn inputs<I: IntoIterator<Item = S>, S: Into<String>>(mut self, inputs: I) -> Build {
         self.inputs = inputs.into_iter().map(Into::into).collect();
         self
@@ -110,14 +111,31 @@ impl Build {
     pub fn run(self) {
         let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for a build script"));
         let text = self.generate().unwrap_or_else(|e| fail(&e));
-        for input in &self.inputs {
-            if self.root.join(input).exists() {
-                println!("cargo:rerun-if-changed={input}");
-            }
+        for path in self.watched() {
+            println!("cargo:rerun-if-changed={path}");
         }
         let out = out_dir.join(OUT_FILE);
         std::fs::write(&out, text)
             .unwrap_or_else(|e| fail(&Error::new(ErrorKind::Io, format!("cannot write: {e}")).at(&out)));
+    }
+
+    /// What the build script is re-run for (`cargo:rerun-if-changed`), relative to the project
+    /// root: the inputs that exist, then the kernel folders. The kernel constants are the folders'
+    /// kernels, so a kernel added, renamed or removed must reach the cases that name it (else rustc
+    /// says `cannot find value` for a kernel the file declares); the folders are watched, not
+    /// hashed into `BUILD`: a run reads the kernels themselves when it starts.
+    pub fn watched(&self) -> Vec<String> {
+        let inputs = self.inputs.iter().filter(|input| self.root.join(input).exists()).cloned();
+        let folders = kernel_folders(&self.root).unwrap_or_default().into_iter().map(|folder| {
+            folder.strip_prefix(&self.root).unwrap_or(&folder).display().to_string()
+        });
+        let mut watched: Vec<String> = Vec::new();
+        for path in inputs.chain(folders) {
+            if !watched.contains(&path) {
+                watched.push(path);
+            }
+        }
+        watched
     }
 
     /// The text of [`OUT_FILE`] for this project, without writing it.
@@ -180,6 +198,24 @@ pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, Error> {
     }
 }
 
+/// Why a kernel folder of the project at `root` could not be listed (`error`), where it was named
+/// and the fix: at the line of `kernelgate.toml` that names it, or as the default folder.
+fn unreadable_folder(root: &Path, error: &std::io::Error) -> String {
+    let text = std::fs::read_to_string(root.join(PROJECT_FILE)).unwrap_or_default();
+    match text.lines().position(|l| l.trim_start().starts_with("kernels")) {
+        Some(i) => format!(
+            "cannot read the kernel folder ({error}), which {PROJECT_FILE}:{} names in `kernels`; create it, or name \
+             the folders that hold the project's kernel files there (relative to {PROJECT_FILE}'s folder)",
+            i + 1
+        ),
+        None => format!(
+            "cannot read the kernel folder ({error}), the default one (no `kernels` in {PROJECT_FILE}); create it, or \
+             name the folders that hold the project's kernel files in {PROJECT_FILE} at the project root: `kernels = \
+             [\"src/cuda\"]`"
+        ),
+    }
+}
+
 /// The module `k`: one submodule per kernel file (`*.cu`, `*.ptx`) of `folders`, one constant per
 /// kernel.
 fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
@@ -188,7 +224,7 @@ fn kernel_constants(root: &Path, folders: &[PathBuf]) -> Result<String, Error> {
     let io = |path: &Path, message: String| Error::new(ErrorKind::Io, message).at(&rel(path));
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in folders {
-        let listed = std::fs::read_dir(dir).map_err(|e| io(dir, format!("cannot read the kernel folder: {e}")))?;
+        let listed = std::fs::read_dir(dir).map_err(|e| io(dir, unreadable_folder(root, &e)))?;
         files.extend(
             listed
                 .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -311,6 +347,38 @@ mod tests {
         Build { root: dir.to_path_buf(), inputs: vec!["build.rs".into()] }
             .generate()
             .map_err(|e| (PathBuf::from(e.place().expect("at a file")), e.kind(), e.message().to_string()))
+    }
+
+    #[test]
+    fn a_missing_kernel_folder_is_named_where_it_was_named() {
+        let dir = project(&[("kernelgate.toml", "# the GPU code\nkernels = [\"gpu\"]\n")]);
+        let (file, kind, message) = generate(dir.path()).unwrap_err();
+        assert_eq!((file, kind), (PathBuf::from("gpu"), ErrorKind::Io));
+        assert!(message.starts_with("cannot read the kernel folder ("), "{message}");
+        assert!(message.contains("which kernelgate.toml:2 names in `kernels`; create it"), "{message}");
+        let dir = project(&[("build.rs", "fn main() {}\n")]);
+        let (file, _, message) = generate(dir.path()).unwrap_err();
+        assert_eq!(file, PathBuf::from("kernels"));
+        assert!(message.contains("the default one (no `kernels` in kernelgate.toml)"), "{message}");
+        assert!(message.contains("`kernels = [\"src/cuda\"]`"), "{message}");
+    }
+
+    #[test]
+    fn the_kernel_folders_are_watched_beside_the_inputs_that_exist() {
+        let dir = project(&[
+            ("gpu/sum.cu", "extern \"C\" __global__ void sum(float* a) { }\n"),
+            ("src/cuda/copy.cu", "extern \"C\" __global__ void copy(float* a) { }\n"),
+            ("kernelgate.toml", "kernels = [\"gpu\", \"./src/cuda\"]\n"),
+            ("build.rs", "fn main() {}\n"),
+        ]);
+        let build = Build { root: dir.path().to_path_buf(), inputs: vec!["build.rs".into(), "tests".into()] };
+        // `tests` does not exist: not watched. A kernel folder that is also an input is said once.
+        assert_eq!(build.watched(), ["build.rs", "gpu", "src/cuda"]);
+        let build = Build { root: dir.path().to_path_buf(), inputs: vec!["gpu".into()] };
+        assert_eq!(build.watched(), ["gpu", "src/cuda"]);
+        let plain = project(&[("kernels/copy.cu", "extern \"C\" __global__ void copy(float* a) { }\n")]);
+        let build = Build { root: plain.path().to_path_buf(), inputs: vec!["build.rs".into()] };
+        assert_eq!(build.watched(), ["kernels"], "the default folder, without a kernelgate.toml");
     }
 
     #[test]

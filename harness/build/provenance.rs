@@ -134,8 +134,8 @@ fn folders_in(workdir: &Path, kernels: &[std::path::PathBuf]) -> Vec<String> {
 /// What a binary is built from by default, relative to the project root (the folder holding the
 /// package's `Cargo.toml`): the files whose edit rebuilds the user's test binary. Not the kernel
 /// folders: a run reads the kernels when it starts, and compares them with the built commit's
-/// ([`kernels_at_head`]). A project whose cases live elsewhere names its own list
-/// ([`crate::Build::inputs`]).
+/// ([`kernels_at_head`]) (they are watched apart, for the kernel constants, [`crate::Build::run`]).
+/// A project whose cases live elsewhere names its own list ([`crate::Build::inputs`]).
 pub const BUILD_INPUTS: [&str; 6] = ["build.rs", "Cargo.lock", "Cargo.toml", "kernelgate.toml", "src", "tests"];
 
 /// SHA-256 (lowercase hex) over files given as (path relative to the project root with `/`
