@@ -343,7 +343,7 @@ fn not_utf8(var: &vars::Var, bytes: &std::ffi::OsStr) -> Error {
 
 /// `did you mean KERNELGATE_NCU? ` for a name within two edits of one of `options` (the closest;
 /// Levenshtein distance, as clap suggests subcommands, through the same `strsim` crate), else `""`.
-fn suggestion(typo: &str, options: &[&str]) -> String {
+pub(crate) fn suggestion(typo: &str, options: &[&str]) -> String {
     options
         .iter()
         .map(|o| (strsim::levenshtein(typo, o), *o))

@@ -288,5 +288,5 @@ impl Default for Config {
 }
 
 mod entry;
-mod env;
+pub(crate) mod env;
 pub mod vars;

@@ -208,12 +208,18 @@ pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
     }
     if let Some(unknown) = project.nvrtc.files.keys().find(|f| !all.iter().any(|s| s.file == f.as_str() && !s.is_own()))
     {
+        let path = project.file.clone().unwrap_or_else(|| project.root.join(crate::project::FILE));
+        // The table's line: the first that names the file quoted (`[nvrtc.files."stencl.cu"]`).
+        let quoted = format!("\"{unknown}\"");
+        let line = std::fs::read_to_string(&path).ok().and_then(|text| text.lines().position(|l| l.contains(&quoted)));
+        let files: Vec<&str> = all.iter().filter(|s| !s.is_own()).map(|s| s.file).collect();
         return Err(Error::Project {
-            path: project.file.clone().unwrap_or_else(|| project.root.join(crate::project::FILE)),
-            line: None,
+            path,
+            line: line.map(|i| i + 1),
             message: format!(
-                "[nvrtc.files.\"{unknown}\"] names no kernel file of the kernel folders; name a file as its folder \
-                 holds it (\"layernorm.cu\"), or remove the table"
+                "[nvrtc.files.\"{unknown}\"] names no kernel file of the kernel folders; {}name a file as its folder \
+                 holds it (\"layernorm.cu\"), or remove the table",
+                crate::config::env::suggestion(unknown, &files)
             ),
         });
     }

@@ -195,6 +195,15 @@ fn a_file_carries_the_projects_nvrtc_options_and_an_unknown_file_is_named() {
     let project = Project::new(dir.path(), None, settings, &crate::config::Config::default());
     let err = read_project(&project).unwrap_err().to_string();
     assert!(err.contains("[nvrtc.files.\"c.cu\"] names no kernel file of the kernel folders"), "{err}");
+    // A misspelt file in the project's file: its line, and the file meant.
+    let file = dir.path().join("kernelgate.toml");
+    let text = "[nvrtc]\noptions = [\"--use_fast_math\"]\n\n[nvrtc.files.\"bb.cu\"]\noptions = [\"-DB=1\"]\n";
+    std::fs::write(&file, text).unwrap();
+    let settings = crate::project::Settings::parse(text, &file).unwrap();
+    let project = Project::new(dir.path(), Some(file), settings, &crate::config::Config::default());
+    let err = read_project(&project).unwrap_err().to_string();
+    assert!(err.contains("kernelgate.toml:4"), "{err}");
+    assert!(err.contains("names no kernel file of the kernel folders; did you mean b.cu? name a file"), "{err}");
 }
 
 #[test]
