@@ -84,6 +84,29 @@ impl Build {
             && super::provenance::inputs_at_head(root, self.inputs)
                 .is_some_and(|files| super::provenance::files_sha256(&files) == self.inputs_sha256)
     }
+
+    /// The files this binary is built from ([`Build::inputs`]) whose copy here differs from HEAD's
+    /// at the repository of `root`, each with how (`Cargo.lock (not committed)`, `src/lib.rs
+    /// (edited)`, `tests/old.rs (deleted here)`), sorted by path: why [`Build::head_holds_inputs`]
+    /// is `false` while the files here are the ones built. Empty without a repository or inputs.
+    pub fn inputs_unlike_head(&self, root: &std::path::Path) -> Vec<String> {
+        use std::collections::BTreeMap;
+        let Some(head) = super::provenance::inputs_at_head(root, self.inputs) else { return Vec::new() };
+        let head: BTreeMap<String, Vec<u8>> = head.into_iter().collect();
+        let here: BTreeMap<String, Vec<u8>> =
+            super::provenance::inputs_on_disk(root, self.inputs).into_iter().collect();
+        let mut unlike: Vec<String> = here
+            .iter()
+            .filter_map(|(path, text)| match head.get(path) {
+                None => Some(format!("{path} (not committed)")),
+                Some(committed) if committed != text => Some(format!("{path} (edited)")),
+                Some(_) => None,
+            })
+            .chain(head.keys().filter(|p| !here.contains_key(*p)).map(|p| format!("{p} (deleted here)")))
+            .collect();
+        unlike.sort();
+        unlike
+    }
 }
 
 /// What a run is recorded under, and what the reader should be told.
@@ -218,6 +241,36 @@ mod tests {
             subject: "s".into(),
             state: RepoState::Branch,
         }
+    }
+
+    #[test]
+    fn the_inputs_unlike_head_are_named_with_how() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let write = |path: &str, text: &str| {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("Cargo.toml", "[package]\n");
+        write("src/lib.rs", "pub fn f() {}\n");
+        write("src/old.rs", "\n");
+        let mut index = repo.index().unwrap();
+        index.add_all(["*"], git2::IndexAddOption::DEFAULT, None).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let me = git2::Signature::now("t", "t@t").unwrap();
+        repo.commit(Some("HEAD"), &me, &me, "c", &tree, &[]).unwrap();
+        let build = Build { inputs: &["Cargo.lock", "Cargo.toml", "src"], ..Build::UNKNOWN };
+        assert!(build.inputs_unlike_head(dir.path()).is_empty(), "as committed");
+        write("Cargo.lock", "# lock\n");
+        write("src/lib.rs", "pub fn g() {}\n");
+        std::fs::remove_file(dir.path().join("src/old.rs")).unwrap();
+        assert_eq!(
+            build.inputs_unlike_head(dir.path()),
+            ["Cargo.lock (not committed)", "src/lib.rs (edited)", "src/old.rs (deleted here)"]
+        );
+        let elsewhere = tempfile::tempdir().unwrap();
+        assert!(build.inputs_unlike_head(elsewhere.path()).is_empty(), "no repository");
     }
 
     #[test]

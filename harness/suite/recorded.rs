@@ -21,13 +21,21 @@ pub(super) fn recorded_state(
     let here = provenance::read(root, None, &project.kernels).expect("read without a revision always answers");
     let measured = sources.project_kernels_sha256();
     let given = given.map(|id| (id, provenance::read(root, Some(id), &project.kernels)));
-    let recorded = history::built::reconcile(
-        &build.git(),
-        build.commit_kernels_sha256,
-        &measured,
-        &here,
-        build.head_holds_inputs(root),
-        given,
-    );
+    let head_holds_inputs = build.head_holds_inputs(root);
+    let keyed_by_default = given.is_none();
+    let mut recorded =
+        history::built::reconcile(&build.git(), build.commit_kernels_sha256, &measured, &here, head_holds_inputs, given);
+    // Why HEAD was not the commit the run is keyed to, when its files are what tells it apart.
+    if keyed_by_default && !head_holds_inputs && here.commit != "unknown" && recorded.git.commit != here.commit {
+        let unlike = build.inputs_unlike_head(root);
+        if !unlike.is_empty() {
+            recorded.warnings.push(format!(
+                "HEAD ({}) does not hold the files this binary was built from: {}; commit them and the runs of this \
+                 binary are keyed to HEAD",
+                here.short(),
+                unlike.join(", ")
+            ));
+        }
+    }
     (recorded, measured)
 }
