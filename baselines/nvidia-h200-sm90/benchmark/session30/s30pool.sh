@@ -37,7 +37,10 @@ night() {  # night NAME HISTORY [libtest args]
   [ -f $W/$name/ab.log ] && { grep -h "A/A controls:\|test result" $W/$name/ab.log | cut -c1-200
     grep -hE "^test .*\.\.\. .*(regressed|improved|ambiguous)" $W/$name/ab.log | cut -c1-200 | head -6; }
   grep -h "^nightly:" $W/$name.txt | tail -2 | cut -c1-200
-  local csv; csv=$(tail -n 1 $W/$name/run-csv.txt 2>/dev/null) && [ -f "$csv" ] && cp "$csv" $W/runs/$NAME-$name.csv
+  # The suite's run CSV as NAME-night.csv, an A/B run's after it (a GPU new to the pool) as NAME-night-ab.csv.
+  local csv i=0; while read -r csv; do [ -f "$csv" ] || continue
+    if [ $i = 0 ]; then cp "$csv" $W/runs/$NAME-$name.csv; else cp "$csv" $W/runs/$NAME-$name-ab.csv; fi; i=$((i+1))
+  done < <(cat $W/$name/run-csv.txt 2>/dev/null)
   t $name
 }
 cp -r $H $W/h0
