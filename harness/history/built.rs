@@ -133,8 +133,9 @@ pub struct Recorded {
 ///   recorded as given, dirty unknown).
 ///
 /// The run is keyed to `given` when set. Else, when HEAD here holds the binary's code, to `here`:
-/// `build.rs` re-runs neither on a commit nor on a kernel edit (either would rebuild the crate),
-/// so the built commit can be older than HEAD while the code and the kernels that run are HEAD's,
+/// `build.rs` does not re-run on a commit (that would rebuild the crate after every commit), and a
+/// kernel edit, which re-runs it for the kernel constants, leaves the commit a staged binary
+/// carries as it was, so the built commit can be older than HEAD while the code and the kernels that run are HEAD's,
 /// with the edits `here` reports as dirty. Else to `built`, its kernels dirty when `measured`
 /// differs from `commit_kernels`: a binary copied elsewhere (a GPU runner's copy of the tree), or
 /// run in a checkout at another commit (a copy whose HEAD is older than its files, seen on the

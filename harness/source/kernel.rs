@@ -96,7 +96,7 @@ impl Kernel {
 
     /// Whether `source` (this kernel's file as read) declares this kernel (the entry point, or for
     /// an instance its template): `build.rs` named the kernels when the crate was last built, and
-    /// a kernel edit since then rebuilds nothing. [`super::Sources::declares`] asks it of the
+    /// a staged binary reads the kernels as they are where it runs. [`super::Sources::declares`] asks it of the
     /// run's file of this kernel; `kernelgate compile` of a file it read itself.
     ///
     /// # Errors

@@ -6,8 +6,9 @@
 //! writes a module `k` with one submodule per file and one [`Kernel`] constant per
 //! `extern "C" __global__` entry point, so the case table cannot name a kernel that does not exist:
 //! `k::transpose::transpose_naiv` fails to compile with "cannot find value ... in module
-//! `k::transpose`". The build script re-runs when the project's code changes, not on a kernel edit:
-//! a kernel renamed or removed since the build is found at run time ([`Sources::declares`]).
+//! `k::transpose`". The build script re-runs when the project's code or a kernel folder changes
+//! (`kernelgate_build::Build::watched`); a staged binary reads the kernels where it runs, so a kernel
+//! renamed or removed since its build is found at run time ([`Sources::declares`]).
 //!
 //! The library's own kernels (the ceiling probes, the planted self-test family) are built into it
 //! ([`own`]) and read with the project's, under names no project file may take.

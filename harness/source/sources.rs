@@ -65,7 +65,8 @@ impl Sources {
 
     /// Whether `kernel`'s file, as the run read it, still declares it (the entry point, or for an
     /// instance its template): `build.rs` named the kernels when the crate was last built, and a
-    /// kernel edit since then rebuilds nothing. A trial checks this before it compiles.
+    /// staged binary reads the kernels as they are where it runs. A trial checks this before it
+    /// compiles.
     ///
     /// # Errors
     /// [`Error::Kernels`] naming the file and the fix when the file is gone; as
