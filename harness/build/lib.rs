@@ -126,9 +126,10 @@ impl Build {
     /// hashed into `BUILD`: a run reads the kernels themselves when it starts.
     pub fn watched(&self) -> Vec<String> {
         let inputs = self.inputs.iter().filter(|input| self.root.join(input).exists()).cloned();
-        let folders = kernel_folders(&self.root).unwrap_or_default().into_iter().map(|folder| {
-            folder.strip_prefix(&self.root).unwrap_or(&folder).display().to_string()
-        });
+        let folders = kernel_folders(&self.root)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|folder| folder.strip_prefix(&self.root).unwrap_or(&folder).display().to_string());
         let mut watched: Vec<String> = Vec::new();
         for path in inputs.chain(folders) {
             if !watched.contains(&path) {

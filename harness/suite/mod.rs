@@ -653,13 +653,7 @@ pub fn run(
         }
     }
     if !args.list && any_selected {
-        let trials_s: f64 =
-            suite.collected.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.seconds).sum();
-        let totals = suite.clock.totals();
-        // Nothing to say where no GPU trial ran (compile trials alone take no phase's time).
-        if totals.iter().any(|(_, s)| *s >= 0.05) {
-            suite.report(&Event::Status(&crate::phases::render(&totals, &suite.clock.background_totals(), trials_s)));
-        }
+        results::report_phases(&suite);
     }
     if let Err(e) = results::write_results(&suite) {
         unwritten.push(e.to_string());

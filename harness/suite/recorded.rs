@@ -23,8 +23,14 @@ pub(super) fn recorded_state(
     let given = given.map(|id| (id, provenance::read(root, Some(id), &project.kernels)));
     let head_holds_inputs = build.head_holds_inputs(root);
     let keyed_by_default = given.is_none();
-    let mut recorded =
-        history::built::reconcile(&build.git(), build.commit_kernels_sha256, &measured, &here, head_holds_inputs, given);
+    let mut recorded = history::built::reconcile(
+        &build.git(),
+        build.commit_kernels_sha256,
+        &measured,
+        &here,
+        head_holds_inputs,
+        given,
+    );
     // Why HEAD was not the commit the run is keyed to, when its files are what tells it apart.
     if keyed_by_default && !head_holds_inputs && here.commit != "unknown" && recorded.git.commit != here.commit {
         let unlike = build.inputs_unlike_head(root);

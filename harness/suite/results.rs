@@ -12,6 +12,18 @@ use crate::{error::Error, report};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Reports where the run's time went ([`crate::phases::render`]): its clock's sums per phase, in the
+/// trials and beside them, against the trials' summed wall time. Nothing when no phase took 0.05 s
+/// (no trial ran, or compile trials whose NVRTC work was made ahead).
+pub(super) fn report_phases(suite: &Suite) {
+    let trials_s: f64 =
+        suite.collected.outcomes.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|o| o.seconds).sum();
+    let totals = suite.clock.totals();
+    if totals.iter().any(|(_, s)| *s >= 0.05) {
+        suite.report(&Event::Status(&crate::phases::render(&totals, &suite.clock.background_totals(), trials_s)));
+    }
+}
+
 /// Prints the table and writes the run CSV, the run record, the history, the bless, the lessons
 /// block and CSV, and the metrics CSV.
 ///
