@@ -185,6 +185,7 @@ pub fn gate_json(gated: &[Gated], suite_exit: Option<u8>, exit_code: u8, exit_re
                         "reference_runs": t.reference_runs,
                         "delta_pct": t.delta.map(|d| d * 100.0),
                         "floor_pct": t.floor.map(|f| f * 100.0),
+                        "calibrated_min_effect_pct": t.calibrated.map(|f| f * 100.0),
                         "module_changed": t.module_changed,
                     })
                 })

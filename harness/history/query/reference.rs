@@ -17,7 +17,8 @@
 //! - **Floor**: how far the trial's median moves between runs of one module on one GPU, pooled over
 //!   every GPU of the key ([`pooled_spread`]: the offset is the machine's, the spread the trial's),
 //!   as the half-width of a prediction interval for one new run ([`prediction_floor`]), never below
-//!   the effect floor (1 %).
+//!   the effect floor (1 %) nor below the trial's calibrated minimum effect, when the run carries one
+//!   (its `min_effect` against the baseline: [`calibrated_floor`]).
 //! - **Verdict**: `regressed` when the median is above the reference by more than the floor and its
 //!   95 % interval lies above the reference; `improved` the other way; `ambiguous` when it is past
 //!   the floor but its interval holds the reference; `unchanged` otherwise; the run's own `invalid`
@@ -108,6 +109,9 @@ pub struct TrialJudged {
     pub delta: Option<f64>,
     /// The floor, a fraction; `None` when not calibrated.
     pub floor: Option<f64>,
+    /// The trial's calibrated minimum effect the run carries ([`calibrated_floor`]), a fraction;
+    /// the floor is never below it. `None` when the run was not compared with a baseline.
+    pub calibrated: Option<f64>,
     /// The trial's module changed since the reference runs (`None`: the run or the reference
     /// runs did not record modules).
     pub module_changed: Option<bool>,
@@ -143,6 +147,8 @@ struct Timed<'a> {
     ci: (Option<f64>, Option<f64>),
     /// The run's verdict for the trial.
     verdict: &'a str,
+    /// The trial's calibrated minimum effect in the run, a fraction ([`calibrated_floor`]).
+    calibrated: Option<f64>,
 }
 
 /// The trials' times of `run`, by trial.
@@ -153,9 +159,32 @@ fn medians(run: &Run) -> BTreeMap<&str, Timed<'_>> {
             median: v.value,
             ci: (v.ci_low, v.ci_high),
             verdict: &v.verdict,
+            calibrated: None,
         });
     }
+    for v in run.values.iter().filter(|v| v.metric == "min_effect" && v.unit == "%") {
+        if let Some(timed) = out.get_mut(v.trial.as_str()) {
+            timed.calibrated = calibrated_floor(v.value);
+        }
+    }
     out
+}
+
+/// The floor a trial's calibration sets (pure): its `min_effect` statistic in the run CSV (`%`,
+/// [`crate::record`]), as a fraction; `None` when not a finite positive number.
+///
+/// Why a floor of the history gate: `min_effect` is the smallest change the run's baseline
+/// comparison would call one, the trial's run-to-run spread of the median measured over the
+/// calibration's runs on a kept runner ([`crate::gate::policy::Policy::run_to_run_floor`],
+/// `kernelgate baseline calibrate`, ten runs), and a trial noisier than the pool's first runs
+/// showed is what it catches. On the second H200 of the pool's nightly, night 4 called
+/// `launch/graph/4096x8` regressed on unchanged code, +1.80 % against a floor of 1.23 % from the
+/// pool's few runs, while its calibrated `min_effect` is 2.52 % (baselines/nvidia-h200-sm90/
+/// BENCHMARK.md, "A second H200 in the pool's nightly"). With this floor the history gate is never
+/// more eager than the baseline gate the run was judged by; a trial whose baseline was not
+/// calibrated carries the wider floor of one run's spread ([`crate::gate::policy::Policy::min_effect`]).
+pub fn calibrated_floor(min_effect_pct: f64) -> Option<f64> {
+    (min_effect_pct.is_finite() && min_effect_pct > 0.0).then_some(min_effect_pct / 100.0)
 }
 
 /// Judges `run` against `earlier`, the same GPU's earlier nominal runs in chronological order, with
@@ -210,16 +239,20 @@ pub fn judge(run: &Run, earlier: &[&Run], pool: &[&Run], policy: &Policy) -> Gpu
             median: timed.median,
             ci: timed.ci,
             verdict: if timed.verdict == "invalid" { "invalid" } else { "" },
+            calibrated: timed.calibrated,
         };
         partial.insert(trial, Partial { timed, spread: pooled_spread(&groups), reference, module_changed });
     }
-    let calibrated = partial.values().filter(|p| p.spread.is_some() && p.reference.len() >= MIN_REFERENCE_RUNS).count();
+    let gating = partial.values().filter(|p| p.spread.is_some() && p.reference.len() >= MIN_REFERENCE_RUNS).count();
     let trials = partial
         .into_iter()
         .map(|(trial, p)| {
             let usable = p.reference.len() >= MIN_REFERENCE_RUNS;
             let reference = usable.then(|| crate::stats::median(&p.reference));
-            let floor = p.spread.filter(|_| usable).map(|s| prediction_floor(policy, s, p.reference.len(), calibrated));
+            let floor = p.spread.filter(|_| usable).map(|s| {
+                let predicted = prediction_floor(policy, s, p.reference.len(), gating);
+                p.timed.calibrated.map_or(predicted, |c| predicted.max(c))
+            });
             let delta = reference.map(|r| p.timed.median / r - 1.0);
             let judgement = match (floor, delta, reference) {
                 _ if p.timed.verdict == "invalid" => Judgement::Invalid,
@@ -244,6 +277,7 @@ pub fn judge(run: &Run, earlier: &[&Run], pool: &[&Run], policy: &Policy) -> Gpu
                 reference_runs: p.reference.len(),
                 delta,
                 floor,
+                calibrated: p.timed.calibrated,
                 module_changed: p.module_changed,
             }
         })
@@ -398,17 +432,19 @@ pub fn decide_against_gpu(
 }
 
 /// One trial's line: `regressed: fam/k/1 +3.10 % against 7 runs of its module on this GPU (floor
-/// 1.20 %; module changed)`.
+/// 1.20 %; module changed)`; a floor set by the trial's calibration says so: `(floor 2.52 %, its
+/// calibrated min_effect)`.
 fn describe(t: &TrialJudged) -> String {
     let pct = |f: f64| format!("{:+.2} %", f * 100.0);
     let mut line = format!("{}: {}", t.judgement.as_str(), t.trial);
     if let (Some(delta), Some(floor)) = (t.delta, t.floor) {
         line.push_str(&format!(
-            " {} against {} run{} on this GPU (floor {:.2} %{})",
+            " {} against {} run{} on this GPU (floor {:.2} %{}{})",
             pct(delta),
             t.reference_runs,
             if t.reference_runs == 1 { "" } else { "s" },
             floor * 100.0,
+            if t.calibrated == Some(floor) { ", its calibrated min_effect" } else { "" },
             if t.module_changed == Some(true) { "; its module changed" } else { "" }
         ));
     }

@@ -142,6 +142,53 @@ fn the_floor_follows_the_trials_spread_over_the_pool() {
     assert_eq!(quiet.trials[0].judgement, Judgement::Regressed);
 }
 
+/// `run` with the trial `fam/k/<trial>`'s `min_effect` statistic (the run CSV's, in %).
+fn with_min_effect(mut run: Run, trial: usize, pct: f64) -> Run {
+    let mut v = run.values[trial].clone();
+    (v.metric, v.unit, v.value, v.ci_low, v.ci_high) = ("min_effect".into(), "%".into(), pct, None, None);
+    run.values.push(v);
+    run
+}
+
+/// The floor is never below the trial's calibrated `min_effect` the run carries: the shape of
+/// night 4 on the pool's second H200 (three runs 10.656, 10.656, 10.624 us, then 10.848 us,
+/// +1.80 %, with a calibrated min_effect of 2.52 %) is unchanged, while a +2 % change of a trial
+/// calibrated at 1.00 % is still caught.
+#[test]
+fn the_floor_is_never_below_the_trials_calibrated_min_effect() {
+    let run = |id: &str, us: f64, module: char| {
+        gpu_run(id, "GPU-e3e5", &"1".repeat(40), 1_700_000_000, &[us * 1e-6, 100e-6], module)
+    };
+    let before = [
+        run("20261101T000000Z", 10.656, 'a'),
+        run("20261102T000000Z", 10.656, 'a'),
+        run("20261103T000000Z", 10.624, 'a'),
+    ];
+    let night4 = run("20261104T000000Z", 10.848, 'a');
+    let without = judged(&night4, &before);
+    let floor = without.trials[0].floor.unwrap();
+    assert!(floor < 0.018, "the pool's spread alone: {floor}");
+    assert_eq!(without.trials[0].judgement, Judgement::Regressed, "{without:?}");
+    let with = judged(&with_min_effect(night4, 0, 2.52), &before);
+    assert_eq!((with.trials[0].floor, with.trials[0].calibrated), (Some(0.0252), Some(0.0252)));
+    assert_eq!(with.trials[0].judgement, Judgement::Unchanged, "{with:?}");
+    assert_eq!(with.trials[1].calibrated, None, "a trial without min_effect: the pool's floor alone");
+    // A planted +2 % on a trial calibrated at 1 % (or at an unusable value) is still caught.
+    for pct in [1.0, f64::NAN, 0.0] {
+        let plant = with_min_effect(run("20261104T000000Z", 10.648 * 1.02, 'b'), 0, pct);
+        let j = judged(&plant, &before);
+        assert_eq!(j.trials[0].judgement, Judgement::Regressed, "min_effect {pct}: {j:?}");
+        let d = reference::decide_against_gpu(&plant, &j, &[], &|_| None, None);
+        let line = &d.reasons[1].text;
+        assert_eq!(line.contains("its calibrated min_effect"), pct == 1.0 && j.trials[0].floor == Some(0.01), "{line}");
+    }
+    // A floor the calibration set says so.
+    let slower = with_min_effect(run("20261104T000000Z", 10.648 * 1.04, 'a'), 0, 2.52);
+    let j = judged(&slower, &before);
+    let d = reference::decide_against_gpu(&slower, &j, &[], &|_| None, None);
+    assert!(d.reasons[1].text.ends_with("(floor 2.52 %, its calibrated min_effect)"), "{:?}", d.reasons);
+}
+
 #[test]
 fn improved_ambiguous_invalid_and_host_bound() {
     let before = earlier("GPU-aaaa", 1.0);
