@@ -153,7 +153,20 @@ impl Config {
                 })?),
             },
             out_dir: get(&OUT_DIR)?.map(PathBuf::from),
-            commit: get(&COMMIT)?,
+            commit: match get(&COMMIT)? {
+                Some(v) if !commit_id_form(&v) => {
+                    return Err(Error::Config {
+                        name: COMMIT.name,
+                        value: v.clone(),
+                        expected: format!(
+                            "a commit id is 40 hexadecimal digits (64 in a SHA-256 repository); this one has {} \
+                             (`git rev-parse HEAD` prints the id; a revision such as HEAD~1 works too)",
+                            v.len()
+                        ),
+                    });
+                }
+                other => other,
+            },
             ncu: flag(&NCU)?,
             ncu_path: get(&NCU_PATH)?.map_or(d.ncu_path, PathBuf::from),
             ncu_clock_control: chosen(&NCU_CLOCK_CONTROL)?,
@@ -323,6 +336,14 @@ fn parse_seed(text: &str) -> Option<u64> {
     }
 }
 
+/// Whether `KERNELGATE_COMMIT`'s `text` can name a commit: anything but hexadecimal digits longer
+/// than a SHA-1 id (40) and not a SHA-256 id (64). Shorter ones may be abbreviations or branches
+/// (`cafe`); a longer one is a mistyped id, which, recorded as given where the repository is not
+/// at hand, would key the run's history to no commit.
+fn commit_id_form(text: &str) -> bool {
+    !text.bytes().all(|b| b.is_ascii_hexdigit()) || text.len() <= 40 || text.len() == 64
+}
+
 /// The refusal of `var` set to `bytes`, which are not UTF-8: the value as far as it reads, with
 /// the first byte that does not, and the fix.
 fn not_utf8(var: &vars::Var, bytes: &std::ffi::OsStr) -> Error {
@@ -381,6 +402,18 @@ mod tests {
     fn with(pairs: &[(&str, &str)]) -> Result<Config> {
         let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Config::from_lookup(move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()))
+    }
+
+    #[test]
+    fn a_commit_id_of_another_length_is_refused() {
+        let full = "6c9f94845b8948d83ab51e10c8fe01e1b2b1633d";
+        for good in [full, &full[..7], "HEAD~1", "main", "cafe", &"a".repeat(64)] {
+            assert_eq!(with(&[("KERNELGATE_COMMIT", good)]).unwrap().commit.as_deref(), Some(good));
+        }
+        for bad in [format!("{full}0"), "a".repeat(63), "a".repeat(65)] {
+            let err = with(&[("KERNELGATE_COMMIT", &bad)]).unwrap_err().to_string();
+            assert!(err.contains("KERNELGATE_COMMIT") && err.contains(&format!("this one has {}", bad.len())), "{err}");
+        }
     }
 
     #[test]

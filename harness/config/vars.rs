@@ -128,7 +128,7 @@ pub const BLESS_GOLDEN: Var = Var {
 /// `KERNELGATE_COMMIT`.
 pub const COMMIT: Var = Var {
     name: "KERNELGATE_COMMIT",
-    value: Value::Text("a commit id, or any revision git2 can parse"),
+    value: Value::Text("a commit id (40 hex digits; a longer one is refused), or any revision git2 can parse"),
     default: Some("the built commit"),
     meaning: "commit to record instead of the one built into the binary",
     read_by: &[Reader::Suite],
