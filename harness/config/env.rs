@@ -337,11 +337,11 @@ fn parse_seed(text: &str) -> Option<u64> {
 }
 
 /// Whether `KERNELGATE_COMMIT`'s `text` can name a commit: anything but hexadecimal digits longer
-/// than a SHA-1 id (40) and not a SHA-256 id (64). Shorter ones may be abbreviations or branches
-/// (`cafe`); a longer one is a mistyped id, which, recorded as given where the repository is not
-/// at hand, would key the run's history to no commit.
+/// than a SHA-1 id (40) and not a SHA-256 id (64) ([`crate::history::is_commit_id`]). Shorter ones
+/// may be abbreviations or branches (`cafe`); a longer one is a mistyped id, which, recorded as
+/// given where the repository is not at hand, would key the run's history to no commit.
 fn commit_id_form(text: &str) -> bool {
-    !text.bytes().all(|b| b.is_ascii_hexdigit()) || text.len() <= 40 || text.len() == 64
+    !text.bytes().all(|b| b.is_ascii_hexdigit()) || text.len() <= 40 || crate::history::is_commit_id(text)
 }
 
 /// The refusal of `var` set to `bytes`, which are not UTF-8: the value as far as it reads, with

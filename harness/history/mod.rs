@@ -151,6 +151,14 @@ impl Run {
 /// about 0.5 us, CUDA Runtime API, `cudaEventElapsedTime`).
 pub const SHORTEST_TIME_S: f64 = 1e-9;
 
+/// Whether `text` is a commit id or an abbreviation of one (pure): hexadecimal digits, 4 to 40 of
+/// them (SHA-1; git abbreviates to no fewer than 4, `core.abbrev`) or 64 (a SHA-256 repository,
+/// `git help hash-function-transition`). A run's commit reaches git and `kernelgate diff` as an
+/// argument, and keys its history: hex of another length is a mistyped id.
+pub fn is_commit_id(text: &str) -> bool {
+    matches!(text.len(), 4..=40 | 64) && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// What makes a value read from a file (a run CSV, a metrics CSV, a git note) one that no run
 /// measures, if anything (pure): a number that is not finite (NaN, an infinity); a time median or
 /// mean (`median`, `mean`, `baseline_median` in `s`) below [`SHORTEST_TIME_S`]; a negative value of a

@@ -360,6 +360,9 @@ mod tests {
         assert!(w.starts_with("runs/x.csv:2:") && w.contains("schema_version \"2\""), "{w}");
         let w = left_out(&v1().replace(",unknown,unknown,test-gpu", ",--markdown=x.md,unknown,test-gpu"));
         assert!(w.contains("commit \"--markdown=x.md\" is not a commit id"), "a commit reaches git and diff: {w}");
+        let mistyped = format!(",{},unknown,test-gpu", "a".repeat(41));
+        let w = left_out(&v1().replace(",unknown,unknown,test-gpu", &mistyped));
+        assert!(w.contains("is not a commit id (4 to 40 hex digits, or 64)"), "a mistyped id keys no commit: {w}");
         let e = err(&v1().replace(
             "Test GPU,9.0,1,1,d,c,n,true,1.0,7,fam/k/1,k,noise",
             "Test GPU,9.0,1,1,OTHER,c,n,true,1.0,7,fam/k/1,k,noise",

@@ -300,9 +300,11 @@ fn read_row<'r>(
         }
     }
     let commit = get("commit");
-    let hex = (4..=64).contains(&commit.len()) && commit.bytes().all(|b| b.is_ascii_hexdigit());
-    if !(hex || matches!(commit, "" | "unknown")) {
-        return Err(format!("commit {:?} is not a commit id (hex digits) or unknown", crate::console::shown(commit)));
+    if !(crate::history::is_commit_id(commit) || matches!(commit, "" | "unknown")) {
+        return Err(format!(
+            "commit {:?} is not a commit id (4 to 40 hex digits, or 64) or unknown",
+            crate::console::shown(commit)
+        ));
     }
     let meta = RunMeta {
         run_id: get("run_id").into(),
