@@ -1,8 +1,9 @@
 //! A case that passes a scalar of the wrong type (`Param::F32` for an `int n`) fails its file's
 //! compile trial without a GPU, with the sentence that names the case, the kernel's parameter,
-//! what was passed and the fix; a case that passes the right types beside it does not. A project of
-//! one kernel file in a temporary folder, run through the library's entry (`kernelgate::suite::run`)
-//! as a project's test binary runs it.
+//! what was passed and the fix; a case that passes the right types beside it does not. Where a GPU
+//! is found, the case's GPU trial fails with the same sentence before any launch, not with a wrong
+//! result. A project of one kernel file in a temporary folder, run through the library's entry
+//! (`kernelgate::suite::run`) as a project's test binary runs it.
 
 use kernelgate::case::{Case, Elem, HostData, Init, Launch, Param, Table, Tolerance};
 use kernelgate::report::events::{Event, Reporter};
@@ -100,5 +101,16 @@ fn a_float_for_an_int_parameter_fails_the_compile_trial_with_the_fix() {
         // The case that passes an int is not named: the file's only failure is the mistyped case.
         assert!(!failure.contains("fam/right/1"), "{failure}");
         assert_eq!(failure.lines().count(), 2, "the heading and one line: {failure}");
+    }
+
+    // On a GPU the trial fails before its launch, with the file and the same sentence; without
+    // one, libtest ignores it.
+    let ended = run("fam/mistyped/1");
+    assert_eq!(ended.len(), 1, "{ended:?}");
+    if kernelgate::gpu::gpu_available().is_ok() {
+        assert!(ended[0].starts_with("fam/mistyped/1: failed: "), "{ended:?}");
+        assert!(ended[0].contains(&format!("gpu/saxpy.cu: {MISTYPED}")), "{ended:?}");
+    } else {
+        assert!(ended[0].starts_with("fam/mistyped/1: skipped"), "{ended:?}");
     }
 }
