@@ -271,9 +271,14 @@ pub struct Mismatch {
 /// # Example
 /// ```
 /// use kernelgate::compile::{Passed, PassedKind, PtxParam, mismatch};
-/// let params = [".u64 saxpy_param_0", ".f32 saxpy_param_1", ".u32 saxpy_param_2"].map(|d| PtxParam::parse(d).unwrap());
+/// let params = [".u64 saxpy_param_0", ".f32 saxpy_param_1", ".u32 saxpy_param_2"]
+///     .map(|d| PtxParam::parse(d).unwrap());
 /// let arg = |kind, shown: &str| Passed { kind, shown: shown.into() };
-/// let right = [arg(PassedKind::Pointer, "Param::InOut (a buffer of f32)"), arg(PassedKind::F32, "Param::F32(2.0)"), arg(PassedKind::I32, "Param::I32(1024)")];
+/// let right = [
+///     arg(PassedKind::Pointer, "Param::InOut (a buffer of f32)"),
+///     arg(PassedKind::F32, "Param::F32(2.0)"),
+///     arg(PassedKind::I32, "Param::I32(1024)"),
+/// ];
 /// assert_eq!(mismatch(&params, &right), None);
 /// let mut wrong = right.clone();
 /// wrong[2] = arg(PassedKind::F32, "Param::F32(1024.0)");

@@ -43,9 +43,17 @@ pub fn arities(cases: &[Case]) -> Vec<Arity> {
 /// ```
 /// use kernelgate::case::{Arg, Param};
 /// use kernelgate::compile::PassedKind;
-/// let passed = kernelgate::resources::passed(&[Arg::Slot(0), Arg::Slot(1), Arg::I32(3)], &[Param::input(8), Param::F32(1.0)]);
+/// let params = [Param::input(8), Param::F32(1.0)];
+/// let passed = kernelgate::resources::passed(&[Arg::Slot(0), Arg::Slot(1), Arg::I32(3)], &params);
 /// let shown: Vec<_> = passed.iter().map(|p| (p.kind, p.shown.as_str())).collect();
-/// assert_eq!(shown, [(PassedKind::Pointer, "Param::In (a buffer of f32)"), (PassedKind::F32, "Param::F32(1.0)"), (PassedKind::I32, "Arg::I32(3)")]);
+/// assert_eq!(
+///     shown,
+///     [
+///         (PassedKind::Pointer, "Param::In (a buffer of f32)"),
+///         (PassedKind::F32, "Param::F32(1.0)"),
+///         (PassedKind::I32, "Arg::I32(3)"),
+///     ]
+/// );
 /// ```
 pub fn passed(args: &[Arg], params: &[Param]) -> Vec<Passed> {
     let value = |kind, shown: String| Passed { kind, shown };
