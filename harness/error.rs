@@ -64,7 +64,8 @@ pub enum Error {
     },
     /// The kernel sources cannot be used as they are: no `kernels/` folder where the run starts,
     /// a file that declares no kernel or one name twice ([`crate::entry_scan::declared`]), a case
-    /// that launches a kernel its file no longer declares.
+    /// that launches a kernel its file no longer declares, or passes it arguments its parameters do
+    /// not take ([`crate::compile::mismatch`]).
     #[error("{}: {message}", path.display())]
     Kernels {
         /// The kernel file or folder.

@@ -115,11 +115,19 @@ pub fn compile_from<'a>(
 ) -> Result<Option<Compiled>> {
     let mut funcs = Vec::new();
     let mut modules: Vec<String> = Vec::new();
-    for (kernel, _) in case.launches() {
-        let Some((source, options)) = source_of(&kernel) else { return Ok(None) };
+    // Each module's parameter lists, read once per call ([`check_arguments`]).
+    let mut params: std::collections::HashMap<String, ModuleParams> = std::collections::HashMap::new();
+    for step in &case.steps {
+        let Step::Launch { kernel, args, .. } = step else { continue };
+        let Some((source, options)) = source_of(kernel) else { return Ok(None) };
         let shown = sources.path_of(kernel.file);
-        let (func, sha) = function_of(gpu, kernel.file, shown, source, &kernel.options(options), kernel.entry)?;
-        set_attributes(case, &kernel, &func)?;
+        let options = kernel.options(options);
+        let (func, sha) = function_of(gpu, kernel.file, shown, source, &options, kernel.entry)?;
+        if !params.contains_key(&sha) {
+            params.insert(sha.clone(), module_params(&gpu.arch, kernel, shown, source, &options)?);
+        }
+        check_arguments(case, kernel, args, shown, &params[&sha])?;
+        set_attributes(case, kernel, &func)?;
         if !modules.contains(&sha) {
             modules.push(sha);
         }
@@ -128,6 +136,64 @@ pub fn compile_from<'a>(
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(Some(Compiled { id, funcs, module_sha256: modules.join("+") }))
+}
+
+/// The parameters of each entry of a loaded module, by the name the case launches it by (a
+/// template instance's name expression); `None` for a binary module (cubin or fatbin), which has
+/// no PTX to read them from.
+type ModuleParams = Option<std::collections::BTreeMap<String, Vec<crate::compile::PtxParam>>>;
+
+/// The parameters of the module `function_of` loaded for `kernel` from the text `source` of its
+/// file (`shown`) with `options` ([`crate::compile::entry_params`]), from the PTX
+/// [`crate::compile::module_ptx`] keeps (the compile that made the module, not another one).
+///
+/// # Errors
+/// [`crate::compile::module_ptx`]'s, which the load just before did not meet.
+fn module_params(arch: &str, kernel: &Kernel, shown: &str, source: &str, options: &[&str]) -> Result<ModuleParams> {
+    if crate::kernel_file::is_binary(kernel.file) {
+        return Ok(None);
+    }
+    let instances: &[&str] =
+        if crate::source::is_name_expression(kernel.entry) { std::slice::from_ref(&kernel.entry) } else { &[] };
+    let made = crate::compile::module_ptx(kernel.file, shown, source, arch, instances, options)?;
+    let mut params = crate::compile::entry_params(&made.ptx.to_src());
+    // The instance by its name expression, as the case launches it.
+    if let Some(lowered) = made.lowered.first()
+        && let Some(list) = params.remove(lowered)
+    {
+        params.insert(kernel.entry.to_string(), list);
+    }
+    Ok(Some(params))
+}
+
+/// Checks the arguments `args` of `case`'s launch of `kernel` against the parameters its module
+/// declares (`params`, [`module_params`]) as the compile trials do without a GPU: their count,
+/// then each argument's size and kind ([`crate::compile::mismatch`]), so that a mistyped scalar (a
+/// `Param::F32` for an `int n`) fails before any launch, named, instead of as a wrong result. A
+/// binary module, or an entry whose declarations do not read, is not checked.
+///
+/// # Errors
+/// [`Error::Kernels`] naming the file `shown`, the case, the kernel's parameter, what was passed
+/// and the fix.
+fn check_arguments(case: &Case, kernel: &Kernel, args: &[Arg], shown: &str, params: &ModuleParams) -> Result<()> {
+    let Some(declared) = params.as_ref().and_then(|p| p.get(kernel.entry)) else { return Ok(()) };
+    let message = if declared.len() != args.len() {
+        format!(
+            "{}: launches {} with {} argument(s), but its PTX declares {} parameter(s); list one Arg (or, in \
+             Case::new, one Param) per kernel parameter, in order",
+            case.name(),
+            kernel.name(),
+            args.len(),
+            declared.len()
+        )
+    } else {
+        let passed = crate::resources::passed(args, &case.params);
+        match crate::compile::mismatch(declared, &passed) {
+            Some(wrong) => wrong.message(&case.name(), kernel.name()),
+            None => return Ok(()),
+        }
+    };
+    Err(Error::Kernels { path: shown.into(), message })
 }
 
 /// Sets the function attributes `case` asks of `kernel`'s function `func` (one function per module:
@@ -551,9 +617,9 @@ fn launch_one(
     };
     // SAFETY: the case table declares each launch's arguments in the parameter order and types of
     // its kernel's `extern "C"` signature (a pointer for each buffer, `int`, `float`, `unsigned
-    // long long`; the compile trials hold each launch's argument count and sizes to the PTX); buffers
-    // hold the elements the reference describes, which the check verifies on every run; `values`
-    // outlives the launch.
+    // long long`; `check_arguments`, before the first launch, and the compile trials hold each
+    // launch's argument count, sizes and kinds to the PTX); buffers hold the elements the reference
+    // describes, which the check verifies on every run; `values` outlives the launch.
     unsafe { builder.launch(cfg) }.map(|_| ())
 }
 

@@ -129,6 +129,10 @@ pub struct PtxEntry {
     /// The size of each parameter in bytes, in order: 8 for a pointer or a 64-bit scalar, 4 for an
     /// `int` or `float`, the array's size for a struct passed by value (`.param .align 8 .b8 p[24]`).
     pub params: Vec<u32>,
+    /// Each parameter's declaration as the module writes it, in order, without `.param` and with
+    /// its white space made single spaces: `.u64 .ptr .align 1 row_max_param_0`, `.align 8 .b8
+    /// s[24]` (PTX ISA, "Kernel Function Parameters"). The harness reads the types from them.
+    pub declarations: Vec<String>,
 }
 
 /// The text of `ptx` with its comments (`// ...`, `/* ... */`) blanked out, line breaks kept, so
@@ -211,14 +215,19 @@ pub fn ptx_entries(ptx: &str) -> Vec<PtxEntry> {
         }
         let line = text[..start].matches('\n').count() + 1;
         let after = &rest[name.len()..];
-        let params = match after.trim_start().strip_prefix('(') {
+        let declared: Vec<&str> = match after.trim_start().strip_prefix('(') {
             Some(list) => {
                 let list = &list[..list.find(')').unwrap_or(list.len())];
-                list.split(',').filter(|p| p.contains(".param")).map(|p| param_size(p).unwrap_or(0)).collect()
+                list.split(',').filter(|p| p.contains(".param")).collect()
             }
             None => Vec::new(),
         };
-        entries.push(PtxEntry { name, line, params });
+        let params = declared.iter().map(|p| param_size(p).unwrap_or(0)).collect();
+        let declarations = declared
+            .iter()
+            .map(|p| p.split_whitespace().filter(|w| *w != ".param").collect::<Vec<_>>().join(" "))
+            .collect();
+        entries.push(PtxEntry { name, line, params, declarations });
     }
     entries
 }
@@ -296,6 +305,11 @@ mod tests {
         let entries = ptx_entries(NVCC_PTX);
         let names: Vec<_> = entries.iter().map(|e| (e.name.as_str(), e.line, e.params.clone())).collect();
         assert_eq!(names, [("row_max", 15, vec![8, 8, 4]), ("_Z5scaleILi4EEvPf", 26, vec![24, 2])]);
+        assert_eq!(
+            entries[0].declarations,
+            [".u64 .ptr .align 1 row_max_param_0", ".u64 .ptr .align 1 row_max_param_1", ".u32 row_max_param_2"]
+        );
+        assert_eq!(entries[1].declarations, [".align 8 .b8 _Z5scaleILi4EEvPf_param_0[24]", ".f16 p1"]);
         assert_eq!((ptx_version(NVCC_PTX), ptx_target(NVCC_PTX).as_deref()), (Some((9, 0)), Some("sm_90")));
         let declared = declared("softmax.ptx", NVCC_PTX).unwrap();
         assert_eq!(declared.entries.len(), 2);

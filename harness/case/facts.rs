@@ -102,14 +102,10 @@ pub struct ArityFact {
     pub defines: Vec<String>,
     /// Arguments passed.
     pub args: usize,
-    /// The bytes each argument passes ([`Arity::sizes`]); empty in a file written before they
-    /// were recorded (then only the count is checked).
-    #[serde(default)]
-    pub sizes: Vec<u32>,
-    /// Which arguments are a `float` by value ([`Arity::floats`]); empty in a file written before
-    /// they were recorded.
+    /// What each argument passes ([`Arity::passed`]); empty in a file written before it was
+    /// recorded (then only the count is checked; the sizes such a file records are not read).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub floats: Vec<bool>,
+    pub passed: Vec<crate::compile::Passed>,
     /// The trial that launches it.
     pub trial: String,
 }
@@ -176,8 +172,7 @@ impl Facts {
                 entry: a.kernel.entry.into(),
                 defines: defines(&a.kernel),
                 args: a.args,
-                sizes: a.sizes,
-                floats: a.floats,
+                passed: a.passed,
                 trial: a.trial,
             })
             .collect();
@@ -315,8 +310,7 @@ impl Facts {
             .map(|a| Arity {
                 kernel: kernel(&a.file, &a.entry, &a.defines),
                 args: a.args,
-                sizes: a.sizes.clone(),
-                floats: a.floats.clone(),
+                passed: a.passed.clone(),
                 trial: a.trial.clone(),
             })
             .collect()

@@ -66,6 +66,11 @@ pub const HOT_BYTE: u8 = 42;
 /// past a 256-byte-aligned allocation). The CPU reference sees and returns whole buffers, offset
 /// elements included. Outputs start as 0xFF bytes ([`super::HostData::poisoned`]: NaN in every
 /// floating-point type, -1 or the maximum in an integer type).
+///
+/// The compile trials hold each argument to the kernel's parameter as the PTX declares it: a
+/// buffer is a pointer (`.u64`), [`Param::I32`] an integer (`.u32`, `.s32`), [`Param::F32`] a `float`
+/// (`.f32`), and so on; a `Param::F32` for an `int n` fails with the fix, without a GPU
+/// ([`crate::compile::mismatch`] says what PTX tells apart and what it cannot).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
     /// Read-only input, freshly drawn for every run.
@@ -230,8 +235,7 @@ impl Param {
         }
     }
 
-    /// Whether this is a `float` by value ([`Param::F32`]): 4 bytes that a 1- or 2-byte parameter
-    /// must not take ([`crate::resources::size_mismatch`]).
+    /// Whether this is a `float` by value ([`Param::F32`]).
     pub fn is_float(&self) -> bool {
         matches!(self, Param::F32(_))
     }
@@ -281,15 +285,6 @@ impl Arg {
             Arg::At { .. } | Arg::U64(_) | Arg::F64(_) => 8,
             Arg::I32(_) | Arg::F32(_) => 4,
             Arg::F16(_) | Arg::BF16(_) => 2,
-        }
-    }
-
-    /// Whether this argument is a `float` by value, given or from its slot ([`Param::is_float`]).
-    pub fn is_float(&self, params: &[Param]) -> bool {
-        match self {
-            Arg::Slot(slot) => params.get(*slot).is_some_and(Param::is_float),
-            Arg::F32(_) => true,
-            _ => false,
         }
     }
 }

@@ -16,11 +16,13 @@ mod entries;
 mod for_gpu;
 pub mod prebuilt;
 mod ptx;
+mod ptx_params;
 
 pub(crate) use entries::check_entries;
 pub use entries::unseen_cause;
 pub use for_gpu::{ModulePtx, module_identity, module_ptx};
 pub use ptx::{itanium_name, ptx_entries, ptx_param_counts, ptx_sha256};
+pub use ptx_params::{Mismatch, ParamType, Passed, PassedKind, PtxParam, entry_params, mismatch};
 
 /// NVRTC options used for every kernel besides the architecture: C++17 and line info (so that
 /// Nsight Compute can correlate SASS with source lines). A project's own options for a file

@@ -4,7 +4,7 @@
 
 use super::{
     ArchLimits, Arity, LaunchShape, RESOURCES_FILE, Row, Usage, builds, compare, gate, limits, mangled_entries, ptxas,
-    rows, shown, size_mismatch, table, unlaunchable,
+    rows, shown, table, unlaunchable,
 };
 use crate::{compile, error::Result, source::KernelSource};
 use std::collections::BTreeMap;
@@ -27,7 +27,7 @@ pub struct FileTrial<'a> {
     /// Every kernel file that exists; the trial of the first (in sorted order) also answers for
     /// the table's rows of files that no longer exist.
     pub files: &'a [&'a str],
-    /// Every launch's argument count, with its trial ([`super::arities`]): checked against the PTX's
+    /// Every launch's arguments, with its trial ([`super::arities`]): checked against the PTX's
     /// parameter lists.
     pub arities: &'a [Arity],
 }
@@ -240,22 +240,27 @@ fn build_kernels(trial: &FileTrial<'_>, build: &Built<'_>) -> Vec<(String, Strin
 }
 
 /// Checks that `build`'s PTX declares the entry points the file lists ([`compile::check_entries`]) and
-/// the parameters the cases launch them with ([`FileTrial::arities`], count and sizes), one line
-/// per mismatch into `failures`.
+/// the parameters the cases launch them with ([`FileTrial::arities`]): their count, then each
+/// argument against its parameter ([`compile::mismatch`]: its size and, from the PTX, its kind; a
+/// binary module's parameters from its cubin, sizes alone), one line per mismatch into `failures`.
 fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<String>) {
     let source = trial.source;
     let (ptx, lowered) = (build.compiled.ptx.as_str(), &build.compiled.lowered);
-    // A binary module's kernels and parameters are read from the cubin its build chose for the
-    // trial's architecture, as the file's entries were.
-    let sizes: BTreeMap<String, Vec<u32>> = match image_cubin(trial, build.compiled) {
-        Some(read) => match read {
-            Ok(c) => c.entries.into_iter().map(|e| (e.name, e.params)).collect(),
-            Err(why) => {
-                // The error names the file.
-                failures.push(why);
-                return;
-            }
-        },
+    // Each entry's parameter count, and its parameters where their declarations read
+    // ([`compile::PtxParam::of_entry`]), by the suite's name of the entry. A binary module's are
+    // read from the cubin its build chose for the trial's architecture, as the file's entries were.
+    type Declared = BTreeMap<String, (usize, Option<Vec<compile::PtxParam>>)>;
+    let declared: Declared = match image_cubin(trial, build.compiled) {
+        Some(Ok(c)) => c
+            .entries
+            .into_iter()
+            .map(|e| (e.name, (e.params.len(), Some(e.params.into_iter().map(compile::PtxParam::sized).collect()))))
+            .collect(),
+        Some(Err(why)) => {
+            // The error names the file.
+            failures.push(why);
+            return;
+        }
         None => {
             if let Err(mismatch) = compile::check_entries(source, trial.arch, ptx, lowered) {
                 failures.push(mismatch);
@@ -263,34 +268,26 @@ fn check_arguments(trial: &FileTrial<'_>, build: &Built<'_>, failures: &mut Vec<
             }
             crate::kernel_file::ptx_entries(ptx)
                 .into_iter()
-                .map(|e| (compile::suite_name(lowered, &e.name).to_string(), e.params))
+                .map(|e| {
+                    let params = (e.declarations.len(), compile::PtxParam::of_entry(&e));
+                    (compile::suite_name(lowered, &e.name).to_string(), params)
+                })
                 .collect()
         }
     };
-    let declared: BTreeMap<String, usize> = sizes.iter().map(|(name, p)| (name.clone(), p.len())).collect();
     for a in trial.arities.iter().filter(|a| a.kernel.file == source.file && a.kernel.defines == build.defines) {
-        if let Some(&n) = declared.get(a.kernel.entry)
-            && n != a.args
-        {
+        let Some((count, params)) = declared.get(a.kernel.entry) else { continue };
+        if *count != a.args {
             failures.push(format!(
-                "{}: launches {} with {} argument(s), but {} declares {n} parameter(s); \
+                "{}: launches {} with {} argument(s), but {} declares {count} parameter(s); \
                  list one Arg (or, in Case::new, one Param) per kernel parameter, in order",
                 a.trial,
                 a.kernel.name(),
                 a.args,
                 source.path
             ));
-        } else if let Some(wrong) =
-            sizes.get(a.kernel.entry).and_then(|declared| size_mismatch(&a.sizes, &a.floats, declared))
-        {
-            failures.push(format!(
-                "{}: launches {} with {wrong} ({}); pass each parameter as its declared type: a pointer is a buffer \
-                 Param, `int` Param::I32, `float` Param::F32, `size_t` or `unsigned long long` Param::U64, `__half` \
-                 Param::F16, `__nv_bfloat16` Param::BF16, `double` Param::F64",
-                a.trial,
-                a.kernel.name(),
-                source.path
-            ));
+        } else if let Some(wrong) = params.as_deref().and_then(|p| compile::mismatch(p, &a.passed)) {
+            failures.push(wrong.message(&a.trial, a.kernel.name()));
         }
     }
 }

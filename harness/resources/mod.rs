@@ -28,7 +28,7 @@ pub mod ptxas;
 pub mod report;
 pub mod table;
 
-pub use arguments::{Arity, arities, mangled_entries, size_mismatch};
+pub use arguments::{Arity, arities, mangled_entries, passed};
 pub use check::{Built, Checked, FileTrial, check_compiled, check_file};
 pub use gate::{Judgement, compare};
 pub use occupancy::{ArchLimits, Demand, Occupancy, limits};
@@ -258,6 +258,17 @@ mod tests {
     use crate::source::k;
     use std::path::PathBuf;
 
+    /// `n` buffer arguments, as a launch of `n` buffer Params passes them.
+    fn pointers(n: usize) -> Vec<compile::Passed> {
+        let shown = "Param::In (a buffer of f32)".to_string();
+        vec![compile::Passed { kind: compile::PassedKind::Pointer, shown }; n]
+    }
+
+    /// [`arities`] of `cases` (a name the tests' own bindings do not shadow).
+    fn arities_of(cases: &[Case]) -> Vec<Arity> {
+        arities(cases)
+    }
+
     #[test]
     fn a_file_is_built_as_it_is_and_once_per_set_of_definitions() {
         let (plain, sum) = (Kernel::new("t.cu", "plain"), crate::KernelTemplate { file: "t.cu", name: "sum" });
@@ -428,9 +439,10 @@ mod tests {
 
     /// Where NVRTC is found, a launch with fewer arguments than the kernel's parameters fails the
     /// compile trial with the trial, the kernel and both counts; one with an argument of another
-    /// size (a `size_t` passed as an `int`) names the argument and both sizes.
+    /// size (a `size_t` passed for an `int`) or kind (a `float` for an `int`) names the case, the
+    /// kernel's parameter, what was passed and the fix.
     #[test]
-    fn a_launch_with_the_wrong_argument_count_fails() {
+    fn a_launch_with_the_wrong_argument_count_or_type_fails() {
         if let Err(e) = compile::nvrtc_available() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "{e}");
             eprintln!("skipped: {e}");
@@ -448,8 +460,11 @@ mod tests {
             options: &[],
         };
         let kernel = Kernel::new("one.cu", "one");
+        let case =
+            |variant: &str, params: Vec<crate::case::Param>| Case::new("one", variant, "1", kernel).params(params);
+        use crate::case::Param;
         let tmp = tempfile::tempdir().unwrap();
-        let arities = [Arity { kernel, args: 2, sizes: vec![8, 8], floats: Vec::new(), trial: "one/short/1".into() }];
+        let arities = arities_of(&[case("short", vec![Param::input(4), Param::output(4)])]);
         let trial = FileTrial {
             source: &source,
             arch: "sm_90",
@@ -465,14 +480,29 @@ mod tests {
                 .contains("one/short/1: launches one with 2 argument(s), but kernels/one.cu declares 3 parameter(s)"),
             "{failure}"
         );
-        let arities = [Arity { kernel, args: 3, sizes: vec![8, 8, 8], floats: Vec::new(), trial: "one/wide/1".into() }];
+        let arities = arities_of(&[case("wide", vec![Param::input(4), Param::output(4), Param::U64(4)])]);
         let failure = check_file(&FileTrial { arities: &arities, ..trial }).unwrap().failure().unwrap();
         assert!(
             failure.contains(
-                "one/wide/1: launches one with argument 3 of 8 bytes where the kernel declares 4 (kernels/one.cu)"
+                "case one/wide/1: kernel one's 3rd parameter (one_param_2) is .u32 in the PTX, a 32-bit integer (int, \
+                 unsigned), but the case passes Param::U64(4), a 64-bit integer: pass Param::I32"
             ),
             "{failure}"
         );
+        let arities = arities_of(&[case("float", vec![Param::input(4), Param::output(4), Param::F32(4.0)])]);
+        let failure = check_file(&FileTrial { arities: &arities, ..trial }).unwrap().failure().unwrap();
+        assert!(
+            failure.starts_with("entry points: kernels/one.cu for sm_90: ")
+                && failure.contains(
+                    "case one/float/1: kernel one's 3rd parameter (one_param_2) is .u32 in the PTX, a 32-bit integer \
+                     (int, unsigned), but the case passes Param::F32(4.0), a float (4 bytes); the kernel would read \
+                     its bits as an integer, never its value: pass Param::I32"
+                ),
+            "{failure}"
+        );
+        let arities = arities_of(&[case("right", vec![Param::input(4), Param::output(4), Param::I32(4)])]);
+        let checked = check_file(&FileTrial { arities: &arities, ..trial }).unwrap();
+        assert!(checked.entries_match, "{:?}", checked.failures);
     }
 
     /// Where ptxas is found, a prebuilt PTX module for the architecture-specific `sm_90a` is
@@ -492,7 +522,7 @@ mod tests {
         let kernel = Kernel::new("fill.ptx", "fill");
         let tmp = tempfile::tempdir().unwrap();
         let launches = [LaunchShape { kernel, block: 256, shared_dynamic: 0 }];
-        let arities = [Arity { kernel, args: 1, sizes: vec![8], floats: Vec::new(), trial: "fill/a/1".into() }];
+        let arities = [Arity { kernel, args: 1, passed: pointers(1), trial: "fill/a/1".into() }];
         let trial = FileTrial {
             source: &source,
             arch: "sm_90",
@@ -565,7 +595,8 @@ mod tests {
 
     /// A cubin's compile trial needs no compiler: its rows come from the image (registers, frame,
     /// static shared memory, and the ptxas release it names), and a launch whose argument is not
-    /// the size of the image's parameter is named with both sizes.
+    /// the size of the image's parameter is named with its size; a `float` for an `int`, of the
+    /// same size, passes (a cubin records no types).
     #[test]
     fn a_cubin_is_gated_from_its_image_and_its_parameters_are_checked() {
         let image = std::fs::read(crate::source::fixture_path("cubin/kernels.cubin")).unwrap();
@@ -585,25 +616,33 @@ mod tests {
             files: &["fused.cubin"],
             arities,
         };
-        let right =
-            [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 4], floats: Vec::new(), trial: "axpy/a/1".into() }];
+        let scalars = |n: crate::case::Param| {
+            use crate::case::Param;
+            let case =
+                Case::new("axpy", "a", "1", axpy).params([Param::input(4), Param::output(4), Param::F32(2.0), n]);
+            arities_of(std::slice::from_ref(&case))
+        };
+        let right = scalars(crate::case::Param::I32(4));
         let checked = check_file(&trial(&right)).unwrap();
         assert!(checked.failures.is_empty(), "{:?}", checked.failures);
         let row = |k: &str| checked.rows.iter().find(|r| r.kernel == k).unwrap().clone();
         assert_eq!((row("axpy").regs, row("axpy").local_bytes, row("axpy").nvrtc.as_str()), (10, 0, "13.0"));
         assert_eq!((row("mixed").regs, row("mixed").shared_static_bytes), (14, 1024));
-        // `int n` passed as a 64-bit Param::U64.
-        let wrong =
-            [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 8], floats: Vec::new(), trial: "axpy/a/1".into() }];
-        let checked = check_file(&trial(&wrong)).unwrap();
+        // `int n` passed as a 64-bit Param::U64: the cubin tells the size; a float for it, of
+        // the same size, it cannot tell.
+        let (wide, float) = (scalars(crate::case::Param::U64(4)), scalars(crate::case::Param::F32(4.0)));
+        let checked = check_file(&trial(&wide)).unwrap();
         let failure = checked.failure().unwrap();
         assert!(
-            failure.contains("axpy/a/1: launches axpy with argument 4 of 8 bytes")
-                && failure.contains("gpu/fused.cubin"),
+            failure.contains(
+                "case axpy/a/1: kernel axpy's 4th parameter is 4 bytes in the cubin (which records no types), but the \
+                 case passes Param::U64(4), a 64-bit integer"
+            ) && failure.contains("gpu/fused.cubin"),
             "{failure}"
         );
-        let extra =
-            [Arity { kernel: axpy, args: 5, sizes: vec![8, 8, 4, 4, 4], floats: Vec::new(), trial: "axpy/a/1".into() }];
+        assert!(check_file(&trial(&float)).unwrap().failures.is_empty());
+        let mut extra = right.clone();
+        extra[0].args = 5;
         let failure = check_file(&trial(&extra)).unwrap().failure().unwrap();
         assert!(failure.contains("launches axpy with 5 argument(s), but gpu/fused.cubin declares 4"), "{failure}");
     }

@@ -17,6 +17,11 @@ const ALLOWED: &[(&str, &str)] = &[
         "the integration test uses the checkout's NVRTC (`.nvrtc/`, from scripts/get-nvrtc) where \
          KERNELGATE_NVRTC is unset and that folder exists; a tool, not a test file",
     ),
+    (
+        "tests/mistyped_params.rs",
+        "as tests/any_project.rs: the checkout's NVRTC (`.nvrtc/lib`) where KERNELGATE_NVRTC is unset and that \
+         folder exists; a tool, not a test file",
+    ),
 ];
 
 /// Every `.rs` file under `dir`, sorted, leaving out build outputs (`target/`), hidden folders and

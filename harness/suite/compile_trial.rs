@@ -212,8 +212,7 @@ mod tests {
     fn a_bare_build_of_a_file_its_other_cases_define_names_those_cases_and_the_fix() {
         let source = KernelSource::of_text("rowsum.cu", "gpu/rowsum.cu", "extern \"C\" __global__ void row_sum() {}\n");
         let row_sum = Kernel::new("rowsum.cu", "row_sum");
-        let arity =
-            |kernel, trial: &str| Arity { kernel, args: 0, sizes: Vec::new(), floats: Vec::new(), trial: trial.into() };
+        let arity = |kernel, trial: &str| Arity { kernel, args: 0, passed: Vec::new(), trial: trial.into() };
         let arities = [arity(row_sum.define("BLOCK", 256), "rowsum/b256/1"), arity(row_sum, "rowsum/bare/1")];
         let bare = resources::FileBuild { defines: &[], instances: Vec::new() };
         let hint = bare_hint(&arities, &source, &bare);

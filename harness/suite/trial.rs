@@ -213,6 +213,11 @@ fn timing<'r>(
                 case.kernel_names()
             ));
         }
+        // A's kernel takes other parameters than the case passes (`program::compile_from`'s
+        // argument check): said with the revision, whose file it is.
+        Err(Error::Kernels { path, message }) => {
+            return Err(Error::Kernels { path, message: format!("at {}: {message}", revision.label()) });
+        }
         Err(e) => return Err(e),
     };
     let same_ptx = a.module_sha256 == b.module_sha256;

@@ -95,3 +95,27 @@ fn with_the_facts_a_run_wrote_the_cases_instances_are_compiled() {
         assert_eq!(row.split_whitespace().nth(2), Some("256"), "at the block of its launch: {row}");
     }
 }
+
+#[test]
+fn with_the_facts_a_run_wrote_a_mistyped_argument_is_named_with_the_fix() {
+    use kernelgate::case::{Case, Launch, Param};
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    // `twice(float* x, int n)` given a float for `n`: the facts record what each argument passes.
+    let case = Case::new("scale", "twice", "1024", kernelgate::Kernel::new("scale.cu", "twice"))
+        .launch(Launch::linear(1024, 256))
+        .params([Param::output(1024), Param::F32(1024.0)]);
+    kernelgate::case::facts::Facts::of(&[case], &["build.rs"]).write(&dir.path().join("target/kernelgate")).unwrap();
+    let (code, out, err) = compile(dir.path());
+    if compiled(&err) {
+        assert_eq!(code, Some(1), "a mistyped argument is no gate's failure: {out}{err}");
+        let said = format!("{out}{err}");
+        assert!(
+            said.contains(
+                "case scale/twice/1024: kernel twice's 2nd parameter (twice_param_1) is .u32 in the PTX, a 32-bit \
+                 integer (int, unsigned), but the case passes Param::F32(1024.0), a float (4 bytes)"
+            ),
+            "{said}"
+        );
+    }
+}
