@@ -185,10 +185,12 @@ pub fn compile_command(
             let mut made = Vec::new();
             for build in &builds {
                 let options = build.options(source.options);
-                // Named by the file's name; an NVRTC error is named by the path given below.
+                // Named by the path given, not `kernels/<name>`: the file may lie anywhere. The
+                // error and NVRTC's log name it so (and the definitions NVRTC's error names the
+                // build with follow the path).
                 let compiled = compile::compile_with_log(
                     source.file,
-                    source.file,
+                    source.path,
                     source.source,
                     arch,
                     &build.instances,
@@ -201,12 +203,8 @@ pub fn compile_command(
                         kernelgate::outln!("{e}");
                         other_failed = true;
                     }
-                    Err(Error::Compile { file, arch, status, nvrtc, log }) => {
-                        // Named by the path given, not `kernels/<name>`: the file may lie anywhere
-                        // (the definitions NVRTC's error names the build with follow the name).
-                        let with = file.split_once(" with ").map(|(_, d)| format!(" with {d}")).unwrap_or_default();
-                        let file = format!("{}{with}", source.path);
-                        kernelgate::outln!("{}", Error::Compile { file, arch, status, nvrtc, log });
+                    Err(e @ Error::Compile { .. }) => {
+                        kernelgate::outln!("{e}");
                         other_failed = true;
                     }
                     Err(e) => return Err(e),
