@@ -227,7 +227,7 @@ mod tests {
             assert_eq!((&n.expectations, &n.metrics), (&s.expectations, &s.metrics), "{name}");
             // A summation bound grows with the chain of additions (Tolerance::summation); nothing
             // else about the tolerance changes.
-            let grows = |a: f32, b: f32| a <= b && b <= a * 1.05;
+            let grows = |a: f64, b: f64| a <= b && b <= a * 1.05;
             assert!(grows(n.tolerance.abs, s.tolerance.abs) && grows(n.tolerance.rel, s.tolerance.rel), "{name}");
             assert_eq!(n.params.len(), s.params.len(), "{name}");
             let mut grew = false;

@@ -438,6 +438,42 @@ impl Project {
         Ok(options)
     }
 
+    /// Checks that each `[nvrtc.files."<file>"]` table names one of `files`, the names of the
+    /// kernel files of the kernel folders (`layernorm.cu`, as [`crate::source::read_project`]
+    /// reads them or `kernelgate compile` lists them): a table naming no file (misspelt, renamed,
+    /// in a folder `kernels` does not name) would give its options to nothing, silently.
+    ///
+    /// # Errors
+    /// [`Error::Project`] naming `kernelgate.toml` at the table's line (the first line naming the
+    /// file quoted, where the file can be read), with the file meant where one of `files` is within
+    /// two edits (`did you mean stencil.cu?`, as for a misspelt `KERNELGATE_*` variable), and the fix.
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::project::{Project, Settings};
+    /// let settings = Settings::parse("[nvrtc.files.\"stencl.cu\"]\noptions = [\"-DR=4\"]\n", "kernelgate.toml".as_ref()).unwrap();
+    /// let project = Project::new("/repo".as_ref(), None, settings, &kernelgate::config::Config::default());
+    /// let err = project.check_nvrtc_files(&["stencil.cu"]).unwrap_err().to_string();
+    /// assert!(err.contains("[nvrtc.files.\"stencl.cu\"] names no kernel file of the kernel folders; did you mean stencil.cu?"));
+    /// assert!(project.check_nvrtc_files(&["stencl.cu"]).is_ok());
+    /// ```
+    pub fn check_nvrtc_files(&self, files: &[&str]) -> Result<()> {
+        let Some(unknown) = self.nvrtc.files.keys().find(|f| !files.contains(&f.as_str())) else { return Ok(()) };
+        let path = self.file.clone().unwrap_or_else(|| self.root.join(FILE));
+        // The table's line: the first that names the file quoted (`[nvrtc.files."stencl.cu"]`).
+        let quoted = format!("\"{unknown}\"");
+        let line = std::fs::read_to_string(&path).ok().and_then(|text| text.lines().position(|l| l.contains(&quoted)));
+        Err(Error::Project {
+            path,
+            line: line.map(|i| i + 1),
+            message: format!(
+                "[nvrtc.files.\"{unknown}\"] names no kernel file of the kernel folders; {}name a file as its folder \
+                 holds it (\"layernorm.cu\"), or remove the table",
+                crate::config::env::suggestion(unknown, files)
+            ),
+        })
+    }
+
     /// The project of the current folder ([`Project::discover`]) with this process's variables
     /// over it: what a `kernelgate` command and a suite run start from.
     ///

@@ -111,3 +111,29 @@ fn a_bad_file_or_one_file_name_in_two_folders_stops_the_run_and_the_program() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains(":1: kernels names no folder"), "{text}");
 }
+
+#[test]
+fn a_table_of_nvrtc_options_for_no_file_stops_the_run_and_kernelgate_compile_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let toml = "kernels = [\"src/cuda\"]\n\n[nvrtc.files.\"transpos.cu\"]\noptions = [\"-DTILE=32\"]\n";
+    let root = project(tmp.path(), toml);
+    let sub = root.join("tools/sub");
+    // Said at the table's line of kernelgate.toml, with the file meant.
+    let says = format!(
+        "{}:3: [nvrtc.files.\"transpos.cu\"] names no kernel file of the kernel folders; did you mean transpose.cu? \
+         name a file as its folder holds it (\"layernorm.cu\"), or remove the table",
+        root.join("kernelgate.toml").display()
+    );
+    let (code, text) = suite(&sub, &["--list"], &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains(&says), "{text}");
+    // Checked before NVRTC runs: no tools needed.
+    let o = support::command(support::kernelgate_binary())
+        .current_dir(&sub)
+        .args(["compile", "../../src/cuda/transpose.cu", "--arch", "sm_90"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains(&says), "{text}");
+}

@@ -315,6 +315,8 @@ pub type Reference = Arc<dyn Fn(&[HostData]) -> Vec<HostData> + Send + Sync>;
 /// Allowed difference between a GPU result and its reference:
 /// `|got - want| <= abs + rel * |want| + ulps * ulp(want)`, `ulp` the spacing of the compared
 /// buffer's element type at `want` ([`Elem::ulp`]; 1 for an integer type). NaN never passes.
+/// Every value is compared in `f64` (the element read as `f64`, the reference as given), so the
+/// bounds are `f64` too: an `f64` buffer's bound (`rel` 1e-12) is stated as it is.
 ///
 /// # Example
 /// ```
@@ -328,10 +330,12 @@ pub type Reference = Arc<dyn Fn(&[HostData]) -> Vec<HostData> + Send + Sync>;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tolerance {
-    /// Absolute part.
-    pub abs: f32,
-    /// Relative part.
-    pub rel: f32,
+    /// Absolute part, in the buffer's own units (the element's value, as the reference gives it):
+    /// `1e-6` admits any `got` within 1e-6 of `want`. Non-negative.
+    pub abs: f64,
+    /// Relative part, a fraction of `|want|` (not a percentage): `1e-5` admits `1e-5 * |want|`.
+    /// Non-negative.
+    pub rel: f64,
     /// Units in the last place of the compared buffer's type, at the expected value.
     pub ulps: u32,
 }
@@ -350,8 +354,9 @@ impl Tolerance {
         Tolerance { abs: 0.0, rel: 0.0, ulps: n }
     }
 
-    /// `abs + rel * |want|`, no ulps.
-    pub const fn abs_rel(abs: f32, rel: f32) -> Tolerance {
+    /// `abs + rel * |want|`, no ulps: `abs` in the buffer's units, `rel` a fraction of `|want|`
+    /// ([`Tolerance::abs`], [`Tolerance::rel`]).
+    pub const fn abs_rel(abs: f64, rel: f64) -> Tolerance {
         Tolerance { abs, rel, ulps: 0 }
     }
 
@@ -363,7 +368,7 @@ impl Tolerance {
         if want.is_nan() {
             return got.is_nan();
         }
-        let mut allowed = f64::from(self.abs) + f64::from(self.rel) * want.abs();
+        let mut allowed = self.abs + self.rel * want.abs();
         if self.ulps > 0 {
             allowed += f64::from(self.ulps) * elem.ulp(want);
         }
@@ -383,6 +388,6 @@ impl Tolerance {
     pub fn summation(k: usize) -> Tolerance {
         let ku = k as f64 * f64::from(f32::EPSILON) / 2.0;
         assert!(ku < 1.0, "no error bound for chains of {k} additions");
-        Tolerance { abs: 0.0, rel: (ku / (1.0 - ku)) as f32, ulps: 0 }
+        Tolerance { abs: 0.0, rel: ku / (1.0 - ku), ulps: 0 }
     }
 }

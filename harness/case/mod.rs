@@ -542,8 +542,23 @@ mod tests {
     fn summation_tolerance_is_highams_gamma() {
         let t = Tolerance::summation(1 << 10);
         let u = 2f64.powi(-24);
-        assert!((f64::from(t.rel) - 1024.0 * u / (1.0 - 1024.0 * u)).abs() < 1e-12);
+        // The bound as computed, not rounded to f32 (2.3e-13 off it).
+        assert_eq!(t.rel, 1024.0 * u / (1.0 - 1024.0 * u));
         assert_eq!(t.abs, 0.0);
+    }
+
+    #[test]
+    fn an_f64_buffer_gets_a_bound_f32_cannot_state() {
+        // Values near 1e-50 (f64 probabilities, say), allowed 1e-60 apart: below f32's smallest
+        // subnormal (1.4e-45), so an f32 bound would be 0 and refuse both.
+        let t = Tolerance::abs_rel(1e-60, 0.0);
+        assert_eq!(t.abs, 1e-60);
+        assert!(t.admits(Elem::F64, 1e-50 + 5e-61, 1e-50));
+        assert!(!t.admits(Elem::F64, 1e-50 + 3e-60, 1e-50));
+        // A relative bound of a few f64 ulps, kept as written.
+        let t = Tolerance::abs_rel(0.0, 4.0 * f64::EPSILON);
+        assert!(t.admits(Elem::F64, 1.0 + 3.0 * f64::EPSILON, 1.0));
+        assert!(!t.admits(Elem::F64, 1.0 + 8.0 * f64::EPSILON, 1.0));
     }
 
     #[test]

@@ -167,7 +167,8 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// the options the GPU trials compile with (its own, [`KernelSource::options`], included;
 /// [`compile_instances`] without instances).
 ///
-/// The program is named after the file, so NVRTC's log reads `transpose.cu(12): error: ...`.
+/// NVRTC's log names the file as the source names it ([`KernelSource::path`]):
+/// `kernels/transpose.cu(12): error: ...` ([`named_log`]).
 ///
 /// # Errors
 /// As [`nvrtc_available`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim, and
@@ -255,9 +256,10 @@ pub fn suite_name<'a>(lowered: &'a [Lowered], name: &'a str) -> &'a str {
 /// ([`prebuilt::assembled`]).
 ///
 /// `file` is the file's name (`transpose.cu`), which names the NVRTC program (and so the PTX's
-/// line information); `shown` is the file as messages name it: its path as the run read it
-/// ([`crate::source::Sources::path_of`], `kernels/transpose.cu`), or `file` again for a file read
-/// alone.
+/// line information, which its identity hashes: [`module_identity`]); `shown` is the file as
+/// messages name it, NVRTC's log included ([`named_log`]): its path as the run read it, relative
+/// to the project root ([`crate::source::Sources::path_of`], `kernels/ops/transpose.cu`), the path
+/// `kernelgate compile` was given, or `file` again for a file read alone.
 ///
 /// # Errors
 /// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture), or
@@ -312,10 +314,10 @@ pub fn compile_instances(
     Ok((Ptx::from_src(compiled.ptx), compiled.lowered))
 }
 
-/// One NVRTC program: created from `source` (named `file`, so NVRTC's log reads `file(12): ...`),
-/// each of `expressions` added (`nvrtcAddNameExpression`), compiled with `options`; then the PTX,
-/// the log, the lowered names and, with `cubin`, the cubin (empty without). Errors name the file
-/// `shown`. NVRTC's API reference, "Compilation" and "Host Helper".
+/// One NVRTC program: created from `source` (named `file`), each of `expressions` added
+/// (`nvrtcAddNameExpression`), compiled with `options`; then the PTX, the log (naming the file
+/// `shown`, [`named_log`]), the lowered names and, with `cubin`, the cubin (empty without). Errors
+/// name the file `shown`. NVRTC's API reference, "Compilation" and "Host Helper".
 #[allow(unsafe_code)]
 fn program(
     file: &str,
@@ -349,9 +351,13 @@ fn program(
     // Declared before the program, so dropped after it: NVRTC may refer to them until then.
     let src = CString::new(source).map_err(|_| nul("the source"))?;
     // NVRTC hands the program's name to its front end with the options: a name that begins with
-    // '-' would be read as one (`-Ifoo.cu`), so it is written as a path, `./-Ifoo.cu`.
+    // '-' would be read as one (`-Ifoo.cu`), so it is written as a path, `./-Ifoo.cu`. The name is
+    // the file's name, not `shown`: it is written into the PTX (`.file 1 "<current folder>/<name>"`
+    // with -lineinfo, NVRTC 13.5.37), so a path there would change the module's identity with the
+    // folder a project keeps the file in, and `#include "..."` would be looked for beside that path
+    // instead of in the current folder (docs/adding-kernels.md, "Headers"). The log is renamed.
     let shown_name = if file.starts_with('-') { format!("./{file}") } else { file.to_string() };
-    let name = CString::new(shown_name).map_err(|_| nul("the file name"))?;
+    let name = CString::new(shown_name.as_str()).map_err(|_| nul("the file name"))?;
     let names: Vec<CString> =
         expressions.iter().map(|e| CString::new(*e).map_err(|_| nul("a name expression"))).collect::<Result<_>>()?;
     /// Destroys the program on every path.
@@ -375,6 +381,7 @@ fn program(
     let compiled = unsafe { result::compile_program(program.0, options) };
     // SAFETY: as above; the log exists after a compile, failed or not.
     let log = unsafe { result::get_program_log(program.0) }.map(text).unwrap_or_default();
+    let log = named_log(&log, &shown_name, shown);
     compiled.map_err(|e| {
         let mut log = with_hint(log.clone());
         if let Some(hint) = instance_hint(&log, source, shown, expressions) {
@@ -401,6 +408,43 @@ fn program(
     let cubin =
         if cubin { unsafe { cubin_of(program.0) }.map_err(|status| fail(status, log.clone()))? } else { Vec::new() };
     Ok(Compiled { ptx, log, cubin, lowered, compiler })
+}
+
+/// NVRTC's `log` of the program named `name` with the file named `shown` instead, where NVRTC names
+/// the program: at the start of a diagnostic's line (`stencil.cu(12): error: ...` becomes
+/// `kernels/ops/stencil.cu(12): error: ...`) and in its summary (`1 error detected in the
+/// compilation of "stencil.cu".`). A header's lines keep the name NVRTC found it by, and the rest
+/// of the log (ptxas's report) is left as it is. Pure.
+///
+/// # Example
+/// ```
+/// let log = "stencil.cu(12): error: identifier \"y\" is undefined\n\n1 error detected in the compilation of \"stencil.cu\".\n";
+/// assert_eq!(
+///     kernelgate::compile::named_log(log, "stencil.cu", "kernels/ops/stencil.cu"),
+///     "kernels/ops/stencil.cu(12): error: identifier \"y\" is undefined\n\n1 error detected in the compilation of \"kernels/ops/stencil.cu\".\n"
+/// );
+/// ```
+pub fn named_log(log: &str, name: &str, shown: &str) -> String {
+    if name == shown {
+        return log.to_string();
+    }
+    let summary = (format!("compilation of \"{name}\"."), format!("compilation of \"{shown}\"."));
+    log.split_inclusive('\n')
+        .map(|line| {
+            // `<name>(<line>): `: a diagnostic of the program's own text.
+            let at_line = line.strip_prefix(name).and_then(|rest| rest.strip_prefix('(')).is_some_and(|rest| {
+                let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+                digits > 0 && rest[digits..].starts_with("): ")
+            });
+            if at_line {
+                format!("{shown}{}", &line[name.len()..])
+            } else if line.contains(" detected in the ") && line.contains(&summary.0) {
+                line.replace(&summary.0, &summary.1)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The fix for a compile that failed on a name expression (NVRTC's log then names its pseudo-file
@@ -625,9 +669,10 @@ mod tests {
             eprintln!("skipped: {e}");
             return;
         }
+        // A project of several kernel folders: NVRTC's lines name the file by its path.
         let broken = KernelSource {
             file: "broken.cu",
-            path: "kernels/broken.cu",
+            path: "kernels/ops/broken.cu",
             source: "extern \"C\" __global__ void k(float* x)\n{\n    x[0] = y;\n}\n",
             sha256: "",
             entries: &["k"],
@@ -635,8 +680,9 @@ mod tests {
             options: &[],
         };
         let err = compile(&broken, "sm_90").unwrap_err().to_string();
-        assert!(err.starts_with("NVRTC failed to compile kernels/broken.cu for sm_90"), "{err}");
-        assert!(err.contains("broken.cu(3): error: identifier \"y\" is undefined"), "{err}");
+        assert!(err.starts_with("NVRTC failed to compile kernels/ops/broken.cu for sm_90"), "{err}");
+        assert!(err.contains("\nkernels/ops/broken.cu(3): error: identifier \"y\" is undefined"), "{err}");
+        assert!(err.contains("1 error detected in the compilation of \"kernels/ops/broken.cu\"."), "{err}");
         assert!(err.contains(&nvrtc::load().unwrap().path.display().to_string()), "names the NVRTC used: {err}");
         assert!(check_compiles(&broken, "sm_90").is_err());
     }
@@ -688,5 +734,43 @@ extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_sto
             .unwrap_err()
             .to_string();
         assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");
+    }
+
+    /// The path a file is shown by names it in the log only: the program keeps the file's name, so
+    /// the PTX (whose `.file` line holds the program's name) and the module's identity are those of
+    /// the file wherever its folder is.
+    #[test]
+    fn where_a_file_lies_changes_its_log_not_its_ptx() {
+        if nvrtc_available().is_err() {
+            assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none());
+            return;
+        }
+        let text = "extern \"C\" __global__ void k(float* x) { int unused; x[0] *= 2.0f; }\n";
+        let alone = compile_with_log("warn.cu", "warn.cu", text, "sm_90", &[], &[]).unwrap();
+        let placed = compile_with_log("warn.cu", "kernels/ops/warn.cu", text, "sm_90", &[], &[]).unwrap();
+        assert_eq!(placed.ptx, alone.ptx);
+        assert_eq!(module_identity(&placed.ptx, &[]), module_identity(&alone.ptx, &[]));
+        assert!(alone.log.contains("warn.cu(1): warning #177-D: variable \"unused\""), "{}", alone.log);
+        assert!(placed.log.starts_with("kernels/ops/warn.cu(1): warning #177-D"), "{}", placed.log);
+        let (ptx, _) = compile_instances("warn.cu", "kernels/ops/warn.cu", text, "sm_90", &[], &[]).unwrap();
+        assert_eq!(ptx_sha256(&ptx.to_src()), ptx_sha256(&alone.ptx), "the GPU's compile too");
+    }
+
+    #[test]
+    fn the_log_names_the_program_by_the_path_shown_and_headers_by_their_own() {
+        let log = "st.cu(12): error: identifier \"y\" is undefined\n  x = y;\n      ^\n\n\
+                   common.cuh(3): warning #177-D: variable \"q\" was declared but never referenced\n\
+                   st.cu.bak(1): not the program\n\
+                   st.cu(x): not a line\n\
+                   2 errors detected in the compilation of \"st.cu\".\n";
+        let named = named_log(log, "st.cu", "gpu/a/st.cu");
+        assert!(named.starts_with("gpu/a/st.cu(12): error: identifier \"y\" is undefined\n  x = y;\n"), "{named}");
+        for kept in ["\ncommon.cuh(3): warning", "\nst.cu.bak(1): not", "\nst.cu(x): not a line"] {
+            assert!(named.contains(kept), "{kept}: {named}");
+        }
+        assert!(named.ends_with("2 errors detected in the compilation of \"gpu/a/st.cu\".\n"), "{named}");
+        assert_eq!(named_log(log, "st.cu", "st.cu"), log);
+        // A program named `./-x.cu` (a name that begins with '-') is renamed as well.
+        assert_eq!(named_log("./-x.cu(2): error: e\n", "./-x.cu", "k/-x.cu"), "k/-x.cu(2): error: e\n");
     }
 }

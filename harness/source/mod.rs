@@ -179,7 +179,8 @@ pub fn read_folder(dir: &Path, shown: &str) -> Result<Vec<KernelSource>> {
 ///
 /// # Errors
 /// [`read_folder`]'s; [`Project::nvrtc_options`]'s; [`Error::Kernels`] naming both files when two
-/// folders hold one file name, or naming the file when it has the name of one of the library's own.
+/// folders hold one file name, or naming the file when it has the name of one of the library's own;
+/// [`Project::check_nvrtc_files`]'s, for a `[nvrtc.files."<file>"]` table that names no file.
 pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
     let mut all: Vec<KernelSource> = own().to_vec();
     for folder in &project.kernels {
@@ -207,23 +208,8 @@ pub fn read_project(project: &Project) -> Result<Vec<KernelSource>> {
             all.push(source);
         }
     }
-    if let Some(unknown) = project.nvrtc.files.keys().find(|f| !all.iter().any(|s| s.file == f.as_str() && !s.is_own()))
-    {
-        let path = project.file.clone().unwrap_or_else(|| project.root.join(crate::project::FILE));
-        // The table's line: the first that names the file quoted (`[nvrtc.files."stencl.cu"]`).
-        let quoted = format!("\"{unknown}\"");
-        let line = std::fs::read_to_string(&path).ok().and_then(|text| text.lines().position(|l| l.contains(&quoted)));
-        let files: Vec<&str> = all.iter().filter(|s| !s.is_own()).map(|s| s.file).collect();
-        return Err(Error::Project {
-            path,
-            line: line.map(|i| i + 1),
-            message: format!(
-                "[nvrtc.files.\"{unknown}\"] names no kernel file of the kernel folders; {}name a file as its folder \
-                 holds it (\"layernorm.cu\"), or remove the table",
-                crate::config::env::suggestion(unknown, &files)
-            ),
-        });
-    }
+    let files: Vec<&str> = all.iter().filter(|s| !s.is_own()).map(|s| s.file).collect();
+    project.check_nvrtc_files(&files)?;
     all.sort_by_key(|s| s.file);
     Ok(all)
 }

@@ -26,7 +26,8 @@ pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 ///
 /// # Errors
 /// A file that cannot be read; no NVRTC ([`Error::Unavailable`], with where it looked and the fix);
-/// a table that cannot be read.
+/// a table that cannot be read; [`suite_files`]'s (the project's kernel folders as the suite holds
+/// them: one file per name, a `[nvrtc.files."<file>"]` table for each file named).
 pub fn compile_command(
     files: &[PathBuf],
     archs: &[String],
@@ -184,10 +185,12 @@ pub fn compile_command(
             let mut made = Vec::new();
             for build in &builds {
                 let options = build.options(source.options);
-                // Named by the file's name; an NVRTC error is named by the path given below.
+                // Named by the path given, not `kernels/<name>`: the file may lie anywhere. The
+                // error and NVRTC's log name it so (and the definitions NVRTC's error names the
+                // build with follow the path).
                 let compiled = compile::compile_with_log(
                     source.file,
-                    source.file,
+                    source.path,
                     source.source,
                     arch,
                     &build.instances,
@@ -200,12 +203,8 @@ pub fn compile_command(
                         kernelgate::outln!("{e}");
                         other_failed = true;
                     }
-                    Err(Error::Compile { file, arch, status, nvrtc, log }) => {
-                        // Named by the path given, not `kernels/<name>`: the file may lie anywhere
-                        // (the definitions NVRTC's error names the build with follow the name).
-                        let with = file.split_once(" with ").map(|(_, d)| format!(" with {d}")).unwrap_or_default();
-                        let file = format!("{}{with}", source.path);
-                        kernelgate::outln!("{}", Error::Compile { file, arch, status, nvrtc, log });
+                    Err(e @ Error::Compile { .. }) => {
+                        kernelgate::outln!("{e}");
                         other_failed = true;
                     }
                     Err(e) => return Err(e),
@@ -341,12 +340,14 @@ fn no_table(note: &str) -> bool {
     note.starts_with("not gated: ") && note.contains("does not exist")
 }
 
-/// The names of the `*.cu` files of the project's kernel folders, listed, not read: a file being
+/// The names of the kernel files of the project's kernel folders, listed, not read: a file being
 /// fixed may not parse yet. Empty where there are none.
 ///
 /// # Errors
-/// [`Error::Kernels`] naming both files when two folders hold one file name, as the suite refuses
-/// them ([`kernelgate::source::read_project`]).
+/// As the suite refuses the folders ([`kernelgate::source::read_project`]): [`Error::Kernels`]
+/// naming both files when two folders hold one file name; [`Error::Project`] at its line of
+/// `kernelgate.toml` when a `[nvrtc.files."<file>"]` table names none of the files
+/// ([`kernelgate::project::Project::check_nvrtc_files`], the same check and message).
 fn suite_files(project: &kernelgate::project::Project) -> kernelgate::Result<Vec<String>> {
     let mut found: Vec<(String, PathBuf)> = project
         .kernels
@@ -368,5 +369,7 @@ fn suite_files(project: &kernelgate::project::Project) -> kernelgate::Result<Vec
             ),
         });
     }
-    Ok(found.into_iter().map(|(name, _)| name).collect())
+    let names: Vec<String> = found.into_iter().map(|(name, _)| name).collect();
+    project.check_nvrtc_files(&names.iter().map(String::as_str).collect::<Vec<_>>())?;
+    Ok(names)
 }
