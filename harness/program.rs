@@ -36,7 +36,8 @@ use std::sync::Arc;
 pub fn function(gpu: &Gpu, sources: &Sources, kernel: Kernel) -> Result<(CudaFunction, String)> {
     sources.declares(&kernel)?;
     let source = sources.of(&kernel).expect("a file that declares the kernel was read");
-    function_of(gpu, kernel.file, source.path, source.source, &kernel.options(source.options), kernel.entry)
+    let options = kernel.options(source.options);
+    function_of(gpu, kernel.file, source.path, source.source, &options, kernel.entry, sources.root())
 }
 
 /// As [`function`], for the text `source` of kernel file `file` (as at another git revision), its
@@ -45,7 +46,9 @@ pub fn function(gpu: &Gpu, sources: &Sources, kernel: Kernel) -> Result<(CudaFun
 /// instance's name expression ([`crate::source::is_name_expression`]) is compiled as such and
 /// looked up by the name NVRTC lowered it to ([`crate::compile::compile_instances`]), in a module
 /// of its own. Messages name the file `shown` (`kernels/transpose.cu`,
-/// [`crate::source::Sources::path_of`]).
+/// [`crate::source::Sources::path_of`]); NVRTC searches the header folders of the project at `root`
+/// ([`crate::source::Sources::root`], `None` for the library's own files;
+/// [`crate::compile::include_options`]).
 ///
 /// # Errors
 /// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
@@ -56,10 +59,11 @@ pub fn function_of(
     source: &str,
     options: &[&str],
     entry: &str,
+    root: Option<&std::path::Path>,
 ) -> Result<(CudaFunction, String)> {
     let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
     let loaded = gpu.module(shown, source, instances, options, || {
-        let made = crate::compile::module_ptx(file, shown, source, &gpu.arch, instances, options)?;
+        let made = crate::compile::module_ptx(file, shown, source, &gpu.arch, instances, options, root)?;
         Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);
@@ -118,7 +122,8 @@ pub fn compile_from<'a>(
     for (kernel, _) in case.launches() {
         let Some((source, options)) = source_of(&kernel) else { return Ok(None) };
         let shown = sources.path_of(kernel.file);
-        let (func, sha) = function_of(gpu, kernel.file, shown, source, &kernel.options(options), kernel.entry)?;
+        let options = kernel.options(options);
+        let (func, sha) = function_of(gpu, kernel.file, shown, source, &options, kernel.entry, sources.root())?;
         set_attributes(case, &kernel, &func)?;
         if !modules.contains(&sha) {
             modules.push(sha);

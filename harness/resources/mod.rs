@@ -459,14 +459,17 @@ mod tests {
             files: &["one.cu"],
             arities: &arities,
         };
-        let failure = check_file(&trial).unwrap().failure().unwrap();
+        let failure = check_file(&trial, crate::compile::here().as_deref()).unwrap().failure().unwrap();
         assert!(
             failure
                 .contains("one/short/1: launches one with 2 argument(s), but kernels/one.cu declares 3 parameter(s)"),
             "{failure}"
         );
         let arities = [Arity { kernel, args: 3, sizes: vec![8, 8, 8], floats: Vec::new(), trial: "one/wide/1".into() }];
-        let failure = check_file(&FileTrial { arities: &arities, ..trial }).unwrap().failure().unwrap();
+        let failure = check_file(&FileTrial { arities: &arities, ..trial }, crate::compile::here().as_deref())
+            .unwrap()
+            .failure()
+            .unwrap();
         assert!(
             failure.contains(
                 "one/wide/1: launches one with argument 3 of 8 bytes where the kernel declares 4 (kernels/one.cu)"
@@ -502,7 +505,7 @@ mod tests {
             files: &["fill.ptx"],
             arities: &arities,
         };
-        let checked = check_file(&trial).unwrap();
+        let checked = check_file(&trial, crate::compile::here().as_deref()).unwrap();
         assert!(checked.failures.is_empty(), "{:?}", checked.failures);
         assert_eq!(checked.rows.len(), 1, "{checked:?}");
         assert_eq!((checked.rows[0].kernel.as_str(), checked.rows[0].block), ("fill", Some(256)));
@@ -541,7 +544,7 @@ mod tests {
             files: &["one.cu"],
             arities: &[],
         };
-        let first = check_file(&trial(false)).unwrap();
+        let first = check_file(&trial(false), crate::compile::here().as_deref()).unwrap();
         assert!(
             first.failure().unwrap().contains(
                 "does not exist: its 1 kernel (one) is not blessed; new kernels and launch configurations must be \
@@ -555,9 +558,9 @@ mod tests {
             "a first bless is the gate's: {:?}",
             first.failures
         );
-        let blessed = check_file(&trial(true)).unwrap();
+        let blessed = check_file(&trial(true), crate::compile::here().as_deref()).unwrap();
         assert_eq!(blessed.blessed.as_ref().map(Vec::len), Some(1), "{blessed:?}");
-        let again = check_file(&trial(false)).unwrap();
+        let again = check_file(&trial(false), crate::compile::here().as_deref()).unwrap();
         assert_eq!(again.failure(), None);
         assert_eq!(again.rows, blessed.rows);
         assert_eq!(again.rows[0].occupancy_pct, Some(100.0), "{:?}", again.rows);
@@ -587,7 +590,7 @@ mod tests {
         };
         let right =
             [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 4], floats: Vec::new(), trial: "axpy/a/1".into() }];
-        let checked = check_file(&trial(&right)).unwrap();
+        let checked = check_file(&trial(&right), crate::compile::here().as_deref()).unwrap();
         assert!(checked.failures.is_empty(), "{:?}", checked.failures);
         let row = |k: &str| checked.rows.iter().find(|r| r.kernel == k).unwrap().clone();
         assert_eq!((row("axpy").regs, row("axpy").local_bytes, row("axpy").nvrtc.as_str()), (10, 0, "13.0"));
@@ -595,7 +598,7 @@ mod tests {
         // `int n` passed as a 64-bit Param::U64.
         let wrong =
             [Arity { kernel: axpy, args: 4, sizes: vec![8, 8, 4, 8], floats: Vec::new(), trial: "axpy/a/1".into() }];
-        let checked = check_file(&trial(&wrong)).unwrap();
+        let checked = check_file(&trial(&wrong), crate::compile::here().as_deref()).unwrap();
         let failure = checked.failure().unwrap();
         assert!(
             failure.contains("axpy/a/1: launches axpy with argument 4 of 8 bytes")
@@ -604,7 +607,7 @@ mod tests {
         );
         let extra =
             [Arity { kernel: axpy, args: 5, sizes: vec![8, 8, 4, 4, 4], floats: Vec::new(), trial: "axpy/a/1".into() }];
-        let failure = check_file(&trial(&extra)).unwrap().failure().unwrap();
+        let failure = check_file(&trial(&extra), crate::compile::here().as_deref()).unwrap().failure().unwrap();
         assert!(failure.contains("launches axpy with 5 argument(s), but gpu/fused.cubin declares 4"), "{failure}");
     }
 }
