@@ -100,6 +100,7 @@ const RULES: &[(&str, Rule)] = &[
     // The kernelgate program on the committed data.
     ("kernelgate history runs", run(0)),
     ("kernelgate history import baselines/*/runs", run(0)),
+    ("kernelgate history import <baselines>/*/runs", run(0)),
     ("kernelgate history sync", run_fresh(0)),
     ("kernelgate history sync --fetch *", skip(Why::Network, "fetches the notes from a git remote")),
     ("kernelgate history show *", run(0)),
@@ -283,6 +284,8 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
     ("--html FILE", "--html report.html"),
     ("TRIAL", "transpose/shared/8192x8192"),
     ("FOLDER", "baselines/nvidia-h200-sm90"),
+    // The project's baselines folder (`baselines = ...` of kernelgate.toml): this repository's.
+    ("<baselines>", "baselines"),
     ("<folder>", "baselines/nvidia-h200-sm90"),
     // kernelgate compile: a small file of the suite, and the edit resource-gate.md describes.
     ("kernels/x.cu", "kernels/coalescing.cu"),
