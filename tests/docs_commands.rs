@@ -156,6 +156,8 @@ const RULES: &[(&str, Rule)] = &[
     ("cargo test --release --lib", skip(Why::Slow, "the library's unit tests: `cargo test --release` runs them")),
     ("cargo test", skip(Why::Pattern, "named: the suite's one process against nextest's many")),
     ("cargo build --release", skip(Why::Slow, "builds the crate again without its dev-dependencies")),
+    ("cargo build", skip(Why::Pattern, "named: the build a change of CUDA_HOME repeats")),
+    ("cargo build -v", skip(Why::Slow, "builds the user's crate to show why cargo rebuilds cudarc")),
     ("cargo doc --no-deps -p kernelgate --open", skip(Why::Slow, "builds the library's docs and opens a browser")),
     (
         "cargo doc --manifest-path <kernelgate>/harness/Cargo.toml --no-deps --open",
