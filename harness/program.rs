@@ -36,7 +36,8 @@ use std::sync::Arc;
 pub fn function(gpu: &Gpu, sources: &Sources, kernel: Kernel) -> Result<(CudaFunction, String)> {
     sources.declares(&kernel)?;
     let source = sources.of(&kernel).expect("a file that declares the kernel was read");
-    function_of(gpu, kernel.file, source.path, source.source, &kernel.options(source.options), kernel.entry)
+    let options = kernel.options(source.options);
+    function_of(gpu, kernel.file, source.path, source.source, &options, kernel.entry, sources.root())
 }
 
 /// As [`function`], for the text `source` of kernel file `file` (as at another git revision), its
@@ -45,7 +46,9 @@ pub fn function(gpu: &Gpu, sources: &Sources, kernel: Kernel) -> Result<(CudaFun
 /// instance's name expression ([`crate::source::is_name_expression`]) is compiled as such and
 /// looked up by the name NVRTC lowered it to ([`crate::compile::compile_instances`]), in a module
 /// of its own. Messages name the file `shown` (`kernels/transpose.cu`,
-/// [`crate::source::Sources::path_of`]).
+/// [`crate::source::Sources::path_of`]); NVRTC searches the header folders of the project at `root`
+/// ([`crate::source::Sources::root`], `None` for the library's own files;
+/// [`crate::compile::include_options`]).
 ///
 /// # Errors
 /// As [`function`]; [`Error::Driver`] naming the entry when the module lacks it.
@@ -56,10 +59,11 @@ pub fn function_of(
     source: &str,
     options: &[&str],
     entry: &str,
+    root: Option<&std::path::Path>,
 ) -> Result<(CudaFunction, String)> {
     let instances: &[&str] = if crate::source::is_name_expression(entry) { std::slice::from_ref(&entry) } else { &[] };
     let loaded = gpu.module(shown, source, instances, options, || {
-        let made = crate::compile::module_ptx(file, shown, source, &gpu.arch, instances, options)?;
+        let made = crate::compile::module_ptx(file, shown, source, &gpu.arch, instances, options, root)?;
         Ok((made.ptx, made.sha256, made.lowered))
     })?;
     let name = loaded.lowered.first().map_or(entry, String::as_str);
@@ -122,9 +126,9 @@ pub fn compile_from<'a>(
         let Some((source, options)) = source_of(kernel) else { return Ok(None) };
         let shown = sources.path_of(kernel.file);
         let options = kernel.options(options);
-        let (func, sha) = function_of(gpu, kernel.file, shown, source, &options, kernel.entry)?;
+        let (func, sha) = function_of(gpu, kernel.file, shown, source, &options, kernel.entry, sources.root())?;
         if !params.contains_key(&sha) {
-            params.insert(sha.clone(), module_params(&gpu.arch, kernel, shown, source, &options)?);
+            params.insert(sha.clone(), module_params(&gpu.arch, kernel, shown, source, &options, sources.root())?);
         }
         check_arguments(case, kernel, args, shown, &params[&sha])?;
         set_attributes(case, kernel, &func)?;
@@ -144,18 +148,26 @@ pub fn compile_from<'a>(
 type ModuleParams = Option<std::collections::BTreeMap<String, Vec<crate::compile::PtxParam>>>;
 
 /// The parameters of the module `function_of` loaded for `kernel` from the text `source` of its
-/// file (`shown`) with `options` ([`crate::compile::entry_params`]), from the PTX
-/// [`crate::compile::module_ptx`] keeps (the compile that made the module, not another one).
+/// file (`shown`) with `options` and the header folders of the project at `root`
+/// ([`crate::compile::entry_params`]), from the PTX [`crate::compile::module_ptx`] keeps (the
+/// compile that made the module, not another one).
 ///
 /// # Errors
 /// [`crate::compile::module_ptx`]'s, which the load just before did not meet.
-fn module_params(arch: &str, kernel: &Kernel, shown: &str, source: &str, options: &[&str]) -> Result<ModuleParams> {
+fn module_params(
+    arch: &str,
+    kernel: &Kernel,
+    shown: &str,
+    source: &str,
+    options: &[&str],
+    root: Option<&std::path::Path>,
+) -> Result<ModuleParams> {
     if crate::kernel_file::is_binary(kernel.file) {
         return Ok(None);
     }
     let instances: &[&str] =
         if crate::source::is_name_expression(kernel.entry) { std::slice::from_ref(&kernel.entry) } else { &[] };
-    let made = crate::compile::module_ptx(kernel.file, shown, source, arch, instances, options)?;
+    let made = crate::compile::module_ptx(kernel.file, shown, source, arch, instances, options, root)?;
     let mut params = crate::compile::entry_params(&made.ptx.to_src());
     // The instance by its name expression, as the case launches it.
     if let Some(lowered) = made.lowered.first()

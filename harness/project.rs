@@ -509,6 +509,13 @@ impl Project {
         path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
     }
 
+    /// The baselines folder as messages show it ([`Project::shown`]: `baselines`,
+    /// `perf/baselines`): the folder a hint to fill the history from its run CSVs names
+    /// ([`crate::history::import_command`]), handed to what may give that hint.
+    pub fn baselines_shown(&self) -> PathBuf {
+        PathBuf::from(self.shown(&self.baselines))
+    }
+
     /// The kernel folders relative to the top folder `workdir` of the git repository holding them,
     /// `/`-separated (`kernels`, `src/cuda`; `""` for the top folder itself): how a commit's tree
     /// names them, for reading kernels at another revision.

@@ -85,13 +85,14 @@ fn filler(gpu: &Gpu) -> Result<&Filler> {
     if let Some(f) = gpu.shared_fill.get() {
         return Ok(f);
     }
-    let (func, _) = function_of(gpu, FILE, FILE, SOURCE, &[], "kernelgate_fill_shared")?;
+    // The library's own kernel, which includes no header: no project's header folders.
+    let (func, _) = function_of(gpu, FILE, FILE, SOURCE, &[], "kernelgate_fill_shared", None)?;
     let words = shared_words(gpu)?;
     let bytes = i32::try_from(words * 4).expect("shared memory per block fits i32");
     func.set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
         .map_err(Error::driver("letting the shared-memory fill use all of shared memory"))?;
     launch_fill(gpu, &func, words, 0xFF)?;
-    let (read, _) = function_of(gpu, FILE, FILE, SOURCE, &[], "kernelgate_read_unwritten_shared")?;
+    let (read, _) = function_of(gpu, FILE, FILE, SOURCE, &[], "kernelgate_read_unwritten_shared", None)?;
     let out = gpu.upload(&HostData::U32(vec![0; 256]))?;
     let (ptr, _) = out.raw(gpu.stream());
     let mut builder = gpu.stream().launch_builder(&read);

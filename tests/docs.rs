@@ -244,7 +244,8 @@ fn the_loading_examples_run() {
     std::fs::write(&new, as_current_schema(&old)).unwrap();
     assert!(read(&new).contains(",pci:00000000:00:06.0,4223.206434886277,0xe8c012517de17ad1,1.0,"));
     let history = tmp.path().join("history");
-    let imported = kernelgate::history::import(std::slice::from_ref(&new), &history, None).unwrap();
+    let imported =
+        kernelgate::history::import(std::slice::from_ref(&new), &history, None, "baselines".as_ref()).unwrap();
     assert_eq!((imported.runs, imported.new_rows), (1, old.lines().count() - 1));
     let store = history.join("nvidia-h200-sm90.sqlite");
 

@@ -100,6 +100,7 @@ const RULES: &[(&str, Rule)] = &[
     // The kernelgate program on the committed data.
     ("kernelgate history runs", run(0)),
     ("kernelgate history import baselines/*/runs", run(0)),
+    ("kernelgate history import <baselines>/*/runs", run(0)),
     ("kernelgate history sync", run_fresh(0)),
     ("kernelgate history sync --fetch *", skip(Why::Network, "fetches the notes from a git remote")),
     ("kernelgate history show *", run(0)),
@@ -155,6 +156,8 @@ const RULES: &[(&str, Rule)] = &[
     ("cargo test --release --lib", skip(Why::Slow, "the library's unit tests: `cargo test --release` runs them")),
     ("cargo test", skip(Why::Pattern, "named: the suite's one process against nextest's many")),
     ("cargo build --release", skip(Why::Slow, "builds the crate again without its dev-dependencies")),
+    ("cargo build", skip(Why::Pattern, "named: the build a change of CUDA_HOME repeats")),
+    ("cargo build -v", skip(Why::Slow, "builds the user's crate to show why cargo rebuilds cudarc")),
     ("cargo doc --no-deps -p kernelgate --open", skip(Why::Slow, "builds the library's docs and opens a browser")),
     (
         "cargo doc --manifest-path <kernelgate>/harness/Cargo.toml --no-deps --open",
@@ -283,6 +286,8 @@ const PLACEHOLDERS: &[(&str, &str)] = &[
     ("--html FILE", "--html report.html"),
     ("TRIAL", "transpose/shared/8192x8192"),
     ("FOLDER", "baselines/nvidia-h200-sm90"),
+    // The project's baselines folder (`baselines = ...` of kernelgate.toml): this repository's.
+    ("<baselines>", "baselines"),
     ("<folder>", "baselines/nvidia-h200-sm90"),
     // kernelgate compile: a small file of the suite, and the edit resource-gate.md describes.
     ("kernels/x.cu", "kernels/coalescing.cu"),

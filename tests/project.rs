@@ -137,3 +137,24 @@ fn a_table_of_nvrtc_options_for_no_file_stops_the_run_and_kernelgate_compile_ali
     assert_eq!(o.status.code(), Some(1), "{text}");
     assert!(text.contains(&says), "{text}");
 }
+
+#[test]
+fn the_history_hints_name_the_projects_baselines_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = project(tmp.path(), "kernels = [\"src/cuda\"]\nbaselines = \"perf/baselines\"\nhistory = \"hist\"\n");
+    let sub = root.join("tools/sub");
+    let kernelgate = |args: &[&str]| {
+        let o = support::command(support::kernelgate_binary()).current_dir(&sub).args(args).output().unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        (o.status.code(), text)
+    };
+    // From a subfolder: the folder kernelgate.toml names, relative to the project root.
+    let fills = "`kernelgate history import perf/baselines/*/runs` fills it from run CSVs";
+    let (code, text) = kernelgate(&["history", "runs"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains(&format!("no history under {} ({fills})", root.join("hist").display())), "{text}");
+    let (code, text) = kernelgate(&["history", "show", "transpose/naive/4096x4096"]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains(&format!("no history here: a GPU run records one, and {fills}")), "{text}");
+    assert!(!text.contains("import baselines/"), "{text}");
+}

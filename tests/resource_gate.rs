@@ -47,7 +47,7 @@ fn check(source: &KernelSource, baselines: &Path, bless: bool) -> Checked {
     let launches = [LaunchShape { kernel: Kernel::new(FILE, "accumulate"), block: BLOCK, shared_dynamic: 0 }];
     let trial =
         FileTrial { source, arch: "sm_90", launches: &launches, baselines, bless, files: &[FILE], arities: &[] };
-    resources::check_file(&trial).expect("NVRTC compiles the file")
+    resources::check_file(&trial, None).expect("NVRTC compiles the file")
 }
 
 /// The two numbers of `<what> A → B` in `text`.
@@ -132,7 +132,7 @@ fn each_set_of_definitions_is_a_build_with_rows_of_its_own() {
             files: &[FILE],
             arities: &[],
         };
-        resources::check_file(&trial).expect("NVRTC compiles each build")
+        resources::check_file(&trial, None).expect("NVRTC compiles each build")
     };
     let tmp = tempfile::tempdir().unwrap();
     let blessed = check(tmp.path(), true);
@@ -163,7 +163,7 @@ fn a_build_that_does_not_compile_is_named_with_its_definitions() {
         files: &[FILE],
         arities: &[],
     };
-    let message = resources::check_file(&trial).unwrap_err().to_string();
+    let message = resources::check_file(&trial, None).unwrap_err().to_string();
     // Named as the run names the file (its path where a run read it), then the definitions.
     assert!(message.starts_with("NVRTC failed to compile accumulate.cu with -DN=x for sm_90"), "{message}");
 }

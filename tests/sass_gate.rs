@@ -36,7 +36,7 @@ fn source(vectorized: bool) -> KernelSource {
 }
 
 fn check(source: &KernelSource, baselines: &Path, bless: bool, declared: &[Declared]) -> Checked {
-    let compiled = compile::compile_with_log(source.file, source.file, source.source, "sm_90", &[], &[])
+    let compiled = compile::compile_with_log(source.file, source.file, source.source, "sm_90", &[], &[], None)
         .expect("NVRTC compiles the file");
     let (major, minor) = compile::nvrtc_version().unwrap();
     let trial = FileTrial { source, arch: "sm_90", baselines, bless, files: &[FILE], declared, launches: &[] };
@@ -103,20 +103,21 @@ fn a_comment_moves_the_ptx_and_not_the_sass() {
     // of the PTX moves, no instruction does, so same-run A/B has nothing to time.
     let a = include_str!("../kernels/coalescing.cu");
     let b = format!("// a comment that moves every line below it\n{a}");
-    let ptx =
-        |text: &str| compile::compile_with_log("coalescing.cu", "coalescing.cu", text, "sm_90", &[], &[]).unwrap().ptx;
+    let ptx = |text: &str| {
+        compile::compile_with_log("coalescing.cu", "coalescing.cu", text, "sm_90", &[], &[], None).unwrap().ptx
+    };
     assert_ne!(ptx(a), ptx(&b), "the PTX differs");
-    assert_eq!(compare("coalescing.cu", "coalescing.cu", (a, &[]), (&b, &[]), "sm_90", &[]).unwrap(), Code::Same);
+    assert_eq!(compare("coalescing.cu", "coalescing.cu", (a, &[]), (&b, &[]), "sm_90", &[], None).unwrap(), Code::Same);
     // Lost vectorization is other code, in the one function it touched.
     let (vec4, scalar) = (source(true), source(false));
     assert_eq!(
-        compare(FILE, FILE, (vec4.source, &[]), (scalar.source, &[]), "sm_90", &[]).unwrap(),
+        compare(FILE, FILE, (vec4.source, &[]), (scalar.source, &[]), "sm_90", &[], None).unwrap(),
         Code::Differs(vec!["copy".to_string()])
     );
     // One text with other options (a revision's kernelgate.toml without fast math) is other code.
     let text = "extern \"C\" __global__ void e(float* x) { x[threadIdx.x] = expf(x[threadIdx.x]); }\n";
     assert_eq!(
-        compare("e.cu", "e.cu", (text, &[]), (text, &["--use_fast_math"]), "sm_90", &[]).unwrap(),
+        compare("e.cu", "e.cu", (text, &[]), (text, &["--use_fast_math"]), "sm_90", &[], None).unwrap(),
         Code::Differs(vec!["e".to_string()])
     );
 }

@@ -195,7 +195,8 @@ fn function(gpu: &Gpu, kernel: Kernel) -> Result<CudaFunction> {
         .iter()
         .find(|s| s.file == kernel.file)
         .expect("the ceiling probes' kernels are in the library's own files");
-    crate::program::function_of(gpu, source.file, source.path, source.source, source.options, kernel.entry)
+    // The library's own file: no project's headers.
+    crate::program::function_of(gpu, source.file, source.path, source.source, source.options, kernel.entry, None)
         .map(|(f, _)| f)
 }
 

@@ -59,7 +59,8 @@ pub const LOCAL_INCLUDE: &str = ".nvrtc/include";
 /// ones. Without a toolkit, `<project>/.nvrtc/include` ([`LOCAL_INCLUDE`]) and its `cccl/` where
 /// `scripts/get-nvrtc` made them (CI: PyPI's NVRTC has no headers, the `nvidia-cuda-cccl` wheel has
 /// CCCL's); else none. Pure: `env` reads a variable, `is_dir` the file system, `project` is the
-/// project root ([`crate::project::root_of`]), if known.
+/// root of the project whose kernels are compiled ([`crate::project::Project::root`]), `None` for
+/// files of no project.
 pub fn include_dirs(
     env: &dyn Fn(&str) -> Option<String>,
     is_dir: &dyn Fn(&std::path::Path) -> bool,
@@ -86,24 +87,34 @@ pub fn include_dirs(
     }
 }
 
-/// [`include_dirs`] of this process, found once, as NVRTC options.
-fn include_options() -> &'static [String] {
-    /// The answer, process-wide rather than a run's: it describes the machine (the toolkit's
-    /// folders, the variables the process started with) and the project of the folder the process
-    /// was in at the first call; a run embedded in a process that moved to another project's folder
-    /// after an earlier run still compiles with the earlier project's folders.
-    static FOUND: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(|| {
-        let project = std::env::current_dir().ok().map(|d| crate::project::root_of(&d));
-        include_dirs(&|k| std::env::var(k).ok(), &|p| p.is_dir(), project.as_deref())
-            .into_iter()
-            .map(|d| format!("--include-path={}", d.display()))
-            .collect()
-    })
+/// [`include_dirs`] of this process for the project at `root` (`None`: files of no project), as
+/// NVRTC options (`--include-path=<folder>`): the header folders of every compile of that
+/// project's kernels. The root is handed down from where the run or command made its
+/// [`crate::project::Project`] ([`crate::source::Sources::root`]), so a process that runs in two
+/// projects (an embedded run started in another project's folder after a first) compiles each
+/// project's kernels with its own `.nvrtc/include`.
+///
+/// Found once per process and root: the toolkit's folders and the variables that name it describe
+/// the machine as the process found it, so every compile of one project in a process, and every
+/// module kept for it ([`module_ptx`]), sees the same folders.
+pub fn include_options(root: Option<&std::path::Path>) -> Vec<String> {
+    type Found = std::collections::HashMap<Option<std::path::PathBuf>, Vec<String>>;
+    static FOUND: std::sync::OnceLock<std::sync::Mutex<Found>> = std::sync::OnceLock::new();
+    let mut found = FOUND.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    found
+        .entry(root.map(std::path::Path::to_path_buf))
+        .or_insert_with(|| {
+            include_dirs(&|k| std::env::var(k).ok(), &|p| p.is_dir(), root)
+                .into_iter()
+                .map(|d| format!("--include-path={}", d.display()))
+                .collect()
+        })
+        .clone()
 }
 
 /// A line for a compile log that says NVRTC could not open a header: the header, where NVRTC
-/// looked (`includes`, the options of [`include_dirs`]) and the fix; `None` when the log holds no
+/// looked (`includes`, the compile's `--include-path` options: [`include_options`] and the
+/// project's own) and the fix; `None` when the log holds no
 /// `could not open source file "X"` / `cannot open source file "X"`. A header of CCCL (`cub/`,
 /// `cuda/`, `thrust/`, `nv/`) not found is fixed by `scripts/get-nvrtc`, which installs CCCL's
 /// headers into [`LOCAL_INCLUDE`]; the hint says so. Pure.
@@ -137,9 +148,10 @@ pub fn header_hint(log: &str, includes: &[String]) -> Option<String> {
     Some(format!("kernelgate: NVRTC found no {header:?} ({searched}); {fix} (docs/adding-kernels.md, \"Headers\")"))
 }
 
-/// `log` with [`header_hint`]'s line after it, where it has one.
-fn with_hint(log: String) -> String {
-    match header_hint(&log, include_options()) {
+/// `log` with [`header_hint`]'s line after it, where it has one; `options` are the compile's.
+fn with_hint(log: String, options: &[String]) -> String {
+    let includes: Vec<String> = options.iter().filter(|o| o.starts_with("--include-path=")).cloned().collect();
+    match header_hint(&log, &includes) {
         Some(hint) => format!("{log}\n{hint}"),
         None => log,
     }
@@ -165,7 +177,8 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 
 /// Compiles one kernel file to PTX for `arch` (e.g. `"sm_90"`): its `extern "C"` kernels, with
 /// the options the GPU trials compile with (its own, [`KernelSource::options`], included;
-/// [`compile_instances`] without instances).
+/// [`compile_instances`] without instances), the headers of the project at `root` found as
+/// [`include_options`] finds them.
 ///
 /// NVRTC's log names the file as the source names it ([`KernelSource::path`]):
 /// `kernels/transpose.cu(12): error: ...` ([`named_log`]).
@@ -173,8 +186,8 @@ pub fn nvrtc_version() -> Result<(i32, i32)> {
 /// # Errors
 /// As [`nvrtc_available`] if NVRTC is missing; [`Error::Compile`] with NVRTC's log, verbatim, and
 /// which NVRTC compiled.
-pub fn compile(source: &KernelSource, arch: &str) -> Result<Ptx> {
-    let compiled = compile_instances(source.file, source.path, source.source, arch, &[], source.options);
+pub fn compile(source: &KernelSource, arch: &str, root: Option<&std::path::Path>) -> Result<Ptx> {
+    let compiled = compile_instances(source.file, source.path, source.source, arch, &[], source.options, root);
     compiled.map(|(ptx, _)| ptx).map_err(|e| match e {
         // The file as this source names it (a file `kernelgate compile` was given, one of the run's).
         Error::Compile { arch, status, nvrtc, log, .. } => {
@@ -259,7 +272,8 @@ pub fn suite_name<'a>(lowered: &'a [Lowered], name: &'a str) -> &'a str {
 /// line information, which its identity hashes: [`module_identity`]); `shown` is the file as
 /// messages name it, NVRTC's log included ([`named_log`]): its path as the run read it, relative
 /// to the project root ([`crate::source::Sources::path_of`], `kernels/ops/transpose.cu`), the path
-/// `kernelgate compile` was given, or `file` again for a file read alone.
+/// `kernelgate compile` was given, or `file` again for a file read alone. `root` is the root of
+/// the project the file is of, whose header folders NVRTC searches ([`include_options`]).
 ///
 /// # Errors
 /// As [`compile`]; [`Error::Compile`] when NVRTC hands back no cubin (a virtual architecture), or
@@ -271,6 +285,7 @@ pub fn compile_with_log(
     arch: &str,
     expressions: &[&str],
     extra: &[&str],
+    root: Option<&std::path::Path>,
 ) -> Result<Compiled> {
     match crate::kernel_file::kind_of(file) {
         Some(crate::kernel_file::Kind::Ptx) => return prebuilt::assembled(shown, source, arch),
@@ -281,14 +296,14 @@ pub fn compile_with_log(
     }
     let nvrtc = nvrtc::load()?;
     let mut options = verbose_options(arch, nvrtc.version, extra);
-    options.extend(include_options().iter().cloned());
+    options.extend(include_options(root));
     program(file, shown, source, arch, &options, expressions, true)
 }
 
 /// Compiles the text `source` of kernel file `file` for `arch` with [`compile`]'s options and the
 /// file's own `extra` ones, instantiating the template instances `expressions`: the PTX to load
 /// and each instance's lowered name, the function to look up in it. A prebuilt PTX module (`file`
-/// ending in `.ptx`) is its own text ([`prebuilt::module`]). `file` and `shown` as
+/// ending in `.ptx`) is its own text ([`prebuilt::module`]). `file`, `shown` and `root` as
 /// [`compile_with_log`] takes them.
 ///
 /// # Errors
@@ -300,6 +315,7 @@ pub fn compile_instances(
     arch: &str,
     expressions: &[&str],
     extra: &[&str],
+    root: Option<&std::path::Path>,
 ) -> Result<(Ptx, Vec<Lowered>)> {
     match crate::kernel_file::kind_of(file) {
         Some(crate::kernel_file::Kind::Ptx) => return prebuilt::module(shown, source, arch),
@@ -309,7 +325,7 @@ pub fn compile_instances(
         _ => {}
     }
     let mut options = options_for(arch, extra);
-    options.extend(include_options().iter().cloned());
+    options.extend(include_options(root));
     let compiled = program(file, shown, source, arch, &options, expressions, false)?;
     Ok((Ptx::from_src(compiled.ptx), compiled.lowered))
 }
@@ -383,7 +399,7 @@ fn program(
     let log = unsafe { result::get_program_log(program.0) }.map(text).unwrap_or_default();
     let log = named_log(&log, &shown_name, shown);
     compiled.map_err(|e| {
-        let mut log = with_hint(log.clone());
+        let mut log = with_hint(log.clone(), options);
         if let Some(hint) = instance_hint(&log, source, shown, expressions) {
             log = format!("{log}\n{hint}");
         }
@@ -498,6 +514,13 @@ unsafe fn cubin_of(program: cudarc::nvrtc::sys::nvrtcProgram) -> std::result::Re
     Ok(bytes)
 }
 
+/// The project the library's tests run in (cargo runs them in `harness/`: the repository's), whose
+/// `.nvrtc/include` `scripts/get-nvrtc` fills, for the tests' compiles.
+#[cfg(test)]
+pub(crate) fn here() -> Option<std::path::PathBuf> {
+    std::env::current_dir().ok().map(|d| crate::project::root_of(&d))
+}
+
 /// Compiles `source` for `arch` and checks that the PTX holds exactly the entry points that
 /// `build.rs` listed ([`check_entries`]), as the `compile/<file>/<arch>` trials do, for the tests.
 ///
@@ -505,7 +528,7 @@ unsafe fn cubin_of(program: cudarc::nvrtc::sys::nvrtcProgram) -> std::result::Re
 /// As [`compile`]. A mismatch is not an `Err` but `Ok(Err(message))`.
 #[cfg(test)]
 pub(crate) fn check_compiles(source: &KernelSource, arch: &str) -> Result<std::result::Result<(), String>> {
-    let ptx = compile(source, arch)?.to_src();
+    let ptx = compile(source, arch, here().as_deref())?.to_src();
     Ok(check_entries(source, arch, &ptx, &[]))
 }
 
@@ -632,14 +655,30 @@ mod tests {
             return;
         }
         let source = crate::source::for_tests().of(&crate::source::k::blocksum::block_sum.with("128, 4")).unwrap();
-        let compiled =
-            compile_with_log(source.file, source.path, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
+        let compiled = compile_with_log(
+            source.file,
+            source.path,
+            source.source,
+            "sm_90",
+            &["block_sum<128, 4>"],
+            &[],
+            here().as_deref(),
+        )
+        .unwrap();
         assert_eq!(compiled.lowered.len(), 1);
         let mangled = compiled.lowered[0].lowered.as_str();
         assert_eq!(itanium_name(mangled), Some("block_sum"), "{mangled}");
         assert_eq!(ptx_entries(&compiled.ptx), [mangled]);
-        let (ptx, lowered) =
-            compile_instances(source.file, source.path, source.source, "sm_90", &["block_sum<128, 4>"], &[]).unwrap();
+        let (ptx, lowered) = compile_instances(
+            source.file,
+            source.path,
+            source.source,
+            "sm_90",
+            &["block_sum<128, 4>"],
+            &[],
+            here().as_deref(),
+        )
+        .unwrap();
         assert_eq!(lowered, compiled.lowered, "the GPU's compile");
         assert_eq!(ptx_sha256(&ptx.to_src()), ptx_sha256(&compiled.ptx), "one identity for one code");
         assert!(
@@ -649,12 +688,24 @@ mod tests {
         );
         // No instance asked for: the template makes no code.
         assert!(
-            ptx_entries(&compile_with_log(source.file, source.path, source.source, "sm_90", &[], &[]).unwrap().ptx)
-                .is_empty()
+            ptx_entries(
+                &compile_with_log(source.file, source.path, source.source, "sm_90", &[], &[], here().as_deref())
+                    .unwrap()
+                    .ptx
+            )
+            .is_empty()
         );
-        let err = compile_with_log(source.file, source.path, source.source, "sm_90", &["block_sum<128>"], &[])
-            .unwrap_err()
-            .to_string();
+        let err = compile_with_log(
+            source.file,
+            source.path,
+            source.source,
+            "sm_90",
+            &["block_sum<128>"],
+            &[],
+            here().as_deref(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("block_sum<128>") && err.contains("blocksum.cu"), "{err}");
         let line = crate::entry_scan::template_kernels(source.source)[0].1;
         assert!(err.contains(&format!("the template declares (block_sum at kernels/blocksum.cu:{line})")), "{err}");
@@ -679,7 +730,7 @@ mod tests {
             templates: &[],
             options: &[],
         };
-        let err = compile(&broken, "sm_90").unwrap_err().to_string();
+        let err = compile(&broken, "sm_90", here().as_deref()).unwrap_err().to_string();
         assert!(err.starts_with("NVRTC failed to compile kernels/ops/broken.cu for sm_90"), "{err}");
         assert!(err.contains("\nkernels/ops/broken.cu(3): error: identifier \"y\" is undefined"), "{err}");
         assert!(err.contains("1 error detected in the compilation of \"kernels/ops/broken.cu\"."), "{err}");
@@ -691,7 +742,7 @@ mod tests {
     /// bfloat16, FP8 and cooperative groups in one kernel.
     #[test]
     fn the_toolkits_type_and_cooperative_groups_headers_compile() {
-        if nvrtc_available().is_err() || include_options().is_empty() {
+        if nvrtc_available().is_err() || include_options(here().as_deref()).is_empty() {
             assert!(std::env::var_os("KERNELGATE_REQUIRE_NVRTC").is_none(), "get-nvrtc puts the headers beside NVRTC");
             return;
         }
@@ -710,7 +761,7 @@ extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_sto
 }
 "#;
         for arch in ["sm_80", "sm_90"] {
-            let compiled = compile_with_log("mixed.cu", "mixed.cu", source, arch, &[], &[]);
+            let compiled = compile_with_log("mixed.cu", "mixed.cu", source, arch, &[], &[], here().as_deref());
             assert!(compiled.is_ok(), "{arch}: {}", compiled.unwrap_err());
             assert_eq!(ptx_entries(&compiled.unwrap().ptx), ["mixed"]);
         }
@@ -725,14 +776,23 @@ extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_sto
             return;
         }
         let source = crate::source::for_tests().of(&crate::source::k::transpose::transpose_shared).unwrap();
-        let compiled = compile_with_log(source.file, source.path, source.source, "sm_90", &[], &[]).unwrap();
+        let compiled =
+            compile_with_log(source.file, source.path, source.source, "sm_90", &[], &[], here().as_deref()).unwrap();
         let log = &compiled.log;
-        assert_eq!(compiled.ptx, compile(source, "sm_90").unwrap().to_src());
+        assert_eq!(compiled.ptx, compile(source, "sm_90", here().as_deref()).unwrap().to_src());
         assert_eq!(&compiled.cubin[..4], b"\x7fELF", "the cubin is an ELF image");
         assert!(log.contains("ptxas info    : Compiling entry function 'transpose_shared' for 'sm_90'"), "{log}");
-        let err = compile_with_log("broken.cu", "broken.cu", "__global__ void k() { y; }", "sm_80", &[], &[])
-            .unwrap_err()
-            .to_string();
+        let err = compile_with_log(
+            "broken.cu",
+            "broken.cu",
+            "__global__ void k() { y; }",
+            "sm_80",
+            &[],
+            &[],
+            here().as_deref(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("broken.cu(1): error: identifier \"y\" is undefined"), "{err}");
     }
 
@@ -746,13 +806,15 @@ extern "C" __global__ void mixed(const __nv_bfloat16* x, __half* h, __nv_fp8_sto
             return;
         }
         let text = "extern \"C\" __global__ void k(float* x) { int unused; x[0] *= 2.0f; }\n";
-        let alone = compile_with_log("warn.cu", "warn.cu", text, "sm_90", &[], &[]).unwrap();
-        let placed = compile_with_log("warn.cu", "kernels/ops/warn.cu", text, "sm_90", &[], &[]).unwrap();
+        let alone = compile_with_log("warn.cu", "warn.cu", text, "sm_90", &[], &[], here().as_deref()).unwrap();
+        let placed =
+            compile_with_log("warn.cu", "kernels/ops/warn.cu", text, "sm_90", &[], &[], here().as_deref()).unwrap();
         assert_eq!(placed.ptx, alone.ptx);
         assert_eq!(module_identity(&placed.ptx, &[]), module_identity(&alone.ptx, &[]));
         assert!(alone.log.contains("warn.cu(1): warning #177-D: variable \"unused\""), "{}", alone.log);
         assert!(placed.log.starts_with("kernels/ops/warn.cu(1): warning #177-D"), "{}", placed.log);
-        let (ptx, _) = compile_instances("warn.cu", "kernels/ops/warn.cu", text, "sm_90", &[], &[]).unwrap();
+        let (ptx, _) =
+            compile_instances("warn.cu", "kernels/ops/warn.cu", text, "sm_90", &[], &[], here().as_deref()).unwrap();
         assert_eq!(ptx_sha256(&ptx.to_src()), ptx_sha256(&alone.ptx), "the GPU's compile too");
     }
 

@@ -95,16 +95,21 @@ mod tests {
             results.iter().map(|r| super::super::of_run::Trial { result: r, median_ci: None }).collect();
         let run = super::super::of_run::run_of(&info, &ceilings, &trials, None);
         let history = dir.path().join("history");
-        let appended = super::super::HistoryStore::open(&history, &info.facts.gpu_key).unwrap().append(&run).unwrap();
+        let appended = super::super::HistoryStore::open(&history, &info.facts.gpu_key, "baselines".as_ref())
+            .unwrap()
+            .append(&run)
+            .unwrap();
         assert_eq!(appended, run.values.len());
         let folder = run_csv.parent().unwrap().to_path_buf();
-        let imported = super::super::import(std::slice::from_ref(&folder), &history, None).unwrap();
+        let imported =
+            super::super::import(std::slice::from_ref(&folder), &history, None, "baselines".as_ref()).unwrap();
         assert_eq!((imported.runs, imported.new_rows), (1, 0), "the same values, bit for bit");
         for paths in [vec![folder], vec![run_csv.clone(), beside(&run_csv)]] {
             let fresh = tempfile::tempdir().unwrap();
-            let imported = super::super::import(&paths, fresh.path(), None).unwrap();
+            let imported = super::super::import(&paths, fresh.path(), None, "baselines".as_ref()).unwrap();
             assert_eq!((imported.runs, imported.new_rows), (1, run.values.len()), "{paths:?}");
-            let store = super::super::HistoryStore::open_read(fresh.path(), &info.facts.gpu_key).unwrap();
+            let store =
+                super::super::HistoryStore::open_read(fresh.path(), &info.facts.gpu_key, "baselines".as_ref()).unwrap();
             let stored = store.run(&info.run_id, &info.facts.uuid).unwrap().unwrap();
             let mut fma: Vec<(&str, f64)> = stored
                 .values

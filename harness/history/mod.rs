@@ -9,7 +9,7 @@
 //!   `git push` / `git fetch` and merge without losing a row, and which [`sync`] brings into the
 //!   local stores (`kernelgate history sync`);
 //! - and they can be imported from the run CSVs that runs leave and that are committed under
-//!   `baselines/*/runs/` ([`mod@import`]).
+//!   `<baselines>/*/runs/`, the project's baselines folder ([`mod@import`], [`import_command`]).
 //!
 //! A run is identified by `(run_id, gpu_uuid)`: two runners may start in the same second.
 //!
@@ -301,18 +301,37 @@ fn merge_option<T: PartialEq + Copy + std::fmt::Debug>(
     }
 }
 
+/// The command that fills a history from the run CSVs a project keeps under its baselines folder
+/// (each GPU key's `runs/`, [`mod@import`]): `kernelgate history import perf/baselines/*/runs` for
+/// `baselines` = `perf/baselines`, the project's folder ([`crate::project::Project::baselines`]) as
+/// messages show it ([`crate::project::Project::shown`]: relative to the project root where it
+/// lies below it). What the messages that find no history, or a damaged store, say to run. Pure.
+///
+/// # Example
+/// ```
+/// let hint = kernelgate::history::import_command(std::path::Path::new("perf/baselines"));
+/// assert_eq!(hint, "kernelgate history import perf/baselines/*/runs");
+/// ```
+pub fn import_command(baselines: &Path) -> String {
+    let folder = if baselines.as_os_str().is_empty() { Path::new(".") } else { baselines };
+    format!("kernelgate history import {}/*/runs", folder.display())
+}
+
 /// `kernelgate history runs`: one line per stored run of each GPU key under `dir` (or of `gpu`
 /// only): commit (7 characters), run id, the start of the GPU UUID, and the number of values.
+/// Without any, a line saying so and what fills it ([`import_command`] of `baselines`, the
+/// project's baselines folder as messages show it).
 ///
 /// # Errors
 /// [`crate::Error::History`] if a store cannot be opened or read; [`crate::Error::Io`] if `dir`
 /// cannot be listed.
-pub fn list_runs(dir: &Path, gpu: Option<&str>) -> Result<String> {
-    let keys = runs_by_key(dir, gpu)?;
+pub fn list_runs(dir: &Path, gpu: Option<&str>, baselines: &Path) -> Result<String> {
+    let keys = runs_by_key(dir, gpu, baselines)?;
     if keys.is_empty() {
         return Ok(format!(
-            "no history under {} (`kernelgate history import baselines/*/runs` fills it from run CSVs)\n",
-            dir.display()
+            "no history under {} (`{}` fills it from run CSVs)\n",
+            dir.display(),
+            import_command(baselines)
         ));
     }
     Ok(keys.iter().map(|(key, runs)| format_runs(key, runs)).collect())
@@ -320,11 +339,11 @@ pub fn list_runs(dir: &Path, gpu: Option<&str>) -> Result<String> {
 
 /// The runs [`list_runs`] lists: per GPU key under `dir` (or `gpu` only), in key order, its stored
 /// runs in the store's chronological order ([`HistoryStore::runs`]). Empty when `dir` holds no
-/// store and `gpu` is `None`.
+/// store and `gpu` is `None`. `baselines` as [`HistoryStore::open_read`] takes it.
 ///
 /// # Errors
 /// Those of [`list_runs`].
-pub fn runs_by_key(dir: &Path, gpu: Option<&str>) -> Result<Vec<(String, Vec<RunSummary>)>> {
+pub fn runs_by_key(dir: &Path, gpu: Option<&str>, baselines: &Path) -> Result<Vec<(String, Vec<RunSummary>)>> {
     let keys = match gpu {
         Some(key) => vec![key.to_string()],
         None => store::gpu_keys(dir)?,
@@ -339,7 +358,7 @@ pub fn runs_by_key(dir: &Path, gpu: Option<&str>) -> Result<Vec<(String, Vec<Run
                 message: format!("no history for GPU key {key:?}; `kernelgate history runs` lists every key there is"),
             });
         }
-        let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
+        let runs = HistoryStore::open_read(dir, &key, baselines)?.runs(None)?;
         out.push((key, runs));
     }
     Ok(out)

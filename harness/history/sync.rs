@@ -111,12 +111,13 @@ pub fn fetch(repo: &git2::Repository, remote: &str) -> Result<String> {
 }
 
 /// Appends every run in `repo`'s notes to the history stores in `history_dir` (see the module
-/// docs), after fetching `remote`'s notes when one is given ([`fetch`]).
+/// docs), after fetching `remote`'s notes when one is given ([`fetch`]). `baselines` as
+/// [`HistoryStore::open`] takes it.
 ///
 /// # Errors
 /// Those of [`fetch`] and [`notes::read_all`]; [`Error::History`] when a store cannot be opened
 /// (damaged, another program's) or SQLite fails. A run that cannot be appended is a warning.
-pub fn sync(repo: &git2::Repository, history_dir: &Path, remote: Option<&str>) -> Result<Synced> {
+pub fn sync(repo: &git2::Repository, history_dir: &Path, remote: Option<&str>, baselines: &Path) -> Result<Synced> {
     let mut out = Synced { fetched: remote.map(|r| fetch(repo, r)).transpose()?, ..Synced::default() };
     let read = notes::read_all(repo)?;
     out.warnings.extend(notes::summarized(&read.skipped));
@@ -130,7 +131,7 @@ pub fn sync(repo: &git2::Repository, history_dir: &Path, remote: Option<&str>) -
         }
     }
     for (key, runs) in by_key {
-        let mut store = HistoryStore::open(history_dir, &key)?;
+        let mut store = HistoryStore::open(history_dir, &key, baselines)?;
         let (new, refused) = store.append_each(&runs)?;
         out.runs += runs.len() - refused.len();
         out.new_rows += new;

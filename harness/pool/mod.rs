@@ -10,16 +10,17 @@ use std::path::Path;
 
 /// Each trial's weight for [`plan::plan`] on `gpu_key`: the median sampling wall time, seconds, of
 /// its last [`plan::RECENT_RUNS`] runs in the history at `dir` (same-run A/B runs left out, as every
-/// history query leaves them); empty when the history has no store for the key.
+/// history query leaves them); empty when the history has no store for the key. `baselines` as
+/// [`crate::history::store::HistoryStore::open_read`] takes it.
 ///
 /// # Errors
 /// [`crate::Error::History`] when the store cannot be read.
-pub fn times(dir: &Path, gpu_key: &str) -> Result<HashMap<String, f64>> {
+pub fn times(dir: &Path, gpu_key: &str, baselines: &Path) -> Result<HashMap<String, f64>> {
     let path = crate::history::store::store_path(dir, gpu_key)?;
     if !path.exists() {
         return Ok(HashMap::new());
     }
-    let store = crate::history::store::HistoryStore::open_read(dir, gpu_key)?;
+    let store = crate::history::store::HistoryStore::open_read(dir, gpu_key, baselines)?;
     let all = store.all_series()?;
     let mut by_trial: HashMap<String, Vec<f64>> = HashMap::new();
     for s in all.series.iter().filter(|s| s.metric == "sampling_wall" && s.unit == "s") {

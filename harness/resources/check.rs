@@ -88,14 +88,15 @@ impl Checked {
 }
 
 /// A compile trial: compiles each build of `trial.source` ([`builds`]) for `trial.arch` with
-/// ptxas's report (a compile error names the file by its name, [`KernelSource::file`]), checks its
-/// entry points, and gates (or, with `bless`, writes) its rows.
+/// ptxas's report (a compile error names the file by its name, [`KernelSource::file`]) and the
+/// header folders of the project at `root` ([`crate::compile::include_options`]), checks its entry
+/// points, and gates (or, with `bless`, writes) its rows.
 ///
 /// # Errors
 /// [`crate::Error::Unavailable`] when there is no NVRTC (the trial is then ignored, or fails with
 /// `KERNELGATE_REQUIRE_NVRTC=1`); [`crate::Error::Compile`] with NVRTC's log; the table's errors
 /// ([`table::load`], [`table::update`]) when it cannot be read or written.
-pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
+pub fn check_file(trial: &FileTrial<'_>, root: Option<&Path>) -> Result<Checked> {
     let mut made = Vec::new();
     for build in builds(trial.launches, trial.source.file) {
         let options = build.options(trial.source.options);
@@ -106,6 +107,7 @@ pub fn check_file(trial: &FileTrial<'_>) -> Result<Checked> {
             trial.arch,
             &build.instances,
             &options,
+            root,
         )?;
         made.push((build.defines, compiled));
     }

@@ -474,14 +474,17 @@ mod tests {
             files: &["one.cu"],
             arities: &arities,
         };
-        let failure = check_file(&trial).unwrap().failure().unwrap();
+        let failure = check_file(&trial, crate::compile::here().as_deref()).unwrap().failure().unwrap();
         assert!(
             failure
                 .contains("one/short/1: launches one with 2 argument(s), but kernels/one.cu declares 3 parameter(s)"),
             "{failure}"
         );
         let arities = arities_of(&[case("wide", vec![Param::input(4), Param::output(4), Param::U64(4)])]);
-        let failure = check_file(&FileTrial { arities: &arities, ..trial }).unwrap().failure().unwrap();
+        let failure = check_file(&FileTrial { arities: &arities, ..trial }, crate::compile::here().as_deref())
+            .unwrap()
+            .failure()
+            .unwrap();
         assert!(
             failure.contains(
                 "case one/wide/1: kernel one's 3rd parameter (one_param_2) is .u32 in the PTX, a 32-bit integer (int, \
@@ -490,7 +493,10 @@ mod tests {
             "{failure}"
         );
         let arities = arities_of(&[case("float", vec![Param::input(4), Param::output(4), Param::F32(4.0)])]);
-        let failure = check_file(&FileTrial { arities: &arities, ..trial }).unwrap().failure().unwrap();
+        let failure = check_file(&FileTrial { arities: &arities, ..trial }, crate::compile::here().as_deref())
+            .unwrap()
+            .failure()
+            .unwrap();
         assert!(
             failure.starts_with("entry points: kernels/one.cu for sm_90: ")
                 && failure.contains(
@@ -501,7 +507,7 @@ mod tests {
             "{failure}"
         );
         let arities = arities_of(&[case("right", vec![Param::input(4), Param::output(4), Param::I32(4)])]);
-        let checked = check_file(&FileTrial { arities: &arities, ..trial }).unwrap();
+        let checked = check_file(&FileTrial { arities: &arities, ..trial }, crate::compile::here().as_deref()).unwrap();
         assert!(checked.entries_match, "{:?}", checked.failures);
     }
 
@@ -532,7 +538,7 @@ mod tests {
             files: &["fill.ptx"],
             arities: &arities,
         };
-        let checked = check_file(&trial).unwrap();
+        let checked = check_file(&trial, crate::compile::here().as_deref()).unwrap();
         assert!(checked.failures.is_empty(), "{:?}", checked.failures);
         assert_eq!(checked.rows.len(), 1, "{checked:?}");
         assert_eq!((checked.rows[0].kernel.as_str(), checked.rows[0].block), ("fill", Some(256)));
@@ -571,7 +577,7 @@ mod tests {
             files: &["one.cu"],
             arities: &[],
         };
-        let first = check_file(&trial(false)).unwrap();
+        let first = check_file(&trial(false), crate::compile::here().as_deref()).unwrap();
         assert!(
             first.failure().unwrap().contains(
                 "does not exist: its 1 kernel (one) is not blessed; new kernels and launch configurations must be \
@@ -585,9 +591,9 @@ mod tests {
             "a first bless is the gate's: {:?}",
             first.failures
         );
-        let blessed = check_file(&trial(true)).unwrap();
+        let blessed = check_file(&trial(true), crate::compile::here().as_deref()).unwrap();
         assert_eq!(blessed.blessed.as_ref().map(Vec::len), Some(1), "{blessed:?}");
-        let again = check_file(&trial(false)).unwrap();
+        let again = check_file(&trial(false), crate::compile::here().as_deref()).unwrap();
         assert_eq!(again.failure(), None);
         assert_eq!(again.rows, blessed.rows);
         assert_eq!(again.rows[0].occupancy_pct, Some(100.0), "{:?}", again.rows);
@@ -623,7 +629,7 @@ mod tests {
             arities_of(std::slice::from_ref(&case))
         };
         let right = scalars(crate::case::Param::I32(4));
-        let checked = check_file(&trial(&right)).unwrap();
+        let checked = check_file(&trial(&right), crate::compile::here().as_deref()).unwrap();
         assert!(checked.failures.is_empty(), "{:?}", checked.failures);
         let row = |k: &str| checked.rows.iter().find(|r| r.kernel == k).unwrap().clone();
         assert_eq!((row("axpy").regs, row("axpy").local_bytes, row("axpy").nvrtc.as_str()), (10, 0, "13.0"));
@@ -631,7 +637,7 @@ mod tests {
         // `int n` passed as a 64-bit Param::U64: the cubin tells the size; a float for it, of
         // the same size, it cannot tell.
         let (wide, float) = (scalars(crate::case::Param::U64(4)), scalars(crate::case::Param::F32(4.0)));
-        let checked = check_file(&trial(&wide)).unwrap();
+        let checked = check_file(&trial(&wide), crate::compile::here().as_deref()).unwrap();
         let failure = checked.failure().unwrap();
         assert!(
             failure.contains(
@@ -640,10 +646,10 @@ mod tests {
             ) && failure.contains("gpu/fused.cubin"),
             "{failure}"
         );
-        assert!(check_file(&trial(&float)).unwrap().failures.is_empty());
+        assert!(check_file(&trial(&float), crate::compile::here().as_deref()).unwrap().failures.is_empty());
         let mut extra = right.clone();
         extra[0].args = 5;
-        let failure = check_file(&trial(&extra)).unwrap().failure().unwrap();
+        let failure = check_file(&trial(&extra), crate::compile::here().as_deref()).unwrap().failure().unwrap();
         assert!(failure.contains("launches axpy with 5 argument(s), but gpu/fused.cubin declares 4"), "{failure}");
     }
 }

@@ -31,7 +31,8 @@ pub type Version<'a> = (&'a str, &'a [&'a str]);
 /// template instances `expressions`) for the real architecture `arch`
 /// (`sm_90`) with NVRTC ([`crate::compile::compile_with_log`]), disassembles both cubins
 /// ([`nvdisasm::disassemble`]) and compares the listings. A compile error names the file `shown`
-/// (as [`crate::compile::compile_with_log`] takes `file` and `shown`).
+/// (as [`crate::compile::compile_with_log`] takes `file`, `shown` and `root`, the root of the
+/// project whose header folders NVRTC searches).
 ///
 /// Answered once per process for each (file, versions, architecture): every case of a file asks the
 /// same question (the 8 coalescing cases of an A/B run compiled the two texts 8 times each).
@@ -46,21 +47,23 @@ pub fn compare(
     b: Version<'_>,
     arch: &str,
     expressions: &[&str],
+    root: Option<&std::path::Path>,
 ) -> Result<Code> {
-    type Key = (String, String, (String, Vec<String>), (String, Vec<String>), Vec<String>);
+    type Key = (String, String, (String, Vec<String>), (String, Vec<String>), Vec<String>, Vec<String>);
     /// The answers given, process-wide rather than a run's: the key is the whole question (the
-    /// file, the architecture, both versions' full texts and options, the instances), whose answer
+    /// file, the architecture, both versions' full texts and options, the instances, the project's
+    /// header folders), whose answer
     /// depends on nothing else but the tools this process found (NVRTC and nvdisasm, themselves
     /// found once per process), so a later run in the same process can only get the same answer.
     static ANSWERED: std::sync::Mutex<std::collections::BTreeMap<Key, Code>> =
         std::sync::Mutex::new(std::collections::BTreeMap::new());
     let names = expressions.iter().map(|e| e.to_string()).collect();
     let owned = |(text, options): Version<'_>| (text.to_string(), options.iter().map(|o| o.to_string()).collect());
-    let key = (file.to_string(), arch.to_string(), owned(a), owned(b), names);
+    let key = (file.to_string(), arch.to_string(), owned(a), owned(b), names, crate::compile::include_options(root));
     if let Some(code) = ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(code.clone());
     }
-    let code = compare_now(file, shown, a, b, arch, expressions)?;
+    let code = compare_now(file, shown, a, b, arch, expressions, root)?;
     ANSWERED.lock().unwrap_or_else(|p| p.into_inner()).insert(key, code.clone());
     Ok(code)
 }
@@ -73,13 +76,15 @@ fn compare_now(
     b: Version<'_>,
     arch: &str,
     expressions: &[&str],
+    root: Option<&std::path::Path>,
 ) -> Result<Code> {
     let tool = match nvdisasm::load() {
         Ok(tool) => tool,
         Err(e) => return Ok(Code::Unknown(e.to_string())),
     };
-    let compiled =
-        |(text, options): Version<'_>| crate::compile::compile_with_log(file, shown, text, arch, expressions, options);
+    let compiled = |(text, options): Version<'_>| {
+        crate::compile::compile_with_log(file, shown, text, arch, expressions, options, root)
+    };
     let (a, b) = (compiled(a)?, compiled(b)?);
     match (nvdisasm::disassemble(tool, &a.cubin), nvdisasm::disassemble(tool, &b.cubin)) {
         (Ok(a), Ok(b)) if a == b => Ok(Code::Same),

@@ -30,6 +30,8 @@ use crate::project::Project;
 pub struct Sources {
     /// Sorted by file name.
     files: Vec<KernelSource>,
+    /// The root of the project they were read from ([`Sources::root`]).
+    root: Option<std::path::PathBuf>,
 }
 
 impl Sources {
@@ -41,14 +43,24 @@ impl Sources {
     /// that declares no kernel, two files of one name, a `kernelgate.toml` `[nvrtc.files]` table
     /// that names no file.
     pub fn read(project: &Project) -> Result<Sources> {
-        read_project(project).map(Sources::new)
+        let files = read_project(project)?;
+        Ok(Sources { root: Some(project.root.clone()), ..Sources::new(files) })
     }
 
-    /// The kernel files `files`, sorted by file name here. A file name should be there once (as
-    /// [`read_project`] holds the folders to): a lookup finds the first of a name.
+    /// The kernel files `files`, sorted by file name here, of no project ([`Sources::root`] is
+    /// `None`). A file name should be there once (as [`read_project`] holds the folders to): a
+    /// lookup finds the first of a name.
     pub fn new(mut files: Vec<KernelSource>) -> Sources {
         files.sort_by_key(|s| s.file);
-        Sources { files }
+        Sources { files, root: None }
+    }
+
+    /// The root of the project the files were read from ([`Sources::read`]: the project's
+    /// [`Project::root`]), handed with them to every compile of them: NVRTC searches its
+    /// `.nvrtc/include` for headers where no CUDA toolkit is found
+    /// ([`crate::compile::include_options`]). `None` for files of no project ([`Sources::new`]).
+    pub fn root(&self) -> Option<&std::path::Path> {
+        self.root.as_deref()
     }
 
     /// The file named `file` (`"transpose.cu"`); `None` when the run read no file of that name.

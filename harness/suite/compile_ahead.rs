@@ -43,6 +43,9 @@ type JobKey = (&'static str, &'static str, &'static [&'static str]);
 /// held by its [`super::Suite`].
 #[derive(Default)]
 pub(super) struct Ahead {
+    /// The run's project root, whose header folders every compile searches
+    /// ([`crate::compile::include_options`]).
+    root: Option<std::path::PathBuf>,
     /// The modules the selected GPU trials load, in trial order.
     modules: OnceLock<Vec<ModuleJob>>,
     /// The compile trials this run selected.
@@ -53,17 +56,24 @@ pub(super) struct Ahead {
     ready: Condvar,
 }
 
-/// Compiles `build` of `source` for `arch` (its definitions and template instances) and
-/// disassembles the cubin: one compile trial's work for one build.
-pub(super) fn make(source: &KernelSource, arch: &str, build: &FileBuild) -> Made {
+/// Compiles `build` of `source` for `arch` (its definitions and template instances), with the
+/// header folders of the project at `root`, and disassembles the cubin: one compile trial's work
+/// for one build.
+pub(super) fn make(source: &KernelSource, arch: &str, build: &FileBuild, root: Option<&std::path::Path>) -> Made {
     let options = build.options(source.options);
-    let compiled = compile::compile_with_log(source.file, source.path, source.source, arch, &build.instances, &options);
+    let (file, shown, text) = (source.file, source.path, source.source);
+    let compiled = compile::compile_with_log(file, shown, text, arch, &build.instances, &options, root);
     let listing =
         compiled.as_ref().ok().map(|c| nvdisasm::load().and_then(|tool| nvdisasm::disassemble(tool, &c.cubin)));
     (compiled, listing)
 }
 
 impl Ahead {
+    /// The work of a run of the project at `root` ([`crate::source::Sources::root`]), none named yet.
+    pub(super) fn new(root: Option<&std::path::Path>) -> Ahead {
+        Ahead { root: root.map(std::path::Path::to_path_buf), ..Ahead::default() }
+    }
+
     /// Names the jobs the run selected (after libtest's filters): the GPU trials' modules, in
     /// trial order, and the compile trials' jobs. Jobs named later, or all of them when this is
     /// never called, are made by their trial alone.
@@ -95,7 +105,8 @@ impl Ahead {
                         // A failure is not kept: the trial compiles again and reports NVRTC's error.
                         let options = crate::source::build_options(source.options, defines);
                         let (file, shown, text) = (source.file, source.path, source.source);
-                        let _ = crate::compile::module_ptx(file, shown, text, arch, instances, &options);
+                        let root = ahead.root.as_deref();
+                        let _ = crate::compile::module_ptx(file, shown, text, arch, instances, &options, root);
                     });
                 }
                 // The compile trials run last and can wait.
@@ -110,7 +121,7 @@ impl Ahead {
     pub(super) fn take(self: &Arc<Self>, source: &KernelSource, arch: &'static str, build: &FileBuild) -> Made {
         let selected = self.selected.get().map_or(&[][..], Vec::as_slice);
         if !selected.iter().any(|(s, a, b)| s.file == source.file && *a == arch && b == build) {
-            return make(source, arch, build);
+            return make(source, arch, build, self.root.as_deref());
         }
         self.start(None);
         let key = (source.file, arch, build.defines);
@@ -127,7 +138,7 @@ impl Ahead {
     /// result handed over as soon as it is made.
     fn work(&self, jobs: &[Job]) {
         in_parallel(jobs, |(source, arch, build)| {
-            let done = make(source, arch, build);
+            let done = make(source, arch, build, self.root.as_deref());
             self.made.lock().unwrap_or_else(|p| p.into_inner()).insert((source.file, arch, build.defines), done);
             self.ready.notify_all();
         });

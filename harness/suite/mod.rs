@@ -201,6 +201,8 @@ impl Suite {
         let (recorded, kernels_sha256) =
             recorded::recorded_state(&project, table.build, config.commit.as_deref(), &sources);
         let clock = Arc::new(Clock::new());
+        // Every compile of the run searches the header folders of the project its files are of.
+        let ahead = Arc::new(compile_ahead::Ahead::new(sources.root()));
         Suite {
             cases: table.for_run(&config),
             table,
@@ -224,7 +226,7 @@ impl Suite {
             stem: OnceLock::new(),
             collected: Collected::default(),
             reporter,
-            ahead: Arc::default(),
+            ahead,
             prefetch: Prefetch::new(Arc::clone(&clock)),
             clock,
         }

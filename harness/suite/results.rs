@@ -123,7 +123,9 @@ fn record_history(suite: &Suite, timed: &[Timed]) -> crate::error::Result<()> {
             group.iter().map(|t| Trial { result: &t.result, median_ci: t.result.median_ci }).collect();
         let info = suite.run_info(&group[0].gpu.facts);
         let run = history::of_run::run_of(&info, &group[0].gpu.ceilings, &trials, counters);
-        let appended = HistoryStore::open(&dir, &info.facts.gpu_key).and_then(|mut store| store.append(&run));
+        let baselines = suite.project.baselines_shown();
+        let appended =
+            HistoryStore::open(&dir, &info.facts.gpu_key, &baselines).and_then(|mut store| store.append(&run));
         match appended {
             Ok(rows) => suite.report(&Event::Recorded {
                 commit: info.git.short(),
@@ -331,7 +333,9 @@ mod tests {
         assert!(said[0].starts_with("\n") && said[0].contains("launch/graph_vs_one_by_one/4096x8"), "{said:?}");
         let lessons_csv = with_suffix(&stem, crate::lesson_record::LESSONS_CSV_SUFFIX);
         assert_eq!(said[1], format!("kernelgate: wrote {} (1 lesson trial)", lessons_csv.display()));
-        let imported = crate::history::import(&[out.join("runs")], &dir.path().join("history"), None).unwrap();
+        let imported =
+            crate::history::import(&[out.join("runs")], &dir.path().join("history"), None, "baselines".as_ref())
+                .unwrap();
         assert_eq!((imported.runs, imported.warnings.len()), (0, 0), "{:?}", imported.warnings);
     }
 }

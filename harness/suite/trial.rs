@@ -305,7 +305,8 @@ fn same_machine_code(suite: &Suite, revision: &Revision, case: &Case, arch: &str
             continue;
         }
         let shown = suite.sources.path_of(file);
-        match suite.clock.time(Phase::Compile, || compare(file, shown, a, b, arch, &instances))? {
+        let root = suite.sources.root();
+        match suite.clock.time(Phase::Compile, || compare(file, shown, a, b, arch, &instances, root))? {
             Code::Same => {}
             Code::Differs(_) => return Ok(false),
             Code::Unknown(why) => {

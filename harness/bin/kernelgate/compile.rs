@@ -195,6 +195,7 @@ pub fn compile_command(
                     arch,
                     &build.instances,
                     &options,
+                    Some(&project.root),
                 );
                 match compiled {
                     Ok(c) => made.push((build.defines, c)),

@@ -52,20 +52,23 @@ pub(crate) fn diff_command(
         }
         (dir, history) => super::history::history_dir(dir, history, project, "diff")?,
     };
+    let baselines = project.baselines_shown();
     use kernelgate::report::diff::machines::{self, Machine};
     // Two commits of which one has no run of its own (a pull request's head timed only in pairs, or
     // its base never timed alone): both sides from the A/B runs of NEW against OLD, when stored.
-    let (a, b, pairs) =
-        match (history::query::resolve_side(&dir, old, gpu), history::query::resolve_side(&dir, new, gpu)) {
-            (Ok(a), Ok(b)) => (a, b, None),
-            (ra, rb) => {
-                let alone = if ra.is_err() { old } else { new };
-                match history::query::paired_sides(&dir, old, new, gpu)? {
-                    Some((a, b, pairs)) => (a, b, Some((alone, pairs))),
-                    None => return Err(ra.and(rb).expect_err("one side failed")),
-                }
+    let (a, b, pairs) = match (
+        history::query::resolve_side(&dir, old, gpu, &baselines),
+        history::query::resolve_side(&dir, new, gpu, &baselines),
+    ) {
+        (Ok(a), Ok(b)) => (a, b, None),
+        (ra, rb) => {
+            let alone = if ra.is_err() { old } else { new };
+            match history::query::paired_sides(&dir, old, new, gpu, &baselines)? {
+                Some((a, b, pairs)) => (a, b, Some((alone, pairs))),
+                None => return Err(ra.and(rb).expect_err("one side failed")),
             }
-        };
+        }
+    };
     for w in a.left_out.iter().chain(&b.left_out) {
         kernelgate::errln!("kernelgate: warning: {w}");
     }
@@ -116,9 +119,9 @@ pub(crate) fn diff_command(
     let text = kernelgate::report::markdown::render(&diff);
     let page = html.as_ref().map(|_| {
         let trials: Vec<&str> = diff.trials.iter().map(|t| t.trial.as_str()).collect();
-        let found = history::query::trends(&dir, &b.gpu_key, &trials).and_then(|t| {
+        let found = history::query::trends(&dir, &b.gpu_key, &trials, &baselines).and_then(|t| {
             if t.is_empty() && a.gpu_key != b.gpu_key {
-                history::query::trends(&dir, &a.gpu_key, &trials)
+                history::query::trends(&dir, &a.gpu_key, &trials, &baselines)
             } else {
                 Ok(t)
             }

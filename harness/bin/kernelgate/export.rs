@@ -26,6 +26,8 @@ pub(crate) enum ExportFormat {
 /// history of `dir` (`@GPU-…` to pick one GPU of several; `gpu` the key to search). `dir` is read
 /// only for a run id. Trials without a time, and values no run measures (NaN, negative: one warning
 /// each, naming file and line), are left out with a warning on stderr; the rest is exported.
+/// `baselines`, the project's baselines folder as messages show it, is what a message that finds no
+/// history names (`kernelgate::history::import_command`).
 ///
 /// # Errors
 /// A commit or `before:` side (several runs; export takes one), a run CSV of several GPUs, those of
@@ -35,6 +37,7 @@ pub(crate) fn export_command(
     format: ExportFormat,
     gpu: Option<&str>,
     dir: impl FnOnce() -> Result<PathBuf>,
+    baselines: &std::path::Path,
 ) -> Result<()> {
     let spec = Spec::parse(run)?;
     let refuse = |message: String| Error::History { path: PathBuf::from(run), line: None, message };
@@ -49,7 +52,7 @@ pub(crate) fn export_command(
             ));
         }
     };
-    let side = resolve_side(&dir, run, gpu)?;
+    let side = resolve_side(&dir, run, gpu, baselines)?;
     for w in &side.left_out {
         kernelgate::errln!("kernelgate: warning: {w}");
     }

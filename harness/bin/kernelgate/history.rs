@@ -202,6 +202,8 @@ pub(crate) fn history_command(
         HistoryCommand::Quality { .. } => "history quality",
     };
     let dir = history_dir(dir, history, project, name)?;
+    // What a message that finds no history (or a damaged store) says fills it: the project's run CSVs.
+    let baselines = project.baselines_shown();
     let warn = |warnings: &[String]| {
         for w in warnings {
             kernelgate::errln!("kernelgate: warning: {w}");
@@ -211,7 +213,7 @@ pub(crate) fn history_command(
         HistoryCommand::Import { paths } => {
             // Commit times and subjects come from the repository, where there is one.
             let repo = git2::Repository::discover(root).ok();
-            let imported = history::import(&paths, &dir, repo.as_ref())?;
+            let imported = history::import(&paths, &dir, repo.as_ref(), &baselines)?;
             warn(&imported.warnings);
             if imported.runs > 0 && imported.new_rows == 0 {
                 // Imported before: the store keeps one copy of each row (a repeated import adds none).
@@ -230,7 +232,7 @@ pub(crate) fn history_command(
                     e.message()
                 ),
             })?;
-            let synced = history::sync::sync(&repo, &dir, fetch.as_deref())?;
+            let synced = history::sync::sync(&repo, &dir, fetch.as_deref(), &baselines)?;
             if let Some(fetched) = &synced.fetched {
                 kernelgate::outln!("{fetched}");
             }
@@ -238,7 +240,7 @@ pub(crate) fn history_command(
             kernelgate::outln!("synced {synced} into {}", dir.display());
         }
         HistoryCommand::Previous { run, gpu, format } => {
-            let found = history::query::previous(&dir, &run, gpu.as_deref())?;
+            let found = history::query::previous(&dir, &run, gpu.as_deref(), &baselines)?;
             if format == Format::Json {
                 print_json(&history::query::previous_json(&found));
             }
@@ -255,20 +257,21 @@ pub(crate) fn history_command(
             }
         }
         HistoryCommand::Runs { gpu, format: Format::Text } => {
-            kernelgate::out!("{}", history::list_runs(&dir, gpu.as_deref())?)
+            kernelgate::out!("{}", history::list_runs(&dir, gpu.as_deref(), &baselines)?)
         }
         HistoryCommand::Runs { gpu, format: Format::Json } => {
-            let keys = history::runs_by_key(&dir, gpu.as_deref())?;
+            let keys = history::runs_by_key(&dir, gpu.as_deref(), &baselines)?;
             if keys.is_empty() {
                 kernelgate::errln!(
-                    "kernelgate: no history under {} (`kernelgate history import baselines/*/runs` fills it from run CSVs)",
-                    dir.display()
+                    "kernelgate: no history under {} (`{}` fills it from run CSVs)",
+                    dir.display(),
+                    history::import_command(&baselines)
                 );
             }
             print_json(&history::query::runs_json(&dir, &keys));
         }
         HistoryCommand::Show { trial, metric, gpu, format } => {
-            let series = history::query::show_series(&dir, gpu.as_deref(), &trial, &metric)?;
+            let series = history::query::show_series(&dir, gpu.as_deref(), &trial, &metric, &baselines)?;
             match format {
                 Format::Json => print_json(&history::query::show_json(&trial, &metric, &series)),
                 Format::Text => {
@@ -280,7 +283,7 @@ pub(crate) fn history_command(
         }
         HistoryCommand::Changes { gpu, metric, since, format } => {
             let metric = (metric != "all").then_some(metric.as_str());
-            let found = history::query::find_changes(&dir, gpu.as_deref(), metric, since.as_deref())?;
+            let found = history::query::find_changes(&dir, gpu.as_deref(), metric, since.as_deref(), &baselines)?;
             match format {
                 Format::Json => print_json(&history::query::changes_json(metric, since.as_deref(), &found)),
                 Format::Text => {
@@ -293,7 +296,7 @@ pub(crate) fn history_command(
         HistoryCommand::Quality { gpu, format } => {
             let mut controls = Vec::new();
             for key in history::store::gpu_keys(&dir)?.into_iter().filter(|k| gpu.as_ref().is_none_or(|g| g == k)) {
-                controls.extend(history::store::HistoryStore::open_read(&dir, &key)?.controls()?);
+                controls.extend(history::store::HistoryStore::open_read(&dir, &key, &baselines)?.controls()?);
             }
             let runners = history::quality::runners(&controls);
             match format {
@@ -333,7 +336,8 @@ pub(crate) fn history_command(
                 GateReference::Baseline => history::query::Reference::Baseline,
                 GateReference::Gpu => history::query::Reference::Gpu,
             };
-            let gated = history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), &host_bound, reference)?;
+            let gated =
+                history::query::gate_runs(&dir, gpu.as_deref(), run.as_deref(), &host_bound, reference, &baselines)?;
             let (code, why) = history::query::nightly_exit(suite_exit.unwrap_or(0), history::query::worst(&gated));
             match format {
                 Format::Json => print_json(&history::query::gate_json(&gated, suite_exit, code, why.as_deref())),

@@ -441,10 +441,10 @@ fn main() -> ExitCode {
             let reports = diff::Reports { markdown, html, format };
             diff::diff_command(&old, &new, gpu.as_deref(), reports, dir, &config.history, &project).map(|()| 0)
         }
-        Command::Export { format, run, gpu, dir } => export::export_command(&run, format, gpu.as_deref(), || {
-            history::history_dir(dir, &config.history, &project, "export")
-        })
-        .map(|()| 0),
+        Command::Export { format, run, gpu, dir } => {
+            let history = || history::history_dir(dir, &config.history, &project, "export");
+            export::export_command(&run, format, gpu.as_deref(), history, &project.baselines_shown()).map(|()| 0)
+        }
         Command::Plan { shards, gpus, format, out, command, dir } => {
             history::history_dir(dir, &config.history, &project, "plan").and_then(|history| {
                 let request =

@@ -65,7 +65,7 @@ pub fn plan_command(project: &kernelgate::project::Project, r: &PlanRequest) -> 
     }
     let mut weighted = Vec::new();
     for (key, shards) in gpus {
-        let times = kernelgate::pool::times(&r.history, &key)?;
+        let times = kernelgate::pool::times(&r.history, &key, &project.baselines_shown())?;
         weighted.push(plan::GpuKind { key, times, shards });
     }
     for plan::GpuKind { key: gpu, times, .. } in &weighted {

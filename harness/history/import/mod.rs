@@ -125,13 +125,19 @@ fn csv_files_under(folder: &Path, files: &mut std::collections::BTreeSet<PathBuf
 /// alone, GPU `unknown`, and its run CSV joins it later ([`HistoryStore::append`]). An empty file
 /// is skipped with a warning ([`Imported::warnings`]). With `repo`, commit time and subject come
 /// from it. Every file is parsed before anything is appended, and the runs of each GPU key are
-/// appended in one transaction: all of them or, on an error, none.
+/// appended in one transaction: all of them or, on an error, none. `baselines` as
+/// [`HistoryStore::open`] takes it.
 ///
 /// # Errors
 /// [`Error::Io`] for a path that cannot be read; [`Error::History`] from [`parse_csv`],
 /// [`attach_metrics`], [`HistoryStore::open`] (a damaged store) and [`HistoryStore::append_many`] (a
 /// run that conflicts with its stored copy).
-pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Repository>) -> Result<Imported> {
+pub fn import(
+    paths: &[PathBuf],
+    history_dir: &Path,
+    repo: Option<&git2::Repository>,
+    baselines: &Path,
+) -> Result<Imported> {
     let mut files = std::collections::BTreeSet::new();
     for p in paths {
         if p.is_dir() {
@@ -236,7 +242,7 @@ pub fn import(paths: &[PathBuf], history_dir: &Path, repo: Option<&git2::Reposit
         by_key.entry(key.clone()).or_default();
     }
     for (key, mut runs) in by_key {
-        let mut store = HistoryStore::open(history_dir, &key)?;
+        let mut store = HistoryStore::open(history_dir, &key, baselines)?;
         for (path, metrics) in alone_by_key.remove(&key).unwrap_or_default() {
             runs.push(join_stored(&store, &runs, metrics, &path, &mut out.warnings)?);
         }
@@ -390,17 +396,17 @@ mod tests {
         std::fs::write(runs.join("20260102T000000Z-aaaaaaa-raw.csv"), "ncu's own").unwrap();
         std::fs::write(runs.join("20260102T000000Z-aaaaaaa-lessons.csv"), "schema_version,trial\n1,x\n").unwrap();
         let history = dir.path().join("history");
-        let first = import(std::slice::from_ref(&runs), &history, None).unwrap();
+        let first = import(std::slice::from_ref(&runs), &history, None, "baselines".as_ref()).unwrap();
         assert_eq!(first, Imported { files: 3, runs: 2, new_rows: 4, warnings: vec![] });
         assert_eq!(first.to_string(), "2 runs, 4 new rows (from 3 files)");
         // Again, and naming the metrics file alone (it brings its run CSV): nothing new.
-        assert_eq!(import(std::slice::from_ref(&runs), &history, None).unwrap().new_rows, 0);
+        assert_eq!(import(std::slice::from_ref(&runs), &history, None, "baselines".as_ref()).unwrap().new_rows, 0);
         let only_metrics = [runs.join("20260102T000000Z-aaaaaaa-metrics.csv")];
         assert_eq!(
-            import(&only_metrics, &history, None).unwrap(),
+            import(&only_metrics, &history, None, "baselines".as_ref()).unwrap(),
             Imported { files: 2, runs: 1, new_rows: 0, warnings: vec![] }
         );
-        let store = HistoryStore::open(&history, "test-gpu-sm90").unwrap();
+        let store = HistoryStore::open(&history, "test-gpu-sm90", "baselines".as_ref()).unwrap();
         let stored = store.runs(None).unwrap();
         assert_eq!(stored.iter().map(|r| r.values).collect::<Vec<_>>(), [2, 2]);
         assert_eq!(store.run("20260102T000000Z", "GPU-x").unwrap().unwrap().meta.ncu, "2025.3");
@@ -410,7 +416,7 @@ mod tests {
             .unwrap();
         std::fs::write(runs.join("20260100T000000Z-ccccccc.csv"), v4("20260100T000000Z")).unwrap();
         std::fs::write(runs.join("20260104T000000Z-ddddddd.csv"), "x,y\n1,2\n").unwrap();
-        let imported = import(std::slice::from_ref(&runs), &history, None).unwrap();
+        let imported = import(std::slice::from_ref(&runs), &history, None, "baselines".as_ref()).unwrap();
         let warnings = imported.warnings.join("\n");
         assert!(
             warnings.contains("20260103T000000Z-bbbbbbb.csv:2:") && warnings.contains("value \"x\" is not a number")
@@ -423,7 +429,12 @@ mod tests {
         );
         // A file named alone that is no run CSV: nothing to import, an error.
         let alone = runs.join("20260104T000000Z-ddddddd.csv");
-        assert!(import(&[alone], &history, None).unwrap_err().to_string().contains("not that of a kernelgate run CSV"));
+        assert!(
+            import(&[alone], &history, None, "baselines".as_ref())
+                .unwrap_err()
+                .to_string()
+                .contains("not that of a kernelgate run CSV")
+        );
     }
 
     /// A folder is read at any depth (a CI job's downloaded artifacts), hidden folders not.
@@ -439,9 +450,9 @@ mod tests {
         std::fs::write(deep.join("20260101T000000Z-aaaaaaa.csv"), v4("20260101T000000Z")).unwrap();
         std::fs::write(hidden.join("20260102T000000Z-aaaaaaa.csv"), v4("20260102T000000Z")).unwrap();
         let history = dir.path().join("history");
-        let imported = import(&[artifacts], &history, None).unwrap();
+        let imported = import(&[artifacts], &history, None, "baselines".as_ref()).unwrap();
         assert_eq!((imported.files, imported.runs), (1, 1), "{imported}");
-        let stored = HistoryStore::open(&history, "test-gpu-sm90").unwrap().runs(None).unwrap();
+        let stored = HistoryStore::open(&history, "test-gpu-sm90", "baselines".as_ref()).unwrap().runs(None).unwrap();
         assert_eq!(stored.iter().map(|r| r.meta.run_id.as_str()).collect::<Vec<_>>(), ["20260101T000000Z"]);
     }
 
@@ -451,8 +462,8 @@ mod tests {
     fn the_committed_run_csvs_import() {
         let runs = crate::source::fixture_path("baselines/nvidia-h200-sm90/runs");
         let dir = tempfile::tempdir().unwrap();
-        let first = import(std::slice::from_ref(&runs), dir.path(), None).unwrap();
+        let first = import(std::slice::from_ref(&runs), dir.path(), None, "baselines".as_ref()).unwrap();
         assert!(first.runs >= 1 && first.new_rows > 0, "{first}");
-        assert_eq!(import(&[runs], dir.path(), None).unwrap().new_rows, 0);
+        assert_eq!(import(&[runs], dir.path(), None, "baselines".as_ref()).unwrap().new_rows, 0);
     }
 }

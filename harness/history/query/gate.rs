@@ -235,7 +235,7 @@ pub fn worst(gated: &[Gated]) -> Outcome {
 /// `kernelgate history gate`: for the latest run of each GPU key (or of `gpu`), or the run(s)
 /// `run_id` (one per physical GPU that ran it), [`decide`] on its verdicts and on the change points
 /// of each trial's time on its GPU ([`gate_runs`]). Returns the text ([`format_gate`]) and the most
-/// severe outcome.
+/// severe outcome. `baselines` as [`gate_runs`] takes it.
 ///
 /// # Errors
 /// Those of [`gate_runs`].
@@ -244,8 +244,9 @@ pub fn gate(
     gpu: Option<&str>,
     run_id: Option<&str>,
     host_bound: HostBound<'_>,
+    baselines: &Path,
 ) -> Result<(String, Outcome)> {
-    let gated = gate_runs(dir, gpu, run_id, host_bound, Reference::Baseline)?;
+    let gated = gate_runs(dir, gpu, run_id, host_bound, Reference::Baseline, baselines)?;
     Ok((format_gate(&gated), worst(&gated)))
 }
 
@@ -286,6 +287,8 @@ const LAST_PASS_SEARCH: usize = 50;
 
 /// The runs [`gate`] decides on, with their decisions, in key order: for the latest run of each
 /// GPU key (or of `gpu`), or the run(s) `run_id`, judged against `reference`. Never empty.
+/// `baselines` is the project's baselines folder as messages show it, which the fix names when
+/// there is no history or a store is damaged ([`crate::history::import_command`]).
 ///
 /// # Errors
 /// [`Error::History`] when there is no store, `run_id` is in no store (or is a same-run A/B run,
@@ -296,10 +299,11 @@ pub fn gate_runs(
     run_id: Option<&str>,
     host_bound: HostBound<'_>,
     reference: Reference,
+    baselines: &Path,
 ) -> Result<Vec<Gated>> {
     let mut gated = Vec::new();
-    for key in keys(dir, gpu)? {
-        let store = HistoryStore::open_read(dir, &key)?;
+    for key in keys(dir, gpu, baselines)? {
+        let store = HistoryStore::open_read(dir, &key, baselines)?;
         let all = store.all_series()?;
         // Run ids are UTC start times: the latest sorts last.
         let id = match run_id {
@@ -330,8 +334,8 @@ pub fn gate_runs(
         let paired = match run_id {
             Some(id) => {
                 let mut found = None;
-                for key in keys(dir, gpu)? {
-                    let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
+                for key in keys(dir, gpu, baselines)? {
+                    let runs = HistoryStore::open_read(dir, &key, baselines)?.runs(None)?;
                     found = found.or(runs.into_iter().find(|r| r.meta.run_id == id && !r.meta.ab_revision.is_empty()));
                 }
                 found

@@ -79,8 +79,10 @@ pub fn measurements(values: &[Value]) -> Vec<Measurement> {
         .collect()
 }
 
-/// The GPU keys to search: `gpu`, or every key with a store in `dir`.
-pub(super) fn keys(dir: &Path, gpu: Option<&str>) -> Result<Vec<String>> {
+/// The GPU keys to search: `gpu`, or every key with a store in `dir`; none is an error whose fix
+/// names what fills a history ([`crate::history::import_command`] of `baselines`, the project's
+/// baselines folder as messages show it).
+pub(super) fn keys(dir: &Path, gpu: Option<&str>, baselines: &Path) -> Result<Vec<String>> {
     let keys = match gpu {
         Some(key) => {
             let path = store::store_path(dir, key)?;
@@ -101,10 +103,11 @@ pub(super) fn keys(dir: &Path, gpu: Option<&str>) -> Result<Vec<String>> {
         return Err(Error::History {
             path: dir.to_path_buf(),
             line: None,
-            message:
-                "no history here: a GPU run records one, and `kernelgate history import baselines/*/runs` fills it \
-                 from run CSVs (--dir or KERNELGATE_HISTORY name another folder)"
-                    .into(),
+            message: format!(
+                "no history here: a GPU run records one, and `{}` fills it from run CSVs (--dir or \
+                 KERNELGATE_HISTORY name another folder)",
+                crate::history::import_command(baselines)
+            ),
         });
     }
     Ok(keys)

@@ -280,7 +280,7 @@ fn a_changed_environment_comes_first() {
 #[test]
 fn the_store_gates_a_pool_and_a_new_gpu_names_the_last_pass() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let mut runs = earlier("GPU-aaaa", 1.0);
     runs.extend(earlier("GPU-bbbb", 1.06).into_iter().map(|mut r| {
         r.meta.run_id.push_str("-2");
@@ -292,7 +292,9 @@ fn the_store_gates_a_pool_and_a_new_gpu_names_the_last_pass() {
     let on_new = gpu_run("20261110T000000Z", "GPU-cccc", &head, 1_700_000_100, &[0.9e-4, 1.8e-3], 'a');
     store.append_many(&[on_b, on_new]).unwrap();
     drop(store);
-    let gated = gate_runs(dir.path(), Some(KEY), Some("20261110T000000Z"), &|_| None, Reference::Gpu).unwrap();
+    let gated =
+        gate_runs(dir.path(), Some(KEY), Some("20261110T000000Z"), &|_| None, Reference::Gpu, "baselines".as_ref())
+            .unwrap();
     let outcome = |gpu: &str| gated.iter().find(|g| g.run.gpu_uuid == gpu).unwrap().decision.clone();
     assert_eq!(outcome("GPU-bbbb").outcome, Outcome::Pass, "{:?}", outcome("GPU-bbbb").reasons);
     let new = outcome("GPU-cccc");
@@ -307,7 +309,15 @@ fn the_store_gates_a_pool_and_a_new_gpu_names_the_last_pass() {
         (Some("4".repeat(40).as_str()), None)
     );
     // Against the baseline, the same runs gate by their own verdicts (all unchanged here).
-    let gated = gate_runs(dir.path(), Some(KEY), Some("20261110T000000Z"), &|_| None, Reference::Baseline).unwrap();
+    let gated = gate_runs(
+        dir.path(),
+        Some(KEY),
+        Some("20261110T000000Z"),
+        &|_| None,
+        Reference::Baseline,
+        "baselines".as_ref(),
+    )
+    .unwrap();
     assert!(gated.iter().all(|g| g.decision.outcome == Outcome::Pass));
 }
 
@@ -341,7 +351,7 @@ fn a_gpu_without_a_spread_says_so_and_notes_do_not_gate() {
 #[test]
 fn the_last_pass_is_stored_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let runs = earlier("GPU-aaaa", 1.0);
     store.append_many(&runs).unwrap();
     let old = gpu_run("20261120T000000Z", "GPU-cccc", &"c".repeat(40), 1_700_000_002, &[1e-4, 2e-3], 'a');

@@ -37,14 +37,14 @@ pub fn per_gpu_change_points(
 /// without history are left out.
 ///
 /// # Errors
-/// Those of [`HistoryStore::open_read`] and [`HistoryStore::series`]; none when `gpu_key` has no
-/// store (no trends then).
-pub fn trends(dir: &Path, gpu_key: &str, trials: &[&str]) -> Result<Vec<Trend>> {
+/// Those of [`HistoryStore::open_read`] (`baselines` as it takes it) and [`HistoryStore::series`];
+/// none when `gpu_key` has no store (no trends then).
+pub fn trends(dir: &Path, gpu_key: &str, trials: &[&str], baselines: &Path) -> Result<Vec<Trend>> {
     let path = store::store_path(dir, gpu_key)?;
     if !path.is_file() {
         return Ok(Vec::new());
     }
-    let store = HistoryStore::open_read(dir, gpu_key)?;
+    let store = HistoryStore::open_read(dir, gpu_key, baselines)?;
     let mut out = Vec::new();
     for trial in trials {
         let series = store.series(trial, TIME_STATISTIC)?;
@@ -76,11 +76,13 @@ pub fn trend(trial: &str, series: &[(RunMeta, Value)]) -> Option<Trend> {
 
 /// `kernelgate history show TRIAL`: the trial's `metric` series of each GPU key (or of `gpu`), one
 /// line per run, then its change points per physical GPU ([`format_show`] of [`show_series`]).
+/// `baselines` is the project's baselines folder as messages show it, which the fix names when
+/// there is no history or a store is damaged ([`crate::history::import_command`]).
 ///
 /// # Errors
 /// Those of [`show_series`].
-pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<String> {
-    Ok(show_series(dir, gpu, trial, metric)?
+pub fn show(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str, baselines: &Path) -> Result<String> {
+    Ok(show_series(dir, gpu, trial, metric, baselines)?
         .iter()
         .map(|(key, series)| format_show(key, trial, metric, series))
         .collect())
@@ -91,14 +93,22 @@ pub type KeySeries = (String, Vec<(RunMeta, Value)>);
 
 /// The series [`show`] prints: per GPU key that has the trial's `metric` (every key, or `gpu`), the
 /// key and its series ([`HistoryStore::series`]: chronological, one point per run). Never empty.
+/// `baselines` is the project's baselines folder as messages show it, which the fix names when
+/// there is no history or a store is damaged ([`crate::history::import_command`]).
 ///
 /// # Errors
 /// [`Error::History`] when no store has the trial's metric (naming what was searched), and errors
 /// of opening stores.
-pub fn show_series(dir: &Path, gpu: Option<&str>, trial: &str, metric: &str) -> Result<Vec<KeySeries>> {
+pub fn show_series(
+    dir: &Path,
+    gpu: Option<&str>,
+    trial: &str,
+    metric: &str,
+    baselines: &Path,
+) -> Result<Vec<KeySeries>> {
     let mut out = Vec::new();
-    for key in keys(dir, gpu)? {
-        let series = HistoryStore::open_read(dir, &key)?.series(trial, metric)?;
+    for key in keys(dir, gpu, baselines)? {
+        let series = HistoryStore::open_read(dir, &key, baselines)?.series(trial, metric)?;
         if !series.is_empty() {
             out.push((key, series));
         }
@@ -218,12 +228,18 @@ pub fn all_change_points(
 /// `kernelgate history changes`: the change points of every series of `metric` (every metric for
 /// `None`) of each GPU key (or of `gpu`), per physical GPU, one line each, newest first; with
 /// `since`, only those at or after the first run of that commit (a prefix). The text of
-/// [`find_changes`], by [`format_changes`].
+/// [`find_changes`], by [`format_changes`]. `baselines` as [`find_changes`] takes it.
 ///
 /// # Errors
 /// Those of [`find_changes`].
-pub fn changes(dir: &Path, gpu: Option<&str>, metric: Option<&str>, since: Option<&str>) -> Result<String> {
-    Ok(find_changes(dir, gpu, metric, since)?
+pub fn changes(
+    dir: &Path,
+    gpu: Option<&str>,
+    metric: Option<&str>,
+    since: Option<&str>,
+    baselines: &Path,
+) -> Result<String> {
+    Ok(find_changes(dir, gpu, metric, since, baselines)?
         .iter()
         .map(|k| format_changes(&k.gpu_key, &k.all, &k.found, k.from))
         .collect())
@@ -245,6 +261,8 @@ pub struct KeyChanges {
 
 /// What [`changes`] prints, per GPU key (every key, or `gpu`): its series, their change points
 /// ([`all_change_points`] of `metric`, every metric for `None`) and where `since` starts.
+/// `baselines` is the project's baselines folder as messages show it, which the fix names when
+/// there is no history or a store is damaged ([`crate::history::import_command`]).
 ///
 /// # Errors
 /// [`Error::History`] when `since` matches no stored commit of a key, or several; errors of
@@ -254,10 +272,11 @@ pub fn find_changes(
     gpu: Option<&str>,
     metric: Option<&str>,
     since: Option<&str>,
+    baselines: &Path,
 ) -> Result<Vec<KeyChanges>> {
     let mut out = Vec::new();
-    for key in keys(dir, gpu)? {
-        let store = HistoryStore::open_read(dir, &key)?;
+    for key in keys(dir, gpu, baselines)? {
+        let store = HistoryStore::open_read(dir, &key, baselines)?;
         let all = store.all_series()?;
         let from = match since {
             None => 0,

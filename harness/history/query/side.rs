@@ -144,16 +144,18 @@ pub struct Previous {
 /// `kernelgate history previous --run RUN`: the commit the nightly's diff report compares a run
 /// with ([`previous_commit`], the old side of `diff before:<run id>`), in the store of `gpu` or of
 /// the one GPU key whose history holds the run. `run` is a run id or a run CSV ([`run_id_of`]).
+/// `baselines` is the project's baselines folder as messages show it, which the fix names when
+/// there is no history or a store is damaged ([`crate::history::import_command`]).
 ///
 /// # Errors
 /// [`Error::History`] when the run is in no store (listing the stored commits), in several GPU
 /// keys' (pass `--gpu`), and those of [`run_id_of`] and of opening stores.
-pub fn previous(dir: &Path, run: &str, gpu: Option<&str>) -> Result<Previous> {
+pub fn previous(dir: &Path, run: &str, gpu: Option<&str>, baselines: &Path) -> Result<Previous> {
     let run_id = run_id_of(run)?;
     let mut found = Vec::new();
     let mut all = Vec::new();
-    for key in keys(dir, gpu)? {
-        let runs = HistoryStore::open_read(dir, &key)?.runs(None)?;
+    for key in keys(dir, gpu, baselines)? {
+        let runs = HistoryStore::open_read(dir, &key, baselines)?.runs(None)?;
         if let Some(before) = previous_commit(&runs, &run_id) {
             let this = runs.iter().find(|r| r.meta.run_id == run_id).map(|r| r.meta.clone());
             found.push(Previous { gpu_key: key.clone(), run: this.expect("found"), previous: before.cloned() });
@@ -179,13 +181,15 @@ pub fn previous(dir: &Path, run: &str, gpu: Option<&str>) -> Result<Previous> {
 /// Resolves a side of `kernelgate diff` ([`Spec::parse`]) against the stores in `dir` (the store of
 /// `gpu`, or every store): a commit gives every run of that commit on that GPU key, a run id its
 /// run (on one GPU), a file its runs.
+/// `baselines` is the project's baselines folder as messages show it, which the fix names when
+/// there is no history or a store is damaged ([`crate::history::import_command`]).
 ///
 /// # Errors
 /// [`Error::History`] when nothing matches (naming what was searched and listing the stored
 /// commits), when a commit prefix matches several commits or a run id several GPUs (listing
 /// them), or when the matches are in several GPU keys (pass `--gpu`); errors of opening stores and
 /// of reading a CSV ([`parse_csv_bytes`]).
-pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolved> {
+pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>, baselines: &Path) -> Result<Resolved> {
     let spec = Spec::parse(text)?;
     if let Spec::File(path) = &spec {
         return resolve_file(path);
@@ -194,8 +198,8 @@ pub fn resolve_side(dir: &Path, text: &str, gpu: Option<&str>) -> Result<Resolve
     let mut found: Vec<(String, HistoryStore, Vec<RunSummary>, Vec<RunSummary>)> = Vec::new();
     let mut all_runs = Vec::new();
     let mut only_paired = Vec::new();
-    for key in keys(dir, gpu)? {
-        let store = HistoryStore::open_read(dir, &key)?;
+    for key in keys(dir, gpu, baselines)? {
+        let store = HistoryStore::open_read(dir, &key, baselines)?;
         let runs = store.runs(None)?;
         // `before:<run id>`: the commit stored last before the first run of that run's commit.
         let before = match &spec {
@@ -369,18 +373,26 @@ pub type PairedSides = (Resolved, Resolved, BTreeMap<String, Vec<Paired>>);
 /// runs' pairs as the paired evidence. `None` when either side is not a commit or no such run is
 /// stored. An A/B run matches when its commit starts with NEW and its `ab_revision` with OLD (or,
 /// recorded as 7 or more hex digits, OLD starts with it).
+/// `baselines` is the project's baselines folder as messages show it, which the fix names when
+/// there is no history or a store is damaged ([`crate::history::import_command`]).
 ///
 /// # Errors
 /// [`Error::History`] when such runs are in several GPU keys' histories (pass `--gpu`), and those
 /// of opening stores.
-pub fn paired_sides(dir: &Path, old: &str, new: &str, gpu: Option<&str>) -> Result<Option<PairedSides>> {
+pub fn paired_sides(
+    dir: &Path,
+    old: &str,
+    new: &str,
+    gpu: Option<&str>,
+    baselines: &Path,
+) -> Result<Option<PairedSides>> {
     let (Ok(Spec::Commit(a)), Ok(Spec::Commit(b))) = (Spec::parse(old), Spec::parse(new)) else { return Ok(None) };
     let of_a = |ab: &str| {
         ab.starts_with(a.as_str()) || (ab.len() >= 7 && ab.bytes().all(|c| c.is_ascii_hexdigit()) && a.starts_with(ab))
     };
     let mut found = Vec::new();
-    for key in keys(dir, gpu)? {
-        let store = HistoryStore::open_read(dir, &key)?;
+    for key in keys(dir, gpu, baselines)? {
+        let store = HistoryStore::open_read(dir, &key, baselines)?;
         let mut runs = Vec::new();
         for r in store.runs(None)? {
             if r.meta.commit.starts_with(b.as_str())

@@ -61,7 +61,7 @@ fn commit(i: usize) -> String {
 /// 30 commits, each run once on GPU-aaaa and once on GPU-bbbb (5 % slower machine); `fam/k/1`
 /// becomes 30 % slower on both from commit 20 on. Run ids are in commit order.
 fn store_with_step(dir: &Path) {
-    let mut store = HistoryStore::open(dir, KEY).unwrap();
+    let mut store = HistoryStore::open(dir, KEY, "baselines".as_ref()).unwrap();
     for i in 0..30 {
         for (g, uuid) in ["GPU-aaaa-0000-1111", "GPU-bbbb-0000-1111"].into_iter().enumerate() {
             let level = if i >= 20 { 1.3e-4 } else { 1e-4 };
@@ -96,37 +96,41 @@ fn sides_resolve_from_commits_and_run_ids() {
     let dir = tempfile::tempdir().unwrap();
     store_with_step(dir.path());
     // A commit: its runs on both GPUs.
-    let side = resolve_side(dir.path(), &commit(3)[..10], None).unwrap();
+    let side = resolve_side(dir.path(), &commit(3)[..10], None, "baselines".as_ref()).unwrap();
     assert_eq!(side.runs.len(), 2);
     assert_eq!(side.side.label, format!("{} change 3", &commit(3)[..7]));
     assert_eq!(side.side.gpu, KEY);
     assert_eq!(side.rows.len(), 12);
     // A run id on two GPUs is ambiguous until one is picked.
-    let err = resolve_side(dir.path(), "20261104T000000Z", None).unwrap_err().to_string();
+    let err = resolve_side(dir.path(), "20261104T000000Z", None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("several GPUs") && err.contains("20261104T000000Z@GPU-bbbb-0000-1111"), "{err}");
-    let side = resolve_side(dir.path(), "20261104T000000Z@GPU-bbbb", Some(KEY)).unwrap();
+    let side = resolve_side(dir.path(), "20261104T000000Z@GPU-bbbb", Some(KEY), "baselines".as_ref()).unwrap();
     assert_eq!(side.runs.len(), 1);
     assert_eq!(side.side.gpu, format!("{KEY} (GPU-bbbb-000)"));
     // A prefix of several commits, and none.
-    let err = resolve_side(dir.path(), "c0f1", None).unwrap_err().to_string();
+    let err = resolve_side(dir.path(), "c0f1", None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(
         err.contains("ambiguous") && err.contains("c0f10ee change 10") && err.contains("change 19\ngive more"),
         "{err}"
     );
-    let err = resolve_side(dir.path(), "dead", None).unwrap_err().to_string();
+    let err = resolve_side(dir.path(), "dead", None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no run of a commit starting \"dead\"") && err.contains("change 29"), "{err}");
     assert!(err.contains("10 older commits not shown"), "{err}");
-    let err = resolve_side(dir.path(), "20991231T000000Z", None).unwrap_err().to_string();
+    let err = resolve_side(dir.path(), "20991231T000000Z", None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no run \"20991231T000000Z\""), "{err}");
     // The same commit in two GPU keys needs --gpu.
-    let mut other = HistoryStore::open(dir.path(), "nvidia-l4-sm89").unwrap();
+    let mut other = HistoryStore::open(dir.path(), "nvidia-l4-sm89", "baselines".as_ref()).unwrap();
     let mut r = run("20261101T000000Z", "GPU-cccc", &commit(0), "change 0", 1e-4);
     r.meta.gpu_key = "nvidia-l4-sm89".into();
     other.append(&r).unwrap();
-    let err = resolve_side(dir.path(), &commit(0), None).unwrap_err().to_string();
+    let err = resolve_side(dir.path(), &commit(0), None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("several GPU keys (nvidia-h200-sm90, nvidia-l4-sm89); pass --gpu"), "{err}");
-    assert_eq!(resolve_side(dir.path(), &commit(0), Some("nvidia-l4-sm89")).unwrap().runs.len(), 1);
-    let err = resolve_side(dir.path(), &commit(0), Some("nvidia-a100-sm80")).unwrap_err().to_string();
+    assert_eq!(
+        resolve_side(dir.path(), &commit(0), Some("nvidia-l4-sm89"), "baselines".as_ref()).unwrap().runs.len(),
+        1
+    );
+    let err =
+        resolve_side(dir.path(), &commit(0), Some("nvidia-a100-sm80"), "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no history for GPU key \"nvidia-a100-sm80\""), "{err}");
 }
 
@@ -150,13 +154,13 @@ fn a_run_csv_is_a_side_with_its_metrics() {
         ),
     )
     .unwrap();
-    let side = resolve_side(&dir.path().join("no-history"), csv.to_str().unwrap(), None).unwrap();
+    let side = resolve_side(&dir.path().join("no-history"), csv.to_str().unwrap(), None, "baselines".as_ref()).unwrap();
     assert_eq!(side.side.label, "20260101T000000Z.csv (aaaaaaa)");
     assert_eq!(side.gpu_key, KEY);
     let metrics: Vec<&str> = side.rows.iter().map(|m| m.metric.as_str()).collect();
     assert!(metrics.contains(&"median") && metrics.contains(&"dram__bytes_read.sum"), "{metrics:?}");
     assert!(side.rows.iter().all(|m| m.verdict == "regressed"));
-    let err = resolve_side(dir.path(), "missing.csv", None).unwrap_err().to_string();
+    let err = resolve_side(dir.path(), "missing.csv", None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("missing.csv"), "{err}");
 }
 
@@ -167,7 +171,7 @@ fn a_run_csv_of_its_header_alone_is_no_side() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("20260101T000000Z-aaaaaaa.csv");
     std::fs::write(&csv, format!("{}\n", crate::record::RUN_CSV_HEADER)).unwrap();
-    let side = resolve_side(&dir.path().join("no-history"), csv.to_str().unwrap(), None);
+    let side = resolve_side(&dir.path().join("no-history"), csv.to_str().unwrap(), None, "baselines".as_ref());
     let run = run_id_of(csv.to_str().unwrap());
     for err in [side.map(|_| ()).unwrap_err(), run.map(|_| ()).unwrap_err()] {
         let err = err.to_string();
@@ -203,7 +207,7 @@ fn change_points_are_found_per_gpu_and_mapped_back() {
 fn trends_and_show_mark_the_step_on_each_gpu() {
     let dir = tempfile::tempdir().unwrap();
     store_with_step(dir.path());
-    let trends = trends(dir.path(), KEY, &["fam/k/1", "fam/k/2", "fam/none/1"]).unwrap();
+    let trends = trends(dir.path(), KEY, &["fam/k/1", "fam/k/2", "fam/none/1"], "baselines".as_ref()).unwrap();
     assert_eq!(trends.len(), 2, "a trial without history has no trend");
     let t = &trends[0];
     assert_eq!((t.trial.as_str(), t.unit.as_str(), t.points.len()), ("fam/k/1", "s", 60));
@@ -212,7 +216,7 @@ fn trends_and_show_mark_the_step_on_each_gpu() {
     assert_eq!(at, [(&commit(20)[..7], "GPU-aaaa-000"), (&commit(20)[..7], "GPU-bbbb-000")]);
     assert!(trends[1].change_points.is_empty());
 
-    let text = show(dir.path(), None, "fam/k/1", "median").unwrap();
+    let text = show(dir.path(), None, "fam/k/1", "median", "baselines".as_ref()).unwrap();
     assert!(text.starts_with("fam/k/1 median on nvidia-h200-sm90: 60 runs\n"), "{text}");
     assert!(
         text.contains(&format!("  {}  20261101T000000Z   GPU-aaaa-000       100.0 us  unchanged\n", &commit(0)[..7])),
@@ -224,7 +228,7 @@ fn trends_and_show_mark_the_step_on_each_gpu() {
         cps[0].starts_with(&format!("  GPU-aaaa-000: change point at {} (change 20): +3", &commit(20)[..7])),
         "{text}"
     );
-    let err = show(dir.path(), None, "fam/k/9", "median").unwrap_err().to_string();
+    let err = show(dir.path(), None, "fam/k/9", "median", "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no median of trial \"fam/k/9\""), "{err}");
 }
 
@@ -232,14 +236,14 @@ fn trends_and_show_mark_the_step_on_each_gpu() {
 fn changes_are_newest_first_and_since_filters() {
     let dir = tempfile::tempdir().unwrap();
     store_with_step(dir.path());
-    let text = changes(dir.path(), None, None, None).unwrap();
+    let text = changes(dir.path(), None, None, None, "baselines".as_ref()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("nvidia-h200-sm90: 2 change points ("), "{text}");
     assert!(lines[1].starts_with("  GPU-bbbb-000 fam/k/1 median 20261121T000000Z at "), "{text}");
     assert!(lines[2].starts_with("  GPU-aaaa-000 fam/k/1 median 20261121T000000Z at "), "{text}");
-    let text = changes(dir.path(), Some(KEY), Some("median"), Some(&commit(21)[..12])).unwrap();
+    let text = changes(dir.path(), Some(KEY), Some("median"), Some(&commit(21)[..12]), "baselines".as_ref()).unwrap();
     assert!(text.starts_with("nvidia-h200-sm90: 0 change points"), "{text}");
-    let err = changes(dir.path(), None, None, Some("c0f1")).unwrap_err().to_string();
+    let err = changes(dir.path(), None, None, Some("c0f1"), "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("more than one commit"), "{err}");
 }
 
@@ -298,7 +302,7 @@ fn the_gate_decides_on_verdicts_and_change_points() {
 #[test]
 fn append_many_is_all_or_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let a = run("20261101T000000Z", "GPU-a", &commit(0), "s", 1e-4);
     let b = run("20261102T000000Z", "GPU-a", &commit(1), "s", 1e-4);
     assert_eq!(store.append_many(&[a.clone(), b.clone()]).unwrap(), 12);
@@ -314,17 +318,21 @@ fn append_many_is_all_or_nothing() {
 #[test]
 fn the_gate_reads_the_latest_run() {
     let dir = tempfile::tempdir().unwrap();
-    let err = gate(dir.path(), None, None, &|_| None).unwrap_err().to_string();
+    let err = gate(dir.path(), None, None, &|_| None, "perf/baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no history here"), "{err}");
+    // The fix names the project's baselines folder, as handed down.
+    assert!(err.contains("`kernelgate history import perf/baselines/*/runs` fills it from run CSVs"), "{err}");
     store_with_step(dir.path());
-    let (text, outcome) = gate(dir.path(), None, None, &|_| None).unwrap();
+    let (text, outcome) = gate(dir.path(), None, None, &|_| None, "baselines".as_ref()).unwrap();
     assert_eq!(outcome, Outcome::Pass, "{text}");
     assert_eq!(text.lines().count(), 2, "both GPUs of the latest run id: {text}");
     // The runs of the step's commit: its change point is an increase there.
-    let (text, outcome) = gate(dir.path(), Some(KEY), Some("20261121T000000Z"), &|_| None).unwrap();
+    let (text, outcome) =
+        gate(dir.path(), Some(KEY), Some("20261121T000000Z"), &|_| None, "baselines".as_ref()).unwrap();
     assert_eq!(outcome, Outcome::Regressed, "{text}");
     assert!(text.contains("REGRESSED\n  change point: fam/k/1 at "), "{text}");
-    let err = gate(dir.path(), None, Some("20991231T000000Z"), &|_| None).unwrap_err().to_string();
+    let err =
+        gate(dir.path(), None, Some("20991231T000000Z"), &|_| None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no run \"20991231T000000Z\""), "{err}");
 }
 
@@ -336,7 +344,7 @@ fn the_gate_reads_the_latest_run() {
 #[ignore = "benchmark: prints timings"]
 fn bench_changes() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let start = std::time::Instant::now();
     let runs: Vec<Run> = (0..1430)
         .map(|i| {
@@ -367,7 +375,7 @@ fn bench_changes() {
     println!("append_many of 1,001,000 values: {:.2} s", start.elapsed().as_secs_f64());
     drop(store);
     let start = std::time::Instant::now();
-    let store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let all = store.all_series().unwrap();
     let loaded = start.elapsed().as_secs_f64();
     let found = all_change_points(&all, None, &options(), 2);

@@ -55,15 +55,17 @@ pub(super) fn stored_copy(
 
 /// The body of [`HistoryStore::append`], inside the caller's transaction or savepoint `tx`;
 /// `series_ids` is shared by the runs of one transaction. A refused run (`Ok(Err(_))`) may have
-/// written part of itself: the caller rolls back.
+/// written part of itself: the caller rolls back. Errors name the store `path` (and a damaged
+/// file's fix the project's baselines folder `baselines`, [`super::damaged_fix`]).
 pub(super) fn append_in(
     tx: &Connection,
     path: &Path,
+    baselines: &Path,
     gpu_key: &str,
     run: &Run,
     series_ids: &mut SeriesIds,
 ) -> Result<Refusable<usize>> {
-    let fail = sql_error(path);
+    let fail = sql_error(path, baselines);
     let conflict = |what: String| Error::History {
         path: path.to_path_buf(),
         line: None,

@@ -41,9 +41,9 @@ pub(super) fn writer_beside(path: &Path, e: Error) -> Error {
 ///
 /// # Errors
 /// [`Error::History`] for another program's database, a schema other than [`HISTORY_SCHEMA`], or
-/// a SQLite failure.
-pub(super) fn identify(conn: &Connection, path: &Path) -> Result<Option<String>> {
-    let fail = sql_error(path);
+/// a SQLite failure (a damaged file's fix naming the project's baselines folder `baselines`).
+pub(super) fn identify(conn: &Connection, path: &Path, baselines: &Path) -> Result<Option<String>> {
+    let fail = sql_error(path, baselines);
     let refuse = |message: String| Error::History { path: path.to_path_buf(), line: None, message };
     let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(&fail)?;
     let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(&fail)?;
@@ -79,10 +79,10 @@ pub(super) fn identify(conn: &Connection, path: &Path) -> Result<Option<String>>
 ///
 /// # Errors
 /// [`Error::History`] naming `path`, the first problems SQLite lists and the fix
-/// ([`damaged_fix`]) when the check fails or SQLite finds the file malformed; the "not a SQLite database" error for
-/// a file that is not a database.
-pub fn check_integrity(conn: &Connection, path: &Path) -> Result<()> {
-    let fail = sql_error(path);
+/// ([`damaged_fix`] with the project's baselines folder `baselines`) when the check fails or SQLite
+/// finds the file malformed; the "not a SQLite database" error for a file that is not a database.
+pub fn check_integrity(conn: &Connection, path: &Path, baselines: &Path) -> Result<()> {
+    let fail = sql_error(path, baselines);
     let problems: Vec<String> = {
         let mut stmt = conn.prepare("PRAGMA quick_check").map_err(&fail)?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(&fail)?;
@@ -105,21 +105,24 @@ pub fn check_integrity(conn: &Connection, path: &Path) -> Result<()> {
             message: format!(
                 "the history store is damaged: SQLite's quick_check reports {}{more}; {}",
                 shown.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>().join(", "),
-                damaged_fix(path)
+                damaged_fix(path, baselines)
             ),
         });
     }
     Ok(())
 }
 
-/// The fix for a damaged store file: nothing was written to it; move it aside, rebuild the history
-/// from the run CSVs and the git notes, or let SQLite recover what it can still read.
-pub fn damaged_fix(path: &Path) -> String {
+/// The fix for the damaged store file `path`: nothing was written to it; move it aside, rebuild the
+/// history from the run CSVs the project keeps under its baselines folder `baselines` (as messages
+/// show it, [`crate::history::import_command`]) and the git notes, or let SQLite recover what it can
+/// still read. Pure.
+pub fn damaged_fix(path: &Path, baselines: &Path) -> String {
     let p = path.display();
     format!(
         "nothing was written to it. Fix: move it aside (`mv {p} {p}.damaged`) and rebuild the history from the run \
-         CSVs (`kernelgate history import baselines/*/runs`) and the git notes (`kernelgate history sync`), or \
-         recover what SQLite can still read (`sqlite3 {p}.damaged .recover | sqlite3 {p}`)"
+         CSVs (`{}`) and the git notes (`kernelgate history sync`), or recover what SQLite can still read \
+         (`sqlite3 {p}.damaged .recover | sqlite3 {p}`)",
+        crate::history::import_command(baselines)
     )
 }
 

@@ -118,6 +118,9 @@ pub struct HistoryStore {
     conn: Connection,
     path: PathBuf,
     gpu_key: String,
+    /// The project's baselines folder as messages show it, which the fix for a damaged file names
+    /// ([`damaged_fix`]).
+    baselines: PathBuf,
 }
 
 /// A stored run without its values: [`HistoryStore::runs`].
@@ -213,38 +216,42 @@ pub fn gpu_keys(dir: &Path) -> Result<Vec<String>> {
 
 impl HistoryStore {
     /// Opens for writing (creating the folder and the file if needed) the store of `gpu_key` in
-    /// `dir`, after checking it ([`check_integrity`]).
+    /// `dir`, after checking it ([`check_integrity`]). `baselines` is the project's baselines folder
+    /// as messages show it ([`crate::project::Project::shown`]), whose run CSVs rebuild a damaged
+    /// store: the fix its errors name ([`damaged_fix`]).
     ///
     /// # Errors
     /// [`Error::History`] for a bad key, a damaged file (with the fix), a file that is not a
     /// kernelgate history, a schema newer or other than [`HISTORY_SCHEMA`], a store of another GPU
     /// key, or a SQLite failure; [`Error::Io`] if the folder cannot be created.
-    pub fn open(dir: &Path, gpu_key: &str) -> Result<HistoryStore> {
+    pub fn open(dir: &Path, gpu_key: &str, baselines: &Path) -> Result<HistoryStore> {
         let path = store_path(dir, gpu_key)?;
         std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-        let store = HistoryStore::open_file(&path, Some(gpu_key))?;
+        let store = HistoryStore::open_file(&path, Some(gpu_key), baselines)?;
         Ok(store)
     }
 
     /// Opens the existing store of `gpu_key` in `dir` for reading only: the file is opened
     /// read-only (no write transaction, no journal mode switch, nothing created), so a store the
-    /// user may read but not write can be queried. Checked as [`HistoryStore::open`] checks.
+    /// user may read but not write can be queried. Checked as [`HistoryStore::open`] checks;
+    /// `baselines` as it takes it.
     ///
     /// # Errors
     /// As [`HistoryStore::open`]; a missing or empty file is "no history store here".
-    pub fn open_read(dir: &Path, gpu_key: &str) -> Result<HistoryStore> {
+    pub fn open_read(dir: &Path, gpu_key: &str, baselines: &Path) -> Result<HistoryStore> {
         let path = store_path(dir, gpu_key)?;
-        HistoryStore::open_file_read(&path, Some(gpu_key))
+        HistoryStore::open_file_read(&path, Some(gpu_key), baselines)
     }
 
     /// Opens the store file at `path` for writing; creates it (for `gpu_key`, which is then
     /// required) when it does not exist or is empty. With `gpu_key` given, the file must be that
-    /// key's. The file is checked ([`check_integrity`]) before anything is written.
+    /// key's. The file is checked ([`check_integrity`]) before anything is written. `baselines` as
+    /// [`HistoryStore::open`] takes it.
     ///
     /// # Errors
     /// As [`HistoryStore::open`].
-    pub fn open_file(path: &Path, gpu_key: Option<&str>) -> Result<HistoryStore> {
-        let fail = sql_error(path);
+    pub fn open_file(path: &Path, gpu_key: Option<&str>, baselines: &Path) -> Result<HistoryStore> {
+        let fail = sql_error(path, baselines);
         if gpu_key.is_none() && !path.is_file() {
             return Err(no_store(path)); // and create no file
         }
@@ -253,9 +260,9 @@ impl HistoryStore {
         // FULL: a committed transaction is on disk before `commit` returns, in WAL mode too
         // (https://sqlite.org/pragma.html#pragma_synchronous); the cache only saves re-reads.
         conn.execute_batch("PRAGMA synchronous = FULL").map_err(&fail)?;
-        check_integrity(&conn, path)?;
+        check_integrity(&conn, path, baselines)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
-        let stored_key = match identify(&tx, path)? {
+        let stored_key = match identify(&tx, path, baselines)? {
             Some(key) => key,
             None => {
                 let Some(key) = gpu_key else { return Err(no_store(path)) };
@@ -287,11 +294,12 @@ impl HistoryStore {
                 Err(e) => return Err(fail(e)),
             }
         }
-        Ok(HistoryStore { conn, path: path.to_path_buf(), gpu_key: stored_key })
+        Ok(HistoryStore { conn, path: path.to_path_buf(), gpu_key: stored_key, baselines: baselines.to_path_buf() })
     }
 
     /// Opens the existing store file at `path` for reading only (see [`HistoryStore::open_read`]);
-    /// with `gpu_key` given, the file must be that key's.
+    /// with `gpu_key` given, the file must be that key's. `baselines` as [`HistoryStore::open`]
+    /// takes it.
     ///
     /// A WAL database can be read by a user who cannot write its folder only where its `-shm` file
     /// exists or can be created (<https://sqlite.org/wal.html#readonly>). Where neither holds and no
@@ -301,8 +309,8 @@ impl HistoryStore {
     ///
     /// # Errors
     /// As [`HistoryStore::open`]; a missing or empty file is "no history store here".
-    pub fn open_file_read(path: &Path, gpu_key: Option<&str>) -> Result<HistoryStore> {
-        let fail = sql_error(path);
+    pub fn open_file_read(path: &Path, gpu_key: Option<&str>, baselines: &Path) -> Result<HistoryStore> {
+        let fail = sql_error(path, baselines);
         if !path.is_file() {
             return Err(no_store(path));
         }
@@ -320,12 +328,12 @@ impl HistoryStore {
             }
             conn = Connection::open_with_flags(format!("{}?immutable=1", file_uri(path)), flags).map_err(&fail)?;
         }
-        check_integrity(&conn, path)?;
-        let stored_key = identify(&conn, path)?.ok_or_else(|| no_store(path))?;
+        check_integrity(&conn, path, baselines)?;
+        let stored_key = identify(&conn, path, baselines)?.ok_or_else(|| no_store(path))?;
         if let Some(key) = gpu_key.filter(|k| *k != stored_key) {
             return Err(other_key(path, &stored_key, key));
         }
-        Ok(HistoryStore { conn, path: path.to_path_buf(), gpu_key: stored_key })
+        Ok(HistoryStore { conn, path: path.to_path_buf(), gpu_key: stored_key, baselines: baselines.to_path_buf() })
     }
 
     /// The store's file.
@@ -353,9 +361,12 @@ impl HistoryStore {
     /// nothing of it is appended), names no GPU while its run id is stored for several, or SQLite
     /// fails.
     pub fn append(&mut self, run: &Run) -> Result<usize> {
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql_error(&self.path))?;
-        let new = append_in(&tx, &self.path, &self.gpu_key, run, &mut SeriesIds::new())??;
-        tx.commit().map_err(sql_error(&self.path))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_error(&self.path, &self.baselines))?;
+        let new = append_in(&tx, &self.path, &self.baselines, &self.gpu_key, run, &mut SeriesIds::new())??;
+        tx.commit().map_err(sql_error(&self.path, &self.baselines))?;
         Ok(new)
     }
 
@@ -367,20 +378,23 @@ impl HistoryStore {
     /// As [`HistoryStore::append`], for the first run that fails.
     pub fn append_many(&mut self, runs: &[Run]) -> Result<usize> {
         self.cache(BULK_CACHE_KIB)?;
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(sql_error(&self.path))?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_error(&self.path, &self.baselines))?;
         let mut new = 0;
         let mut series_ids = SeriesIds::new();
         for run in runs {
-            new += append_in(&tx, &self.path, &self.gpu_key, run, &mut series_ids)??;
+            new += append_in(&tx, &self.path, &self.baselines, &self.gpu_key, run, &mut series_ids)??;
         }
-        tx.commit().map_err(sql_error(&self.path))?;
+        tx.commit().map_err(sql_error(&self.path, &self.baselines))?;
         self.cache(DEFAULT_CACHE_KIB)?;
         Ok(new)
     }
 
     /// Sets the connection's page cache to `kib` KiB.
     fn cache(&self, kib: i64) -> Result<()> {
-        self.conn.execute_batch(&format!("PRAGMA cache_size = -{kib}")).map_err(sql_error(&self.path))
+        self.conn.execute_batch(&format!("PRAGMA cache_size = -{kib}")).map_err(sql_error(&self.path, &self.baselines))
     }
 
     /// Appends `runs` in one transaction as [`HistoryStore::append_many`] does, but a run that is
@@ -392,7 +406,7 @@ impl HistoryStore {
     /// # Errors
     /// [`Error::History`] if SQLite fails (then nothing of any run is appended).
     pub fn append_each(&mut self, runs: &[Run]) -> Result<(usize, Vec<(usize, Error)>)> {
-        let fail = sql_error(&self.path);
+        let fail = sql_error(&self.path, &self.baselines);
         self.cache(BULK_CACHE_KIB)?;
         let mut tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(&fail)?;
         let mut new = 0;
@@ -400,7 +414,7 @@ impl HistoryStore {
         let mut series_ids = SeriesIds::new();
         for (i, run) in runs.iter().enumerate() {
             let sp = tx.savepoint().map_err(&fail)?;
-            match append_in(&sp, &self.path, &self.gpu_key, run, &mut series_ids)? {
+            match append_in(&sp, &self.path, &self.baselines, &self.gpu_key, run, &mut series_ids)? {
                 Ok(n) => {
                     sp.commit().map_err(&fail)?;
                     new += n;
@@ -423,7 +437,7 @@ impl HistoryStore {
     /// # Errors
     /// [`Error::History`] if SQLite fails.
     pub fn runs(&self, commit: Option<&str>) -> Result<Vec<RunSummary>> {
-        let fail = sql_error(&self.path);
+        let fail = sql_error(&self.path, &self.baselines);
         let mut stmt = self
             .conn
             .prepare(&format!(
@@ -445,7 +459,7 @@ impl HistoryStore {
     /// # Errors
     /// [`Error::History`] if SQLite fails.
     pub fn run(&self, run_id: &str, gpu_uuid: &str) -> Result<Option<Run>> {
-        let fail = sql_error(&self.path);
+        let fail = sql_error(&self.path, &self.baselines);
         let tx = self.conn.unchecked_transaction().map_err(&fail)?;
         let found: Option<(i64, RunMeta)> = tx
             .query_row(
@@ -466,7 +480,7 @@ impl HistoryStore {
         let values =
             stmt.query_map([id], |r| value_from_row(r, 0)).map_err(&fail)?.collect::<rusqlite::Result<Vec<_>>>();
         let values = values.map_err(&fail)?;
-        let modules = modules::of_run(&tx, &self.path, id)?;
+        let modules = modules::of_run(&tx, &self.path, &self.baselines, id)?;
         Ok(Some(Run { meta, values, modules }))
     }
 
@@ -499,7 +513,7 @@ impl HistoryStore {
     /// The values whose row meets `condition` (SQL over `s` the series, `v` the values, `runs`;
     /// `?1`, `?2`… are `params`) with their runs, in chronological order, then by `then`.
     fn values(&self, condition: &str, then: &str, params: &[&str]) -> Result<Vec<(RunMeta, Value)>> {
-        let fail = sql_error(&self.path);
+        let fail = sql_error(&self.path, &self.baselines);
         let mut stmt = self
             .conn
             .prepare(&format!(
@@ -521,7 +535,7 @@ impl HistoryStore {
     /// # Errors
     /// [`Error::History`] if SQLite fails.
     pub fn all_series(&self) -> Result<AllSeries> {
-        let fail = sql_error(&self.path);
+        let fail = sql_error(&self.path, &self.baselines);
         let tx = self.conn.unchecked_transaction().map_err(&fail)?;
         let mut runs = Vec::new();
         let mut run_index = HashMap::new();
@@ -590,15 +604,18 @@ impl HistoryStore {
     }
 }
 
-/// Wraps a SQLite error with the store's path.
-fn sql_error(path: &Path) -> impl Fn(rusqlite::Error) -> Error {
-    let path = path.to_path_buf();
+/// Wraps a SQLite error with the store's path (and for a damaged file the fix, [`damaged_fix`] with
+/// the project's baselines folder `baselines`).
+fn sql_error(path: &Path, baselines: &Path) -> impl Fn(rusqlite::Error) -> Error {
+    let (path, baselines) = (path.to_path_buf(), baselines.to_path_buf());
     move |e| {
         let hint = match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::NotADatabase) => {
                 "; this file is not a SQLite database: move it aside, and kernelgate creates a new store here".into()
             }
-            Some(rusqlite::ErrorCode::DatabaseCorrupt) => format!(": the file is damaged; {}", damaged_fix(&path)),
+            Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
+                format!(": the file is damaged; {}", damaged_fix(&path, &baselines))
+            }
             Some(rusqlite::ErrorCode::DatabaseBusy) => "; another kernelgate held the store for over a minute".into(),
             Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen) => {
                 "; check that the folder exists and is writable".into()

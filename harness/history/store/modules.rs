@@ -24,9 +24,10 @@ CREATE TABLE IF NOT EXISTS modules (
 /// table).
 ///
 /// # Errors
-/// [`crate::Error::History`] naming `path` if SQLite fails.
-pub(super) fn of_run(conn: &Connection, path: &Path, run: i64) -> Result<Vec<TrialModule>> {
-    let fail = sql_error(path);
+/// [`crate::Error::History`] naming `path` if SQLite fails (a damaged file's fix naming the
+/// project's baselines folder `baselines`, [`super::damaged_fix`]).
+pub(super) fn of_run(conn: &Connection, path: &Path, baselines: &Path, run: i64) -> Result<Vec<TrialModule>> {
+    let fail = sql_error(path, baselines);
     let tables: i64 = conn
         .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'modules'", [], |r| r.get(0))
         .map_err(&fail)?;

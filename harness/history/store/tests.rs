@@ -15,7 +15,7 @@ fn sorted(mut r: Run) -> Run {
 #[test]
 fn a_run_without_commit_time_sorts_by_its_start() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 2); // commit time 2023-11-14
     let mut old = run("20230101T000000Z", "GPU-a", "unknown", 2);
     old.meta.commit_time = None;
@@ -31,7 +31,7 @@ fn a_run_without_commit_time_sorts_by_its_start() {
 #[test]
 fn append_and_read_back() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     assert!(store.path().ends_with("nvidia-h200-sm90.sqlite"));
     let mut a = run("20260101T000000Z", "GPU-a", "1111111111111111111111111111111111111111", 20);
     a.values[3].value = f64::NAN;
@@ -73,7 +73,7 @@ fn append_and_read_back() {
 
     // Reopened, the same.
     drop(store);
-    let store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     // (Compared as text: the NaN value is not equal to itself.)
     assert_eq!(format!("{:?}", store.all_series().unwrap()), format!("{all:?}"));
     assert_eq!(gpu_keys(dir.path()).unwrap(), [KEY]);
@@ -82,7 +82,7 @@ fn append_and_read_back() {
 #[test]
 fn append_is_idempotent_and_fills_in_but_never_overwrites() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let full = run("20260101T000000Z", "GPU-a", "1111111111111111111111111111111111111111", 10);
     let mut partial = full.clone();
     partial.meta.branch.clear();
@@ -120,13 +120,13 @@ fn append_is_idempotent_and_fills_in_but_never_overwrites() {
 #[test]
 fn two_appenders_at_once_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    HistoryStore::open(dir.path(), KEY).unwrap();
+    HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let writers: Vec<_> = ["GPU-a", "GPU-b"]
         .into_iter()
         .map(|uuid| {
             let dir = dir.path().to_path_buf();
             std::thread::spawn(move || {
-                let mut store = HistoryStore::open(&dir, KEY).unwrap();
+                let mut store = HistoryStore::open(&dir, KEY, "baselines".as_ref()).unwrap();
                 for i in 0..60 {
                     // The same run ids on both GPUs: runs are (run_id, gpu_uuid).
                     let r = run(&format!("20260101T0000{i:02}Z"), uuid, "1111111111111111111111111111111111111111", 25);
@@ -138,7 +138,7 @@ fn two_appenders_at_once_lose_nothing() {
     for w in writers {
         w.join().unwrap();
     }
-    let store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let runs = store.runs(None).unwrap();
     assert_eq!(runs.len(), 120);
     assert!(runs.iter().all(|r| r.values == 25));
@@ -150,7 +150,7 @@ fn two_appenders_at_once_lose_nothing() {
 #[ignore = "run by killed_writer_leaves_whole_runs as a child process"]
 fn killed_writer_child() {
     let Some(dir) = std::env::var_os("KERNELGATE_TEST_HISTORY_CHILD") else { return };
-    let mut store = HistoryStore::open(Path::new(&dir), KEY).unwrap();
+    let mut store = HistoryStore::open(Path::new(&dir), KEY, "baselines".as_ref()).unwrap();
     for i in 0.. {
         store
             .append(&run(&format!("child-{i:06}"), "GPU-c", "1111111111111111111111111111111111111111", 5000))
@@ -161,7 +161,7 @@ fn killed_writer_child() {
 #[test]
 fn killed_writer_leaves_whole_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     store.append(&run("before", "GPU-a", "1111111111111111111111111111111111111111", 10)).unwrap();
 
     // A writer that dies inside its transaction (here: its connection dropped uncommitted).
@@ -198,7 +198,7 @@ fn killed_writer_leaves_whole_runs() {
     child.kill().unwrap();
     child.wait().unwrap();
     drop(store);
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let runs = store.runs(None).unwrap();
     assert!(runs.len() >= 4, "{}", runs.len());
     for r in &runs {
@@ -212,34 +212,34 @@ fn killed_writer_leaves_whole_runs() {
 #[test]
 fn unknown_schema_and_foreign_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let path = HistoryStore::open(dir.path(), KEY).unwrap().path().to_path_buf();
+    let path = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap().path().to_path_buf();
     Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 99").unwrap();
-    let err = HistoryStore::open(dir.path(), KEY).unwrap_err().to_string();
+    let err = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains(&path.display().to_string()) && err.contains("version 99") && err.contains("newer"), "{err}");
 
     let other = dir.path().join("nvidia-a100-sm80.sqlite");
     Connection::open(&other).unwrap().execute_batch("CREATE TABLE t (x)").unwrap();
-    let err = HistoryStore::open(dir.path(), "nvidia-a100-sm80").unwrap_err().to_string();
+    let err = HistoryStore::open(dir.path(), "nvidia-a100-sm80", "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("not a kernelgate history"), "{err}");
 
     let text = dir.path().join("nvidia-l4-sm89.sqlite");
     std::fs::write(&text, "trial,median\n".repeat(100)).unwrap();
-    let err = HistoryStore::open(dir.path(), "nvidia-l4-sm89").unwrap_err().to_string();
+    let err = HistoryStore::open(dir.path(), "nvidia-l4-sm89", "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("nvidia-l4-sm89.sqlite") && err.contains("not a SQLite database"), "{err}");
     assert_eq!(std::fs::read_to_string(&text).unwrap(), "trial,median\n".repeat(100), "left as it was");
 
-    let err = HistoryStore::open(dir.path(), "../x").unwrap_err().to_string();
+    let err = HistoryStore::open(dir.path(), "../x", "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("cannot name a history file"), "{err}");
     let missing = path.with_file_name("nvidia-h100-sm90.sqlite");
-    let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
+    let err = HistoryStore::open_file(&missing, None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no history store here"), "{err}");
     assert!(!missing.exists(), "no file created");
     std::fs::write(&missing, "").unwrap();
-    let err = HistoryStore::open_file(&missing, None).unwrap_err().to_string();
+    let err = HistoryStore::open_file(&missing, None, "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no history store here"), "an empty file is no store: {err}");
     let copy = dir.path().join("copy.sqlite");
-    HistoryStore::open_file(&copy, Some(KEY)).unwrap();
-    let err = HistoryStore::open_file(&copy, Some("nvidia-l4-sm89")).unwrap_err().to_string();
+    HistoryStore::open_file(&copy, Some(KEY), "baselines".as_ref()).unwrap();
+    let err = HistoryStore::open_file(&copy, Some("nvidia-l4-sm89"), "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("not of \"nvidia-l4-sm89\""), "{err}");
 }
 
@@ -248,7 +248,7 @@ fn unknown_schema_and_foreign_files_are_refused() {
 #[test]
 fn append_each_leaves_out_only_the_refused_run() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 4);
     store.append(&a).unwrap();
     let mut moved = a.clone();
@@ -268,7 +268,7 @@ fn append_each_leaves_out_only_the_refused_run() {
 
 /// A store of 20 runs of 300 values, closed; its file.
 fn filled(dir: &Path) -> PathBuf {
-    let mut store = HistoryStore::open(dir, KEY).unwrap();
+    let mut store = HistoryStore::open(dir, KEY, "baselines".as_ref()).unwrap();
     let runs: Vec<Run> =
         (0..20).map(|i| run(&format!("2026010{}T0000{i:02}Z", i % 10), "GPU-a", &"1".repeat(40), 300)).collect();
     store.append_many(&runs).unwrap();
@@ -278,12 +278,17 @@ fn filled(dir: &Path) -> PathBuf {
 /// Both ways of opening refuse a damaged file, name it and the fix, and change nothing in it.
 fn refused_both_ways(dir: &Path, path: &Path, what: &str) {
     let before = std::fs::read(path).unwrap();
-    for err in [HistoryStore::open(dir, KEY).unwrap_err(), HistoryStore::open_read(dir, KEY).unwrap_err()] {
+    // The fix names the project's baselines folder, whose run CSVs rebuild the history.
+    let baselines = Path::new("perf/baselines");
+    for err in [
+        HistoryStore::open(dir, KEY, baselines).unwrap_err(),
+        HistoryStore::open_read(dir, KEY, baselines).unwrap_err(),
+    ] {
         let err = err.to_string();
         assert!(err.starts_with(&path.display().to_string()), "{what}: {err}");
         assert!(err.contains("damaged") && err.contains("nothing was written"), "{what}: {err}");
         assert!(
-            err.contains("kernelgate history import baselines/*/runs") && err.contains(".recover"),
+            err.contains("(`kernelgate history import perf/baselines/*/runs`)") && err.contains(".recover"),
             "{what}: {err}"
         );
     }
@@ -309,7 +314,7 @@ fn a_damaged_page_is_refused_before_use() {
         refused_both_ways(dir.path(), &path, &format!("page {}", page + 1));
     }
     std::fs::write(&path, &pristine).unwrap();
-    assert_eq!(HistoryStore::open_read(dir.path(), KEY).unwrap().runs(None).unwrap().len(), 20);
+    assert_eq!(HistoryStore::open_read(dir.path(), KEY, "baselines".as_ref()).unwrap().runs(None).unwrap().len(), 20);
 }
 
 /// Field report turn3/03: a copy cut short (disk full, partial rsync) is refused with the fix.
@@ -337,7 +342,7 @@ fn a_reader_writes_nothing() {
         n
     };
     let (before, listed) = (std::fs::read(&path).unwrap(), names(dir.path()));
-    let mut store = HistoryStore::open_read(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open_read(dir.path(), KEY, "baselines".as_ref()).unwrap();
     assert_eq!(store.runs(None).unwrap().len(), 20);
     assert_eq!(store.all_series().unwrap().runs.len(), 20);
     let err = store.append(&run("new", "GPU-a", &"1".repeat(40), 1)).unwrap_err().to_string();
@@ -347,7 +352,7 @@ fn a_reader_writes_nothing() {
     // SQLite may leave its -wal and -shm files (WAL readers share them); nothing else appears.
     let extra: Vec<String> = names(dir.path()).into_iter().filter(|n| !listed.contains(n)).collect();
     assert!(extra.iter().all(|n| n.ends_with("-wal") || n.ends_with("-shm")), "{extra:?}");
-    let err = HistoryStore::open_read(dir.path(), "nvidia-l4-sm89").unwrap_err().to_string();
+    let err = HistoryStore::open_read(dir.path(), "nvidia-l4-sm89", "baselines".as_ref()).unwrap_err().to_string();
     assert!(err.contains("no history store here"), "{err}");
     assert!(!dir.path().join("nvidia-l4-sm89.sqlite").exists());
 }
@@ -368,7 +373,7 @@ fn a_copy_without_its_gpu_joins_the_run() {
     }
     for order in [[&metrics_only, &full], [&full, &metrics_only]] {
         let dir = tempfile::tempdir().unwrap();
-        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
         let added: usize = order.iter().map(|r| store.append(r).unwrap()).sum();
         assert_eq!(added, 10);
         let runs = store.runs(None).unwrap();
@@ -403,7 +408,7 @@ fn bench_million_rows() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let start = std::time::Instant::now();
     for r in &runs {
         store.append(r).unwrap();
@@ -412,14 +417,14 @@ fn bench_million_rows() {
     drop(store);
 
     let bulk = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(bulk.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(bulk.path(), KEY, "baselines".as_ref()).unwrap();
     let start = std::time::Instant::now();
     assert_eq!(store.append_many(&runs).unwrap(), 1_000_000);
     println!("append 1,000,000 values, one transaction: {:.2} s", start.elapsed().as_secs_f64());
     drop(store);
 
     let start = std::time::Instant::now();
-    let store = HistoryStore::open_read(bulk.path(), KEY).unwrap();
+    let store = HistoryStore::open_read(bulk.path(), KEY, "baselines".as_ref()).unwrap();
     let opened = start.elapsed().as_secs_f64();
     let all = store.all_series().unwrap();
     println!(
@@ -436,7 +441,7 @@ fn bench_million_rows() {
 #[test]
 fn the_flat_view_has_one_row_per_run_trial_and_metric() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let mut a = run("20260101T000000Z", "GPU-a", &"1".repeat(40), 6);
     a.values[1].value = f64::NAN;
     let b = run("20260102T030405Z", "GPU-b", &"2".repeat(40), 4);
@@ -492,8 +497,8 @@ fn the_flat_view_has_one_row_per_run_trial_and_metric() {
     // A store from before the view: it comes back at the next open for writing, values untouched.
     conn.execute_batch("DROP VIEW flat").unwrap();
     drop(conn);
-    assert!(HistoryStore::open_read(dir.path(), KEY).is_ok(), "a reader needs no view");
-    drop(HistoryStore::open(dir.path(), KEY).unwrap());
+    assert!(HistoryStore::open_read(dir.path(), KEY, "baselines".as_ref()).is_ok(), "a reader needs no view");
+    drop(HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap());
     let conn = Connection::open(&path).unwrap();
     let count: i64 = conn.query_row("SELECT count(*) FROM flat", [], |r| r.get(0)).unwrap();
     assert_eq!(count, 10);
@@ -511,7 +516,7 @@ fn modules_are_kept_merged_and_absent_in_an_old_store() {
     let full = crate::history::tests::with_modules(bare.clone());
     assert_eq!(full.modules.len(), 6);
     {
-        let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+        let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
         store.append(&bare).unwrap();
         assert!(store.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap().modules.is_empty());
         store.append(&full).unwrap();
@@ -527,11 +532,11 @@ fn modules_are_kept_merged_and_absent_in_an_old_store() {
     // A store of before the table: drop it, as a kernelgate without modules made the file.
     let path = store_path(dir.path(), KEY).unwrap();
     Connection::open(&path).unwrap().execute_batch("DROP TABLE modules").unwrap();
-    let read = HistoryStore::open_read(dir.path(), KEY).unwrap();
+    let read = HistoryStore::open_read(dir.path(), KEY, "baselines".as_ref()).unwrap();
     let back = read.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap();
     assert!(back.modules.is_empty() && back.values.len() == 6, "read as before: values, no modules");
     drop(read);
-    let mut store = HistoryStore::open(dir.path(), KEY).unwrap();
+    let mut store = HistoryStore::open(dir.path(), KEY, "baselines".as_ref()).unwrap();
     store.append(&full).unwrap();
     assert_eq!(
         store.run(&bare.meta.run_id, "GPU-a").unwrap().unwrap().modules,
