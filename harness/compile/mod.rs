@@ -139,10 +139,12 @@ pub fn header_hint(log: &str, includes: &[String]) -> Option<String> {
         )
     } else {
         format!(
-            "the toolkit's own headers (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, cooperative_groups.h, ...) are put \
-             into {LOCAL_INCLUDE} by scripts/get-nvrtc, or come with a CUDA toolkit (CUDA_HOME naming one); the C \
-             and C++ libraries' headers (assert.h, float.h, cstdint) are in neither: paste what the kernel needs \
-             into its file"
+            "a header of the project's own (`#include \"common.cuh\"` beside the kernel file): NVRTC does not look \
+             beside the file, so name its folder in kernelgate.toml, `[nvrtc] include = [\"src/cuda\"]`; the \
+             toolkit's own headers (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, cooperative_groups.h, ...) are put into \
+             {LOCAL_INCLUDE} by scripts/get-nvrtc, or come with a CUDA toolkit (CUDA_HOME naming one); the C and C++ \
+             libraries' headers (assert.h, float.h, cstdio) are in neither: keep host code and host includes out of \
+             NVRTC's sight with `#ifndef __CUDACC_RTC__`, or paste what the kernel needs into its file"
         )
     };
     Some(format!("kernelgate: NVRTC found no {header:?} ({searched}); {fix} (docs/adding-kernels.md, \"Headers\")"))
@@ -635,6 +637,11 @@ mod tests {
             header_hint("cannot open source file \"common.cuh\"", &["--include-path=/usr/local/cuda/include".into()])
                 .unwrap();
         assert!(hint.contains("(the include path /usr/local/cuda/include)"), "{hint}");
+        assert!(
+            hint.contains("`[nvrtc] include = [\"src/cuda\"]`"),
+            "a project's header: its folder in kernelgate.toml: {hint}"
+        );
+        assert!(hint.contains("#ifndef __CUDACC_RTC__"), "{hint}");
         assert_eq!(header_hint("x.cu(3): error: identifier \"y\" is undefined", &[]), None);
         // NVRTC 13.5.37's line for kernels/cub.cu without CCCL's headers.
         let log = "cub.cu(13): catastrophic error: could not open source file \"cub/block/block_histogram.cuh\" (no directories in search list)";
