@@ -202,14 +202,16 @@ pub fn init_command(init: &Init) -> kernelgate::Result<u8> {
         }
     };
     for folder in &init.kernels {
-        if !init.dir.join(folder).is_dir() {
+        let named = tidy(&init.dir.join(folder));
+        if !named.is_dir() {
             return Err(Error::Flag {
                 flag: "--kernels",
                 value: folder.clone(),
                 expected: format!(
-                    "a folder under {} (it is not one): name the kernel folders relative to the crate's folder, \
-                     e.g. ../src/kernels",
-                    init.dir.display()
+                    "a kernel folder, relative to the crate's folder {}: it names {}, which is not a folder; name the \
+                     kernel folders relative to the crate's folder, e.g. ../src/kernels",
+                    init.dir.display(),
+                    named.display()
                 ),
             });
         }
@@ -687,7 +689,7 @@ mod tests {
             kernelgate: Source::Checkout(kg.path().into()),
         };
         let err = init_command(&init).unwrap_err().to_string();
-        assert!(err.contains("--kernels \"../nowhere\" is invalid: a folder under"), "{err}");
+        assert!(err.contains("--kernels \"../nowhere\" is invalid: a kernel folder, relative to the crate's"), "{err}");
         let init =
             Init { dir: dir.path().into(), kernels: Vec::new(), kernelgate: Source::Checkout(dir.path().join("x")) };
         let err = init_command(&init).unwrap_err().to_string();
@@ -696,5 +698,15 @@ mod tests {
             "{err}"
         );
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing written");
+        // A crate's folder that init is to create: its kernel folder is named from it all the same.
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(repo.path().join("src/kernels")).unwrap();
+        let init = Init {
+            dir: repo.path().join("gpu-tests"),
+            kernels: vec!["../src/kernels".into()],
+            kernelgate: Source::Checkout(kg.path().into()),
+        };
+        init_command(&init).unwrap();
+        assert!(repo.path().join("gpu-tests/kernelgate.toml").is_file());
     }
 }
