@@ -25,11 +25,15 @@ pub struct ModulePtx {
 /// The identity of a module: [`ptx_sha256`] of its PTX, and where the file has options of its own
 /// (`options`, [`crate::source::KernelSource::options`]) the SHA-256 of that hash and the options,
 /// so that two builds of one text with other options (`--use_fast_math`, a `-D` that changes no
-/// instruction) are two modules to the history and the gate. A module compiled with kernelgate's
-/// options alone keeps the identity it had before projects could add options. Pure.
+/// instruction) are two modules to the history and the gate. Header folders
+/// (`--include-path=<absolute folder>`, from `kernelgate.toml`'s `include`) are not part of it:
+/// they say where a checkout keeps its headers, not how the code is built, and what the headers
+/// hold is in the PTX. A module compiled with kernelgate's options alone keeps the identity it had
+/// before projects could add options. Pure.
 pub fn module_identity(ptx: &str, options: &[&str]) -> String {
     use sha2::{Digest, Sha256};
     let code = ptx_sha256(ptx);
+    let options: Vec<&str> = options.iter().copied().filter(|o| !o.starts_with("--include-path=")).collect();
     if options.is_empty() {
         return code;
     }
@@ -166,6 +170,32 @@ mod tests {
             let err = module_ptx("memo_bad.cu", "memo_bad.cu", bad, "sm_90", &[], &[], None).unwrap_err().to_string();
             assert!(err.contains("undeclared"), "NVRTC's log, each time: {err}");
         }
+    }
+
+    #[test]
+    fn a_header_folder_is_not_part_of_the_identity() {
+        if crate::nvrtc::load().is_err() {
+            eprintln!("skipped: no NVRTC here");
+            return;
+        }
+        // One header, kept in two checkouts' folders: NVRTC names each folder in the PTX's `.file`
+        // lines, and the options name each; the module is one.
+        let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for dir in [&one, &two] {
+            std::fs::write(dir.path().join("twice.cuh"), "__device__ float twice(float x) { return 2.0f * x; }\n")
+                .unwrap();
+        }
+        let text = "#include \"twice.cuh\"\nextern \"C\" __global__ void k(float* x) { x[threadIdx.x] = twice(x[threadIdx.x]); }\n";
+        let include = |dir: &tempfile::TempDir| format!("--include-path={}", dir.path().display());
+        let (a, b) = (include(&one), include(&two));
+        let (a, b) = (
+            module_ptx("hdr.cu", "hdr.cu", text, "sm_90", &[], &[a.as_str()], None).unwrap(),
+            module_ptx("hdr.cu", "hdr.cu", text, "sm_90", &[], &[b.as_str()], None).unwrap(),
+        );
+        assert_ne!(a.ptx.to_src(), b.ptx.to_src(), "each PTX names its folder");
+        assert_eq!(a.sha256, b.sha256);
+        assert_eq!(a.sha256, ptx_sha256(&a.ptx.to_src()), "header folders alone: the PTX's identity");
+        assert_ne!(module_identity(&a.ptx.to_src(), &["-DX"]), a.sha256, "other options still count");
     }
 
     #[test]

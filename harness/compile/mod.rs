@@ -370,10 +370,10 @@ fn program(
     let src = CString::new(source).map_err(|_| nul("the source"))?;
     // NVRTC hands the program's name to its front end with the options: a name that begins with
     // '-' would be read as one (`-Ifoo.cu`), so it is written as a path, `./-Ifoo.cu`. The name is
-    // the file's name, not `shown`: it is written into the PTX (`.file 1 "<current folder>/<name>"`
-    // with -lineinfo, NVRTC 13.5.37), so a path there would change the module's identity with the
-    // folder a project keeps the file in, and `#include "..."` would be looked for beside that path
-    // instead of in the current folder (docs/adding-kernels.md, "Headers"). The log is renamed.
+    // the file's name, not `shown`: NVRTC writes it into the PTX (`.file 1 "<current folder>/<name>"`
+    // with -lineinfo, NVRTC 13.5.37; the module's identity keeps only the name, `ptx::ptx_sha256`),
+    // and `#include "..."` would be looked for beside a path instead of in the current folder
+    // (docs/adding-kernels.md, "Headers"). The log is renamed.
     let shown_name = if file.starts_with('-') { format!("./{file}") } else { file.to_string() };
     let name = CString::new(shown_name.as_str()).map_err(|_| nul("the file name"))?;
     let names: Vec<CString> =

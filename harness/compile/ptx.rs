@@ -13,21 +13,33 @@ pub fn itanium_name(mangled: &str) -> Option<&str> {
 }
 
 /// The identity of a module's code: SHA-256 (lowercase hex) of its PTX, with what differs between
-/// two compiles of one source taken out. NVRTC names a translation unit's internal-linkage symbols
-/// (libcu++'s `cuda::std` customization-point objects that CCCL's headers bring, anonymous
-/// namespaces) after a module id and the compiling process's id
-/// (`_ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_30504...`: module id `8e9d8e83`, process
-/// 30504), and for a file whose kernels are all templates the module id changes on every compile
-/// (NVRTC 13.0 and 13.5: `harness/tests/fixtures/ptx/` holds `kernels/blocksum.cu` compiled by two
-/// processes; NVIDIA's developer forum, "Non-deterministic compilation when anonymous namespaces
-/// are used", reports the same of nvcc). So in every such name the module id and process id are
-/// replaced by `MODULE` and the name's length by `L`, and the `.debug_str` section (those names
-/// again, as bytes, from `-lineinfo`) is left out. PTX without such names is hashed as it is. Pure.
+/// two compiles of one source taken out, so that every runner of a pool records one module for one
+/// code. Two things differ:
+/// - **Folders.** With `-lineinfo` NVRTC names each file whose lines the code holds in a `.file`
+///   directive by its absolute path: `.file 1 "<current folder>/blocksum.cu"`, `.file 2
+///   "<toolkit>/include/cub/block/block_reduce.cuh"` (PTX ISA, "Debugging Directives: .file";
+///   `harness/tests/fixtures/ptx/` holds such PTX). Two checkouts in other folders, or two toolkits
+///   installed in other places, would make two modules of one code; so each `.file` path is
+///   replaced by its last component, the file's name. The `.loc` lines
+///   that point into those files (file number, line, column) stay: an edit that moves a kernel's
+///   lines is another module, as before.
+/// - **Internal names.** NVRTC names a translation unit's internal-linkage symbols (libcu++'s
+///   `cuda::std` customization-point objects that CCCL's headers bring, anonymous namespaces) after
+///   a module id and the compiling process's id (`_ZN48_INTERNAL_00000000_11_blocksum_cu_8e9d8e83_30504...`:
+///   module id `8e9d8e83`, process 30504), and for a file whose kernels are all templates the module
+///   id changes on every compile (NVRTC 13.0 and 13.5: `harness/tests/fixtures/ptx/` holds
+///   `kernels/blocksum.cu` compiled by two processes; NVIDIA's developer forum, "Non-deterministic
+///   compilation when anonymous namespaces are used", reports the same of nvcc). So in every such
+///   name the module id and process id are replaced by `MODULE` and the name's length by `L`, and
+///   the `.debug_str` section (those names again, as bytes, from `-lineinfo`) is left out.
+///
+/// PTX with neither (no `-lineinfo`, no internal names: a prebuilt `.ptx` module) is hashed as it
+/// is, as `sha256sum` prints it. Pure.
 pub fn ptx_sha256(ptx: &str) -> String {
     use sha2::{Digest, Sha256};
     let tokens = module_tokens(ptx);
     let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
-    if tokens.is_empty() {
+    if tokens.is_empty() && !ptx.lines().any(|l| file_directive_name(l).is_some()) {
         return hex(&Sha256::digest(ptx.as_bytes()));
     }
     let mut hash = Sha256::new();
@@ -35,16 +47,34 @@ pub fn ptx_sha256(ptx: &str) -> String {
     for line in ptx.lines() {
         let t = line.trim();
         if t.starts_with(".section") {
-            in_debug_str = t.split_whitespace().nth(1) == Some(".debug_str");
+            in_debug_str = !tokens.is_empty() && t.split_whitespace().nth(1) == Some(".debug_str");
         }
         if in_debug_str {
             in_debug_str = t != "}";
             continue;
         }
-        hash.update(canonical_names(line, &tokens).as_bytes());
+        match file_directive_name(line) {
+            Some(named) => hash.update(named.as_bytes()),
+            None => hash.update(canonical_names(line, &tokens).as_bytes()),
+        }
         hash.update(b"\n");
     }
     hex(&hash.finalize())
+}
+
+/// A `.file` directive (`\t.file\t1 "/work/repo/kernels/blocksum.cu"`, optionally followed by a
+/// timestamp and a size: PTX ISA, "Debugging Directives: .file") with its path cut to the last
+/// component (`\t.file\t1 "blocksum.cu"`); `None` for any other line. Pure.
+fn file_directive_name(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix(".file")?;
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    let open = line.find('"')?;
+    let close = open + 1 + line[open + 1..].find('"')?;
+    let path = &line[open + 1..close];
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    Some(format!("{}{name}{}", &line[..=open], &line[close..]))
 }
 
 /// The `<module id>_<process id>` of each `<length>_INTERNAL_<8 hex>_<n>_<n characters>_<8 hex>_<digits>`
@@ -171,6 +201,42 @@ mod tests {
         let plain = ".visible .entry k(\n";
         let hex: String = Sha256::digest(plain).iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(ptx_sha256(plain), hex);
+    }
+
+    #[test]
+    fn the_folders_of_the_files_do_not_change_the_identity() {
+        // params.cu compiled with -lineinfo in /tmp/pp: `.file 1 "/tmp/pp/params.cu"`.
+        let path = crate::source::fixture_path("ptx/params-nvrtc13.5-sm_90.ptx");
+        let ptx = std::fs::read_to_string(path).unwrap();
+        assert!(ptx.contains(".file\t1 \"/tmp/pp/params.cu\""));
+        let elsewhere = ptx.replace("/tmp/pp/", "/home/runner/_work/repo/repo/kernels/");
+        assert_eq!(ptx_sha256(&elsewhere), ptx_sha256(&ptx), "another checkout's folder: one module");
+        assert_ne!(
+            ptx_sha256(&ptx.replace("/tmp/pp/params.cu", "/tmp/pp/other.cu")),
+            ptx_sha256(&ptx),
+            "the name counts"
+        );
+        assert_ne!(ptx_sha256(&ptx.replace(".loc\t1 8 34", ".loc\t1 9 34")), ptx_sha256(&ptx), "the lines count");
+        // With internal names too: another checkout and another toolkit's headers, one module.
+        let path = crate::source::fixture_path("ptx/blocksum-128x4-nvrtc13.0-process1.ptx");
+        let blocksum = std::fs::read_to_string(path).unwrap();
+        let moved = blocksum
+            .replace("/work/main/.nvrtc/include/cccl/", "/usr/local/cuda-13.0/include/")
+            .replace("/work/main/", "/srv/ci/");
+        assert_ne!(moved, blocksum);
+        assert_eq!(ptx_sha256(&moved), ptx_sha256(&blocksum));
+    }
+
+    #[test]
+    fn a_file_directive_keeps_its_name_and_what_follows() {
+        assert_eq!(file_directive_name("\t.file\t1 \"/a/b/k.cu\"").as_deref(), Some("\t.file\t1 \"k.cu\""));
+        assert_eq!(
+            file_directive_name(".file 2 \"C:\\src\\k.cuh\", 1700000000, 512").as_deref(),
+            Some(".file 2 \"k.cuh\", 1700000000, 512")
+        );
+        assert_eq!(file_directive_name(".file 3 \"k.cu\"").as_deref(), Some(".file 3 \"k.cu\""));
+        assert_eq!(file_directive_name(".filed 1 \"/a/k.cu\""), None);
+        assert_eq!(file_directive_name("\tld.global.f32 %f1, [%rd1]; // \"/a\""), None);
     }
 
     #[test]
