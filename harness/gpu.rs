@@ -366,10 +366,23 @@ impl Gpu {
         }
         let (ptx, sha256, lowered) = compile()?;
         let prebuilt = crate::kernel_file::kind_of(shown) == Some(crate::kernel_file::Kind::Ptx);
+        // The text of NVRTC's PTX, for the error should the driver refuse it (a cubin has none).
+        let made_text = if prebuilt || crate::kernel_file::is_binary(shown) { String::new() } else { ptx.to_src() };
         let module = self.ctx.load_module(ptx).map_err(|e| match prebuilt {
             // A prebuilt PTX module (its text is `source`): name its PTX ISA and the driver's release.
             true => Error::Driver {
                 doing: crate::compile::prebuilt::load_context(shown, source, &self.facts.cuda_driver_version, e.0),
+                source: e,
+            },
+            // NVRTC's PTX: name its ISA and the NVRTC that made it when the driver is older.
+            false if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => Error::Driver {
+                doing: crate::compile::prebuilt::nvrtc_load_context(
+                    shown,
+                    &made_text,
+                    &self.facts.cuda_driver_version,
+                    &crate::nvrtc::load().map_or_else(|_| "NVRTC".to_string(), ToString::to_string),
+                    e.0,
+                ),
                 source: e,
             },
             false => Error::driver(format!("loading the module of {shown}"))(e),

@@ -292,6 +292,49 @@ pub fn load_context(shown: &str, ptx: &str, cuda: &str, status: cudarc::driver::
     }
 }
 
+/// What to say when the driver refused to load the module NVRTC made of kernel file `shown`
+/// (`ptx`, its text) with `status`, on a driver that supports CUDA `cuda` (`13.0`), where `nvrtc`
+/// names the NVRTC that compiled it ([`crate::nvrtc::Nvrtc`]'s line: version, path, how it was
+/// found). For `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`: the module's PTX ISA is newer than the driver
+/// loads (CUDA C++ Programming Guide, "PTX Compatibility"; docs/runners.md has the H200 runner's
+/// case, NVRTC 13.5's PTX ISA 9.5 on a CUDA 13.0 driver), and the fix is an NVRTC no newer than the
+/// driver's release, the runner's CUDA toolkit, or a newer driver. For another status, the ISA and
+/// the target. Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate::compile::prebuilt::nvrtc_load_context;
+/// use cudarc::driver::sys::CUresult;
+/// let ptx = ".version 9.5\n.target sm_90\n.visible .entry k()\n{\n}\n";
+/// let nvrtc = "NVRTC 13.5 (/repo/.nvrtc/lib/libnvrtc.so.13, found by the project's .nvrtc)";
+/// let said = nvrtc_load_context("kernels/k.cu", ptx, "13.0", nvrtc, CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+/// assert!(said.contains("PTX ISA 9.5, newer than this driver (CUDA 13.0) can load"));
+/// assert!(said.contains("KERNELGATE_NVRTC"));
+/// ```
+pub fn nvrtc_load_context(
+    shown: &str,
+    ptx: &str,
+    cuda: &str,
+    nvrtc: &str,
+    status: cudarc::driver::sys::CUresult,
+) -> String {
+    use cudarc::driver::sys::CUresult;
+    let isa =
+        ptx_version(ptx).map_or_else(|| "no .version".to_string(), |(major, minor)| format!("PTX ISA {major}.{minor}"));
+    match status {
+        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => format!(
+            "loading the module of {shown}: {nvrtc} made {isa}, newer than this driver (CUDA {cuda}) can load; compile \
+             with an NVRTC no newer than CUDA {cuda}: the runner's CUDA toolkit (CUDA_HOME=<toolkit>, or \
+             KERNELGATE_NVRTC=<toolkit>/lib64 when another NVRTC is found first), or update the driver \
+             (docs/runners.md)"
+        ),
+        _ => format!(
+            "loading the module of {shown} ({isa}, .target {}; the driver supports CUDA {cuda})",
+            ptx_target(ptx).unwrap_or_default()
+        ),
+    }
+}
+
 /// A `(major, minor)` version: a CUDA release (`(13, 0)`) or a PTX ISA (`(9, 0)`).
 pub type Release = (u32, u32);
 
