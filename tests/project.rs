@@ -82,7 +82,7 @@ fn a_bad_file_or_one_file_name_in_two_folders_stops_the_run_and_the_program() {
     let root = project(tmp.path(), "kernels = [\"src/cuda\"]\nbaseline = \"perf\"\n");
     let sub = root.join("tools/sub");
     let file = root.join("kernelgate.toml");
-    let says = format!("{}:2: unknown field `baseline`, expected one of `kernels`, `baselines`", file.display());
+    let says = format!("{}:2: unknown key `baseline`; did you mean `baselines`?", file.display());
     let (code, text) = suite(&sub, &["--list"], &[]);
     assert_eq!(code, 2, "{text}");
     assert!(text.contains(&says), "{text}");
