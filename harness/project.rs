@@ -34,7 +34,8 @@ pub const FILE: &str = "kernelgate.toml";
 
 /// The keys of `kernelgate.toml` as written, each optional ([`Project`] has the defaults). A key
 /// that is not one of these is an error naming its line, as a misspelt key would otherwise be
-/// ignored.
+/// ignored: the build helper's list of keys (`kernelgate_build::project_file::KEYS`) is checked
+/// first, so that the run and the build refuse a file with one message ([`Settings::parse`]).
 #[derive(Debug, Default, Clone, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
@@ -150,7 +151,10 @@ impl Settings {
     ///
     /// # Errors
     /// [`Error::Project`] naming `path` and the line of the fault (TOML that does not parse, a key
-    /// kernelgate does not know, a value of the wrong type, an empty list of kernel folders).
+    /// kernelgate does not know, a value of the wrong type, an empty list of kernel folders). A key
+    /// kernelgate does not know is named as the build helper names it
+    /// (`kernelgate_build::project_file::unknown_key`: the key, its table, `did you mean ...?`
+    /// where a known key is within two edits, and the fix).
     ///
     /// # Example
     /// ```
@@ -158,9 +162,12 @@ impl Settings {
     /// let s = Settings::parse("kernels = [\"src/cuda\"]\n", "kernelgate.toml".as_ref()).unwrap();
     /// assert!(s.baselines.is_none());
     /// let e = Settings::parse("kernel = \"src\"\n", "kernelgate.toml".as_ref()).unwrap_err();
-    /// assert!(e.to_string().starts_with("kernelgate.toml:1: unknown field `kernel`"));
+    /// assert!(e.to_string().starts_with("kernelgate.toml:1: unknown key `kernel`; did you mean `kernels`?"));
     /// ```
     pub fn parse(text: &str, path: &Path) -> Result<Settings> {
+        if let Some(unknown) = kernelgate_build::project_file::unknown_key(text) {
+            return Err(Error::Project { path: path.into(), line: Some(unknown.line), message: unknown.to_string() });
+        }
         let settings: Settings = toml::from_str(text).map_err(|e| {
             let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
             Error::Project { path: path.into(), line, message: e.message().trim_end().to_string() }
@@ -572,7 +579,7 @@ mod tests {
     #[test]
     fn a_bad_file_is_refused_naming_its_line() {
         let e = parse("kernels = [\"a\"]\nbaseline = \"b\"\n").unwrap_err().to_string();
-        assert!(e.starts_with("kernelgate.toml:2: unknown field `baseline`, expected one of"), "{e}");
+        assert!(e.starts_with("kernelgate.toml:2: unknown key `baseline`; did you mean `baselines`?"), "{e}");
         let e = parse("\n\nkernels = 3\n").unwrap_err().to_string();
         assert!(e.starts_with("kernelgate.toml:3: invalid type: integer `3`, expected a folder or a list"), "{e}");
         assert!(!e.contains("untagged"), "serde's internals stay out of it: {e}");
@@ -624,12 +631,45 @@ mod tests {
         let e = parse("[nvrtc.files.\"a.cu\"]\noptions = [\"-arch=sm_90a\"]\n").unwrap_err().to_string();
         assert!(e.starts_with("kernelgate.toml:2: [nvrtc] option \"-arch=sm_90a\" sets the architecture"), "{e}");
         let e = parse("[nvrtc]\nflags = []\n").unwrap_err().to_string();
-        assert!(e.starts_with("kernelgate.toml:2: unknown field `flags`"), "{e}");
+        assert!(e.starts_with("kernelgate.toml:2: unknown key `flags` in [nvrtc]"), "{e}");
         let s = parse("[nvrtc]\ninclude = [\"missing\"]\n").unwrap();
         let dir = tempfile::tempdir().unwrap();
         let p = Project::new(dir.path(), Some(dir.path().join(FILE)), s, &Config::default());
         let e = p.nvrtc_options("a.cu").unwrap_err().to_string();
         assert!(e.contains("kernelgate.toml: [nvrtc] include names missing, which is not a folder"), "{e}");
+    }
+
+    /// The build helper's list of keys (which it and [`Settings::parse`] check a file against) is
+    /// the keys [`Settings`] reads: a file of every listed key, each table's, parses into a
+    /// `Settings` with every field set. A field added to `Settings` breaks the destructuring
+    /// below; a key added to the list alone is refused by serde here.
+    #[test]
+    fn the_build_helpers_list_of_keys_is_the_keys_settings_reads() {
+        const EVERY_KEY: &str = "kernels = [\"k\"]\nbaselines = \"b\"\nhistory = \"h\"\nout_dir = \"o\"\n\
+                                 [nvrtc]\noptions = [\"-DX=1\"]\ninclude = [\"i\"]\n\
+                                 [nvrtc.files.\"a.cu\"]\noptions = [\"-DY=1\"]\ninclude = [\"j\"]\n\
+                                 [build]\ncommand = \"make\"\n";
+        let table: toml::Table = EVERY_KEY.parse().unwrap();
+        let keys = |t: &toml::Table| t.keys().cloned().collect::<std::collections::BTreeSet<String>>();
+        let nvrtc = table["nvrtc"].as_table().unwrap();
+        let written = [
+            ("", keys(&table)),
+            ("nvrtc", keys(nvrtc)),
+            (kernelgate_build::project_file::FILE_TABLE, keys(nvrtc["files"]["a.cu"].as_table().unwrap())),
+            ("build", keys(table["build"].as_table().unwrap())),
+        ];
+        let listed: Vec<(&str, std::collections::BTreeSet<String>)> = kernelgate_build::project_file::KEYS
+            .iter()
+            .map(|(t, k)| (*t, k.iter().map(|k| k.to_string()).collect()))
+            .collect();
+        assert_eq!(listed, written, "the file below holds every listed key of every table");
+        let Settings { kernels, baselines, history, out_dir, nvrtc, build } = parse(EVERY_KEY).unwrap();
+        let Nvrtc { options, include, files } = nvrtc.unwrap();
+        let NvrtcFile { options: file_options, include: file_include } = &files["a.cu"];
+        let BuildCommand { command } = build.unwrap();
+        assert!(kernels.is_some() && baselines.is_some() && history.is_some() && out_dir.is_some());
+        assert!(!options.is_empty() && !include.is_empty() && !file_options.is_empty() && !file_include.is_empty());
+        assert_eq!(command, "make");
     }
 
     #[test]

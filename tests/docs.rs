@@ -169,6 +169,40 @@ fn relative_links_resolve() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
+/// resource-gate.md gives nvdisasm's search order as `kernelgate::toolkit::places` makes it: the
+/// variable first (and alone), then each place the code searches, in the code's order. The places
+/// come from the code with the variables' values standing for their names.
+#[test]
+fn the_nvdisasm_search_order_of_the_docs_is_the_codes() {
+    use kernelgate::toolkit::{Places, places};
+    let spec = &kernelgate::sass::nvdisasm::SPEC;
+    let text = read(&root().join("docs/resource-gate.md"));
+    let at = text.find("`KERNELGATE_NVDISASM` when it is set").expect("the search in resource-gate.md");
+    let paragraph = &text[at..at + text[at..].find("\n- ").expect("the next item")];
+    let set = |k: &str| (k == spec.env_var).then(|| "/opt/nvdisasm".to_string());
+    assert_eq!(places(spec, &set, "/r".as_ref()), Places::Given("/opt/nvdisasm".into()), "the variable, alone");
+    let env = |k: &str| match k {
+        "CUDA_HOME" => Some("/cuda-home".to_string()),
+        "CUDA_PATH" => Some("/cuda-path".to_string()),
+        "PATH" => Some("/path-folder".to_string()),
+        _ => None,
+    };
+    let Places::Search(searched) = places(spec, &env, "/root".as_ref()) else { panic!("no variable set") };
+    let mut last = 0;
+    for place in searched {
+        let named = place
+            .display()
+            .to_string()
+            .replace("/root/", "<project root>/")
+            .replace("/cuda-home/", "$CUDA_HOME/")
+            .replace("/cuda-path/", "$CUDA_PATH/")
+            .replace("/path-folder/nvdisasm", "the folders of `PATH`");
+        let found = paragraph.find(&named).unwrap_or_else(|| panic!("{named} is not named: {paragraph}"));
+        assert!(found > last, "{named} is out of the code's order: {paragraph}");
+        last = found;
+    }
+}
+
 /// The README is what a newcomer reads in five minutes; the rest is in docs/.
 #[test]
 fn the_readme_is_short() {

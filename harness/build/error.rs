@@ -29,7 +29,8 @@ pub enum ErrorKind {
     /// A kernel folder or file cannot be read, or the generated file cannot be written (with the
     /// operating system's words).
     Io,
-    /// `kernelgate.toml` does not parse, or its `kernels` names no folder.
+    /// `kernelgate.toml` does not parse, names a key kernelgate does not know
+    /// ([`crate::project_file::unknown_key`]), or its `kernels` names no folder.
     ProjectFile,
     /// The kernel folders hold no kernel file (`.cu`, `.ptx`, `.cubin`, `.fatbin`).
     NoKernelFiles,

@@ -114,7 +114,7 @@ pub fn declared(file: &str, text: &str) -> Result<Declared, Error> {
         Some(Kind::Cubin | Kind::Fatbin) => binary_entries(file, text).expect("a binary module").map(|entries| {
             Declared { entries: entries.into_iter().map(|e| (e.name, 0)).collect(), templates: Vec::new() }
         }),
-        _ => entry_scan::declared(text),
+        _ => entry_scan::declared_as(text, &entry_scan::module_name(file)),
     }
 }
 
@@ -327,8 +327,11 @@ mod tests {
         let twice = ".version 9.0\n.target sm_90\n.visible .entry a()\n{\n}\n.visible .entry a()\n{\n}\n";
         let e = declared("t.ptx", twice).unwrap_err();
         assert!(e.kind() == ErrorKind::Redeclared && e.message().starts_with("line 6:"), "{e}");
-        // A .cu file is still scanned as CUDA C++.
+        // A .cu file is still scanned as CUDA C++; a kernel of C++ linkage is told the fix with the
+        // module of the file's constants.
         assert!(declared("k.cu", "extern \"C\" __global__ void k() {}\n").is_ok());
+        let e = declared("my-ops.cu", "__global__ void k() {}\n").unwrap_err();
+        assert!(e.kind() == ErrorKind::NoKernel && e.message().contains("(`k::my_ops::<template>.with("), "{e}");
     }
 
     #[test]

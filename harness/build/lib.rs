@@ -40,6 +40,7 @@ mod error;
 pub mod fatbin;
 pub mod git;
 pub mod kernel_file;
+pub mod project_file;
 pub mod provenance;
 
 pub use error::{Error, ErrorKind};
@@ -103,8 +104,8 @@ impl Build {
     /// Stops the build script (exit status 1, the message on stderr as `error: kernelgate build
     /// failed: <file>: ...`, which cargo shows) when a kernel folder cannot be read or holds no
     /// kernel file, a source is not UTF-8, a file declares no kernel or one name twice, a prebuilt
-    /// module cannot be read, two files map to one module, or `kernelgate.toml`'s `kernels` is
-    /// malformed. [`Build::generate`] returns the same as a value.
+    /// module cannot be read, two files map to one module, or `kernelgate.toml` names a key kernelgate
+    /// does not know or a malformed `kernels`. [`Build::generate`] returns the same as a value.
     ///
     /// # Panics
     /// Outside a build script (cargo sets `OUT_DIR` for it), or when `$OUT_DIR` cannot be written.
@@ -156,16 +157,22 @@ impl Build {
 
 /// The kernel folders of the project at `root`: `kernels` in its `kernelgate.toml` (a folder or a
 /// list of folders, relative to `root`), else `<root>/kernels`, as the library reads them at run
-/// time (which also refuses the keys it does not know; this reads `kernels` alone).
+/// time. A key the file's table does not take ([`project_file::unknown_key`]) is refused as the
+/// library refuses it, so that a misspelt `kernels` is not read as the default folder.
 ///
 /// # Errors
-/// [`ErrorKind::ProjectFile`] at the project file, saying what is wrong with its `kernels`.
+/// [`ErrorKind::ProjectFile`] at the project file (and the line, where it names one), saying what
+/// is wrong: TOML that does not parse, a key it does not know, a malformed `kernels`.
 pub fn kernel_folders(root: &Path) -> Result<Vec<PathBuf>, Error> {
     let file = root.join(PROJECT_FILE);
     let Ok(text) = std::fs::read_to_string(&file) else { return Ok(vec![root.join("kernels")]) };
     let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
     let refused = |message: String| Error::new(ErrorKind::ProjectFile, message).at(Path::new(&shown));
     let table = text.parse::<toml::Table>().map_err(|e| refused(e.to_string()))?;
+    if let Some(unknown) = project_file::unknown_key(&text) {
+        let place = format!("{shown}:{}", unknown.line);
+        return Err(Error::new(ErrorKind::ProjectFile, unknown.to_string()).at(Path::new(&place)));
+    }
     // What `kernels` is refused for is said at its line, as the library says it.
     let line = text.lines().position(|l| l.trim_start().starts_with("kernels")).map_or(0, |i| i + 1);
     let refused = |message: &str| {
@@ -461,5 +468,30 @@ mod tests {
 
         let none = project(&[("kernelgate.toml", "kernels = []\n")]);
         assert!(generate(none.path()).unwrap_err().2.contains("no folder"));
+    }
+
+    /// A misspelt `kernels` is refused, as the run refuses it, rather than read as the default
+    /// folder (which here holds a kernel file, so the build would otherwise go on).
+    #[test]
+    fn an_unknown_key_of_the_project_file_stops_the_build_naming_its_line() {
+        let dir = project(&[
+            ("kernels/a.cu", "extern \"C\" __global__ void a() { }\n"),
+            ("src/cuda/b.cu", "extern \"C\" __global__ void b() { }\n"),
+            ("kernelgate.toml", "# the GPU code\nkernel = [\"src/cuda\"]\n"),
+        ]);
+        let (path, kind, message) = generate(dir.path()).unwrap_err();
+        assert_eq!((kind, path), (ErrorKind::ProjectFile, PathBuf::from("kernelgate.toml:2")));
+        assert!(
+            message.starts_with("unknown key `kernel`; did you mean `kernels`? kernelgate.toml takes"),
+            "{message}"
+        );
+        assert!(message.contains("rename the key, or remove it"), "the fix: {message}");
+        let nested = project(&[
+            ("kernels/a.cu", "extern \"C\" __global__ void a() { }\n"),
+            ("kernelgate.toml", "[nvrtc]\nflags = [\"-DX=1\"]\n"),
+        ]);
+        let (path, _, message) = generate(nested.path()).unwrap_err();
+        assert_eq!(path, PathBuf::from("kernelgate.toml:2"));
+        assert!(message.starts_with("unknown key `flags` in [nvrtc]"), "{message}");
     }
 }

@@ -377,6 +377,43 @@ impl Tolerance {
         got == want || (got - want).abs() <= allowed
     }
 
+    /// The least relative tolerance a buffer of `elem` can sensibly be compared within, where this
+    /// one is below it; `None` where this tolerance is fine or the rule does not apply. The rule:
+    /// a buffer of a narrow floating-point format (f16, bf16, FP8 E4M3 and E5M2) compared within
+    /// a relative part alone (`abs` and `ulps` 0) that is above 0 but below the format's unit
+    /// roundoff ([`Elem::unit_roundoff`], half an ulp at 1.0: f16 2^-11, bf16 2^-8, E4M3 2^-4,
+    /// E5M2 2^-3) is refused, and that unit roundoff returned. A result rounded correctly to the
+    /// format may differ from an unrounded reference by that much relatively, and two numbers of
+    /// the format near `want` differ by at least about that much, so such a tolerance admits a
+    /// bit-equal result alone, which no GPU result can be relied on to be; it passes every check
+    /// on the CPU all the same.
+    ///
+    /// Left alone, as nothing here can decide them honestly: [`Tolerance::EXACT`] (bit-exact is a
+    /// claim a copy or a permutation makes, and meets); any `ulps` (at least one ulp at every
+    /// value, above half of one); an `abs` part (in the buffer's own units, whose sufficiency
+    /// depends on the magnitudes of the values, which the case does not state); f32 and f64
+    /// buffers, whose tolerances are checked by the cases' own tests.
+    ///
+    /// The formats: IEEE 754-2019 binary16 (10 fraction bits); bfloat16, the upper half of
+    /// binary32 (7 fraction bits; Intel, "BFLOAT16 - Hardware Numerics Definition", 2018); FP8
+    /// E4M3 and E5M2 of the OCP "8-bit Floating Point Specification (OFP8)", revision 1.0, 2023
+    /// (3 and 2 fraction bits).
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::case::{Elem, Tolerance};
+    /// assert_eq!(Tolerance::abs_rel(0.0, 1e-3).too_tight_for(Elem::BF16), Some(2f64.powi(-8)));
+    /// assert_eq!(Tolerance::abs_rel(0.0, 1e-2).too_tight_for(Elem::BF16), None);
+    /// assert_eq!(Tolerance::abs_rel(0.0, 1e-3).too_tight_for(Elem::F32), None);
+    /// assert_eq!(Tolerance::ulps(1).too_tight_for(Elem::E4M3), None);
+    /// assert_eq!(Tolerance::EXACT.too_tight_for(Elem::F16), None);
+    /// ```
+    pub fn too_tight_for(&self, elem: Elem) -> Option<f64> {
+        let narrow = matches!(elem, Elem::F16 | Elem::BF16 | Elem::E4M3 | Elem::E5M2);
+        let least = elem.unit_roundoff()?;
+        (narrow && self.ulps == 0 && self.abs == 0.0 && self.rel > 0.0 && self.rel < least).then_some(least)
+    }
+
     /// For a float32 sum whose longest chain of additions any element goes through is `k`, of
     /// non-negative terms, against a float64 reference: relative `gamma_k = k u / (1 - k u)`,
     /// `u = 2^-24` (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., 2002,

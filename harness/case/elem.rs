@@ -185,6 +185,24 @@ impl Elem {
         out
     }
 
+    /// Half an ulp at 1.0, `2^-(p+1)` for a floating-point format of `p` fraction bits: the unit
+    /// roundoff `u`, the largest relative error of rounding a real number in the normal range to
+    /// the nearest number of the format (Higham, *Accuracy and Stability of Numerical Algorithms*,
+    /// 2nd ed., 2002, Theorem 2.2: `fl(x) = x (1 + d)`, `|d| < u = 2^-t` for `t = p + 1` bits of
+    /// precision). bf16 2^-8, f16 2^-11, E4M3 2^-4, E5M2 2^-3, f32 2^-24, f64 2^-53; `None` for an
+    /// integer type.
+    ///
+    /// # Example
+    /// ```
+    /// use kernelgate::case::Elem;
+    /// assert_eq!(Elem::BF16.unit_roundoff(), Some(2f64.powi(-8)));
+    /// assert_eq!(Elem::BF16.unit_roundoff(), Some(Elem::BF16.ulp(1.0) / 2.0));
+    /// assert_eq!(Elem::I32.unit_roundoff(), None);
+    /// ```
+    pub fn unit_roundoff(self) -> Option<f64> {
+        self.format().map(|(fraction, _)| 2f64.powi(-(fraction + 1)))
+    }
+
     /// The unit in the last place at `x`: the distance between the two representable numbers of
     /// this format around `|x|`, `2^(max(e, e_min) - p)` for `|x|` in `[2^e, 2^(e+1))`, `p` the
     /// fraction bits and `e_min` the least normal exponent (subnormals have the spacing of the

@@ -6,8 +6,10 @@ use super::Case;
 /// For a project's unit tests of its case table: runs every case's reference on freshly drawn
 /// inputs (seed 1) and checks it returns one buffer per compared parameter, each as long as that
 /// parameter's buffer and of a type the check compares it in (the parameter's own, or `f32` or
-/// `f64` for a floating-point one: [`crate::case::Reference`]), then [`assert_program_fits`].
-/// Needs no GPU.
+/// `f64` for a floating-point one: [`crate::case::Reference`]), that no compared buffer's
+/// tolerance is tighter than its element type can be held to ([`crate::case::Tolerance::too_tight_for`]:
+/// a relative tolerance below half an ulp of an f16, bf16 or FP8 buffer), then
+/// [`assert_program_fits`]. Needs no GPU.
 ///
 /// # Panics
 /// Naming the case and the fix, at the first case that does not fit.
@@ -44,6 +46,19 @@ pub fn assert_references_fit(cases: &[Case]) {
                 c.name(),
                 if param.is_float() { " (or f32 or f64: compared unrounded within its ulps)" } else { "" }
             );
+            let tolerance = c.tolerance_for(slot);
+            if let Some(least) = tolerance.too_tight_for(param) {
+                panic!(
+                    "{}: parameter {slot} ({param}) is compared within a relative tolerance of {:e} alone, below half \
+                     an ulp of {param} at 1.0 ({least:e} = 2^{}): a result rounded correctly to {param} differs from an \
+                     unrounded reference by up to that much, so this tolerance admits only a bit-equal result, which no \
+                     GPU result can be relied on to be; give rel at least {least:e} (Tolerance::abs_rel(0.0, {least:e})), \
+                     or Tolerance::ulps(1), or Tolerance::EXACT where the result is bit-exact (a copy)",
+                    c.name(),
+                    tolerance.rel,
+                    least.log2()
+                );
+            }
         }
         assert_program_fits(c);
     }
@@ -191,6 +206,55 @@ mod tests {
             msg.starts_with("t/cast/8: the reference returned i32 for parameter 1, a buffer of f16; return f16"),
             "{msg}"
         );
+    }
+
+    /// A relative tolerance below half an ulp of a narrow output passes every other check on the
+    /// CPU, but no GPU result meets it reliably: refused, naming the case, the tolerance, the type
+    /// and the least sensible value. ulps, EXACT and f32 outputs are left alone.
+    #[test]
+    fn a_tolerance_tighter_than_half_an_ulp_of_a_narrow_output_is_refused() {
+        use crate::case::{Elem, HostData, Tolerance};
+        let k = crate::source::k::coalescing::copy_coalesced;
+        let case = |out: Elem, tolerance: Tolerance| {
+            Case::new("t", "cast", "8", k)
+                .params([Param::input(8).of(Elem::BF16), Param::output(8).of(out)])
+                .reference_data(|b| vec![HostData::rounded(Elem::F64, b[0].to_f64())])
+                .tolerance(tolerance)
+        };
+        let tight = Tolerance::abs_rel(0.0, 1e-3);
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            assert_references_fit(&[case(Elem::BF16, tight)])
+        }))
+        .unwrap_err();
+        let msg = err.downcast_ref::<String>().cloned().unwrap();
+        assert!(
+            msg.starts_with(
+                "t/cast/8: parameter 1 (bf16) is compared within a relative tolerance of 1e-3 alone, below half an \
+                 ulp of bf16 at 1.0 (3.90625e-3 = 2^-8)"
+            ),
+            "{msg}"
+        );
+        assert!(msg.contains("give rel at least 3.90625e-3"), "{msg}");
+        // Per buffer: a tolerance of the buffer's own is the one held to the rule.
+        let own = case(Elem::F16, Tolerance::ulps(1)).tolerance_of(1, Tolerance::abs_rel(0.0, 1e-4));
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_references_fit(&[own]))).unwrap_err();
+        let msg = err.downcast_ref::<String>().cloned().unwrap();
+        assert!(msg.contains("parameter 1 (f16)") && msg.contains("(4.8828125e-4 = 2^-11)"), "{msg}");
+        for fine in [
+            case(Elem::BF16, Tolerance::abs_rel(0.0, 2f64.powi(-8))),
+            case(Elem::BF16, Tolerance::ulps(1)),
+            case(Elem::BF16, Tolerance::EXACT),
+            case(Elem::BF16, Tolerance::FMA),
+            case(Elem::F32, tight),
+            case(Elem::F16, Tolerance::ulps(1)).tolerance_of(1, Tolerance::abs_rel(0.0, 1e-3)),
+        ] {
+            assert_references_fit(&[fine]);
+        }
+        let rules = [(Elem::E4M3, 2f64.powi(-4)), (Elem::E5M2, 2f64.powi(-3)), (Elem::F16, 2f64.powi(-11))];
+        for (elem, least) in rules {
+            assert_eq!(Tolerance::abs_rel(0.0, least / 2.0).too_tight_for(elem), Some(least), "{elem}");
+            assert_eq!(Tolerance::abs_rel(0.0, least).too_tight_for(elem), None, "{elem}");
+        }
     }
 
     #[test]

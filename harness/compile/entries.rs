@@ -30,13 +30,8 @@ pub(crate) fn check_entries(
     let fix = if mangled.is_empty() {
         String::new()
     } else {
-        format!(
-            "; {} C++ linkage, so its PTX name is mangled and kernelgate cannot launch it by name: declare it \
-             `extern \"C\" __global__`, or make it a template at global scope and launch an instance from the \
-             case table (`k::{}::<template>.with(\"<arguments>\")`, docs/adding-kernels.md, \"Templated kernels\")",
-            if mangled.len() == 1 { format!("{} has", mangled[0]) } else { format!("{} have", mangled.join(", ")) },
-            source.file.trim_end_matches(".cu").replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-        )
+        // The build helper's sentence, which says the same of a file whose only kernels it found so.
+        format!("; {}", crate::entry_scan::cpp_linkage_fix(&mangled, &crate::entry_scan::module_name(source.file)))
     };
     let unseen: Vec<&str> = found.iter().copied().filter(|f| !listed.contains(f) && !f.starts_with("_Z")).collect();
     let cause = unseen_cause(&unseen, &crate::entry_scan::kernel_macros(source.source));

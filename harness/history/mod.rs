@@ -317,10 +317,30 @@ pub fn import_command(baselines: &Path) -> String {
     format!("kernelgate history import {}/*/runs", folder.display())
 }
 
+/// The line `kernelgate history runs`, `show` and `changes` print, exiting 0, where `dir` holds no
+/// history: no run is recorded yet, and how to record one (a GPU run, or [`import_command`] of
+/// `baselines`, the project's baselines folder as messages show it). An empty history is where a
+/// project starts, not an error. Pure.
+///
+/// # Example
+/// ```
+/// use std::path::Path;
+/// let line = kernelgate::history::no_history(Path::new("h"), Path::new("baselines"));
+/// assert!(line.starts_with("no history under h: no run is recorded yet;"));
+/// assert!(line.ends_with("`kernelgate history import baselines/*/runs` fills it from run CSVs"));
+/// ```
+pub fn no_history(dir: &Path, baselines: &Path) -> String {
+    format!(
+        "no history under {}: no run is recorded yet; a GPU run of the suite (`cargo test --release`) records one, \
+         and `{}` fills it from run CSVs",
+        dir.display(),
+        import_command(baselines)
+    )
+}
+
 /// `kernelgate history runs`: one line per stored run of each GPU key under `dir` (or of `gpu`
 /// only): commit (7 characters), run id, the start of the GPU UUID, and the number of values.
-/// Without any, a line saying so and what fills it ([`import_command`] of `baselines`, the
-/// project's baselines folder as messages show it).
+/// Without any, [`no_history`]'s line.
 ///
 /// # Errors
 /// [`crate::Error::History`] if a store cannot be opened or read; [`crate::Error::Io`] if `dir`
@@ -328,11 +348,7 @@ pub fn import_command(baselines: &Path) -> String {
 pub fn list_runs(dir: &Path, gpu: Option<&str>, baselines: &Path) -> Result<String> {
     let keys = runs_by_key(dir, gpu, baselines)?;
     if keys.is_empty() {
-        return Ok(format!(
-            "no history under {} (`{}` fills it from run CSVs)\n",
-            dir.display(),
-            import_command(baselines)
-        ));
+        return Ok(format!("{}\n", no_history(dir, baselines)));
     }
     Ok(keys.iter().map(|(key, runs)| format_runs(key, runs)).collect())
 }

@@ -13,6 +13,10 @@ const ALLOWED: &[(&str, &str)] = &[
          this one); its test asserts that default where there is one, and reads no file there",
     ),
     (
+        "bin/kernelgate/init/tests.rs",
+        "the tests of bin/kernelgate/init.rs, moved beside it: the test that asserts that default",
+    ),
+    (
         "tests/any_project.rs",
         "the integration test uses the checkout's NVRTC (`.nvrtc/`, from scripts/get-nvrtc) where \
          KERNELGATE_NVRTC is unset and that folder exists; a tool, not a test file",

@@ -52,7 +52,8 @@ pub(crate) enum HistoryCommand {
         format: Format,
     },
     /// One trial's series, one line per run (commit, run id, GPU, value, verdict), then its change
-    /// points per physical GPU.
+    /// points per physical GPU. Without any history yet, a line saying so (exit 0); a trial the
+    /// history does not hold is an error (exit 1).
     Show {
         /// Trial name, `family/variant/size`.
         trial: String,
@@ -67,7 +68,9 @@ pub(crate) enum HistoryCommand {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
-    /// The change points of every trial's series, per physical GPU, newest first.
+    /// The change points of every trial's series, per physical GPU, newest first. Without any
+    /// history yet, a line saying so (exit 0); a --since commit the history does not hold is an
+    /// error (exit 1).
     Changes {
         /// GPU key; default: every GPU key with a history.
         #[arg(long, value_name = "KEY")]
@@ -209,6 +212,15 @@ pub(crate) fn history_command(
             kernelgate::errln!("kernelgate: warning: {w}");
         }
     };
+    // No store at all (and no GPU key named, whose missing store is an error, as for `runs`): what
+    // `runs`, `show` and `changes` meet before the first run, which is not an error. Said on stdout
+    // for text, on stderr beside an empty document for JSON, as `runs` says it.
+    let empty =
+        |gpu: &Option<String>| -> Result<bool> { Ok(gpu.is_none() && history::store::gpu_keys(&dir)?.is_empty()) };
+    let say_empty = |format: Format| match format {
+        Format::Text => kernelgate::outln!("{}", history::no_history(&dir, &baselines)),
+        Format::Json => kernelgate::errln!("kernelgate: {}", history::no_history(&dir, &baselines)),
+    };
     match command {
         HistoryCommand::Import { paths } => {
             // Commit times and subjects come from the repository, where there is one.
@@ -262,15 +274,18 @@ pub(crate) fn history_command(
         HistoryCommand::Runs { gpu, format: Format::Json } => {
             let keys = history::runs_by_key(&dir, gpu.as_deref(), &baselines)?;
             if keys.is_empty() {
-                kernelgate::errln!(
-                    "kernelgate: no history under {} (`{}` fills it from run CSVs)",
-                    dir.display(),
-                    history::import_command(&baselines)
-                );
+                say_empty(Format::Json);
             }
             print_json(&history::query::runs_json(&dir, &keys));
         }
         HistoryCommand::Show { trial, metric, gpu, format } => {
+            if empty(&gpu)? {
+                say_empty(format);
+                if format == Format::Json {
+                    print_json(&history::query::show_json(&trial, &metric, &[]));
+                }
+                return Ok(0);
+            }
             let series = history::query::show_series(&dir, gpu.as_deref(), &trial, &metric, &baselines)?;
             match format {
                 Format::Json => print_json(&history::query::show_json(&trial, &metric, &series)),
@@ -283,6 +298,13 @@ pub(crate) fn history_command(
         }
         HistoryCommand::Changes { gpu, metric, since, format } => {
             let metric = (metric != "all").then_some(metric.as_str());
+            if empty(&gpu)? {
+                say_empty(format);
+                if format == Format::Json {
+                    print_json(&history::query::changes_json(metric, since.as_deref(), &[]));
+                }
+                return Ok(0);
+            }
             let found = history::query::find_changes(&dir, gpu.as_deref(), metric, since.as_deref(), &baselines)?;
             match format {
                 Format::Json => print_json(&history::query::changes_json(metric, since.as_deref(), &found)),

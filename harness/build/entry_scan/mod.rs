@@ -88,16 +88,39 @@ pub struct Declared {
 ///
 /// # Errors
 /// [`ErrorKind::NoKernel`], or [`ErrorKind::Redeclared`] naming the line; the message is for the
-/// file's owner (without the file's name, which the caller adds), with the fix.
+/// file's owner (without the file's name, which the caller adds), with the fix. A file whose only
+/// kernels have C++ linkage ([`cpp_linkage_kernels`], a forgotten `extern "C"`) is told which,
+/// at which line, and the fix ([`cpp_linkage_fix`]; the module of its constants is written
+/// `<module>` here: [`crate::kernel_file::declared`] knows the file and names it).
+///
+/// # Example
+/// ```
+/// let e = kernelgate_build::entry_scan::declared("__global__ void square(float* x) { x[0] *= x[0]; }\n").unwrap_err();
+/// assert!(e.message().contains(": square (line 1) has C++ linkage, so its PTX name is mangled"));
+/// ```
 pub fn declared(source: &str) -> Result<Declared, Error> {
+    declared_as(source, "<module>")
+}
+
+/// [`declared`], for a file whose case-table module is `module` ([`module_name`]), which the fix
+/// for a kernel of C++ linkage names.
+pub(crate) fn declared_as(source: &str, module: &str) -> Result<Declared, Error> {
     let entries = entry_points(source);
     let templates = template_kernels(source);
     if entries.is_empty() && templates.is_empty() {
-        return Err(Error::new(
-            ErrorKind::NoKernel,
+        let cpp: Vec<String> =
+            cpp_linkage_kernels(source).into_iter().map(|(name, line)| format!("{name} (line {line})")).collect();
+        let message = if cpp.is_empty() {
             "declares no `extern \"C\" __global__` kernel and no kernel template at global scope; every kernel file \
-             (.cu) of the kernel folders needs at least one",
-        ));
+             (.cu) of the kernel folders needs at least one"
+                .to_string()
+        } else {
+            format!(
+                "declares no `extern \"C\" __global__` kernel and no kernel template at global scope: {}",
+                cpp_linkage_fix(&cpp, module)
+            )
+        };
+        return Err(Error::new(ErrorKind::NoKernel, message));
     }
     if let Some((name, line)) = templates.iter().find(|(t, _)| entries.iter().any(|(e, _)| e == t)) {
         return Err(Error::new(
@@ -155,6 +178,57 @@ pub fn entry_points(source: &str) -> Vec<(String, usize)> {
         i += 1;
     }
     found
+}
+
+/// The `__global__` functions defined in `source` with C++ linkage, with the 1-based line of each
+/// name, in source order: neither `extern "C"` nor inside an `extern "C" { ... }` block, nor a
+/// template (at any scope). NVRTC names such a kernel in the PTX by its mangled name
+/// (`_Z6squarePfi`), which kernelgate cannot launch by the name the source gives it: most often a
+/// kernel whose author forgot `extern "C"`. A kernel in a namespace has C++ linkage too.
+pub fn cpp_linkage_kernels(source: &str) -> Vec<(String, usize)> {
+    let tokens = active_tokens(&tokenize(&splice(source)));
+    // The `__global__` of every template kernel, at any depth: `template <...> [specifiers] __global__`.
+    let mut templated = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if t.is_ident("template")
+            && tokens.get(i + 1).is_some_and(|t| t.is_punct('<'))
+            && let Some(close) = matching_angle(&tokens, i + 1)
+        {
+            templated.push(skip_specifiers(&tokens, close + 1));
+        }
+    }
+    let entries = entry_points(source);
+    (0..tokens.len())
+        .filter(|i| tokens[*i].is_ident("__global__") && !templated.contains(i))
+        .filter_map(|i| kernel_definition(&tokens, i))
+        .filter(|kernel| !entries.contains(kernel))
+        .collect()
+}
+
+/// What kernelgate says of kernels of C++ linkage and the fix, after the semicolon of a message
+/// about a kernel file whose case-table module is `module` ([`module_name`]): `kernels` as the
+/// caller shows each (`square (line 3)` from the source, `square (PTX entry _Z6squarePfi)` from
+/// the PTX). One sentence for the build helper ([`declared`]) and the library's compile trials
+/// (`kernelgate::compile`), which find them in the source and in the PTX. Pure.
+///
+/// # Example
+/// ```
+/// let fix = kernelgate_build::entry_scan::cpp_linkage_fix(&["square (line 3)".into()], "ops");
+/// assert!(fix.starts_with("square (line 3) has C++ linkage, so its PTX name is mangled"));
+/// assert!(fix.contains("declare it `extern \"C\" __global__`") && fix.contains("k::ops::<template>"));
+/// ```
+pub fn cpp_linkage_fix(kernels: &[String], module: &str) -> String {
+    let (has, its, it, them) = match kernels {
+        [one] => (format!("{one} has"), "its PTX name is", "it", "it"),
+        several => (format!("{} have", several.join(", ")), "their PTX names are", "them", "them"),
+    };
+    let (template, instance) =
+        if kernels.len() == 1 { ("a template", "an instance") } else { ("templates", "instances") };
+    format!(
+        "{has} C++ linkage, so {its} mangled and kernelgate cannot launch {it} by name: declare {them} `extern \"C\" \
+         __global__`, or make {them} {template} at global scope and launch {instance} from the case table \
+         (`k::{module}::<template>.with(\"<arguments>\")`, docs/adding-kernels.md, \"Templated kernels\")"
+    )
 }
 
 /// The kernel templates defined at global scope in `source` (`template <...> __global__ [attributes]
@@ -466,6 +540,43 @@ mod tests {
                    }\n\
                    __global__ void outside(float* x) {}\n";
         assert_eq!(names(src), ["in_block", "second"]);
+    }
+
+    #[test]
+    fn kernels_of_cpp_linkage_are_found_and_a_file_of_only_those_is_told_the_fix() {
+        let src = "namespace ops { __global__ void in_ns(float* x) {} }\n\
+                   __global__ void __launch_bounds__(128) square(float* x) { x[0] *= x[0]; }\n\
+                   static __global__ void hidden(float* x) {}\n\
+                   template <int N> static __global__ void tpl(float* x) {}\n\
+                   namespace ops { template <int N> __global__ void tpl_ns(float* x) {} }\n\
+                   __global__ void declared_only(float* x);\n\
+                   extern \"C\" { __global__ void in_block(float* x) {} }\n\
+                   // __global__ void commented(float* x) {}\n";
+        let found = super::cpp_linkage_kernels(src);
+        assert_eq!(found, [("in_ns".to_string(), 1), ("square".to_string(), 2), ("hidden".to_string(), 3)]);
+        assert!(super::cpp_linkage_kernels("extern \"C\" __global__ void k(float* x) {}\n").is_empty());
+
+        // A file whose one kernel lacks `extern "C"`: named with its line and the fix, in the
+        // library's words (the compile trials' message about a mangled PTX entry).
+        let e =
+            super::declared_as("#include <cuda_fp16.h>\n\n__global__ void square(float* x) {}\n", "sq").unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::NoKernel);
+        assert_eq!(
+            e.message(),
+            "declares no `extern \"C\" __global__` kernel and no kernel template at global scope: square (line 3) has \
+             C++ linkage, so its PTX name is mangled and kernelgate cannot launch it by name: declare it `extern \"C\" \
+             __global__`, or make it a template at global scope and launch an instance from the case table \
+             (`k::sq::<template>.with(\"<arguments>\")`, docs/adding-kernels.md, \"Templated kernels\")"
+        );
+        let e = super::declared("__global__ void a(float* x) {}\n__global__ void b(float* x) {}\n").unwrap_err();
+        assert!(
+            e.message().contains(": a (line 1), b (line 2) have C++ linkage, so their PTX names are mangled"),
+            "{e}"
+        );
+        assert!(e.message().contains("declare them `extern \"C\" __global__`, or make them templates"), "{e}");
+        // Without one, the message is as it was.
+        let e = super::declared("__device__ float f(float x) { return x; }\n").unwrap_err();
+        assert!(e.message().ends_with("every kernel file (.cu) of the kernel folders needs at least one"), "{e}");
     }
 
     #[test]

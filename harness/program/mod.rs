@@ -25,6 +25,9 @@ use cudarc::driver::sys::{CUdeviceptr, CUgraphInstantiate_flags, CUstreamCapture
 use cudarc::driver::{CudaEvent, CudaFunction, CudaGraph, CudaStream, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 
+mod arguments;
+use arguments::{ModuleParams, check_arguments, module_params};
+
 /// Compiles (once per run, file and definitions, [`Kernel::options`]) and loads `kernel`'s module
 /// for `gpu`'s arch, from its file as the run read it (`sources`); returns the function and the
 /// SHA-256 (hex) of the module's PTX, the identity of the code that ran.
@@ -140,72 +143,6 @@ pub fn compile_from<'a>(
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Ok(Some(Compiled { id, funcs, module_sha256: modules.join("+") }))
-}
-
-/// The parameters of each entry of a loaded module, by the name the case launches it by (a
-/// template instance's name expression); `None` for a binary module (cubin or fatbin), which has
-/// no PTX to read them from.
-type ModuleParams = Option<std::collections::BTreeMap<String, Vec<crate::compile::PtxParam>>>;
-
-/// The parameters of the module `function_of` loaded for `kernel` from the text `source` of its
-/// file (`shown`) with `options` and the header folders of the project at `root`
-/// ([`crate::compile::entry_params`]), from the PTX [`crate::compile::module_ptx`] keeps (the
-/// compile that made the module, not another one).
-///
-/// # Errors
-/// [`crate::compile::module_ptx`]'s, which the load just before did not meet.
-fn module_params(
-    arch: &str,
-    kernel: &Kernel,
-    shown: &str,
-    source: &str,
-    options: &[&str],
-    root: Option<&std::path::Path>,
-) -> Result<ModuleParams> {
-    if crate::kernel_file::is_binary(kernel.file) {
-        return Ok(None);
-    }
-    let instances: &[&str] =
-        if crate::source::is_name_expression(kernel.entry) { std::slice::from_ref(&kernel.entry) } else { &[] };
-    let made = crate::compile::module_ptx(kernel.file, shown, source, arch, instances, options, root)?;
-    let mut params = crate::compile::entry_params(&made.ptx.to_src());
-    // The instance by its name expression, as the case launches it.
-    if let Some(lowered) = made.lowered.first()
-        && let Some(list) = params.remove(lowered)
-    {
-        params.insert(kernel.entry.to_string(), list);
-    }
-    Ok(Some(params))
-}
-
-/// Checks the arguments `args` of `case`'s launch of `kernel` against the parameters its module
-/// declares (`params`, [`module_params`]) as the compile trials do without a GPU: their count,
-/// then each argument's size and kind ([`crate::compile::mismatch`]), so that a mistyped scalar (a
-/// `Param::F32` for an `int n`) fails before any launch, named, instead of as a wrong result. A
-/// binary module, or an entry whose declarations do not read, is not checked.
-///
-/// # Errors
-/// [`Error::Kernels`] naming the file `shown`, the case, the kernel's parameter, what was passed
-/// and the fix.
-fn check_arguments(case: &Case, kernel: &Kernel, args: &[Arg], shown: &str, params: &ModuleParams) -> Result<()> {
-    let Some(declared) = params.as_ref().and_then(|p| p.get(kernel.entry)) else { return Ok(()) };
-    let message = if declared.len() != args.len() {
-        format!(
-            "{}: launches {} with {} argument(s), but its PTX declares {} parameter(s); list one Arg (or, in \
-             Case::new, one Param) per kernel parameter, in order",
-            case.name(),
-            kernel.name(),
-            args.len(),
-            declared.len()
-        )
-    } else {
-        let passed = crate::resources::passed(args, &case.params);
-        match crate::compile::mismatch(declared, &passed) {
-            Some(wrong) => wrong.message(&case.name(), kernel.name()),
-            None => return Ok(()),
-        }
-    };
-    Err(Error::Kernels { path: shown.into(), message })
 }
 
 /// Sets the function attributes `case` asks of `kernel`'s function `func` (one function per module:
