@@ -341,23 +341,9 @@ fn scaffold(init: &Init, deps: &Deps, rust_crate: bool) -> Vec<File> {
         files.push((".gitignore".into(), GITIGNORE.into()));
     }
     let (top, inside) = repository_top(&init.dir);
-    let mut workflow = WORKFLOW.to_string();
-    if let Deps::Path { submodule: true, absolute: false, .. } = deps {
-        // kernelgate is a submodule of the repository: the runner's checkout needs it too.
-        workflow = workflow.replace(
-            "      - uses: actions/checkout@v4\n",
-            "      - uses: actions/checkout@v4\n        with:\n          submodules: true\n",
-        );
-    }
-    if !inside.is_empty() {
-        workflow = workflow.replace(
-            "    runs-on: [self-hosted, gpu]\n",
-            &format!(
-                "    runs-on: [self-hosted, gpu]\n    defaults:\n      run:\n        working-directory: {inside}\n"
-            ),
-        );
-    }
-    files.push((top.join(".github/workflows/kernelgate.yml"), workflow));
+    // kernelgate as a submodule of the repository: the runner's checkout needs it too.
+    let submodules = matches!(deps, Deps::Path { submodule: true, absolute: false, .. });
+    files.push((top.join(".github/workflows/kernelgate.yml"), workflow(submodules, &inside)));
     files
 }
 
@@ -425,8 +411,8 @@ mod kernel_cases;
 
 #[test]
 fn every_reference_returns_the_buffers_its_case_compares() {
-    // At the sizes the suite runs; give `cases` a size to check large tables at small ones.
-    kernelgate::case::assert_references_fit(&kernel_cases::cases(1.0));
+    // Small sizes: each reference runs on the CPU over every case's inputs.
+    kernelgate::case::assert_references_fit(&kernel_cases::sized(1 << 12));
 }
 "#;
 
@@ -438,9 +424,15 @@ use kernelgate::case::{Case, Launch, Param};
 
 kernelgate::kernels!(); // mod k: one module per kernel file, one constant per kernel; static BUILD
 
-/// Every case; `_scale` is `KERNELGATE_WORK_SCALE` (1.0 unless a power benchmark asks for more work).
+/// Every case, as the suite runs them; `_scale` is `KERNELGATE_WORK_SCALE` (1.0 unless a power
+/// benchmark asks for more work).
 pub fn cases(_scale: f64) -> Vec<Case> {
-    let n = 1 << 24;
+    sized(1 << 24)
+}
+
+/// Every case at `n` elements: the suite's size above, a small one for the checks without a GPU
+/// (tests/kernel_cases_cpu.rs), whose references run on the CPU.
+pub fn sized(n: usize) -> Vec<Case> {
     vec![
         Case::new("scale", "plain", "16M", k::scale::scale)
             .launch(Launch::linear(n, 256))
@@ -461,31 +453,81 @@ use kernelgate::case::Case;
 
 kernelgate::kernels!(); // mod k: one module per kernel file, one constant per kernel; static BUILD
 
-/// Every case: `Case::new(family, variant, size, k::<file>::<kernel>)` with its launch, parameters,
-/// CPU reference and bytes (docs/adding-kernels.md). None yet: the compile trials run alone.
+/// Every case, as the suite runs them; `_scale` is `KERNELGATE_WORK_SCALE` (1.0 unless a power
+/// benchmark asks for more work).
 pub fn cases(_scale: f64) -> Vec<Case> {
+    sized(1 << 24)
+}
+
+/// Every case at `n` elements (the suite's size above; a small one for the checks without a GPU,
+/// tests/kernel_cases_cpu.rs): `Case::new(family, variant, size, k::<file>::<kernel>)` with its
+/// launch, parameters, CPU reference and bytes (docs/adding-kernels.md). None yet: the compile
+/// trials run alone.
+pub fn sized(_n: usize) -> Vec<Case> {
     Vec::new()
 }
 "#;
 
-/// A GitHub Actions workflow for a self-hosted GPU runner (docs/ci.md, docs/pull-requests.md).
-const WORKFLOW: &str = r#"# kernelgate (kernelgate init): the kernel trials, and the case table's checks without a GPU, on a
-# self-hosted GPU runner with Rust and a CUDA toolkit (NVRTC is found there); a runner labelled `gpu`. Pull requests: docs/pull-requests.md
-# has the same-run A/B recipe; nightlies and history: docs/ci.md.
+/// A GitHub Actions workflow for a self-hosted GPU runner labelled `gpu` (docs/ci.md,
+/// docs/pull-requests.md): a push checks, times and gates every case against the baseline; a pull
+/// request times both sides in one process, a same-run A/B against the merge base, which needs no
+/// baseline and cancels the runner's offset. The build (`CARGO_TARGET_DIR`) and the history
+/// (`KERNELGATE_HISTORY`) are kept in the runner's tool cache, per repository: `actions/checkout`
+/// deletes the checkout's ignored folders before each job. `submodules` when kernelgate is a
+/// submodule of the repository; `inside` is the crate's folder in the repository (`tests/gpu`;
+/// empty at its top), where every step runs and the run files are.
+fn workflow(submodules: bool, inside: &str) -> String {
+    let submodules = if submodules { "          submodules: true\n" } else { "" };
+    let (defaults, runs) = match inside {
+        "" => (String::new(), "target/kernelgate/runs/".to_string()),
+        _ => (
+            format!("    defaults:\n      run:\n        working-directory: {inside}\n"),
+            format!("{inside}/target/kernelgate/runs/"),
+        ),
+    };
+    format!(
+        r#"# kernelgate (kernelgate init): the kernel trials on a self-hosted GPU runner labelled `gpu`, with
+# Rust and a CUDA toolkit whose NVRTC is no newer than the driver (docs/adopting.md). A push is
+# gated against baselines/ (bless the runner's GPU first: docs/baselines.md); a pull request is a
+# same-run A/B against its merge base (docs/pull-requests.md: the report as a comment, and why a
+# public repository's forks must not run on a self-hosted runner). Nightlies, pools: docs/ci.md.
 name: kernelgate
 on: [push, pull_request]
+permissions:
+  contents: read
 jobs:
   kernels:
     runs-on: [self-hosted, gpu]
-    env:
+{defaults}    env:
       # On the GPU runner, no GPU or no NVRTC fails the job: without them the trials would be
       # ignored and the job green with nothing checked (docs/options.md).
       KERNELGATE_REQUIRE_GPU: "1"
       KERNELGATE_REQUIRE_NVRTC: "1"
     steps:
       - uses: actions/checkout@v4
-      - run: cargo test --release
-"#;
+        with:
+          fetch-depth: 0 # A/B reads the merge base's kernels, and runs are keyed to commits
+{submodules}      - name: Keep the build and the history on the runner
+        run: |
+          keep="$RUNNER_TOOL_CACHE/kernelgate/$GITHUB_REPOSITORY"
+          echo "CARGO_TARGET_DIR=$keep/target" >> "$GITHUB_ENV"
+          echo "KERNELGATE_HISTORY=$keep/history" >> "$GITHUB_ENV"
+      - name: Check, time and gate against the baseline
+        if: github.event_name == 'push'
+        run: cargo test --release
+      - name: Same-run A/B against the merge base
+        if: github.event_name == 'pull_request'
+        run: |
+          cargo test --release --test kernel_cases_cpu
+          KERNELGATE_AB="$(git merge-base "origin/$GITHUB_BASE_REF" HEAD)" cargo test --release --test kernels
+      - uses: actions/upload-artifact@v4
+        if: always()
+        with:
+          name: kernelgate
+          path: {runs}
+"#
+    )
+}
 
 #[cfg(test)]
 mod tests;

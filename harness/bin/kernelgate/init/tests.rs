@@ -36,7 +36,7 @@ fn a_new_folder_gets_a_crate_and_an_example_and_nothing_is_replaced() {
     let suite = std::fs::read_to_string(at.join("tests/kernels.rs")).unwrap();
     assert!(suite.contains("mod kernel_cases;") && suite.contains("kernelgate::main!"), "{suite}");
     let cpu = std::fs::read_to_string(at.join("tests/kernel_cases_cpu.rs")).unwrap();
-    assert!(cpu.contains("#[test]") && cpu.contains("assert_references_fit(&kernel_cases::cases(1.0))"), "{cpu}");
+    assert!(cpu.contains("#[test]") && cpu.contains("assert_references_fit(&kernel_cases::sized(1 << 12))"), "{cpu}");
     // A second init (now in a crate) names what exists and writes nothing.
     std::fs::remove_file(at.join("build.rs")).unwrap();
     let err = init_command(&init).unwrap_err().to_string();
@@ -80,6 +80,32 @@ fn in_a_repository_the_workflow_goes_to_its_top_and_runs_in_the_crate() {
     for required in ["KERNELGATE_REQUIRE_GPU: \"1\"", "KERNELGATE_REQUIRE_NVRTC: \"1\""] {
         assert!(workflow.contains(required), "{workflow}");
     }
+    // A pull request is timed against its merge base in one process; the run files are the crate's.
+    assert!(workflow.contains("if: github.event_name == 'pull_request'"), "{workflow}");
+    assert!(workflow.contains("KERNELGATE_AB=\"$(git merge-base \"origin/$GITHUB_BASE_REF\" HEAD)\""), "{workflow}");
+    assert!(workflow.contains("path: tests/gpu/target/kernelgate/runs/\n"), "{workflow}");
+    // The build and the history outlive the checkout's clean.
+    for kept in ["CARGO_TARGET_DIR=$keep/target", "KERNELGATE_HISTORY=$keep/history"] {
+        assert!(workflow.contains(kept), "{workflow}");
+    }
+}
+
+/// The workflow is YAML GitHub reads: every line a key, a list item, a comment or a block
+/// scalar's text, indented by steps of two spaces, with no tab; the steps of a job in order.
+#[test]
+fn the_workflow_is_well_formed_at_the_top_and_in_a_folder() {
+    for (submodules, inside) in [(false, ""), (true, "tests/gpu")] {
+        let text = workflow(submodules, inside);
+        assert!(!text.contains('\t') && !text.contains("{{") && !text.contains("}}"), "{text}");
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let indent = line.len() - line.trim_start().len();
+            assert_eq!(indent % 2, 0, "{line:?} in\n{text}");
+        }
+        let steps: Vec<&str> = text.lines().filter(|l| l.starts_with("      - ")).collect();
+        assert_eq!(steps.len(), 5, "{text}");
+        assert!(steps[0].contains("actions/checkout@v4") && steps[4].contains("actions/upload-artifact@v4"));
+        assert_eq!(text.contains("working-directory"), !inside.is_empty(), "{text}");
+    }
 }
 
 /// kernelgate inside the project's repository (a submodule): the manifest names it by a path
@@ -104,7 +130,7 @@ fn a_checkout_inside_the_repository_is_named_by_a_relative_path() {
         assert!(manifest.contains(line), "{line}: {manifest}");
     }
     let workflow = std::fs::read_to_string(dir.path().join(".github/workflows/kernelgate.yml")).unwrap();
-    assert!(workflow.contains("actions/checkout@v4\n        with:\n          submodules: true\n"), "{workflow}");
+    assert!(workflow.contains("          fetch-depth: 0 # A/B reads the merge base's kernels, and runs are keyed to commits\n          submodules: true\n"), "{workflow}");
 }
 
 /// A checkout outside the crate's repository stays absolute (only this machine has it), and
