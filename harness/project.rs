@@ -29,8 +29,8 @@ use crate::config::{Config, History};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
-/// The project file's name: `kernelgate.toml`.
-pub const FILE: &str = "kernelgate.toml";
+/// The project file's name: `kernelgate.toml` (the build helper's [`kernelgate_build::PROJECT_FILE`]).
+pub const FILE: &str = kernelgate_build::PROJECT_FILE;
 
 /// The keys of `kernelgate.toml` as written, each optional ([`Project`] has the defaults). A key
 /// that is not one of these is an error naming its line, as a misspelt key would otherwise be

@@ -45,13 +45,22 @@ impl UnknownKey {
     /// The known key within two edits of [`UnknownKey::key`] (the closest; Levenshtein distance,
     /// as clap suggests a subcommand and kernelgate a `KERNELGATE_*` variable), if any.
     pub fn suggestion(&self) -> Option<&'static str> {
-        self.known
-            .iter()
-            .map(|k| (strsim::levenshtein(&self.key, k), *k))
-            .filter(|(d, _)| *d <= 2)
-            .min()
-            .map(|(_, k)| k)
+        nearest(&self.key, self.known)
     }
+}
+
+/// The one of `options` within two edits of `typo` (the closest; Levenshtein distance, as clap
+/// suggests a subcommand, through the same `strsim` crate), if any: the "did you mean" of an
+/// unknown `kernelgate.toml` key and of a misspelt `KERNELGATE_*` variable. Pure.
+///
+/// # Example
+/// ```
+/// use kernelgate_build::project_file::nearest;
+/// assert_eq!(nearest("kernel", &["kernels", "baselines"]), Some("kernels"));
+/// assert_eq!(nearest("colour", &["kernels", "baselines"]), None);
+/// ```
+pub fn nearest<'a>(typo: &str, options: &[&'a str]) -> Option<&'a str> {
+    options.iter().map(|o| (strsim::levenshtein(typo, o), *o)).filter(|(d, _)| *d <= 2).min().map(|(_, o)| o)
 }
 
 impl std::fmt::Display for UnknownKey {

@@ -362,15 +362,10 @@ fn not_utf8(var: &vars::Var, bytes: &std::ffi::OsStr) -> Error {
     }
 }
 
-/// `did you mean KERNELGATE_NCU? ` for a name within two edits of one of `options` (the closest;
-/// Levenshtein distance, as clap suggests subcommands, through the same `strsim` crate), else `""`.
+/// `did you mean KERNELGATE_NCU? ` for a name within two edits of one of `options`
+/// ([`kernelgate_build::project_file::nearest`], as for a `kernelgate.toml` key), else `""`.
 pub(crate) fn suggestion(typo: &str, options: &[&str]) -> String {
-    options
-        .iter()
-        .map(|o| (strsim::levenshtein(typo, o), *o))
-        .filter(|(d, _)| *d <= 2)
-        .min()
-        .map_or(String::new(), |(_, o)| format!("did you mean {o}? "))
+    kernelgate_build::project_file::nearest(typo, options).map_or(String::new(), |o| format!("did you mean {o}? "))
 }
 
 #[cfg(test)]
