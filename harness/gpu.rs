@@ -371,16 +371,22 @@ impl Gpu {
         let module = self.ctx.load_module(ptx).map_err(|e| match prebuilt {
             // A prebuilt PTX module (its text is `source`): name its PTX ISA and the driver's release.
             true => Error::Driver {
-                doing: crate::compile::prebuilt::load_context(shown, source, &self.facts.cuda_driver_version, e.0),
+                doing: crate::compile::prebuilt::load_context(
+                    shown,
+                    source,
+                    &self.facts.cuda_driver_version,
+                    None,
+                    e.0,
+                ),
                 source: e,
             },
             // NVRTC's PTX: name its ISA and the NVRTC that made it when the driver is older.
             false if e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => Error::Driver {
-                doing: crate::compile::prebuilt::nvrtc_load_context(
+                doing: crate::compile::prebuilt::load_context(
                     shown,
                     &made_text,
                     &self.facts.cuda_driver_version,
-                    &crate::nvrtc::load().map_or_else(|_| "NVRTC".to_string(), ToString::to_string),
+                    Some(&crate::nvrtc::load().map_or_else(|_| "NVRTC".to_string(), ToString::to_string)),
                     e.0,
                 ),
                 source: e,

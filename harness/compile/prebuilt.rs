@@ -264,74 +264,56 @@ pub fn module(shown: &str, ptx: &str, arch: &str) -> Result<(Ptx, Vec<Lowered>)>
 }
 
 /// What to say when the driver refused to load the PTX module `ptx` of file `shown` with
-/// `status`, on a driver that supports CUDA `cuda` (`13.0`, `cuDriverGetVersion`): for
-/// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION` the module's PTX ISA, the driver's release and the fix
-/// (the driver loads the PTX of its own CUDA release and older: CUDA C++ Programming Guide,
-/// "PTX Compatibility"); for another status, the module's ISA and target alone. Pure.
+/// `status`, on a driver that supports CUDA `cuda` (`13.0`, `cuDriverGetVersion`). `made_by` is
+/// `None` for a prebuilt PTX module (its text is the file's), else the line of the NVRTC that
+/// compiled the file ([`crate::nvrtc::Nvrtc`]'s: version, path, how it was found). For
+/// `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`: the module's PTX ISA, the driver's release and the fix
+/// (the driver loads the PTX of its own CUDA release and older: CUDA C++ Programming Guide, "PTX
+/// Compatibility"; docs/runners.md has the H200 runner's case, NVRTC 13.5's PTX ISA 9.5 on a CUDA
+/// 13.0 driver): a toolkit no newer than the driver's release (nvcc for a prebuilt module, the
+/// runner's NVRTC for a compiled one), or a newer driver. For another status, the module's ISA and
+/// target alone. Pure.
 ///
 /// # Example
 /// ```
 /// use kernelgate::compile::prebuilt::load_context;
-/// use cudarc::driver::sys::CUresult;
+/// use cudarc::driver::sys::CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION as TOO_NEW;
 /// let ptx = ".version 9.2\n.target sm_90\n.visible .entry k()\n{\n}\n";
-/// let said = load_context("gpu/k.ptx", ptx, "13.0", CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+/// let said = load_context("gpu/k.ptx", ptx, "13.0", None, TOO_NEW);
 /// assert!(said.contains("PTX ISA 9.2, newer than this driver (CUDA 13.0) can load"));
-/// ```
-pub fn load_context(shown: &str, ptx: &str, cuda: &str, status: cudarc::driver::sys::CUresult) -> String {
-    use cudarc::driver::sys::CUresult;
-    let isa =
-        ptx_version(ptx).map_or_else(|| "no .version".to_string(), |(major, minor)| format!("PTX ISA {major}.{minor}"));
-    let target = ptx_target(ptx).unwrap_or_default();
-    match status {
-        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => format!(
-            "loading the PTX module {shown}: it is {isa}, newer than this driver (CUDA {cuda}) can load; build it \
-             with a CUDA toolkit no newer than CUDA {cuda} (the nvcc of the GPU runner, or the PyPI wheel \
-             nvidia-cuda-nvcc of that release), or update the driver"
-        ),
-        _ => format!("loading the PTX module {shown} ({isa}, .target {target}; the driver supports CUDA {cuda})"),
-    }
-}
-
-/// What to say when the driver refused to load the module NVRTC made of kernel file `shown`
-/// (`ptx`, its text) with `status`, on a driver that supports CUDA `cuda` (`13.0`), where `nvrtc`
-/// names the NVRTC that compiled it ([`crate::nvrtc::Nvrtc`]'s line: version, path, how it was
-/// found). For `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`: the module's PTX ISA is newer than the driver
-/// loads (CUDA C++ Programming Guide, "PTX Compatibility"; docs/runners.md has the H200 runner's
-/// case, NVRTC 13.5's PTX ISA 9.5 on a CUDA 13.0 driver), and the fix is an NVRTC no newer than the
-/// driver's release, the runner's CUDA toolkit, or a newer driver. For another status, the ISA and
-/// the target. Pure.
-///
-/// # Example
-/// ```
-/// use kernelgate::compile::prebuilt::nvrtc_load_context;
-/// use cudarc::driver::sys::CUresult;
-/// let ptx = ".version 9.5\n.target sm_90\n.visible .entry k()\n{\n}\n";
 /// let nvrtc = "NVRTC 13.5 (/repo/.nvrtc/lib/libnvrtc.so.13, found by the project's .nvrtc)";
-/// let said = nvrtc_load_context("kernels/k.cu", ptx, "13.0", nvrtc, CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
-/// assert!(said.contains("PTX ISA 9.5, newer than this driver (CUDA 13.0) can load"));
+/// let said = load_context("kernels/k.cu", &ptx.replace("9.2", "9.5"), "13.0", Some(nvrtc), TOO_NEW);
+/// assert!(said.contains("NVRTC 13.5 (/repo/.nvrtc/lib/libnvrtc.so.13, found by the project's .nvrtc) made PTX ISA 9.5"));
 /// assert!(said.contains("KERNELGATE_NVRTC"));
 /// ```
-pub fn nvrtc_load_context(
+pub fn load_context(
     shown: &str,
     ptx: &str,
     cuda: &str,
-    nvrtc: &str,
+    made_by: Option<&str>,
     status: cudarc::driver::sys::CUresult,
 ) -> String {
     use cudarc::driver::sys::CUresult;
     let isa =
         ptx_version(ptx).map_or_else(|| "no .version".to_string(), |(major, minor)| format!("PTX ISA {major}.{minor}"));
-    match status {
-        CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => format!(
-            "loading the module of {shown}: {nvrtc} made {isa}, newer than this driver (CUDA {cuda}) can load; compile \
-             with an NVRTC no newer than CUDA {cuda}: the runner's CUDA toolkit (CUDA_HOME=<toolkit>, or \
+    let target = ptx_target(ptx).unwrap_or_default();
+    let module = match made_by {
+        None => format!("the PTX module {shown}"),
+        Some(_) => format!("the module of {shown}"),
+    };
+    match (status, made_by) {
+        (CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION, None) => format!(
+            "loading {module}: it is {isa}, newer than this driver (CUDA {cuda}) can load; build it with a CUDA \
+             toolkit no newer than CUDA {cuda} (the nvcc of the GPU runner, or the PyPI wheel nvidia-cuda-nvcc of \
+             that release), or update the driver"
+        ),
+        (CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION, Some(nvrtc)) => format!(
+            "loading {module}: {nvrtc} made {isa}, newer than this driver (CUDA {cuda}) can load; compile with an \
+             NVRTC no newer than CUDA {cuda}: the runner's CUDA toolkit (CUDA_HOME=<toolkit>, or \
              KERNELGATE_NVRTC=<toolkit>/lib64 when another NVRTC is found first), or update the driver \
              (docs/runners.md)"
         ),
-        _ => format!(
-            "loading the module of {shown} ({isa}, .target {}; the driver supports CUDA {cuda})",
-            ptx_target(ptx).unwrap_or_default()
-        ),
+        _ => format!("loading {module} ({isa}, .target {target}; the driver supports CUDA {cuda})"),
     }
 }
 
